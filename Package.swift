@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+// kcs — the Keycard console. Targets follow the layering of ../shared/STYLE.md §1:
+// imports only go down (C → core → card → store → lang → app); PackageTests checks it.
+import PackageDescription
+
+let package = Package(
+    name: "kcs",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "kcs", targets: ["kcs"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: - Layer 0: C libraries from Debian, found through pkg-config
+        .systemLibrary(
+            name: "CSecp256k1", pkgConfig: "libsecp256k1",
+            providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]),
+        .systemLibrary(
+            name: "CEditLine", pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
+        .systemLibrary(
+            name: "CPCSC", pkgConfig: "libpcsclite",
+            providers: [.apt(["libpcsclite-dev"])]),
+
+        // MARK: - Layer 1: cryptographic and wallet core
+        .target(
+            name: "WalletCrypto",
+            dependencies: [
+                "CSecp256k1",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
+        .target(name: "WalletCore", dependencies: ["WalletCrypto"]),
+
+        // MARK: - Layer 5: the executable
+        .executableTarget(
+            name: "kcs",
+            dependencies: [
+                "WalletCore", "WalletCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // MARK: - Test support and tests
+        .target(name: "KCSTestSupport", dependencies: ["WalletCrypto"]),
+        .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "KCSTestSupport"]),
+        .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "WalletCrypto", "KCSTestSupport"]),
+        .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
+    ]
+)
