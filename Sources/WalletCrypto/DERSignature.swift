@@ -33,7 +33,6 @@ public enum DERSignature {
             guard i < der.count else { throw fail("missing length") }
             let value = Int(der[i])
             i += 1
-            guard value >= 0x80 else { throw fail("long-form length for a value below 128") }
             return value
         }
         func integer(_ name: String) throws(WalletCryptoError) -> [UInt8] {

@@ -4,12 +4,30 @@ import Foundation
 /// `0x01 … 0x80` padding. FIPS-202 SHA3-256 pads with `0x06` instead and gives
 /// different digests ("" → c5d2…470 here, a7ff…434a for SHA3-256).
 public struct Keccak256: Sendable {
-    static let rate = 136
+    /// Bytes absorbed per permutation: 200 − 2·(digest length). 136 for Keccak-256.
+    let rate: Int
+    /// Digest length in bytes.
+    let digestLength: Int
 
     private var state = [UInt64](repeating: 0, count: 25)
     private var buffer = [UInt8]()
 
-    public init() { buffer.reserveCapacity(Self.rate) }
+    public init() { self.init(digestLength: 32) }
+
+    /// A Keccak sponge with capacity 2·`digestLength` (32 → Keccak-256, 64 → Keccak-512).
+    public init(digestLength: Int) {
+        precondition(digestLength == 32 || digestLength == 64, "Keccak-256 and Keccak-512 only")
+        self.digestLength = digestLength
+        rate = 200 - 2 * digestLength
+        buffer.reserveCapacity(rate)
+    }
+
+    /// Keccak-512 (original padding) of `data`.
+    public static func hash512<D: DataProtocol>(_ data: D) -> [UInt8] {
+        var h = Keccak256(digestLength: 64)
+        h.update(data)
+        return h.finalize()
+    }
 
     /// Digest of `data` in one call.
     public static func hash<D: DataProtocol>(_ data: D) -> [UInt8] {
@@ -28,13 +46,13 @@ public struct Keccak256: Sendable {
     /// Pads, squeezes and returns the 32-byte digest.
     public mutating func finalize() -> [UInt8] {
         var block = buffer
-        block.append(contentsOf: repeatElement(0, count: Self.rate - block.count))
+        block.append(contentsOf: repeatElement(0, count: rate - block.count))
         block[buffer.count] ^= 0x01
-        block[Self.rate - 1] ^= 0x80
+        block[rate - 1] ^= 0x80
         block.withUnsafeBytes { xorBlock($0.baseAddress!) }
         buffer.removeAll()
-        var out = [UInt8](repeating: 0, count: 32)
-        for i in 0..<4 {
+        var out = [UInt8](repeating: 0, count: digestLength)
+        for i in 0..<(digestLength / 8) {
             let lane = state[i].littleEndian
             withUnsafeBytes(of: lane) { out.replaceSubrange(i * 8..<(i + 1) * 8, with: $0) }
         }
@@ -45,27 +63,28 @@ public struct Keccak256: Sendable {
         guard var p = input.baseAddress else { return }
         var remaining = input.count
         if !buffer.isEmpty {
-            let take = min(Self.rate - buffer.count, remaining)
+            let take = min(rate - buffer.count, remaining)
             buffer.append(contentsOf: UnsafeRawBufferPointer(start: p, count: take))
             p += take
             remaining -= take
-            if buffer.count == Self.rate {
+            if buffer.count == rate {
                 buffer.withUnsafeBytes { xorBlock($0.baseAddress!) }
                 buffer.removeAll(keepingCapacity: true)
             }
         }
-        while remaining >= Self.rate {
+        while remaining >= rate {
             xorBlock(p)
-            p += Self.rate
-            remaining -= Self.rate
+            p += rate
+            remaining -= rate
         }
         if remaining > 0 { buffer.append(contentsOf: UnsafeRawBufferPointer(start: p, count: remaining)) }
     }
 
     /// XORs one rate-sized block into the state and permutes.
     private mutating func xorBlock(_ block: UnsafeRawPointer) {
+        let lanes = rate / 8
         state.withUnsafeMutableBufferPointer { s in
-            for i in 0..<(Self.rate / 8) {
+            for i in 0..<lanes {
                 s[i] ^= UInt64(littleEndian: block.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))
             }
             Self.permute(s.baseAddress!)

@@ -25,7 +25,11 @@ public final class Secret: @unchecked Sendable {
         count = bytes.count
         storage = .allocate(byteCount: max(count, 1), alignment: 16)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
-        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        var i = 0
+        for byte in bytes {
+            storage[i] = byte
+            i += 1
+        }
     }
 
     /// Moves `bytes` into a new secret and zeroes the array it came from.
@@ -42,16 +46,19 @@ public final class Secret: @unchecked Sendable {
 
     /// Builds a secret of `count` bytes by letting `body` write into it.
     public init<E: Error>(count: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
-        self.count = count
-        storage = .allocate(byteCount: max(count, 1), alignment: 16)
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        // Fill a local buffer first: if `body` throws, `self` is not yet initialised,
+        // so deinit does not run and the buffer is released exactly once, here.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
         do {
-            try body(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
+            try body(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
         } catch {
-            Secret.zero(storage)
-            storage.deallocate()
+            Secret.zero(buffer)
+            buffer.deallocate()
             throw error
         }
+        self.count = count
+        storage = buffer
     }
 
     deinit {
