@@ -64,7 +64,7 @@ public struct EthereumAddress: Sendable, Hashable, CustomStringConvertible {
             throw .ethereumMalformed(given: text, reason: "\(digits.count) hex digits instead of 40")
         }
         let decoded: [UInt8]
-        do { decoded = try Hex.decode(String(digits)) } catch {
+        do { decoded = try Hex.decode(text) } catch {
             throw .ethereumMalformed(given: text, reason: error.description)
         }
         bytes = decoded
