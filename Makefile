@@ -2,8 +2,8 @@
 # README's two commands: both first install the Debian packages that are missing.
 SHELL := /bin/bash
 SWIFT ?= swift
-DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev pcscd vsmartcard-vpcd pkg-config
-BENCH_PACKAGES := libsodium-dev libssl-dev
+DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config
+BENCH_PACKAGES := libssl-dev gcc
 
 .PHONY: deps bench-deps build release run test bench clean
 

@@ -19,6 +19,9 @@ let package = Package(
             name: "CSecp256k1", pkgConfig: "libsecp256k1",
             providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]),
         .systemLibrary(
+            name: "CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]),
+        .systemLibrary(
             name: "CEditLine", pkgConfig: "libedit",
             providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
         .systemLibrary(
@@ -29,7 +32,7 @@ let package = Package(
         .target(
             name: "WalletCrypto",
             dependencies: [
-                "CSecp256k1",
+                "CSecp256k1", "CSodium",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
@@ -43,10 +46,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // MARK: - Benchmarks (`make bench`; the C baseline is bench/c/bench.c)
+        .executableTarget(name: "kcs-bench", dependencies: ["WalletCore"], path: "bench/KCSBench"),
+
         // MARK: - Test support and tests
         .target(name: "KCSTestSupport", dependencies: ["WalletCrypto"]),
-        .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "KCSTestSupport"]),
-        .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "WalletCrypto", "KCSTestSupport"]),
+        .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
+        .testTarget(
+            name: "WalletCoreTests", dependencies: ["WalletCore", "WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]
 )

@@ -1,6 +1,7 @@
 import Crypto
 import _CryptoExtras
 import Foundation
+internal import CSodium
 
 /// One-shot hash functions. SHA-2 and HMAC come from swift-crypto (BoringSSL);
 /// Keccak-256 and RIPEMD-160 are implemented in this module (see their files).
@@ -103,6 +104,10 @@ public enum KeyDerivation {
             throw .invalidKDFParameter(parameter: "n·r", value: "\(n)·\(r)",
                                        expected: "at most \(maxMemory >> 20) MiB of scrypt memory")
         }
+        // BoringSSL enforces RFC 7914's N < 2^(128·r/8); go-ethereum does not, and writes
+        // r = 1, N = 2^18 files. Those go to libsodium, which has no such bound.
+        let boringAccepts = 16 * r >= 63 || n < (1 << (16 * r))
+        if !boringAccepts { return try sodiumScrypt(password: password, salt: salt, n: n, r: r, p: p, length: length) }
         do {
             let key = try password.withUnsafeBytes { pw in
                 try KDF_Scrypt(pw, salt, n, r, p, length, mem + (1 << 20))
@@ -110,6 +115,21 @@ public enum KeyDerivation {
             return key.withUnsafeBytes { Secret(bytes: $0) }
         } catch {
             throw .cipherFailure("scrypt: \(error)")
+        }
+    }
+
+    private static let sodiumReady: Bool = sodium_init() >= 0
+
+    private static func sodiumScrypt(password: Secret, salt: [UInt8], n: Int, r: Int, p: Int,
+                                     length: Int) throws(WalletCryptoError) -> Secret {
+        guard sodiumReady else { throw .cipherFailure("scrypt: libsodium failed to initialise") }
+        return try Secret(count: length) { (out: UnsafeMutableRawBufferPointer) throws(WalletCryptoError) in
+            let rc = password.withUnsafeBytes { pw in
+                crypto_pwhash_scryptsalsa208sha256_ll(
+                    pw.bindMemory(to: UInt8.self).baseAddress, pw.count, salt, salt.count,
+                    UInt64(n), UInt32(r), UInt32(p), out.bindMemory(to: UInt8.self).baseAddress!, length)
+            }
+            guard rc == 0 else { throw .cipherFailure("scrypt (libsodium) failed for n=\(n) r=\(r) p=\(p)") }
         }
     }
 }

@@ -175,3 +175,4 @@ struct KDFTests {
         }
     }
 }
+

@@ -74,6 +74,22 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
         self.version = privateKey == nil ? version.publicVersion : version
     }
 
+    /// An extended private key from its parts (e.g. a key and chain code loaded on a card).
+    public init(privateKey: PrivateKey, chainCode: [UInt8], depth: UInt8 = 0, parentFingerprint: UInt32 = 0,
+                childNumber: UInt32 = 0, version: ExtendedKeyVersion = .xprv) throws(HDError) {
+        guard chainCode.count == 32 else { throw .chainCodeLength(got: chainCode.count) }
+        self.init(depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
+                  privateKey: privateKey, publicKey: privateKey.publicKey, version: version.isPrivate ? version : .xprv)
+    }
+
+    /// An extended public key from its parts (e.g. EXPORT KEY's public key and chain code).
+    public init(publicKey: PublicKey, chainCode: [UInt8], depth: UInt8 = 0, parentFingerprint: UInt32 = 0,
+                childNumber: UInt32 = 0, version: ExtendedKeyVersion = .xpub) throws(HDError) {
+        guard chainCode.count == 32 else { throw .chainCodeLength(got: chainCode.count) }
+        self.init(depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
+                  privateKey: nil, publicKey: publicKey, version: version)
+    }
+
     // MARK: master key
 
     /// BIP-32 master key: I = HMAC-SHA512(key = "Bitcoin seed", data = seed);

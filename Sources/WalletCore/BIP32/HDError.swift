@@ -14,6 +14,8 @@ public enum HDError: WalletError, Equatable {
     case depthOverflow
 
     // MARK: derivation
+    /// A chain code that is not 32 bytes.
+    case chainCodeLength(got: Int)
     /// A seed outside 16…64 bytes (BIP-32 allows 128 to 512 bits).
     case seedLength(got: Int)
     /// Hardened derivation needs the private key.
@@ -50,6 +52,7 @@ public enum HDError: WalletError, Equatable {
         case .pathIndexTooLarge: "path.indexTooLarge"
         case .pathAbsoluteFromChild: "path.absoluteFromChild"
         case .depthOverflow: "bip32.depthOverflow"
+        case .chainCodeLength: "bip32.chainCodeLength"
         case .seedLength: "bip32.seedLength"
         case .hardenedFromPublic: "bip32.hardenedFromPublic"
         case .invalidChild: "bip32.invalidChild"
@@ -78,6 +81,8 @@ public enum HDError: WalletError, Equatable {
             "an absolute path (m/…) needs a master key, but this key is at depth \(depth); use a relative path"
         case .depthOverflow:
             "an extended key cannot be deeper than 255 levels"
+        case .chainCodeLength(let got):
+            "chain code must be 32 bytes, got \(got)"
         case .seedLength(let got):
             "seed must be 16 to 64 bytes, got \(got)"
         case .hardenedFromPublic(let index):
