@@ -124,10 +124,13 @@ public enum KeyDerivation {
                                      length: Int) throws(WalletCryptoError) -> Secret {
         guard sodiumReady else { throw .cipherFailure("scrypt: libsodium failed to initialise") }
         return try Secret(count: length) { (out: UnsafeMutableRawBufferPointer) throws(WalletCryptoError) in
+            var empty: UInt8 = 0  // an empty password still needs a valid pointer
             let rc = password.withUnsafeBytes { pw in
-                crypto_pwhash_scryptsalsa208sha256_ll(
-                    pw.bindMemory(to: UInt8.self).baseAddress, pw.count, salt, salt.count,
-                    UInt64(n), UInt32(r), UInt32(p), out.bindMemory(to: UInt8.self).baseAddress!, length)
+                withUnsafePointer(to: &empty) { fallback in
+                    crypto_pwhash_scryptsalsa208sha256_ll(
+                        pw.bindMemory(to: UInt8.self).baseAddress ?? fallback, pw.count, salt, salt.count,
+                        UInt64(n), UInt32(r), UInt32(p), out.bindMemory(to: UInt8.self).baseAddress!, length)
+                }
             }
             guard rc == 0 else { throw .cipherFailure("scrypt (libsodium) failed for n=\(n) r=\(r) p=\(p)") }
         }
