@@ -150,3 +150,14 @@ public enum JSON: Sendable, Hashable, CustomStringConvertible {
 public func normHex(_ s: String) -> String {
     (s.hasPrefix("0x") || s.hasPrefix("0X") ? String(s.dropFirst(2)) : s).lowercased()
 }
+
+/// Runs `body` and returns the typed error it threw, or nil when it did not throw; for
+/// asserting on an error's `id` and rendered message together.
+public func caught<E: Error>(_ body: () throws(E) -> Void) -> E? {
+    do {
+        try body()
+        return nil
+    } catch {
+        return error
+    }
+}

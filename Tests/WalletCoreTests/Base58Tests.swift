@@ -8,15 +8,6 @@ import WalletCore
 
 private let base58File = Vectors.json("base58.json")
 
-/// Runs `body` and returns the error it threw, or nil.
-private func caught<E: Error>(_ body: () throws(E) -> Void) -> E? {
-    do {
-        try body()
-        return nil
-    } catch {
-        return error
-    }
-}
 
 private func base58Error(_ text: String) -> Base58Error? {
     caught { () throws(Base58Error) in _ = try Base58.decode(text) }

@@ -9,15 +9,6 @@ import WalletCore
 
 private let bech32File = Vectors.json("bech32.json")
 
-/// Runs `body` and returns the error it threw, or nil.
-private func caught<E: Error>(_ body: () throws(E) -> Void) -> E? {
-    do {
-        try body()
-        return nil
-    } catch {
-        return error
-    }
-}
 
 /// The error id each vector `reason` stands for. Reasons not listed (BIP-173's generic
 /// "Invalid program length", superseded by BIP-350 rules) are only checked for rejection.

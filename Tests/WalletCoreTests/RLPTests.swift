@@ -7,15 +7,6 @@ import KCSTestSupport
 import Testing
 import WalletCore
 
-/// Runs `body` and returns the error it threw, or nil.
-private func caught<E: Error>(_ body: () throws(E) -> Void) -> E? {
-    do {
-        try body()
-        return nil
-    } catch {
-        return error
-    }
-}
 
 /// One published example: a name, the item, its encoding in hex.
 struct RLPExample: Sendable, CustomTestStringConvertible {

@@ -10,15 +10,6 @@ import WalletCore
 
 private let base58File = Vectors.json("base58.json")
 
-/// Runs `body` and returns the error it threw, or nil.
-private func caught<E: Error>(_ body: () throws(E) -> Void) -> E? {
-    do {
-        try body()
-        return nil
-    } catch {
-        return error
-    }
-}
 
 private func wifError(_ text: String) -> WIFError? {
     caught { () throws(WIFError) in _ = try WIF(text) }
