@@ -1,3 +1,5 @@
+import Foundation
+
 /// One BIP-32 child index: 0 … 2³¹−1, hardened or not. The raw 32-bit value adds
 /// 0x80000000 for hardened children.
 public struct ChildIndex: Sendable, Hashable, CustomStringConvertible {
@@ -118,15 +120,3 @@ public struct DerivationPath: Sendable, Hashable, CustomStringConvertible {
         return body
     }
 }
-
-extension String {
-    fileprivate func trimmingCharacters(in set: CharacterSetLite) -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return String(s)
-    }
-}
-
-/// Just spaces and tabs; avoids pulling Foundation into this file.
-fileprivate enum CharacterSetLite { case whitespaces }

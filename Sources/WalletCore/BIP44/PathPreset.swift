@@ -1,3 +1,5 @@
+import Foundation
+
 /// Named derivation-path layouts that wallets use, with `{i}` marking the part that
 /// counts accounts or addresses. These are the presets of the Keycard mobile app
 /// ("Ledger / MetaMask / Custom") plus the Bitcoin purposes and EIP-1581.
@@ -90,11 +92,5 @@ public struct PathPreset: Sendable, Hashable, CustomStringConvertible {
     /// Every preset that produces `path`, with the index it gives.
     public static func matching(_ path: DerivationPath) -> [(preset: PathPreset, index: UInt32)] {
         all.compactMap { p in p.index(of: path).map { (p, $0) } }
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }
