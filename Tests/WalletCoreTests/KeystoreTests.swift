@@ -433,3 +433,38 @@ struct KeystoreBadInputTests {
         #expect(!(e?.description.contains("horse") ?? true))
     }
 }
+
+@Suite("Keystore files on disk")
+struct KeystoreFileTests {
+    @Test func writeThenRead_roundTripsWithMode0600() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-ks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("wallet.json").path
+        let key = try PrivateKey(bytes: [UInt8](repeating: 0x5a, count: 32))
+        let sealed = try KeystoreV3.seal(key, password: Secret(utf8: "pw"), kdf: .pbkdf2(iterations: 16),
+                                         random: SeededRandom(seed: 11))
+        try sealed.write(to: path)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let back = try KeystoreV3(contentsOf: path).decrypt(password: Secret(utf8: "pw"))
+        #expect(back.publicKey == key.publicKey)
+    }
+
+    @Test func missingFile_isNamed() {
+        #expect(throws: KeystoreError.unreadable(path: "/nonexistent/k.json", reason: "no such file")) {
+            try KeystoreV3(contentsOf: "/nonexistent/k.json")
+        }
+        #expect(KeystoreError.unreadable(path: "/x.json", reason: "no such file").description
+                == "keystore file /x.json cannot be read: no such file")
+    }
+
+    @Test func writeIntoMissingDirectory_failsAndCreatesNothing() throws {
+        let key = try PrivateKey(bytes: [UInt8](repeating: 0x5a, count: 32))
+        let sealed = try KeystoreV3.seal(key, password: Secret(utf8: "pw"), kdf: .pbkdf2(iterations: 16),
+                                         random: SeededRandom(seed: 12))
+        let error = caught { () throws(KeystoreError) in try sealed.write(to: "/nonexistent-kcs-dir/k.json") }
+        #expect(error?.id == "keystore.writeFailed")
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent-kcs-dir"))
+    }
+}

@@ -47,6 +47,10 @@ public enum KeystoreError: WalletError, Equatable {
     case addressMismatch(field: String, inFile: String, derived: String)
     /// A key derivation or cipher failure reported by WalletCrypto that no check above caught.
     case cryptoFailure(WalletCryptoError)
+    /// The keystore file could not be read (`reason` is the system's explanation).
+    case unreadable(path: String, reason: String)
+    /// Writing the keystore file failed; the target was left as it was.
+    case writeFailed(AtomicFileError)
 
     /// Stable identifier, e.g. `keystore.macMismatch`.
     public var id: String {
@@ -65,6 +69,8 @@ public enum KeystoreError: WalletError, Equatable {
         case .invalidPrivateKey: "keystore.invalidPrivateKey"
         case .addressMismatch: "keystore.addressMismatch"
         case .cryptoFailure: "keystore.cryptoFailure"
+        case .unreadable: "keystore.unreadable"
+        case .writeFailed: "keystore.writeFailed"
         }
     }
 
@@ -102,6 +108,10 @@ public enum KeystoreError: WalletError, Equatable {
                 + "the file is corrupted or crafted"
         case .cryptoFailure(let error):
             "keystore cryptography failed: \(error.description)"
+        case .unreadable(let path, let reason):
+            "keystore file \(path) cannot be read: \(reason)"
+        case .writeFailed(let error):
+            "keystore file was not written: \(error.description)"
         }
     }
 }
@@ -540,5 +550,31 @@ private struct JSONField {
             }
         }
         return out + "\""
+    }
+}
+
+// MARK: - Files
+
+extension KeystoreV3 {
+    /// Reads and parses the keystore file at `path` (nothing is decrypted).
+    public init(contentsOf path: String) throws(KeystoreError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason: String
+            if !FileManager.default.fileExists(atPath: path) {
+                reason = "no such file"
+            } else if !FileManager.default.isReadableFile(atPath: path) {
+                reason = "permission denied"
+            } else {
+                reason = "it is not a regular file"
+            }
+            throw .unreadable(path: path, reason: reason)
+        }
+        try self.init(json: Array(data))
+    }
+
+    /// Writes this keystore to `path` atomically with mode 0600 (see `AtomicFile.write`):
+    /// either the whole new file is there afterwards, or the old one is untouched.
+    public func write(to path: String) throws(KeystoreError) {
+        do { try AtomicFile.write(json, to: path) } catch { throw .writeFailed(error) }
     }
 }
