@@ -38,11 +38,16 @@ let package = Package(
             ]),
         .target(name: "WalletCore", dependencies: ["WalletCrypto"]),
 
+        // MARK: - Layer 2: the card (protocol client, simulator, PC/SC)
+        .target(name: "CardProtocol", dependencies: ["WalletCore", "WalletCrypto"]),
+        .target(name: "CardSimulator", dependencies: ["CardProtocol", "WalletCore", "WalletCrypto"]),
+        .target(name: "CardPCSC", dependencies: ["CardProtocol", "CPCSC"]),
+
         // MARK: - Layer 5: the executable
         .executableTarget(
             name: "kcs",
             dependencies: [
-                "WalletCore", "WalletCrypto",
+                "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -50,10 +55,18 @@ let package = Package(
         .executableTarget(name: "kcs-bench", dependencies: ["WalletCore"], path: "bench/KCSBench"),
 
         // MARK: - Test support and tests
-        .target(name: "KCSTestSupport", dependencies: ["WalletCrypto"]),
+        .target(name: "KCSTestSupport", dependencies: ["WalletCrypto", "CardProtocol", "CardSimulator"]),
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "WalletCoreTests", dependencies: ["WalletCore", "WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
+        .testTarget(
+            name: "CardProtocolTests", dependencies: ["CardProtocol", "WalletCore", "KCSTestSupport"], exclude: ["Vectors"]),
+        .testTarget(
+            name: "CardSimulatorTests",
+            dependencies: ["CardSimulator", "CardProtocol", "WalletCore", "KCSTestSupport"]),
+        .testTarget(
+            name: "CardPCSCTests",
+            dependencies: ["CardPCSC", "CardSimulator", "CardProtocol", "KCSTestSupport"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]
 )

@@ -113,12 +113,24 @@ public struct PrivateKey: Sendable, CustomStringConvertible {
         return PublicKey(raw: pub)
     }
 
-    /// Signs a 32-byte digest: deterministic RFC 6979 nonce, low-S, with the recovery id.
-    public func sign(digest: [UInt8]) throws(WalletCryptoError) -> RecoverableSignature {
+    /// Signs a 32-byte digest: RFC 6979 nonce, low-S, with the recovery id.
+    ///
+    /// With `extraEntropy` (32 bytes) the nonce is RFC 6979 with that data mixed in
+    /// (RFC 6979 §3.6 "additional data"), so signatures are no longer reproducible — what a
+    /// card with a random nonce looks like; a seeded source keeps tests deterministic.
+    public func sign(digest: [UInt8], extraEntropy: [UInt8]? = nil) throws(WalletCryptoError) -> RecoverableSignature {
         guard digest.count == 32 else { throw .wrongLength(what: "digest", expected: "32 bytes", got: digest.count) }
+        if let extra = extraEntropy, extra.count != 32 {
+            throw .wrongLength(what: "extra nonce entropy", expected: "32 bytes", got: extra.count)
+        }
         let ctx = Secp256k1Context.shared.raw
         var sig = secp256k1_ecdsa_recoverable_signature()
-        let ok = withKey { secp256k1_ecdsa_sign_recoverable(ctx, &sig, digest, $0, nil, nil) }
+        let ok = withKey { key in
+            if let extra = extraEntropy {
+                return extra.withUnsafeBytes { secp256k1_ecdsa_sign_recoverable(ctx, &sig, digest, key, nil, $0.baseAddress) }
+            }
+            return secp256k1_ecdsa_sign_recoverable(ctx, &sig, digest, key, nil, nil)
+        }
         guard ok == 1 else { throw .privateKeyOutOfRange }
         var compact = [UInt8](repeating: 0, count: 64)
         var recid: Int32 = 0

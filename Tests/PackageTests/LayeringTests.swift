@@ -8,8 +8,11 @@ import Testing
 private let allowed: [String: Set<String>] = [
     "WalletCrypto": ["CSecp256k1", "CSodium", "Crypto", "_CryptoExtras"],
     "WalletCore": ["WalletCrypto"],
-    "kcs": ["WalletCore", "WalletCrypto", "ArgumentParser"],
-    "KCSTestSupport": ["WalletCrypto"],
+    "CardProtocol": ["WalletCore", "WalletCrypto"],
+    "CardSimulator": ["CardProtocol", "WalletCore", "WalletCrypto"],
+    "CardPCSC": ["CardProtocol", "CPCSC"],
+    "kcs": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "ArgumentParser"],
+    "KCSTestSupport": ["WalletCrypto", "CardProtocol", "CardSimulator"],
     "kcs-bench": ["WalletCore"],
 ]
 

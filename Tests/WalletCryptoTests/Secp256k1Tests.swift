@@ -224,3 +224,24 @@ struct DERTests {
     }
 }
 
+
+@Suite("Signing with extra nonce entropy")
+struct ExtraEntropyTests {
+    @Test func extraEntropy_changesTheSignatureButStillVerifies() throws {
+        let key = PrivateKey.generate(using: SeededRandom(seed: 21))
+        let digest = Hash.sha256(Array("card".utf8))
+        let plain = try key.sign(digest: digest)
+        let a = try key.sign(digest: digest, extraEntropy: SeededRandom(seed: 1).bytes(32))
+        let b = try key.sign(digest: digest, extraEntropy: SeededRandom(seed: 2).bytes(32))
+        #expect(a != plain && a != b)
+        #expect(try key.sign(digest: digest, extraEntropy: SeededRandom(seed: 1).bytes(32)) == a)
+        for s in [a, b] {
+            #expect(s.signature.isLowS)
+            #expect(Secp256k1.verify(s.signature, digest: digest, publicKey: key.publicKey))
+            #expect(try s.recoverPublicKey(digest: digest) == key.publicKey)
+        }
+        #expect(throws: WalletCryptoError.wrongLength(what: "extra nonce entropy", expected: "32 bytes", got: 3)) {
+            try key.sign(digest: digest, extraEntropy: [1, 2, 3])
+        }
+    }
+}

@@ -1,0 +1,168 @@
+internal import CPCSC
+import CardProtocol
+import Foundation
+
+/// PC/SC return codes kcs tells apart (pcsclite.h; the macros are casts Swift cannot import).
+enum PCSCCode {
+    static let success: UInt32 = 0
+    static let timeout: UInt32 = 0x8010_000A
+    static let sharingViolation: UInt32 = 0x8010_000B
+    static let noSmartcard: UInt32 = 0x8010_000C
+    static let unknownReader: UInt32 = 0x8010_0009
+    static let readerUnavailable: UInt32 = 0x8010_0017
+    static let noService: UInt32 = 0x8010_001D
+    static let serviceStopped: UInt32 = 0x8010_001E
+    static let noReadersAvailable: UInt32 = 0x8010_002E
+    static let removedCard: UInt32 = 0x8010_0069
+    static let resetCard: UInt32 = 0x8010_0068
+    static let unpoweredCard: UInt32 = 0x8010_0067
+    static let unresponsiveCard: UInt32 = 0x8010_0066
+    static let communicationError: UInt32 = 0x8010_0013
+    static let invalidHandle: UInt32 = 0x8010_0003
+    static let noReader: UInt32 = 0x8010_0017
+
+    /// pcsc-lite's text for a code (pure, no daemon needed).
+    static func text(_ code: UInt32) -> String {
+        String(cString: pcsc_stringify_error(Int(Int32(bitPattern: code))))
+    }
+}
+
+/// One PC/SC resource-manager context (pcscd connection). Lists readers and waits for cards.
+public final class PCSCContext {
+    private let context: Int
+
+    /// Connects to pcscd. Fails with `.noService` when pcscd is not running.
+    public init() throws(TransportError) {
+        var ctx = 0
+        let rc = SCardEstablishContext(DWORD(SCARD_SCOPE_SYSTEM), nil, nil, &ctx)
+        guard rc == 0 else { throw PCSCContext.error(rc, reader: "") }
+        context = ctx
+    }
+
+    deinit { _ = SCardReleaseContext(context) }
+
+    /// The names of the attached readers, in pcscd's order (empty when none).
+    public func readers() throws(TransportError) -> [String] {
+        var length: DWORD = 0
+        var rc = SCardListReaders(context, nil, nil, &length)
+        if UInt32(truncatingIfNeeded: rc) == PCSCCode.noReadersAvailable { return [] }
+        guard rc == 0 else { throw PCSCContext.error(rc, reader: "") }
+        var buffer = [CChar](repeating: 0, count: Int(length))
+        rc = SCardListReaders(context, nil, &buffer, &length)
+        if UInt32(truncatingIfNeeded: rc) == PCSCCode.noReadersAvailable { return [] }
+        guard rc == 0 else { throw PCSCContext.error(rc, reader: "") }
+        // A multi-string: names separated by NUL, ended by an empty name.
+        return buffer.split(separator: 0, omittingEmptySubsequences: true)
+            .map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+    }
+
+    /// The reader whose name contains `query` (case-insensitive); the first reader when nil.
+    /// Several matches choose the first, an exact name wins.
+    public func reader(matching query: String?) throws(TransportError) -> String {
+        let all = try readers()
+        guard let query, !query.isEmpty else {
+            guard let first = all.first else { throw .noReader(requested: nil) }
+            return first
+        }
+        if let exact = all.first(where: { $0 == query }) { return exact }
+        guard let found = all.first(where: { $0.lowercased().contains(query.lowercased()) }) else {
+            throw .noReader(requested: query)
+        }
+        return found
+    }
+
+    /// Waits until a card is present in `reader`, at most `timeout` seconds.
+    public func waitForCard(in reader: String, timeout: Double) throws(TransportError) {
+        let deadline = Date().addingTimeInterval(timeout)
+        var current = DWORD(SCARD_STATE_UNAWARE)
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            let ms = max(0, Int(remaining * 1000))
+            var rc = 0
+            var event: DWORD = 0
+            reader.withCString { name in
+                var state = SCARD_READERSTATE()
+                state.szReader = name
+                state.dwCurrentState = current
+                rc = SCardGetStatusChange(context, DWORD(ms), &state, 1)
+                event = state.dwEventState
+            }
+            let code = UInt32(truncatingIfNeeded: rc)
+            if code == PCSCCode.timeout { throw .noCard(reader: reader, seconds: timeout) }
+            guard rc == 0 else { throw PCSCContext.error(rc, reader: reader) }
+            if event & DWORD(SCARD_STATE_PRESENT) != 0 { return }
+            if remaining <= 0 { throw .noCard(reader: reader, seconds: timeout) }
+            current = event & ~DWORD(SCARD_STATE_CHANGED)
+        }
+    }
+
+    /// Opens a shared T=0/T=1 connection to the card in `reader`.
+    public func connect(reader: String) throws(TransportError) -> PCSCTransport {
+        var handle = 0
+        var proto: DWORD = 0
+        let rc = SCardConnect(context, reader, DWORD(SCARD_SHARE_SHARED),
+                              DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &handle, &proto)
+        guard rc == 0 else { throw PCSCContext.error(rc, reader: reader) }
+        return PCSCTransport(context: self, handle: handle, protocol: proto, reader: reader)
+    }
+
+    /// Maps a PC/SC return code to a transport error that says what the user can do.
+    static func error(_ rc: Int, reader: String) -> TransportError {
+        let code = UInt32(truncatingIfNeeded: rc)
+        switch code {
+        case PCSCCode.noService, PCSCCode.serviceStopped: return .noService
+        case PCSCCode.noReadersAvailable, PCSCCode.unknownReader, PCSCCode.readerUnavailable:
+            return .noReader(requested: reader.isEmpty ? nil : reader)
+        case PCSCCode.noSmartcard: return .noCard(reader: reader, seconds: nil)
+        case PCSCCode.removedCard, PCSCCode.resetCard, PCSCCode.unpoweredCard, PCSCCode.unresponsiveCard:
+            return .cardRemoved(reader: reader)
+        case PCSCCode.sharingViolation: return .sharingViolation(reader: reader)
+        case PCSCCode.communicationError: return .connectionLost(detail: PCSCCode.text(code))
+        default: return .pcsc(code: code, text: PCSCCode.text(code))
+        }
+    }
+}
+
+/// A `CardTransport` over one PC/SC card connection. Sends raw APDUs with SCardTransmit;
+/// the T=0 procedure bytes are left to the APDU channel above.
+public final class PCSCTransport: CardTransport {
+    private let context: PCSCContext  // keeps the context alive as long as the connection
+    private var handle: Int
+    private let activeProtocol: DWORD
+    /// The reader's name.
+    public let reader: String
+
+    init(context: PCSCContext, handle: Int, protocol: DWORD, reader: String) {
+        self.context = context
+        self.handle = handle
+        self.activeProtocol = `protocol`
+        self.reader = reader
+    }
+
+    deinit { disconnect() }
+
+    /// "T=0" or "T=1".
+    public var protocolName: String { activeProtocol == DWORD(SCARD_PROTOCOL_T0) ? "T=0" : "T=1" }
+
+    public func transmit(_ command: [UInt8]) throws(TransportError) -> [UInt8] {
+        guard handle != 0 else { throw .connectionLost(detail: "the connection to \(reader) is closed") }
+        guard command.count >= 4, command.count <= 261 else {
+            throw .invalidCommand(detail: "a short APDU is 4 to 261 bytes, got \(command.count)")
+        }
+        var response = [UInt8](repeating: 0, count: 258)
+        var length = DWORD(response.count)
+        var pci = activeProtocol == DWORD(SCARD_PROTOCOL_T0) ? g_rgSCardT0Pci : g_rgSCardT1Pci
+        let rc = SCardTransmit(handle, &pci, command, DWORD(command.count), nil, &response, &length)
+        guard rc == 0 else { throw PCSCContext.error(rc, reader: reader) }
+        guard length >= 2 else { throw .malformedResponse(detail: "\(length) bytes, a status word needs 2") }
+        return Array(response[0..<Int(length)])
+    }
+
+    /// Releases the card (leaving it powered), idempotent.
+    public func disconnect() {
+        if handle != 0 {
+            _ = SCardDisconnect(handle, DWORD(SCARD_LEAVE_CARD))
+            handle = 0
+        }
+    }
+}

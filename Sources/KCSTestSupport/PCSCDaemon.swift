@@ -1,0 +1,78 @@
+import Foundation
+
+/// A real `pcscd` for tests: started in the foreground as a child process, stopped by its
+/// PID. pcscd loads vsmartcard's vpcd driver from /etc/reader.conf.d, which gives the
+/// "Virtual PCD 00 00" reader that `VPCDBridge` feeds. `make test` installed both packages.
+public final class PCSCDaemon: @unchecked Sendable {
+    /// The daemon's process id (nil when an already running pcscd is being used).
+    public private(set) var pid: Int32?
+    private var process: Process?
+
+    /// The control socket pcsc-lite uses on Debian.
+    public static let socketPath = "/run/pcscd/pcscd.comm"
+
+    public init() {}
+
+    /// Starts `pcscd -f` unless one already answers on the socket, then waits until the
+    /// socket exists. Throws when pcscd cannot be started; a test never skips for it.
+    public func start(timeout: Double = 10) throws {
+        if Self.isRunning() { return }
+        try? FileManager.default.removeItem(atPath: Self.socketPath)  // stale socket of a dead daemon
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/pcscd")
+        p.arguments = ["--foreground", "--error"]
+        let log = FileHandle(forWritingAtPath: "/dev/null")
+        p.standardOutput = log
+        p.standardError = log
+        try p.run()
+        process = p
+        pid = p.processIdentifier
+        let deadline = Date().addingTimeInterval(timeout)
+        while !FileManager.default.fileExists(atPath: Self.socketPath) {
+            guard p.isRunning else { throw DaemonError.exited(status: p.terminationStatus) }
+            guard Date() < deadline else {
+                stop()
+                throw DaemonError.noSocket(seconds: timeout)
+            }
+            usleep(50_000)
+        }
+        usleep(200_000)  // let it finish loading reader drivers after creating the socket
+    }
+
+    /// Stops the daemon this object started (SIGTERM, then SIGKILL), and waits for it.
+    public func stop() {
+        guard let p = process, let pid else { return }
+        if p.isRunning {
+            kill(pid, SIGTERM)
+            let deadline = Date().addingTimeInterval(5)
+            while p.isRunning && Date() < deadline { usleep(50_000) }
+            if p.isRunning { kill(pid, SIGKILL) }
+            p.waitUntilExit()
+        }
+        process = nil
+        self.pid = nil
+    }
+
+    deinit { stop() }
+
+    /// True when a pcscd process answers on the socket.
+    public static func isRunning() -> Bool {
+        guard FileManager.default.fileExists(atPath: socketPath),
+              let text = try? String(contentsOfFile: "/run/pcscd/pcscd.pid", encoding: .utf8),
+              let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return false }
+        return kill(pid, 0) == 0
+    }
+
+    /// Why the daemon could not be used.
+    public enum DaemonError: Error, CustomStringConvertible {
+        case exited(status: Int32)
+        case noSocket(seconds: Double)
+
+        public var description: String {
+            switch self {
+            case .exited(let status): "pcscd exited at start with status \(status)"
+            case .noSocket(let seconds): "pcscd did not create \(PCSCDaemon.socketPath) within \(seconds) s"
+            }
+        }
+    }
+}

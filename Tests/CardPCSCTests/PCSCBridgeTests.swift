@@ -1,0 +1,88 @@
+// PC/SC end to end: a real pcscd (started here, stopped by PID), vsmartcard's vpcd driver,
+// the VPCDBridge feeding a virtual card, and PCSCTransport over libpcsclite — no mocks.
+import CardPCSC
+import CardProtocol
+import Foundation
+import KCSTestSupport
+import Synchronization
+import Testing
+
+/// A minimal virtual card for the transport tests: answers `00 CA 00 00 Le` with Le bytes
+/// 0…Le-1 and 9000, and anything else with its own header bytes reversed ‖ 6A86; counts
+/// power events so tests can see vpcd's controls arrive.
+final class EchoCard: VirtualCard, @unchecked Sendable {
+    let events = Mutex<[String]>([])
+    var atr: [UInt8] { [0x3B, 0x80, 0x80, 0x01, 0x01] }
+    func powerOn() { events.withLock { $0.append("on") } }
+    func powerOff() { events.withLock { $0.append("off") } }
+    func reset() { events.withLock { $0.append("reset") } }
+    func transmit(_ command: [UInt8]) throws(TransportError) -> [UInt8] {
+        if command.count >= 5, command[0] == 0x00, command[1] == 0xCA {
+            return (0..<Int(command[4])).map { UInt8($0) } + [0x90, 0x00]
+        }
+        return Array(command.prefix(4).reversed()) + [0x6A, 0x86]
+    }
+}
+
+/// Starts pcscd and a bridge for `card` on a background thread; returns a teardown.
+func withVirtualReader<R>(_ card: VirtualCard, _ body: (PCSCContext, String) throws -> R) throws -> R {
+    let daemon = PCSCDaemon()
+    try daemon.start()
+    defer { daemon.stop() }
+    let bridge = VPCDBridge(card: card)
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        bridge.run(retryInterval: 0.1)
+        done.signal()
+    }
+    defer {
+        bridge.stop()
+        _ = done.wait(timeout: .now() + 5)
+    }
+    let context = try PCSCContext()
+    let reader = try context.reader(matching: "Virtual PCD 00 00")
+    try context.waitForCard(in: reader, timeout: 10)
+    return try body(context, reader)
+}
+
+@Suite("PC/SC through pcscd and vpcd", .serialized)
+struct PCSCBridgeTests {
+    @Test func transmit_throughPcscdAndVpcd_reachesTheVirtualCard() throws {
+        let card = EchoCard()
+        try withVirtualReader(card) { context, reader in
+            #expect(reader == "Virtual PCD 00 00")
+            #expect(try context.readers().contains("Virtual PCD 00 00"))
+            let t = try context.connect(reader: reader)
+            #expect(try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x04]) == [0, 1, 2, 3, 0x90, 0x00])
+            #expect(try t.transmit([0x80, 0x12, 0x34, 0x56]) == [0x56, 0x34, 0x12, 0x80, 0x6A, 0x86])
+            // A full 255-byte data field goes through unchanged.
+            let long: [UInt8] = [0x80, 0xE2, 0x00, 0x00, 0xFF] + [UInt8](repeating: 0x5A, count: 255)
+            #expect(try t.transmit(long) == [0x00, 0x00, 0xE2, 0x80, 0x6A, 0x86])
+            t.disconnect()
+            #expect(throws: TransportError.connectionLost(detail: "the connection to Virtual PCD 00 00 is closed")) {
+                try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x01])
+            }
+        }
+        #expect(card.events.withLock { $0.contains("on") })
+    }
+
+    @Test func reader_unknownName_isNamedInTheError() throws {
+        try withVirtualReader(EchoCard()) { context, _ in
+            #expect(throws: TransportError.noReader(requested: "No Such Reader")) {
+                try context.reader(matching: "No Such Reader")
+            }
+            #expect(TransportError.noReader(requested: "No Such Reader").description == "no reader matches \"No Such Reader\"")
+        }
+    }
+
+    @Test func noService_whenPcscdIsNotRunning() throws {
+        // Run a daemon and stop it, so this holds on machines where one was started before.
+        let daemon = PCSCDaemon()
+        try daemon.start()
+        let started = daemon.pid != nil
+        daemon.stop()
+        if started {
+            #expect(throws: TransportError.noService) { try PCSCContext().readers() }
+        }
+    }
+}
