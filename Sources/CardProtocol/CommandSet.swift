@@ -1,0 +1,323 @@
+import WalletCore
+import WalletCrypto
+
+/// Sends the Keycard commands of keycard-protocol §10 and turns their status words into
+/// `CardError`s. It owns the `SecureChannel` (opened by `openSecureChannel(pairing:)`) and
+/// decides per command whether it travels plain or protected; the bytes themselves come
+/// from the pure builders in `KeycardCommands`.
+///
+/// All randomness (INIT's ephemeral key and IV, PAIR's challenge, the channel's ephemeral
+/// key, MUTUALLY AUTHENTICATE's bytes, IDENTIFY's challenge) is drawn from `random`, in
+/// that order within each command, so a scripted source reproduces a session byte for byte.
+///
+/// Not thread-safe: a card session is sequential.
+public final class KeycardCommandSet {
+    /// How a command travels.
+    public enum Route: Sendable {
+        /// Never wrapped (SELECT, INIT, PAIR, OPEN SECURE CHANNEL, FACTORY RESET).
+        case plain
+        /// Always wrapped; `secureChannelNotOpen` when the channel is closed.
+        case secure
+        /// Wrapped when the channel is open, plain otherwise (GET DATA, IDENTIFY, PIN-less SIGN).
+        case automatic
+    }
+
+    /// The plain channel to the card.
+    public let channel: APDUChannel
+    /// The secure channel over `channel`.
+    public let secureChannel: SecureChannel
+    /// Where random inputs come from.
+    public let random: RandomSource
+    /// Receives one record per command (plaintext inside the channel, secrets masked).
+    public var trace: APDUTraceSink?
+
+    /// What the last SELECT answered; nil before SELECT and after INIT or FACTORY RESET
+    /// (the card's key changed: select again).
+    public private(set) var applicationInfo: ApplicationInfo?
+    /// True after a successful MUTUALLY AUTHENTICATE, until the channel closes.
+    public var isSecureChannelOpen: Bool { secureChannel.isOpen && authenticated }
+
+    private var authenticated = false
+
+    /// A command set over `channel` (usually a `PlainChannel`).
+    public init(channel: APDUChannel, random: RandomSource = SystemRandom(), trace: APDUTraceSink? = nil) {
+        self.channel = channel
+        self.secureChannel = SecureChannel(wrapping: channel)
+        self.random = random
+        self.trace = trace
+    }
+
+    /// A command set over a `PlainChannel` on `transport`.
+    public convenience init(
+        transport: CardTransport, random: RandomSource = SystemRandom(),
+        trace: APDUTraceSink? = nil
+    ) {
+        self.init(channel: PlainChannel(transport: transport), random: random, trace: trace)
+    }
+
+    // MARK: - Sending
+
+    /// Sends any command (for raw APDUs); the status word is returned, not checked.
+    public func transmit(_ command: CommandAPDU, route: Route = .automatic) throws(CardError) -> ResponseAPDU {
+        let secure =
+            switch route {
+            case .plain: false
+            case .secure: true
+            case .automatic: secureChannel.isOpen
+            }
+        let target: APDUChannel = secure ? secureChannel : channel
+        do {
+            let response = try target.send(command)
+            trace?(APDUTraceRecord(command: command, secure: secure, response: response, error: nil))
+            return response
+        } catch {
+            if secure, !secureChannel.isOpen { authenticated = false }
+            trace?(APDUTraceRecord(command: command, secure: secure, response: nil, error: error))
+            throw error
+        }
+    }
+
+    /// Sends a command and returns its data when the status word is `90 00`.
+    @discardableResult
+    private func run(_ command: CommandAPDU, route: Route) throws(CardError) -> [UInt8] {
+        let response = try transmit(command, route: route)
+        try CardError.check(response, command: CardCommand(command))
+        return response.data
+    }
+
+    // MARK: - Selection, INIT, pairing
+
+    /// SELECT the Keycard applet (§5). Closes the secure channel: the card has closed its side.
+    @discardableResult
+    public func select(aid: [UInt8] = KeycardCommands.instanceAID) throws(CardError) -> ApplicationInfo {
+        closeSecureChannel()
+        applicationInfo = nil
+        let data = try run(KeycardCommands.select(aid: aid), route: .plain)
+        let info = try ApplicationInfo(selectResponse: data)
+        applicationInfo = info
+        return info
+    }
+
+    /// INIT a blank card (§7.2) with a fresh ephemeral key and IV. Select again afterwards:
+    /// the card now has a new secure-channel key.
+    public func initialize(_ parameters: InitParameters) throws(CardError) {
+        guard let cardKey = applicationInfo?.secureChannelPublicKey else { throw .notSelected(command: .initialize) }
+        let ephemeral = PrivateKey.generate(using: random)
+        let iv = random.bytes(16)
+        let command = try KeycardCommands.initialize(parameters, cardKey: cardKey, ephemeralKey: ephemeral, iv: iv)
+        try run(command, route: .plain)
+        applicationInfo = nil
+    }
+
+    /// PAIR (§8.1): proves both sides know `secret` and returns the new pairing. Persist it.
+    ///
+    /// - Throws: `cardCryptogramMismatch` when the card does not know the secret (wrong
+    ///   pairing password); `noFreePairingSlot` when every slot is taken.
+    public func pair(secret: PairingSecret, mode: PairingMode = .persistentOrEphemeral) throws(CardError) -> Pairing {
+        guard !secureChannel.isOpen else {
+            throw .invalidInput(
+                command: .pair,
+                reason: "a secure channel is open; select the card again before pairing")
+        }
+        let challenge = random.bytes(32)
+        let first = try run(KeycardCommands.pairStep1(challenge: challenge, mode: mode), route: .plain)
+        let cryptogram = try KeycardCommands.clientCryptogram(
+            secret: secret, clientChallenge: challenge,
+            stepOneResponse: first)
+        let second = try run(KeycardCommands.pairStep2(cryptogram: cryptogram), route: .plain)
+        return try KeycardCommands.pairing(secret: secret, stepTwoResponse: second)
+    }
+
+    /// UNPAIR slot `index` (§8.2); needs the channel and the PIN.
+    public func unpair(index: UInt8) throws(CardError) {
+        try run(KeycardCommands.unpair(index: index), route: .secure)
+    }
+
+    // MARK: - Secure channel
+
+    /// OPEN SECURE CHANNEL, then MUTUALLY AUTHENTICATE (§9.1–§9.3).
+    public func openSecureChannel(pairing: Pairing) throws(CardError) {
+        try beginSecureChannel(pairing: pairing)
+        try mutuallyAuthenticate()
+    }
+
+    /// OPEN SECURE CHANNEL only: sends a fresh ephemeral key and installs the session keys
+    /// (§9.1, §9.2). The channel is usable once `mutuallyAuthenticate()` succeeds.
+    public func beginSecureChannel(pairing: Pairing) throws(CardError) {
+        guard let cardKey = applicationInfo?.secureChannelPublicKey else {
+            throw .notSelected(command: .openSecureChannel)
+        }
+        closeSecureChannel()
+        let ephemeral = PrivateKey.generate(using: random)
+        let data = try run(
+            KeycardCommands.openSecureChannel(index: pairing.index, publicKey: ephemeral.publicKey),
+            route: .plain)
+        let shared: Secret
+        do { shared = try ephemeral.sharedSecretX(with: cardKey) } catch { throw .cryptoFailure(error) }
+        let keys = try SessionKeys.derive(sharedSecret: shared, pairingKey: pairing.key, cardResponse: data)
+        secureChannel.open(with: keys)
+    }
+
+    /// MUTUALLY AUTHENTICATE (§9.3): the card's answer must carry a valid MAC (checked by the
+    /// channel) and exactly 32 bytes. Any failure closes the channel.
+    public func mutuallyAuthenticate() throws(CardError) {
+        do throws(CardError) {
+            let data = try run(KeycardCommands.mutuallyAuthenticate(challenge: random.bytes(32)), route: .secure)
+            guard data.count == 32 else {
+                throw CardError.malformedResponse(
+                    command: .mutuallyAuthenticate,
+                    detail: "the card answered \(data.count) bytes instead of 32")
+            }
+            authenticated = true
+        } catch {
+            closeSecureChannel()
+            throw error
+        }
+    }
+
+    /// Forgets the session keys on this side.
+    public func closeSecureChannel() {
+        secureChannel.close()
+        authenticated = false
+    }
+
+    // MARK: - Identity and status
+
+    /// IDENTIFY (§11) with a random challenge (or `challenge`), verified.
+    public func identify(challenge: [UInt8]? = nil) throws(CardError) -> CardIdentity {
+        let challenge = challenge ?? random.bytes(32)
+        let data = try run(KeycardCommands.identify(challenge: challenge), route: .automatic)
+        return try CardIdentity(response: data, challenge: challenge)
+    }
+
+    /// GET STATUS P1=00 (§10.1): PIN and PUK tries, key loaded.
+    public func getStatus() throws(CardError) -> ApplicationStatus {
+        try ApplicationStatus(response: run(KeycardCommands.getStatus(.application), route: .secure))
+    }
+
+    /// GET STATUS P1=01 (§10.1): the current key path (absolute; `m` for the master).
+    public func getKeyPath() throws(CardError) -> DerivationPath {
+        try KeycardCommands.keyPath(statusResponse: run(KeycardCommands.getStatus(.keyPath), route: .secure))
+    }
+
+    // MARK: - Credentials
+
+    /// VERIFY PIN (§10.2).
+    ///
+    /// - Throws: `wrongPIN(triesLeft:)` for a wrong PIN (0 = blocked).
+    public func verifyPIN(_ pin: Secret) throws(CardError) {
+        try run(KeycardCommands.verifyPIN(pin), route: .secure)
+    }
+
+    /// CHANGE PIN P1=00 (§10.3).
+    public func changePIN(_ pin: Secret) throws(CardError) {
+        try run(KeycardCommands.changePIN(pin), route: .secure)
+    }
+
+    /// CHANGE PIN P1=01: a new PUK (§10.3).
+    public func changePUK(_ puk: Secret) throws(CardError) {
+        try run(KeycardCommands.changePUK(puk), route: .secure)
+    }
+
+    /// CHANGE PIN P1=02: a new pairing secret for future PAIRs (§10.3).
+    public func changePairingSecret(_ secret: PairingSecret) throws(CardError) {
+        try run(KeycardCommands.changePairingSecret(secret), route: .secure)
+    }
+
+    /// UNBLOCK PIN (§10.4): sets and verifies `newPIN`.
+    ///
+    /// - Throws: `wrongPUK(triesLeft:)` for a wrong PUK.
+    public func unblockPIN(puk: Secret, newPIN: Secret) throws(CardError) {
+        try run(KeycardCommands.unblockPIN(puk: puk, newPIN: newPIN), route: .secure)
+    }
+
+    // MARK: - Keys
+
+    /// LOAD KEY P1=01/02 (§10.5); returns the key UID.
+    @discardableResult
+    public func loadKey(
+        privateKey: PrivateKey, publicKey: PublicKey? = nil,
+        chainCode: [UInt8]? = nil
+    ) throws(CardError) -> [UInt8] {
+        let data = try run(
+            KeycardCommands.loadKey(privateKey: privateKey, publicKey: publicKey, chainCode: chainCode),
+            route: .secure)
+        return try KeycardCommands.keyUID(data, command: .loadKey)
+    }
+
+    /// LOAD KEY P1=02 from an extended private key; returns the key UID.
+    @discardableResult
+    public func loadKey(extendedKey: ExtendedKey) throws(CardError) -> [UInt8] {
+        try KeycardCommands.keyUID(
+            run(KeycardCommands.loadKey(extendedKey: extendedKey), route: .secure),
+            command: .loadKey)
+    }
+
+    /// LOAD KEY P1=03 with a BIP39 seed (§10.5); returns the key UID.
+    @discardableResult
+    public func loadKey(seed: Secret) throws(CardError) -> [UInt8] {
+        try KeycardCommands.keyUID(run(KeycardCommands.loadKey(seed: seed), route: .secure), command: .loadKey)
+    }
+
+    /// DERIVE KEY (§10.6): sets the current path (discouraged; pass paths to SIGN/EXPORT).
+    public func deriveKey(_ path: CardKeyPath) throws(CardError) {
+        try run(KeycardCommands.deriveKey(path), route: .secure)
+    }
+
+    /// GENERATE MNEMONIC (§10.7): a new mnemonic from the card's RNG; nothing is stored.
+    public func generateMnemonic(wordCount: Mnemonic.WordCount = .twelve) throws(CardError) -> Mnemonic {
+        let data = try run(KeycardCommands.generateMnemonic(wordCount: wordCount), route: .secure)
+        return try KeycardCommands.mnemonic(indexes: data)
+    }
+
+    /// REMOVE KEY (§10.8).
+    public func removeKey() throws(CardError) {
+        try run(KeycardCommands.removeKey(), route: .secure)
+    }
+
+    /// GENERATE KEY (§10.8); returns the key UID.
+    @discardableResult
+    public func generateKey() throws(CardError) -> [UInt8] {
+        try KeycardCommands.keyUID(run(KeycardCommands.generateKey(), route: .secure), command: .generateKey)
+    }
+
+    // MARK: - Signing and export
+
+    /// SIGN (§10.9) a 32-byte digest; PIN-less signing goes plain when no channel is open.
+    public func sign(digest: [UInt8], option: SignOption = .current) throws(CardError) -> CardSignature {
+        let route: Route = option == .pinless ? .automatic : .secure
+        let data = try run(KeycardCommands.sign(digest: digest, option: option), route: route)
+        return try CardSignature(response: data, digest: digest)
+    }
+
+    /// SET PINLESS PATH (§10.10); nil removes it.
+    public func setPinlessPath(_ path: CardKeyPath?) throws(CardError) {
+        try run(KeycardCommands.setPinlessPath(path), route: .secure)
+    }
+
+    /// EXPORT KEY (§10.11).
+    public func exportKey(_ option: ExportOption = .current, kind: ExportKind) throws(CardError) -> ExportedKey {
+        try ExportedKey(response: run(KeycardCommands.exportKey(option, kind: kind), route: .secure))
+    }
+
+    // MARK: - Data and reset
+
+    /// GET DATA (§10.12); wrapped when the channel is open.
+    public func getData(_ slot: DataSlot = .publicData) throws(CardError) -> [UInt8] {
+        try run(KeycardCommands.getData(slot), route: .automatic)
+    }
+
+    /// STORE DATA (§10.12).
+    public func storeData(_ data: [UInt8], slot: DataSlot = .publicData) throws(CardError) {
+        try run(KeycardCommands.storeData(data, slot: slot), route: .secure)
+    }
+
+    /// FACTORY RESET (§10.13): erases keys, credentials and pairings. Select again afterwards.
+    public func factoryReset() throws(CardError) {
+        defer {
+            closeSecureChannel()
+            applicationInfo = nil
+        }
+        try run(KeycardCommands.factoryReset(), route: .plain)
+    }
+}

@@ -1,0 +1,114 @@
+import WalletCrypto
+
+/// The result of IDENTIFY (keycard-protocol §11): the card proved it holds the identity key
+/// of its certificate, and the certificate names the CA that issued it.
+///
+/// Verification never depends on which CA it is: a valid proof under an unknown CA parses
+/// fine and reports `issuer == .unknown`, so the caller decides what to trust.
+public struct CardIdentity: Sendable, Equatable, CustomStringConvertible {
+    /// Who issued the certificate.
+    public enum Issuer: String, Sendable, Hashable {
+        /// The Keycard production CA: a genuine Keycard.
+        case production
+        /// The Keycard test-card CA.
+        case test
+        /// A CA this client does not know.
+        case unknown
+    }
+
+    /// The Keycard production CA `029AB99E…501C` (§11; D4's `029a9b9e…` is a digit swap).
+    public static let productionCA = try! PublicKey(
+        bytes: Hex.decode(
+            "029AB99EE1E7A71BDF45B3F9C58C99866FF1294D2C1E304E228A86E10C3343501C"))
+    /// The Keycard test-card CA (§11).
+    public static let testCA = try! PublicKey(
+        bytes: Hex.decode(
+            "025877220AAAE6E54A6F974602D5995C0FE24A3EA7DDABD8644BEC795B9DA00743"))
+
+    /// The 98-byte certificate: compressed identity key (33) ‖ r (32) ‖ s (32) ‖ v (1).
+    public let certificate: [UInt8]
+    /// The card's identity key.
+    public let identityPublicKey: PublicKey
+    /// The CA key recovered from the certificate's signature.
+    public let caPublicKey: PublicKey
+
+    /// Which known CA `caPublicKey` is.
+    public var issuer: Issuer {
+        if caPublicKey == Self.productionCA { return .production }
+        if caPublicKey == Self.testCA { return .test }
+        return .unknown
+    }
+
+    /// Parses and verifies IDENTIFY's answer `A0 { 8A 62 <certificate>; 30 … DER }` for `challenge`:
+    /// (1) the DER signature (not low-S normalised) verifies over the raw challenge with the
+    /// certificate's identity key; (2) the CA key is recovered from (r, s, v) over
+    /// SHA-256(compressed identity key).
+    ///
+    /// - Throws: `malformedResponse` for a bad layout; `identityNotVerified` when the card's
+    ///   signature does not verify or no CA key can be recovered.
+    public init(response data: [UInt8], challenge: [UInt8]) throws(CardError) {
+        do {
+            self = try CardIdentity.parse(data, challenge: challenge)
+        } catch .malformedTLV(let offset, let reason) {
+            throw .malformedResponse(command: .identify, detail: "TLV error at byte \(offset): \(reason)")
+        }
+    }
+
+    private init(certificate: [UInt8], identityPublicKey: PublicKey, caPublicKey: PublicKey) {
+        self.certificate = certificate
+        self.identityPublicKey = identityPublicKey
+        self.caPublicKey = caPublicKey
+    }
+
+    private static func parse(_ data: [UInt8], challenge: [UInt8]) throws(CardError) -> CardIdentity {
+        guard challenge.count == 32 else {
+            throw .invalidInput(command: .identify, reason: "the challenge must be 32 bytes, got \(challenge.count)")
+        }
+        let template = try TLV.parseFirst(data)
+        guard template.tag == 0xA0 else {
+            throw .malformedResponse(command: .identify, detail: "expected template A0, got \(hexByte(template.tag))")
+        }
+        let fields = try template.children()
+        guard let cert = fields.first(tag: 0x8A)?.value, cert.count == 98 else {
+            throw .malformedResponse(command: .identify, detail: "the template has no 98-byte certificate (8A)")
+        }
+        guard let der = fields.first(tag: 0x30) else {
+            throw .malformedResponse(command: .identify, detail: "the template has no DER signature (30)")
+        }
+        let identityKey: PublicKey
+        let cardSignature: ECDSASignature
+        let caSignature: RecoverableSignature
+        do {
+            identityKey = try PublicKey(bytes: Array(cert[0..<33]))
+            cardSignature = try ECDSASignature(der: der.encoded, lenient: true)
+            let v = cert[97]
+            caSignature = try RecoverableSignature(
+                signature: ECDSASignature(r: Array(cert[33..<65]), s: Array(cert[65..<97])),
+                recoveryID: v >= 27 ? v - 27 : v)
+        } catch {
+            throw .malformedResponse(command: .identify, detail: error.description)
+        }
+        guard Secp256k1.verify(cardSignature, digest: challenge, publicKey: identityKey, allowHighS: true) else {
+            throw .identityNotVerified(
+                reason: "the card's signature over the challenge does not verify with its certificate key")
+        }
+        let caKey: PublicKey
+        do {
+            caKey = try caSignature.recoverPublicKey(digest: Hash.sha256(Array(cert[0..<33])))
+        } catch {
+            throw .identityNotVerified(reason: "no CA key can be recovered from the certificate")
+        }
+        return CardIdentity(certificate: cert, identityPublicKey: identityKey, caPublicKey: caKey)
+    }
+
+    /// `identity 03…, issued by the production CA`.
+    public var description: String {
+        let by: String =
+            switch issuer {
+            case .production: "the Keycard production CA"
+            case .test: "the Keycard test CA"
+            case .unknown: "an unknown CA \(caPublicKey)"
+            }
+        return "identity \(identityPublicKey), issued by \(by)"
+    }
+}
