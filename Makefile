@@ -33,8 +33,10 @@ release: deps
 run: build
 	$(SWIFT) run kcs
 
+# The build step also builds the kcs binary, which the PC/SC end-to-end tests run.
 test: deps
-	$(SWIFT) test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
 
 bench: bench-deps
 	bench/run

@@ -52,7 +52,9 @@ let package = Package(
             ]),
 
         // MARK: - Benchmarks (`make bench`; the C baseline is bench/c/bench.c)
-        .executableTarget(name: "kcs-bench", dependencies: ["WalletCore"], path: "bench/KCSBench"),
+        .executableTarget(
+            name: "kcs-bench", dependencies: ["WalletCore", "CardProtocol", "CardSimulator", "CardPCSC"],
+            path: "bench/KCSBench"),
 
         // MARK: - Test support and tests
         .target(name: "KCSTestSupport", dependencies: ["WalletCrypto", "CardProtocol", "CardSimulator"]),

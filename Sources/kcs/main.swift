@@ -2,6 +2,7 @@
 // build of the wallet core can do. Exit codes follow STYLE habit 10 (0 ok, 64 usage).
 import ArgumentParser
 import WalletCore
+import WalletCrypto
 
 struct KCS: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +13,8 @@ struct KCS: ParsableCommand {
             The interactive console, .kcs scripts and the Keycard commands come with later builds.
             Run without arguments to see what this build can do.
             """,
-        version: "kcs \(WalletCoreInfo.version)")
+        version: "kcs \(WalletCoreInfo.version)",
+        subcommands: [Sim.self])
 
     func run() throws {
         print(KCS.capabilities)

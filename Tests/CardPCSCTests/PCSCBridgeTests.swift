@@ -45,7 +45,13 @@ func withVirtualReader<R>(_ card: VirtualCard, _ body: (PCSCContext, String) thr
     return try body(context, reader)
 }
 
-@Suite("PC/SC through pcscd and vpcd", .serialized)
+/// Every test that starts pcscd lives under this one serialized suite: two daemons (or two
+/// bridges on vpcd's port) at once would fight over /run/pcscd and port 35963.
+@Suite("Real pcscd", .serialized)
+struct RealPCSCD {}
+
+extension RealPCSCD {
+@Suite("PC/SC through pcscd and vpcd")
 struct PCSCBridgeTests {
     @Test func transmit_throughPcscdAndVpcd_reachesTheVirtualCard() throws {
         let card = EchoCard()
@@ -85,4 +91,5 @@ struct PCSCBridgeTests {
             #expect(throws: TransportError.noService) { try PCSCContext().readers() }
         }
     }
+}
 }

@@ -13,7 +13,7 @@ private let allowed: [String: Set<String>] = [
     "CardPCSC": ["CardProtocol", "CPCSC"],
     "kcs": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "ArgumentParser"],
     "KCSTestSupport": ["WalletCrypto", "CardProtocol", "CardSimulator"],
-    "kcs-bench": ["WalletCore"],
+    "kcs-bench": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC"],
 ]
 
 /// Modules that ship with the toolchain and may be imported anywhere.

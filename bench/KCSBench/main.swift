@@ -1,6 +1,6 @@
 // kcs-bench: throughput figures for `make bench` (bench/run prints them next to the C
 // baseline from bench/c/bench.c, which does the same work straight on the C libraries).
-// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss]
+// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|card|card-pcsc]
 // Output: one line per figure, "name ops_per_second" (scrypt-rss: "rss_mib N").
 import Foundation
 import WalletCore
@@ -56,6 +56,9 @@ if all || what == "seed" {
     let m = try Mnemonic(phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
     report("seed", rate(200) { _ in _ = m.seed() })
 }
+
+if all || what == "card" { try CardBench.run(inProcess: true, pcsc: false) }
+if what == "card-pcsc" { try CardBench.run(inProcess: false, pcsc: true) }
 
 let password = Secret(utf8: "testpassword")
 let key = try PrivateKey(bytes: (0..<32).map { UInt8(0x30 + $0) })

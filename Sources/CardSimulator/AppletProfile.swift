@@ -1,0 +1,68 @@
+/// A released Keycard applet build the simulator can be (checklist §17 #15). The profile is fixed when a
+/// card is created and stored in its state file; the SELECT version bytes alone cannot tell 3.1.0 from
+/// 3.1.1/3.1.2 (keycard-protocol §1), but the pairing-slot count can.
+public struct AppletProfile: Sendable, Hashable, CustomStringConvertible {
+    /// What EXPORT KEY P2=02 (xpub) returns as chain code for the empty path (the master key).
+    public enum MasterXpubChainCode: String, Sendable, Hashable {
+        /// Faithful to 3.1/3.2 (keycard-protocol §10.11): the chain-code half of the transient derivation
+        /// buffer — zeros after power-up or reset, otherwise the chain code of the key derived last.
+        case scratchBuffer
+        /// The active (normal or duress) master chain code: what a client would hope for. A deliberate
+        /// deviation from the applet, for tests that want a well-defined master xpub.
+        case masterChainCode
+    }
+
+    /// Stable identifier, e.g. `3.1.0`; also what the state file records.
+    public let id: String
+    /// APPLICATION_VERSION reported by SELECT (tag `02`, two bytes).
+    public let version: (major: UInt8, minor: UInt8)
+    /// Number of persistent pairing slots.
+    public let pairingSlots: Int
+    /// Capability byte of SELECT (tag `8D`).
+    public let capabilities: UInt8
+    /// Behaviour of the master-xpub quirk.
+    public let masterXpubChainCode: MasterXpubChainCode
+
+    /// A profile with explicit fields (for experiments; the named ones below are the released builds).
+    public init(id: String, version: (major: UInt8, minor: UInt8), pairingSlots: Int, capabilities: UInt8,
+                masterXpubChainCode: MasterXpubChainCode = .scratchBuffer) {
+        precondition((1...127).contains(pairingSlots), "the applet addresses pairing slots with a signed byte")
+        self.id = id
+        self.version = version
+        self.pairingSlots = pairingSlots
+        self.capabilities = capabilities
+        self.masterXpubChainCode = masterXpubChainCode
+    }
+
+    /// Tag 3.1.0: version `03 01`, 5 pairing slots, capabilities `1F`. The default.
+    public static let v3_1_0 = AppletProfile(id: "3.1.0", version: (3, 1), pairingSlots: 5, capabilities: 0x1F)
+    /// Tag 3.1.1: as 3.1.0 with 100 pairing slots.
+    public static let v3_1_1 = AppletProfile(id: "3.1.1", version: (3, 1), pairingSlots: 100, capabilities: 0x1F)
+    /// Tag 3.1.2: as 3.1.1 (its atomic key-UID write is not observable); the §16.2 transcript uses it.
+    public static let v3_1_2 = AppletProfile(id: "3.1.2", version: (3, 1), pairingSlots: 100, capabilities: 0x1F)
+
+    /// Every named profile, oldest first.
+    public static let all: [AppletProfile] = [.v3_1_0, .v3_1_1, .v3_1_2]
+
+    /// The named profile `id` (`3.1.0`, `3.1.1`, `3.1.2`), nil if unknown.
+    public static func named(_ id: String) -> AppletProfile? { all.first { $0.id == id } }
+
+    /// The same build with another master-xpub behaviour.
+    public func with(masterXpubChainCode: MasterXpubChainCode) -> AppletProfile {
+        AppletProfile(id: id, version: version, pairingSlots: pairingSlots, capabilities: capabilities,
+                      masterXpubChainCode: masterXpubChainCode)
+    }
+
+    public var description: String { "Keycard applet \(id)" }
+
+    public static func == (a: AppletProfile, b: AppletProfile) -> Bool {
+        a.id == b.id && a.version == b.version && a.pairingSlots == b.pairingSlots
+            && a.capabilities == b.capabilities && a.masterXpubChainCode == b.masterXpubChainCode
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(pairingSlots)
+        hasher.combine(masterXpubChainCode)
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import CardPCSC
+import CardProtocol
+import CardSimulator
+import Dispatch
+import Foundation
+import WalletCrypto
+
+/// `kcs sim …`: the simulated Keycards kept under the kcs home.
+struct Sim: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage simulated Keycards and put one behind a virtual PC/SC reader.",
+        subcommands: [Attach.self, List.self])
+
+    /// `kcs sim attach`: serve a simulated card to vsmartcard's vpcd driver inside pcscd.
+    struct Attach: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Connect a simulated card to the vpcd virtual reader (\"Virtual PCD 00 00\").",
+            discussion: """
+                pcscd must be running with vsmartcard-vpcd installed; the card then appears in the reader
+                "Virtual PCD 00 00" to every PC/SC program (pcsc_scan, kcs, another wallet). The card's state
+                is kept in $KCS_HOME/cards/NAME.json (created on first use, mode 0600). Stops on Ctrl-C or SIGTERM.
+                """)
+
+        @Option(name: .long, help: "Name of the simulated card.")
+        var card = "default"
+
+        @Option(name: .long, help: "Applet profile for a new card: \(AppletProfile.all.map(\.id).joined(separator: ", ")).")
+        var profile = AppletProfile.v3_1_0.id
+
+        @Option(name: .long, help: "Host where vpcd listens.")
+        var host = "127.0.0.1"
+
+        @Option(name: .long, help: "vpcd port (35963 is the first virtual reader).")
+        var port: UInt16 = 35963
+
+        @Option(name: .long, help: "kcs home directory (default $KCS_HOME, $XDG_DATA_HOME/kcs, ~/.local/share/kcs).")
+        var home: String?
+
+        @Flag(name: .long, help: "Print every APDU exchanged (raw bytes: secure-channel traffic stays encrypted).")
+        var trace = false
+
+        func validate() throws {
+            guard AppletProfile.named(profile) != nil else {
+                throw ValidationError("--profile must be one of \(AppletProfile.all.map(\.id).joined(separator: ", ")), got \(profile)")
+            }
+            guard SimulatedCard.isValidName(card) else {
+                throw ValidationError("--card must be a simple name (letters, digits, - and _), got \(card)")
+            }
+        }
+
+        func run() throws {
+            let dir = try Home(explicit: home).cardsDirectory()
+            let simulated: SimulatedCard
+            do {
+                simulated = try SimulatedCard.open(named: card, in: dir, profile: AppletProfile.named(profile)!)
+            } catch {
+                throw CleanExit.message("error: \(error)")
+            }
+            let served: VirtualCard = trace ? TracingCard(simulated) : simulated
+            let bridge = VPCDBridge(card: served, host: host, port: port) { line in
+                FileHandle.standardError.write(Data("kcs sim: \(line)\n".utf8))
+            }
+            // Stop cleanly on SIGINT and SIGTERM: the bridge closes its socket and returns.
+            var sources: [DispatchSourceSignal] = []
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                source.setEventHandler { bridge.stop() }
+                source.resume()
+                sources.append(source)
+            }
+            FileHandle.standardError.write(Data("kcs sim: card \"\(card)\" (\(simulated.applet.profile)) from \(dir)\n".utf8))
+            let n = bridge.run()
+            sources.forEach { $0.cancel() }
+            FileHandle.standardError.write(Data("kcs sim: stopped after \(n) APDUs\n".utf8))
+        }
+    }
+
+    /// `kcs sim list`: the simulated cards in the home.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the simulated cards in the kcs home.")
+
+        @Option(name: .long, help: "kcs home directory.")
+        var home: String?
+
+        func run() throws {
+            let dir = try Home(explicit: home).cardsDirectory()
+            let names = SimulatedCard.cardNames(in: dir)
+            if names.isEmpty { print("no simulated cards in \(dir)") }
+            for n in names { print(n) }
+        }
+    }
+}
+
+/// Prints each APDU that passes to and from the card, as hex, on standard error.
+final class TracingCard: VirtualCard {
+    private let card: VirtualCard
+    init(_ card: VirtualCard) { self.card = card }
+    var atr: [UInt8] { card.atr }
+    func powerOn() { note("power on"); card.powerOn() }
+    func powerOff() { note("power off"); card.powerOff() }
+    func reset() { note("reset"); card.reset() }
+    func transmit(_ command: [UInt8]) throws(TransportError) -> [UInt8] {
+        note("> " + Hex.encode(command))
+        let response = try card.transmit(command)
+        note("< " + Hex.encode(response))
+        return response
+    }
+    private func note(_ s: String) { FileHandle.standardError.write(Data("kcs sim: \(s)\n".utf8)) }
+}
