@@ -131,6 +131,11 @@ public final class VPCDBridge: @unchecked Sendable {
         var out = [UInt8](repeating: 0, count: count)
         var got = 0
         while got < count {
+            // vpcd writes the length and the APDU in two sends without TCP_NODELAY, so Nagle on its
+            // side waits for our ACK of the first; acknowledge at once instead of after the 40 ms
+            // delayed-ACK timer (Linux re-arms delayed ACKs, so this is set before every read).
+            var quick: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &quick, socklen_t(MemoryLayout<Int32>.size))
             let n = out.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + got, count - got, 0) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return nil }

@@ -48,8 +48,13 @@ enum CardBench {
             })
         }
         if pcsc {
-            let context = try PCSCContext()
-            let reader = try context.reader(matching: "Virtual PCD 00 00")
+            // pcscd may still be loading its drivers right after it started: retry for a while.
+            var found: (PCSCContext, String)?
+            for _ in 0..<100 where found == nil {
+                if let c = try? PCSCContext(), let r = try? c.reader(matching: "Virtual PCD 00 00") { found = (c, r) }
+                else { usleep(100_000) }
+            }
+            guard let (context, reader) = found else { throw TransportError.noReader(requested: "Virtual PCD 00 00") }
             try context.waitForCard(in: reader, timeout: 15)
             let transport = try context.connect(reader: reader)
             defer { transport.disconnect() }
