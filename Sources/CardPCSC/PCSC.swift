@@ -19,11 +19,11 @@ enum PCSCCode {
     static let unresponsiveCard: UInt32 = 0x8010_0066
     static let communicationError: UInt32 = 0x8010_0013
     static let invalidHandle: UInt32 = 0x8010_0003
-    static let noReader: UInt32 = 0x8010_0017
+    static let notTransacted: UInt32 = 0x8010_0016
 
     /// pcsc-lite's text for a code (pure, no daemon needed).
     static func text(_ code: UInt32) -> String {
-        String(cString: pcsc_stringify_error(Int(Int32(bitPattern: code))))
+        String(cString: pcsc_stringify_error(Int(code)))  // LONG is a 64-bit long here
     }
 }
 
@@ -96,11 +96,11 @@ public final class PCSCContext {
         }
     }
 
-    /// Opens a shared T=0/T=1 connection to the card in `reader`.
-    public func connect(reader: String) throws(TransportError) -> PCSCTransport {
+    /// Opens a T=0/T=1 connection to the card in `reader`, shared unless `exclusive`.
+    public func connect(reader: String, exclusive: Bool = false) throws(TransportError) -> PCSCTransport {
         var handle = 0
         var proto: DWORD = 0
-        let rc = SCardConnect(context, reader, DWORD(SCARD_SHARE_SHARED),
+        let rc = SCardConnect(context, reader, DWORD(exclusive ? SCARD_SHARE_EXCLUSIVE : SCARD_SHARE_SHARED),
                               DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &handle, &proto)
         guard rc == 0 else { throw PCSCContext.error(rc, reader: reader) }
         return PCSCTransport(context: self, handle: handle, protocol: proto, reader: reader)
@@ -114,7 +114,8 @@ public final class PCSCContext {
         case PCSCCode.noReadersAvailable, PCSCCode.unknownReader, PCSCCode.readerUnavailable:
             return .noReader(requested: reader.isEmpty ? nil : reader)
         case PCSCCode.noSmartcard: return .noCard(reader: reader, seconds: nil)
-        case PCSCCode.removedCard, PCSCCode.resetCard, PCSCCode.unpoweredCard, PCSCCode.unresponsiveCard:
+        case PCSCCode.removedCard, PCSCCode.resetCard, PCSCCode.unpoweredCard, PCSCCode.unresponsiveCard,
+             PCSCCode.notTransacted:  // what vpcd reports when the virtual card went away mid-exchange
             return .cardRemoved(reader: reader)
         case PCSCCode.sharingViolation: return .sharingViolation(reader: reader)
         case PCSCCode.communicationError: return .connectionLost(detail: PCSCCode.text(code))

@@ -72,6 +72,78 @@ struct PCSCBridgeTests {
         #expect(card.events.withLock { $0.contains("on") })
     }
 
+    @Test func exclusiveConnection_givesOthersASharingViolation() throws {
+        try withVirtualReader(EchoCard()) { context, reader in
+            let holder = try context.connect(reader: reader, exclusive: true)
+            defer { holder.disconnect() }
+            #expect(throws: TransportError.sharingViolation(reader: reader)) { try PCSCContext().connect(reader: reader) }
+            #expect(TransportError.sharingViolation(reader: reader).description
+                    == "another program is using the card in \"Virtual PCD 00 00\"; close it and try again")
+        }
+    }
+
+    @Test func cardGone_midSession_isCardRemovedNotACardError() throws {
+        let daemon = PCSCDaemon()
+        try daemon.start()
+        defer { daemon.stop() }
+        let bridge = VPCDBridge(card: EchoCard())
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            bridge.run(retryInterval: 0.1)
+            done.signal()
+        }
+        let context = try PCSCContext()
+        let reader = try context.reader(matching: "Virtual PCD 00 00")
+        try context.waitForCard(in: reader, timeout: 10)
+        let t = try context.connect(reader: reader)
+        #expect(try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x01]) == [0x00, 0x90, 0x00])
+        bridge.stop()
+        _ = done.wait(timeout: .now() + 5)
+        // vpcd notices the virtual card is gone; the next exchange fails as a transport error.
+        var failure: TransportError?
+        for _ in 0..<50 where failure == nil {
+            do {
+                _ = try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x01])
+                usleep(100_000)
+            } catch {
+                failure = error
+            }
+        }
+        let error = failure
+        #expect(error == .cardRemoved(reader: reader),
+                "got \(String(describing: error))")
+    }
+
+    @Test func bridge_reconnectsWhenPcscdRestarts() throws {
+        let card = EchoCard()
+        let bridge = VPCDBridge(card: card)
+        let done = DispatchSemaphore(value: 0)
+        var daemon = PCSCDaemon()
+        try daemon.start()
+        Thread.detachNewThread {
+            bridge.run(retryInterval: 0.1)
+            done.signal()
+        }
+        defer {
+            bridge.stop()
+            _ = done.wait(timeout: .now() + 5)
+            daemon.stop()
+        }
+        for round in 0..<2 {
+            let context = try PCSCContext()
+            let reader = try context.reader(matching: "Virtual PCD 00 00")
+            try context.waitForCard(in: reader, timeout: 10)
+            let t = try context.connect(reader: reader)
+            #expect(try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x02]) == [0, 1, 0x90, 0x00], "round \(round)")
+            t.disconnect()
+            if round == 0 {
+                daemon.stop()
+                daemon = PCSCDaemon()
+                try daemon.start()
+            }
+        }
+    }
+
     @Test func reader_unknownName_isNamedInTheError() throws {
         try withVirtualReader(EchoCard()) { context, _ in
             #expect(throws: TransportError.noReader(requested: "No Such Reader")) {
