@@ -15,17 +15,23 @@ public struct SessionOptions: Sendable {
     public var initialization: InitParameters?
     /// PAIR's mode on applet 3.2.
     public var pairingMode: PairingMode
+    /// Called as soon as PAIR succeeds, before the channel is opened: persist the pairing here.
+    /// If a later step fails (a lost connection, a wrong PIN) the slot is used on the card,
+    /// and only a stored pairing can free or reuse it (keycard-protocol §8.3).
+    public var onPaired: (@Sendable (Pairing) -> Void)?
 
     /// Options; leave out what the walk should not do.
     public init(
         pin: Secret? = nil, pairing: Pairing? = nil, pairingSecret: PairingSecret? = nil,
-        initialization: InitParameters? = nil, pairingMode: PairingMode = .persistentOrEphemeral
+        initialization: InitParameters? = nil, pairingMode: PairingMode = .persistentOrEphemeral,
+        onPaired: (@Sendable (Pairing) -> Void)? = nil
     ) {
         self.pin = pin
         self.pairing = pairing
         self.pairingSecret = pairingSecret
         self.initialization = initialization
         self.pairingMode = pairingMode
+        self.onPaired = onPaired
     }
 }
 
@@ -92,6 +98,7 @@ public final class CardSession {
         } else if let secret = options.pairingSecret ?? options.initialization?.pairingSecret {
             pairing = try commands.pair(secret: secret, mode: options.pairingMode)
             paired = true
+            options.onPaired?(pairing)
         } else {
             throw .pairingRequired
         }

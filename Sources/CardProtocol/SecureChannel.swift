@@ -128,8 +128,10 @@ public final class SecureChannel: APDUChannel {
             close()
             throw error
         }
-        if name == .factoryReset {
-            // Always answered plain; the card has forgotten the session (§9.8, §10.13).
+        if name == .factoryReset && outer.data.isEmpty {
+            // A FACTORY RESET that ran is answered plain 9000: the card has forgotten the session
+            // (§9.8, §10.13). One refused before its payload is read (wrong P1/P2) comes back
+            // wrapped with the stale IV (§9.9) and is unwrapped like any other answer.
             close()
             return outer
         }

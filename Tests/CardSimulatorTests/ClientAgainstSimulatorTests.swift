@@ -362,7 +362,7 @@ struct ClientAgainstSimulatorTests {
 
     struct StaleIVCase: Sendable, CustomTestStringConvertible {
         let name: String
-        let command: CommandAPDU
+        let command: CardProtocol.CommandAPDU
         let sw: UInt16
         let error: CardError
         var testDescription: String { name }
@@ -370,23 +370,26 @@ struct ClientAgainstSimulatorTests {
 
     static let staleIVCases: [StaleIVCase] = [
         StaleIVCase(
-            name: "unknown INS 84", command: CommandAPDU(ins: 0x84), sw: 0x6D00,
+            name: "unknown INS 84", command: CardProtocol.CommandAPDU(ins: 0x84), sw: 0x6D00,
             error: .insNotSupported(command: .other(cla: 0x80, ins: 0x84))),
         StaleIVCase(
             name: "unknown INS 84 with 32 data bytes (§16.2)",
-            command: CommandAPDU(ins: 0x84, p1: 0x20, data: [UInt8](repeating: 0x11, count: 32)), sw: 0x6D00,
+            command: CardProtocol.CommandAPDU(ins: 0x84, p1: 0x20, data: [UInt8](repeating: 0x11, count: 32)), sw: 0x6D00,
             error: .insNotSupported(command: .other(cla: 0x80, ins: 0x84))),
         StaleIVCase(
-            name: "INIT on an initialized card", command: CommandAPDU(ins: 0xFE, data: [UInt8](repeating: 0, count: 32)),
+            name: "INIT on an initialized card", command: CardProtocol.CommandAPDU(ins: 0xFE, data: [UInt8](repeating: 0, count: 32)),
             sw: 0x6D00, error: .insNotSupported(command: .initialize)),
         StaleIVCase(
             name: "SIGN with undefined option bits",
-            command: CommandAPDU(ins: 0xC0, p1: 0x04, data: [UInt8](repeating: 1, count: 32)), sw: 0x6B00,
+            command: CardProtocol.CommandAPDU(ins: 0xC0, p1: 0x04, data: [UInt8](repeating: 1, count: 32)), sw: 0x6B00,
             error: .wrongP1P2(command: .sign)),
         StaleIVCase(
             name: "PAIR while the channel is open",
-            command: CommandAPDU(ins: 0x12, data: [UInt8](repeating: 2, count: 32)), sw: 0x6985,
+            command: CardProtocol.CommandAPDU(ins: 0x12, data: [UInt8](repeating: 2, count: 32)), sw: 0x6985,
             error: .conditionsNotSatisfied(command: .pair)),
+        StaleIVCase(
+            name: "FACTORY RESET with wrong P1/P2, wrapped", command: CardProtocol.CommandAPDU(ins: 0xFD), sw: 0x6A86,
+            error: .incorrectP1P2(command: .factoryReset)),
     ]
 
     @Test(arguments: staleIVCases)
@@ -754,6 +757,7 @@ struct ClientAgainstSimulatorTests {
         #expect(blank.secureChannelPublicKey != oldInfo.secureChannelPublicKey)
         #expect(throws: CardError.insNotSupported(command: .factoryReset)) { try commands.factoryReset() }
 
+        try commands.select()  // FACTORY RESET forgets the SELECT answer, even when refused
         try commands.initialize(F.initParameters())
         let reinitialized = try commands.select()
         #expect(reinitialized.isInitialized && reinitialized.freePairingSlots == 5)
