@@ -24,21 +24,34 @@ final class EchoCard: VirtualCard, @unchecked Sendable {
     }
 }
 
-/// Starts pcscd and a bridge for `card` on a background thread; returns a teardown.
+/// A bridge serving `card` on its own thread; `stop()` ends it and waits for the thread.
+struct RunningBridge {
+    let bridge: VPCDBridge
+    let done = DispatchSemaphore(value: 0)
+
+    init(_ card: VirtualCard) {
+        let bridge = VPCDBridge(card: card)
+        self.bridge = bridge
+        let done = self.done
+        Thread.detachNewThread {
+            bridge.run(retryInterval: 0.1)
+            done.signal()
+        }
+    }
+
+    func stop() {
+        bridge.stop()
+        _ = done.wait(timeout: .now() + 5)
+    }
+}
+
+/// Starts pcscd and a bridge for `card`, waits for the card in "Virtual PCD 00 00", runs `body`.
 func withVirtualReader<R>(_ card: VirtualCard, _ body: (PCSCContext, String) throws -> R) throws -> R {
     let daemon = PCSCDaemon()
     try daemon.start()
     defer { daemon.stop() }
-    let bridge = VPCDBridge(card: card)
-    let done = DispatchSemaphore(value: 0)
-    Thread.detachNewThread {
-        bridge.run(retryInterval: 0.1)
-        done.signal()
-    }
-    defer {
-        bridge.stop()
-        _ = done.wait(timeout: .now() + 5)
-    }
+    let bridge = RunningBridge(card)
+    defer { bridge.stop() }
     let context = try PCSCContext()
     let reader = try context.reader(matching: "Virtual PCD 00 00")
     try context.waitForCard(in: reader, timeout: 10)
@@ -86,19 +99,13 @@ struct PCSCBridgeTests {
         let daemon = PCSCDaemon()
         try daemon.start()
         defer { daemon.stop() }
-        let bridge = VPCDBridge(card: EchoCard())
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            bridge.run(retryInterval: 0.1)
-            done.signal()
-        }
+        let bridge = RunningBridge(EchoCard())
         let context = try PCSCContext()
         let reader = try context.reader(matching: "Virtual PCD 00 00")
         try context.waitForCard(in: reader, timeout: 10)
         let t = try context.connect(reader: reader)
         #expect(try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x01]) == [0x00, 0x90, 0x00])
         bridge.stop()
-        _ = done.wait(timeout: .now() + 5)
         // vpcd notices the virtual card is gone; the next exchange fails as a transport error.
         var failure: TransportError?
         for _ in 0..<50 where failure == nil {
@@ -115,18 +122,11 @@ struct PCSCBridgeTests {
     }
 
     @Test func bridge_reconnectsWhenPcscdRestarts() throws {
-        let card = EchoCard()
-        let bridge = VPCDBridge(card: card)
-        let done = DispatchSemaphore(value: 0)
         var daemon = PCSCDaemon()
         try daemon.start()
-        Thread.detachNewThread {
-            bridge.run(retryInterval: 0.1)
-            done.signal()
-        }
+        let bridge = RunningBridge(EchoCard())
         defer {
             bridge.stop()
-            _ = done.wait(timeout: .now() + 5)
             daemon.stop()
         }
         for round in 0..<2 {
