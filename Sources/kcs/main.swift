@@ -9,8 +9,8 @@ struct KCS: ParsableCommand {
         commandName: "kcs",
         abstract: "kcs, the Keycard console: a prompt and a scripting language over a wallet core.",
         discussion: """
-            This build contains the wallet core (BIP-39, BIP-32/44, secp256k1, addresses, keystore V3).
-            The interactive console, .kcs scripts and the Keycard commands come with later builds.
+            This build contains the wallet core (BIP-39, BIP-32/44, secp256k1, addresses, keystore V3) and the
+            Keycard layer (protocol client, simulator, PC/SC). The interactive console and .kcs scripts come later.
             Run without arguments to see what this build can do.
             """,
         version: "kcs \(WalletCoreInfo.version)",
@@ -24,7 +24,7 @@ struct KCS: ParsableCommand {
         """
         kcs \(WalletCoreInfo.version) — the Keycard console
 
-        This build provides the wallet core; the console prompt and .kcs scripts are not in it yet.
+        This build provides the wallet core and the Keycard layer; the console prompt and .kcs scripts are not in it yet.
         What it can do:
           secp256k1      keys, ECDSA (RFC 6979, low-S, recoverable), verify, recover, ECDH, BIP-341 tweak (libsecp256k1)
           hashes         SHA-256/512, HMAC, PBKDF2, scrypt, Keccak-256, RIPEMD-160, HASH160, AES-CBC/CTR/GCM
@@ -34,6 +34,8 @@ struct KCS: ParsableCommand {
           addresses      Ethereum (EIP-55); Bitcoin P2PKH, P2SH-P2WPKH, P2WPKH, P2TR; Litecoin, Dogecoin
           encodings      hex, Base58Check, WIF, bech32/bech32m, RLP
           keystore V3    scrypt and pbkdf2, aes-128-ctr, written atomically with mode 0600
+          Keycard        protocol client (Secure Channel V1, every 3.x command), applet 3.1 simulator, PC/SC
+          kcs sim attach a simulated card in the virtual reader "Virtual PCD 00 00" (pcscd + vsmartcard-vpcd)
         """
     }
 }

@@ -58,7 +58,12 @@ if all || what == "seed" {
 }
 
 if all || what == "card" { try CardBench.run(inProcess: true, pcsc: false) }
-if what == "card-pcsc" { try CardBench.run(inProcess: false, pcsc: true) }
+if what == "card-pcsc" {
+    do { try CardBench.run(inProcess: false, pcsc: true) } catch {
+        FileHandle.standardError.write(Data("card-pcsc: \(error)\n".utf8))
+        exit(1)
+    }
+}
 
 let password = Secret(utf8: "testpassword")
 let key = try PrivateKey(bytes: (0..<32).map { UInt8(0x30 + $0) })
