@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
     ],
     targets: [
         // MARK: - Layer 0: C libraries from Debian, found through pkg-config
@@ -43,6 +44,10 @@ let package = Package(
         .target(name: "CardSimulator", dependencies: ["CardProtocol", "WalletCore", "WalletCrypto"]),
         .target(name: "CardPCSC", dependencies: ["CardProtocol", "CPCSC"]),
 
+        // MARK: - Layer 4: language
+        .target(name: "KCSSyntax"),
+        .target(name: "KCSRuntime", dependencies: ["KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
+
         // MARK: - Layer 5: the executable
         .executableTarget(
             name: "kcs",
@@ -69,6 +74,9 @@ let package = Package(
         .testTarget(
             name: "CardPCSCTests",
             dependencies: ["CardPCSC", "CardSimulator", "CardProtocol", "KCSTestSupport"]),
+        .testTarget(name: "KCSSyntaxTests", dependencies: ["KCSSyntax"]),
+        .testTarget(
+            name: "KCSRuntimeTests", dependencies: ["KCSRuntime", .product(name: "BigInt", package: "BigInt")]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]
 )

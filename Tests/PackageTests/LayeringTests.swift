@@ -11,6 +11,8 @@ private let allowed: [String: Set<String>] = [
     "CardProtocol": ["WalletCore", "WalletCrypto"],
     "CardSimulator": ["CardProtocol", "WalletCore", "WalletCrypto"],
     "CardPCSC": ["CardProtocol", "CPCSC"],
+    "KCSSyntax": [],
+    "KCSRuntime": ["KCSSyntax", "BigInt"],
     "kcs": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "ArgumentParser"],
     "KCSTestSupport": ["WalletCrypto", "CardProtocol", "CardSimulator"],
     "kcs-bench": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC"],

@@ -1,0 +1,277 @@
+/// Builtins are tables (STYLE §3): each namespace file in KCSBuiltins owns a list of
+/// `Builtin`s, and everything else — arity and type checks, argument errors, help, completion,
+/// history redaction — is derived from those entries here, once.
+
+/// What a parameter or option accepts.
+public indirect enum ValueType: Sendable, Equatable, CustomStringConvertible {
+    case any
+    case bool, int, string, bytes, list, map
+    /// A secret of the given kind (nil: any kind).
+    case secret(String?)
+    /// A value a namespace registered, by its type name ("path", "address", …).
+    case domain(String)
+    /// Any of several types.
+    case oneOf([ValueType])
+
+    /// True when `value` is of this type.
+    public func accepts(_ value: Value) -> Bool {
+        switch (self, value) {
+        case (.any, _): true
+        case (.bool, .bool), (.string, .string), (.bytes, .bytes), (.list, .list), (.map, .map): true
+        case (.int, .int), (.int, .bigInt): true
+        case (.secret(let kind), .secret(let s)): kind == nil || kind == s.kind
+        case (.domain(let name), .domain(let d)): d.typeName == name
+        case (.oneOf(let types), _): types.contains { $0.accepts(value) }
+        default: false
+        }
+    }
+
+    /// The phrase used in argument errors: "a string", "an int", "a derivation path".
+    public var description: String {
+        switch self {
+        case .any: "a value"
+        case .bool: "a bool"
+        case .int: "an int"
+        case .string: "a string"
+        case .bytes: "bytes"
+        case .list: "a list"
+        case .map: "a map"
+        case .secret(let kind): kind.map { "a secret \($0)" } ?? "a secret"
+        case .domain(let name): (name.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + name
+        case .oneOf(let types): types.map(\.description).joined(separator: " or ")
+        }
+    }
+}
+
+/// One positional parameter of a builtin.
+public struct ParamSpec: Sendable, Equatable {
+    public let name: String
+    public let type: ValueType
+    /// Used when the argument is left out; nil means required (unless `isSecret` and the host
+    /// can ask for it).
+    public let defaultValue: Value?
+    /// A secret parameter: asked without echo at a terminal when left out, and replaced by
+    /// `<secret>` in the history.
+    public let isSecret: Bool
+
+    public init(_ name: String, _ type: ValueType, default defaultValue: Value? = nil, secret: Bool = false) {
+        self.name = name
+        self.type = type
+        self.defaultValue = defaultValue
+        self.isSecret = secret
+    }
+}
+
+/// One `--name value` option or `--flag`.
+public struct OptionSpec: Sendable, Equatable {
+    public let name: String
+    /// nil for a flag (present or not).
+    public let type: ValueType?
+    public let summary: String
+    public let isSecret: Bool
+
+    public init(_ name: String, _ type: ValueType?, _ summary: String, secret: Bool = false) {
+        self.name = name
+        self.type = type
+        self.summary = summary
+        self.isSecret = secret
+    }
+}
+
+/// The checked arguments a builtin body receives.
+public struct CallArguments: Sendable {
+    /// Positional parameters by name (defaults filled in; absent optional secrets are missing).
+    public let values: [String: Value]
+    /// Options given (flags map to `.bool(true)`).
+    public let options: [String: Value]
+
+    /// The argument `name`.
+    public subscript(name: String) -> Value? { values[name] }
+
+    /// True when the flag `name` was given.
+    public func flag(_ name: String) -> Bool { options[name] == .bool(true) }
+}
+
+/// A command or function the language can call.
+public struct Builtin: Sendable {
+    /// Full dotted name: `card.pair`, `derive`, `keystore.load`.
+    public let name: String
+    public let params: [ParamSpec]
+    public let options: [OptionSpec]
+    /// One line for `help`.
+    public let summary: String
+    /// One example line for `help NAME`.
+    public let example: String
+    /// The body: checked arguments in, a value out; it does not print.
+    public let body: @Sendable (CallArguments) throws -> Value
+
+    public init(_ name: String, params: [ParamSpec] = [], options: [OptionSpec] = [], summary: String,
+                example: String, body: @escaping @Sendable (CallArguments) throws -> Value) {
+        self.name = name
+        self.params = params
+        self.options = options
+        self.summary = summary
+        self.example = example
+        self.body = body
+    }
+
+    /// The namespace word (`card` for `card.pair`), or nil for a top-level command.
+    public var namespace: String? {
+        name.firstIndex(of: ".").map { String(name[..<$0]) }
+    }
+
+    /// `card.sign HASH [PATH] [--pinless]` — the usage line help prints.
+    public var usage: String {
+        var parts = [name]
+        for p in params {
+            let n = p.name.uppercased()
+            parts.append(p.defaultValue == nil && !p.isSecret ? n : "[\(n)]")
+        }
+        for o in options { parts.append(o.type == nil ? "[--\(o.name)]" : "[--\(o.name) \(o.name.uppercased())]") }
+        return parts.joined(separator: " ")
+    }
+}
+
+/// Why arguments do not fit a builtin; rendered in one voice ("card.sign: argument 2 (path)
+/// must be a derivation path, got string").
+public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
+    case tooMany(command: String, max: Int, got: Int)
+    case missing(command: String, position: Int, name: String, type: ValueType)
+    case wrongType(command: String, position: Int, name: String, expected: ValueType, got: String)
+    case unknownOption(command: String, option: String, known: [String])
+    case optionNeedsValue(command: String, option: String, type: ValueType)
+    case flagTakesNoValue(command: String, option: String)
+    case optionWrongType(command: String, option: String, expected: ValueType, got: String)
+
+    /// Stable identifier.
+    public var id: String {
+        switch self {
+        case .tooMany: "call.tooManyArguments"
+        case .missing: "call.missingArgument"
+        case .wrongType: "call.wrongType"
+        case .unknownOption: "call.unknownOption"
+        case .optionNeedsValue: "call.optionNeedsValue"
+        case .flagTakesNoValue: "call.flagTakesNoValue"
+        case .optionWrongType: "call.optionWrongType"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .tooMany(let c, let max, let got):
+            "\(c): takes at most \(max) argument\(max == 1 ? "" : "s"), got \(got)"
+        case .missing(let c, let pos, let name, let type):
+            "\(c): argument \(pos) (\(name)) is missing; expected \(type)"
+        case .wrongType(let c, let pos, let name, let expected, let got):
+            "\(c): argument \(pos) (\(name)) must be \(expected), got \(got)"
+        case .unknownOption(let c, let option, let known):
+            known.isEmpty ? "\(c): takes no options, got --\(option)"
+                : "\(c): unknown option --\(option); expected one of \(known.map { "--" + $0 }.joined(separator: ", "))"
+        case .optionNeedsValue(let c, let option, let type):
+            "\(c): option --\(option) needs a value (\(type))"
+        case .flagTakesNoValue(let c, let option):
+            "\(c): --\(option) is a flag and takes no value"
+        case .optionWrongType(let c, let option, let expected, let got):
+            "\(c): option --\(option) must be \(expected), got \(got)"
+        }
+    }
+}
+
+extension Builtin {
+    /// Checks positional arguments and options against the table entry. `options` maps a
+    /// name to its value, or to nil when the option was written without one.
+    /// Absent secret parameters without a default are left out of the result: the caller asks
+    /// for them (terminal) or reports how to supply them (batch).
+    public func bind(_ positional: [Value], options given: [(String, Value?)]) throws(ArgumentError) -> CallArguments {
+        guard positional.count <= params.count else {
+            throw .tooMany(command: name, max: params.count, got: positional.count)
+        }
+        var values: [String: Value] = [:]
+        for (i, p) in params.enumerated() {
+            if i < positional.count {
+                let v = positional[i]
+                guard p.type.accepts(v) else {
+                    throw .wrongType(command: name, position: i + 1, name: p.name, expected: p.type, got: v.typeName)
+                }
+                values[p.name] = v
+            } else if let d = p.defaultValue {
+                values[p.name] = d
+            } else if !p.isSecret {
+                throw .missing(command: name, position: i + 1, name: p.name, type: p.type)
+            }
+        }
+        var opts: [String: Value] = [:]
+        for (key, value) in given {
+            guard let spec = options.first(where: { $0.name == key }) else {
+                throw .unknownOption(command: name, option: key, known: options.map(\.name))
+            }
+            switch (spec.type, value) {
+            case (nil, nil): opts[key] = .bool(true)
+            case (nil, .some): throw .flagTakesNoValue(command: name, option: key)
+            case (.some(let t), nil): throw .optionNeedsValue(command: name, option: key, type: t)
+            case (.some(let t), .some(let v)):
+                guard t.accepts(v) else { throw .optionWrongType(command: name, option: key, expected: t, got: v.typeName) }
+                opts[key] = v
+            }
+        }
+        return CallArguments(values: values, options: opts)
+    }
+
+    /// The parameters (by position) and options whose values must never reach the history.
+    public var secretPositions: [Int] { params.indices.filter { params[$0].isSecret } }
+}
+
+/// All builtins of a session, checked once: unique names, a summary and an example each.
+public struct BuiltinRegistry: Sendable {
+    public let builtins: [Builtin]
+    private let byName: [String: Int]
+
+    /// Builds the registry; two entries with one name is a programming error.
+    public init(_ builtins: [Builtin]) {
+        var index: [String: Int] = [:]
+        for (i, b) in builtins.enumerated() {
+            precondition(index[b.name] == nil, "builtin \(b.name) is registered twice")
+            precondition(!b.summary.isEmpty && !b.example.isEmpty, "builtin \(b.name) needs a summary and an example")
+            index[b.name] = i
+        }
+        self.builtins = builtins
+        byName = index
+    }
+
+    /// The builtin called `name`.
+    public func lookup(_ name: String) -> Builtin? { byName[name].map { builtins[$0] } }
+
+    /// Namespace words in first-seen order (`card`, `keystore`, …).
+    public var namespaces: [String] {
+        var seen: [String] = []
+        for b in builtins { if let n = b.namespace, !seen.contains(n) { seen.append(n) } }
+        return seen
+    }
+
+    /// Names starting with `prefix`, sorted: tab completion of command names.
+    public func completions(for prefix: String) -> [String] {
+        builtins.map(\.name).filter { $0.hasPrefix(prefix) }.sorted()
+    }
+
+    /// `help`: one line per namespace with its commands; `help NAME`: usage, summary, options, example.
+    public func help(_ topic: String? = nil) -> String? {
+        guard let topic else {
+            let top = builtins.filter { $0.namespace == nil }.map(\.name)
+            var lines = top.isEmpty ? [] : ["commands: " + top.joined(separator: ", ")]
+            for ns in namespaces {
+                lines.append("\(ns): " + builtins.filter { $0.namespace == ns }.map { String($0.name.dropFirst(ns.count + 1)) }.joined(separator: ", "))
+            }
+            return lines.joined(separator: "\n")
+        }
+        if let b = lookup(topic) {
+            var lines = [b.usage, "  " + b.summary]
+            for o in b.options { lines.append("  --\(o.name)\(o.type.map { " (\($0))" } ?? "")  \(o.summary)") }
+            lines.append("  example: " + b.example)
+            return lines.joined(separator: "\n")
+        }
+        let inNamespace = builtins.filter { $0.namespace == topic }
+        guard !inNamespace.isEmpty else { return nil }
+        let width = inNamespace.map(\.name.count).max() ?? 0
+        return inNamespace.map { $0.name.padding(to: width) + "  " + $0.summary }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,129 @@
+import BigInt
+
+/// The two renderings every value has (issue 3 §3): text for people (records and lists of
+/// records as aligned tables) and JSON for scripts (`--json`). Secrets render as
+/// `<secret KIND>` in both; nothing here can reveal one.
+extension Value {
+    /// Text rendering: strings are shown raw at the top level and quoted inside structures.
+    public var text: String { render(top: true) }
+
+    private func render(top: Bool) -> String {
+        switch self {
+        case .null: return "nil"
+        case .bool(let b): return b ? "true" : "false"
+        case .int(let n): return String(n)
+        case .bigInt(let n): return String(n)
+        case .string(let s): return top ? s : Value.quote(s)
+        case .bytes(let b): return "0x" + Value.hex(b)
+        case .secret(let s): return s.redacted
+        case .domain(let d):
+            if top, !d.fields.isEmpty { return Value.table(d.fields.map { ($0.name, $0.value) }) }
+            return d.text
+        case .map(let m):
+            if top, !m.keys.isEmpty { return Value.table(m.pairs.map { ($0.key, $0.value) }) }
+            return "{" + m.pairs.map { Value.quote($0.key) + ": " + $0.value.render(top: false) }.joined(separator: ", ") + "}"
+        case .list(let items):
+            if top, let table = Value.recordTable(items) { return table }
+            return "[" + items.map { $0.render(top: false) }.joined(separator: ", ") + "]"
+        }
+    }
+
+    /// `name  value` rows with the names padded to one width.
+    static func table(_ rows: [(String, Value)]) -> String {
+        let width = rows.map { $0.0.count }.max() ?? 0
+        return rows.map { name, value in
+            name.padding(to: width) + "  " + value.render(top: false).replacingNewlines()
+        }.joined(separator: "\n")
+    }
+
+    /// A list whose items are all records with the same fields becomes a table with a header.
+    static func recordTable(_ items: [Value]) -> String? {
+        guard !items.isEmpty else { return nil }
+        var rows: [[(String, Value)]] = []
+        for item in items {
+            switch item {
+            case .map(let m) where m.count > 0: rows.append(m.pairs.map { ($0.key, $0.value) })
+            case .domain(let d) where !d.fields.isEmpty: rows.append(d.fields.map { ($0.name, $0.value) })
+            default: return nil
+            }
+        }
+        let header = rows[0].map(\.0)
+        guard rows.allSatisfy({ $0.map(\.0) == header }) else { return nil }
+        let cells = rows.map { $0.map { $0.1.render(top: false).replacingNewlines() } }
+        let widths = header.indices.map { i in max(header[i].count, cells.map { $0[i].count }.max() ?? 0) }
+        func line(_ parts: [String]) -> String {
+            zip(parts, widths).map { $0.padding(to: $1) }.joined(separator: "  ").trimmingTrailingSpaces()
+        }
+        return ([line(header)] + cells.map(line)).joined(separator: "\n")
+    }
+
+    // MARK: JSON
+
+    /// JSON rendering with keys in insertion order. Integers within ±(2⁵³−1) are numbers;
+    /// larger ones are decimal strings so no JSON reader rounds a wei amount. Bytes are
+    /// `"0x…"` strings; secrets are `"<secret KIND>"`; domain values are an object of their
+    /// fields (or their text when they have none).
+    public var json: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .int(let n): return abs(n) <= Value.maxSafeJSONInteger ? String(n) : Value.quote(String(n))
+        case .bigInt(let n): return Value.quote(String(n))
+        case .string(let s): return Value.quote(s)
+        case .bytes(let b): return Value.quote("0x" + Value.hex(b))
+        case .secret(let s): return Value.quote(s.redacted)
+        case .list(let items): return "[" + items.map(\.json).joined(separator: ",") + "]"
+        case .map(let m): return "{" + m.pairs.map { Value.quote($0.key) + ":" + $0.value.json }.joined(separator: ",") + "}"
+        case .domain(let d):
+            if d.fields.isEmpty { return Value.quote(d.text) }
+            return "{" + d.fields.map { Value.quote($0.name) + ":" + $0.value.json }.joined(separator: ",") + "}"
+        }
+    }
+
+    /// 2⁵³ − 1, the largest integer every JSON reader keeps exactly.
+    public static let maxSafeJSONInteger = 9_007_199_254_740_991
+
+    // MARK: helpers
+
+    /// A double-quoted string with JSON escapes (also the language's own string syntax).
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20: out += "\\u" + String(u.value, radix: 16).padding(to: 4, left: "0")
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes { out += [digits[Int(b >> 4)], digits[Int(b & 15)]] }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension String {
+    /// Pads on the right (or on the left with `left`) to `width` characters.
+    func padding(to width: Int, left: Character? = nil) -> String {
+        guard count < width else { return self }
+        let pad = String(repeating: left ?? " ", count: width - count)
+        return left == nil ? self + pad : pad + self
+    }
+
+    func replacingNewlines() -> String { split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ") }
+
+    func trimmingTrailingSpaces() -> String {
+        var s = Substring(self)
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,73 @@
+// The builtin table: binding and its errors (STYLE §3 "argument errors are phrased once"),
+// help and completion derived from the entries.
+import KCSRuntime
+import Testing
+
+struct PathValue: DomainValue {
+    let text: String
+    var typeName: String { "derivation path" }
+}
+
+private let sign = Builtin(
+    "card.sign",
+    params: [ParamSpec("hash", .bytes), ParamSpec("path", .domain("derivation path"), default: .null)],
+    options: [OptionSpec("pinless", nil, "sign with the PIN-less path"), OptionSpec("reader", .string, "reader name")],
+    summary: "Sign a 32-byte hash on the card.", example: "card.sign 0x1c8a… \"m/44'/60'/0'/0/0\"") { args in
+    args["hash"]!
+}
+private let verify = Builtin("card.verifyPIN", params: [ParamSpec("pin", .secret("PIN"), secret: true)],
+                             summary: "Verify the PIN.", example: "card.verifyPIN") { _ in .null }
+private let derive = Builtin("derive", params: [ParamSpec("path", .string)], summary: "Derive a key.",
+                             example: "derive \"m/44'/60'/0'/0/0\"") { _ in .null }
+private let registry = BuiltinRegistry([sign, verify, derive])
+
+@Suite("Builtin tables")
+struct BuiltinTests {
+    @Test func bind_checksTypesAndFillsDefaults() throws {
+        let args = try sign.bind([.bytes([1, 2])], options: [("pinless", nil)])
+        #expect(args["hash"] == .bytes([1, 2]) && args["path"] == .null && args.flag("pinless"))
+        #expect(try sign.bind([.bytes([1]), .domain(PathValue(text: "m/0"))], options: [])["path"]?.text == "m/0")
+    }
+
+    @Test func bind_errorsNameTheArgumentExpectedAndGiven() {
+        #expect(throws: ArgumentError.wrongType(command: "card.sign", position: 2, name: "path",
+                                                expected: .domain("derivation path"), got: "string")) {
+            try sign.bind([.bytes([1]), .string("m/0")], options: [])
+        }
+        #expect(ArgumentError.wrongType(command: "card.sign", position: 2, name: "path", expected: .domain("derivation path"),
+                                        got: "string").description
+                == "card.sign: argument 2 (path) must be a derivation path, got string")
+        #expect(throws: ArgumentError.missing(command: "card.sign", position: 1, name: "hash", type: .bytes)) {
+            try sign.bind([], options: [])
+        }
+        #expect(throws: ArgumentError.tooMany(command: "derive", max: 1, got: 2)) { try derive.bind([.string("a"), .string("b")], options: []) }
+        #expect(ArgumentError.unknownOption(command: "card.sign", option: "pinles", known: ["pinless", "reader"]).description
+                == "card.sign: unknown option --pinles; expected one of --pinless, --reader")
+        #expect(throws: ArgumentError.optionNeedsValue(command: "card.sign", option: "reader", type: .string)) {
+            try sign.bind([.bytes([1])], options: [("reader", nil)])
+        }
+        #expect(throws: ArgumentError.flagTakesNoValue(command: "card.sign", option: "pinless")) {
+            try sign.bind([.bytes([1])], options: [("pinless", .string("yes"))])
+        }
+    }
+
+    @Test func bind_missingSecretIsLeftForTheHostToAsk() throws {
+        let args = try verify.bind([], options: [])
+        #expect(args["pin"] == nil)
+        #expect(verify.secretPositions == [0])
+    }
+
+    @Test func registry_helpAndCompletionComeFromTheTable() {
+        #expect(registry.namespaces == ["card"])
+        #expect(registry.completions(for: "card.") == ["card.sign", "card.verifyPIN"])
+        #expect(registry.help() == "commands: derive\ncard: sign, verifyPIN")
+        #expect(registry.help("card.sign") == """
+            card.sign HASH [PATH] [--pinless] [--reader READER]
+              Sign a 32-byte hash on the card.
+              --pinless  sign with the PIN-less path
+              --reader (a string)  reader name
+              example: card.sign 0x1c8a… "m/44'/60'/0'/0/0"
+            """)
+        #expect(registry.help("nope") == nil)
+    }
+}
