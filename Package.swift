@@ -47,6 +47,9 @@ let package = Package(
         // MARK: - Layer 4: language
         .target(name: "KCSSyntax"),
         .target(name: "KCSRuntime", dependencies: ["KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
+        .target(
+            name: "KCSBuiltins",
+            dependencies: ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", .product(name: "BigInt", package: "BigInt")]),
 
         // MARK: - Layer 5: the executable
         .executableTarget(
@@ -76,7 +79,11 @@ let package = Package(
             dependencies: ["CardPCSC", "CardSimulator", "CardProtocol", "KCSTestSupport"]),
         .testTarget(name: "KCSSyntaxTests", dependencies: ["KCSSyntax"]),
         .testTarget(
-            name: "KCSRuntimeTests", dependencies: ["KCSRuntime", .product(name: "BigInt", package: "BigInt")]),
+            name: "KCSBuiltinsTests",
+            dependencies: ["KCSBuiltins", "KCSRuntime", "WalletCore", .product(name: "BigInt", package: "BigInt")]),
+        .testTarget(
+            name: "KCSRuntimeTests", dependencies: ["KCSRuntime", .product(name: "BigInt", package: "BigInt")],
+            exclude: ["Cases"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]
 )

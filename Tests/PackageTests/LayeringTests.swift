@@ -13,6 +13,7 @@ private let allowed: [String: Set<String>] = [
     "CardPCSC": ["CardProtocol", "CPCSC"],
     "KCSSyntax": [],
     "KCSRuntime": ["KCSSyntax", "BigInt"],
+    "KCSBuiltins": ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "BigInt"],
     "kcs": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "ArgumentParser"],
     "KCSTestSupport": ["WalletCrypto", "CardProtocol", "CardSimulator"],
     "kcs-bench": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC"],

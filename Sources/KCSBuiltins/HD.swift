@@ -1,0 +1,185 @@
+import KCSRuntime
+import WalletCore
+import WalletCrypto
+
+// Software HD keys (BIP-32), paths (BIP-32/44), addresses and the SLIP-44 registry: `hd.master`,
+// `derive`, `address`, `xkey.encode`, `xkey.decode`, `path.parse`, `coins`. An HD key is a
+// domain value whose fields are public facts; its private half leaves only through
+// `xkey.encode --private`, as a secret.
+
+extension Builtins {
+    /// What a path parameter accepts: path text or a parsed path.
+    static let pathType = ValueType.oneOf([.string, .domain("path")])
+
+    static let hd: [Builtin] = [
+        Builtin("hd.master",
+                params: [ParamSpec("source", .oneOf([mnemonicType, .secret(SecretKind.seed.rawValue), .bytes]), secret: true)],
+                options: [OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with a mnemonic", secret: true)],
+                summary: "The BIP-32 master key (path m) of a mnemonic, a secret seed, or seed bytes.",
+                example: "let root = hd.master $m") { args in
+            let command = "hd.master"
+            let seedBytes: Secret
+            switch args["source"] {
+            case .secret(let s) where s.kind == SecretKind.seed.rawValue:
+                seedBytes = try secretBytes(s, command)
+            case .bytes(let b):
+                seedBytes = Secret(bytes: b)
+            default:
+                let m = try parseMnemonic(args["source"], language: nil, command)
+                return .domain(HDKeyValue(try ExtendedKey.master(seed: seed(m, args, command)), path: nil))
+            }
+            if args.value("passphrase") != nil {
+                throw BuiltinError.optionNotApplicable(command: command, option: "passphrase",
+                                                      reason: "a seed already includes its passphrase")
+            }
+            return .domain(HDKeyValue(try ExtendedKey.master(seed: seedBytes), path: nil))
+        },
+
+        Builtin("derive", params: [ParamSpec("path", pathType)],
+                options: [OptionSpec("from", .domain("hdkey"), "the key to derive from (a master key for m/… paths)")],
+                summary: "The HD key at PATH (m/… from a master key, or relative like 0/5) below --from KEY.",
+                example: "let key = derive \"m/44'/60'/0'/0/0\" --from $root") { args in
+            // The session's current HD key (the default for --from) arrives with the store.
+            guard let from = args.domain("from", as: HDKeyValue.self) else {
+                throw BuiltinError.noCurrentKey(command: "derive")
+            }
+            let path = try pathArgument(args["path"])
+            let key = try from.key.derive(path)
+            let full: DerivationPath? = path.isAbsolute ? path : from.path.map { $0.appending(path) }
+            return .domain(HDKeyValue(key, path: full))
+        },
+
+        Builtin("address", params: [ParamSpec("key", .domain("hdkey"))],
+                options: [
+                    OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "SLIP-44 symbol or coin type (default ETH)"),
+                    OptionSpec("kind", .string, "Bitcoin kind: p2pkh, p2sh-p2wpkh, p2wpkh or p2tr (default: from the path's purpose)"),
+                ],
+                summary: "The address of an HD key for a coin: EIP-55 for ETH (the default), or a Bitcoin-family kind.",
+                example: "address $key --coin BTC --kind p2wpkh") { args in
+            guard let key = args.domain("key", as: HDKeyValue.self) else { return .null }
+            return .domain(try address(of: key, coin: coinArgument(args.value("coin"), "address"), kindName: args.string("kind")))
+        },
+
+        Builtin("xkey.encode", params: [ParamSpec("key", .domain("hdkey"))],
+                options: [
+                    OptionSpec("version", .string, "xpub, ypub, zpub, tpub, … (default: the key's own family)"),
+                    OptionSpec("private", nil, "serialise the private key (xprv, …), returned as a secret"),
+                ],
+                summary: "The Base58Check serialisation of an HD key: xpub text, or with --private a secret xprv.",
+                example: "xkey.encode $key --version zpub") { args in
+            guard let key = args.domain("key", as: HDKeyValue.self)?.key else { return .null }
+            let command = "xkey.encode"
+            var version = key.version.publicVersion
+            if let name = args.string("version") {
+                guard let v = ExtendedKeyVersion(rawValue: name) else {
+                    throw BuiltinError.badChoice(command: command, option: "version",
+                                                 expected: ExtendedKeyVersion.allCases.map(\.rawValue), got: name)
+                }
+                guard !v.isPrivate || args.flag("private") else {
+                    throw BuiltinError.privateNeedsFlag(command: command, version: v.rawValue)
+                }
+                version = v
+            }
+            guard args.flag("private") else { return .string(try key.serialized(version)) }
+            let privateVersion = ExtendedKeyVersion(rawValue: String(version.rawValue.dropLast(3)) + "prv") ?? .xprv
+            var text = Array(try key.serialized(privateVersion).utf8)
+            return SecretKind.xprv.value(Secret(consuming: &text))
+        },
+
+        Builtin("xkey.decode", params: [ParamSpec("text", .oneOf([.string, .secret(SecretKind.xprv.rawValue)]), secret: true)],
+                summary: "The HD key of an xpub/xprv (or SLIP-132 ypub, zpub, …) serialisation.",
+                example: "let acct = xkey.decode \"xpub6C…\"") { args in
+            switch args["text"] {
+            case .string(let text):
+                return .domain(HDKeyValue(try ExtendedKey(text.trimmed), path: nil))
+            case .secret(let s):
+                let secret = try secretBytes(s, "xkey.decode")
+                guard let text = secret.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
+                    throw BuiltinError.secretNotText(command: "xkey.decode", kind: s.kind)
+                }
+                return .domain(HDKeyValue(try ExtendedKey(text.trimmed), path: nil))
+            default: return .null
+            }
+        },
+
+        Builtin("path.parse", params: [ParamSpec("text", pathType)],
+                summary: "A derivation path from text: m/44'/60'/0'/0/0 (h or H also mark hardened), or relative 0/5.",
+                example: "let p = path.parse \"m/44h/60h/0h/0/0\"") { args in
+            .domain(PathValue(path: try pathArgument(args["text"])))
+        },
+
+        Builtin("coins", params: [ParamSpec("coin", .oneOf([.string, .int]), default: .null)],
+                summary: "The SLIP-44 registry: every coin, or the one with a symbol or coin type.",
+                example: "coins ETH   # index 60, symbol ETH, name Ethereum") { args in
+            guard let which = args.value("coin") else { return .list(SLIP44.coins.map { .domain(CoinValue(coin: $0)) }) }
+            return .domain(CoinValue(coin: try coinArgument(which, "coins") ?? SLIP44.coin(index: 60)))
+        },
+    ]
+
+    // MARK: - Helpers
+
+    /// A `path` argument: text parsed (the core's `HDError` on a bad segment) or a path value.
+    static func pathArgument(_ value: Value?) throws -> DerivationPath {
+        switch value {
+        case .domain(let d as PathValue): return d.path
+        case .string(let text): return try DerivationPath(text)
+        default: throw HDError.pathEmpty
+        }
+    }
+
+    /// A `--coin` value: a SLIP-44 symbol, a coin type number, or a coin record; nil when absent.
+    static func coinArgument(_ value: Value?, _ command: String) throws -> SLIP44.Coin? {
+        switch value {
+        case .string(let symbol): return try SLIP44.coin(symbol: symbol)
+        case .domain(let d as CoinValue): return d.coin
+        case let v?:
+            guard let n = v.bigIntValue else { return nil }
+            guard let index = UInt32(exactly: n), index < ChildIndex.hardenedOffset else {
+                throw BuiltinError.outOfRange(command: command, name: "a coin type", expected: "0 to 2147483647",
+                                              got: String(n))
+            }
+            return try SLIP44.coin(index: index)
+        case nil: return nil
+        }
+    }
+
+    /// The address of `key` for `coin` (Ethereum when nil). For Bitcoin-family coins the kind
+    /// is `kindName`, or else follows the path's purpose: 49' nested segwit, 84' segwit,
+    /// 86' taproot, anything else P2PKH.
+    static func address(of key: HDKeyValue, coin: SLIP44.Coin?, kindName: String?) throws -> AddressValue {
+        let coin = try coin ?? SLIP44.coin(index: 60)
+        let symbol = coin.symbol.isEmpty ? "coin type \(coin.index)" : coin.symbol
+        if CoinAddress.ethereumCoinTypes.contains(coin.index) {
+            if let kindName, kindName != "ethereum" { throw AddressError.unsupportedKind(coin: symbol, kind: kindName) }
+            return AddressValue(address: EthereumAddress(publicKey: key.key.publicKey).checksummed, coin: symbol,
+                                kind: "ethereum")
+        }
+        let kind: BitcoinAddressKind
+        if let kindName {
+            guard let k = BitcoinAddressKind(rawValue: kindName) else {
+                throw BuiltinError.badChoice(command: "address", option: "kind",
+                                             expected: BitcoinAddressKind.allCases.map(\.rawValue), got: kindName)
+            }
+            kind = k
+        } else {
+            switch key.path?.components.first.map({ $0.hardened ? $0.index : 0 }) {
+            case 49: kind = .p2shP2wpkh
+            case 84: kind = .p2wpkh
+            case 86: kind = .p2tr
+            default: kind = .p2pkh
+            }
+        }
+        let text = try CoinAddress.make(coin: coin, publicKey: key.key.publicKey, bitcoinKind: kind)
+        return AddressValue(address: text, coin: symbol, kind: kind.rawValue)
+    }
+}
+
+extension String {
+    /// Without leading and trailing blanks and line breaks (pasted keys often carry them).
+    fileprivate var trimmed: String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
+        while let c = s.last, c.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}

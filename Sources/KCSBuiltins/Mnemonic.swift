@@ -1,0 +1,88 @@
+import KCSRuntime
+import WalletCore
+import WalletCrypto
+
+// The `mnemonic` namespace: BIP-39 phrases. A phrase is a secret value (`<secret mnemonic>`)
+// from the moment it is made or parsed; only `reveal` shows its words.
+
+extension Builtins {
+    /// What a mnemonic parameter accepts: a secret mnemonic, or a phrase typed as a string
+    /// (the history keeps `<secret>` in its place, since the parameter is secret).
+    static let mnemonicType = ValueType.oneOf([.secret(SecretKind.mnemonic.rawValue), .string])
+
+    /// What a passphrase option accepts.
+    static let passphraseType = ValueType.oneOf([.string, .secret(SecretKind.passphrase.rawValue)])
+
+    static let mnemonic: [Builtin] = [
+        Builtin("mnemonic.generate",
+                options: [
+                    OptionSpec("words", .int, "12, 15, 18, 21 or 24 (default 12)"),
+                    OptionSpec("language", .string, "BIP-39 word list (default english)"),
+                ],
+                summary: "A new random BIP-39 mnemonic from the system's secure random source, as a secret.",
+                example: "let m = mnemonic.generate --words 24") { args in
+            let words = try wordCount(args, "mnemonic.generate")
+            let language = try language(args, "mnemonic.generate") ?? .english
+            return .mnemonic(Mnemonic(generating: words, language: language, using: SystemRandom()))
+        },
+
+        Builtin("mnemonic.check", params: [ParamSpec("phrase", mnemonicType, secret: true)],
+                options: [OptionSpec("language", .string, "require this word list instead of detecting it")],
+                summary: "Checks a phrase: {valid, words, language}, or an error naming the first bad word and its position.",
+                example: "mnemonic.check \"abandon abandon … about\"") { args in
+            let m = try parseMnemonic(args["phrase"], language: language(args, "mnemonic.check"), "mnemonic.check")
+            return .map(ValueMap([
+                ("valid", .bool(true)), ("words", .int(m.wordCount.rawValue)), ("language", .string(m.language.rawValue)),
+            ]))
+        },
+
+        Builtin("mnemonic.seed", params: [ParamSpec("mnemonic", mnemonicType, secret: true)],
+                options: [OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true)],
+                summary: "The 64-byte BIP-39 seed of a mnemonic and optional passphrase, as a secret.",
+                example: "let seed = mnemonic.seed $m --passphrase \"TREZOR\"") { args in
+            let m = try parseMnemonic(args["mnemonic"], language: nil, "mnemonic.seed")
+            return SecretKind.seed.value(try seed(m, args, "mnemonic.seed"))
+        },
+    ]
+
+    // MARK: - Helpers
+
+    /// The mnemonic in `value`: a phrase string or a secret mnemonic, parsed and checked.
+    static func parseMnemonic(_ value: Value?, language: Wordlist.Language?, _ command: String) throws -> Mnemonic {
+        switch value {
+        case .string(let phrase): return try Mnemonic(phrase: phrase, language: language)
+        case .secret(let s): return try Mnemonic(phrase: secretBytes(s, command), language: language)
+        default: throw ArgumentError.missing(command: command, position: 1, name: "mnemonic", type: mnemonicType)
+        }
+    }
+
+    /// The seed of `m` with the `--passphrase` option, if any.
+    static func seed(_ m: Mnemonic, _ args: CallArguments, _ command: String) throws -> Secret {
+        switch args.value("passphrase") {
+        case .string(let p): return m.seed(passphrase: p)
+        case .secret(let s): return try m.seed(passphrase: secretBytes(s, command))
+        default: return m.seed()
+        }
+    }
+
+    /// `--words`: one of BIP-39's word counts (12 when absent).
+    static func wordCount(_ args: CallArguments, _ command: String) throws(BuiltinError) -> Mnemonic.WordCount {
+        guard let n = args.integer("words") else { return .twelve }
+        guard let small = Int(exactly: n), let count = Mnemonic.WordCount(rawValue: small) else {
+            throw .badChoice(command: command, option: "words",
+                             expected: Mnemonic.WordCount.allCases.map { String($0.rawValue) }, got: String(n))
+        }
+        return count
+    }
+
+    /// `--language`: a BIP-39 word list by name (`english`, `chinese_simplified`, …).
+    static func language(_ args: CallArguments, _ command: String) throws(BuiltinError) -> Wordlist.Language? {
+        guard let name = args.string("language") else { return nil }
+        let key = String(name.lowercased().map { $0 == "-" ? "_" : $0 })
+        guard let language = Wordlist.Language(rawValue: key) else {
+            throw .badChoice(command: command, option: "language",
+                             expected: Wordlist.Language.allCases.map(\.rawValue), got: name)
+        }
+        return language
+    }
+}

@@ -1,0 +1,11 @@
+import KCSRuntime
+
+/// The builtin namespaces (STYLE §3). Each namespace is one file in this module that owns a
+/// table; this file is touched only when a namespace is added.
+public enum Builtins {
+    /// Every builtin of the language, in help order.
+    public static var all: [Builtin] { core + wallet }
+
+    /// The registry the interpreter and the console use.
+    public static func registry() -> BuiltinRegistry { BuiltinRegistry(all) }
+}

@@ -1,0 +1,45 @@
+// The interpreter's only window on the outside world (STYLE habit 3: no global state).
+//
+// Named `ScriptHost` rather than `Host` because Foundation on Linux has a `Host` class, and
+// every client imports Foundation.
+//
+// The console implements `Host` for a terminal or a batch run; tests use an in-memory double.
+// Everything the interpreter would otherwise reach for globally — output, the terminal, the
+// file system for `use`, the clock, Ctrl-C — goes through here.
+import Foundation
+import KCSSyntax
+
+/// What the interpreter needs from whoever runs it.
+///
+/// The interpreter calls these synchronously from `Interpreter.run`; a host is used by one
+/// interpreter at a time.
+public protocol ScriptHost: AnyObject {
+    /// Writes program output (`print`). `text` already ends in a line break when a line ends.
+    func write(_ text: String)
+
+    /// True when a person is at a terminal, so a missing secret argument may be asked for.
+    var isInteractive: Bool { get }
+
+    /// Asks for a secret without echo. Returns nil when it cannot ask (batch, or the person
+    /// cancelled); throws only for I/O failures. Called only when `isInteractive` is true.
+    func readSecret(prompt: String) throws -> SecretValue?
+
+    /// Returns the text of module `name` for `use "name"`: the console looks in `stdlib/` first,
+    /// then relative to `relativeTo` (the `Source.name` of the script that says `use`). The
+    /// returned `Source.name` identifies the module: a module is run once per name, and a
+    /// cycle of names is an error. Throws when there is no such module (the error's description
+    /// becomes the message).
+    func loadModule(name: String, relativeTo: String) throws -> Source
+
+    /// Polled every few thousand loop iterations; returning true stops the run with
+    /// `runtime.interrupted` (Ctrl-C at the console). Defaults to false.
+    func shouldInterrupt() -> Bool
+
+    /// The current time, for builtins that need one. Defaults to the system clock.
+    var now: Date { get }
+}
+
+extension ScriptHost {
+    public func shouldInterrupt() -> Bool { false }
+    public var now: Date { Date() }
+}

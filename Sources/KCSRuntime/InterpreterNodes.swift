@@ -1,0 +1,555 @@
+// The resolved tree the interpreter runs.
+//
+// `Compiler` (InterpreterCompiler.swift) turns the parser's AST into these nodes once:
+// variables become slot numbers, builtins are looked up, literals become constants. Each node
+// is a small final class whose `eval`/`exec` is one virtual call, and integer arithmetic
+// stays on unboxed `Int`s until it overflows. Nodes never change after compilation.
+import BigInt
+import KCSSyntax
+
+/// A frame's base pointer: local `slot` is `fp[slot]`.
+typealias Frame = UnsafeMutablePointer<Value>
+
+/// How a statement finished.
+enum Flow: UInt8 {
+    case next, breakLoop, continueLoop, returned
+}
+
+// MARK: - Bases
+
+/// An expression node. Immutable after compilation.
+class ExprNode {
+    let range: SourceRange
+    init(range: SourceRange) { self.range = range }
+
+    func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value { fatalError("abstract") }
+
+    /// The value as a condition; only a bool is one.
+    func evalCondition(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Bool {
+        let v = try eval(env, fp)
+        if case .bool(let b) = v { return b }
+        throw RuntimeError(.notABool(context: "condition", got: v.typeName), at: range)
+    }
+}
+
+/// A statement node.
+class StmtNode {
+    let range: SourceRange
+    init(range: SourceRange) { self.range = range }
+
+    func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow { fatalError("abstract") }
+}
+
+// MARK: - Leaves
+
+final class ConstNode: ExprNode {
+    let value: Value
+    init(_ value: Value, range: SourceRange) {
+        self.value = value
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value { value }
+}
+
+final class LocalGet: ExprNode {
+    let slot: Int
+    init(slot: Int, range: SourceRange) {
+        self.slot = slot
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value { fp[slot] }
+}
+
+final class GlobalGet: ExprNode {
+    let slot: Int
+    let name: String
+    init(slot: Int, name: String, range: SourceRange) {
+        self.slot = slot
+        self.name = name
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        guard env.globalDefined[slot] else {
+            throw RuntimeError(.undefinedVariable(name, suggestion: suggestion(for: name, among: env.definedGlobalNames)),
+                               at: range)
+        }
+        return env.globals[slot]
+    }
+}
+
+// MARK: - Literals
+
+final class InterpolationNode: ExprNode {
+    let parts: [ExprNode]
+    init(parts: [ExprNode], range: SourceRange) {
+        self.parts = parts
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        var s = ""
+        for p in parts {
+            let v = try p.eval(env, fp)
+            if case .string(let t) = v { s += t } else { s += v.text }
+        }
+        return .string(s)
+    }
+}
+
+final class ListNode: ExprNode {
+    let items: [ExprNode]
+    init(items: [ExprNode], range: SourceRange) {
+        self.items = items
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        var out: [Value] = []
+        out.reserveCapacity(items.count)
+        for i in items { out.append(try i.eval(env, fp)) }
+        return .list(out)
+    }
+}
+
+final class MapNode: ExprNode {
+    let keys: [ExprNode]
+    let values: [ExprNode]
+    init(keys: [ExprNode], values: [ExprNode], range: SourceRange) {
+        self.keys = keys
+        self.values = values
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        var m = ValueMap()
+        for i in keys.indices {
+            let k = try keys[i].eval(env, fp)
+            guard case .string(let key) = k else { throw RuntimeError(.invalidMapKey(type: k.typeName), at: keys[i].range) }
+            m[key] = try values[i].eval(env, fp)
+        }
+        return .map(m)
+    }
+}
+
+// MARK: - Operators
+
+final class NegateNode: ExprNode {
+    let operand: ExprNode
+    init(_ operand: ExprNode, range: SourceRange) {
+        self.operand = operand
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        let v = try operand.eval(env, fp)
+        if case .int(let n) = v, n != .min { return .int(-n) }
+        guard let b = v.bigIntValue else { throw RuntimeError(.invalidOperand(op: "-", type: v.typeName), at: range) }
+        return .integer(-b)
+    }
+}
+
+final class NotNode: ExprNode {
+    let operand: ExprNode
+    init(_ operand: ExprNode, range: SourceRange) {
+        self.operand = operand
+        super.init(range: range)
+    }
+    override func evalCondition(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Bool {
+        let v = try operand.eval(env, fp)
+        guard case .bool(let b) = v else { throw RuntimeError(.notABool(context: "operand of `not`", got: v.typeName), at: operand.range) }
+        return !b
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value { .bool(try evalCondition(env, fp)) }
+}
+
+/// `and` / `or`: both operands must be bools; the right one is evaluated only when needed.
+final class LogicalNode: ExprNode {
+    let isAnd: Bool
+    let lhs: ExprNode, rhs: ExprNode
+    init(isAnd: Bool, _ lhs: ExprNode, _ rhs: ExprNode, range: SourceRange) {
+        self.isAnd = isAnd
+        self.lhs = lhs
+        self.rhs = rhs
+        super.init(range: range)
+    }
+    private func operand(_ node: ExprNode, _ env: Environment, _ fp: Frame) throws(RuntimeError) -> Bool {
+        let v = try node.eval(env, fp)
+        guard case .bool(let b) = v else {
+            throw RuntimeError(.notABool(context: "operand of `\(isAnd ? "and" : "or")`", got: v.typeName), at: node.range)
+        }
+        return b
+    }
+    override func evalCondition(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Bool {
+        let l = try operand(lhs, env, fp)
+        if isAnd ? !l : l { return l }
+        return try operand(rhs, env, fp)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value { .bool(try evalCondition(env, fp)) }
+}
+
+/// Binary arithmetic and comparison. `+`, `-` and `<` are the hot ones, with an unboxed path.
+final class BinaryNode: ExprNode {
+    let op: BinaryOperator
+    let lhs: ExprNode, rhs: ExprNode
+    init(_ op: BinaryOperator, _ lhs: ExprNode, _ rhs: ExprNode, range: SourceRange) {
+        self.op = op
+        self.lhs = lhs
+        self.rhs = rhs
+        super.init(range: range)
+    }
+
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        let a = try lhs.eval(env, fp)
+        let b = try rhs.eval(env, fp)
+        if case .int(let x) = a, case .int(let y) = b {
+            switch op {
+            case .add:
+                let (r, o) = x.addingReportingOverflow(y)
+                if !o { return .int(r) }
+            case .subtract:
+                let (r, o) = x.subtractingReportingOverflow(y)
+                if !o { return .int(r) }
+            case .less: return .bool(x < y)
+            case .lessOrEqual: return .bool(x <= y)
+            case .greater: return .bool(x > y)
+            case .greaterOrEqual: return .bool(x >= y)
+            case .equal: return .bool(x == y)
+            case .notEqual: return .bool(x != y)
+            default: break
+            }
+        }
+        return try BinaryNode.apply(op, a, b, range: range)
+    }
+
+    override func evalCondition(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Bool {
+        let a = try lhs.eval(env, fp)
+        let b = try rhs.eval(env, fp)
+        if case .int(let x) = a, case .int(let y) = b {
+            switch op {
+            case .less: return x < y
+            case .lessOrEqual: return x <= y
+            case .greater: return x > y
+            case .greaterOrEqual: return x >= y
+            case .equal: return x == y
+            case .notEqual: return x != y
+            default: break
+            }
+        }
+        let v = try BinaryNode.apply(op, a, b, range: range)
+        if case .bool(let r) = v { return r }
+        throw RuntimeError(.notABool(context: "condition", got: v.typeName), at: range)
+    }
+
+    /// The general case of every binary operator except `and`/`or`.
+    static func apply(_ op: BinaryOperator, _ a: Value, _ b: Value, range: SourceRange) throws(RuntimeError) -> Value {
+        func mismatch() -> RuntimeError {
+            RuntimeError(.invalidOperands(op: op.rawValue, left: a.typeName, right: b.typeName), at: range)
+        }
+        func arith(_ f: (Value, Value) throws(Value.ArithmeticError) -> Value) throws(RuntimeError) -> Value {
+            do { return try f(a, b) } catch {
+                switch error {
+                case .divisionByZero: throw RuntimeError(.divisionByZero, at: range)
+                case .notIntegers: throw mismatch()
+                }
+            }
+        }
+        switch op {
+        case .add:
+            switch (a, b) {
+            case (.string(let x), .string(let y)): return .string(x + y)
+            case (.list(let x), .list(let y)): return .list(x + y)
+            case (.bytes(let x), .bytes(let y)): return .bytes(x + y)
+            default: return try arith(Value.add)
+            }
+        case .subtract: return try arith(Value.subtract)
+        case .multiply: return try arith(Value.multiply)
+        case .divide: return try arith(Value.divide)
+        case .remainder: return try arith(Value.remainder)
+        case .equal: return .bool(a == b)
+        case .notEqual: return .bool(a != b)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            let c: Int
+            switch (a, b) {
+            case (.string(let x), .string(let y)): c = x < y ? -1 : (x == y ? 0 : 1)
+            default:
+                do { c = try Value.compareIntegers(a, b) } catch { throw mismatch() }
+            }
+            switch op {
+            case .less: return .bool(c < 0)
+            case .lessOrEqual: return .bool(c <= 0)
+            case .greater: return .bool(c > 0)
+            default: return .bool(c >= 0)
+            }
+        case .halfOpenRange, .closedRange:
+            guard let x = a.bigIntValue, let y = b.bigIntValue else { throw mismatch() }
+            return .domain(RangeValue(lower: x, upper: y, isClosed: op == .closedRange))
+        case .and, .or:
+            fatalError("logical operators are LogicalNode")
+        }
+    }
+}
+
+// MARK: - Fields and elements
+
+final class MemberNode: ExprNode {
+    let base: ExprNode
+    let name: String
+    init(_ base: ExprNode, name: String, range: SourceRange) {
+        self.base = base
+        self.name = name
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        try MemberNode.read(try base.eval(env, fp), name, range: range)
+    }
+
+    static func read(_ v: Value, _ name: String, range: SourceRange) throws(RuntimeError) -> Value {
+        switch v {
+        case .map(let m):
+            if let x = m[name] { return x }
+            throw RuntimeError(.noSuchField(field: name, type: "map", suggestion: suggestion(for: name, among: m.keys)), at: range)
+        case .domain(let d):
+            let fields = d.fields
+            if let x = fields.first(where: { $0.name == name }) { return x.value }
+            if fields.isEmpty { throw RuntimeError(.noFields(field: name, type: d.typeName), at: range) }
+            throw RuntimeError(.noSuchField(field: name, type: d.typeName,
+                                            suggestion: suggestion(for: name, among: fields.map(\.name))), at: range)
+        default:
+            throw RuntimeError(.noFields(field: name, type: v.typeName), at: range)
+        }
+    }
+}
+
+final class IndexNode: ExprNode {
+    let base: ExprNode
+    let index: ExprNode
+    init(_ base: ExprNode, _ index: ExprNode, range: SourceRange) {
+        self.base = base
+        self.index = index
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        let b = try base.eval(env, fp)
+        let i = try index.eval(env, fp)
+        switch b {
+        case .list(let items):
+            return items[try IndexNode.position(i, count: items.count, container: "list", range: index.range)]
+        case .bytes(let bytes):
+            return .int(Int(bytes[try IndexNode.position(i, count: bytes.count, container: "bytes", range: index.range)]))
+        case .string(let s):
+            let chars = Array(s)
+            return .string(String(chars[try IndexNode.position(i, count: chars.count, container: "string", range: index.range)]))
+        case .map(let m):
+            guard case .string(let key) = i else {
+                throw RuntimeError(.invalidIndexType(container: "map", expected: "a string", got: i.typeName), at: index.range)
+            }
+            guard let v = m[key] else { throw RuntimeError(.missingKey(key), at: index.range) }
+            return v
+        default:
+            throw RuntimeError(.notIndexable(type: b.typeName), at: base.range)
+        }
+    }
+
+    /// Checks an integer index against `count`: no negative indexes, none past the end.
+    static func position(_ i: Value, count: Int, container: String, range: SourceRange) throws(RuntimeError) -> Int {
+        switch i {
+        case .int(let n):
+            if n < 0 { throw RuntimeError(.negativeIndex(n), at: range) }
+            if n >= count { throw RuntimeError(.indexOutOfRange(index: String(n), count: count), at: range) }
+            return n
+        case .bigInt(let n):
+            if n.sign == .minus { throw RuntimeError(.indexOutOfRange(index: String(n), count: count), at: range) }
+            throw RuntimeError(.indexOutOfRange(index: String(n), count: count), at: range)
+        default:
+            throw RuntimeError(.invalidIndexType(container: container, expected: "an int", got: i.typeName), at: range)
+        }
+    }
+}
+
+// MARK: - Calls
+
+extension Environment {
+    /// Calls script function `f` with `args` evaluated in the caller's frame `fp`. Errors
+    /// raised inside the body get `f`'s source and a frame for this call.
+    @inline(__always)
+    func call(_ f: FunctionValue, _ args: [ExprNode], _ fp: Frame, range: SourceRange, unit: Unit) throws(RuntimeError) -> Value {
+        guard args.count == f.parameters.count else {
+            throw RuntimeError(.wrongArgumentCount(function: f.name, expected: f.parameters.count, got: args.count), at: range)
+        }
+        guard depth < recursionLimit else { throw RuntimeError(.recursionLimit(recursionLimit), at: range) }
+        guard nativeStackBase - Environment.stackAddress() < nativeStackBudget else {
+            throw RuntimeError(.stackOverflow, at: range)
+        }
+        let count = f.slotCount
+        guard let frame = pushFrame(count) else { throw RuntimeError(.stackOverflow, at: range) }
+        defer { popFrame(frame, count) }
+        for i in 0..<args.count { frame[i] = try args[i].eval(self, fp) }
+        depth += 1
+        defer { depth -= 1 }
+        do throws(RuntimeError) {
+            if try f.body.exec(self, frame) == .returned {
+                let r = returnValue
+                returnValue = .null
+                return r
+            }
+            return .null
+        } catch {
+            var e = error
+            if e.source == nil { e.source = f.unit.source }
+            e.frames.append(StackFrame(name: f.name, range: range, source: unit.source))
+            throw e
+        }
+    }
+
+    /// Calls builtin `b`: binds arguments against its table entry, asks the host for missing
+    /// secrets (or explains how to give them), runs the body and turns its errors into runtime
+    /// errors at `range`. `argRanges[i]` is where positional argument `i` was written.
+    func callBuiltin(_ b: Builtin, _ positional: [Value], _ options: [(String, Value?)], range: SourceRange,
+                     argRanges: [SourceRange]) throws(RuntimeError) -> Value {
+        let bound: CallArguments
+        do {
+            bound = try b.bind(positional, options: options)
+        } catch {
+            var at = range
+            if case .wrongType(_, let pos, _, _, _) = error, pos - 1 < argRanges.count { at = argRanges[pos - 1] }
+            throw RuntimeError(.argument(error), at: at)
+        }
+        var values = bound.values
+        for (i, p) in b.params.enumerated() where p.isSecret && values[p.name] == nil {
+            var secret: SecretValue?
+            if host.isInteractive {
+                do { secret = try host.readSecret(prompt: "\(p.name): ") } catch {
+                    throw RuntimeError(.builtin(id: (error as? IdentifiableError)?.id, command: b.name,
+                                                message: String(describing: error)), at: range)
+                }
+            }
+            guard var s = secret else {
+                throw RuntimeError(.secretNotSupplied(command: b.name, parameter: p.name, position: i + 1), at: range)
+            }
+            if case .secret(let kind?) = p.type, s.kind != kind { s = SecretValue(kind: kind, payload: s.payload) }
+            values[p.name] = .secret(s)
+        }
+        do {
+            return try b.body(CallArguments(values: values, options: bound.options))
+        } catch let e as RuntimeError {
+            throw RuntimeError(e.kind, at: range)
+        } catch let e as IdentifiableError {
+            throw RuntimeError(.builtin(id: e.id, command: b.name, message: e.description), at: range)
+        } catch {
+            throw RuntimeError(.builtin(id: nil, command: b.name, message: String(describing: error)), at: range)
+        }
+    }
+
+    /// Evaluates call arguments for a builtin.
+    func evalArguments(_ args: [ExprNode], _ fp: Frame) throws(RuntimeError) -> [Value] {
+        var out: [Value] = []
+        out.reserveCapacity(args.count)
+        for a in args { out.append(try a.eval(self, fp)) }
+        return out
+    }
+
+    /// Calls `value` (a function) or fails with `runtime.notCallable`.
+    func callValue(_ value: Value, _ args: [ExprNode], _ fp: Frame, range: SourceRange, calleeRange: SourceRange,
+                   unit: Unit) throws(RuntimeError) -> Value {
+        guard let f = value.functionValue else { throw RuntimeError(.notCallable(type: value.typeName), at: calleeRange) }
+        return try call(f, args, fp, range: range, unit: unit)
+    }
+}
+
+/// `name(args)` where `name` is not a local: a script function in a global, else a builtin.
+final class CallGlobalNode: ExprNode {
+    let slot: Int
+    let name: String
+    let nameRange: SourceRange
+    let builtin: Builtin?
+    let args: [ExprNode]
+    let unit: Unit
+    init(slot: Int, name: String, nameRange: SourceRange, builtin: Builtin?, args: [ExprNode], unit: Unit, range: SourceRange) {
+        self.slot = slot
+        self.name = name
+        self.nameRange = nameRange
+        self.builtin = builtin
+        self.args = args
+        self.unit = unit
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        if env.globalDefined[slot] {
+            let v = env.globals[slot]
+            if case .domain(let d) = v, let f = d as? FunctionValue { return try env.call(f, args, fp, range: range, unit: unit) }
+            return try env.callValue(v, args, fp, range: range, calleeRange: nameRange, unit: unit)
+        }
+        guard let b = builtin else {
+            let s = suggestion(for: name, among: env.definedGlobalNames + env.builtinNames)
+            throw RuntimeError(.undefinedFunction(name, suggestion: s), at: nameRange)
+        }
+        return try env.callBuiltin(b, try env.evalArguments(args, fp), [], range: range, argRanges: args.map(\.range))
+    }
+}
+
+/// `a.b.c(args)` where `a` is not a local and `a.b.c` is a builtin: the builtin unless a global
+/// `a` has been declared, in which case the field is called.
+final class CallDottedNode: ExprNode {
+    let rootSlot: Int
+    let callee: ExprNode
+    let builtin: Builtin
+    let args: [ExprNode]
+    let unit: Unit
+    init(rootSlot: Int, callee: ExprNode, builtin: Builtin, args: [ExprNode], unit: Unit, range: SourceRange) {
+        self.rootSlot = rootSlot
+        self.callee = callee
+        self.builtin = builtin
+        self.args = args
+        self.unit = unit
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        if env.globalDefined[rootSlot] {
+            return try env.callValue(try callee.eval(env, fp), args, fp, range: range, calleeRange: callee.range, unit: unit)
+        }
+        return try env.callBuiltin(builtin, try env.evalArguments(args, fp), [], range: range, argRanges: args.map(\.range))
+    }
+}
+
+/// `expr(args)` for any other callee.
+final class CallValueNode: ExprNode {
+    let callee: ExprNode
+    let args: [ExprNode]
+    let unit: Unit
+    init(callee: ExprNode, args: [ExprNode], unit: Unit, range: SourceRange) {
+        self.callee = callee
+        self.args = args
+        self.unit = unit
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        try env.callValue(try callee.eval(env, fp), args, fp, range: range, calleeRange: callee.range, unit: unit)
+    }
+}
+
+/// A command: `derive "m/0" --count 5`. Bare words arrive as string constants.
+final class CommandNode: ExprNode {
+    let name: String
+    let nameRange: SourceRange
+    let builtin: Builtin?
+    let args: [ExprNode]
+    let optionNames: [String]
+    let optionValues: [ExprNode?]
+    init(name: String, nameRange: SourceRange, builtin: Builtin?, args: [ExprNode], optionNames: [String],
+         optionValues: [ExprNode?], range: SourceRange) {
+        self.name = name
+        self.nameRange = nameRange
+        self.builtin = builtin
+        self.args = args
+        self.optionNames = optionNames
+        self.optionValues = optionValues
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        guard let b = builtin else {
+            throw RuntimeError(.unknownCommand(name, suggestion: suggestion(for: name, among: env.builtinNames)), at: nameRange)
+        }
+        let positional = try env.evalArguments(args, fp)
+        var options: [(String, Value?)] = []
+        for i in optionNames.indices {
+            options.append((optionNames[i], try optionValues[i]?.eval(env, fp)))
+        }
+        return try env.callBuiltin(b, positional, options, range: range, argRanges: args.map(\.range))
+    }
+}

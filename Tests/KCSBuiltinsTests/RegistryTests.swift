@@ -1,0 +1,84 @@
+import KCSRuntime
+import Testing
+
+@testable import KCSBuiltins
+
+/// Calls builtins the way the interpreter will: look the name up in the registry, bind the
+/// arguments against the table entry, run the body.
+enum Call {
+    static let registry = BuiltinRegistry(Builtins.all)
+
+    static func run(_ name: String, _ args: [Value] = [], _ options: [(String, Value?)] = []) throws -> Value {
+        guard let builtin = registry.lookup(name) else { throw Missing(name: name) }
+        return try builtin.body(builtin.bind(args, options: options))
+    }
+
+    /// The `description` of the error `name` throws (the user's message), or nil.
+    static func message(_ name: String, _ args: [Value] = [], _ options: [(String, Value?)] = []) -> String? {
+        do {
+            _ = try run(name, args, options)
+            return nil
+        } catch {
+            return String(describing: error)
+        }
+    }
+
+    struct Missing: Error { let name: String }
+}
+
+@Suite struct RegistryTests {
+    @Test func all_buildsARegistryWithUniqueNamesSummariesAndExamples() {
+        let registry = Builtins.registry()
+        let names = registry.builtins.map(\.name)
+        #expect(Set(names).count == names.count)
+        for b in registry.builtins {
+            #expect(!b.summary.isEmpty && !b.example.isEmpty, "\(b.name)")
+            #expect(!b.summary.contains("\n"), "\(b.name): the summary is one line")
+            #expect(Set(b.params.map(\.name)).count == b.params.count, "\(b.name): parameter names differ")
+            #expect(Set(b.options.map(\.name)).count == b.options.count, "\(b.name): option names differ")
+        }
+    }
+
+    @Test func tables_holdTheIssue3Commands() {
+        let names = Set(Builtins.all.map(\.name))
+        let expected: Set<String> = [
+            "len", "type", "str", "int", "hex", "bytes", "sha256", "keccak256", "range", "keys", "values", "contains",
+            "join", "split", "upper", "lower", "append", "reveal",
+            "mnemonic.generate", "mnemonic.check", "mnemonic.seed", "hd.master", "derive", "address",
+            "xkey.encode", "xkey.decode", "path.parse", "coins",
+        ]
+        #expect(names == expected)
+        #expect(Builtins.registry().namespaces == ["mnemonic", "hd", "xkey", "path"])
+    }
+
+    @Test func secretParameters_areDeclaredInTheTable() {
+        let registry = Builtins.registry()
+        #expect(registry.lookup("mnemonic.check")?.secretPositions == [0])
+        #expect(registry.lookup("mnemonic.seed")?.secretPositions == [0])
+        #expect(registry.lookup("hd.master")?.secretPositions == [0])
+        #expect(registry.lookup("xkey.decode")?.secretPositions == [0])
+        #expect(registry.lookup("mnemonic.seed")?.options.first { $0.name == "passphrase" }?.isSecret == true)
+    }
+
+    @Test func help_showsUsageSummaryAndExample() {
+        let help = Builtins.registry().help("derive")
+        #expect(help == """
+            derive PATH [--from FROM]
+              The HD key at PATH (m/… from a master key, or relative like 0/5) below --from KEY.
+              --from (a hdkey)  the key to derive from (a master key for m/… paths)
+              example: let key = derive "m/44'/60'/0'/0/0" --from $root
+            """)
+    }
+
+    @Test func wrongType_isTheArgumentErrorText() {
+        #expect(Call.message("len", [.int(5)])
+            == "len: argument 1 (value) must be a string or bytes or a list or a map, got int")
+        #expect(Call.message("derive", [.int(5)])
+            == "derive: argument 1 (path) must be a string or a path, got int")
+        #expect(Call.message("address", [.string("0x00")])
+            == "address: argument 1 (key) must be a hdkey, got string")
+        #expect(Call.message("mnemonic.generate", [], [("words", .string("12"))])
+            == "mnemonic.generate: option --words must be an int, got string")
+        #expect(Call.message("upper", []) == "upper: argument 1 (text) is missing; expected a string")
+    }
+}
