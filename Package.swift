@@ -51,10 +51,12 @@ let package = Package(
             name: "KCSBuiltins",
             dependencies: ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", .product(name: "BigInt", package: "BigInt")]),
 
-        // MARK: - Layer 5: the executable
+        // MARK: - Layer 5: the console and the executable
+        .target(name: "KCSConsole", dependencies: ["KCSBuiltins", "KCSRuntime", "KCSSyntax", "CEditLine"]),
         .executableTarget(
             name: "kcs",
             dependencies: [
+                "KCSConsole", "KCSRuntime", "KCSSyntax",
                 "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -84,6 +86,7 @@ let package = Package(
         .testTarget(
             name: "KCSRuntimeTests", dependencies: ["KCSRuntime", .product(name: "BigInt", package: "BigInt")],
             exclude: ["Cases"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["KCSConsole"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]
 )

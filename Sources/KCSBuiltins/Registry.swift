@@ -1,4 +1,5 @@
 import KCSRuntime
+import WalletCrypto
 
 /// The builtin namespaces (STYLE §3). Each namespace is one file in this module that owns a
 /// table; this file is touched only when a namespace is added.
@@ -8,4 +9,11 @@ public enum Builtins {
 
     /// The registry the interpreter and the console use.
     public static func registry() -> BuiltinRegistry { BuiltinRegistry(all) }
+}
+
+extension Builtins {
+    /// A secret value holding the UTF-8 of `text` (what a terminal prompt produces).
+    public static func secret(kind: String, text: String) -> SecretValue {
+        SecretValue(kind: kind, payload: Secret(utf8: text))
+    }
 }

@@ -1,42 +1,105 @@
-// The kcs executable: parses argv and, until the console lands, reports what this
-// build of the wallet core can do. Exit codes follow STYLE habit 10 (0 ok, 64 usage).
+// The kcs executable: parses argv, chooses the REPL or a batch run, maps the outcome to an
+// exit code (0 ok, 64 usage, 65 script error, 70 runtime error; STYLE habit 10).
 import ArgumentParser
+import Foundation
+import KCSConsole
+import KCSSyntax
 import WalletCore
-import WalletCrypto
 
 struct KCS: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kcs",
         abstract: "kcs, the Keycard console: a prompt and a scripting language over a wallet core.",
         discussion: """
-            This build contains the wallet core (BIP-39, BIP-32/44, secp256k1, addresses, keystore V3) and the
-            Keycard layer (protocol client, simulator, PC/SC). The interactive console and .kcs scripts come later.
-            Run without arguments to see what this build can do.
+            kcs                      the console (a REPL at a terminal; otherwise standard input is a script)
+            kcs FILE.kcs [ARGS…]     run a script; ARGS are the list `args` inside it
+            kcs -e CODE              run CODE
+            kcs check FILE           report every error without running
+            kcs parse FILE           print the syntax tree
+            kcs sim attach           put a simulated Keycard behind the vpcd virtual reader
+            The language is described in docs/language.md.
             """,
         version: "kcs \(WalletCoreInfo.version)",
-        subcommands: [Sim.self])
+        subcommands: [Console.self, Run.self, Check.self, Parse.self, Sim.self],
+        defaultSubcommand: Console.self)
+}
+
+/// `kcs [FILE [ARGS…]]`, `kcs -e CODE`: the default.
+struct Console: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The console: a REPL at a terminal, else standard input (or FILE, or -e CODE) as a script.")
+
+    @Option(name: .customShort("e"), help: "Run CODE and exit.")
+    var code: String?
+
+    @Flag(name: .long, help: "Errors as JSON on standard error.")
+    var json = false
+
+    @Argument(help: "A .kcs script to run.")
+    var file: String?
+
+    @Argument(parsing: .captureForPassthrough, help: "Arguments for the script (the list `args`).")
+    var args: [String] = []
 
     func run() throws {
-        print(KCS.capabilities)
+        let runner = ScriptRunner(host: ConsoleHost(), json: json)
+        if let code {
+            throw ExitCode(runner.run(Source(name: "<-e>", text: code), args: ([file].compactMap { $0 }) + args))
+        }
+        if let file {
+            throw ExitCode(try runFile(file, args: args, runner: runner))
+        }
+        if isatty(STDIN_FILENO) == 1 {
+            FileHandle.standardOutput.write(Data("kcs \(WalletCoreInfo.version) — type .help for commands, .quit to leave\n".utf8))
+            throw ExitCode(REPL(runner: runner, reader: PlainLineReader()).run())
+        }
+        let input = FileHandle.standardInput.readDataToEndOfFile()
+        throw ExitCode(runner.run(Source(name: "<stdin>", bytes: Array(input))))
     }
+}
 
-    static var capabilities: String {
-        """
-        kcs \(WalletCoreInfo.version) — the Keycard console
+/// Reads a script file, or fails with a usage error that names it.
+func readSource(_ path: String) throws -> Source {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw ValidationError("cannot read script \(path): no such file or not readable")
+    }
+    return Source(name: path, bytes: Array(data))
+}
 
-        This build provides the wallet core and the Keycard layer; the console prompt and .kcs scripts are not in it yet.
-        What it can do:
-          secp256k1      keys, ECDSA (RFC 6979, low-S, recoverable), verify, recover, ECDH, BIP-341 tweak (libsecp256k1)
-          hashes         SHA-256/512, HMAC, PBKDF2, scrypt, Keccak-256, RIPEMD-160, HASH160, AES-CBC/CTR/GCM
-          BIP-39         \(Mnemonic.WordCount.allCases.map { String($0.rawValue) }.joined(separator: "/")) words, \(Wordlist.Language.allCases.count) word lists, dice or hex entropy, seeds
-          BIP-32/44      xprv/xpub, tprv/tpub, SLIP-132 y/z/u/v versions; presets \(PathPreset.all.map(\.name).joined(separator: ", "))
-          SLIP-44        \(SLIP44.coins.count) registered coin types
-          addresses      Ethereum (EIP-55); Bitcoin P2PKH, P2SH-P2WPKH, P2WPKH, P2TR; Litecoin, Dogecoin
-          encodings      hex, Base58Check, WIF, bech32/bech32m, RLP
-          keystore V3    scrypt and pbkdf2, aes-128-ctr, written atomically with mode 0600
-          Keycard        protocol client (Secure Channel V1, every 3.x command), applet 3.1 simulator, PC/SC
-          kcs sim attach a simulated card in the virtual reader "Virtual PCD 00 00" (pcscd + vsmartcard-vpcd)
-        """
+func runFile(_ path: String, args: [String], runner: ScriptRunner) throws -> Int32 {
+    runner.run(try readSource(path), args: args)
+}
+
+/// `kcs run FILE [ARGS…]`.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run a .kcs script.")
+    @Flag(name: .long, help: "Errors as JSON on standard error.") var json = false
+    @Argument(help: "The script.") var file: String
+    @Argument(parsing: .captureForPassthrough, help: "Arguments for the script.") var args: [String] = []
+    func run() throws {
+        throw ExitCode(try runFile(file, args: args, runner: ScriptRunner(host: ConsoleHost(), json: json)))
+    }
+}
+
+/// `kcs check FILE`.
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Report every syntax error and unknown command without running.")
+    @Flag(name: .long, help: "Errors as JSON on standard error.") var json = false
+    @Argument(help: "The script.") var file: String
+    func run() throws {
+        let result = ScriptRunner(host: ConsoleHost(interactive: false), json: json).check(try readSource(file))
+        throw ExitCode(result.exitCode)
+    }
+}
+
+/// `kcs parse FILE`.
+struct Parse: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the syntax tree of a script in a stable text form.")
+    @Argument(help: "The script.") var file: String
+    func run() throws {
+        let result = ScriptRunner(host: ConsoleHost(interactive: false)).parseTree(try readSource(file))
+        if let text = result.text { print(text, terminator: text.hasSuffix("\n") ? "" : "\n") }
+        throw ExitCode(result.exitCode)
     }
 }
 

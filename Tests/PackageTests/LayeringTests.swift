@@ -14,7 +14,8 @@ private let allowed: [String: Set<String>] = [
     "KCSSyntax": [],
     "KCSRuntime": ["KCSSyntax", "BigInt"],
     "KCSBuiltins": ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "BigInt"],
-    "kcs": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "ArgumentParser"],
+    "KCSConsole": ["KCSBuiltins", "KCSRuntime", "KCSSyntax", "CEditLine"],
+    "kcs": ["KCSConsole", "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "ArgumentParser"],
     "KCSTestSupport": ["WalletCrypto", "CardProtocol", "CardSimulator"],
     "kcs-bench": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC"],
 ]

@@ -1,0 +1,86 @@
+import Foundation
+import KCSRuntime
+import KCSSyntax
+import KCSBuiltins
+
+/// The console's `ScriptHost`: output to standard output, secrets asked on the terminal
+/// without echo (never when standard input is not a terminal), modules from `stdlib/` and
+/// then relative to the script.
+public final class ConsoleHost: ScriptHost {
+    /// Where `print` goes.
+    private let output: (String) -> Void
+    /// Folders searched for `use "name"` after the script's own folder.
+    public let stdlibDirectories: [String]
+    public let isInteractive: Bool
+
+    public init(interactive: Bool = isatty(STDIN_FILENO) == 1, stdlibDirectories: [String] = ConsoleHost.defaultStdlib(),
+                output: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
+        self.isInteractive = interactive
+        self.stdlibDirectories = stdlibDirectories
+        self.output = output
+    }
+
+    public func write(_ text: String) { output(text) }
+
+    /// Reads a secret from the terminal with echo off; nil at end of input.
+    public func readSecret(prompt: String) throws -> SecretValue? {
+        guard isInteractive else { return nil }
+        guard let text = Terminal.readHidden(prompt: prompt) else { return nil }
+        return Builtins.secret(kind: "input", text: text)
+    }
+
+    public func loadModule(name: String, relativeTo: String) throws -> Source {
+        let file = name.hasSuffix(".kcs") ? name : name + ".kcs"
+        var candidates = stdlibDirectories.map { ($0 as NSString).appendingPathComponent(file) }
+        let scriptDir = (relativeTo as NSString).deletingLastPathComponent
+        candidates.append((scriptDir.isEmpty ? file : (scriptDir as NSString).appendingPathComponent(file)))
+        for path in candidates {
+            if let data = FileManager.default.contents(atPath: path) {
+                return Source(name: path, bytes: Array(data))
+            }
+        }
+        throw ModuleNotFound(name: name, searched: candidates)
+    }
+
+    /// `$KCS_STDLIB`, else the `stdlib` folder of the checkout the binary was built in (found by
+    /// walking up from the executable), so `make run` finds `stdlib/bip44.kcs`.
+    public static func defaultStdlib(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        if let dir = environment["KCS_STDLIB"], !dir.isEmpty { return [dir] }
+        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = dir.appendingPathComponent("stdlib")
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), isDir.boolValue {
+                return [candidate.path]
+            }
+            dir = dir.deletingLastPathComponent()
+        }
+        return []
+    }
+
+    struct ModuleNotFound: Error, CustomStringConvertible {
+        let name: String
+        let searched: [String]
+        var description: String { "module \"\(name)\" not found; looked in " + searched.joined(separator: ", ") }
+    }
+}
+
+/// Terminal helpers: reading without echo.
+enum Terminal {
+    /// Prompts on standard error and reads one line from standard input with echo off.
+    static func readHidden(prompt: String) -> String? {
+        FileHandle.standardError.write(Data(prompt.utf8))
+        var old = termios()
+        let isTTY = tcgetattr(STDIN_FILENO, &old) == 0
+        if isTTY {
+            var quiet = old
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        }
+        defer {
+            if isTTY { tcsetattr(STDIN_FILENO, TCSAFLUSH, &old) }
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return readLine(strippingNewline: true)
+    }
+}

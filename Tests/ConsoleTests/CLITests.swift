@@ -1,0 +1,102 @@
+// The kcs binary's command line: exit codes 0/64/65/70, -e, FILE ARGS, check, parse, piped
+// standard input, --json errors. Runs the built executable (`make test` builds it first).
+import Foundation
+import Testing
+
+private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// Runs kcs with `arguments` and optional standard input; returns (exit code, stdout, stderr).
+func kcs(_ arguments: [String], stdin: String? = nil) throws -> (code: Int32, out: String, err: String) {
+    let p = Process()
+    p.executableURL = root.appendingPathComponent(".build/debug/kcs")
+    p.arguments = arguments
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = input
+    try p.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+}
+
+/// Writes `text` to a temporary .kcs file and returns its path.
+func script(_ text: String, name: String = "t.kcs") throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let path = dir.appendingPathComponent(name).path
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+@Suite("kcs command line")
+struct CLITests {
+    @Test func dashE_runsCodeAndExitsZero() throws {
+        let r = try kcs(["-e", "print 6 * 7"])
+        #expect(r.code == 0 && r.out == "42\n" && r.err.isEmpty)
+    }
+
+    @Test func file_withArgs_seesTheArgsList() throws {
+        let path = try script("print len(args), args[1]\n")
+        let r = try kcs([path, "one", "two"])
+        #expect(r.code == 0 && r.out == "2 two\n")
+    }
+
+    @Test func wallet_firstMetaMaskAddress_fromAScript() throws {
+        let path = try script("""
+            let k = hd.master "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+            print (derive "m/44'/60'/0'/0/0" --from $k).address
+            """)
+        let r = try kcs(["run", path])
+        #expect(r.code == 0 && r.out == "0x9858EfFD232B4033E47d90003D41EC34EcaEda94\n", "\(r.err)")
+    }
+
+    @Test func parseError_exits65_withPositionAndCaret() throws {
+        let path = try script("let x = 1\nprint x +\n")
+        let r = try kcs([path])
+        #expect(r.code == 65)
+        #expect(r.err == "\(path):2:10: error: unexpected end of input, expected an expression\n  2 | print x +\n    |          ^\n")
+    }
+
+    @Test func runtimeError_exits70_withPosition() throws {
+        let r = try kcs(["-e", "let x = 1\nprint y"])
+        #expect(r.code == 70)
+        #expect(r.err.hasPrefix("<-e>:2:7: error: undefined variable `y`"))
+    }
+
+    @Test func check_reportsUnknownCommandsWithHints_withoutRunning() throws {
+        let path = try script("print \"ran\"\nmnemonic.chek \"x\"\n")
+        let r = try kcs(["check", path])
+        #expect(r.code == 65 && r.out.isEmpty)
+        #expect(r.err.contains("\(path):2:1: error: unknown command `mnemonic.chek`"))
+        #expect(r.err.contains("hint: did you mean `mnemonic.check`?"))
+        let ok = try kcs(["check", try script("let a = 1\n")])
+        #expect(ok.code == 0 && ok.err.isEmpty)
+    }
+
+    @Test func check_json_errorsAreJSONLines() throws {
+        let path = try script("hd.mastr 0x00\n")
+        let r = try kcs(["check", "--json", path])
+        #expect(r.code == 65)
+        #expect(r.err == "{\"error\":\"check.unknownCommand\",\"message\":\"unknown command `hd.mastr`\",\"file\":\"\(path)\",\"line\":1,\"column\":1}\n")
+    }
+
+    @Test func parse_printsTheTree() throws {
+        let r = try kcs(["parse", try script("let x = 1 + 2\n")])
+        #expect(r.code == 0 && r.out.contains("let") && r.out.contains("+"))
+    }
+
+    @Test func pipedStdin_isAScript_neverAPrompt() throws {
+        let r = try kcs([], stdin: "let x = 20\nprint \"{x + 1}\"\n")
+        #expect(r.code == 0 && r.out == "21\n" && !r.out.contains("kcs>"))
+    }
+
+    @Test func missingFile_isAUsageError64() throws {
+        let r = try kcs(["/nonexistent/x.kcs"])
+        #expect(r.code == 64 && r.err.contains("cannot read script /nonexistent/x.kcs"))
+    }
+}
