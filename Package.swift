@@ -87,6 +87,7 @@ let package = Package(
             name: "KCSRuntimeTests", dependencies: ["KCSRuntime", .product(name: "BigInt", package: "BigInt")],
             exclude: ["Cases"]),
         .testTarget(name: "ConsoleTests", dependencies: ["KCSConsole"]),
+        .testTarget(name: "TranscriptTests", exclude: ["Examples", "Stdlib"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]
 )

@@ -43,21 +43,6 @@ extension CallArguments {
     }
 }
 
-extension Value {
-    /// The rendering used where a value becomes part of a string (`str`, `join`): strings as
-    /// they are, anything else in its one-line form (never the multi-line table form).
-    var inlineText: String {
-        switch self {
-        case .string(let s): return s
-        case .domain(let d): return d.text
-        default:
-            // A list of one list never becomes a table, so its text is "[[" + inline + "]]".
-            let wrapped = Value.list([.list([self])]).text
-            return String(wrapped.dropFirst(2).dropLast(2))
-        }
-    }
-}
-
 extension Builtins {
     /// A secret's `Secret` payload, or an error naming the command when another layer made it.
     static func secretBytes(_ s: SecretValue, _ command: String) throws(BuiltinError) -> Secret {

@@ -7,6 +7,13 @@ extension Value {
     /// Text rendering: strings are shown raw at the top level and quoted inside structures.
     public var text: String { render(top: true) }
 
+    /// One-line text for string interpolation: strings raw, records and maps in their inline
+    /// form (`{k: v}`, a domain value's own text) instead of a table.
+    public var inlineText: String {
+        if case .string(let s) = self { return s }
+        return render(top: false)
+    }
+
     private func render(top: Bool) -> String {
         switch self {
         case .null: return "nil"

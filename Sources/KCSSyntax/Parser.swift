@@ -296,7 +296,7 @@ public struct Parser {
                 throw ParseAbort()
             }
             return Stmt(.use(module: module), range: start.union(name.range))
-        case .identifier(let word) where commands.startsCommand(word):
+        case .identifier(let word) where startsCommand(word):
             let command = try parseCommand(nested: false)
             return Stmt(.command(command), range: command.range)
         default:
@@ -366,9 +366,19 @@ public struct Parser {
         return Identifier(name, range: t.range)
     }
 
+    /// True when the current identifier `word` begins a command: it is a command or namespace
+    /// word and is not written as a call (`len(x)`, `append(list, v)`: a `(` right after the
+    /// name, with no space, makes it a function call in expression syntax).
+    private mutating func startsCommand(_ word: String) -> Bool {
+        guard commands.startsCommand(word) else { return false }
+        let end = peek().range.end
+        let bytes = source.utf8
+        return !(end < bytes.count && bytes[end] == UInt8(ascii: "("))
+    }
+
     /// The right side of `let x =`, `x =` and `return`: a command or an expression.
     private mutating func parseValue() throws(ParseAbort) -> Expr {
-        if case .identifier(let word) = peek().kind, commands.startsCommand(word) {
+        if case .identifier(let word) = peek().kind, startsCommand(word) {
             let command = try parseCommand(nested: false)
             return Expr(.command(command), range: command.range)
         }
@@ -747,7 +757,7 @@ public struct Parser {
         try enter(open.range)
         defer { depth -= 1 }
         let inner: Expr
-        if case .identifier(let word) = peek().kind, commands.startsCommand(word) {
+        if case .identifier(let word) = peek().kind, startsCommand(word) {
             let command = try parseCommand(nested: true)
             inner = Expr(.command(command), range: command.range)
         } else {

@@ -434,3 +434,16 @@ struct ReferenceTests {
         #expect(program.statements.count == 10)
     }
 }
+
+@Suite("Commands written as calls")
+struct CommandCallSyntaxTests {
+    @Test func commandNameFollowedByParen_isACall_withBlankItIsACommand() {
+        let table = CommandTable(commands: ["append", "len"])
+        let call = Parser.parse(source: Source(name: "t", text: "x = append(a, 1)"), commands: table)
+        #expect(call.diagnostics.isEmpty)
+        #expect(ASTPrinter.print(call.program).contains("call"))
+        let command = Parser.parse(source: Source(name: "t", text: "len (a)"), commands: table)
+        #expect(command.diagnostics.isEmpty)
+        #expect(ASTPrinter.print(command.program).contains("command len"))
+    }
+}

@@ -1,0 +1,19 @@
+import KCSRuntime
+import WalletCore
+import WalletCrypto
+
+// The wallet core's errors keep their stable ids when a builtin throws them, so a script's
+// `catch e` sees `e.kind == "mnemonic.unknownWord"` rather than a generic builtin failure.
+extension WalletCryptoError: IdentifiableError {}
+extension HDError: IdentifiableError {}
+extension MnemonicError: IdentifiableError {}
+extension KeystoreError: IdentifiableError {}
+extension AddressError: IdentifiableError {}
+extension Base58Error: IdentifiableError {}
+extension Bech32Error: IdentifiableError {}
+extension RLPError: IdentifiableError {}
+extension WIFError: IdentifiableError {}
+extension LegacyAddressError: IdentifiableError {}
+extension SLIP44.LookupError: IdentifiableError {}
+extension AtomicFileError: IdentifiableError {}
+extension BuiltinError: IdentifiableError {}

@@ -1,0 +1,87 @@
+// Golden transcripts (STYLE §2, habit 5): every examples/*.kcs and every stdlib test script is
+// run by the built kcs binary; what a user sees (stdout, then stderr, then "[exit N]") must
+// equal the .out file. KCS_RECORD=1 rewrites the goldens and fails, so nothing is committed by
+// accident; a mismatch prints a line diff.
+import Foundation
+import Testing
+
+private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+private let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+
+/// One script and its golden file.
+struct Transcript: Sendable, CustomTestStringConvertible {
+    let script: String  // relative to the repository root
+    let golden: String  // absolute
+    var testDescription: String { script }
+}
+
+private func scripts(in dir: String, goldenDir: String) -> [Transcript] {
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(dir).path)) ?? []
+    return files.filter { $0.hasSuffix(".kcs") }.sorted().map {
+        Transcript(script: dir + "/" + $0,
+                   golden: here.appendingPathComponent(goldenDir).appendingPathComponent(String($0.dropLast(4)) + ".out").path)
+    }
+}
+
+/// Runs the script with the repository root as working directory; returns the transcript text.
+private func run(_ t: Transcript) throws -> String {
+    let p = Process()
+    p.executableURL = root.appendingPathComponent(".build/debug/kcs")
+    p.arguments = [t.script]
+    p.currentDirectoryURL = root
+    var env = ProcessInfo.processInfo.environment
+    env["KCS_STDLIB"] = root.appendingPathComponent("stdlib").path
+    env["NO_COLOR"] = "1"
+    p.environment = env
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self) + "[exit \(p.terminationStatus)]\n"
+}
+
+private func check(_ t: Transcript) throws {
+    let actual = try run(t)
+    if ProcessInfo.processInfo.environment["KCS_RECORD"] == "1" {
+        try actual.write(toFile: t.golden, atomically: true, encoding: .utf8)
+        Issue.record("recorded \(t.golden); unset KCS_RECORD and run again")
+        return
+    }
+    guard let expected = try? String(contentsOfFile: t.golden, encoding: .utf8) else {
+        Issue.record("no golden file \(t.golden); run with KCS_RECORD=1")
+        return
+    }
+    if actual != expected {
+        let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
+        let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        var diff: [String] = []
+        for i in 0..<max(a.count, e.count) {
+            let x = i < e.count ? String(e[i]) : "<none>", y = i < a.count ? String(a[i]) : "<none>"
+            if x != y { diff.append("line \(i + 1):\n  - \(x)\n  + \(y)") }
+        }
+        let shown = diff.prefix(10).joined(separator: "\n")
+        Issue.record("\(t.script) differs from its golden:\n\(shown)")
+    }
+}
+
+@Suite("Transcripts")
+struct TranscriptTests {
+    @Test("examples/*.kcs", arguments: scripts(in: "examples", goldenDir: "Examples"))
+    func example_matchesGolden(_ t: Transcript) throws { try check(t) }
+
+    @Test("stdlib exercises", arguments: scripts(in: "Tests/TranscriptTests/Stdlib", goldenDir: "Stdlib"))
+    func stdlib_matchesGolden(_ t: Transcript) throws { try check(t) }
+
+    @Test func everyExampleAndStdlibModule_hasATranscript() throws {
+        #expect(scripts(in: "examples", goldenDir: "Examples").count >= 5)
+        let modules = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("stdlib").path)
+            .filter { $0.hasSuffix(".kcs") }
+        let exercised = scripts(in: "Tests/TranscriptTests/Stdlib", goldenDir: "Stdlib").map { ($0.script as NSString).lastPathComponent }
+        for m in modules { #expect(exercised.contains(m), "stdlib/\(m) has no exercise in Tests/TranscriptTests/Stdlib") }
+    }
+}
