@@ -53,7 +53,13 @@ public final class REPL {
             let source = Source(name: "<stdin>", text: pending)
             let (program, diagnostics) = runner.interpreter.parse(source)
             if diagnostics.contains(where: { $0.id == "parse.unexpectedEndOfInput" }) { continue }
+            let entered = pending
             pending = ""
+            if let editor = reader as? EditLineReader,
+               let safe = HistoryRedaction.redact(entered, registry: runner.interpreter.registry,
+                                                  commands: runner.interpreter.commandTable) {
+                editor.add(toHistory: safe)
+            }
             if !diagnostics.isEmpty {
                 errorOutput(DiagnosticRenderer.render(diagnostics, source: source))
                 continue

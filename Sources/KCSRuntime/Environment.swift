@@ -21,20 +21,20 @@ final class Environment {
     /// How many slots `stack` has.
     let stackCapacity: Int
     /// First free slot.
-    var top = 0
+    @exclusivity(unchecked) var top = 0
     /// Slots below this are initialized memory.
-    var initialized = 0
+    @exclusivity(unchecked) var initialized = 0
     /// Script call depth.
-    var depth = 0
+    @exclusivity(unchecked) var depth = 0
     /// Maximum script call depth.
     let recursionLimit: Int
     /// Set by `return`, read by the call.
-    var returnValue: Value = .null
+    @exclusivity(unchecked) var returnValue: Value = .null
     /// Loop iterations since the last poll of `host.shouldInterrupt()`.
-    var ticks = 0
+    @exclusivity(unchecked) var ticks = 0
     /// Address of a local in the outermost `run`; calls compare against it so that deep
     /// recursion fails with `runtime.stackOverflow` before the native stack runs out.
-    var nativeStackBase = 0
+    @exclusivity(unchecked) var nativeStackBase = 0
     /// How much native stack script calls may use (bytes).
     let nativeStackBudget: Int
 
@@ -44,6 +44,9 @@ final class Environment {
     let globals: UnsafeMutablePointer<Value>
     /// Whether each global has been declared (by `let`, `def` or `use`) yet.
     let globalDefined: UnsafeMutablePointer<Bool>
+    /// The script function each global holds, if it holds one (so calls need no cast).
+    /// Every write to `globals` goes through `setGlobal`, which keeps this in step.
+    let globalFunctions: UnsafeMutablePointer<FunctionValue?>
     let globalCapacity: Int
     private(set) var globalCount = 0
     /// Slot of each global name.
@@ -64,7 +67,7 @@ final class Environment {
     /// `use` name → resolved source name, relative to the script that said it.
     var moduleRequests: [String: String] = [:]
     /// The value of the last top-level expression statement of the current run.
-    var lastResult: Value?
+    @exclusivity(unchecked) var lastResult: Value?
     /// The command table the interpreter parses modules with.
     let commandTable: CommandTable
 
@@ -79,6 +82,7 @@ final class Environment {
         stack = .allocate(capacity: stackCapacity)
         globals = .allocate(capacity: globalCapacity)
         globalDefined = .allocate(capacity: globalCapacity)
+        globalFunctions = .allocate(capacity: globalCapacity)
         builtinNames = registry.builtins.map(\.name)
         commandTable = CommandTable(commands: builtinNames)
     }
@@ -89,6 +93,8 @@ final class Environment {
         globals.deinitialize(count: globalCount)
         globals.deallocate()
         globalDefined.deallocate()
+        globalFunctions.deinitialize(count: globalCount)
+        globalFunctions.deallocate()
     }
 
     // MARK: Frames
@@ -136,6 +142,7 @@ final class Environment {
         let s = globalCount
         (globals + s).initialize(to: .null)
         globalDefined[s] = false
+        (globalFunctions + s).initialize(to: nil)
         globalCount += 1
         globalSlots[name] = s
         globalNames.append(name)
@@ -145,8 +152,15 @@ final class Environment {
     /// Declares global `name` with `value`.
     func defineGlobal(_ name: String, _ value: Value) {
         let s = globalSlot(name)
-        globals[s] = value
+        setGlobal(s, value)
         globalDefined[s] = true
+    }
+
+    /// Stores `value` in global slot `s` (declared or not), keeping `globalFunctions` in step.
+    @inline(__always)
+    func setGlobal(_ s: Int, _ value: Value) {
+        globalFunctions[s] = value.functionValue
+        globals[s] = value
     }
 
     /// The value of global `name`, if declared.

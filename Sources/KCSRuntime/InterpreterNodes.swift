@@ -89,7 +89,7 @@ final class InterpolationNode: ExprNode {
         var s = ""
         for p in parts {
             let v = try p.eval(env, fp)
-            if case .string(let t) = v { s += t } else { s += v.text }
+            if case .string(let t) = v { s += t } else { s += v.inlineText }
         }
         return .string(s)
     }
@@ -369,8 +369,8 @@ extension Environment {
     /// raised inside the body get `f`'s source and a frame for this call.
     @inline(__always)
     func call(_ f: FunctionValue, _ args: [ExprNode], _ fp: Frame, range: SourceRange, unit: Unit) throws(RuntimeError) -> Value {
-        guard args.count == f.parameters.count else {
-            throw RuntimeError(.wrongArgumentCount(function: f.name, expected: f.parameters.count, got: args.count), at: range)
+        guard args.count == f.parameterCount else {
+            throw RuntimeError(.wrongArgumentCount(function: f.name, expected: f.parameterCount, got: args.count), at: range)
         }
         guard depth < recursionLimit else { throw RuntimeError(.recursionLimit(recursionLimit), at: range) }
         guard nativeStackBase - Environment.stackAddress() < nativeStackBudget else {
@@ -379,7 +379,11 @@ extension Environment {
         let count = f.slotCount
         guard let frame = pushFrame(count) else { throw RuntimeError(.stackOverflow, at: range) }
         defer { popFrame(frame, count) }
-        for i in 0..<args.count { frame[i] = try args[i].eval(self, fp) }
+        var i = 0
+        while i < args.count {
+            frame[i] = try args[i].eval(self, fp)
+            i += 1
+        }
         depth += 1
         defer { depth -= 1 }
         do throws(RuntimeError) {
@@ -470,10 +474,9 @@ final class CallGlobalNode: ExprNode {
         super.init(range: range)
     }
     override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        if let f = env.globalFunctions[slot] { return try env.call(f, args, fp, range: range, unit: unit) }
         if env.globalDefined[slot] {
-            let v = env.globals[slot]
-            if case .domain(let d) = v, let f = d as? FunctionValue { return try env.call(f, args, fp, range: range, unit: unit) }
-            return try env.callValue(v, args, fp, range: range, calleeRange: nameRange, unit: unit)
+            return try env.callValue(env.globals[slot], args, fp, range: range, calleeRange: nameRange, unit: unit)
         }
         guard let b = builtin else {
             let s = suggestion(for: name, among: env.definedGlobalNames + env.builtinNames)

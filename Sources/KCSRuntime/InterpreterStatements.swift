@@ -7,16 +7,35 @@ import KCSSyntax
 final class BlockNode: StmtNode {
     let hoisted: [StmtNode]
     let body: [StmtNode]
+    // The first statements again, as fields: reading a `let` field needs no retain, while
+    // iterating an array retains every element (this is the hottest loop of the interpreter).
+    private let hasHoisted: Bool
+    private let count: Int
+    private let s0: StmtNode?, s1: StmtNode?, s2: StmtNode?
     init(hoisted: [StmtNode], body: [StmtNode], range: SourceRange) {
         self.hoisted = hoisted
         self.body = body
+        hasHoisted = !hoisted.isEmpty
+        count = body.count
+        s0 = body.count > 0 ? body[0] : nil
+        s1 = body.count > 1 ? body[1] : nil
+        s2 = body.count > 2 ? body[2] : nil
         super.init(range: range)
     }
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
-        for h in hoisted { _ = try h.exec(env, fp) }
-        for s in body {
-            let flow = try s.exec(env, fp)
+        if hasHoisted { for h in hoisted { _ = try h.exec(env, fp) } }
+        guard let s0 else { return .next }
+        var flow = try s0.exec(env, fp)
+        if flow != .next || count == 1 { return flow }
+        flow = try s1.unsafelyUnwrapped.exec(env, fp)
+        if flow != .next || count == 2 { return flow }
+        flow = try s2.unsafelyUnwrapped.exec(env, fp)
+        if flow != .next || count == 3 { return flow }
+        var i = 3
+        while i < count {
+            flow = try body[i].exec(env, fp)
             if flow != .next { return flow }
+            i += 1
         }
         return .next
     }
@@ -65,7 +84,7 @@ final class DefineGlobal: StmtNode {
         super.init(range: range)
     }
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
-        env.globals[slot] = try value.eval(env, fp)
+        env.setGlobal(slot, try value.eval(env, fp))
         env.globalDefined[slot] = true
         return .next
     }
@@ -90,7 +109,7 @@ final class AssignGlobal: StmtNode {
             throw RuntimeError(.undefinedVariable(name, suggestion: suggestion(for: name, among: env.definedGlobalNames)),
                                at: nameRange)
         }
-        env.globals[slot] = v
+        env.setGlobal(slot, v)
         return .next
     }
 }
@@ -205,17 +224,26 @@ final class IfNode: StmtNode {
     let conditions: [ExprNode]
     let blocks: [BlockNode]
     let elseBlock: BlockNode?
+    /// The first branch again, as fields (no array access on the common path).
+    private let condition0: ExprNode
+    private let block0: BlockNode
     init(conditions: [ExprNode], blocks: [BlockNode], elseBlock: BlockNode?, range: SourceRange) {
         self.conditions = conditions
         self.blocks = blocks
         self.elseBlock = elseBlock
+        condition0 = conditions[0]
+        block0 = blocks[0]
         super.init(range: range)
     }
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
-        for i in conditions.indices where try conditions[i].evalCondition(env, fp) {
-            return try blocks[i].exec(env, fp)
+        if try condition0.evalCondition(env, fp) { return try block0.exec(env, fp) }
+        var i = 1
+        while i < conditions.count {
+            if try conditions[i].evalCondition(env, fp) { return try blocks[i].exec(env, fp) }
+            i += 1
         }
-        return try elseBlock?.exec(env, fp) ?? .next
+        guard let elseBlock else { return .next }
+        return try elseBlock.exec(env, fp)
     }
 }
 

@@ -39,6 +39,8 @@ public final class FunctionValue: DomainValue, @unchecked Sendable {
     public let name: String
     /// Parameter names, in order.
     public let parameters: [String]
+    /// `parameters.count`.
+    let parameterCount: Int
     /// Locals (parameters first) in one frame.
     let slotCount: Int
     /// The body, resolved to slots.
@@ -49,6 +51,7 @@ public final class FunctionValue: DomainValue, @unchecked Sendable {
     init(name: String, parameters: [String], slotCount: Int, body: BlockNode, unit: Unit) {
         self.name = name
         self.parameters = parameters
+        parameterCount = parameters.count
         self.slotCount = slotCount
         self.body = body
         self.unit = unit

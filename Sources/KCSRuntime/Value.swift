@@ -7,13 +7,15 @@ public enum Value: Sendable {
     case null
     case bool(Bool)
     case int(Int)
-    case bigInt(BigInt)
+    // The three rare, large payloads are boxed (`indirect`) so a `Value` is 17 bytes and a
+    // copy is at most one retain: this keeps the interpreter's hot paths cheap.
+    indirect case bigInt(BigInt)
     case string(String)
     case bytes([UInt8])
     case list([Value])
     case map(ValueMap)
-    case secret(SecretValue)
-    case domain(any DomainValue)
+    indirect case secret(SecretValue)
+    indirect case domain(any DomainValue)
 
     /// The integer `n`, in its canonical case.
     public static func integer(_ n: BigInt) -> Value {

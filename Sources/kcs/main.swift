@@ -51,7 +51,8 @@ struct Console: ParsableCommand {
         }
         if isatty(STDIN_FILENO) == 1 {
             FileHandle.standardOutput.write(Data("kcs \(WalletCoreInfo.version) — type .help for commands, .quit to leave\n".utf8))
-            throw ExitCode(REPL(runner: runner, reader: PlainLineReader()).run())
+            let reader: LineReader = EditLineReader(historyFile: EditLineReader.defaultHistoryFile()) ?? PlainLineReader()
+            throw ExitCode(REPL(runner: runner, reader: reader).run())
         }
         let input = FileHandle.standardInput.readDataToEndOfFile()
         throw ExitCode(runner.run(Source(name: "<stdin>", bytes: Array(input))))

@@ -3,7 +3,7 @@
 import Foundation
 import Testing
 
-private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
 /// Runs kcs with `arguments` and optional standard input; returns (exit code, stdout, stderr).
