@@ -63,7 +63,8 @@ let package = Package(
 
         // MARK: - Benchmarks (`make bench`; the C baseline is bench/c/bench.c)
         .executableTarget(
-            name: "kcs-bench", dependencies: ["WalletCore", "CardProtocol", "CardSimulator", "CardPCSC"],
+            name: "kcs-bench",
+            dependencies: ["WalletCore", "CardProtocol", "CardSimulator", "CardPCSC", "KCSRuntime", "KCSSyntax", "KCSBuiltins"],
             path: "bench/KCSBench"),
 
         // MARK: - Test support and tests

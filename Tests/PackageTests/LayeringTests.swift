@@ -17,7 +17,8 @@ private let allowed: [String: Set<String>] = [
     "KCSConsole": ["KCSBuiltins", "KCSRuntime", "KCSSyntax", "CEditLine"],
     "kcs": ["KCSConsole", "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "ArgumentParser"],
     "KCSTestSupport": ["WalletCrypto", "CardProtocol", "CardSimulator"],
-    "kcs-bench": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC"],
+    "kcs-bench": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "KCSRuntime", "KCSSyntax",
+                  "KCSBuiltins"],
 ]
 
 /// Modules that ship with the toolchain and may be imported anywhere.
