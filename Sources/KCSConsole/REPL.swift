@@ -23,7 +23,8 @@ public final class PlainLineReader: LineReader {
 /// The read-eval-print loop: one interpreter for the whole session; an unfinished statement
 /// (`parse.unexpectedEndOfInput`) continues on the next line with a `...>` prompt; a bare
 /// expression prints its value; `_` is the last result; lines starting with `.` are
-/// meta-commands (`.help`, `.quit`); errors are shown and the session goes on.
+/// meta-commands (`.help [TOPIC]`, `.read FILE`, `.quit`); errors are shown and the session
+/// goes on.
 public final class REPL {
     private let runner: ScriptRunner
     private let reader: LineReader
@@ -80,6 +81,22 @@ public final class REPL {
         let words = line.split(separator: " ").map(String.init)
         switch words.first {
         case ".quit", ".exit": return false
+        case ".read":
+            guard words.count == 2 else {
+                errorOutput(".read needs one file name, got \(words.count - 1)\n")
+                return true
+            }
+            guard let data = FileManager.default.contents(atPath: words[1]) else {
+                errorOutput(".read: cannot read \(words[1])\n")
+                return true
+            }
+            let source = Source(name: words[1], bytes: Array(data))
+            let (program, diagnostics) = runner.interpreter.parse(source)
+            if !diagnostics.isEmpty {
+                errorOutput(DiagnosticRenderer.render(diagnostics, source: source))
+                return true
+            }
+            do { _ = try runner.interpreter.run(program, source: source) } catch { errorOutput(error.rendered) }
         case ".help":
             let topic = words.count > 1 ? words[1] : nil
             output((runner.interpreter.registry.help(topic) ?? "no help for \(topic ?? "")") + "\n")

@@ -20,7 +20,7 @@ struct KCS: ParsableCommand {
             The language is described in docs/language.md.
             """,
         version: "kcs \(WalletCoreInfo.version)",
-        subcommands: [Console.self, Run.self, Check.self, Parse.self, Sim.self],
+        subcommands: [Console.self, Run.self, Check.self, Parse.self, Sim.self, Completions.self],
         defaultSubcommand: Console.self)
 }
 
@@ -34,6 +34,9 @@ struct Console: ParsableCommand {
 
     @Flag(name: .long, help: "Errors as JSON on standard error.")
     var json = false
+
+    @Option(name: .long, help: "Script run before the console starts (default $XDG_CONFIG_HOME/kcs/init.kcs, if it exists).")
+    var initFile: String?
 
     @Argument(help: "A .kcs script to run.")
     var file: String?
@@ -50,12 +53,28 @@ struct Console: ParsableCommand {
             throw ExitCode(try runFile(file, args: args, runner: runner))
         }
         if isatty(STDIN_FILENO) == 1 {
+            let initPath = initFile ?? Console.defaultInitFile()
+            if let data = FileManager.default.contents(atPath: initPath) {
+                let status = runner.run(Source(name: initPath, bytes: Array(data)))
+                if status != 0, initFile != nil { throw ExitCode(status) }
+            } else if initFile != nil {
+                throw ValidationError("cannot read --init-file \(initPath)")
+            }
             FileHandle.standardOutput.write(Data("kcs \(WalletCoreInfo.version) — type .help for commands, .quit to leave\n".utf8))
             let reader: LineReader = EditLineReader(historyFile: EditLineReader.defaultHistoryFile()) ?? PlainLineReader()
             throw ExitCode(REPL(runner: runner, reader: reader).run())
         }
         let input = FileHandle.standardInput.readDataToEndOfFile()
         throw ExitCode(runner.run(Source(name: "<stdin>", bytes: Array(input))))
+    }
+}
+
+extension Console {
+    /// `$XDG_CONFIG_HOME/kcs/init.kcs`, else `~/.config/kcs/init.kcs`.
+    static func defaultInitFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".config")
+        return ((config as NSString).appendingPathComponent("kcs") as NSString).appendingPathComponent("init.kcs")
     }
 }
 
@@ -69,6 +88,20 @@ func readSource(_ path: String) throws -> Source {
 
 func runFile(_ path: String, args: [String], runner: ScriptRunner) throws -> Int32 {
     runner.run(try readSource(path), args: args)
+}
+
+/// `kcs completions bash|zsh|fish`: the shell completion script for the kcs command line.
+struct Completions: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print a shell completion script (bash, zsh or fish).")
+    @Argument(help: "bash, zsh or fish.") var shell: String
+    func validate() throws {
+        guard CompletionShell(rawValue: shell) != nil else {
+            throw ValidationError("shell must be bash, zsh or fish, got \(shell)")
+        }
+    }
+    func run() throws {
+        print(KCS.completionScript(for: CompletionShell(rawValue: shell)!))
+    }
 }
 
 /// `kcs run FILE [ARGS…]`.

@@ -99,4 +99,11 @@ struct CLITests {
         let r = try kcs(["/nonexistent/x.kcs"])
         #expect(r.code == 64 && r.err.contains("cannot read script /nonexistent/x.kcs"))
     }
+
+    @Test func completions_bashScript_orAUsageError() throws {
+        let r = try kcs(["completions", "bash"])
+        #expect(r.code == 0 && r.out.hasPrefix("#!/bin/bash") && r.out.contains("kcs"))
+        let bad = try kcs(["completions", "tcsh"])
+        #expect(bad.code == 64 && bad.err.contains("shell must be bash, zsh or fish, got tcsh"))
+    }
 }
