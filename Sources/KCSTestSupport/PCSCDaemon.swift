@@ -59,7 +59,7 @@ public final class PCSCDaemon: @unchecked Sendable {
     public static func isRunning() -> Bool {
         guard FileManager.default.fileExists(atPath: socketPath),
               let text = try? String(contentsOfFile: "/run/pcscd/pcscd.pid", encoding: .utf8),
-              let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return false }
+              let pid = Int32(text.filter { $0.isNumber }) else { return false }  // the file may end in NUL
         return kill(pid, 0) == 0
     }
 
