@@ -5,7 +5,7 @@ import WalletCrypto
 /// table; this file is touched only when a namespace is added.
 public enum Builtins {
     /// Every builtin of the language, in help order.
-    public static var all: [Builtin] { core + wallet }
+    public static var all: [Builtin] { core + input + wallet }
 
     /// The registry the interpreter and the console use.
     public static func registry() -> BuiltinRegistry { BuiltinRegistry(all) }

@@ -155,7 +155,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
             "did you mean `\(s)`?"
         case .undefinedVariable: "declare it first with `let`"
         case .secretNotSupplied:
-            "pass the secret as an argument, read from a file or an environment variable"
+            "pass it as an argument, from the environment: `(env \"NAME\" --secret KIND)`, or from a file: `(file.read \"PATH\" --secret KIND)`"
         case .negativeIndex: "indexes count from 0"
         case .invalidOperands("+", "string", _), .invalidOperands("+", _, "string"):
             "to join text with other values use interpolation: \"{a}{b}\""

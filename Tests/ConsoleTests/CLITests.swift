@@ -106,4 +106,19 @@ struct CLITests {
         let bad = try kcs(["completions", "tcsh"])
         #expect(bad.code == 64 && bad.err.contains("shell must be bash, zsh or fish, got tcsh"))
     }
+
+    @Test func missingSecretInBatch_exits70_andSaysHowToSupplyIt() throws {
+        let r = try kcs([], stdin: "mnemonic.check\n")
+        #expect(r.code == 70)
+        #expect(r.err.contains("mnemonic.check: argument 1 (phrase) is a secret and was not given, and stdin is not a terminal to ask for it"))
+        #expect(r.err.contains("(env \"NAME\" --secret KIND)") && r.err.contains("(file.read \"PATH\" --secret KIND)"))
+    }
+
+    @Test func secretsFromAFile_areSecretsAndWork() throws {
+        let phrase = try script("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\n", name: "p.txt")
+        let r = try kcs(["-e", "let m = file.read \"\(phrase)\" --secret mnemonic\nprint m\nprint (mnemonic.check $m).valid"])
+        #expect(r.code == 0 && r.out == "<secret mnemonic>\ntrue\n", "\(r.err)")
+        let missing = try kcs(["-e", "file.read \"/nonexistent/p.txt\""])
+        #expect(missing.code == 70 && missing.err.contains("file.read"))
+    }
 }

@@ -127,7 +127,7 @@ struct InterpreterTests {
         // Cancelled at the terminal: the same error as in batch.
         let (_, cancelled) = runScript("card.verifyPIN\n", host: host)
         #expect(cancelled?.id == "runtime.secretNotSupplied")
-        #expect(cancelled?.rendered.contains("hint: pass the secret as an argument, read from a file or an environment variable") == true)
+        #expect(cancelled?.rendered.contains("hint: pass it as an argument, from the environment: `(env \"NAME\" --secret KIND)`, or from a file: `(file.read \"PATH\" --secret KIND)`") == true)
     }
 
     @Test func use_loadsEachModuleOnce() {
