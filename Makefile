@@ -5,7 +5,7 @@ SWIFT ?= swift
 DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config
 BENCH_PACKAGES := libssl-dev gcc
 
-.PHONY: deps bench-deps build release run test bench clean
+.PHONY: deps bench-deps build release run test bench fuzz fuzz-build clean
 
 # Installs only what dpkg says is missing; apt-get update runs once, and only then.
 deps:
@@ -37,6 +37,22 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) fuzz FUZZ_SECONDS=10
+
+# libFuzzer on the language front end (lexer, parser, printer, diagnostics): any input must
+# neither crash nor hang. The seed corpus is the repository's own .kcs files; findings go to
+# .build/fuzz/ and the run fails on the first crash or time-out.
+FUZZ_SECONDS ?= 60
+fuzz-build:
+	@mkdir -p .build/fuzz/corpus
+	swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name KCSSyntax \
+	  Sources/KCSSyntax/*.swift fuzz/ParserFuzz.swift -o .build/fuzz/parser 2>&1 | grep -v warning || true
+	@test -x .build/fuzz/parser
+
+fuzz: fuzz-build
+	@cp examples/*.kcs stdlib/*.kcs .build/fuzz/corpus/ 2>/dev/null || true
+	@find Tests/KCSRuntimeTests/Cases -name '*.kcs' -exec cp {} .build/fuzz/corpus/ \; 2>/dev/null || true
+	set -o pipefail; .build/fuzz/parser -max_total_time=$(FUZZ_SECONDS) -timeout=2 -artifact_prefix=.build/fuzz/ .build/fuzz/corpus 2>&1 | tail -3
 
 bench: bench-deps
 	bench/run
