@@ -508,30 +508,32 @@ public struct Parser {
         Expr(.binary(op, lhs, rhs), range: lhs.range.union(rhs.range))
     }
 
-    private mutating func parseOr() throws(ParseAbort) -> Expr {
-        var lhs = try parseAnd()
+    /// One left-associative precedence level: `operand (op operand)*`, where `op` maps the
+    /// current token to an operator (nil ends the level). Each operator deepens the
+    /// left-leaning tree, so it counts against the nesting limit: later recursive walks
+    /// (printer, interpreter) stay within the stack.
+    private mutating func parseLeftAssociative(
+        _ op: (TokenKind) -> BinaryOperator?, operand: (inout Parser) throws(ParseAbort) -> Expr
+    ) throws(ParseAbort) -> Expr {
+        var lhs = try operand(&self)
         var levels = 0
         defer { depth -= levels }
-        while match(.keyword(.or)) {
+        while let found = op(peek().kind) {
+            advance()
             try enter(lhs.range)
             levels += 1
             skipNewlines()
-            lhs = binary(.or, lhs, try parseAnd())
+            lhs = binary(found, lhs, try operand(&self))
         }
         return lhs
     }
 
+    private mutating func parseOr() throws(ParseAbort) -> Expr {
+        try parseLeftAssociative({ $0 == .keyword(.or) ? .or : nil }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseAnd() })
+    }
+
     private mutating func parseAnd() throws(ParseAbort) -> Expr {
-        var lhs = try parseNot()
-        var levels = 0
-        defer { depth -= levels }
-        while match(.keyword(.and)) {
-            try enter(lhs.range)
-            levels += 1
-            skipNewlines()
-            lhs = binary(.and, lhs, try parseNot())
-        }
-        return lhs
+        try parseLeftAssociative({ $0 == .keyword(.and) ? .and : nil }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseNot() })
     }
 
     private mutating func parseNot() throws(ParseAbort) -> Expr {
@@ -545,28 +547,17 @@ public struct Parser {
     }
 
     private mutating func parseComparison() throws(ParseAbort) -> Expr {
-        var lhs = try parseRange()
-        // Each operator deepens the left-leaning tree; count it against the nesting limit so
-        // later recursive walks (printer, interpreter) stay within the stack.
-        var levels = 0
-        defer { depth -= levels }
-        while true {
-            let op: BinaryOperator
-            switch peek().kind {
-            case .equalEqual: op = .equal
-            case .bangEqual: op = .notEqual
-            case .less: op = .less
-            case .lessEqual: op = .lessOrEqual
-            case .greater: op = .greater
-            case .greaterEqual: op = .greaterOrEqual
-            default: return lhs
+        try parseLeftAssociative({ kind in
+            switch kind {
+            case .equalEqual: .equal
+            case .bangEqual: .notEqual
+            case .less: .less
+            case .lessEqual: .lessOrEqual
+            case .greater: .greater
+            case .greaterEqual: .greaterOrEqual
+            default: nil
             }
-            advance()
-            try enter(lhs.range)
-            levels += 1
-            skipNewlines()
-            lhs = binary(op, lhs, try parseRange())
-        }
+        }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseRange() })
     }
 
     /// `a..<b` and `a...b`; ranges do not chain.
@@ -584,46 +575,24 @@ public struct Parser {
     }
 
     private mutating func parseAdditive() throws(ParseAbort) -> Expr {
-        var lhs = try parseMultiplicative()
-        // Each operator deepens the left-leaning tree; count it against the nesting limit so
-        // later recursive walks (printer, interpreter) stay within the stack.
-        var levels = 0
-        defer { depth -= levels }
-        while true {
-            let op: BinaryOperator
-            switch peek().kind {
-            case .plus: op = .add
-            case .minus: op = .subtract
-            default: return lhs
+        try parseLeftAssociative({ kind in
+            switch kind {
+            case .plus: .add
+            case .minus: .subtract
+            default: nil
             }
-            advance()
-            try enter(lhs.range)
-            levels += 1
-            skipNewlines()
-            lhs = binary(op, lhs, try parseMultiplicative())
-        }
+        }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseMultiplicative() })
     }
 
     private mutating func parseMultiplicative() throws(ParseAbort) -> Expr {
-        var lhs = try parseUnary()
-        // Each operator deepens the left-leaning tree; count it against the nesting limit so
-        // later recursive walks (printer, interpreter) stay within the stack.
-        var levels = 0
-        defer { depth -= levels }
-        while true {
-            let op: BinaryOperator
-            switch peek().kind {
-            case .star: op = .multiply
-            case .slash: op = .divide
-            case .percent: op = .remainder
-            default: return lhs
+        try parseLeftAssociative({ kind in
+            switch kind {
+            case .star: .multiply
+            case .slash: .divide
+            case .percent: .remainder
+            default: nil
             }
-            advance()
-            try enter(lhs.range)
-            levels += 1
-            skipNewlines()
-            lhs = binary(op, lhs, try parseUnary())
-        }
+        }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseUnary() })
     }
 
     private mutating func parseUnary() throws(ParseAbort) -> Expr {
