@@ -113,8 +113,11 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
     public var identifier: [UInt8] { Hash.hash160(publicKey.compressed) }
 
     /// First 32 bits of the identifier.
-    public var fingerprint: UInt32 {
-        identifier.prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
+    public var fingerprint: UInt32 { Self.fingerprint(of: publicKey.compressed) }
+
+    /// First 32 bits of HASH160 of a compressed public key (BIP-32 key fingerprint).
+    static func fingerprint(of compressedPoint: [UInt8]) -> UInt32 {
+        Hash.hash160(compressedPoint).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     /// The same key without its private part.
@@ -128,6 +131,7 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
     /// CKDpriv / CKDpub for one level. Hardened children need the private key.
     public func derive(_ child: ChildIndex) throws(HDError) -> ExtendedKey {
         guard depth < 255 else { throw .depthOverflow }
+        let parentPoint = publicKey.compressed  // serialised once: HMAC data and fingerprint
         var data = [UInt8]()
         data.reserveCapacity(37)
         if child.hardened {
@@ -135,7 +139,7 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
             data.append(0)
             privateKey.secret.withUnsafeBytes { data.append(contentsOf: $0) }
         } else {
-            data.append(contentsOf: publicKey.compressed)
+            data.append(contentsOf: parentPoint)
         }
         let raw = child.raw
         data.append(contentsOf: [UInt8(raw >> 24), UInt8(raw >> 16 & 0xff), UInt8(raw >> 8 & 0xff), UInt8(raw & 0xff)])
@@ -156,7 +160,7 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
         } catch {
             throw .invalidChild(index: child.description)
         }
-        return ExtendedKey(depth: depth + 1, parentFingerprint: fingerprint, childNumber: raw, chainCode: ir,
+        return ExtendedKey(depth: depth + 1, parentFingerprint: Self.fingerprint(of: parentPoint), childNumber: raw, chainCode: ir,
                            privateKey: childPrivate, publicKey: childPublic, version: version)
     }
 
