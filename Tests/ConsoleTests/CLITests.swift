@@ -121,4 +121,21 @@ struct CLITests {
         let missing = try kcs(["-e", "file.read \"/nonexistent/p.txt\""])
         #expect(missing.code == 70 && missing.err.contains("file.read"))
     }
+
+    @Test func simAttach_badCardNameOrProfile_isAUsageError() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-sim-\(UUID().uuidString)").path
+        let badName = try kcs(["sim", "attach", "--card", "../etc", "--home", home])
+        #expect(badName.code == 64 && badName.err.contains("--card must be a simple name (letters, digits, - and _), got ../etc"))
+        let badProfile = try kcs(["sim", "attach", "--profile", "4.0", "--home", home])
+        #expect(badProfile.code == 64 && badProfile.err.contains("--profile must be one of 3.1.0, 3.1.1, 3.1.2, got 4.0"))
+        #expect(!FileManager.default.fileExists(atPath: home + "/cards/..json"))
+    }
+
+    @Test func simList_emptyHome_saysSo() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-sim-\(UUID().uuidString)").path
+        let r = try kcs(["sim", "list", "--home", home])
+        #expect(r.code == 0 && r.out == "no simulated cards in \(home)/cards\n")
+        let mode = try FileManager.default.attributesOfItem(atPath: home + "/cards")[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+    }
 }

@@ -24,7 +24,10 @@ struct PTYTests {
         p.standardOutput = output
         p.standardError = output
         try p.run()
-        let lines = ["let r = mnemonic.check \"\(phrase)\"", "print r.valid", "print 40 + 2", ".quit"]
+        let readable = state.appendingPathComponent("more.kcs")
+        try "print \"read {twice(5)}\"\n".write(to: readable, atomically: true, encoding: .utf8)
+        let lines = ["let r = mnemonic.check \"\(phrase)\"", "print r.valid",
+                     "def twice(x) {", "return x * 2 }", "print twice(21)", ".read \(readable.path)", ".quit"]
         for line in lines {
             input.fileHandleForWriting.write(Data((line + "\n").utf8))
             usleep(300_000)
@@ -34,6 +37,8 @@ struct PTYTests {
         p.waitUntilExit()
         #expect(text.contains("kcs> "), "the REPL prompts on a terminal: \(text)")
         #expect(text.contains("true") && text.contains("42"), "\(text)")
+        #expect(text.contains("...> "), "an unfinished def continues on a second prompt: \(text)")
+        #expect(text.contains("read 10"), ".read runs a file in the same session: \(text)")
         let historyPath = state.appendingPathComponent("kcs/history").path
         let history = try String(contentsOfFile: historyPath, encoding: .utf8)
         #expect(history.contains("mnemonic.check") && history.contains("<secret>"), "\(history)")
