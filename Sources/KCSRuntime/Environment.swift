@@ -159,7 +159,11 @@ final class Environment {
     /// Stores `value` in global slot `s` (declared or not), keeping `globalFunctions` in step.
     @inline(__always)
     func setGlobal(_ s: Int, _ value: Value) {
-        globalFunctions[s] = value.functionValue
+        if case .domain = value {
+            globalFunctions[s] = value.functionValue
+        } else if globalFunctions[s] != nil {
+            globalFunctions[s] = nil
+        }
         globals[s] = value
     }
 

@@ -15,7 +15,7 @@ import KCSSyntax
 
 /// A compiled program (script, module or REPL line), ready to run.
 struct CompiledProgram {
-    let body: BlockNode
+    let body: StmtNode
     /// Locals of the top-level code's frame (variables of blocks at the top level).
     let slotCount: Int
 
@@ -49,7 +49,7 @@ final class Compiler {
         let c = Compiler(env: env, unit: unit, recordsResults: recordsResults)
         let range = SourceRange(start: 0, end: program.source.utf8.count)
         let (hoisted, body) = c.statements(program.statements, topLevel: true)
-        return CompiledProgram(body: BlockNode(hoisted: hoisted, body: body, range: range), slotCount: c.maxSlot)
+        return CompiledProgram(body: BlockNode.make(hoisted: hoisted, body: body, range: range), slotCount: c.maxSlot)
     }
 
     // MARK: Scopes
@@ -85,14 +85,14 @@ final class Compiler {
 
     // MARK: Blocks and functions
 
-    private func block(_ b: Block, declaring name: String? = nil, as slotOut: UnsafeMutablePointer<Int>? = nil) -> BlockNode {
+    private func block(_ b: Block, declaring name: String? = nil, as slotOut: UnsafeMutablePointer<Int>? = nil) -> StmtNode {
         let savedNext = nextSlot
         scopes.append([:])
         if let name { slotOut?.pointee = declareLocal(name) }
         let (hoisted, body) = statements(b.statements, topLevel: false)
         scopes.removeLast()
         nextSlot = savedNext
-        return BlockNode(hoisted: hoisted, body: body, range: b.range)
+        return BlockNode.make(hoisted: hoisted, body: body, range: b.range)
     }
 
     /// Compiles a statement list: `def`s first (declared, then compiled), then the rest.
@@ -140,8 +140,8 @@ final class Compiler {
         case .assignment(let target, let value):
             return assignment(target, expr(value), range: s.range)
         case .ifElse(let branches, let elseBlock):
-            return IfNode(conditions: branches.map { expr($0.condition) }, blocks: branches.map { block($0.body) },
-                          elseBlock: elseBlock.map { block($0) }, range: s.range)
+            return IfNode.chain(conditions: branches.map { expr($0.condition) }, blocks: branches.map { block($0.body) },
+                                elseBlock: elseBlock.map { block($0) }, range: s.range)
         case .forIn(let variable, let sequence, let body):
             var slot = 0
             if case .binary(let op, let lo, let hi) = sequence.kind, op == .halfOpenRange || op == .closedRange {
@@ -255,7 +255,7 @@ final class Compiler {
             switch op {
             case .and: return LogicalNode(isAnd: true, expr(l), expr(r), range: e.range)
             case .or: return LogicalNode(isAnd: false, expr(l), expr(r), range: e.range)
-            default: return BinaryNode(op, expr(l), expr(r), range: e.range)
+            default: return binary(op, expr(l), expr(r), range: e.range)
             }
         case .call(let callee, let arguments):
             return call(callee, arguments.map(expr), range: e.range)
@@ -266,6 +266,16 @@ final class Compiler {
         case .command(let c):
             return command(c)
         }
+    }
+
+    /// A binary operator; with an integer constant on the right (`n < 2`, `i + 1`), one of
+    /// the nodes that compare or add without evaluating the constant.
+    private func binary(_ op: BinaryOperator, _ lhs: ExprNode, _ rhs: ExprNode, range: SourceRange) -> ExprNode {
+        guard IntConstNode.handles(op), let k = rhs as? ConstNode, case .int(let c) = k.value else {
+            return BinaryNode(op, lhs, rhs, range: range)
+        }
+        if let local = lhs as? LocalGet { return LocalIntConstNode(op, slot: local.slot, c, range: range) }
+        return IntConstNode(op, lhs, c, range: range)
     }
 
     /// `f(args)`: a local function value, a global function (or else a builtin of that name),

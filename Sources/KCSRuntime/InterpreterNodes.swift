@@ -365,12 +365,13 @@ final class IndexNode: ExprNode {
 // MARK: - Calls
 
 extension Environment {
-    /// Calls script function `f` with `args` evaluated in the caller's frame `fp`. Errors
-    /// raised inside the body get `f`'s source and a frame for this call.
+    /// Calls script function `f` with the arguments of `node` evaluated in the caller's frame
+    /// `fp`. Errors raised inside the body get `f`'s source and a frame for this call.
     @inline(__always)
-    func call(_ f: FunctionValue, _ args: [ExprNode], _ fp: Frame, range: SourceRange, unit: Unit) throws(RuntimeError) -> Value {
-        guard args.count == f.parameterCount else {
-            throw RuntimeError(.wrongArgumentCount(function: f.name, expected: f.parameterCount, got: args.count), at: range)
+    func call(_ f: FunctionValue, _ node: CallNode, _ fp: Frame, range: SourceRange, unit: Unit) throws(RuntimeError) -> Value {
+        guard node.argumentCount == f.parameterCount else {
+            throw RuntimeError(.wrongArgumentCount(function: f.name, expected: f.parameterCount, got: node.argumentCount),
+                               at: range)
         }
         guard depth < recursionLimit else { throw RuntimeError(.recursionLimit(recursionLimit), at: range) }
         guard nativeStackBase - Environment.stackAddress() < nativeStackBudget else {
@@ -378,27 +379,30 @@ extension Environment {
         }
         let count = f.slotCount
         guard let frame = pushFrame(count) else { throw RuntimeError(.stackOverflow, at: range) }
-        defer { popFrame(frame, count) }
-        var i = 0
-        while i < args.count {
-            frame[i] = try args[i].eval(self, fp)
-            i += 1
+        // No `defer`s on this path: each one is a call of its own in the optimised build.
+        do throws(RuntimeError) {
+            try node.storeArguments(into: frame, self, fp)
+        } catch {
+            popFrame(frame, count)
+            throw error
         }
         depth += 1
-        defer { depth -= 1 }
+        let flow: Flow
         do throws(RuntimeError) {
-            if try f.body.exec(self, frame) == .returned {
-                let r = returnValue
-                returnValue = .null
-                return r
-            }
-            return .null
+            flow = try f.body.exec(self, frame)
         } catch {
+            depth -= 1
+            popFrame(frame, count)
             var e = error
             if e.source == nil { e.source = f.unit.source }
             e.frames.append(StackFrame(name: f.name, range: range, source: unit.source))
             throw e
         }
+        depth -= 1
+        popFrame(frame, count)
+        var result = Value.null
+        if flow == .returned { swap(&result, &returnValue) }
+        return result
     }
 
     /// Calls builtin `b`: binds arguments against its table entry, asks the host for missing
@@ -449,34 +453,65 @@ extension Environment {
     }
 
     /// Calls `value` (a function) or fails with `runtime.notCallable`.
-    func callValue(_ value: Value, _ args: [ExprNode], _ fp: Frame, range: SourceRange, calleeRange: SourceRange,
+    func callValue(_ value: Value, _ node: CallNode, _ fp: Frame, range: SourceRange, calleeRange: SourceRange,
                    unit: Unit) throws(RuntimeError) -> Value {
         guard let f = value.functionValue else { throw RuntimeError(.notCallable(type: value.typeName), at: calleeRange) }
-        return try call(f, args, fp, range: range, unit: unit)
+        return try call(f, node, fp, range: range, unit: unit)
+    }
+}
+
+/// A call with argument expressions. The first three arguments are also non-optional fields
+/// of the node itself: evaluating them from a method of the node needs no retain/release
+/// (see `BlockNode.chain`), which is most of the cost of a small script call.
+class CallNode: ExprNode {
+    let args: [ExprNode]
+    let argumentCount: Int
+    private let a0: ExprNode, a1: ExprNode, a2: ExprNode
+    let unit: Unit
+    init(args: [ExprNode], unit: Unit, range: SourceRange) {
+        self.args = args
+        self.unit = unit
+        argumentCount = args.count
+        let none = ConstNode(.null, range: range)
+        a0 = args.count > 0 ? args[0] : none
+        a1 = args.count > 1 ? args[1] : none
+        a2 = args.count > 2 ? args[2] : none
+        super.init(range: range)
+    }
+    /// Evaluates the arguments in the caller's frame `fp` into the callee's `frame`.
+    @inline(__always)
+    final func storeArguments(into frame: Frame, _ env: Environment, _ fp: Frame) throws(RuntimeError) {
+        if argumentCount == 0 { return }
+        frame[0] = try a0.eval(env, fp)
+        if argumentCount == 1 { return }
+        frame[1] = try a1.eval(env, fp)
+        if argumentCount == 2 { return }
+        frame[2] = try a2.eval(env, fp)
+        var i = 3
+        while i < argumentCount {
+            frame[i] = try args[i].eval(env, fp)
+            i += 1
+        }
     }
 }
 
 /// `name(args)` where `name` is not a local: a script function in a global, else a builtin.
-final class CallGlobalNode: ExprNode {
+final class CallGlobalNode: CallNode {
     let slot: Int
     let name: String
     let nameRange: SourceRange
     let builtin: Builtin?
-    let args: [ExprNode]
-    let unit: Unit
     init(slot: Int, name: String, nameRange: SourceRange, builtin: Builtin?, args: [ExprNode], unit: Unit, range: SourceRange) {
         self.slot = slot
         self.name = name
         self.nameRange = nameRange
         self.builtin = builtin
-        self.args = args
-        self.unit = unit
-        super.init(range: range)
+        super.init(args: args, unit: unit, range: range)
     }
     override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
-        if let f = env.globalFunctions[slot] { return try env.call(f, args, fp, range: range, unit: unit) }
+        if let f = env.globalFunctions[slot] { return try env.call(f, self, fp, range: range, unit: unit) }
         if env.globalDefined[slot] {
-            return try env.callValue(env.globals[slot], args, fp, range: range, calleeRange: nameRange, unit: unit)
+            return try env.callValue(env.globals[slot], self, fp, range: range, calleeRange: nameRange, unit: unit)
         }
         guard let b = builtin else {
             let s = suggestion(for: name, among: env.definedGlobalNames + env.builtinNames)
@@ -488,41 +523,33 @@ final class CallGlobalNode: ExprNode {
 
 /// `a.b.c(args)` where `a` is not a local and `a.b.c` is a builtin: the builtin unless a global
 /// `a` has been declared, in which case the field is called.
-final class CallDottedNode: ExprNode {
+final class CallDottedNode: CallNode {
     let rootSlot: Int
     let callee: ExprNode
     let builtin: Builtin
-    let args: [ExprNode]
-    let unit: Unit
     init(rootSlot: Int, callee: ExprNode, builtin: Builtin, args: [ExprNode], unit: Unit, range: SourceRange) {
         self.rootSlot = rootSlot
         self.callee = callee
         self.builtin = builtin
-        self.args = args
-        self.unit = unit
-        super.init(range: range)
+        super.init(args: args, unit: unit, range: range)
     }
     override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
         if env.globalDefined[rootSlot] {
-            return try env.callValue(try callee.eval(env, fp), args, fp, range: range, calleeRange: callee.range, unit: unit)
+            return try env.callValue(try callee.eval(env, fp), self, fp, range: range, calleeRange: callee.range, unit: unit)
         }
         return try env.callBuiltin(builtin, try env.evalArguments(args, fp), [], range: range, argRanges: args.map(\.range))
     }
 }
 
 /// `expr(args)` for any other callee.
-final class CallValueNode: ExprNode {
+final class CallValueNode: CallNode {
     let callee: ExprNode
-    let args: [ExprNode]
-    let unit: Unit
     init(callee: ExprNode, args: [ExprNode], unit: Unit, range: SourceRange) {
         self.callee = callee
-        self.args = args
-        self.unit = unit
-        super.init(range: range)
+        super.init(args: args, unit: unit, range: range)
     }
     override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
-        try env.callValue(try callee.eval(env, fp), args, fp, range: range, calleeRange: callee.range, unit: unit)
+        try env.callValue(try callee.eval(env, fp), self, fp, range: range, calleeRange: callee.range, unit: unit)
     }
 }
 
@@ -554,5 +581,88 @@ final class CommandNode: ExprNode {
             options.append((optionNames[i], try optionValues[i]?.eval(env, fp)))
         }
         return try env.callBuiltin(b, positional, options, range: range, argRanges: args.map(\.range))
+    }
+}
+
+// MARK: - Operators with an integer constant
+
+/// `x OP k` for an integer constant `k` (`i + 1`, `n < 2`): the constant is not a node, and
+/// the machine-integer case needs no boxing. Anything else falls back to `BinaryNode.apply`.
+final class IntConstNode: ExprNode {
+    let op: BinaryOperator
+    let lhs: ExprNode
+    let constant: Int
+    init(_ op: BinaryOperator, _ lhs: ExprNode, _ constant: Int, range: SourceRange) {
+        self.op = op
+        self.lhs = lhs
+        self.constant = constant
+        super.init(range: range)
+    }
+
+    /// The operators with a fast path here.
+    static func handles(_ op: BinaryOperator) -> Bool {
+        switch op {
+        case .add, .subtract, .less, .lessOrEqual, .greater, .greaterOrEqual, .equal, .notEqual: true
+        default: false
+        }
+    }
+
+    /// `x OP k` on machine integers, or nil when it overflows (then `BinaryNode.apply` promotes).
+    @inline(__always)
+    static func fast(_ op: BinaryOperator, _ x: Int, _ k: Int) -> Value? {
+        switch op {
+        case .add:
+            let (r, o) = x.addingReportingOverflow(k)
+            return o ? nil : .int(r)
+        case .subtract:
+            let (r, o) = x.subtractingReportingOverflow(k)
+            return o ? nil : .int(r)
+        case .less: return .bool(x < k)
+        case .lessOrEqual: return .bool(x <= k)
+        case .greater: return .bool(x > k)
+        case .greaterOrEqual: return .bool(x >= k)
+        case .equal: return .bool(x == k)
+        case .notEqual: return .bool(x != k)
+        default: return nil
+        }
+    }
+
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        let a = try lhs.eval(env, fp)
+        if case .int(let x) = a, let r = IntConstNode.fast(op, x, constant) { return r }
+        return try BinaryNode.apply(op, a, .int(constant), range: range)
+    }
+
+    override func evalCondition(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Bool {
+        let a = try lhs.eval(env, fp)
+        if case .int(let x) = a, case .bool(let b)? = IntConstNode.fast(op, x, constant) { return b }
+        let v = try BinaryNode.apply(op, a, .int(constant), range: range)
+        if case .bool(let r) = v { return r }
+        throw RuntimeError(.notABool(context: "condition", got: v.typeName), at: range)
+    }
+}
+
+/// `local OP k` (`n < 2`, `n - 1`): `IntConstNode` with the local read in place.
+final class LocalIntConstNode: ExprNode {
+    let op: BinaryOperator
+    let slot: Int
+    let constant: Int
+    init(_ op: BinaryOperator, slot: Int, _ constant: Int, range: SourceRange) {
+        self.op = op
+        self.slot = slot
+        self.constant = constant
+        super.init(range: range)
+    }
+
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        if case .int(let x) = fp[slot], let r = IntConstNode.fast(op, x, constant) { return r }
+        return try BinaryNode.apply(op, fp[slot], .int(constant), range: range)
+    }
+
+    override func evalCondition(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Bool {
+        if case .int(let x) = fp[slot], case .bool(let b)? = IntConstNode.fast(op, x, constant) { return b }
+        let v = try BinaryNode.apply(op, fp[slot], .int(constant), range: range)
+        if case .bool(let r) = v { return r }
+        throw RuntimeError(.notABool(context: "condition", got: v.typeName), at: range)
     }
 }

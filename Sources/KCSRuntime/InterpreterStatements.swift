@@ -7,38 +7,64 @@ import KCSSyntax
 final class BlockNode: StmtNode {
     let hoisted: [StmtNode]
     let body: [StmtNode]
-    // The first statements again, as fields: reading a `let` field needs no retain, while
-    // iterating an array retains every element (this is the hottest loop of the interpreter).
     private let hasHoisted: Bool
-    private let count: Int
-    private let s0: StmtNode?, s1: StmtNode?, s2: StmtNode?
+    /// Short bodies run as one chain of `SequenceNode`s: a call through a non-optional `let`
+    /// field of a final class needs no retain/release, while reading an array element (or
+    /// binding an optional) costs both — and this is the hottest path of the interpreter.
+    let chain: StmtNode
+    let isChained: Bool
+    /// Longer bodies than this loop over the array (a chain recurses once per statement).
+    static let maxChain = 8
     init(hoisted: [StmtNode], body: [StmtNode], range: SourceRange) {
         self.hoisted = hoisted
         self.body = body
         hasHoisted = !hoisted.isEmpty
-        count = body.count
-        s0 = body.count > 0 ? body[0] : nil
-        s1 = body.count > 1 ? body[1] : nil
-        s2 = body.count > 2 ? body[2] : nil
+        isChained = body.count <= BlockNode.maxChain
+        if !isChained || body.isEmpty {
+            chain = EmptyStmt(range: range)
+        } else {
+            var node = body[body.count - 1]
+            for s in body.dropLast().reversed() { node = SequenceNode(s, node) }
+            chain = node
+        }
         super.init(range: range)
     }
+    /// The node for a block: its statement chain itself when nothing is hoisted (one virtual
+    /// call less per block run), else a `BlockNode`.
+    static func make(hoisted: [StmtNode], body: [StmtNode], range: SourceRange) -> StmtNode {
+        let block = BlockNode(hoisted: hoisted, body: body, range: range)
+        return hoisted.isEmpty && block.isChained ? block.chain : block
+    }
+
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
         if hasHoisted { for h in hoisted { _ = try h.exec(env, fp) } }
-        guard let s0 else { return .next }
-        var flow = try s0.exec(env, fp)
-        if flow != .next || count == 1 { return flow }
-        flow = try s1.unsafelyUnwrapped.exec(env, fp)
-        if flow != .next || count == 2 { return flow }
-        flow = try s2.unsafelyUnwrapped.exec(env, fp)
-        if flow != .next || count == 3 { return flow }
-        var i = 3
-        while i < count {
-            flow = try body[i].exec(env, fp)
+        if isChained { return try chain.exec(env, fp) }
+        for s in body {
+            let flow = try s.exec(env, fp)
             if flow != .next { return flow }
-            i += 1
         }
         return .next
     }
+}
+
+/// Two statements in order (see `BlockNode.chain`).
+final class SequenceNode: StmtNode {
+    let first: StmtNode, rest: StmtNode
+    init(_ first: StmtNode, _ rest: StmtNode) {
+        self.first = first
+        self.rest = rest
+        super.init(range: first.range)
+    }
+    override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
+        let flow = try first.exec(env, fp)
+        if flow != .next { return flow }
+        return try rest.exec(env, fp)
+    }
+}
+
+/// Does nothing: the empty block, the missing `else`.
+final class EmptyStmt: StmtNode {
+    override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow { .next }
 }
 
 /// An expression or command used as a statement; at the top level its value is kept for `_`.
@@ -221,36 +247,35 @@ final class FailNode: StmtNode {
 // MARK: - Control flow
 
 final class IfNode: StmtNode {
-    let conditions: [ExprNode]
-    let blocks: [BlockNode]
-    let elseBlock: BlockNode?
-    /// The first branch again, as fields (no array access on the common path).
-    private let condition0: ExprNode
-    private let block0: BlockNode
-    init(conditions: [ExprNode], blocks: [BlockNode], elseBlock: BlockNode?, range: SourceRange) {
-        self.conditions = conditions
-        self.blocks = blocks
-        self.elseBlock = elseBlock
-        condition0 = conditions[0]
-        block0 = blocks[0]
+    let condition: ExprNode
+    let then: StmtNode
+    /// The rest of an `if … else if … else` chain (another `IfNode`), the `else` block, or
+    /// an `EmptyStmt`: never optional, so no retain on the way (see `BlockNode.chain`).
+    let otherwise: StmtNode
+    init(condition: ExprNode, then: StmtNode, otherwise: StmtNode, range: SourceRange) {
+        self.condition = condition
+        self.then = then
+        self.otherwise = otherwise
         super.init(range: range)
     }
-    override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
-        if try condition0.evalCondition(env, fp) { return try block0.exec(env, fp) }
-        var i = 1
-        while i < conditions.count {
-            if try conditions[i].evalCondition(env, fp) { return try blocks[i].exec(env, fp) }
-            i += 1
+    /// `if c0 {b0} else if c1 {b1} … else {e}` as a chain of two-way nodes.
+    static func chain(conditions: [ExprNode], blocks: [StmtNode], elseBlock: StmtNode?, range: SourceRange) -> IfNode {
+        var tail: StmtNode = elseBlock ?? EmptyStmt(range: range)
+        for i in conditions.indices.dropFirst().reversed() {
+            tail = IfNode(condition: conditions[i], then: blocks[i], otherwise: tail, range: range)
         }
-        guard let elseBlock else { return .next }
-        return try elseBlock.exec(env, fp)
+        return IfNode(condition: conditions[0], then: blocks[0], otherwise: tail, range: range)
+    }
+    override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
+        if try condition.evalCondition(env, fp) { return try then.exec(env, fp) }
+        return try otherwise.exec(env, fp)
     }
 }
 
 final class WhileNode: StmtNode {
     let condition: ExprNode
-    let body: BlockNode
-    init(condition: ExprNode, body: BlockNode, range: SourceRange) {
+    let body: StmtNode
+    init(condition: ExprNode, body: StmtNode, range: SourceRange) {
         self.condition = condition
         self.body = body
         super.init(range: range)
@@ -273,9 +298,9 @@ final class ForRangeNode: StmtNode {
     let slot: Int
     let lower: ExprNode, upper: ExprNode
     let isClosed: Bool
-    let body: BlockNode
+    let body: StmtNode
     let rangeExpr: SourceRange
-    init(slot: Int, lower: ExprNode, upper: ExprNode, isClosed: Bool, body: BlockNode, rangeExpr: SourceRange, range: SourceRange) {
+    init(slot: Int, lower: ExprNode, upper: ExprNode, isClosed: Bool, body: StmtNode, rangeExpr: SourceRange, range: SourceRange) {
         self.slot = slot
         self.lower = lower
         self.upper = upper
@@ -315,8 +340,8 @@ final class ForRangeNode: StmtNode {
 final class ForNode: StmtNode {
     let slot: Int
     let sequence: ExprNode
-    let body: BlockNode
-    init(slot: Int, sequence: ExprNode, body: BlockNode, range: SourceRange) {
+    let body: StmtNode
+    init(slot: Int, sequence: ExprNode, body: StmtNode, range: SourceRange) {
         self.slot = slot
         self.sequence = sequence
         self.body = body
@@ -326,7 +351,7 @@ final class ForNode: StmtNode {
         try ForNode.iterate(try sequence.eval(env, fp), slot: slot, body: body, env, fp, range: range, sequenceRange: sequence.range)
     }
 
-    static func iterate(_ seq: Value, slot: Int, body: BlockNode, _ env: Environment, _ fp: Frame, range: SourceRange,
+    static func iterate(_ seq: Value, slot: Int, body: StmtNode, _ env: Environment, _ fp: Frame, range: SourceRange,
                         sequenceRange: SourceRange) throws(RuntimeError) -> Flow {
         func step(_ v: Value) throws(RuntimeError) -> Flow? {
             fp[slot] = v
@@ -365,13 +390,14 @@ final class ContinueNode: StmtNode {
 }
 
 final class ReturnNode: StmtNode {
-    let value: ExprNode?
+    /// The value, or a `nil` constant for a bare `return` (not optional: no retain).
+    let value: ExprNode
     init(value: ExprNode?, range: SourceRange) {
-        self.value = value
+        self.value = value ?? ConstNode(.null, range: range)
         super.init(range: range)
     }
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
-        env.returnValue = try value?.eval(env, fp) ?? .null
+        env.returnValue = try value.eval(env, fp)
         return .returned
     }
 }
@@ -381,11 +407,11 @@ final class ReturnNode: StmtNode {
 /// `try { } catch e { }`: any runtime error in the body (however deep) is bound to `e` as an
 /// `error` value with `kind`, `message`, `file`, `line`, `column`, `position`, `hint`.
 final class TryNode: StmtNode {
-    let body: BlockNode
+    let body: StmtNode
     let slot: Int
-    let handler: BlockNode
+    let handler: StmtNode
     let unit: Unit
-    init(body: BlockNode, slot: Int, handler: BlockNode, unit: Unit, range: SourceRange) {
+    init(body: StmtNode, slot: Int, handler: StmtNode, unit: Unit, range: SourceRange) {
         self.body = body
         self.slot = slot
         self.handler = handler

@@ -44,11 +44,11 @@ public final class FunctionValue: DomainValue, @unchecked Sendable {
     /// Locals (parameters first) in one frame.
     let slotCount: Int
     /// The body, resolved to slots.
-    let body: BlockNode
+    let body: StmtNode
     /// The source the body came from (for error positions).
     let unit: Unit
 
-    init(name: String, parameters: [String], slotCount: Int, body: BlockNode, unit: Unit) {
+    init(name: String, parameters: [String], slotCount: Int, body: StmtNode, unit: Unit) {
         self.name = name
         self.parameters = parameters
         parameterCount = parameters.count
