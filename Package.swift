@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // MARK: - Layer 0: C libraries from Debian, found through pkg-config
@@ -43,6 +44,11 @@ let package = Package(
         .target(name: "CardProtocol", dependencies: ["WalletCore", "WalletCrypto"]),
         .target(name: "CardSimulator", dependencies: ["CardProtocol", "WalletCore", "WalletCrypto"]),
         .target(name: "CardPCSC", dependencies: ["CardProtocol", "CPCSC"]),
+
+        // MARK: - Layer 3: the store (SQLite through GRDB.swift, which links Debian's libsqlite3)
+        .target(
+            name: "WalletStore",
+            dependencies: ["WalletCore", "WalletCrypto", "CardProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
 
         // MARK: - Layer 4: language
         .target(name: "KCSSyntax"),
@@ -80,6 +86,10 @@ let package = Package(
         .testTarget(
             name: "CardPCSCTests",
             dependencies: ["CardPCSC", "CardSimulator", "CardProtocol", "KCSTestSupport"]),
+        .testTarget(
+            name: "WalletStoreTests",
+            dependencies: ["WalletStore", "WalletCore", "WalletCrypto", "KCSTestSupport",
+                           .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "KCSSyntaxTests", dependencies: ["KCSSyntax"]),
         .testTarget(
             name: "KCSBuiltinsTests",

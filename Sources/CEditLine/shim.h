@@ -14,16 +14,33 @@ static inline int kcs_history_setsize(History *h, HistEvent *ev, int size) {
     return history(h, ev, H_SETSIZE, size);
 }
 
-// Fixed-arity wrappers for el_set/el_get (variadic in C). The prompt text is kept by the
-// caller and reached through EL_CLIENTDATA, so no global state lives here.
-static inline char *kcs_el_prompt_function(EditLine *el) {
+// Fixed-arity wrappers for el_set/el_get (variadic in C). What the Swift side needs inside
+// libedit's callbacks (the prompt text, the reader object) is reached through EL_CLIENTDATA,
+// so no global state lives here.
+typedef struct {
+    const char *prompt;
+    void *owner;
+} kcs_el_client;
+
+static inline kcs_el_client *kcs_el_client_data(EditLine *el) {
     void *data = NULL;
     el_get(el, EL_CLIENTDATA, &data);
-    return data ? (char *)data : "";
+    return (kcs_el_client *)data;
 }
-static inline int kcs_el_set_prompt_text(EditLine *el, const char *text) {
-    if (el_set(el, EL_CLIENTDATA, (void *)text) != 0) return -1;
+static inline char *kcs_el_prompt_function(EditLine *el) {
+    kcs_el_client *client = kcs_el_client_data(el);
+    return client && client->prompt ? (char *)client->prompt : "";
+}
+static inline int kcs_el_set_client(EditLine *el, kcs_el_client *client) {
+    if (el_set(el, EL_CLIENTDATA, (void *)client) != 0) return -1;
     return el_set(el, EL_PROMPT, kcs_el_prompt_function);
+}
+typedef unsigned char (*kcs_el_function)(EditLine *, int);
+static inline int kcs_el_add_function(EditLine *el, const char *name, const char *help, kcs_el_function fn) {
+    return el_set(el, EL_ADDFN, name, help, fn);
+}
+static inline int kcs_el_bind(EditLine *el, const char *key, const char *name) {
+    return el_set(el, EL_BIND, key, name, NULL);
 }
 static inline int kcs_el_set_history(EditLine *el, History *h) {
     return el_set(el, EL_HIST, history, h);

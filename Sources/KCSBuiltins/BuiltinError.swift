@@ -28,6 +28,8 @@ public enum BuiltinError: WalletError, Equatable {
     case optionNotApplicable(command: String, option: String, reason: String)
     /// A private serialisation asked for without `--private`.
     case privateNeedsFlag(command: String, version: String)
+    /// `help TOPIC` for a name that is neither a command nor a namespace.
+    case noHelpTopic(topic: String, suggestion: String?)
 
     /// Stable identifier.
     public var id: String {
@@ -44,6 +46,7 @@ public enum BuiltinError: WalletError, Equatable {
         case .noCurrentKey: "builtin.noCurrentKey"
         case .optionNotApplicable: "builtin.optionNotApplicable"
         case .privateNeedsFlag: "builtin.privateNeedsFlag"
+        case .noHelpTopic: "builtin.noHelpTopic"
         }
     }
 
@@ -74,6 +77,8 @@ public enum BuiltinError: WalletError, Equatable {
             "\(c): --\(option) does not apply here: \(reason)"
         case .privateNeedsFlag(let c, let version):
             "\(c): \(version) holds the private key; add --private to export it (as a secret)"
+        case .noHelpTopic(let topic, let suggestion):
+            "help: no command or namespace called \(topic)" + (suggestion.map { "; did you mean \($0)?" } ?? "")
         }
     }
 }

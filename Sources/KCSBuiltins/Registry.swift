@@ -1,14 +1,36 @@
 import KCSRuntime
+import KCSSyntax
 import WalletCrypto
 
 /// The builtin namespaces (STYLE §3). Each namespace is one file in this module that owns a
 /// table; this file is touched only when a namespace is added.
 public enum Builtins {
     /// Every builtin of the language, in help order.
-    public static var all: [Builtin] { core + input + wallet }
+    public static var all: [Builtin] { core + input + wallet + [help(answering: nil)] }
 
     /// The registry the interpreter and the console use.
-    public static func registry() -> BuiltinRegistry { BuiltinRegistry(all) }
+    public static func registry() -> BuiltinRegistry {
+        let tables = core + input + wallet
+        // `help` describes the whole table, itself included.
+        let described = BuiltinRegistry(tables + [help(answering: nil)])
+        return BuiltinRegistry(tables + [help(answering: described)])
+    }
+
+    /// `help [TOPIC]`: the namespaces and their commands, or one command (usage, summary,
+    /// options, example), or one namespace's commands, as text. `registry` is what it describes.
+    static func help(answering registry: BuiltinRegistry?) -> Builtin {
+        Builtin("help", params: [ParamSpec("topic", .string, default: .null)],
+                summary: "List the namespaces and their commands, or show one command with its example.",
+                example: "help derive") { args in
+            guard let registry else { return .null }
+            let topic: String? = if case .string(let t) = args.value("topic") { t } else { nil }
+            guard let text = registry.help(topic) else {
+                let names = registry.builtins.map(\.name) + registry.namespaces
+                throw BuiltinError.noHelpTopic(topic: topic ?? "", suggestion: suggestion(for: topic ?? "", among: names))
+            }
+            return .string(text)
+        }
+    }
 }
 
 extension Builtins {

@@ -12,6 +12,10 @@ public final class ConsoleHost: ScriptHost {
     /// Folders searched for `use "name"` after the script's own folder.
     public let stdlibDirectories: [String]
     public let isInteractive: Bool
+    /// True while a REPL runs: Ctrl-C (`Interrupt`) then stops a running loop instead of kcs.
+    public var watchesInterrupt = false
+    /// The kcs home (`--home`, `KCS_HOME`, …): where the store and simulated cards live.
+    public var home: String?
 
     public init(interactive: Bool = isatty(STDIN_FILENO) == 1, stdlibDirectories: [String] = ConsoleHost.defaultStdlib(),
                 output: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
@@ -21,6 +25,8 @@ public final class ConsoleHost: ScriptHost {
     }
 
     public func write(_ text: String) { output(text) }
+
+    public func shouldInterrupt() -> Bool { watchesInterrupt && Interrupt.take() }
 
     /// Reads a secret from the terminal with echo off; nil at end of input.
     public func readSecret(prompt: String) throws -> SecretValue? {

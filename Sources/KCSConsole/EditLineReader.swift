@@ -2,26 +2,43 @@ internal import CEditLine
 import Foundation
 
 /// Line editing through libedit, used only when standard input is a terminal (STYLE habit 10):
-/// emacs key bindings, history in memory and in a file. What goes into the history is decided
-/// by the caller (`add(toHistory:)`), so a line with a secret is stored redacted.
+/// emacs key bindings, history in memory and in a file, Tab completion through a `Completer`,
+/// Ctrl-C cancelling the line. What goes into the history is decided by the caller
+/// (`add(toHistory:)`), so a line with a secret is stored redacted.
 public final class EditLineReader: LineReader {
     private let editLine: OpaquePointer
     private let history: OpaquePointer
     private let historyFile: String?
+    /// The prompt and the owner pointer libedit's callbacks reach through EL_CLIENTDATA.
+    private let client: UnsafeMutablePointer<kcs_el_client>
     private var promptBuffer: UnsafeMutablePointer<CChar>?
+    /// Offers completions for Tab; nil leaves Tab to insert nothing.
+    public var completer: Completer?
 
     /// A reader for the current terminal; `historyFile` (created 0600) is loaded now and written
     /// after every added line.
-    public init?(program: String = "kcs", historyFile: String?) {
+    public init?(program: String = "kcs", historyFile: String?, completer: Completer? = nil) {
         guard let el = kcs_el_init_stdio(program), let h = history_init() else { return nil }
         editLine = el
         history = h
         self.historyFile = historyFile
+        self.completer = completer
+        client = .allocate(capacity: 1)
+        client.initialize(to: kcs_el_client(prompt: nil, owner: nil))
+        client.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
         var event = HistEvent()
         _ = kcs_history_setsize(h, &event, 1000)
         _ = kcs_el_set_history(el, h)
         _ = kcs_el_set_editor(el, "emacs")
         _ = kcs_el_set_signal(el, 1)
+        _ = kcs_el_set_client(el, client)
+        _ = kcs_el_add_function(el, "kcs-complete", "complete the word before the cursor", { el, _ in
+            guard let el, let client = kcs_el_client_data(el), let owner = client.pointee.owner else {
+                return UInt8(CC_ERROR)
+            }
+            return Unmanaged<EditLineReader>.fromOpaque(owner).takeUnretainedValue().completeAtCursor()
+        })
+        _ = kcs_el_bind(el, "^I", "kcs-complete")
         if let historyFile {
             let dir = (historyFile as NSString).deletingLastPathComponent
             try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
@@ -34,20 +51,63 @@ public final class EditLineReader: LineReader {
         el_end(editLine)
         history_end(history)
         promptBuffer?.deallocate()
+        client.deallocate()
     }
 
-    public func readLine(prompt: String) -> String? {
+    public func readLine(prompt: String) -> LineInput {
         promptBuffer?.deallocate()
         let bytes = Array(prompt.utf8CString)
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
         buffer.initialize(from: bytes, count: bytes.count)
         promptBuffer = buffer
-        _ = kcs_el_set_prompt_text(editLine, buffer)
+        client.pointee.prompt = UnsafePointer(buffer)
+        Interrupt.clear()
         var count: Int32 = 0
-        guard let line = el_gets(editLine, &count), count > 0 else { return nil }
+        let line = el_gets(editLine, &count)
+        if Interrupt.take() {
+            // Ctrl-C: libedit gives up the line; start a fresh one.
+            el_reset(editLine)
+            FileHandle.standardOutput.write(Data("^C\n".utf8))
+            return .interrupted
+        }
+        guard let line, count > 0 else { return .end }
         var text = String(cString: line)
         if text.hasSuffix("\n") { text.removeLast() }
-        return text
+        return .line(text)
+    }
+
+    /// Tab: completes the word before the cursor — the whole candidate when there is one (plus a
+    /// space after a name), the common prefix of several, or the list of them when the prefix
+    /// adds nothing.
+    fileprivate func completeAtCursor() -> UInt8 {
+        guard let completer, let info = el_line(editLine), let start = UnsafeRawPointer(info.pointee.buffer),
+              let last = UnsafeRawPointer(info.pointee.lastchar), let at = UnsafeRawPointer(info.pointee.cursor)
+        else { return UInt8(CC_ERROR) }
+        let length = last - start
+        let cursor = at - start
+        let line = String(decoding: UnsafeRawBufferPointer(start: start, count: length), as: UTF8.self)
+        let result = completer.complete(line: line, cursor: cursor)
+        switch result.candidates.count {
+        case 0:
+            return UInt8(CC_REFRESH_BEEP)
+        case 1:
+            let only = result.candidates[0]
+            replaceWord(result.word, with: only + (only.hasSuffix("/") ? "" : " "))
+            return UInt8(CC_REFRESH)
+        default:
+            let prefix = result.commonPrefix
+            if prefix.count > result.word.count {
+                replaceWord(result.word, with: prefix)
+                return UInt8(CC_REFRESH)
+            }
+            FileHandle.standardOutput.write(Data(("\n" + Completer.columns(result.candidates) + "\n").utf8))
+            return UInt8(CC_REDISPLAY)
+        }
+    }
+
+    private func replaceWord(_ word: String, with text: String) {
+        el_deletestr(editLine, Int32(word.unicodeScalars.count))
+        _ = el_insertstr(editLine, text)
     }
 
     /// Adds a (redacted) line to the history and saves the file with mode 0600.
@@ -66,5 +126,22 @@ public final class EditLineReader: LineReader {
         let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
         return ((state as NSString).appendingPathComponent("kcs") as NSString).appendingPathComponent("history")
+    }
+}
+
+extension Completer {
+    /// Candidates in columns for an 80-column terminal.
+    public static func columns(_ items: [String], width: Int = 80) -> String {
+        let cell = (items.map(\.count).max() ?? 0) + 2
+        let perLine = max(1, width / cell)
+        var lines: [String] = []
+        var i = 0
+        while i < items.count {
+            let row = items[i..<min(i + perLine, items.count)]
+            lines.append(row.map { $0.padding(toLength: cell, withPad: " ", startingAt: 0) }.joined()
+                .trimmingCharacters(in: .whitespaces))
+            i += perLine
+        }
+        return lines.joined(separator: "\n")
     }
 }

@@ -5,8 +5,17 @@ import KCSSyntax
 /// Where lines come from (STYLE habit 10): a terminal or a pipe. The libedit reader (line
 /// editing, history without secrets, completion) plugs in here; this file has the plain one.
 public protocol LineReader: AnyObject {
-    /// The next line without its line break, or nil at end of input.
-    func readLine(prompt: String) -> String?
+    /// The next line without its line break, Ctrl-C, or the end of input.
+    func readLine(prompt: String) -> LineInput
+}
+
+/// What a line reader got.
+public enum LineInput: Equatable {
+    case line(String)
+    /// Ctrl-C while the line was being typed: the line (and any unfinished block) is dropped.
+    case interrupted
+    /// Ctrl-D or the end of standard input.
+    case end
 }
 
 /// Reads lines from standard input, printing the prompt only when a person is there.
@@ -14,9 +23,9 @@ public final class PlainLineReader: LineReader {
     private let showPrompt: Bool
     public init(showPrompt: Bool = isatty(STDIN_FILENO) == 1) { self.showPrompt = showPrompt }
 
-    public func readLine(prompt: String) -> String? {
+    public func readLine(prompt: String) -> LineInput {
         if showPrompt { FileHandle.standardOutput.write(Data(prompt.utf8)) }
-        return Swift.readLine(strippingNewline: true)
+        return Swift.readLine(strippingNewline: true).map(LineInput.line) ?? .end
     }
 }
 
@@ -41,13 +50,26 @@ public final class REPL {
         self.errorOutput = errorOutput
     }
 
+    /// Stop at the first error, with its exit code (`.bail on`); off by default at a prompt.
+    public var bail = false
+    /// Set by a meta-command that ends the session (`.quit`, or an error under `.bail on`).
+    private var exitStatus: Int32?
+
     /// Runs until end of input or `.quit`; returns the exit code.
     public func run() -> Int32 {
         var pending = ""
-        while let line = reader.readLine(prompt: pending.isEmpty ? "kcs> " : "...> ") {
+        while exitStatus == nil {
+            let line: String
+            switch reader.readLine(prompt: pending.isEmpty ? "kcs> " : "...> ") {
+            case .end: return ExitStatus.ok
+            case .interrupted:
+                pending = ""
+                continue
+            case .line(let text): line = text
+            }
             lineNumber += 1
             if pending.isEmpty, line.hasPrefix(".") {
-                if !meta(line) { return ExitStatus.ok }
+                meta(line)
                 continue
             }
             pending += pending.isEmpty ? line : "\n" + line
@@ -63,6 +85,7 @@ public final class REPL {
             }
             if !diagnostics.isEmpty {
                 errorOutput(DiagnosticRenderer.render(diagnostics, source: source))
+                failed(ExitStatus.scriptError)
                 continue
             }
             do {
@@ -71,38 +94,62 @@ public final class REPL {
                 }
             } catch {
                 errorOutput(error.rendered)
+                failed(ExitStatus.runtimeError)
             }
         }
-        return ExitStatus.ok
+        return exitStatus ?? ExitStatus.ok
     }
 
-    /// Handles a meta-command; false means quit.
-    private func meta(_ line: String) -> Bool {
+    /// After an error: under `.bail on` the session ends with `status`.
+    private func failed(_ status: Int32) {
+        if bail { exitStatus = status }
+    }
+
+    /// Handles a meta-command.
+    private func meta(_ line: String) {
         let words = line.split(separator: " ").map(String.init)
         switch words.first {
-        case ".quit", ".exit": return false
+        case ".quit", ".exit": exitStatus = ExitStatus.ok
         case ".read":
             guard words.count == 2 else {
                 errorOutput(".read needs one file name, got \(words.count - 1)\n")
-                return true
+                return failed(ExitStatus.usage)
             }
             guard let data = FileManager.default.contents(atPath: words[1]) else {
                 errorOutput(".read: cannot read \(words[1])\n")
-                return true
+                return failed(ExitStatus.usage)
             }
             let source = Source(name: words[1], bytes: Array(data))
             let (program, diagnostics) = runner.interpreter.parse(source)
             if !diagnostics.isEmpty {
                 errorOutput(DiagnosticRenderer.render(diagnostics, source: source))
-                return true
+                return failed(ExitStatus.scriptError)
             }
-            do { _ = try runner.interpreter.run(program, source: source) } catch { errorOutput(error.rendered) }
+            do { _ = try runner.interpreter.run(program, source: source) } catch {
+                errorOutput(error.rendered)
+                failed(ExitStatus.runtimeError)
+            }
+        case ".bail":
+            switch words.dropFirst().first {
+            case "on": bail = true
+            case "off": bail = false
+            case nil: output("bail is \(bail ? "on" : "off")\n")
+            case let other?: errorOutput(".bail takes on or off, got \(other)\n")
+            }
         case ".help":
             let topic = words.count > 1 ? words[1] : nil
-            output((runner.interpreter.registry.help(topic) ?? "no help for \(topic ?? "")") + "\n")
+            if let text = runner.interpreter.registry.help(topic) {
+                output(text + (topic == nil ? "\n" + REPL.metaHelp : "") + "\n")
+            } else {
+                errorOutput("no command or namespace \(topic ?? "")\n")
+            }
         default:
             errorOutput("unknown meta-command \(words.first ?? line); try .help or .quit\n")
         }
-        return true
     }
+
+    static let metaHelp = """
+        meta-commands: .help [COMMAND], .read FILE, .bail on|off, .quit
+        keys: Tab completes, Ctrl-C cancels the line or stops a running loop, Ctrl-D leaves
+        """
 }

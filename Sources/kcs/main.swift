@@ -35,7 +35,10 @@ struct Console: ParsableCommand {
     @Flag(name: .long, help: "Errors as JSON on standard error.")
     var json = false
 
-    @Option(name: .long, help: "Script run before the console starts (default $XDG_CONFIG_HOME/kcs/init.kcs, if it exists).")
+    @OptionGroup var common: CommonOptions
+
+    @Option(name: [.customLong("init"), .customLong("init-file")],
+            help: "Script run before the console starts (default $XDG_CONFIG_HOME/kcs/init.kcs, if it exists).")
     var initFile: String?
 
     @Argument(help: "A .kcs script to run.")
@@ -45,7 +48,8 @@ struct Console: ParsableCommand {
     var args: [String] = []
 
     func run() throws {
-        let runner = ScriptRunner(host: ConsoleHost(), json: json)
+        let host = ConsoleHost()
+        let runner = try common.runner(host: host, json: json)
         if let code {
             throw ExitCode(runner.run(Source(name: "<-e>", text: code), args: ([file].compactMap { $0 }) + args))
         }
@@ -60,9 +64,16 @@ struct Console: ParsableCommand {
             } else if initFile != nil {
                 throw ValidationError("cannot read --init-file \(initPath)")
             }
-            FileHandle.standardOutput.write(Data("kcs \(WalletCoreInfo.version) — type .help for commands, .quit to leave\n".utf8))
-            let reader: LineReader = EditLineReader(historyFile: EditLineReader.defaultHistoryFile()) ?? PlainLineReader()
-            throw ExitCode(REPL(runner: runner, reader: reader).run())
+            FileHandle.standardOutput.write(Data("kcs \(WalletCoreInfo.version) — type help or .help, Tab completes, .quit leaves\n".utf8))
+            let interpreter = runner.interpreter
+            let completer = Completer(registry: interpreter.registry, variables: { interpreter.globalNames })
+            let reader: LineReader = EditLineReader(historyFile: EditLineReader.defaultHistoryFile(), completer: completer)
+                ?? PlainLineReader()
+            Interrupt.install()
+            host.watchesInterrupt = true
+            let style = common.errorStyle
+            throw ExitCode(REPL(runner: runner, reader: reader,
+                                errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) }).run())
         }
         let input = FileHandle.standardInput.readDataToEndOfFile()
         throw ExitCode(runner.run(Source(name: "<stdin>", bytes: Array(input))))
@@ -75,6 +86,25 @@ extension Console {
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".config")
         return ((config as NSString).appendingPathComponent("kcs") as NSString).appendingPathComponent("init.kcs")
+    }
+}
+
+/// Options every running command takes.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: "kcs home directory for the store and simulated cards (default $KCS_HOME, $XDG_DATA_HOME/kcs, ~/.local/share/kcs).")
+    var home: String?
+
+    @Flag(name: .long, help: "No colour in error output (also NO_COLOR=1).")
+    var noColor = false
+
+    var errorStyle: ErrorStyle { ErrorStyle.forStandardError(noColorFlag: noColor) }
+
+    /// A runner whose errors are coloured as asked, for a host given the resolved home.
+    func runner(host: ConsoleHost, json: Bool) throws -> ScriptRunner {
+        host.home = Home(explicit: home).path
+        let style = errorStyle
+        return ScriptRunner(host: host, json: json,
+                            errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })
     }
 }
 
@@ -108,10 +138,11 @@ struct Completions: ParsableCommand {
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run a .kcs script.")
     @Flag(name: .long, help: "Errors as JSON on standard error.") var json = false
+    @OptionGroup var common: CommonOptions
     @Argument(help: "The script.") var file: String
     @Argument(parsing: .captureForPassthrough, help: "Arguments for the script.") var args: [String] = []
     func run() throws {
-        throw ExitCode(try runFile(file, args: args, runner: ScriptRunner(host: ConsoleHost(), json: json)))
+        throw ExitCode(try runFile(file, args: args, runner: try common.runner(host: ConsoleHost(), json: json)))
     }
 }
 

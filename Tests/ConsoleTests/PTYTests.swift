@@ -46,4 +46,60 @@ struct PTYTests {
         let mode = try FileManager.default.attributesOfItem(atPath: historyPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
+
+    /// Runs the console under a pseudo-terminal, writing each chunk after a pause; returns
+    /// everything the terminal showed and the exit status.
+    private func session(_ chunks: [String], pause: useconds_t = 300_000) throws -> (text: String, status: Int32) {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: state) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.arguments = ["-qfec", root.appendingPathComponent(".build/debug/kcs").path, "/dev/null"]
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_STATE_HOME"] = state.path
+        env["XDG_CONFIG_HOME"] = state.path
+        env["TERM"] = "dumb"
+        p.environment = env
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = output
+        try p.run()
+        signal(SIGPIPE, SIG_IGN) // kcs may end before the last chunk (`.bail on`)
+        for chunk in chunks {
+            usleep(pause)
+            try? input.fileHandleForWriting.write(contentsOf: Data(chunk.utf8))
+        }
+        usleep(pause)
+        try? input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return (text, p.terminationStatus)
+    }
+
+    @Test func tab_completesCommandNamesAndVariables() throws {
+        let (text, _) = try session(["let wallet_name = \"a\"\n", "mnemonic.ch\t\"abandon\"\n", "print wallet_n\t\n", ".quit\n"])
+        #expect(text.contains("kcs> mnemonic.check \"abandon\""), "Tab completes the unique command: \(text)")
+        #expect(text.contains("mnemonic must have 12, 15, 18, 21 or 24 words, got 1"), "\(text)")
+        #expect(text.contains("kcs> print wallet_name"), "Tab completes a variable: \(text)")
+    }
+
+    @Test func ctrlC_stopsARunningLoopAndTheSessionGoesOn() throws {
+        let (text, status) = try session(["let i = 0\n", "while true { i = i + 1 }\n", "\u{03}",
+                                          "print \"after {i > 0}\"\n", "let half = \"unfinished", "\u{03}",
+                                          "print \"clean\"\n", ".quit\n"], pause: 500_000)
+        #expect(text.contains("error: interrupted"), "Ctrl-C stops the loop: \(text)")
+        #expect(text.contains("after true"), "the session goes on with its variables: \(text)")
+        #expect(text.contains("clean") && !text.contains("unfinishedprint"), "Ctrl-C drops the line being typed: \(text)")
+        #expect(status == 0)
+    }
+
+    @Test func bailOn_endsTheSessionAtTheFirstErrorWithItsCode() throws {
+        let (text, status) = try session([".bail\n", ".bail on\n", "nope()\n", "print \"unreached\"\n"])
+        #expect(text.contains("bail is off"), "\(text)")
+        #expect(text.contains("no function or builtin named `nope`"), "\(text)")
+        #expect(!text.contains("\nunreached"), "\(text)")
+        #expect(status == 70)
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import KCSRuntime
 import Testing
 
@@ -45,10 +46,29 @@ enum Call {
             "len", "type", "str", "int", "hex", "bytes", "sha256", "keccak256", "range", "keys", "values", "contains",
             "join", "split", "upper", "lower", "append", "reveal", "env", "file.read",
             "mnemonic.generate", "mnemonic.check", "mnemonic.seed", "hd.master", "derive", "address",
-            "xkey.encode", "xkey.decode", "path.parse", "coins",
+            "xkey.encode", "xkey.decode", "path.parse", "coins", "help",
         ]
         #expect(names == expected)
         #expect(Builtins.registry().namespaces == ["file", "mnemonic", "hd", "xkey", "path"])
+    }
+
+    /// Every builtin is run by at least one golden transcript (examples/, the stdlib
+    /// transcripts) or inline-expectation case, so none is shipped untested end to end.
+    @Test func everyBuiltin_appearsInATranscriptOrCase() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        var text = ""
+        for dir in ["examples", "Tests/TranscriptTests", "Tests/KCSRuntimeTests/Cases"] {
+            let base = root.appendingPathComponent(dir)
+            let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?
+                .compactMap { $0 as? URL }.filter { $0.pathExtension == "kcs" } ?? []
+            for f in files { text += try String(contentsOf: f, encoding: .utf8) + "\n" }
+        }
+        for b in Builtins.all {
+            let used = text.range(of: "(^|[^A-Za-z0-9_.])" + NSRegularExpression.escapedPattern(for: b.name) + "([^A-Za-z0-9_]|$)",
+                                  options: .regularExpression) != nil
+            #expect(used, "\(b.name) is in no transcript or case")
+        }
     }
 
     @Test func secretParameters_areDeclaredInTheTable() {

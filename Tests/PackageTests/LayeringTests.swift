@@ -11,6 +11,7 @@ private let allowed: [String: Set<String>] = [
     "CardProtocol": ["WalletCore", "WalletCrypto"],
     "CardSimulator": ["CardProtocol", "WalletCore", "WalletCrypto"],
     "CardPCSC": ["CardProtocol", "CPCSC"],
+    "WalletStore": ["WalletCore", "WalletCrypto", "CardProtocol", "GRDB"],
     "KCSSyntax": [],
     "KCSRuntime": ["KCSSyntax", "BigInt"],
     "KCSBuiltins": ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "BigInt"],

@@ -1,0 +1,30 @@
+import Foundation
+import Synchronization
+
+/// Ctrl-C at the console. A signal handler can only set a flag, so this is the one piece of
+/// process-wide state in the console (STYLE habit 3 allows nothing else): SIGINT sets it, the
+/// line reader and the interpreter's loop poll (`ConsoleHost.shouldInterrupt`) take it.
+/// Installed only for the REPL: a batch run keeps the default (Ctrl-C ends it).
+public enum Interrupt {
+    private static let flag = Atomic<Bool>(false)
+
+    /// Routes SIGINT to the flag instead of ending the process.
+    public static func install() {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in Interrupt.flag.store(true, ordering: .relaxed) }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0 // no SA_RESTART: a blocked read returns, so the prompt can start over
+        sigaction(SIGINT, &action, nil)
+        // A parent may have started kcs with SIGINT blocked (the mask is inherited); unblock it.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// True once after Ctrl-C.
+    public static func take() -> Bool { flag.exchange(false, ordering: .relaxed) }
+
+    /// Forgets a Ctrl-C typed before now.
+    public static func clear() { flag.store(false, ordering: .relaxed) }
+}

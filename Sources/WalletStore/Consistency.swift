@@ -1,0 +1,49 @@
+import GRDB
+
+extension StoreTransaction {
+    /// Problems with the store's invariants, as sentences; empty when all hold. Checks:
+    /// SQLite's `integrity_check` and `foreign_key_check`; positions are exactly 1…n; no
+    /// secret belongs to a key that should not have one (HD-CHILD, card, watch-only,
+    /// retired); every software ECDSA and HD-MASTER key that is not retired has its secret;
+    /// every HD-CHILD has a parent. (At most one unfinished rotation per key is enforced
+    /// by the `rotations_open_by_old_key` index itself.)
+    ///
+    /// Used after a crash (the SIGKILL tests of issue 5 §7) and by `kcs doctor`-style commands.
+    public func consistencyProblems() throws(StoreError) -> [String] {
+        try storeErrors {
+            var problems: [String] = []
+            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            if integrity != ["ok"] { problems += integrity.map { "integrity_check: \($0)" } }
+            for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
+                problems.append("foreign_key_check: row \(row[1] as Int64? ?? -1) of \(row[0] as String) "
+                                + "references a missing row of \(row[2] as String)")
+            }
+            let (count, low, high) = try Row.fetchOne(db, sql: "SELECT COUNT(*), MIN(position), MAX(position) FROM keys")
+                .map { ($0[0] as Int, $0[1] as Int?, $0[2] as Int?) } ?? (0, nil, nil)
+            if count > 0, low != 1 || high != count {
+                problems.append("positions run from \(low ?? 0) to \(high ?? 0) for \(count) keys; expected 1 to \(count)")
+            }
+            for name in try String.fetchAll(db, sql: """
+                SELECT k.name FROM secrets s JOIN keys k ON k.id = s.key_id
+                WHERE k.kind NOT IN ('ECDSA', 'HD-MASTER') OR k.retired = 1 OR k.storage <> 'software'
+                ORDER BY k.position
+                """) {
+                problems.append("key \(StoreError.quote(name)) has a sealed secret it should not have")
+            }
+            for name in try String.fetchAll(db, sql: """
+                SELECT k.name FROM keys k
+                WHERE k.kind IN ('ECDSA', 'HD-MASTER') AND k.retired = 0 AND k.storage = 'software'
+                  AND NOT EXISTS (SELECT 1 FROM secrets s WHERE s.key_id = k.id)
+                ORDER BY k.position
+                """) {
+                problems.append("key \(StoreError.quote(name)) has lost its sealed secret")
+            }
+            for name in try String.fetchAll(db, sql: """
+                SELECT name FROM keys WHERE kind = 'HD-CHILD' AND parent_id IS NULL ORDER BY position
+                """) {
+                problems.append("HD-CHILD key \(StoreError.quote(name)) has no parent")
+            }
+            return problems
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import GRDB
+
+/// The store's schema, as named migrations applied in order by GRDB's `DatabaseMigrator`.
+///
+/// Rules: a migration, once released, never changes; a schema change is a new migration
+/// appended to the list. GRDB records applied names in `grdb_migrations`, so reopening a
+/// store applies only what is missing, and a store with names this build does not know
+/// is refused (`StoreError.schemaTooNew`). docs/store.md documents every table and column.
+///
+/// Conventions: times are INTEGER milliseconds since the Unix epoch (UTC); booleans are
+/// INTEGER 0/1 with a CHECK; enumerations are TEXT with a CHECK listing their values;
+/// key names compare with `NOCASE`.
+enum Schema {
+    /// The migrations, in the order they run.
+    static let migrations: [(name: String, sql: String)] = [
+        ("v1-settings", """
+            CREATE TABLE settings (
+                key   TEXT PRIMARY KEY NOT NULL CHECK (length(key) BETWEEN 1 AND 64),
+                value TEXT NOT NULL
+            );
+            """),
+        ("v1-vault", """
+            CREATE TABLE vault (
+                id             INTEGER PRIMARY KEY CHECK (id = 1),
+                kdf            TEXT NOT NULL CHECK (kdf = 'scrypt'),
+                scrypt_n       INTEGER NOT NULL CHECK (scrypt_n >= 2),
+                scrypt_r       INTEGER NOT NULL CHECK (scrypt_r >= 1),
+                scrypt_p       INTEGER NOT NULL CHECK (scrypt_p >= 1),
+                salt           BLOB NOT NULL CHECK (length(salt) = 32),
+                verifier_nonce BLOB NOT NULL CHECK (length(verifier_nonce) = 12),
+                verifier       BLOB NOT NULL CHECK (length(verifier) = 48),
+                created_at     INTEGER NOT NULL,
+                changed_at     INTEGER NOT NULL
+            );
+            """),
+        ("v1-keys", """
+            CREATE TABLE keys (
+                id            INTEGER PRIMARY KEY AUTOINCREMENT,
+                name          TEXT NOT NULL COLLATE NOCASE,
+                kind          TEXT NOT NULL CHECK (kind IN ('ECDSA', 'HD-MASTER', 'HD-CHILD', 'CARD', 'WATCH')),
+                position      INTEGER NOT NULL,
+                created_at    INTEGER NOT NULL,
+                public_key    BLOB CHECK (public_key IS NULL OR length(public_key) = 33),
+                address       TEXT,
+                path          TEXT,
+                parent_id     INTEGER REFERENCES keys(id) ON DELETE RESTRICT,
+                storage       TEXT NOT NULL CHECK (storage IN ('software', 'watch') OR storage LIKE 'card:%'),
+                preset        TEXT,
+                source        TEXT NOT NULL CHECK (source IN ('generated', 'mnemonic', 'privkey', 'keystore',
+                                                              'xpub', 'address', 'card')),
+                xpub          TEXT,
+                revealed_at   INTEGER,
+                rotation_flag TEXT CHECK (rotation_flag IS NULL OR rotation_flag IN ('user', 'exposed')),
+                retired       INTEGER NOT NULL DEFAULT 0 CHECK (retired IN (0, 1)),
+                successor_id  INTEGER REFERENCES keys(id) ON DELETE SET NULL
+            );
+            CREATE UNIQUE INDEX keys_by_name ON keys(name);
+            CREATE UNIQUE INDEX keys_by_position ON keys(position);
+            CREATE INDEX keys_by_parent ON keys(parent_id);
+            CREATE INDEX keys_by_successor ON keys(successor_id);
+            """),
+        ("v1-secrets", """
+            CREATE TABLE secrets (
+                key_id                INTEGER PRIMARY KEY REFERENCES keys(id) ON DELETE CASCADE,
+                kind                  TEXT NOT NULL CHECK (kind IN ('mnemonic', 'seed', 'privkey')),
+                nonce                 BLOB NOT NULL CHECK (length(nonce) = 12),
+                ciphertext            BLOB NOT NULL CHECK (length(ciphertext) > 16),
+                passphrase_nonce      BLOB CHECK (passphrase_nonce IS NULL OR length(passphrase_nonce) = 12),
+                passphrase_ciphertext BLOB CHECK (passphrase_ciphertext IS NULL OR length(passphrase_ciphertext) >= 16),
+                sealed_at             INTEGER NOT NULL,
+                CHECK ((passphrase_nonce IS NULL) = (passphrase_ciphertext IS NULL))
+            );
+            """),
+        ("v1-pairings", """
+            CREATE TABLE pairings (
+                instance_uid TEXT PRIMARY KEY NOT NULL CHECK (length(instance_uid) = 32),
+                slot         INTEGER NOT NULL CHECK (slot BETWEEN 0 AND 254),
+                nonce        BLOB NOT NULL CHECK (length(nonce) = 12),
+                ciphertext   BLOB NOT NULL CHECK (length(ciphertext) = 48),
+                created_at   INTEGER NOT NULL
+            );
+            """),
+        ("v1-history", """
+            CREATE TABLE history (
+                id         INTEGER PRIMARY KEY,
+                created_at INTEGER NOT NULL,
+                key_id     INTEGER REFERENCES keys(id) ON DELETE SET NULL,
+                key_name   TEXT NOT NULL COLLATE NOCASE,
+                kind       TEXT NOT NULL CHECK (kind IN ('hash', 'message', 'typed', 'transaction')),
+                digest     BLOB NOT NULL,
+                signature  BLOB NOT NULL,
+                signer     TEXT NOT NULL,
+                verified   INTEGER NOT NULL CHECK (verified IN (0, 1)),
+                chain_id   INTEGER
+            );
+            CREATE INDEX history_by_time ON history(created_at);
+            CREATE INDEX history_by_key ON history(key_name, created_at);
+            CREATE INDEX history_by_kind ON history(kind, created_at);
+            CREATE INDEX history_by_key_id ON history(key_id);
+            """),
+        ("v1-rotations", """
+            CREATE TABLE rotations (
+                id          INTEGER PRIMARY KEY AUTOINCREMENT,
+                old_key_id  INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE,
+                new_key_id  INTEGER REFERENCES keys(id) ON DELETE SET NULL,
+                state       TEXT NOT NULL CHECK (state IN ('started', 'successor-created', 'backed-up',
+                                                           'completed', 'rolled-back')),
+                started_at  INTEGER NOT NULL,
+                updated_at  INTEGER NOT NULL,
+                finished_at INTEGER
+            );
+            CREATE UNIQUE INDEX rotations_open_by_old_key ON rotations(old_key_id)
+                WHERE state NOT IN ('completed', 'rolled-back');
+            CREATE INDEX rotations_by_new_key ON rotations(new_key_id);
+            """),
+    ]
+
+    /// A migrator with every migration registered. Foreign keys are checked after each
+    /// migration, before it commits (GRDB's default `.deferred` checks).
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for migration in migrations {
+            let sql = migration.sql
+            migrator.registerMigration(migration.name) { db in try db.execute(sql: sql) }
+        }
+        return migrator
+    }
+}
