@@ -55,7 +55,10 @@ let package = Package(
         .target(name: "KCSRuntime", dependencies: ["KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
         .target(
             name: "KCSBuiltins",
-            dependencies: ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", .product(name: "BigInt", package: "BigInt")]),
+            dependencies: [
+                "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore",
+                .product(name: "BigInt", package: "BigInt"),
+            ]),
 
         // MARK: - Layer 5: the console and the executable
         .target(name: "KCSConsole", dependencies: ["KCSBuiltins", "KCSRuntime", "KCSSyntax", "CEditLine"]),
@@ -70,7 +73,8 @@ let package = Package(
         // MARK: - Benchmarks (`make bench`; the C baseline is bench/c/bench.c)
         .executableTarget(
             name: "kcs-bench",
-            dependencies: ["WalletCore", "CardProtocol", "CardSimulator", "CardPCSC", "KCSRuntime", "KCSSyntax", "KCSBuiltins"],
+            dependencies: ["WalletCore", "WalletCrypto", "WalletStore", "CardProtocol", "CardSimulator", "CardPCSC", "KCSRuntime",
+                           "KCSSyntax", "KCSBuiltins", .product(name: "GRDB", package: "GRDB.swift")],
             path: "bench/KCSBench"),
 
         // MARK: - Test support and tests

@@ -133,10 +133,15 @@ extension Builtins {
             return .list(out)
         },
 
-        Builtin("keys", params: [ParamSpec("map", .map)],
-                summary: "The keys of a map, in insertion order.",
-                example: "keys {\"a\": 1, \"b\": 2}   # [\"a\", \"b\"]") { args in
-            .list(args.map("map").keys.map { .string($0) })
+        Builtin("keys", params: [ParamSpec("map", .map, default: .null)],
+                options: [
+                    OptionSpec("json", nil, "the key dashboard as JSON text"),
+                    OptionSpec("active", nil, "leave retired keys out of the dashboard"),
+                ],
+                summary: "With a map, its keys in insertion order; alone, the key dashboard (position, name, address, kind, storage).",
+                example: "keys {\"a\": 1, \"b\": 2}   # [\"a\", \"b\"]; keys --json for the stored keys") { args in
+            guard case .map(let m)? = args["map"] else { return try keyDashboard(args) }
+            return .list(m.keys.map { .string($0) })
         },
 
         Builtin("values", params: [ParamSpec("map", .map)],

@@ -33,9 +33,11 @@ enum SecretKind: String, CaseIterable {
     case xprv
     /// A BIP-39 passphrase, held as UTF-8.
     case passphrase
+    /// A raw 32-byte secp256k1 private key (from the store or `import privkey`).
+    case privateKey = "privkey"
 
     /// True when the bytes are text (revealed as a string); false for raw bytes (revealed as hex).
-    var isText: Bool { self != .seed }
+    var isText: Bool { self != .seed && self != .privateKey }
 
     /// A secret value of this kind holding `secret`.
     func value(_ secret: Secret) -> Value { .secret(SecretValue(kind: rawValue, payload: secret)) }

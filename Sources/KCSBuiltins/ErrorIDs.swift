@@ -1,6 +1,7 @@
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletStore
 
 // The wallet core's errors keep their stable ids when a builtin throws them, so a script's
 // `catch e` sees `e.kind == "mnemonic.unknownWord"` rather than a generic builtin failure.
@@ -17,3 +18,6 @@ extension LegacyAddressError: IdentifiableError {}
 extension SLIP44.LookupError: IdentifiableError {}
 extension AtomicFileError: IdentifiableError {}
 extension BuiltinError: IdentifiableError {}
+extension StoreError: IdentifiableError {}
+extension SessionError: IdentifiableError {}
+extension KeyCommandError: IdentifiableError {}

@@ -28,6 +28,28 @@ public final class ConsoleHost: ScriptHost {
 
     public func shouldInterrupt() -> Bool { watchesInterrupt && Interrupt.take() }
 
+    /// The session builtins work in, made on first use with the home known by then.
+    public private(set) lazy var session: Session = {
+        let s = Session(home: home)
+        s.host = self
+        return s
+    }()
+
+    public var context: (any BuiltinContext)? { session }
+
+    /// A visible question on standard error, answered on standard input (terminal only).
+    public func ask(prompt: String) -> String? {
+        guard isInteractive else { return nil }
+        FileHandle.standardError.write(Data(prompt.utf8))
+        return readLine(strippingNewline: true)
+    }
+
+    /// Progress on standard error where a person can see it.
+    public func status(_ text: String) {
+        guard isInteractive else { return }
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
     /// Reads a secret from the terminal with echo off; nil at end of input.
     public func readSecret(prompt: String) throws -> SecretValue? {
         guard isInteractive else { return nil }

@@ -78,12 +78,26 @@ public struct OptionSpec: Sendable, Equatable {
     }
 }
 
-/// The checked arguments a builtin body receives.
-public struct CallArguments: Sendable {
+/// What the host lends builtins besides their arguments: the console's session (store,
+/// vault, active signer, clock, prompts). The runtime only passes it along; the builtins
+/// module defines the concrete type (STYLE §3: the body gets the arguments and the session).
+public protocol BuiltinContext: AnyObject {}
+
+/// The checked arguments a builtin body receives, and the session it runs in.
+public struct CallArguments {
     /// Positional parameters by name (defaults filled in; absent optional secrets are missing).
     public let values: [String: Value]
     /// Options given (flags map to `.bool(true)`).
     public let options: [String: Value]
+    /// The host's session, when it has one (the console always does; bare interpreters in
+    /// tests may not).
+    public let context: (any BuiltinContext)?
+
+    public init(values: [String: Value], options: [String: Value], context: (any BuiltinContext)? = nil) {
+        self.values = values
+        self.options = options
+        self.context = context
+    }
 
     /// The argument `name`.
     public subscript(name: String) -> Value? { values[name] }

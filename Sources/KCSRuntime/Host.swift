@@ -37,9 +37,23 @@ public protocol ScriptHost: AnyObject {
 
     /// The current time, for builtins that need one. Defaults to the system clock.
     var now: Date { get }
+
+    /// Asks a question whose answer may be seen (a confirmation, words of a backup); nil when
+    /// nobody can answer (batch) or at end of input. Defaults to nil.
+    func ask(prompt: String) -> String?
+
+    /// Shows progress of a slow step (a KDF, an import) where a person can see it; a no-op
+    /// by default and in batch runs.
+    func status(_ text: String)
+
+    /// The session builtins work in (see `BuiltinContext`); nil by default.
+    var context: (any BuiltinContext)? { get }
 }
 
 extension ScriptHost {
     public func shouldInterrupt() -> Bool { false }
     public var now: Date { Date() }
+    public func ask(prompt: String) -> String? { nil }
+    public func status(_ text: String) {}
+    public var context: (any BuiltinContext)? { nil }
 }

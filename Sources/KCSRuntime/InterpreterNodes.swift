@@ -434,7 +434,7 @@ extension Environment {
             values[p.name] = .secret(s)
         }
         do {
-            return try b.body(CallArguments(values: values, options: bound.options))
+            return try b.body(CallArguments(values: values, options: bound.options, context: host.context))
         } catch let e as RuntimeError {
             throw RuntimeError(e.kind, at: range)
         } catch let e as IdentifiableError {

@@ -286,6 +286,10 @@ public struct Parser {
                 } while match(.comma)
             }
             return Stmt(.print(values), range: values.last.map { start.union($0.range) } ?? start)
+        case .keyword(.use) where wordAfter(start.end).map({ commands.contains("use." + $0) }) == true:
+            // `use key NAME`: the namespace word `use` with a verb, not a module.
+            let command = try parseCommand(nested: false)
+            return Stmt(.command(command), range: command.range)
         case .keyword(.use):
             advance()
             let name = peek()
@@ -369,6 +373,17 @@ public struct Parser {
     /// True when the current identifier `word` begins a command: it is a command or namespace
     /// word and is not written as a call (`len(x)`, `append(list, v)`: a `(` right after the
     /// name, with no space, makes it a function call in expression syntax).
+    /// The identifier written after blanks from byte `offset`, if any (one-line lookahead).
+    private func wordAfter(_ offset: Int) -> String? {
+        let bytes = source.utf8
+        var i = offset
+        while i < bytes.count, bytes[i] == UInt8(ascii: " ") || bytes[i] == UInt8(ascii: "\t") { i += 1 }
+        guard i > offset, i < bytes.count, isIdentifierStart(bytes[i]) else { return nil }
+        var j = i
+        while j < bytes.count, isIdentifierByte(bytes[j]) { j += 1 }
+        return source.text(in: SourceRange(start: i, end: j))
+    }
+
     private mutating func startsCommand(_ word: String) -> Bool {
         guard commands.startsCommand(word) else { return false }
         let end = peek().range.end
@@ -398,19 +413,35 @@ public struct Parser {
             while i < bytes.count, isIdentifierByte(bytes[i]) { i += 1 }
             return i
         }
+        // `vault.change-passphrase`: a `-word` continues the name when the longer name is a command.
+        func hyphenated(_ start: Int, _ end: Int) -> Int {
+            var end = end
+            while end + 1 < bytes.count, bytes[end] == UInt8(ascii: "-"), isIdentifierStart(bytes[end + 1]) {
+                let longer = wordEnd(end + 1)
+                let text = source.text(in: SourceRange(start: start, end: longer))
+                guard commands.contains(text) else { break }
+                end = longer
+            }
+            return end
+        }
         var nameEnd = wordEnd(first.range.start)
         while nameEnd + 1 < bytes.count, bytes[nameEnd] == UInt8(ascii: "."), isIdentifierStart(bytes[nameEnd + 1]) {
             nameEnd = wordEnd(nameEnd + 1)
         }
+        nameEnd = hyphenated(first.range.start, nameEnd)
         var name = source.text(in: SourceRange(start: first.range.start, end: nameEnd))
         if !name.contains("."), commands.namespaces.contains(name) {
             // `keystore load`: a verb word on the same line, followed by a blank or the end.
             var j = nameEnd
             while j < bytes.count, bytes[j] == UInt8(ascii: " ") || bytes[j] == UInt8(ascii: "\t") { j += 1 }
             if j > nameEnd, j < bytes.count, isIdentifierStart(bytes[j]) {
-                let k = wordEnd(j)
-                let verb = source.text(in: SourceRange(start: j, end: k))
-                let full = name + "." + verb
+                var k = wordEnd(j)
+                var full = name + "." + source.text(in: SourceRange(start: j, end: k))
+                let longer = hyphenated(j, k)
+                if longer > k, commands.contains(name + "." + source.text(in: SourceRange(start: j, end: longer))) {
+                    k = longer
+                    full = name + "." + source.text(in: SourceRange(start: j, end: k))
+                }
                 if k == bytes.count || isVerbStop(bytes[k]), commands.contains(full) || !commands.contains(name) {
                     name = full
                     nameEnd = k

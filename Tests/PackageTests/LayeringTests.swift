@@ -14,12 +14,12 @@ private let allowed: [String: Set<String>] = [
     "WalletStore": ["WalletCore", "WalletCrypto", "CardProtocol", "GRDB"],
     "KCSSyntax": [],
     "KCSRuntime": ["KCSSyntax", "BigInt"],
-    "KCSBuiltins": ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "BigInt"],
+    "KCSBuiltins": ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore", "BigInt"],
     "KCSConsole": ["KCSBuiltins", "KCSRuntime", "KCSSyntax", "CEditLine"],
     "kcs": ["KCSConsole", "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "ArgumentParser"],
     "KCSTestSupport": ["WalletCrypto", "CardProtocol", "CardSimulator"],
-    "kcs-bench": ["WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "KCSRuntime", "KCSSyntax",
-                  "KCSBuiltins"],
+    "kcs-bench": ["WalletCore", "WalletCrypto", "WalletStore", "CardProtocol", "CardSimulator", "CardPCSC", "KCSRuntime",
+                  "KCSSyntax", "KCSBuiltins", "GRDB"],
 ]
 
 /// Modules that ship with the toolchain and may be imported anywhere.

@@ -33,6 +33,12 @@ private func run(_ t: Transcript) throws -> String {
     var env = ProcessInfo.processInfo.environment
     env["KCS_STDLIB"] = root.appendingPathComponent("stdlib").path
     env["NO_COLOR"] = "1"
+    // Each transcript gets an empty kcs home (a new store) and a vault passphrase, as a batch
+    // user would give them.
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-transcript-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: home) }
+    env["KCS_HOME"] = home.path
+    env["KCS_VAULT_PASSPHRASE"] = "transcript passphrase"
     p.environment = env
     let out = Pipe(), err = Pipe()
     p.standardOutput = out

@@ -1,0 +1,184 @@
+import Foundation
+import KCSRuntime
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+/// The console session builtins work in (STYLE §3 and habit 3): the kcs home and its store,
+/// the vault's unlock state and idle timer, the active signer, the clock and the RNG, and the
+/// way to ask the person at the terminal. The console makes one per run and lends it to every
+/// builtin call (`CallArguments.context`); nothing here is global.
+public final class Session: BuiltinContext {
+    /// Where `kcs.db` lives; nil when the host has no home (then store commands fail clearly).
+    public let home: String?
+    /// The process environment (batch passphrase variables).
+    public let environment: [String: String]
+    public let random: any RandomSource
+    public let clock: @Sendable () -> Date
+    /// scrypt cost for a new vault (the standard n=2¹⁵, r=8, p=1 outside tests).
+    public let vaultParameters: ScryptParameters
+    /// After this long without using the vault, the passphrase is asked again.
+    public var idleTimeout: TimeInterval
+    /// The person's side: prompts, confirmations, output. Weak: the host owns the session.
+    public weak var host: (any ScriptHost)?
+    /// The key `sign` uses (`use key NAME`), by name.
+    public var activeKey: String?
+
+    private var openedStore: WalletStore?
+    private var lastVaultUse: Date?
+
+    public init(home: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                random: any RandomSource = SystemRandom(), clock: @escaping @Sendable () -> Date = { Date() },
+                vaultParameters: ScryptParameters = .standard, idleTimeout: TimeInterval = 15 * 60) {
+        self.home = home
+        self.environment = environment
+        self.random = random
+        self.clock = clock
+        self.vaultParameters = vaultParameters
+        self.idleTimeout = idleTimeout
+    }
+
+    /// Batch runs read the vault passphrase from this file …
+    public static let passphraseFileVariable = "KCS_VAULT_PASSPHRASE_FILE"
+    /// … or, less safely, from this variable.
+    public static let passphraseVariable = "KCS_VAULT_PASSPHRASE"
+
+    // MARK: The store
+
+    /// The store, opened on first use (so `kcs -e 'print 1'` never touches the disk).
+    public func store(for command: String) throws -> WalletStore {
+        if let openedStore { return openedStore }
+        guard let home else { throw SessionError.noHome(command: command) }
+        let store = try WalletStore.open(home: home, options: WalletStore.Options(random: random, clock: clock))
+        openedStore = store
+        return store
+    }
+
+    /// The store with the vault unlocked: creates the vault on first use (the passphrase asked
+    /// twice), asks the passphrase when the vault is locked or has been idle longer than
+    /// `idleTimeout`, and — with `reconfirm` — again before a destructive or revealing
+    /// operation even when unlocked (the console's stand-in for the app's biometric check).
+    public func unlockedStore(for command: String, reconfirm: Bool = false) throws -> WalletStore {
+        let store = try store(for: command)
+        let now = clock()
+        switch try store.vaultStatus() {
+        case .missing:
+            let first = try passphrase(for: command, prompt: "new vault passphrase: ")
+            if host?.isInteractive == true {
+                let again = try passphrase(for: command, prompt: "the same passphrase again: ")
+                guard first == again else { throw SessionError.passphrasesDiffer(command: command) }
+            }
+            try store.createVault(passphrase: first, scrypt: vaultParameters)
+            try store.unlock(passphrase: first)
+        case .locked:
+            host?.status("unlocking the vault (scrypt)…")
+            try store.unlock(passphrase: try passphrase(for: command, prompt: "vault passphrase: "))
+        case .unlocked:
+            let idle = lastVaultUse.map { now.timeIntervalSince($0) > idleTimeout } ?? false
+            if idle { store.lock() }
+            if idle || reconfirm {
+                try store.unlock(passphrase: try passphrase(
+                    for: command, prompt: idle ? "vault locked after \(Int(idleTimeout / 60)) idle minutes; passphrase: "
+                        : "\(command) needs the vault passphrase again: "))
+            }
+        }
+        lastVaultUse = now
+        return store
+    }
+
+    /// Locks the vault now (`vault.lock`).
+    public func lockVault() {
+        openedStore?.lock()
+        lastVaultUse = nil
+    }
+
+    // MARK: Asking
+
+    /// The vault passphrase: asked without echo at a terminal; in a batch run read from
+    /// `$KCS_VAULT_PASSPHRASE_FILE` (its first line) or `$KCS_VAULT_PASSPHRASE`, never prompted.
+    public func passphrase(for command: String, prompt: String) throws -> Secret {
+        if let host, host.isInteractive {
+            guard let value = try host.readSecret(prompt: prompt), let secret = value.payload as? Secret else {
+                throw SessionError.cancelled(command: command)
+            }
+            return secret
+        }
+        if let file = environment[Session.passphraseFileVariable], !file.isEmpty {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw SessionError.passphraseFileUnreadable(command: command, path: file)
+            }
+            var bytes = Array(data)
+            if let end = bytes.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) { bytes.removeSubrange(end...) }
+            return Secret(consuming: &bytes)
+        }
+        if let text = environment[Session.passphraseVariable], !text.isEmpty {
+            return Secret(utf8: text)
+        }
+        throw SessionError.passphraseNeeded(command: command)
+    }
+
+    /// Asks the person to confirm `question`; `yes` is the command's `--yes` flag, the only
+    /// way to confirm in a batch run.
+    public func confirm(_ question: String, for command: String, yes: Bool) throws {
+        if yes { return }
+        guard let host, host.isInteractive else { throw SessionError.needsConfirmation(command: command) }
+        let answer = host.ask(prompt: question + " [y/N] ")?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard answer == "y" || answer == "yes" else { throw SessionError.cancelled(command: command) }
+    }
+
+    /// Shows text to the person (a new mnemonic, shown once).
+    public func show(_ text: String) {
+        host?.write(text.hasSuffix("\n") ? text : text + "\n")
+    }
+}
+
+extension CallArguments {
+    /// The console session, or an error naming the command when the host has none.
+    func session(_ command: String) throws -> Session {
+        guard let session = context as? Session else { throw SessionError.noSession(command: command) }
+        return session
+    }
+}
+
+/// Errors of the session: passphrases, confirmations, the home.
+public enum SessionError: WalletError, Equatable {
+    case noSession(command: String)
+    case noHome(command: String)
+    case passphraseNeeded(command: String)
+    case passphraseFileUnreadable(command: String, path: String)
+    case passphrasesDiffer(command: String)
+    case needsConfirmation(command: String)
+    case cancelled(command: String)
+
+    public var id: String {
+        switch self {
+        case .noSession: "session.none"
+        case .noHome: "session.noHome"
+        case .passphraseNeeded: "session.passphraseNeeded"
+        case .passphraseFileUnreadable: "session.passphraseFileUnreadable"
+        case .passphrasesDiffer: "session.passphrasesDiffer"
+        case .needsConfirmation: "session.needsConfirmation"
+        case .cancelled: "session.cancelled"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .noSession(let c):
+            "\(c): needs the console's session (run it in kcs)"
+        case .noHome(let c):
+            "\(c): no kcs home to keep the store in; pass --home DIR or set KCS_HOME"
+        case .passphraseNeeded(let c):
+            "\(c): the vault passphrase is needed and standard input is not a terminal; put it in a file and set "
+                + "\(Session.passphraseFileVariable)=FILE (or set \(Session.passphraseVariable))"
+        case .passphraseFileUnreadable(let c, let path):
+            "\(c): cannot read the passphrase file \(path) named by \(Session.passphraseFileVariable)"
+        case .passphrasesDiffer(let c):
+            "\(c): the two passphrases differ; nothing was created"
+        case .needsConfirmation(let c):
+            "\(c): needs a confirmation and standard input is not a terminal; add --yes to confirm"
+        case .cancelled(let c):
+            "\(c): cancelled; nothing changed"
+        }
+    }
+}
