@@ -54,6 +54,21 @@ public final class Session: BuiltinContext {
         return store
     }
 
+    /// The store if `kcs.db` already exists (never creates one: Tab completion and the
+    /// start-up notice only look).
+    public func existingStore() -> WalletStore? {
+        if let openedStore { return openedStore }
+        guard let home, FileManager.default.fileExists(atPath: (home as NSString).appendingPathComponent("kcs.db")) else {
+            return nil
+        }
+        return try? store(for: "kcs")
+    }
+
+    /// Names of the stored keys (Tab completion); empty without a store.
+    public func keyNames() -> [String] {
+        (try? existingStore()?.keys(includeRetired: false).map(\.name)) ?? []
+    }
+
     /// The store with the vault unlocked: creates the vault on first use (the passphrase asked
     /// twice), asks the passphrase when the vault is locked or has been idle longer than
     /// `idleTimeout`, and — with `reconfirm` — again before a destructive or revealing
@@ -180,5 +195,32 @@ public enum SessionError: WalletError, Equatable {
         case .cancelled(let c):
             "\(c): cancelled; nothing changed"
         }
+    }
+}
+
+extension Session {
+    /// The setting that sets the rotation policy's maximum key age (days).
+    public static let maxAgeSetting = "rotation.max-age-days"
+
+    /// What the console says when it starts: keys that need rotation and rotations left
+    /// unfinished (with the commands that deal with them). Nil when there is no store yet or
+    /// nothing to say; reading needs no passphrase.
+    public func startupNotice() -> String? {
+        guard let store = existingStore() else { return nil }
+        var lines: [String] = []
+        if let pending = try? store.pendingRotations(), !pending.isEmpty {
+            lines.append("\(pending.count) key rotation\(pending.count == 1 ? " was" : "s were") interrupted:")
+            for r in pending {
+                lines.append("  #\(r.id) \(r.oldKeyName) (\(r.state.rawValue)): rotation.resume \(r.id) or rotation.rollback \(r.id)")
+            }
+        }
+        let maxAge = (try? store.setting(Session.maxAgeSetting)).flatMap { $0.flatMap { Int($0) } }
+        if let due = try? store.keysNeedingRotation(maxAgeDays: maxAge), !due.isEmpty {
+            lines.append("\(due.count) key\(due.count == 1 ? " needs" : "s need") rotation (key.rotate NAME):")
+            for c in due {
+                lines.append("  \(c.key.name): " + c.reasons.map(\.description).joined(separator: "; "))
+            }
+        }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
     }
 }

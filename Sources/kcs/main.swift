@@ -65,8 +65,11 @@ struct Console: ParsableCommand {
                 throw ValidationError("cannot read --init-file \(initPath)")
             }
             FileHandle.standardOutput.write(Data("kcs \(WalletCoreInfo.version) — type help or .help, Tab completes, .quit leaves\n".utf8))
+            if let notice = host.session.startupNotice() { FileHandle.standardOutput.write(Data((notice + "\n").utf8)) }
             let interpreter = runner.interpreter
-            let completer = Completer(registry: interpreter.registry, variables: { interpreter.globalNames })
+            let session = host.session
+            let completer = Completer(registry: interpreter.registry, variables: { interpreter.globalNames },
+                                      extraWords: { session.keyNames() })
             let reader: LineReader = EditLineReader(historyFile: EditLineReader.defaultHistoryFile(), completer: completer)
                 ?? PlainLineReader()
             Interrupt.install()
