@@ -125,9 +125,31 @@ final class Compiler {
         nextSlot = params.count
         maxSlot = params.count
         let node = block(body)
-        let f = FunctionValue(name: name, parameters: params, slotCount: maxSlot, body: node, unit: unit)
+        let expression = expressionBody(body)
+        let f = FunctionValue(name: name, parameters: params, slotCount: maxSlot, body: node, expression: expression,
+                              unit: unit)
         (scopes, nextSlot, maxSlot) = saved
         return f
+    }
+
+    /// A body made only of guard returns and a final return — `if c { return a } … return b`
+    /// — as one expression (`c ? a : …b`): a call then evaluates it directly, without
+    /// statement dispatch or the return slot. Other bodies give nil.
+    private func expressionBody(_ body: Block) -> ExprNode? {
+        let statements = body.statements
+        guard let last = statements.last, case .returnValue(let final?) = last.kind else { return nil }
+        var guards: [(condition: Expr, value: Expr, range: SourceRange)] = []
+        for s in statements.dropLast() {
+            guard case .ifElse(let branches, nil) = s.kind, branches.count == 1,
+                  branches[0].body.statements.count == 1,
+                  case .returnValue(let value?) = branches[0].body.statements[0].kind else { return nil }
+            guards.append((branches[0].condition, value, s.range))
+        }
+        var node = expr(final)
+        for g in guards.reversed() {
+            node = SelectNode(condition: expr(g.condition), then: expr(g.value), otherwise: node, range: g.range)
+        }
+        return node
     }
 
     // MARK: Statements

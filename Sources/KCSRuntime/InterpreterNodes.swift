@@ -387,9 +387,13 @@ extension Environment {
             throw error
         }
         depth += 1
-        let flow: Flow
+        var result = Value.null
         do throws(RuntimeError) {
-            flow = try f.body.exec(self, frame)
+            if f.isExpression {
+                result = try f.expression.eval(self, frame)
+            } else if try f.body.exec(self, frame) == .returned {
+                swap(&result, &returnValue)
+            }
         } catch {
             depth -= 1
             popFrame(frame, count)
@@ -400,8 +404,6 @@ extension Environment {
         }
         depth -= 1
         popFrame(frame, count)
-        var result = Value.null
-        if flow == .returned { swap(&result, &returnValue) }
         return result
     }
 
@@ -664,5 +666,21 @@ final class LocalIntConstNode: ExprNode {
         let v = try BinaryNode.apply(op, fp[slot], .int(constant), range: range)
         if case .bool(let r) = v { return r }
         throw RuntimeError(.notABool(context: "condition", got: v.typeName), at: range)
+    }
+}
+
+/// `condition ? then : otherwise`, made from `if c { return a }` guards before a final
+/// `return` (`Compiler.expressionBody`); the condition must be a bool, as for `if`.
+final class SelectNode: ExprNode {
+    let condition: ExprNode, then: ExprNode, otherwise: ExprNode
+    init(condition: ExprNode, then: ExprNode, otherwise: ExprNode, range: SourceRange) {
+        self.condition = condition
+        self.then = then
+        self.otherwise = otherwise
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        if try condition.evalCondition(env, fp) { return try then.eval(env, fp) }
+        return try otherwise.eval(env, fp)
     }
 }

@@ -48,7 +48,15 @@ public final class FunctionValue: DomainValue, @unchecked Sendable {
     /// The source the body came from (for error positions).
     let unit: Unit
 
-    init(name: String, parameters: [String], slotCount: Int, body: StmtNode, unit: Unit) {
+    /// The body as one expression when it is only guard returns and a final return
+    /// (`Compiler.expressionBody`); `isExpression` says whether `expression` is it. Not
+    /// optional, so a call reads it without retain/release.
+    let expression: ExprNode
+    let isExpression: Bool
+
+    init(name: String, parameters: [String], slotCount: Int, body: StmtNode, expression: ExprNode? = nil, unit: Unit) {
+        self.expression = expression ?? ConstNode(.null, range: body.range)
+        isExpression = expression != nil
         self.name = name
         self.parameters = parameters
         parameterCount = parameters.count
