@@ -52,6 +52,8 @@ public final class REPL {
 
     /// Stop at the first error, with its exit code (`.bail on`); off by default at a prompt.
     public var bail = false
+    /// What the prompt shows besides `kcs` (the active key; the card once one is connected).
+    public var context: () -> String? = { nil }
     /// Set by a meta-command that ends the session (`.quit`, or an error under `.bail on`).
     private var exitStatus: Int32?
 
@@ -60,7 +62,8 @@ public final class REPL {
         var pending = ""
         while exitStatus == nil {
             let line: String
-            switch reader.readLine(prompt: pending.isEmpty ? "kcs> " : "...> ") {
+            let prompt = pending.isEmpty ? (context().map { "kcs[\($0)]> " } ?? "kcs> ") : "...> "
+            switch reader.readLine(prompt: prompt) {
             case .end: return ExitStatus.ok
             case .interrupted:
                 pending = ""

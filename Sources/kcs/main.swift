@@ -75,8 +75,10 @@ struct Console: ParsableCommand {
             Interrupt.install()
             host.watchesInterrupt = true
             let style = common.errorStyle
-            throw ExitCode(REPL(runner: runner, reader: reader,
-                                errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) }).run())
+            let repl = REPL(runner: runner, reader: reader,
+                            errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })
+            repl.context = { session.activeKey }
+            throw ExitCode(repl.run())
         }
         let input = FileHandle.standardInput.readDataToEndOfFile()
         throw ExitCode(runner.run(Source(name: "<stdin>", bytes: Array(input))))
