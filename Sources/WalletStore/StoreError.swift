@@ -1,4 +1,5 @@
 import Foundation
+import WalletCore
 import GRDB
 import WalletCrypto
 #if canImport(Glibc)
@@ -233,24 +234,7 @@ public enum StoreError: WalletError, Equatable {
     }
 
     /// `"name"`, with quotes and control characters escaped so a message stays on one line.
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.properties.generalCategory == .control {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ text: String) -> String { JSONString.quoted(text) }
 
     private static func text(_ code: Int32) -> String {
         guard let p = strerror(code) else { return "errno \(code)" }
