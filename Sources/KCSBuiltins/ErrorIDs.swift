@@ -21,3 +21,5 @@ extension BuiltinError: IdentifiableError {}
 extension StoreError: IdentifiableError {}
 extension SessionError: IdentifiableError {}
 extension KeyCommandError: IdentifiableError {}
+extension KeystoreCommandError: IdentifiableError {}
+extension RotationCommandError: IdentifiableError {}

@@ -11,30 +11,11 @@ struct PTYTests {
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
         let phrase = "legal winner thank year wave sausage worth useful legal winner thank yellow"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        let kcs = root.appendingPathComponent(".build/debug/kcs").path
-        p.arguments = ["-qfec", kcs, "/dev/null"]
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_STATE_HOME"] = state.path
-        env["TERM"] = "dumb"
-        p.environment = env
-        let input = Pipe(), output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = output
-        try p.run()
         let readable = state.appendingPathComponent("more.kcs")
         try "print \"read {twice(5)}\"\n".write(to: readable, atomically: true, encoding: .utf8)
         let lines = ["let r = mnemonic.check \"\(phrase)\"", "print r.valid",
                      "def twice(x) {", "return x * 2 }", "print twice(21)", ".read \(readable.path)", ".quit"]
-        for line in lines {
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
-            usleep(300_000)
-        }
-        try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let (text, _) = try session(lines.map { $0 + "\n" }, state: state)
         #expect(text.contains("kcs> "), "the REPL prompts on a terminal: \(text)")
         #expect(text.contains("true") && text.contains("42"), "\(text)")
         #expect(text.contains("...> "), "an unfinished def continues on a second prompt: \(text)")
@@ -49,16 +30,18 @@ struct PTYTests {
 
     /// Runs the console under a pseudo-terminal, writing each chunk after a pause; returns
     /// everything the terminal showed and the exit status.
-    private func session(_ chunks: [String], pause: useconds_t = 300_000) throws -> (text: String, status: Int32) {
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pty-\(UUID().uuidString)")
+    /// `state` is the XDG state and config folder (a new temporary one, removed after, by default).
+    private func session(_ chunks: [String], pause: useconds_t = 300_000, state given: URL? = nil) throws -> (text: String, status: Int32) {
+        let state = given ?? FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: state) }
+        defer { if given == nil { try? FileManager.default.removeItem(at: state) } }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         p.arguments = ["-qfec", root.appendingPathComponent(".build/debug/kcs").path, "/dev/null"]
         var env = ProcessInfo.processInfo.environment
         env["XDG_STATE_HOME"] = state.path
         env["XDG_CONFIG_HOME"] = state.path
+        env["KCS_HOME"] = state.appendingPathComponent("home").path
         env["TERM"] = "dumb"
         p.environment = env
         let input = Pipe(), output = Pipe()

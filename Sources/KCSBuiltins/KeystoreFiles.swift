@@ -1,0 +1,167 @@
+import Foundation
+import KCSRuntime
+import KCSSyntax
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+// The `keystore` namespace: Ethereum keystore V3 files (Web3 Secret Storage) in and out of the
+// store (issue 5 §3, way 4). `keystore.load` decrypts a file and stores its key as an ECDSA key;
+// `keystore.save` exports a stored key under a new password. The file format, the KDFs and
+// the checks are WalletCore's `KeystoreV3`; its errors (missing field, unsupported KDF or
+// cipher, wrong password, address mismatch) pass through with their ids.
+
+extension Builtins {
+    static let keystoreFiles: [Builtin] = [
+        Builtin("keystore.load",
+                params: [ParamSpec("file", .string), ParamSpec("password", .oneOf([.string, .secret(nil)]), secret: true)],
+                options: [OptionSpec("name", .string, "the key's name (default from its address)")],
+                summary: "Decrypts a keystore V3 file (scrypt or pbkdf2) and stores its private key as an ECDSA key.",
+                example: "keystore load wallet.json (env \"KEYSTORE_PASSWORD\" --secret password) --name geth") { args in
+            let c = "keystore.load"
+            let session = try args.session(c)
+            let path = expandedPath(args.string("file") ?? "")
+            // Parse first: a missing file or a bad field is reported before any slow work.
+            let file = try KeystoreV3(contentsOf: path)
+            let password = try keystorePassword(args["password"], command: c, position: 2)
+            session.host?.status("deriving the keystore key (\(describe(file.kdf)))…")
+            let key = try file.decrypt(password: password)
+            let store = try session.unlockedStore(for: c)
+            let record = try store.addKey(
+                NewKey(name: args.string("name"), kind: .ecdsa, source: .keystore, storage: .software,
+                       publicKey: key.publicKey, address: EthereumAddress(publicKey: key.publicKey).checksummed),
+                secret: .privateKey(key.secret))
+            return keyValue(record)
+        },
+
+        Builtin("keystore.save",
+                params: [ParamSpec("name", .string), ParamSpec("file", .string),
+                         ParamSpec("password", .oneOf([.string, .secret(nil)]), default: .null, secret: true)],
+                options: [
+                    OptionSpec("force", nil, "replace FILE when it exists"),
+                    OptionSpec("light", nil, "geth's light scrypt cost (n=4096, p=6) instead of the standard n=262144"),
+                ],
+                summary: "Exports a stored ECDSA or HD-CHILD key as a keystore V3 file (scrypt) under a new password.",
+                example: "keystore save savings-0 backup.json (env \"KEYSTORE_PASSWORD\" --secret password)") { args in
+            let c = "keystore.save"
+            let session = try args.session(c)
+            let path = expandedPath(args.string("file") ?? "")
+            let record = try session.store(for: c).key(named: args.string("name") ?? "")
+            try checkExportable(record, command: c)
+            if !args.flag("force"), FileManager.default.fileExists(atPath: path) {
+                throw KeystoreCommandError.fileExists(command: c, path: path)
+            }
+            let password = try newKeystorePassword(args, session: session, command: c)
+            let store = try session.unlockedStore(for: c, reconfirm: true)
+            let key = try signingKey(record, store: store, command: c)
+            let kdf: KeystoreV3.KDF = args.flag("light") ? .light : .standard
+            session.host?.status("deriving the keystore key (\(describe(kdf)))…")
+            let file = try KeystoreV3.seal(key, password: password, kdf: kdf, random: session.random)
+            // The secret leaves the vault: mark it revealed first, so a crash between the two
+            // never leaves an exported key that the rotation policy does not know about.
+            _ = try store.markRevealed(named: record.name)
+            try file.write(to: path)
+            return .map(ValueMap([
+                ("name", .string(record.name)), ("file", .string(path)),
+                ("address", .string(EthereumAddress(publicKey: key.publicKey).checksummed)),
+                ("kdf", .string(describe(kdf))),
+            ]))
+        },
+    ]
+
+    // MARK: - Helpers
+
+    /// `~/x.json` → `$HOME/x.json`; other paths as given (relative to the working directory).
+    static func expandedPath(_ path: String) -> String { (path as NSString).expandingTildeInPath }
+
+    /// `scrypt n=262144, r=8, p=1` or `pbkdf2-sha256 c=262144`, for progress and results.
+    static func describe(_ kdf: KeystoreV3.KDF) -> String {
+        switch kdf {
+        case .scrypt(let n, let r, let p): "scrypt n=\(n), r=\(r), p=\(p)"
+        case .pbkdf2(let iterations): "pbkdf2-sha256 c=\(iterations)"
+        }
+    }
+
+    /// A password argument (text or a secret of any kind) as its UTF-8 bytes, or the runtime's
+    /// usual "secret not given" error (with its hint) when there is none.
+    static func keystorePassword(_ value: Value?, command: String, position: Int) throws -> Secret {
+        switch value {
+        case .string(let text)?: return Secret(utf8: text)
+        case .secret(let s)?: return try secretBytes(s, command)
+        default:
+            throw RuntimeError(.secretNotSupplied(command: command, parameter: "password", position: position),
+                               at: SourceRange(start: 0, end: 0))
+        }
+    }
+
+    /// The new password of `keystore.save`: the argument, or asked twice without echo at a
+    /// terminal. Never empty: a key under an empty password is as good as plaintext.
+    static func newKeystorePassword(_ args: CallArguments, session: Session, command c: String) throws -> Secret {
+        let password: Secret
+        if let given = args.value("password") {
+            password = try keystorePassword(given, command: c, position: 3)
+        } else if let host = session.host, host.isInteractive {
+            guard let first = try host.readSecret(prompt: "new keystore password: ")?.walletSecret else {
+                throw SessionError.cancelled(command: c)
+            }
+            guard let again = try host.readSecret(prompt: "the same password again: ")?.walletSecret else {
+                throw SessionError.cancelled(command: c)
+            }
+            guard first == again else { throw KeystoreCommandError.passwordsDiffer(command: c) }
+            password = first
+        } else {
+            password = try keystorePassword(nil, command: c, position: 3)
+        }
+        guard password.count > 0 else { throw KeystoreCommandError.emptyPassword(command: c) }
+        return password
+    }
+
+    /// A keystore file holds one private key: an ECDSA key, or an HD-CHILD's derived key,
+    /// kept in software and not retired.
+    static func checkExportable(_ record: KeyRecord, command c: String) throws {
+        let reason: String? = switch record.kind {
+        case _ where record.retired: "it is retired and its secret was wiped"
+        case .ecdsa, .hdChild: record.storage == .software ? nil : "its secret is not in the store"
+        case .hdMaster: "a keystore file holds one private key; export one of its HD-CHILD keys"
+        case .card: "its key never leaves the card"
+        case .watch: "it is watch-only and has no secret"
+        }
+        if let reason {
+            throw KeystoreCommandError.notExportable(command: c, name: record.name, kind: record.kind, reason: reason)
+        }
+    }
+}
+
+/// Errors of the keystore commands that `KeystoreError` does not already name.
+public enum KeystoreCommandError: WalletError, Equatable {
+    /// `keystore.save` to a path that exists, without `--force`.
+    case fileExists(command: String, path: String)
+    /// The new password and its repetition differ.
+    case passwordsDiffer(command: String)
+    /// An empty new password.
+    case emptyPassword(command: String)
+    /// A key whose private key cannot go into a keystore file.
+    case notExportable(command: String, name: String, kind: KeyKind, reason: String)
+
+    public var id: String {
+        switch self {
+        case .fileExists: "keystore.fileExists"
+        case .passwordsDiffer: "keystore.passwordsDiffer"
+        case .emptyPassword: "keystore.emptyPassword"
+        case .notExportable: "keystore.notExportable"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .fileExists(let c, let path):
+            "\(c): \(path) already exists; add --force to replace it"
+        case .passwordsDiffer(let c):
+            "\(c): the two passwords differ; nothing was written"
+        case .emptyPassword(let c):
+            "\(c): the keystore password must not be empty"
+        case .notExportable(let c, let name, let kind, let reason):
+            "\(c): \(name) is \(kind.withArticle) key and cannot be exported: \(reason)"
+        }
+    }
+}

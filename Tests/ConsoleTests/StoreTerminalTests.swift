@@ -1,0 +1,119 @@
+// The store commands at a terminal (util-linux `script` gives kcs a real TTY): the vault
+// passphrase asked again before a rotation, the backup confirmation declined (the rotation
+// stays pending) and later given through `rotation resume`, and the new keystore password
+// asked twice without echo. Each line is sent only once its prompt has appeared, so secrets
+// typed too early are never echoed or flushed.
+import Foundation
+import Testing
+
+/// A kcs console under a pseudo-terminal, driven like `expect`: wait for a prompt, type a line.
+final class TerminalSession: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private let lock = NSLock()
+    private var buffer = ""
+    private var cursor: String.Index
+
+    init(environment: [String: String], folder: URL) throws {
+        cursor = buffer.startIndex
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qfec", storeTestBinary.path, "/dev/null"]
+        var env = environment
+        env["XDG_STATE_HOME"] = folder.path
+        env["TERM"] = "dumb"
+        // At a terminal the passphrase is always asked, never read from the environment.
+        env["KCS_VAULT_PASSPHRASE"] = nil
+        process.environment = env
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.withLock { self.buffer += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    /// Everything the terminal showed so far.
+    var text: String { lock.withLock { buffer } }
+
+    /// Waits (up to 30 s) until `prompt` appears after what was already matched, then types
+    /// `line` and a return. Hidden prompts get a moment to turn echo off first.
+    func answer(_ prompt: String, with line: String, hidden: Bool = false) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            let found: Bool = lock.withLock {
+                guard let r = buffer.range(of: prompt, range: cursor..<buffer.endIndex) else { return false }
+                cursor = r.upperBound
+                return true
+            }
+            if found { break }
+            guard Date() < deadline, process.isRunning else {
+                throw TerminalTimeout(prompt: prompt, shown: text)
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        if hidden { Thread.sleep(forTimeInterval: 0.2) }
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Types `.quit` at the next prompt and waits for kcs to end; returns the whole transcript.
+    func quit() throws -> String {
+        try answer("kcs> ", with: ".quit")
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+        return text
+    }
+
+    struct TerminalTimeout: Error, CustomStringConvertible {
+        let prompt: String
+        let shown: String
+        var description: String { "no \"\(prompt)\" prompt appeared; the terminal showed:\n\(shown)" }
+    }
+}
+
+@Suite("Store commands at a terminal")
+struct StoreTerminalTests {
+    @Test func rotateDeclinedThenResumed_keystorePasswordAskedTwice_secretsNeverEchoed() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let out = home.path("hot.json")
+        let t = try TerminalSession(environment: home.environment, folder: home.folder)
+        try t.answer("kcs> ", with: "import privkey \(testPrivateKey) --name hot")
+        try t.answer("new vault passphrase: ", with: "vault-pw-1", hidden: true)
+        try t.answer("the same passphrase again: ", with: "vault-pw-1", hidden: true)
+
+        try t.answer("kcs> ", with: "key rotate hot --successor next")
+        try t.answer("key.rotate needs the vault passphrase again: ", with: "vault-pw-1", hidden: true)
+        try t.answer("Is next backed up? Confirming wipes the secret of hot [y/N] ", with: "n")
+
+        try t.answer("kcs> ", with: "keystore save hot \(out) --light")
+        try t.answer("new keystore password: ", with: "ks-pw-one", hidden: true)
+        try t.answer("the same password again: ", with: "ks-pw-two", hidden: true)
+        try t.answer("kcs> ", with: "keystore save hot \(out) --light")
+        try t.answer("new keystore password: ", with: "ks-pw-one", hidden: true)
+        try t.answer("the same password again: ", with: "ks-pw-one", hidden: true)
+        try t.answer("keystore.save needs the vault passphrase again: ", with: "vault-pw-1", hidden: true)
+
+        try t.answer("kcs> ", with: "rotation resume 1")
+        try t.answer("rotation.resume needs the vault passphrase again: ", with: "vault-pw-1", hidden: true)
+        try t.answer("Is next backed up? Confirming wipes the secret of hot [y/N] ", with: "y")
+        try t.answer("kcs> ", with: "print \"lineage\", len(key.lineage(\"next\")), len(rotation.pending())")
+        let text = try t.quit()
+
+        #expect(text.contains("key.rotate: next is stored, but its backup was not confirmed; rotation 1 stays pending "
+                              + "(successor-created) and hot keeps its secret."), "\(text)")
+        #expect(text.contains("keystore.save: the two passwords differ; nothing was written"), "\(text)")
+        #expect(text.contains("kdf      \"scrypt n=4096, r=8, p=6\""), "\(text)")
+        #expect(text.contains("state     \"completed\""), "\(text)")
+        #expect(text.contains("lineage 2 0"), "\(text)")
+        for secret in ["vault-pw-1", "ks-pw-one", "ks-pw-two"] {
+            #expect(!text.contains(secret), "\(secret) was echoed: \(text)")
+        }
+        let mode = try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+}
