@@ -386,8 +386,13 @@ public struct Parser {
 
     private mutating func startsCommand(_ word: String) -> Bool {
         guard commands.startsCommand(word) else { return false }
-        let end = peek().range.end
+        // `name(…)` and `a.b.c(…)` right after the dotted name are calls, not commands.
+        var end = peek().range.end
         let bytes = source.utf8
+        while end + 1 < bytes.count, bytes[end] == UInt8(ascii: "."), isIdentifierStart(bytes[end + 1]) {
+            end += 1
+            while end < bytes.count, isIdentifierByte(bytes[end]) { end += 1 }
+        }
         return !(end < bytes.count && bytes[end] == UInt8(ascii: "("))
     }
 
