@@ -56,8 +56,8 @@ let package = Package(
         .target(
             name: "KCSBuiltins",
             dependencies: [
-                "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore",
-                .product(name: "BigInt", package: "BigInt"),
+                "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore", "CardProtocol", "CardSimulator",
+                "CardPCSC", .product(name: "BigInt", package: "BigInt"),
             ]),
 
         // MARK: - Layer 5: the console and the executable

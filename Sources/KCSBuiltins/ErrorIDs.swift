@@ -2,6 +2,8 @@ import KCSRuntime
 import WalletCore
 import WalletCrypto
 import WalletStore
+import CardProtocol
+import CardSimulator
 
 // The wallet core's errors keep their stable ids when a builtin throws them, so a script's
 // `catch e` sees `e.kind == "mnemonic.unknownWord"` rather than a generic builtin failure.
@@ -23,3 +25,7 @@ extension SessionError: IdentifiableError {}
 extension KeyCommandError: IdentifiableError {}
 extension KeystoreCommandError: IdentifiableError {}
 extension RotationCommandError: IdentifiableError {}
+extension CardError: IdentifiableError {}
+extension CardCommandError: IdentifiableError {}
+extension TransportError: IdentifiableError {}
+extension SimulatorError: IdentifiableError {}

@@ -23,6 +23,10 @@ public final class Session: BuiltinContext {
     public weak var host: (any ScriptHost)?
     /// The key `sign` uses (`use key NAME`), by name.
     public var activeKey: String?
+    /// The card this session is connected to (`card.connect`), if any.
+    public var card: CardLink?
+    /// How long `card.connect pcsc` waits for a card in the reader (seconds).
+    public var cardWaitTimeout: Double = 10
 
     private var openedStore: WalletStore?
     private var lastVaultUse: Date?
