@@ -28,15 +28,21 @@ public final class CardLink {
     public var ephemeral = false
     /// True once VERIFY PIN succeeded on the open channel.
     public var pinVerified = false
+    /// The pairing `card.login --ephemeral` made, until it is unpaired (kept apart from
+    /// `pairing`, which a SELECT forgets, so the slot is freed on every way out).
+    public var ephemeralPairing: Pairing?
+    /// The PIN-less path as set by `card.pinless` in this session (the applet cannot report it).
+    public var pinlessPath: DerivationPath?
 
-    init(medium: Medium, name: String, random: any RandomSource) throws(CardError) {
+    /// `override` (label `transport`) replaces the medium's own transport (a fault-injecting wrapper, for tests).
+    init(medium: Medium, name: String, random: any RandomSource, transport override: CardTransport? = nil) throws(CardError) {
         self.medium = medium
         self.name = name
-        let transport: CardTransport = switch medium {
+        let own: CardTransport = switch medium {
         case .simulator(let card): card
         case .reader(let t): t
         }
-        commands = KeycardCommandSet(transport: transport, random: random)
+        commands = KeycardCommandSet(transport: override ?? own, random: random)
         info = try commands.select()
     }
 
@@ -56,7 +62,7 @@ public final class CardLink {
     public var shortUID: String { String(instanceUID.prefix(8)) }
 
     /// What the prompt shows: `sim:default 1a2b3c4d`.
-    public var promptLabel: String { "\(name) \(shortUID)" }
+    public var promptLabel: String { info.isInitialized ? "\(name) \(shortUID)" : "\(name) blank" }
 
     /// Drops the connection (a reader's card handle; a simulated card needs nothing).
     public func disconnect() {
@@ -64,10 +70,14 @@ public final class CardLink {
         if case .reader(let t) = medium { t.disconnect() }
     }
 
-    /// Connects to simulated card `name` in `directory` (made blank when missing).
-    static func simulator(named name: String, in directory: String, random: any RandomSource) throws -> CardLink {
+    /// Connects to simulated card `name` in `directory` (made blank when missing). With
+    /// `dropAfter` the connection drops after that many APDUs (`KCS_SIM_DROP_AFTER`, a test aid
+    /// for the recovery paths: a card pulled from the reader).
+    static func simulator(named name: String, in directory: String, random: any RandomSource,
+                          dropAfter: Int? = nil) throws -> CardLink {
         let card = try SimulatedCard.open(named: name, in: directory)
-        return try CardLink(medium: .simulator(card), name: "sim:\(name)", random: random)
+        let faulty = dropAfter.map { FaultInjectingTransport(wrapping: card, faults: [.dropConnection(afterAPDUs: $0)]) }
+        return try CardLink(medium: .simulator(card), name: "sim:\(name)", random: random, transport: faulty)
     }
 
     /// Connects to the card in the reader whose name contains `query` (the first reader when
@@ -136,6 +146,8 @@ extension Builtins {
             let c = "card.connect"
             let session = try args.session(c)
             let medium = args.string("medium") ?? "sim"
+            // An ephemeral pairing on the card we leave is freed first (issue 6 §2).
+            session.releaseEphemeralPairing(for: c).forEach { session.host?.status("warning: " + $0) }
             let link: CardLink
             switch medium {
             case "sim":
@@ -143,7 +155,8 @@ extension Builtins {
                 guard SimulatedCard.isValidName(name) else {
                     throw BuiltinError.outOfRange(command: c, name: "the card name", expected: "letters, digits, . _ and -", got: name)
                 }
-                link = try CardLink.simulator(named: name, in: try session.cardsDirectory(c), random: session.random)
+                link = try CardLink.simulator(named: name, in: try session.cardsDirectory(c), random: session.random,
+                                              dropAfter: session.environment["KCS_SIM_DROP_AFTER"].flatMap { Int($0) })
             case "pcsc":
                 let query = args.string("name") ?? args.string("reader") ?? session.environment["KCS_READER"]
                 let timeout = try args.integer("timeout").map { Double(try smallInt($0, c, "--timeout", in: 0...3600)) }
@@ -160,6 +173,7 @@ extension Builtins {
         Builtin("card.disconnect", summary: "Closes the secure channel and lets go of the card.",
                 example: "card.disconnect") { args in
             let session = try args.session("card.disconnect")
+            session.releaseEphemeralPairing(for: "card.disconnect").forEach { session.host?.status("warning: " + $0) }
             session.card?.disconnect()
             session.card = nil
             return .null
@@ -182,6 +196,7 @@ extension Builtins {
             ("card", .string(card.name)), ("initialized", .bool(i.isInitialized)),
             ("instanceUID", .bytes(i.instanceUID)),
         ]
+        if i.isInitialized { f.append(("shortUID", .string(card.shortUID))) }
         if let v = i.version { f.append(("version", .string(v.description))) }
         if let slots = i.freePairingSlots { f.append(("freePairingSlots", .int(slots))) }
         f.append(("keyLoaded", .bool(!i.keyUID.isEmpty)))
@@ -196,12 +211,57 @@ public enum CardCommandError: WalletError, Equatable {
     case notConnected(command: String)
     case notOpen(command: String)
     case pinNotVerified(command: String)
+    /// The card is blank (pre-initialized) and the command needs an initialized one.
+    case blank(command: String)
+    /// `card.init` on a card that is already initialized.
+    case alreadyInitialized(command: String, shortUID: String)
+    /// PAIR found no free slot; `total` when the card's slot count is known.
+    case noFreePairingSlots(total: Int?)
+    /// `card.open` without a stored pairing for this card.
+    case notPaired(command: String)
+    /// `card.pair` while kcs already holds a pairing for this card.
+    case alreadyPaired(command: String, slot: UInt8)
+    /// The card refused the stored pairing and nobody confirmed pairing again.
+    case pairingRefused(command: String, slot: UInt8)
+    /// One try is left and `--force` was not given; nothing was sent.
+    case lastTry(command: String, credential: String)
+    /// The PIN is blocked (`justNow`: by the PIN just sent).
+    case pinBlocked(command: String, justNow: Bool)
+    /// The PUK is blocked (`justNow`: by the PUK just sent).
+    case pukBlocked(command: String, justNow: Bool)
+    /// `card.unblock` while the PIN still has tries.
+    case pinNotBlocked(command: String, triesLeft: Int)
+    /// A value needed in a batch run and not given (`option` says how to give it).
+    case valueNeeded(command: String, what: String, option: String)
+    /// A new value typed twice differently.
+    case valuesDiffer(command: String, what: String)
+    /// `card.reset` without the right short instance UID (`typed` nil: none given in a batch run).
+    case resetNotConfirmed(command: String, typed: String?)
+    /// The applet has no FACTORY RESET (older than 3.1).
+    case resetUnsupported(command: String)
+    /// `card.unpair` with more than one of SLOT, `--others`, `--all`.
+    case unpairChoice(command: String)
 
     public var id: String {
         switch self {
         case .notConnected: "card.notConnected"
         case .notOpen: "card.notOpen"
         case .pinNotVerified: "card.pinNotVerified"
+        case .blank: "card.blank"
+        case .alreadyInitialized: "card.alreadyInitialized"
+        case .noFreePairingSlots: "card.noFreePairingSlot"
+        case .notPaired: "card.notPaired"
+        case .alreadyPaired: "card.alreadyPaired"
+        case .pairingRefused: "card.pairingRefused"
+        case .lastTry: "card.lastTry"
+        case .pinBlocked: "card.pinBlocked"
+        case .pukBlocked: "card.pukBlocked"
+        case .pinNotBlocked: "card.pinNotBlocked"
+        case .valueNeeded: "card.valueNeeded"
+        case .valuesDiffer: "card.valuesDiffer"
+        case .resetNotConfirmed: "card.resetNotConfirmed"
+        case .resetUnsupported: "card.resetUnsupported"
+        case .unpairChoice: "card.unpairChoice"
         }
     }
 
@@ -213,6 +273,162 @@ public enum CardCommandError: WalletError, Equatable {
             "\(c): no secure channel is open; run card.login (or card.pair and card.open)"
         case .pinNotVerified(let c):
             "\(c): the PIN is not verified; run card.verify or card.login"
+        case .blank(let c):
+            "\(c): the card is blank (not initialized); run card.init first"
+        case .alreadyInitialized(let c, let uid):
+            "\(c): the card is already initialized (instance \(uid)); card.reset erases it first"
+        case .noFreePairingSlots(let total):
+            "The card has no free pairing slots (\(total.map { "\($0) of \($0)" } ?? "all") used). From a paired session run "
+                + "`card.unpair --others`, or factory-reset the card with `card.reset`."
+        case .notPaired(let c):
+            "\(c): kcs holds no pairing for this card; run card.login (it pairs and stores the pairing) or card.pair"
+        case .alreadyPaired(let c, let slot):
+            "\(c): kcs already holds a pairing for this card (slot \(slot)); card.login and card.open use it. "
+                + "To pair anyway add --force (slot \(slot) stays taken until card.unpair \(slot))"
+        case .pairingRefused(let c, let slot):
+            "\(c): the card refused kcs's stored pairing (slot \(slot)): it was unpaired or taken over by another client. "
+                + "Run card.login --yes to forget it and pair again (this uses a free slot)"
+        case .lastTry(let c, let what):
+            what == "PUK"
+                ? "\(c): the PUK has 1 try left; kcs does not send a PUK that could block the card for good. "
+                    + "Check it, then add --force (a wrong PUK leaves only card.reset)"
+                : "\(c): the PIN has 1 try left; kcs does not send a PIN that could block the card. "
+                    + "Check it, then add --force (a wrong PIN blocks it; card.unblock with the PUK frees it)"
+        case .pinBlocked(let c, let justNow):
+            justNow
+                ? "\(c): wrong PIN: no tries left, the PIN is now blocked; unblock it with the PUK: card.unblock"
+                : "\(c): the PIN is blocked (no tries left); unblock it with the PUK: card.unblock"
+        case .pukBlocked(let c, let justNow):
+            (justNow ? "\(c): wrong PUK: no tries left, the PUK is now blocked" : "\(c): the PUK is blocked (no tries left)")
+                + "; only a factory reset (card.reset) makes the card usable again"
+        case .pinNotBlocked(let c, let n):
+            "\(c): the PIN is not blocked (\(n) \(n == 1 ? "try" : "tries") left), so there is nothing to unblock; use card.verify"
+        case .valueNeeded(let c, let what, let option):
+            "\(c): the \(what) is needed and standard input is not a terminal to ask for it; pass \(option)"
+        case .valuesDiffer(let c, let what):
+            "\(c): the two \(what)s differ; nothing was changed"
+        case .resetNotConfirmed(let c, let typed):
+            typed.map { "\(c): \"\($0)\" is not this card's short instance UID; nothing was erased" }
+                ?? "\(c): erasing the card needs its short instance UID; add --confirm UID (the shortUID of card.info)"
+        case .resetUnsupported(let c):
+            "\(c): this applet (older than 3.1) has no factory reset"
+        case .unpairChoice(let c):
+            "\(c): give one of SLOT, --others or --all (none unpairs this session's own slot)"
         }
+    }
+}
+
+// MARK: - Helpers of the card commands (issue 6 §2, §3)
+
+extension CardLink {
+    /// How many persistent pairing slots the card has: the simulator's profile; a reader's card
+    /// by applet version (3.0: 5, 3.2: 10; 3.1: 100 when SELECT showed more than 5 free, else
+    /// unknown — 3.1.0 has 5, 3.1.1 and 3.1.2 have 100 and report the same version).
+    public var pairingSlotCount: Int? {
+        if case .simulator(let card) = medium { return card.applet.profile.pairingSlots }
+        guard let v = info.version else { return nil }
+        switch (v.major, v.minor) {
+        case (3, 0): return 5
+        case (3, 1): return (info.freePairingSlots ?? 0) > 5 ? 100 : nil
+        case (3, 2): return 10
+        default: return nil
+        }
+    }
+
+    /// The stored-pairing refusals: the slot is empty (`6A 86` to OPEN SECURE CHANNEL) or holds
+    /// another key (the handshake fails).
+    static func isPairingRefusal(_ error: CardError) -> Bool {
+        switch error {
+        case .incorrectP1P2(.openSecureChannel), .channelClosed(.mutuallyAuthenticate),
+             .securityStatusNotSatisfied(.mutuallyAuthenticate), .responseMACMismatch(.mutuallyAuthenticate):
+            true
+        default: false
+        }
+    }
+}
+
+/// The two credentials whose tries the card counts.
+enum CardCredential: String {
+    case pin = "PIN", puk = "PUK"
+}
+
+extension Session {
+    /// PIN safety (issue 6 §3): reads the tries left with GET STATUS and refuses to send
+    /// `credential` when it is blocked, or when one try is left and `force` is false. Needs the
+    /// open channel. Returns the status read.
+    @discardableResult
+    func checkTries(_ credential: CardCredential, on card: CardLink, force: Bool,
+                    command c: String) throws -> ApplicationStatus {
+        let status = try card.commands.getStatus()
+        let tries = credential == .pin ? status.pinRetries : status.pukRetries
+        if tries == 0 {
+            throw credential == .pin ? CardCommandError.pinBlocked(command: c, justNow: false)
+                : CardCommandError.pukBlocked(command: c, justNow: false)
+        }
+        if tries == 1 && !force { throw CardCommandError.lastTry(command: c, credential: credential.rawValue) }
+        return status
+    }
+
+    /// A failure of a command that sent a PIN or PUK, as the console reports it: the last try
+    /// gone becomes "blocked"; anything else (tries left, a lost connection) stays as it is, so
+    /// a transport failure is never a wrong PIN.
+    static func credentialFailure(_ error: Error, command c: String) -> Error {
+        switch error as? CardError {
+        case .wrongPIN(0)?: CardCommandError.pinBlocked(command: c, justNow: true)
+        case .wrongPUK(0)?: CardCommandError.pukBlocked(command: c, justNow: true)
+        default: error
+        }
+    }
+
+    /// Frees the pairing `card.login --ephemeral` made (UNPAIR over the open channel with the
+    /// verified PIN). When that is impossible — the PIN was never verified, the connection
+    /// dropped — the pairing is stored in the vault instead (unless kcs holds one for this card
+    /// already), so `card.login` reuses the slot and `card.unpair` can free it: a slot is never
+    /// lost silently. Returns the warnings to show; empty when the slot was freed.
+    @discardableResult
+    public func releaseEphemeralPairing(for command: String) -> [String] {
+        guard let card, let pairing = card.ephemeralPairing else { return [] }
+        card.ephemeralPairing = nil
+        card.ephemeral = false
+        // Applet 3.2's ephemeral slot FF lives in RAM; the card forgets it on deselection.
+        if pairing.index == 0xFF { return [] }
+        var reason: String
+        if card.commands.isSecureChannelOpen, card.pairing == pairing, card.pinVerified {
+            do {
+                try card.commands.unpair(index: pairing.index)
+                return []
+            } catch {
+                reason = String(describing: error)
+            }
+        } else if card.pairing == pairing, card.commands.isSecureChannelOpen {
+            reason = "the PIN was not verified, and UNPAIR needs it"
+        } else {
+            reason = "the secure channel is closed"
+        }
+        let slot = pairing.index
+        do {
+            let store = try unlockedStore(for: command)
+            let uid = card.info.instanceUID
+            if uid.count == 16, try !store.pairings().contains(where: { $0.instanceUID == uid }) {
+                try store.savePairing(pairing, instanceUID: uid)
+                return ["could not free this session's pairing (slot \(slot)): \(reason). kcs stored it instead, "
+                        + "so card.login reuses the slot and card.unpair frees it"]
+            }
+        } catch {
+            reason += "; storing it failed too (\(error))"
+        }
+        return ["could not free this session's pairing (slot \(slot)): \(reason). Free it from a paired session "
+                + "with card.unpair \(slot)"]
+    }
+
+    /// Ends the session's use of the card: frees an ephemeral pairing (see
+    /// `releaseEphemeralPairing`) and lets go of the card. The console calls it once when kcs
+    /// exits, however the run ended; warnings go to standard error. Calling it again does nothing.
+    public func close() {
+        for warning in releaseEphemeralPairing(for: "kcs") {
+            FileHandle.standardError.write(Data("kcs: warning: \(warning)\n".utf8))
+        }
+        card?.disconnect()
+        card = nil
     }
 }

@@ -41,6 +41,10 @@ extension Builtins {
                 example: "let key = derive \"m/44'/60'/0'/0/0\" --from $root") { args in
             // The session's current HD key (the default for --from) arrives with the store.
             guard let from = args.domain("from", as: HDKeyValue.self) else {
+                // With the card as the active signer (`use card`), the card derives (DERIVE KEY).
+                if let session = args.context as? Session, let (card, _) = try activeCardSigner(session, "derive") {
+                    return try cardDerive(args["path"], card: card, "derive")
+                }
                 throw BuiltinError.noCurrentKey(command: "derive")
             }
             let path = try pathArgument(args["path"])
@@ -147,11 +151,18 @@ extension Builtins {
     /// is `kindName`, or else follows the path's purpose: 49' nested segwit, 84' segwit,
     /// 86' taproot, anything else P2PKH.
     static func address(of key: HDKeyValue, coin: SLIP44.Coin?, kindName: String?) throws -> AddressValue {
+        try address(ofPublicKey: key.key.publicKey, path: key.path, coin: coin, kindName: kindName)
+    }
+
+    /// The address of `publicKey` (the key at `path`, when known) for `coin` (Ethereum when
+    /// nil), as `address(of:coin:kindName:)` gives it.
+    static func address(ofPublicKey publicKey: PublicKey, path: DerivationPath?, coin: SLIP44.Coin?,
+                        kindName: String?) throws -> AddressValue {
         let coin = try coin ?? SLIP44.coin(index: 60)
         let symbol = coin.symbol.isEmpty ? "coin type \(coin.index)" : coin.symbol
         if CoinAddress.ethereumCoinTypes.contains(coin.index) {
             if let kindName, kindName != "ethereum" { throw AddressError.unsupportedKind(coin: symbol, kind: kindName) }
-            return AddressValue(address: EthereumAddress(publicKey: key.key.publicKey).checksummed, coin: symbol,
+            return AddressValue(address: EthereumAddress(publicKey: publicKey).checksummed, coin: symbol,
                                 kind: "ethereum")
         }
         let kind: BitcoinAddressKind
@@ -162,14 +173,14 @@ extension Builtins {
             }
             kind = k
         } else {
-            switch key.path?.components.first.map({ $0.hardened ? $0.index : 0 }) {
+            switch path?.components.first.map({ $0.hardened ? $0.index : 0 }) {
             case 49: kind = .p2shP2wpkh
             case 84: kind = .p2wpkh
             case 86: kind = .p2tr
             default: kind = .p2pkh
             }
         }
-        let text = try CoinAddress.make(coin: coin, publicKey: key.key.publicKey, bitcoinKind: kind)
+        let text = try CoinAddress.make(coin: coin, publicKey: publicKey, bitcoinKind: kind)
         return AddressValue(address: text, coin: symbol, kind: kind.rawValue)
     }
 }

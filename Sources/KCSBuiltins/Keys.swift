@@ -214,14 +214,15 @@ extension Builtins {
         },
 
         Builtin("use.key", params: [ParamSpec("name", .string)],
-                summary: "Makes a stored key the active signer for `sign`.",
+                summary: "Makes a stored key (software, or a card key: the card signs) the active signer for `sign`.",
                 example: "use key savings") { args in
             let c = "use.key"
             let session = try args.session(c)
             let record = try session.store(for: c).key(named: args.string("name") ?? "")
-            guard record.kind == .ecdsa || record.kind == .hdChild else {
+            guard record.kind == .ecdsa || record.kind == .hdChild || record.kind == .card else {
                 throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
             }
+            if record.kind == .card, record.retired { throw CardKeyError.retiredCardKey(command: c, name: record.name) }
             session.activeKey = record.name
             return keyValue(record)
         },
@@ -229,8 +230,13 @@ extension Builtins {
         // MARK: - Signing and history
 
         Builtin("sign", params: [ParamSpec("digest", .bytes)],
-                options: [OptionSpec("key", .string, "sign with this stored key instead of the active one")],
-                summary: "Signs a 32-byte digest with the active key: {digest, signature, r, s, v, signer}; recorded in the history.",
+                options: [
+                    OptionSpec("key", .string, "sign with this stored key instead of the active one"),
+                    OptionSpec("path", pathType, "card: derive the key at this path and sign with it (one SIGN)"),
+                    OptionSpec("make-current", nil, "card: with --path, the path becomes the card's current path"),
+                    OptionSpec("pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)"),
+                ],
+                summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, signer}; recorded in the history.",
                 example: "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8") { args in
             let c = "sign"
             let session = try args.session(c)
@@ -238,7 +244,10 @@ extension Builtins {
                 let n = if case .bytes(let b)? = args["digest"] { b.count } else { 0 }
                 throw KeyCommandError.digestLength(command: c, got: n)
             }
-            guard let name = args.string("key") ?? session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
+            let name = args.string("key") ?? session.activeKey
+            // A card key (or --pinless) signs on the card.
+            if let signed = try signOnCard(args, session: session, name: name, digest: digest) { return signed }
+            guard let name else { throw KeyCommandError.noActiveKey(command: c) }
             let store = try session.unlockedStore(for: c)
             let record = try store.key(named: name)
             let key = try signingKey(record, store: store, command: c)

@@ -97,7 +97,7 @@ public final class REPL {
                 }
             } catch {
                 errorOutput(error.rendered)
-                failed(ExitStatus.runtimeError)
+                failed(ExitStatus.code(forRuntimeError: error.id))
             }
         }
         return exitStatus ?? ExitStatus.ok
@@ -130,7 +130,7 @@ public final class REPL {
             }
             do { _ = try runner.interpreter.run(program, source: source) } catch {
                 errorOutput(error.rendered)
-                failed(ExitStatus.runtimeError)
+                failed(ExitStatus.code(forRuntimeError: error.id))
             }
         case ".bail":
             switch words.dropFirst().first {

@@ -3,13 +3,45 @@ import KCSBuiltins
 import KCSRuntime
 import KCSSyntax
 
-/// Exit codes (STYLE habit 10, docs/language.md): 0 ok, 64 usage, 65 script error (parse),
-/// 70 runtime error.
+/// Exit codes (STYLE habit 10, docs/language.md §7, docs/card-console.md): 0 ok, 64 usage,
+/// 65 script error (parse), 70 runtime error; an uncaught card error gets its own code so a
+/// script's caller can tell them apart (issue 6 §9): 69 no reader or card, 75 cancelled,
+/// 76 other card error, 77 wrong PIN or PUK, 78 PIN or PUK blocked.
 public enum ExitStatus {
     public static let ok: Int32 = 0
     public static let usage: Int32 = 64
     public static let scriptError: Int32 = 65
+    /// No reader, no card, or the connection to it was lost (sysexits EX_UNAVAILABLE).
+    public static let noCard: Int32 = 69
     public static let runtimeError: Int32 = 70
+    /// The person cancelled (declined a confirmation, typed the wrong reset UID, Ctrl-C).
+    public static let cancelled: Int32 = 75
+    /// Any other card error: a status word, a refused pairing, no free slot, a blank card.
+    public static let cardError: Int32 = 76
+    /// A wrong PIN or PUK (tries left in the message), or one kcs refused to send with one try left.
+    public static let wrongPIN: Int32 = 77
+    /// The PIN or the PUK is blocked.
+    public static let blocked: Int32 = 78
+
+    /// The exit code of a run stopped by the uncaught error `id`.
+    public static func code(forRuntimeError id: String) -> Int32 {
+        switch id {
+        case "card.notConnected": return noCard
+        case "card.wrongPIN", "card.wrongPUK", "card.lastTry": return wrongPIN
+        case "card.pinBlocked", "card.pukBlocked": return blocked
+        case "session.cancelled", "runtime.interrupted", "card.resetNotConfirmed": return cancelled
+        // Values a batch run did not give, or typed twice differently: not the card's doing.
+        case "card.valueNeeded", "card.valuesDiffer", "card.unpairChoice": return runtimeError
+        default: break
+        }
+        if id.hasPrefix("transport.") || id.hasPrefix("card.transport.") {
+            // A command the card could not take is a card error; everything else below the APDU
+            // means the reader or the card is not there (any more).
+            return id.hasSuffix(".invalidCommand") || id.hasSuffix(".malformedResponse") ? cardError : noCard
+        }
+        if id.hasPrefix("card.") || id.hasPrefix("simulator.") { return cardError }
+        return runtimeError
+    }
 }
 
 /// Runs, checks and prints `.kcs` text: the one path every batch input takes (`kcs FILE`,
@@ -18,12 +50,21 @@ public final class ScriptRunner {
     public let interpreter: Interpreter
     private let errorOutput: (String) -> Void
     private let json: Bool
+    private weak var host: (any ScriptHost)?
 
     public init(host: ScriptHost, json: Bool = false,
                 errorOutput: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
         interpreter = Interpreter(registry: Builtins.registry(), host: host)
         self.errorOutput = errorOutput
         self.json = json
+        self.host = host
+    }
+
+    /// When the runner goes away the run is over (`kcs run FILE` included): the session frees
+    /// an ephemeral card pairing and lets go of the card. `Session.close()` is idempotent, so
+    /// the console's own call at exit does no harm.
+    deinit {
+        (host?.context as? Session)?.close()
     }
 
     /// Parses and runs `source`; reports errors on the error output and returns the exit code.
@@ -47,7 +88,7 @@ public final class ScriptRunner {
             } else {
                 errorOutput(error.rendered)
             }
-            return ExitStatus.runtimeError
+            return ExitStatus.code(forRuntimeError: error.id)
         }
     }
 

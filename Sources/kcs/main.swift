@@ -49,6 +49,8 @@ struct Console: ParsableCommand {
 
     func run() throws {
         let host = ConsoleHost()
+        // However the run ends: an ephemeral card pairing is unpaired, the card let go.
+        defer { host.session.close() }
         let runner = try common.runner(host: host, json: json)
         if let code {
             throw ExitCode(runner.run(Source(name: "<-e>", text: code), args: ([file].compactMap { $0 }) + args))
@@ -77,7 +79,7 @@ struct Console: ParsableCommand {
             let style = common.errorStyle
             let repl = REPL(runner: runner, reader: reader,
                             errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })
-            repl.context = { session.activeKey }
+            repl.context = { session.card?.promptLabel ?? session.activeKey }
             throw ExitCode(repl.run())
         }
         let input = FileHandle.standardInput.readDataToEndOfFile()

@@ -27,7 +27,9 @@ private func scripts(in dir: String, goldenDir: String) -> [Transcript] {
 /// Runs the script with the repository root as working directory; returns the transcript text.
 private func run(_ t: Transcript) throws -> String {
     let p = Process()
-    p.executableURL = root.appendingPathComponent(".build/debug/kcs")
+    // `KCS_BINARY` points at another build (a helper's scratch path); default the debug build.
+    p.executableURL = ProcessInfo.processInfo.environment["KCS_BINARY"].map { URL(fileURLWithPath: $0) }
+        ?? root.appendingPathComponent(".build/debug/kcs")
     p.arguments = [t.script]
     p.currentDirectoryURL = root
     var env = ProcessInfo.processInfo.environment

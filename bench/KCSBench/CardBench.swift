@@ -2,12 +2,19 @@ import CardPCSC
 import CardProtocol
 import CardSimulator
 import Foundation
+import KCSBuiltins
+import KCSRuntime
+import KCSSyntax
 import WalletCore
 import WalletCrypto
+import WalletStore
 
 /// Card figures: secure-channel SIGN round trips (in process, and through pcscd + vpcd when
 /// a "Virtual PCD" reader with a card is there — bench/run attaches `kcs sim attach`), and
-/// LOAD KEY + DERIVE KEY + EXPORT xpub in process.
+/// LOAD KEY + DERIVE KEY + EXPORT xpub in process; and the console's own way in (issue 6 §11):
+/// `card.login` with the stored pairing (SELECT, OPEN SECURE CHANNEL, MUTUALLY AUTHENTICATE,
+/// VERIFY PIN) followed by `sign` with the card as the active signer (SIGN, EXPORT KEY to check
+/// the signature, and the signing-history row in `kcs.db`), run by the interpreter in process.
 enum CardBench {
     static let pin = Secret(utf8: "123456")
 
@@ -35,8 +42,56 @@ enum CardBench {
         }
     }
 
+    /// A console session for the builtins: a temporary kcs home (vault with cheap scrypt: it is
+    /// unlocked once, before timing) and an interpreter on a host that discards output.
+    final class Console: ScriptHost {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-bench-card-\(UUID().uuidString)").path
+        let session: Session
+        lazy var interpreter = Interpreter(registry: Builtins.registry(), host: self)
+        init() {
+            session = Session(home: home, environment: ["KCS_VAULT_PASSPHRASE": "bench"],
+                              vaultParameters: .insecureForTesting())
+            session.host = self
+        }
+        deinit { try? FileManager.default.removeItem(atPath: home) }
+        var isInteractive: Bool { false }
+        var context: (any BuiltinContext)? { session }
+        func write(_ text: String) {}
+        func readSecret(prompt: String) throws -> SecretValue? { nil }
+        func loadModule(name: String, relativeTo: String) throws -> Source { throw CocoaError(.fileNoSuchFile) }
+
+        /// Parses `code` once; the closure runs it.
+        func compile(_ code: String) throws -> () throws -> Value {
+            let source = Source(name: "bench", text: code)
+            let (program, diagnostics) = interpreter.parse(source)
+            guard diagnostics.isEmpty else { throw CocoaError(.coderInvalidValue, userInfo: ["diagnostics": "\(diagnostics)"]) }
+            return { [interpreter] in try interpreter.run(program, source: source) }
+        }
+    }
+
+    /// `card.login "123456"` with the stored pairing, then `sign DIGEST` on the card, per
+    /// iteration; `connect` chooses the card, `prepare` gets it to a logged-in card with a key.
+    static func consoleLoginSign(connect: String, prepare: String, count: Int) throws -> (login: Double, loginSign: Double) {
+        let console = Console()
+        _ = try console.compile(connect + "\n" + prepare + "\nuse card")()
+        let login = try console.compile("card.login \"123456\"")
+        let loginSign = try console.compile("""
+            card.login "123456"
+            sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8
+            """)
+        _ = try loginSign()
+        return (try rate(count) { _ in _ = try login() }, try rate(count) { _ in _ = try loginSign() })
+    }
+
     static func run(inProcess: Bool, pcsc: Bool) throws {
         if inProcess {
+            let figures = try consoleLoginSign(connect: "card.connect sim bench", prepare: """
+                card.init --pin "123456" --puk "987654321098" --pairing "bench pairing"
+                card.login "123456" --password "bench pairing"
+                card.load mnemonic "legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal will"
+                """, count: 100)
+            report("card_login_inprocess", figures.login)
+            report("card_login_sign_inprocess", figures.loginSign)
             let commands = try openSession(SimulatedCard(random: SeededRandom(seed: 5)), seed: 6)
             report("card_sign_inprocess", try signRate(commands, count: 300))
             let path = try CardKeyPath("m/44'/60'/0'")
@@ -57,8 +112,14 @@ enum CardBench {
             guard let (context, reader) = found else { throw TransportError.noReader(requested: "Virtual PCD 00 00") }
             try context.waitForCard(in: reader, timeout: 15)
             let transport = try context.connect(reader: reader)
-            defer { transport.disconnect() }
             report("card_sign_pcsc", try signRate(try openSession(transport, seed: 7), count: 100))
+            transport.disconnect()
+            // The console's way through the same reader: the card is initialised and holds a key
+            // (above); kcs pairs once with the default password and stores the pairing.
+            let figures = try consoleLoginSign(connect: "card.connect pcsc \"\(reader)\"",
+                                               prepare: "card.login \"123456\" --default", count: 30)
+            report("card_login_pcsc", figures.login)
+            report("card_login_sign_pcsc", figures.loginSign)
         }
     }
 }

@@ -1,0 +1,591 @@
+import CardProtocol
+import Foundation
+import KCSRuntime
+import KCSSyntax
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+// Getting into a card and keeping its pairing slots (issue 6 §1–§3, §7 change/reset): status,
+// INIT, pairing that is stored (sealed, by instance UID) and never lost, the secure channel,
+// the PIN with its safety rules, and the factory reset. Secrets come in as secret values (or
+// are asked without echo at a terminal) and never reach the history; nothing here prints
+// except values shown once on purpose (`card.init --generate`).
+
+extension Builtins {
+    /// What a PIN, PUK or password argument accepts: text or a secret value.
+    private static let credentialType: ValueType = .oneOf([.string, .secret(nil)])
+
+    static let cardAccess: [Builtin] = [
+        // MARK: - Looking
+
+        Builtin("card.status",
+                summary: "PIN and PUK tries left, key loaded, current path, PIN-less path (needs the secure channel).",
+                example: "card.status") { args in
+            let c = "card.status"
+            let card = try args.session(c).requireCard(c)
+            guard card.pairing != nil, card.commands.isSecureChannelOpen else {
+                throw CardCommandError.notOpen(command: c)
+            }
+            let status = try card.commands.getStatus()
+            let path = try card.commands.getKeyPath()
+            return .map(ValueMap([
+                ("pinTriesLeft", .int(status.pinRetries)), ("pukTriesLeft", .int(status.pukRetries)),
+                ("keyLoaded", .bool(status.keyInitialized)), ("path", .string(path.description)),
+                ("pinlessPath", card.pinlessPath.map { .string($0.description) } ?? .null),
+                ("pinVerified", .bool(card.pinVerified)),
+            ]))
+        },
+
+        // MARK: - A blank card
+
+        Builtin("card.init",
+                options: [
+                    OptionSpec("pin", credentialType, "the PIN, 6 digits", secret: true),
+                    OptionSpec("puk", credentialType, "the PUK, 12 digits", secret: true),
+                    OptionSpec("pairing", credentialType, "the pairing password", secret: true),
+                    OptionSpec("generate", nil, "generate the values not given and show them once"),
+                    OptionSpec("duress", credentialType, "a duress PIN (default on applet 3.1+: the PUK's first 6 digits)", secret: true),
+                    OptionSpec("pin-tries", .int, "PIN tries, 2 to 10 (default 3)"),
+                    OptionSpec("puk-tries", .int, "PUK tries, 3 to 12 (default 5)"),
+                ],
+                summary: "Initializes a blank card with a PIN, a PUK and a pairing password (asked twice, given, or generated).",
+                example: "card.init --generate") { args in
+            let c = "card.init"
+            let session = try args.session(c)
+            let card = try session.requireCard(c)
+            let info = try card.select()
+            guard !info.isInitialized else {
+                throw CardCommandError.alreadyInitialized(command: c, shortUID: card.shortUID)
+            }
+            let generate = args.flag("generate")
+            var shown: [String] = []
+            let pin = try initValue(args, "pin", what: "PIN", digits: 6, generate: generate, shown: &shown,
+                                    session: session, command: c)
+            var puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: generate, shown: &shown,
+                                    session: session, command: c)
+            // A generated PUK never starts with the PIN (the default duress PIN, see below).
+            while args.value("puk") == nil, generate, startsWith(puk, pin) {
+                shown.removeLast()
+                puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: true, shown: &shown,
+                                    session: session, command: c)
+            }
+            let password = try initValue(args, "pairing", what: "pairing password", digits: nil, generate: generate,
+                                         shown: &shown, session: session, command: c)
+            let duress = try secretArgument(args.value("duress"), c)
+            let pinTries = try args.integer("pin-tries").map { UInt8(try smallInt($0, c, "--pin-tries", in: 2...10)) }
+            let pukTries = try args.integer("puk-tries").map { UInt8(try smallInt($0, c, "--puk-tries", in: 3...12)) }
+            let parameters = try InitParameters(
+                pin: pin, puk: puk, pairingSecret: try PairingSecret(password: password), pinRetries: pinTries,
+                pukRetries: pukTries, duressPIN: duress)
+            var warnings: [String] = []
+            // keycard-protocol §7.2, §10.2: applet 3.1+ makes the PUK's first 6 digits the duress
+            // PIN unless one is given, and a PIN equal to the duress PIN logs in under duress
+            // (other keys) every time.
+            if let duress, duress == pin {
+                warnings.append("the duress PIN equals the PIN: every login would run in duress mode (other keys)")
+            } else if duress == nil, startsWith(puk, pin) {
+                warnings.append("the PUK's first 6 digits equal the PIN; applet 3.1+ makes them the duress PIN, so "
+                                + "every login would run in duress mode (other keys). Reset and choose another PIN or "
+                                + "PUK, or give --duress")
+            }
+            try card.commands.initialize(parameters)
+            let after = try card.select()
+            if !shown.isEmpty {
+                session.show((["Write these down; they are shown only now:"] + shown.map { "  " + $0 })
+                    .joined(separator: "\n"))
+            }
+            var fields: [(String, Value)] = [("initialized", .bool(after.isInitialized)), ("shortUID", .string(card.shortUID))]
+            if let free = after.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
+            return withWarnings(fields, warnings, session: session)
+        },
+
+        // MARK: - Pairing and the secure channel
+
+        Builtin("card.pair",
+                options: [
+                    OptionSpec("password", credentialType, "the pairing password", secret: true),
+                    OptionSpec("default", nil, "use the ecosystem default password KeycardDefaultPairing"),
+                    OptionSpec("force", nil, "pair even though kcs holds a pairing for this card (it is replaced)"),
+                ],
+                summary: "Pairs with the card and stores the pairing (sealed, by instance UID) so later sessions reuse the slot.",
+                example: "card.pair --default") { args in
+            let c = "card.pair"
+            let session = try args.session(c)
+            let card = try session.requireCard(c)
+            var warnings = session.releaseEphemeralPairing(for: c)
+            let info = try card.select()
+            guard info.isInitialized else { throw CardCommandError.blank(command: c) }
+            // The vault first: a slot is used only when its pairing can be kept.
+            let store = try session.unlockedStore(for: c)
+            if let held = try store.pairings().first(where: { $0.instanceUID == info.instanceUID }), !args.flag("force") {
+                throw CardCommandError.alreadyPaired(command: c, slot: held.slot)
+            }
+            let secret = try pairingSecret(args, session: session, command: c)
+            let (pairing, slotWarnings) = try pairCard(card, secret: secret, command: c) { pairing in
+                try store.savePairing(pairing, instanceUID: info.instanceUID)
+            }
+            warnings += slotWarnings
+            var fields: [(String, Value)] = [("slot", .int(Int(pairing.index))), ("stored", .bool(true))]
+            if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
+            return withWarnings(fields, warnings, session: session)
+        },
+
+        Builtin("card.open",
+                summary: "Opens the secure channel with the pairing kcs stored for this card.",
+                example: "card.open") { args in
+            let c = "card.open"
+            let session = try args.session(c)
+            let card = try session.requireCard(c)
+            let warnings = session.releaseEphemeralPairing(for: c)
+            let info = try card.select()
+            guard info.isInitialized else { throw CardCommandError.blank(command: c) }
+            let store = try session.unlockedStore(for: c)
+            guard let stored = try store.pairing(instanceUID: info.instanceUID) else {
+                throw CardCommandError.notPaired(command: c)
+            }
+            do {
+                try card.commands.openSecureChannel(pairing: stored.pairing)
+            } catch let e as CardError where CardLink.isPairingRefusal(e) {
+                throw CardCommandError.pairingRefused(command: c, slot: stored.slot)
+            }
+            card.pairing = stored.pairing
+            return withWarnings([("slot", .int(Int(stored.slot))), ("open", .bool(true))], warnings, session: session)
+        },
+
+        Builtin("card.verify", params: [ParamSpec("pin", credentialType, secret: true)],
+                options: [OptionSpec("force", nil, "send the PIN even when only one try is left")],
+                summary: "Verifies the PIN over the open secure channel (refused with one try left unless --force).",
+                example: "card.verify (env \"KC_PIN\" --secret pin)") { args in
+            let c = "card.verify"
+            let session = try args.session(c)
+            let card = try session.requireCard(c)
+            guard card.pairing != nil, card.commands.isSecureChannelOpen else { throw CardCommandError.notOpen(command: c) }
+            let pin = try requiredSecret(args, "pin", c)
+            try checkDigits(pin, 6, "PIN", .verifyPIN)
+            try session.checkTries(.pin, on: card, force: args.flag("force"), command: c)
+            card.pinVerified = false
+            do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
+            card.pinVerified = true
+            return .null
+        },
+
+        Builtin("card.login", params: [ParamSpec("pin", credentialType, secret: true)],
+                options: [
+                    OptionSpec("password", credentialType, "the pairing password, when the card must be paired", secret: true),
+                    OptionSpec("default", nil, "pair with the default password KeycardDefaultPairing"),
+                    OptionSpec("ephemeral", nil, "pair for this session only; the slot is freed on every way out"),
+                    OptionSpec("yes", nil, "pair again without asking when the card refuses the stored pairing"),
+                    OptionSpec("force", nil, "send the PIN even when only one try is left"),
+                ],
+                summary: "Select, pair (or reuse the stored pairing), open the secure channel and verify the PIN, in one step.",
+                example: "card.login (env \"KC_PIN\" --secret pin) --default") { args in
+            let c = "card.login"
+            let session = try args.session(c)
+            let card = try session.requireCard(c)
+            let pin = try requiredSecret(args, "pin", c)
+            try checkDigits(pin, 6, "PIN", .verifyPIN)
+            var warnings = session.releaseEphemeralPairing(for: c)
+            let info = try card.select()
+            guard info.isInitialized else { throw CardCommandError.blank(command: c) }
+            if let v = info.version, v.usesSecureChannelV2 { throw CardError.unsupportedVersion(major: v.major, minor: v.minor) }
+            let pairing: Pairing
+            var paired = false
+            if args.flag("ephemeral") {
+                let secret = try pairingSecret(args, session: session, command: c)
+                let mode: PairingMode = (info.version.map { $0 >= AppletVersion(major: 3, minor: 2) } ?? false)
+                    ? .ephemeral : .persistentOrEphemeral
+                let made = try pairCard(card, secret: secret, mode: mode, command: c) { pairing in
+                    card.ephemeralPairing = pairing
+                    card.ephemeral = true
+                }
+                pairing = made.pairing
+                warnings += made.warnings
+                paired = true
+                try card.commands.openSecureChannel(pairing: pairing)
+            } else {
+                let store = try session.unlockedStore(for: c)
+                let uid = info.instanceUID
+                var reuse: PairingRecord? = try store.pairing(instanceUID: uid)
+                if let stored = reuse {
+                    do {
+                        try card.commands.openSecureChannel(pairing: stored.pairing)
+                    } catch let e as CardError where CardLink.isPairingRefusal(e) {
+                        guard args.flag("yes") || session.host?.isInteractive == true else {
+                            throw CardCommandError.pairingRefused(command: c, slot: stored.slot)
+                        }
+                        try session.confirm(
+                            "The card refused kcs's stored pairing (slot \(stored.slot)): it was unpaired or taken over "
+                                + "by another client. Forget it and pair again (this uses a free slot)?",
+                            for: c, yes: args.flag("yes"))
+                        try store.deletePairing(instanceUID: uid)
+                        warnings.append("forgot the refused pairing (slot \(stored.slot))")
+                        try card.select()
+                        reuse = nil
+                    }
+                }
+                if let stored = reuse {
+                    pairing = stored.pairing
+                } else {
+                    let secret = try pairingSecret(args, session: session, command: c)
+                    let made = try pairCard(card, secret: secret, command: c) { pairing in
+                        try store.savePairing(pairing, instanceUID: uid)
+                    }
+                    pairing = made.pairing
+                    warnings += made.warnings
+                    paired = true
+                    try card.commands.openSecureChannel(pairing: pairing)
+                }
+            }
+            card.pairing = pairing
+            try session.checkTries(.pin, on: card, force: args.flag("force"), command: c)
+            do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
+            card.pinVerified = true
+            var fields: [(String, Value)] = [
+                ("card", .string(card.name)), ("shortUID", .string(card.shortUID)), ("slot", .int(Int(pairing.index))),
+                ("paired", .bool(paired)), ("ephemeral", .bool(card.ephemeralPairing != nil)),
+            ]
+            if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
+            return withWarnings(fields, warnings, session: session)
+        },
+
+        Builtin("card.logout",
+                summary: "Ends the card session (an ephemeral pairing is unpaired first); the PIN must be verified again.",
+                example: "card.logout") { args in
+            let c = "card.logout"
+            let session = try args.session(c)
+            let card = try session.requireCard(c)
+            let ephemeral = card.ephemeralPairing
+            let warnings = session.releaseEphemeralPairing(for: c)
+            do {
+                try card.select()
+            } catch {
+                // The card is gone; this side forgets the session all the same.
+                card.commands.closeSecureChannel()
+                card.pairing = nil
+                card.pinVerified = false
+            }
+            let freed: Value = if let ephemeral, warnings.isEmpty { .int(Int(ephemeral.index)) } else { .null }
+            return withWarnings([("loggedOut", .bool(true)), ("unpaired", freed)], warnings, session: session)
+        },
+
+        // MARK: - Pairing slots
+
+        Builtin("card.pairings",
+                options: [OptionSpec("all", nil, "every pairing kcs holds, for any card (no card needed)")],
+                summary: "What kcs holds for this card (stored and session pairing) and the card's free pairing slots.",
+                example: "card.pairings") { args in
+            let c = "card.pairings"
+            let session = try args.session(c)
+            let store = try session.store(for: c)
+            if args.flag("all") {
+                return .list(try store.pairings().map { p in
+                    .map(ValueMap([("instanceUID", .bytes(p.instanceUID)), ("shortUID", .string(String(p.instanceUIDHex.prefix(8)))),
+                                   ("slot", .int(Int(p.slot))), ("created", .string(isoDate(p.createdAt)))]))
+                })
+            }
+            let card = try session.requireCard(c)
+            // SELECT refreshes the free-slot count, but would end an open session.
+            if !card.commands.isSecureChannelOpen { try card.select() }
+            let uid = card.info.instanceUID
+            let stored = try store.pairings().first { $0.instanceUID == uid }
+            var fields: [(String, Value)] = [("card", .string(card.name)), ("shortUID", .string(card.shortUID))]
+            fields.append(("pairingSlots", card.pairingSlotCount.map { .int($0) } ?? .null))
+            fields.append(("freePairingSlots", card.info.freePairingSlots.map { .int($0) } ?? .null))
+            fields.append(("stored", stored.map { .int(Int($0.slot)) } ?? .null))
+            let open = card.commands.isSecureChannelOpen ? card.pairing : nil
+            fields.append(("session", open.map { .int(Int($0.index)) } ?? .null))
+            fields.append(("ephemeral", .bool(card.ephemeralPairing != nil)))
+            return .map(ValueMap(fields))
+        },
+
+        Builtin("card.unpair", params: [ParamSpec("slot", .int, default: .null)],
+                options: [
+                    OptionSpec("others", nil, "free every slot but this session's"),
+                    OptionSpec("all", nil, "free every slot, this session's too (the session ends)"),
+                    OptionSpec("yes", nil, "confirm --others or --all without asking (batch runs)"),
+                ],
+                summary: "Frees pairing slots: this session's (no argument), SLOT, every other (--others) or all (--all).",
+                example: "card.unpair --others --yes") { args in
+            let c = "card.unpair"
+            let session = try args.session(c)
+            let card = try session.requireLoggedIn(c)
+            let slotArgument = try args.integer("slot").map { UInt8(try smallInt($0, c, "the slot", in: 0...255)) }
+            let given = [slotArgument != nil, args.flag("others"), args.flag("all")].filter { $0 }.count
+            guard given <= 1 else { throw CardCommandError.unpairChoice(command: c) }
+            guard let ours = card.pairing?.index else { throw CardCommandError.notOpen(command: c) }
+            let uid = card.info.instanceUID
+            let store = try session.store(for: c)
+            let stored = try store.pairings().first { $0.instanceUID == uid }?.slot
+            let total = card.pairingSlotCount
+
+            /// Frees our own slot and ends the session.
+            func unpairOurs() throws {
+                try card.commands.unpair(index: ours)
+                if stored == ours { try store.deletePairing(instanceUID: uid) }
+                card.ephemeralPairing = nil
+                card.ephemeral = false
+                try card.select()
+            }
+
+            if args.flag("others") || args.flag("all") {
+                try session.confirm(
+                    args.flag("all") ? "Unpair every client of this card, kcs included? All must pair again"
+                        : "Unpair every other client of this card? They must pair again",
+                    for: c, yes: args.flag("yes"))
+                var freed: [Value] = []
+                // Slot indexes stop at the table's end (6A 86), or at 0x7F (0x80 and up are refused).
+                for i in 0..<UInt8(total ?? 0x7F) where i != ours {
+                    do {
+                        try card.commands.unpair(index: i)
+                        freed.append(.int(Int(i)))
+                    } catch CardError.incorrectP1P2 {
+                        break
+                    }
+                }
+                if let stored, stored != ours { try store.deletePairing(instanceUID: uid) }
+                if args.flag("all") {
+                    try unpairOurs()
+                    freed.append(.int(Int(ours)))
+                    return .map(ValueMap([("unpaired", .list(freed)), ("loggedOut", .bool(true)),
+                                          ("freePairingSlots", card.info.freePairingSlots.map { .int($0) } ?? .null)]))
+                }
+                return .map(ValueMap([("unpaired", .list(freed)), ("loggedOut", .bool(false)),
+                                      ("freePairingSlots", total.map { .int($0 - 1) } ?? .null)]))
+            }
+            if let slot = slotArgument, slot != ours {
+                if let total, Int(slot) >= total {
+                    throw BuiltinError.outOfRange(command: c, name: "the slot", expected: "0 to \(total - 1)", got: String(slot))
+                }
+                try card.commands.unpair(index: slot)
+                if stored == slot { try store.deletePairing(instanceUID: uid) }
+                return .map(ValueMap([("unpaired", .list([.int(Int(slot))])), ("loggedOut", .bool(false))]))
+            }
+            try unpairOurs()
+            return .map(ValueMap([("unpaired", .list([.int(Int(ours))])), ("loggedOut", .bool(true)),
+                                  ("freePairingSlots", card.info.freePairingSlots.map { .int($0) } ?? .null)]))
+        },
+
+        // MARK: - Credentials
+
+        Builtin("card.unblock",
+                params: [ParamSpec("puk", credentialType, secret: true),
+                         ParamSpec("pin", credentialType, default: .null, secret: true)],
+                options: [OptionSpec("force", nil, "send the PUK even when only one try is left")],
+                summary: "Unblocks a blocked PIN with the PUK and sets a new PIN (asked twice at a terminal).",
+                example: "card.unblock (env \"KC_PUK\" --secret puk) (env \"KC_NEW_PIN\" --secret pin)") { args in
+            let c = "card.unblock"
+            let session = try args.session(c)
+            let card = try session.requireCard(c)
+            guard card.pairing != nil, card.commands.isSecureChannelOpen else { throw CardCommandError.notOpen(command: c) }
+            let puk = try requiredSecret(args, "puk", c)
+            try checkDigits(puk, 12, "PUK", .unblockPIN)
+            let status = try card.commands.getStatus()
+            guard status.pinRetries == 0 else { throw CardCommandError.pinNotBlocked(command: c, triesLeft: status.pinRetries) }
+            try session.checkTries(.puk, on: card, force: args.flag("force"), command: c)
+            let pin = try newValue(args.value("pin"), what: "PIN", option: "the new PIN as argument 2", session: session, command: c)
+            do { try card.commands.unblockPIN(puk: puk, newPIN: pin) } catch { throw Session.credentialFailure(error, command: c) }
+            card.pinVerified = true
+            return .null
+        },
+
+        Builtin("card.change",
+                params: [ParamSpec("what", .string), ParamSpec("value", credentialType, default: .null, secret: true)],
+                summary: "Changes the PIN, the PUK or the pairing password (asked twice at a terminal); needs card.login.",
+                example: "card.change pin (env \"KC_NEW_PIN\" --secret pin)") { args in
+            let c = "card.change"
+            let session = try args.session(c)
+            let card = try session.requireLoggedIn(c)
+            let what = args.string("what") ?? ""
+            switch what {
+            case "pin":
+                let pin = try newValue(args.value("value"), what: "PIN", option: "the new PIN as argument 2",
+                                       session: session, command: c)
+                try card.commands.changePIN(pin)
+            case "puk":
+                let puk = try newValue(args.value("value"), what: "PUK", option: "the new PUK as argument 2",
+                                       session: session, command: c)
+                try card.commands.changePUK(puk)
+            case "pairing":
+                let password = try newValue(args.value("value"), what: "pairing password",
+                                            option: "the new pairing password as argument 2", session: session, command: c)
+                try card.commands.changePairingSecret(try PairingSecret(password: password))
+            default:
+                throw BuiltinError.badChoice(command: c, option: "what", expected: ["pin", "puk", "pairing"], got: what)
+            }
+            return .map(ValueMap([("changed", .string(what))]))
+        },
+
+        // MARK: - Factory reset
+
+        Builtin("card.reset",
+                options: [OptionSpec("confirm", .oneOf([.string, .int, .bytes]),
+                                     "the card's short instance UID (batch runs; a terminal asks for it)")],
+                summary: "Factory-resets the card (keys, PIN, PUK, every pairing) after its short instance UID is typed; forgets its stored pairing.",
+                example: "card.reset --confirm 1a2b3c4d") { args in
+            let c = "card.reset"
+            let session = try args.session(c)
+            let card = try session.requireCard(c)
+            // An open session keeps its SELECT answer (and its pairing, should the reset be declined).
+            if !card.commands.isSecureChannelOpen { try card.select() }
+            let info = card.info
+            guard info.isInitialized else { throw CardCommandError.blank(command: c) }
+            guard info.capabilities.contains(.factoryReset) else { throw CardCommandError.resetUnsupported(command: c) }
+            let typed: String
+            switch args.value("confirm") {
+            case .string(let text)?: typed = text
+            // An all-digit UID written bare is an integer (leading zeros lost), one written 0x… bytes.
+            case .int(let n)?: typed = n >= 0 && n < 100_000_000 ? String(format: "%08d", n) : String(n)
+            case .bigInt(let n)?: typed = String(describing: n)
+            case .bytes(let b)?: typed = Hex.encode(b)
+            default:
+                guard let host = session.host, host.isInteractive else {
+                    throw CardCommandError.resetNotConfirmed(command: c, typed: nil)
+                }
+                guard let answer = host.ask(prompt: "card.reset erases this card's keys, PIN, PUK and every pairing. "
+                                            + "Type its short instance UID (shown in the prompt and by card.info) to confirm: ")
+                else { throw SessionError.cancelled(command: c) }
+                typed = answer
+            }
+            guard typed.trimmingCharacters(in: .whitespaces).lowercased() == card.shortUID else {
+                throw CardCommandError.resetNotConfirmed(command: c, typed: typed)
+            }
+            // The reset frees every slot, an ephemeral one included.
+            card.ephemeralPairing = nil
+            card.ephemeral = false
+            try card.select()
+            try card.commands.factoryReset()
+            let forgot = try session.store(for: c).deletePairing(instanceUID: info.instanceUID)
+            let after = try card.select()
+            return .map(ValueMap([("reset", .bool(true)), ("initialized", .bool(after.isInitialized)),
+                                  ("forgotPairing", .bool(forgot))]))
+        },
+    ]
+
+    // MARK: - Helpers
+
+    /// A PIN, PUK or password argument's bytes (text or a secret), nil when absent.
+    static func secretArgument(_ value: Value?, _ command: String) throws -> Secret? {
+        switch value {
+        case .string(let text)?: Secret(utf8: text)
+        case .secret(let s)?: try secretBytes(s, command)
+        default: nil
+        }
+    }
+
+    /// A secret parameter the interpreter has already asked for (or reported missing).
+    static func requiredSecret(_ args: CallArguments, _ name: String, _ command: String) throws -> Secret {
+        guard let secret = try secretArgument(args.value(name), command) else {
+            throw RuntimeError(.secretNotSupplied(command: command, parameter: name, position: 1),
+                               at: SourceRange(start: 0, end: 0))
+        }
+        return secret
+    }
+
+    /// A PIN or PUK of the wrong form is refused before anything is sent, as the card would
+    /// (without using a try) — and before the tries are checked.
+    static func checkDigits(_ value: Secret, _ count: Int, _ what: String, _ command: CardCommand) throws {
+        let ok = value.withUnsafeBytes { b in b.count == count && b.allSatisfy { (0x30...0x39).contains($0) } }
+        guard ok else { throw CardError.invalidInput(command: command, reason: "the \(what) must be \(count) digits") }
+    }
+
+    /// A new value: `given`, else asked twice without echo at a terminal, else the batch
+    /// error that says how to give it.
+    static func newValue(_ given: Value?, what: String, option: String, session: Session,
+                         command c: String) throws -> Secret {
+        if let secret = try secretArgument(given, c) { return secret }
+        guard let host = session.host, host.isInteractive else {
+            throw CardCommandError.valueNeeded(command: c, what: what, option: option)
+        }
+        guard let first = try host.readSecret(prompt: "new \(what): ")?.walletSecret else {
+            throw SessionError.cancelled(command: c)
+        }
+        guard let again = try host.readSecret(prompt: "the same \(what) again: ")?.walletSecret else {
+            throw SessionError.cancelled(command: c)
+        }
+        guard first == again else { throw CardCommandError.valuesDiffer(command: c, what: what) }
+        return first
+    }
+
+    /// One INIT value: the option, a generated one (`digits` digits, or a password when nil;
+    /// added to `shown`), or asked twice.
+    private static func initValue(_ args: CallArguments, _ option: String, what: String, digits: Int?, generate: Bool,
+                                  shown: inout [String], session: Session, command c: String) throws -> Secret {
+        if let given = try secretArgument(args.value(option), c) { return given }
+        guard generate else {
+            return try newValue(nil, what: what, option: "--\(option) or --generate", session: session, command: c)
+        }
+        let text = digits.map { randomDigits($0, session.random) } ?? randomPassword(session.random)
+        shown.append("\(what): \(text)")
+        return Secret(utf8: text)
+    }
+
+    /// `count` uniformly random decimal digits.
+    private static func randomDigits(_ count: Int, _ random: any RandomSource) -> String {
+        var out = ""
+        while out.count < count {
+            for b in random.bytes(count) where b < 250 && out.count < count { out.append(Character(String(b % 10))) }
+        }
+        return out
+    }
+
+    /// A pairing password of 16 characters from 32 unambiguous ones, in groups of four.
+    private static func randomPassword(_ random: any RandomSource) -> String {
+        let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789A")
+        let chars = random.bytes(16).map { alphabet[Int($0 & 31)] }
+        return stride(from: 0, to: 16, by: 4).map { String(chars[$0..<$0 + 4]) }.joined(separator: "-")
+    }
+
+    /// True when `secret` starts with the bytes of `prefix` (compared in constant time).
+    private static func startsWith(_ secret: Secret, _ prefix: Secret) -> Bool {
+        secret.withUnsafeBytes { s in
+            prefix.withUnsafeBytes { p in s.count >= p.count && ConstantTime.equal(s.prefix(p.count), p) }
+        }
+    }
+
+    /// The pairing secret of `card.pair`/`card.login`: `--password`, `--default`, or asked once
+    /// at a terminal.
+    private static func pairingSecret(_ args: CallArguments, session: Session, command c: String) throws -> PairingSecret {
+        if let password = try secretArgument(args.value("password"), c) { return try PairingSecret(password: password) }
+        if args.flag("default") { return PairingSecret(password: PairingSecret.defaultPassword) }
+        guard let host = session.host, host.isInteractive else {
+            throw CardCommandError.valueNeeded(command: c, what: "pairing password",
+                                               option: "--password (or --default for KeycardDefaultPairing)")
+        }
+        guard let password = try host.readSecret(prompt: "pairing password: ")?.walletSecret else {
+            throw SessionError.cancelled(command: c)
+        }
+        return try PairingSecret(password: password)
+    }
+
+    /// PAIR after checking SELECT's free-slot count; `onPaired` keeps the pairing at once (the
+    /// slot is used from here on), then SELECT refreshes the count. Warns when one slot or none
+    /// is left.
+    private static func pairCard(_ card: CardLink, secret: PairingSecret, mode: PairingMode = .persistentOrEphemeral,
+                                 command c: String, onPaired: (Pairing) throws -> Void)
+        throws -> (pairing: Pairing, warnings: [String])
+    {
+        if card.info.freePairingSlots == 0 { throw CardCommandError.noFreePairingSlots(total: card.pairingSlotCount) }
+        let pairing: Pairing
+        do {
+            pairing = try card.commands.pair(secret: secret, mode: mode)
+        } catch CardError.noFreePairingSlot {
+            throw CardCommandError.noFreePairingSlots(total: card.pairingSlotCount)
+        }
+        try onPaired(pairing)
+        let free = try card.select().freePairingSlots
+        var warnings: [String] = []
+        if pairing.index != 0xFF, let free, free <= 1 {
+            warnings.append(free == 1
+                ? "one pairing slot is left on the card; free unused ones with card.unpair --others"
+                : "that was the card's last free pairing slot; free unused ones with card.unpair --others")
+        }
+        return (pairing, warnings)
+    }
+
+    /// A result record with a `warning` field when there are warnings (also shown at a terminal).
+    private static func withWarnings(_ fields: [(String, Value)], _ warnings: [String], session: Session) -> Value {
+        for w in warnings { session.host?.status("warning: " + w) }
+        return .map(ValueMap(warnings.isEmpty ? fields : fields + [("warning", .string(warnings.joined(separator: "; ")))]))
+    }
+}

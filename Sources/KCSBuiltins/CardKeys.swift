@@ -1,0 +1,770 @@
+import CardProtocol
+import Foundation
+import KCSRuntime
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+// The card's wallet (issue 6 §4–§8): creating the card's key the app's four ways, deriving on
+// the card, signing (current key, derive-and-sign, PIN-less), exporting, and the card-backed
+// key in the store that `use card` makes the active signer. Every command works on the card of
+// `card.connect`, logged in by `card.login`; nothing here prints except `card.mnemonic --load`,
+// which shows the new words once.
+
+extension Builtins {
+    static let cardKeys: [Builtin] = [
+        // MARK: - Creating the card's key
+
+        Builtin("card.mnemonic",
+                options: [
+                    OptionSpec("words", .int, "12, 15, 18, 21 or 24 (default 12)"),
+                    OptionSpec("load", nil, "load it as the card's key (its words are shown once)"),
+                    OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with --load", secret: true),
+                    OptionSpec("force", nil, "replace a key the card already holds"),
+                    OptionSpec("name", .string, "the stored card key's name, with --load"),
+                ],
+                summary: "A mnemonic from the card's random generator, as a secret; --load makes it the card's key (words shown once).",
+                example: "card.mnemonic --words 24 --load") { args in
+            let c = "card.mnemonic"
+            let session = try args.session(c)
+            let words = try wordCount(args, c)
+            guard args.flag("load") else {
+                if args.value("passphrase") != nil {
+                    throw BuiltinError.optionNotApplicable(command: c, option: "passphrase", reason: "it goes with --load")
+                }
+                let card = try requireChannel(session, c)
+                return .mnemonic(try card.commands.generateMnemonic(wordCount: words))
+            }
+            let card = try session.requireLoggedIn(c)
+            try ensureReplaceable(card, force: args.flag("force"), c)
+            let mnemonic = try card.commands.generateMnemonic(wordCount: words)
+            let seed = try Builtins.seed(mnemonic, args, c)
+            let uid = try card.commands.loadKey(seed: seed)
+            mnemonic.withWords { list in
+                var lines = ["Write these \(list.count) words down, in order; they are shown only now:"]
+                for (i, w) in list.enumerated() { lines.append(String(format: "%3d. %@", i + 1, w)) }
+                session.show(lines.joined(separator: "\n"))
+            }
+            return cardKeyValue(try recordCardKey(session, card, keyUID: uid, source: .generated, name: args.string("name"), c))
+        },
+
+        Builtin("card.load",
+                params: [ParamSpec("what", .string),
+                         ParamSpec("material", .oneOf([.string, .bytes, .secret(nil)]), secret: true)],
+                options: [
+                    OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with a mnemonic", secret: true),
+                    OptionSpec("chain-code", .bytes, "32-byte chain code, with a keypair (without it the card cannot derive)"),
+                    OptionSpec("force", nil, "replace a key the card already holds"),
+                    OptionSpec("name", .string, "the stored card key's name"),
+                ],
+                summary: "Loads a key into the card: mnemonic \"WORDS\", seed 0x…, or keypair 0xPRIVATE [--chain-code 0x…].",
+                example: "card.load mnemonic \"abandon … about\" --passphrase TREZOR") { args in
+            let c = "card.load"
+            let session = try args.session(c)
+            let what = args.string("what") ?? ""
+            guard ["mnemonic", "seed", "keypair"].contains(what) else {
+                throw BuiltinError.badChoice(command: c, option: "what", expected: ["mnemonic", "seed", "keypair"], got: what)
+            }
+            if what != "mnemonic", args.value("passphrase") != nil {
+                throw BuiltinError.optionNotApplicable(command: c, option: "passphrase", reason: "it goes with a mnemonic")
+            }
+            if what != "keypair", args.value("chain-code") != nil {
+                throw BuiltinError.optionNotApplicable(command: c, option: "chain-code", reason: "it goes with a keypair")
+            }
+            guard let material = args["material"] else {
+                throw ArgumentError.missing(command: c, position: 2, name: "material", type: .oneOf([.string, .bytes, .secret(nil)]))
+            }
+            // Check the material before anything is sent.
+            let load: (KeycardCommandSet) throws -> [UInt8]
+            let source: KeySource
+            switch what {
+            case "mnemonic":
+                let seed = try Builtins.seed(try parseMnemonic(material, language: nil, c), args, c)
+                load = { try $0.loadKey(seed: seed) }
+                source = .mnemonic
+            case "seed":
+                let seed: Secret = switch material {
+                case .bytes(let b): Secret(bytes: b)
+                case .secret(let s): try secretBytes(s, c)
+                default: try Secret(bytes: Hex.decode((args.string("material") ?? "").trimmingCharacters(in: .whitespaces)))
+                }
+                guard (16...64).contains(seed.count) else {
+                    throw BuiltinError.outOfRange(command: c, name: "the seed", expected: "16 to 64 bytes (a BIP-39 seed is 64)",
+                                                  got: "\(seed.count) bytes")
+                }
+                load = { try $0.loadKey(seed: seed) }
+                source = .card
+            default:
+                let key = try privateKeyArgument(material, c)
+                var chainCode: [UInt8]?
+                if case .bytes(let cc)? = args.value("chain-code") {
+                    guard cc.count == 32 else {
+                        throw BuiltinError.outOfRange(command: c, name: "--chain-code", expected: "32 bytes", got: "\(cc.count) bytes")
+                    }
+                    chainCode = cc
+                }
+                load = { try $0.loadKey(privateKey: key, chainCode: chainCode) }
+                source = .privkey
+            }
+            let card = try session.requireLoggedIn(c)
+            try ensureReplaceable(card, force: args.flag("force"), c)
+            let uid = try load(card.commands)
+            return cardKeyValue(try recordCardKey(session, card, keyUID: uid, source: source, name: args.string("name"), c))
+        },
+
+        Builtin("card.generate",
+                options: [
+                    OptionSpec("force", nil, "replace a key the card already holds"),
+                    OptionSpec("name", .string, "the stored card key's name"),
+                ],
+                summary: "GENERATE KEY: a new master key made on the card, which never leaves it (no backup exists).",
+                example: "card.generate --name cold") { args in
+            let c = "card.generate"
+            let session = try args.session(c)
+            let card = try session.requireLoggedIn(c)
+            try ensureReplaceable(card, force: args.flag("force"), c)
+            let uid = try card.commands.generateKey()
+            return cardKeyValue(try recordCardKey(session, card, keyUID: uid, source: .generated, name: args.string("name"), c))
+        },
+
+        Builtin("card.remove-key",
+                options: [OptionSpec("force", nil, "confirm: the key is erased from the card for good")],
+                summary: "REMOVE KEY: erases the card's key (and its PIN-less path); its stored card key is retired.",
+                example: "card.remove-key --force") { args in
+            let c = "card.remove-key"
+            let session = try args.session(c)
+            let card = try session.requireLoggedIn(c)
+            guard args.flag("force") else { throw CardKeyError.removeNeedsForce(command: c) }
+            try card.commands.removeKey()
+            let retired = try retireCardKeys(session, card, keeping: nil, c)
+            card.pinlessPath = nil
+            try? session.store(for: c).setSetting(pinlessSetting(card), to: nil)
+            return .map(ValueMap([("removed", .bool(true)), ("retired", .list(retired.map { .string($0) }))]))
+        },
+
+        // MARK: - Derivation
+
+        Builtin("card.path",
+                summary: "The card's current key path (GET STATUS), m for the master.",
+                example: "card.path") { args in
+            let c = "card.path"
+            let card = try requireChannel(try args.session(c), c)
+            return .string(try card.commands.getKeyPath().description)
+        },
+
+        Builtin("card.derive",
+                options: [
+                    OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "SLIP-44 symbol or coin type (ETH, BTC, LTC, …)"),
+                    OptionSpec("account", .int, "the account number (default: the current one, else 0)"),
+                    OptionSpec("new-account", nil, "the next account after the current one, address 0"),
+                    OptionSpec("next", nil, "the next address index of the account"),
+                ],
+                summary: "Makes m/44'/COIN'/ACCOUNT'/0/INDEX current on the card (the app's coin screen): {path, coin, account, index, address}.",
+                example: "card.derive --coin ETH --next") { args in
+            let c = "card.derive"
+            let session = try args.session(c)
+            guard let coin = try coinArgument(args.value("coin"), c) else {
+                throw ArgumentError.optionNeedsValue(command: c, option: "coin", type: .string)
+            }
+            let account = try args.integer("account").map {
+                UInt32(try smallInt($0, c, "--account", in: 0...Int(ChildIndex.hardenedOffset - 1)))
+            }
+            let card = try session.requireLoggedIn(c)
+            let current = try card.commands.getKeyPath().components
+            let target = try coinPath(current: current, coinType: coin.index, account: account,
+                                      newAccount: args.flag("new-account"), next: args.flag("next"), c)
+            let sent = shortestPath(to: target, from: current)
+            try deriveOnCard(card, sent, c)
+            let key = try card.commands.exportKey(.current, kind: .publicKey).publicKey
+            var fields: [(String, Value)] = [
+                ("path", .string(DerivationPath(absolute: true, target).description)),
+                ("coin", .string(coin.symbol.isEmpty ? "coin type \(coin.index)" : coin.symbol)),
+                ("account", .int(Int(target[2].index))), ("index", .int(Int(target[4].index))),
+                ("sent", .string(sent.description)), ("publicKey", .bytes(key.compressed)),
+            ]
+            if let a = try? cardAddress(key, path: DerivationPath(absolute: true, target), coin: coin) {
+                fields.append(("address", .domain(a)))
+            }
+            return .map(ValueMap(fields))
+        },
+
+        // MARK: - Signing setup and export
+
+        Builtin("card.pinless", params: [ParamSpec("path", pathType, default: .null)],
+                options: [OptionSpec("clear", nil, "remove the PIN-less path")],
+                summary: "SET PINLESS PATH: `sign --pinless` then signs with the key at PATH without PIN or channel; no PATH shows it.",
+                example: "card.pinless \"m/44'/60'/0'/0/0\"") { args in
+            let c = "card.pinless"
+            let session = try args.session(c)
+            let store = try session.store(for: c)
+            if !args.flag("clear"), args.value("path") == nil {
+                // The card does not say its PIN-less path; show what kcs set last (no login needed).
+                let card = try session.requireCard(c)
+                guard let saved = try store.setting(pinlessSetting(card)), let p = PinlessRecord(saved) else { return .null }
+                return pinlessValue(p)
+            }
+            let card = try session.requireLoggedIn(c)
+            if args.flag("clear") {
+                if args.value("path") != nil {
+                    throw BuiltinError.optionNotApplicable(command: c, option: "clear", reason: "give a PATH or --clear, not both")
+                }
+                try card.commands.setPinlessPath(nil)
+                card.pinlessPath = nil
+                try store.setSetting(pinlessSetting(card), to: nil)
+                return .null
+            }
+            let requested = try parseCardPath(args["path"], c)
+            let target = try absolutePath(requested, card: card, c)
+            let path = try CardKeyPath(source: .master, components: target)
+            try card.commands.setPinlessPath(path)
+            card.pinlessPath = DerivationPath(absolute: true, target)
+            let key = try card.commands.exportKey(.derive(path), kind: .publicKey).publicKey
+            let record = PinlessRecord(path: DerivationPath(absolute: true, target), publicKey: key)
+            try store.setSetting(pinlessSetting(card), to: record.text)
+            return pinlessValue(record)
+        },
+
+        Builtin("card.export", params: [ParamSpec("path", pathType, default: .null)],
+                options: [
+                    OptionSpec("public", nil, "the public key (the default)"),
+                    OptionSpec("xpub", nil, "the extended public key (not under EIP-1581)"),
+                    OptionSpec("private", nil, "the private key, as a secret (only under EIP-1581, m/43'/60'/1581'/…)"),
+                    OptionSpec("address", nil, "only the address"),
+                    OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "address format (default: the path's coin, else ETH)"),
+                ],
+                summary: "EXPORT KEY at PATH (default: the current key): {path, publicKey, address}, an xpub, or an EIP-1581 private key.",
+                example: "card.export \"m/44'/60'/0'\" --xpub") { args in
+            let c = "card.export"
+            let session = try args.session(c)
+            let kinds = ["public", "xpub", "private"].filter { args.flag($0) }
+            guard kinds.count <= 1 else { throw CardKeyError.oneExportKind(command: c, given: kinds) }
+            let coin = try coinArgument(args.value("coin"), c)
+            let card = try session.requireLoggedIn(c)
+            let requested = args.value("path") == nil ? ParsedCardPath(source: .current, components: [])
+                : try parseCardPath(args["path"], c)
+            let target = try absolutePath(requested, card: card, c)
+            let shown = DerivationPath(absolute: true, target)
+            let path = try CardKeyPath(source: .master, components: target)
+            switch kinds.first {
+            case "private":
+                guard isEIP1581(target) else { throw CardKeyError.privateNotExportable(command: c, path: shown.description) }
+                let exported = try card.commands.exportKey(.derive(path), kind: .privateKey)
+                guard let privateKey = exported.privateKey else {
+                    throw CardError.malformedResponse(command: .exportKey, detail: "no private key in the answer")
+                }
+                var fields = try exportFields(shown, exported.publicKey, coin: coin)
+                fields.append(("privateKey", SecretKind.privateKey.value(privateKey.secret)))
+                return .map(ValueMap(fields))
+            case "xpub":
+                guard !target.isEmpty else { throw CardKeyError.masterXpub(command: c) }
+                guard !isEIP1581(target) else { throw CardKeyError.xpubNotExportable(command: c, path: shown.description) }
+                let exported = try card.commands.exportKey(.derive(path), kind: .extendedPublicKey)
+                let parent = try card.commands.exportKey(
+                    .derive(try CardKeyPath(source: .master, components: Array(target.dropLast()))), kind: .publicKey)
+                let fingerprint = Hash.hash160(parent.publicKey.compressed).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                let xkey = try exported.extendedPublicKey(depth: UInt8(target.count), parentFingerprint: fingerprint,
+                                                          childNumber: target.last!.raw)
+                var fields = try exportFields(shown, exported.publicKey, coin: coin)
+                fields.append(("xpub", .string(try xkey.serialized(.xpub))))
+                return .map(ValueMap(fields))
+            default:
+                let exported = try card.commands.exportKey(.derive(path), kind: .publicKey)
+                if args.flag("address") {
+                    return .domain(try cardAddress(exported.publicKey, path: shown, coin: coin))
+                }
+                return .map(ValueMap(try exportFields(shown, exported.publicKey, coin: coin)))
+            }
+        },
+
+        Builtin("use.card",
+                summary: "Makes the connected card's key the active signer (recorded in the store on first use).",
+                example: "use card") { args in
+            let c = "use.card"
+            let session = try args.session(c)
+            let card = try session.requireCard(c)
+            let store = try session.store(for: c)
+            let record: KeyRecord
+            if card.pinVerified, card.commands.isSecureChannelOpen {
+                // Logged in: read the card's key, so a key loaded by another client is recorded
+                // (and a stale entry retired); the entry for the same key is reused.
+                guard try card.commands.getStatus().keyInitialized else { throw CardKeyError.noKeyOnCard(command: c) }
+                record = try recordCardKey(session, card, keyUID: nil, source: .card, name: nil, c).record
+            } else if let existing = try cardRecords(store, card).last {
+                record = existing
+            } else {
+                _ = try session.requireLoggedIn(c)
+                throw CardKeyError.noKeyOnCard(command: c)
+            }
+            session.activeKey = record.name
+            return keyValue(record)
+        },
+    ]
+
+    // MARK: - Sessions
+
+    /// The connected card with an open secure channel (the PIN may be unverified).
+    static func requireChannel(_ session: Session, _ command: String) throws -> CardLink {
+        let card = try session.requireCard(command)
+        guard card.pairing != nil, card.commands.isSecureChannelOpen else { throw CardCommandError.notOpen(command: command) }
+        return card
+    }
+
+    /// Refuses to replace a key the card holds unless `force`.
+    static func ensureReplaceable(_ card: CardLink, force: Bool, _ command: String) throws {
+        if !force, try card.commands.getStatus().keyInitialized { throw CardKeyError.keyPresent(command: command) }
+    }
+
+    /// The stored key of the active signer when it is a card key, with the logged-in card that
+    /// holds it; nil when the active signer is not a card key (or there is none).
+    static func activeCardSigner(_ session: Session, _ command: String) throws -> (CardLink, KeyRecord)? {
+        guard let name = session.activeKey, let store = session.existingStore(),
+              let record = try store.findKey(named: name), record.kind == .card else { return nil }
+        let card = try session.requireLoggedIn(command)
+        try checkSameCard(record, card, command)
+        return (card, record)
+    }
+
+    /// Refuses a card key of another card (or a retired one).
+    static func checkSameCard(_ record: KeyRecord, _ card: CardLink, _ command: String) throws {
+        guard case .card(let uid) = record.storage else { throw CardKeyError.retiredCardKey(command: command, name: record.name) }
+        guard uid == card.instanceUID else {
+            throw CardKeyError.otherCard(command: command, name: record.name, keyCard: String(uid.prefix(8)),
+                                         connected: card.shortUID)
+        }
+    }
+
+    // MARK: - The store
+
+    /// The active card keys of this card, oldest first.
+    static func cardRecords(_ store: WalletStore, _ card: CardLink) throws -> [KeyRecord] {
+        let storage = KeyStorage.card(instanceUID: card.instanceUID)
+        return try store.keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
+    }
+
+    /// Records the card's key (its master public key, read with EXPORT KEY) as a CARD key,
+    /// retiring the card keys of an earlier key of this card; an entry for the same key is
+    /// reused. Returns the key record with the key UID.
+    static func recordCardKey(_ session: Session, _ card: CardLink, keyUID: [UInt8]?, source: KeySource,
+                              name: String?, _ command: String) throws -> (record: KeyRecord, keyUID: [UInt8]) {
+        let master = try CardKeyPath(source: .master, components: [])
+        let key = try card.commands.exportKey(.derive(master), kind: .publicKey).publicKey
+        let uid = Hash.sha256(key.uncompressed)
+        if let keyUID, keyUID != uid {
+            throw CardError.malformedResponse(command: .exportKey, detail: "the master public key does not match the key UID")
+        }
+        let store = try session.store(for: command)
+        let storage = KeyStorage.card(instanceUID: card.instanceUID)
+        let previousActive = session.activeKey.flatMap { try? store.findKey(named: $0) }
+        let record: KeyRecord = try store.write { tx in
+            let mine = try tx.keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
+            if let same = mine.first(where: { $0.publicKey == key.compressed }) { return same }
+            for old in mine { _ = try tx.retireKey(named: old.name) }
+            return try tx.addKey(NewKey(name: name, kind: .card, source: source, storage: storage, publicKey: key,
+                                        address: EthereumAddress(publicKey: key).checksummed,
+                                        path: DerivationPath(absolute: true, [])))
+        }
+        // The active signer follows the card's new key.
+        if let previousActive, previousActive.kind == .card, previousActive.storage == storage {
+            session.activeKey = record.name
+        }
+        // LOAD KEY, GENERATE KEY and REMOVE KEY clear the card's PIN-less path.
+        if keyUID != nil {
+            card.pinlessPath = nil
+            try store.setSetting(pinlessSetting(card), to: nil)
+        }
+        return (record, uid)
+    }
+
+    /// A card key as a record value, with the card's key UID.
+    static func cardKeyValue(_ r: (record: KeyRecord, keyUID: [UInt8])) -> Value {
+        .map(ValueMap(keyFields(r.record) + [("keyUID", .bytes(r.keyUID))]))
+    }
+
+    /// Retires every card key of this card except `keeping`; returns their names.
+    static func retireCardKeys(_ session: Session, _ card: CardLink, keeping: String?, _ command: String) throws -> [String] {
+        let store = try session.store(for: command)
+        let storage = KeyStorage.card(instanceUID: card.instanceUID)
+        let names: [String] = try store.write { tx in
+            var out: [String] = []
+            for k in try tx.keys(includeRetired: false) where k.kind == .card && k.storage == storage && k.name != keeping {
+                _ = try tx.retireKey(named: k.name)
+                out.append(k.name)
+            }
+            return out
+        }
+        if let a = session.activeKey, names.contains(where: { $0.lowercased() == a.lowercased() }) { session.activeKey = nil }
+        return names
+    }
+
+    /// The setting that remembers the PIN-less path kcs set on a card, and its key.
+    static func pinlessSetting(_ card: CardLink) -> String { "card.pinless." + card.instanceUID }
+
+    /// `m/44'/60'/0'/0/0 <compressed public key hex>`.
+    struct PinlessRecord {
+        let path: DerivationPath
+        let publicKey: PublicKey
+
+        init(path: DerivationPath, publicKey: PublicKey) {
+            self.path = path
+            self.publicKey = publicKey
+        }
+
+        init?(_ text: String) {
+            let parts = text.split(separator: " ")
+            guard parts.count == 2, let p = try? DerivationPath(String(parts[0])),
+                  let b = try? Hex.decode(String(parts[1])), let k = try? PublicKey(bytes: b) else { return nil }
+            path = p
+            publicKey = k
+        }
+
+        var text: String { path.description + " " + Hex.encode(publicKey.compressed) }
+    }
+
+    static func pinlessValue(_ p: PinlessRecord) -> Value {
+        .map(ValueMap([
+            ("path", .string(p.path.description)), ("publicKey", .bytes(p.publicKey.compressed)),
+            ("address", .domain(AddressValue(ethereum: p.publicKey))),
+        ]))
+    }
+
+    // MARK: - Paths
+
+    /// A path as typed for the card: where it starts and the levels after that (no depth limit
+    /// yet: the limit applies to the resolved absolute path).
+    struct ParsedCardPath: Equatable {
+        let source: DerivationSource
+        let components: [ChildIndex]
+    }
+
+    /// `m/…` (master), `../…` (parent), `./…`, `.` or a bare `0/5` (current); a path value keeps
+    /// its absolute/relative kind.
+    static func parseCardPath(_ value: Value?, _ command: String) throws -> ParsedCardPath {
+        if case .domain(let d as PathValue)? = value {
+            return ParsedCardPath(source: d.path.isAbsolute ? .master : .current, components: d.path.components)
+        }
+        guard case .string(let raw)? = value else { throw HDError.pathEmpty }
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        func relative(_ rest: String) throws -> [ChildIndex] {
+            let p = try DerivationPath(rest)
+            guard !p.isAbsolute else {
+                throw HDError.pathBadSegment(segment: "m", number: 1, reason: "m may only start the path")
+            }
+            return p.components
+        }
+        switch text {
+        case "m", "M": return ParsedCardPath(source: .master, components: [])
+        case ".", "": return ParsedCardPath(source: .current, components: [])
+        case "..": return ParsedCardPath(source: .parent, components: [])
+        default:
+            if text.hasPrefix("m/") || text.hasPrefix("M/") {
+                return ParsedCardPath(source: .master, components: try DerivationPath(text).components)
+            }
+            if text.hasPrefix("../") { return ParsedCardPath(source: .parent, components: try relative(String(text.dropFirst(3)))) }
+            if text.hasPrefix("./") { return ParsedCardPath(source: .current, components: try relative(String(text.dropFirst(2)))) }
+            return ParsedCardPath(source: .current, components: try relative(text))
+        }
+    }
+
+    /// The absolute path `requested` names when the card's current path is `current`.
+    ///
+    /// - Throws: `CardKeyError.parentOfMaster` for `../…` at the master; `tooDeep` beyond the
+    ///   card's 10 levels — both before anything is sent.
+    static func resolve(_ requested: ParsedCardPath, current: [ChildIndex], _ command: String) throws(CardKeyError) -> [ChildIndex] {
+        let target: [ChildIndex]
+        switch requested.source {
+        case .master: target = requested.components
+        case .current: target = current + requested.components
+        case .parent:
+            guard !current.isEmpty else { throw .parentOfMaster(command: command) }
+            target = current.dropLast() + requested.components
+        case .pinless: target = requested.components
+        }
+        guard target.count <= CardKeyPath.maximumDepth else {
+            throw .tooDeep(command: command, path: DerivationPath(absolute: true, target).description, depth: target.count)
+        }
+        return target
+    }
+
+    /// The absolute path on `card`; asks the card for its current path only when needed.
+    static func absolutePath(_ requested: ParsedCardPath, card: CardLink, _ command: String) throws -> [ChildIndex] {
+        if requested.source == .master { return try resolve(requested, current: [], command) }
+        return try resolve(requested, current: card.commands.getKeyPath().components, command)
+    }
+
+    /// The shortest DERIVE KEY data reaching `target` from the current path `current`: from the
+    /// master (the whole path), from the current key (what follows it) or from its parent (what
+    /// follows the parent). Ties go to the master, then the current key: they depend least on
+    /// the card's state.
+    static func shortestPath(to target: [ChildIndex], from current: [ChildIndex]) -> CardKeyPath {
+        var best = (source: DerivationSource.master, rest: target)
+        if current.count <= target.count, Array(target.prefix(current.count)) == current {
+            let rest = Array(target.dropFirst(current.count))
+            if rest.count < best.rest.count { best = (.current, rest) }
+        }
+        if !current.isEmpty {
+            let parent = Array(current.dropLast())
+            if parent.count <= target.count, Array(target.prefix(parent.count)) == parent {
+                let rest = Array(target.dropFirst(parent.count))
+                if rest.count < best.rest.count { best = (.parent, rest) }
+            }
+        }
+        // At most 10 levels: `target` is checked by `resolve` and the rest is never longer.
+        return (try? CardKeyPath(source: best.source, components: best.rest))
+            ?? (try! CardKeyPath(source: .master, components: []))
+    }
+
+    /// DERIVE KEY, explaining the card's refusal of a key without a chain code.
+    static func deriveOnCard(_ card: CardLink, _ path: CardKeyPath, _ command: String) throws {
+        let result = Result { () throws(CardError) in try card.commands.deriveKey(path) }
+        if case .failure(.conditionsNotSatisfied(let sent)) = result, sent == .deriveKey, card.pinVerified, !path.isEmpty {
+            throw CardKeyError.notExtended(command: command)
+        }
+        try result.get()
+    }
+
+    /// `derive PATH` with the card as the active signer: DERIVE KEY with the shortest source,
+    /// then the new current key's public key and address.
+    static func cardDerive(_ value: Value?, card: CardLink, _ command: String) throws -> Value {
+        let requested = try parseCardPath(value, command)
+        let current = try card.commands.getKeyPath().components
+        let target = try resolve(requested, current: current, command)
+        let sent = shortestPath(to: target, from: current)
+        try deriveOnCard(card, sent, command)
+        let key = try card.commands.exportKey(.current, kind: .publicKey).publicKey
+        let path = DerivationPath(absolute: true, target)
+        var fields: [(String, Value)] = [
+            ("path", .string(path.description)), ("source", .string(sent.source.description)),
+            ("sent", .string(sent.description)), ("publicKey", .bytes(key.compressed)),
+        ]
+        fields.append(("address", .domain(
+            (try? cardAddress(key, path: path, coin: nil)) ?? AddressValue(ethereum: key))))
+        return .map(ValueMap(fields))
+    }
+
+    /// `m/44'/COIN'/ACCOUNT'/0/INDEX` from the current path (the Keycard app's coin screen):
+    /// `newAccount` → the account after the current one (in this coin's tree), address 0;
+    /// `account` → that account, keeping the current address index when it is the current
+    /// account; `next` → the next address index; nothing → the current address of this coin,
+    /// else account 0 address 0.
+    static func coinPath(current: [ChildIndex], coinType: UInt32, account: UInt32?, newAccount: Bool, next: Bool,
+                         _ command: String) throws(CardKeyError) -> [ChildIndex] {
+        if newAccount, next { throw .conflictingOptions(command: command, first: "new-account", second: "next") }
+        if newAccount, account != nil { throw .conflictingOptions(command: command, first: "new-account", second: "account") }
+        let inTree = current.count == 5 && current[0] == ChildIndex(44, hardened: true)
+            && current[1] == ChildIndex(coinType, hardened: true) && current[2].hardened
+            && current[3] == ChildIndex(0) && !current[4].hardened
+        let currentAccount = inTree ? current[2].index : nil
+        let currentIndex = inTree ? current[4].index : nil
+        var a: UInt32
+        var i: UInt32
+        if newAccount {
+            a = currentAccount.map { $0 + 1 } ?? 0
+            i = 0
+        } else {
+            a = account ?? currentAccount ?? 0
+            i = (a == currentAccount ? currentIndex : nil) ?? 0
+            if next { i = a == currentAccount ? i + 1 : 0 }
+        }
+        guard a < ChildIndex.hardenedOffset, i < ChildIndex.hardenedOffset else {
+            throw .indexOverflow(command: command)
+        }
+        return [ChildIndex(44, hardened: true), ChildIndex(coinType, hardened: true), ChildIndex(a, hardened: true),
+                ChildIndex(0), ChildIndex(i)]
+    }
+
+    /// EIP-1581 as the card checks it: at least 5 levels under `m/43'/60'/1581'`.
+    static func isEIP1581(_ path: [ChildIndex]) -> Bool {
+        path.count >= 5 && Array(path.prefix(3)) == [ChildIndex(43, hardened: true), ChildIndex(60, hardened: true),
+                                                     ChildIndex(1581, hardened: true)]
+    }
+
+    /// The address of a card key at `path` for `coin`; without a coin, the coin of the path's
+    /// second level when it is a hardened coin type with an address format (m/44'/0'/… gives
+    /// a Bitcoin address), else Ethereum (EIP-1581 keys included).
+    static func cardAddress(_ key: PublicKey, path: DerivationPath, coin: SLIP44.Coin?) throws -> AddressValue {
+        var coin = coin
+        let p = path.components
+        if coin == nil, p.count >= 2, p[0].hardened, p[1].hardened, p[0].index != 43,
+           CoinAddress.ethereumCoinTypes.contains(p[1].index) || CoinAddress.bitcoinNetwork(coinType: p[1].index) != nil {
+            coin = try? SLIP44.coin(index: p[1].index)
+        }
+        return try address(ofPublicKey: key, path: path, coin: coin, kindName: nil)
+    }
+
+    /// `{path, publicKey, address}` of an exported key.
+    /// An explicit `coin` without an address format is an error; an inferred one is left out.
+    static func exportFields(_ path: DerivationPath, _ key: PublicKey, coin: SLIP44.Coin?) throws -> [(String, Value)] {
+        var f: [(String, Value)] = [("path", .string(path.description)), ("publicKey", .bytes(key.compressed))]
+        if coin != nil {
+            f.append(("address", .domain(try cardAddress(key, path: path, coin: coin))))
+        } else if let a = try? cardAddress(key, path: path, coin: nil) {
+            f.append(("address", .domain(a)))
+        }
+        return f
+    }
+
+    // MARK: - Signing
+
+    /// `sign`'s choice: the card signs when the signing key (`--key NAME` or the active one) is
+    /// a card key, or for `--pinless` unless `--key` names a software key; nil lets the software
+    /// key sign. The card-only options with a software key are an error.
+    static func signOnCard(_ args: CallArguments, session: Session, name: String?, digest: [UInt8]) throws -> Value? {
+        let record = try name.map { try session.store(for: "sign").key(named: $0) }
+        if let record, record.kind == .card { return try cardSign(args, session: session, record: record, digest: digest) }
+        if args.flag("pinless"), args.string("key") == nil {
+            return try cardSign(args, session: session, record: nil, digest: digest)
+        }
+        if let record {
+            for option in ["path", "make-current", "pinless"] where args.value(option) != nil {
+                throw CardKeyError.needsCardSigner(command: "sign", option: option, name: record.name)
+            }
+        }
+        return nil
+    }
+
+    /// `sign` with the card: the current key, `--path P [--make-current]` (derive and sign in
+    /// one SIGN), or `--pinless`. The card's answer is completed with its recovery id, checked
+    /// against the key the card exports (the PIN-less key recorded by `card.pinless` for a
+    /// PIN-less signature), and recorded in the signing history under the card key's name.
+    static func cardSign(_ args: CallArguments, session: Session, record: KeyRecord?, digest: [UInt8]) throws -> Value {
+        let c = "sign"
+        let pinless = args.flag("pinless")
+        if pinless, args.value("path") != nil || args.flag("make-current") {
+            throw BuiltinError.optionNotApplicable(command: c, option: "pinless",
+                                                  reason: "the card signs with its PIN-less path; drop --path and --make-current")
+        }
+        if args.flag("make-current"), args.value("path") == nil {
+            throw BuiltinError.optionNotApplicable(command: c, option: "make-current", reason: "it goes with --path P")
+        }
+        let card = pinless ? try session.requireCard(c) : try session.requireLoggedIn(c)
+        if let record { try checkSameCard(record, card, c) }
+        let store = try session.store(for: c)
+        let keyName = try record?.name ?? cardRecords(store, card).last?.name ?? "card-" + card.shortUID
+
+        let option: SignOption
+        var path: DerivationPath?
+        if pinless {
+            option = .pinless
+        } else if args.value("path") != nil {
+            let requested = try parseCardPath(args.value("path"), c)
+            if requested.source == .master { path = DerivationPath(absolute: true, try resolve(requested, current: [], c)) }
+            let cardPath = try CardKeyPath(source: requested.source, components: requested.components)
+            option = args.flag("make-current") ? .deriveAndMakeCurrent(cardPath) : .derive(cardPath)
+        } else {
+            option = .current
+        }
+        let signed = try card.commands.sign(digest: digest, option: option)
+
+        // Which key should have signed, by the card's own export (or what card.pinless recorded).
+        let expected: PublicKey?
+        let checkedAgainst: String
+        switch option {
+        case .pinless:
+            let saved = try store.setting(pinlessSetting(card)).flatMap(PinlessRecord.init)
+            expected = saved?.publicKey
+            path = saved?.path
+            checkedAgainst = saved == nil ? "the key in the card's answer" : "the PIN-less key recorded by card.pinless"
+        case .current, .deriveAndMakeCurrent:
+            expected = try card.commands.exportKey(.current, kind: .publicKey).publicKey
+            checkedAgainst = "the key exported from the card"
+        case .derive(let p):
+            expected = try card.commands.exportKey(.derive(p), kind: .publicKey).publicKey
+            checkedAgainst = "the key exported from the card"
+        }
+        let key = expected ?? signed.publicKey
+        let recovered = try? signed.signature.recoverPublicKey(digest: digest)
+        let verified = key == signed.publicKey && recovered == key
+            && Secp256k1.verify(signed.signature.signature, digest: digest, publicKey: key)
+        let signer = EthereumAddress(publicKey: signed.publicKey).checksummed
+        _ = try store.recordSignature(NewHistoryEntry(keyName: keyName, kind: .hash, digest: digest,
+                                                      signature: signed.signature.compact, signer: signer, verified: verified))
+        var fields: [(String, Value)] = [
+            ("digest", .bytes(digest)), ("signature", .bytes(signed.signature.compact)),
+            ("r", .bytes(signed.signature.signature.r)), ("s", .bytes(signed.signature.signature.s)),
+            ("v", .int(Int(signed.signature.recoveryID) + 27)), ("signer", .string(signer)),
+            ("publicKey", .bytes(signed.publicKey.compressed)), ("key", .string(keyName)),
+        ]
+        if let path { fields.append(("path", .string(path.description))) }
+        fields += [("verified", .bool(verified)), ("checkedAgainst", .string(checkedAgainst))]
+        return .map(ValueMap(fields))
+    }
+}
+
+/// Errors of the card's key commands that the card layer does not already name.
+public enum CardKeyError: WalletError, Equatable {
+    case keyPresent(command: String)
+    case removeNeedsForce(command: String)
+    case noKeyOnCard(command: String)
+    case tooDeep(command: String, path: String, depth: Int)
+    case parentOfMaster(command: String)
+    case notExtended(command: String)
+    case privateNotExportable(command: String, path: String)
+    case xpubNotExportable(command: String, path: String)
+    case masterXpub(command: String)
+    case oneExportKind(command: String, given: [String])
+    case conflictingOptions(command: String, first: String, second: String)
+    case indexOverflow(command: String)
+    case otherCard(command: String, name: String, keyCard: String, connected: String)
+    case retiredCardKey(command: String, name: String)
+    case needsCardSigner(command: String, option: String, name: String)
+
+    public var id: String {
+        switch self {
+        case .keyPresent: "cardKey.keyPresent"
+        case .removeNeedsForce: "cardKey.removeNeedsForce"
+        case .noKeyOnCard: "cardKey.noKey"
+        case .tooDeep: "cardKey.pathTooDeep"
+        case .parentOfMaster: "cardKey.parentOfMaster"
+        case .notExtended: "cardKey.notExtended"
+        case .privateNotExportable: "cardKey.privateNotExportable"
+        case .xpubNotExportable: "cardKey.xpubNotExportable"
+        case .masterXpub: "cardKey.masterXpub"
+        case .oneExportKind: "cardKey.oneExportKind"
+        case .conflictingOptions: "cardKey.conflictingOptions"
+        case .indexOverflow: "cardKey.indexOverflow"
+        case .otherCard: "cardKey.otherCard"
+        case .retiredCardKey: "cardKey.retired"
+        case .needsCardSigner: "cardKey.needsCardSigner"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .keyPresent(let c):
+            "\(c): the card already holds a key; add --force to replace it (the old key is gone for good unless you have its backup)"
+        case .removeNeedsForce(let c):
+            "\(c): this erases the card's key for good (only its mnemonic backup, if any, brings it back); add --force to confirm"
+        case .noKeyOnCard(let c):
+            "\(c): the card holds no key; load one with card.load, card.mnemonic --load or card.generate"
+        case .tooDeep(let c, let path, let depth):
+            "\(c): \(path) is \(depth) levels deep; the card derives at most 10 levels (nothing was sent)"
+        case .parentOfMaster(let c):
+            "\(c): the card's current key is the master, which has no parent; use an m/… path (nothing was sent)"
+        case .notExtended(let c):
+            "\(c): the card's key has no chain code (card.load keypair without --chain-code), so it cannot derive; "
+                + "it signs with the key itself (sign without --path)"
+        case .privateNotExportable(let c, let path):
+            "\(c): the card exports a private key only under EIP-1581 (m/43'/60'/1581'/…, at least 5 levels), and \(path) "
+                + "is not there: keys that can hold funds never leave the card; ask for --public or --xpub"
+        case .xpubNotExportable(let c, let path):
+            "\(c): the card does not export the chain code under EIP-1581 (\(path)); ask for --public"
+        case .masterXpub(let c):
+            "\(c): the card does not export the master's chain code reliably (applet 3.1/3.2 answer from a scratch "
+                + "buffer); export an account instead, e.g. card.export \"m/44'/60'/0'\" --xpub"
+        case .oneExportKind(let c, let given):
+            "\(c): give one of --public, --xpub, --private, got " + given.map { "--" + $0 }.joined(separator: " and ")
+        case .conflictingOptions(let c, let first, let second):
+            "\(c): --\(first) and --\(second) cannot go together"
+        case .indexOverflow(let c):
+            "\(c): the next account or address index would reach 2^31; choose --account N"
+        case .otherCard(let c, let name, let keyCard, let connected):
+            "\(c): \(name) is on card \(keyCard)…, but the connected card is \(connected)…; connect that card or `use card`"
+        case .retiredCardKey(let c, let name):
+            "\(c): \(name) was removed from its card (retired); load a key with card.load and `use card`"
+        case .needsCardSigner(let c, let option, let name):
+            "\(c): --\(option) is for the card, but \(name) is a software key; run `use card` or pass --key CARDKEY"
+        }
+    }
+}
+
+extension CardKeyError: IdentifiableError {}

@@ -1,0 +1,114 @@
+// The card's wallet commands (issue 6 §4–§8) through the real kcs binary in batch runs, on a
+// simulated card in the kcs home: each test logs in with `card.login` (the stored pairing in
+// later runs), so what a batch user sees is what is checked — across separate processes for
+// the card key in the store, the stored pairing and the PIN-less key kcs remembers.
+import Foundation
+import Testing
+
+/// The lines a card session starts with: a blank simulated card initialised and logged in.
+private let setUp = """
+    card.connect
+    card.init --pin "123456" --puk "987654321098" --pairing "test pairing"
+    card.login "123456" --password "test pairing"
+    """
+private let words = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+/// m/44'/60'/0'/0/0 of `words`.
+private let firstAddress = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
+
+@Suite("Card keys in batch runs")
+struct CardKeysConsoleTests {
+    @Test func loadUseCardAndSign_acrossTwoRuns_withTheStoredPairingAndCardKey() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let first = try home.run("""
+            \(setUp)
+            let k = card.load mnemonic "\(words)" --name kc
+            print "K", k.kind, k.source, k.storage
+            use card
+            let s = sign \(testDigest) --path "m/44'/60'/0'/0/0"
+            print "S", s.key, s.verified, s.signer
+            for row in keys() { print "R", row.name, row.kind }
+            """, name: "one.kcs")
+        #expect(first.code == 0, "\(first.err)")
+        let k = tagged("K", in: first.out).first ?? ""
+        #expect(k.range(of: #"^CARD mnemonic card:[0-9a-f]{32}$"#, options: .regularExpression) != nil, "\(k)")
+        #expect(tagged("S", in: first.out) == ["kc true \(firstAddress)"])
+        #expect(tagged("R", in: first.out) == ["kc CARD"])
+        // A new process: the stored pairing opens the channel; `use key` picks the card key.
+        let second = try home.run("""
+            card.connect
+            let l = card.login "123456"
+            print "L", l.paired
+            use key kc
+            let s = sign \(testDigest)
+            print "S", s.verified, s.checkedAgainst
+            let h = history --key kc
+            print "H", len(h), h[0].verified, h[1].signer
+            """, name: "two.kcs")
+        #expect(second.code == 0, "\(second.err)")
+        #expect(tagged("L", in: second.out) == ["false"])
+        #expect(tagged("S", in: second.out) == ["true the key exported from the card"])
+        #expect(tagged("H", in: second.out) == ["2 true \(firstAddress)"])
+    }
+
+    @Test func pinless_setInOneRun_signsInTheNextWithoutLogin() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let first = try home.run("""
+            \(setUp)
+            card.load mnemonic "\(words)" --name kc
+            card.pinless "m/44'/60'/0'/0/0"
+            """, name: "one.kcs")
+        #expect(first.code == 0, "\(first.err)")
+        let second = try home.run("""
+            card.connect
+            let s = sign \(testDigest) --pinless
+            print "S", s.key, s.verified, s.signer, s.checkedAgainst
+            print "P", (card.pinless()).path
+            """, name: "two.kcs")
+        #expect(second.code == 0, "\(second.err)")
+        #expect(tagged("S", in: second.out) == ["kc true \(firstAddress) the PIN-less key recorded by card.pinless"])
+        #expect(tagged("P", in: second.out) == ["m/44'/60'/0'/0/0"])
+    }
+
+    @Test func refusals_sayWhatToDo_andSendNothing() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run("""
+            \(setUp)
+            card.load mnemonic "\(words)" --name kc
+            use card
+            try { card.load mnemonic "\(words)" } catch e { print "E", e.message }
+            try { derive "m/1/2/3/4/5/6/7/8/9/10/11" } catch e { print "E", e.message }
+            try { card.export "m/44'/60'/0'/0/0" --private } catch e { print "E", e.kind }
+            print "P", card.path()
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let errors = tagged("E", in: r.out)
+        #expect(errors.count == 3)
+        #expect(errors.first?.contains("add --force to replace it") == true)
+        #expect(errors.dropFirst().first == "derive: m/1/2/3/4/5/6/7/8/9/10/11 is 11 levels deep; the card derives at most "
+            + "10 levels (nothing was sent)")
+        #expect(errors.last == "cardKey.privateNotExportable")
+        #expect(tagged("P", in: r.out) == ["m"])
+        // An uncaught refusal ends the batch run with a message on stderr and a failing exit code.
+        let u = try home.run("card.connect\ncard.login \"123456\"\ncard.remove-key\n", name: "u.kcs")
+        #expect(u.code != 0 && u.err.contains("add --force to confirm"), "\(u.code) \(u.err)")
+    }
+
+    @Test func cardMnemonicLoad_showsTheWordsOnce_onStandardOutput() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run("""
+            \(setUp)
+            let k = card.mnemonic --words 12 --load --name fresh
+            print "K", k.name, k.kind, k.source
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let shown = lines.firstIndex { $0.hasPrefix("Write these 12 words down") }
+        #expect(shown != nil, "\(r.out)")
+        if let shown { #expect(lines[(shown + 1)...].prefix(12).allSatisfy { $0.range(of: #"^ *\d+\. [a-z]+$"#, options: .regularExpression) != nil }) }
+        #expect(tagged("K", in: r.out) == ["fresh CARD generated"])
+    }
+}

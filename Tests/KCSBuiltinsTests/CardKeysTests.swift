@@ -1,0 +1,376 @@
+// The card's wallet commands (issue 6 §4–§8) in process: the pure helpers (which DERIVE KEY
+// source is shortest, the depth limit, the coin screen's path arithmetic, EIP-1581), and the
+// commands themselves on a simulated card in a temporary kcs home, logged in through the
+// protocol layer (the console's `card.login` is tested through the binary in ConsoleTests).
+// Key vectors: keycard-protocol §16.2 (the "legal winner …" mnemonic).
+import CardProtocol
+import Foundation
+import KCSRuntime
+import KCSSyntax
+import Testing
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+@testable import KCSBuiltins
+
+private func h(_ i: UInt32) -> ChildIndex { ChildIndex(i, hardened: true) }
+private func n(_ i: UInt32) -> ChildIndex { ChildIndex(i) }
+private let eth0 = [h(44), h(60), h(0), n(0), n(0)]
+
+@Suite struct CardKeyHelperTests {
+    // MARK: - Which source keeps DERIVE KEY short
+
+    @Test func shortestPath_fromMaster_sendsTheWholePath() {
+        let p = Builtins.shortestPath(to: eth0, from: [])
+        #expect(p.source == .master && p.components == eth0)
+    }
+
+    @Test func shortestPath_belowTheCurrentKey_sendsTheRestFromCurrent() {
+        let p = Builtins.shortestPath(to: eth0 + [n(7)], from: eth0)
+        #expect(p.source == .current && p.components == [n(7)])
+        #expect(p.description == "./7")
+    }
+
+    @Test func shortestPath_aSibling_goesThroughTheParent() {
+        let p = Builtins.shortestPath(to: [h(44), h(60), h(0), n(0), n(1)], from: eth0)
+        #expect(p.source == .parent && p.components == [n(1)])
+        #expect(p.description == "../1")
+    }
+
+    @Test func shortestPath_theCurrentKeyItself_sendsNothing() {
+        let p = Builtins.shortestPath(to: eth0, from: eth0)
+        #expect(p.source == .current && p.isEmpty)
+    }
+
+    @Test func shortestPath_elsewhere_goesFromTheMaster() {
+        let target = [h(44), h(0), h(0), n(0), n(0)]
+        let p = Builtins.shortestPath(to: target, from: eth0)
+        #expect(p.source == .master && p.components == target)
+        // A tie (one level below the master's child) goes to the master, not to the parent.
+        let q = Builtins.shortestPath(to: [h(43)], from: [h(44)])
+        #expect(q.source == .master)
+    }
+
+    // MARK: - Resolving and the depth limit
+
+    @Test func parseCardPath_readsTheSDKSyntax() throws {
+        #expect(try Builtins.parseCardPath(.string("m/44'/60'/0'/0/0"), "t") == .init(source: .master, components: eth0))
+        #expect(try Builtins.parseCardPath(.string("m"), "t") == .init(source: .master, components: []))
+        #expect(try Builtins.parseCardPath(.string("../5"), "t") == .init(source: .parent, components: [n(5)]))
+        #expect(try Builtins.parseCardPath(.string("./0/1"), "t") == .init(source: .current, components: [n(0), n(1)]))
+        #expect(try Builtins.parseCardPath(.string("2h/3"), "t") == .init(source: .current, components: [h(2), n(3)]))
+        #expect(throws: HDError.self) { try Builtins.parseCardPath(.string("../m/1"), "t") }
+    }
+
+    @Test func resolve_beyondTenLevels_isRefusedWithTheDepth() throws {
+        let eleven = Array(repeating: n(1), count: 11)
+        #expect(throws: CardKeyError.tooDeep(command: "derive", path: "m/" + Array(repeating: "1", count: 11).joined(separator: "/"),
+                                             depth: 11)) {
+            try Builtins.resolve(.init(source: .master, components: eleven), current: [], "derive")
+        }
+        // Relative paths count from the current key: 5 + 6 = 11.
+        #expect(throws: CardKeyError.self) {
+            try Builtins.resolve(.init(source: .current, components: Array(eleven.prefix(6))), current: eth0, "derive")
+        }
+        #expect(try Builtins.resolve(.init(source: .parent, components: [n(9)]), current: eth0, "d")
+            == [h(44), h(60), h(0), n(0), n(9)])
+        #expect(throws: CardKeyError.parentOfMaster(command: "d")) {
+            try Builtins.resolve(.init(source: .parent, components: [n(1)]), current: [], "d")
+        }
+        let message = CardKeyError.tooDeep(command: "derive", path: "m/1", depth: 11).description
+        #expect(message.contains("at most 10 levels") && message.contains("nothing was sent"))
+    }
+
+    // MARK: - The coin screen
+
+    @Test func coinPath_startsAtAccountZero_andKeepsTheCurrentAddress() throws {
+        #expect(try Builtins.coinPath(current: [], coinType: 60, account: nil, newAccount: false, next: false, "c") == eth0)
+        let at3 = [h(44), h(60), h(2), n(0), n(3)]
+        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: false, "c") == at3)
+        // Another coin's tree starts at its account 0.
+        #expect(try Builtins.coinPath(current: at3, coinType: 0, account: nil, newAccount: false, next: false, "c")
+            == [h(44), h(0), h(0), n(0), n(0)])
+    }
+
+    @Test func coinPath_nextAndNewAccount() throws {
+        let at3 = [h(44), h(60), h(2), n(0), n(3)]
+        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: true, "c")
+            == [h(44), h(60), h(2), n(0), n(4)])
+        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: false, "c")
+            == [h(44), h(60), h(3), n(0), n(0)])
+        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: 2, newAccount: false, next: true, "c")
+            == [h(44), h(60), h(2), n(0), n(4)])
+        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: 7, newAccount: false, next: true, "c")
+            == [h(44), h(60), h(7), n(0), n(0)])
+        #expect(try Builtins.coinPath(current: [], coinType: 2, account: nil, newAccount: true, next: false, "c")
+            == [h(44), h(2), h(0), n(0), n(0)])
+        #expect(throws: CardKeyError.conflictingOptions(command: "c", first: "new-account", second: "next")) {
+            try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: true, "c")
+        }
+        let last = [h(44), h(60), h(0), n(0), n(ChildIndex.hardenedOffset - 1)]
+        #expect(throws: CardKeyError.indexOverflow(command: "c")) {
+            try Builtins.coinPath(current: last, coinType: 60, account: nil, newAccount: false, next: true, "c")
+        }
+    }
+
+    @Test func eip1581_isTheCardsRule() {
+        #expect(Builtins.isEIP1581([h(43), h(60), h(1581), h(0), n(0)]))
+        #expect(!Builtins.isEIP1581([h(43), h(60), h(1581), h(0)]), "at least 5 levels")
+        #expect(!Builtins.isEIP1581(eth0))
+    }
+}
+
+/// A simulated card in a temporary kcs home, initialized, paired and logged in through the
+/// protocol layer (PIN 123456), with the session's interpreter.
+final class CardFixture {
+    static let pin = Secret(utf8: "123456")
+    static let legalWinner =
+        "legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal will"
+
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-cardkeys-\(UUID().uuidString)").path
+    let session: Session
+    let host: ScriptedHost
+    let card: CardLink
+    var trace: [APDUTraceRecord] = []
+
+    init() throws {
+        session = Session(home: home, environment: ["KCS_VAULT_PASSPHRASE": "pw"], vaultParameters: .insecureForTesting())
+        host = ScriptedHost(interactive: false, session: session)
+        card = try CardLink.simulator(named: "t", in: (home as NSString).appendingPathComponent("cards"),
+                                      random: SystemRandom())
+        let secret = PairingSecret(password: PairingSecret.defaultPassword)
+        try card.commands.initialize(try InitParameters(pin: Self.pin, puk: Secret(utf8: "987654321098"), pairingSecret: secret))
+        try card.select()
+        try login()
+        session.card = card
+        card.commands.trace = { [weak self] in self?.trace.append($0) }
+    }
+
+    /// SELECT, PAIR, OPEN SECURE CHANNEL, VERIFY PIN, as `card.login` does.
+    func login() throws {
+        let result = try CardSession(commands: card.commands).open(SessionOptions(
+            pin: Self.pin, pairingSecret: PairingSecret(password: PairingSecret.defaultPassword)))
+        card.pairing = result.pairing
+        card.pinVerified = true
+    }
+
+    /// SELECT: the channel closes and the PIN is no longer verified.
+    func logout() throws { try card.select() }
+
+    @discardableResult
+    func run(_ code: String) throws(RuntimeError) -> Value {
+        let interpreter = Interpreter(registry: Builtins.registry(), host: host)
+        let source = Source(name: "t", text: code)
+        let (program, diagnostics) = interpreter.parse(source)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        return try interpreter.run(program, source: source)
+    }
+
+    /// The printed lines of `code`.
+    func lines(_ code: String) throws -> [String] {
+        host.output = ""
+        try run(code)
+        return host.output.split(separator: "\n").map(String.init)
+    }
+
+    /// The error id `code` stops with, or nil.
+    func errorID(_ code: String) -> String? {
+        do { try run(code); return nil } catch { return error.id }
+    }
+
+    /// The software address at `path` of the "legal winner" mnemonic.
+    func softwareAddress(_ path: String) throws -> String {
+        let master = try ExtendedKey.master(seed: try Mnemonic(phrase: Self.legalWinner).seed())
+        return EthereumAddress(publicKey: try master.derive(DerivationPath(path)).publicKey).checksummed
+    }
+
+    var sent: [String] { trace.map(\.commandText) }
+
+    deinit { try? FileManager.default.removeItem(atPath: home) }
+}
+
+@Suite(.serialized) struct CardKeysCommandTests {
+    static let digest = "0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8"
+
+    @Test func loadMnemonic_recordsACardKey_andTheCardsAddressesMatchSoftware() throws {
+        let f = try CardFixture()
+        let out = try f.lines("""
+            let k = card.load mnemonic "\(CardFixture.legalWinner)" --name kc
+            print k.kind, k.storage, k.source, k.path, k.keyUID
+            for i in 0..<5 {
+                let a = card.export "m/44'/60'/0'/0/{i}" --address
+                print a
+            }
+            for row in keys() { print row.name, row.kind, row.storage }
+            """)
+        let uid = f.card.instanceUID
+        #expect(out[0] == "CARD card:\(uid) mnemonic m 0xb98373b5f78c88bdd753fe8fc3e3300bc8060d8b723a10ea062ca63554a23e7a")
+        for i in 0..<5 { #expect(out[1 + i] == (try f.softwareAddress("m/44'/60'/0'/0/\(i)")), "address \(i)") }
+        #expect(out[6] == "kc CARD card:\(uid)")
+    }
+
+    @Test func derive_withTheCard_choosesTheShortestSource_andRefusesDepthBeforeSending() throws {
+        let f = try CardFixture()
+        try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\"\nuse card")
+        let out = try f.lines("""
+            let a = derive "m/44'/60'/0'/0/0"
+            print a.source, a.sent, a.address
+            let b = derive "m/44'/60'/0'/0/1"
+            print b.source, b.sent, b.path
+            let c = derive "7"
+            print c.source, c.sent, c.path
+            print card.path()
+            """)
+        #expect(out[0] == "master m/44'/60'/0'/0/0 " + (try f.softwareAddress("m/44'/60'/0'/0/0")))
+        #expect(out[1] == "parent ../1 m/44'/60'/0'/0/1")
+        #expect(out[2] == "current ./7 m/44'/60'/0'/0/1/7")
+        #expect(out[3] == "m/44'/60'/0'/0/1/7")
+        f.trace.removeAll()
+        #expect(f.errorID("derive \"1/2/3/4/5\"") == "cardKey.pathTooDeep")
+        #expect(!f.sent.contains { $0.hasPrefix("80 D1") }, "no DERIVE KEY was sent: \(f.sent)")
+        #expect(try f.lines("print card.path()") == ["m/44'/60'/0'/0/1/7"])
+        // Software derivation with --from is unchanged.
+        #expect(try f.lines("print (derive \"0\" --from (hd.master \"\(CardFixture.legalWinner)\")).path.text") == ["m/0"])
+    }
+
+    @Test func cardDerive_coinScreen_nextAndNewAccount_andBitcoinAddresses() throws {
+        let f = try CardFixture()
+        try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\"")
+        let out = try f.lines("""
+            let a = card.derive --coin ETH
+            print a.path, a.address
+            let b = card.derive --coin ETH --next
+            print b.path, b.index, b.sent
+            let c = card.derive --coin ETH --new-account
+            print c.path, c.account
+            let d = card.derive --coin BTC
+            print d.path, d.address
+            """)
+        #expect(out[0] == "m/44'/60'/0'/0/0 " + (try f.softwareAddress("m/44'/60'/0'/0/0")))
+        #expect(out[1] == "m/44'/60'/0'/0/1 1 ../1")
+        #expect(out[2] == "m/44'/60'/1'/0/0 1")
+        let btc = try ExtendedKey.master(seed: try Mnemonic(phrase: CardFixture.legalWinner).seed())
+            .derive(DerivationPath("m/44'/0'/0'/0/0"))
+        #expect(out[3] == "m/44'/0'/0'/0/0 " + (try BitcoinAddress.make(.p2pkh, publicKey: btc.publicKey, network: .bitcoin)))
+    }
+
+    @Test func sign_onTheCard_verifiesRecordsAndAlwaysSendsP2Zero() throws {
+        let f = try CardFixture()
+        try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\" --name kc\nuse card")
+        let d = Self.digest
+        let out = try f.lines("""
+            let s = sign \(d)
+            print s.key, s.verified, s.signer, len(s.signature), s.v == 27 or s.v == 28, s.checkedAgainst
+            let t = sign \(d) --path "m/44'/60'/0'/0/0"
+            print t.verified, t.signer, t.path
+            print card.path()
+            let u = sign \(d) --path "m/44'/60'/0'/0/2" --make-current
+            print u.verified, u.signer
+            print card.path()
+            let h = history --key kc
+            print len(h), h[0].verified, h[0].signer
+            """)
+        let master = try ExtendedKey.master(seed: try Mnemonic(phrase: CardFixture.legalWinner).seed())
+        #expect(out[0] == "kc true \(EthereumAddress(publicKey: master.publicKey).checksummed) 65 true the key exported from the card")
+        #expect(out[1] == "true \(try f.softwareAddress("m/44'/60'/0'/0/0")) m/44'/60'/0'/0/0")
+        #expect(out[2] == "m", "derive-and-sign leaves the current path")
+        #expect(out[3] == "true \(try f.softwareAddress("m/44'/60'/0'/0/2"))")
+        #expect(out[4] == "m/44'/60'/0'/0/2")
+        #expect(out[5] == "3 true \(try f.softwareAddress("m/44'/60'/0'/0/2"))")
+        let signs = f.sent.filter { $0.hasPrefix("80 C0") }
+        #expect(signs.count == 3)
+        #expect(signs.allSatisfy { $0.hasPrefix("80 C0 00 00") || $0.hasPrefix("80 C0 01 00") || $0.hasPrefix("80 C0 02 00") },
+                "SIGN always carries P2 = 00 (later applets read P2 as the algorithm): \(signs)")
+    }
+
+    @Test func pinless_signsWithoutPINOrChannel_andChecksTheRecordedKey() throws {
+        let f = try CardFixture()
+        try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\" --name kc")
+        #expect(f.errorID("sign \(Self.digest) --pinless") == "card.referencedDataNotFound")
+        let set = try f.lines("let p = card.pinless \"m/44'/60'/0'/0/0\"\nprint p.path, p.address")
+        #expect(set == ["m/44'/60'/0'/0/0 " + (try f.softwareAddress("m/44'/60'/0'/0/0"))])
+        #expect(f.card.pinlessPath?.description == "m/44'/60'/0'/0/0")
+        try f.logout()
+        f.trace.removeAll()
+        let out = try f.lines("let s = sign \(Self.digest) --pinless\nprint s.key, s.verified, s.signer, s.path, s.checkedAgainst")
+        #expect(out == ["kc true \(try f.softwareAddress("m/44'/60'/0'/0/0")) m/44'/60'/0'/0/0 the PIN-less key recorded by card.pinless"])
+        #expect(f.trace.count == 1 && f.trace[0].secure == false && f.sent[0].hasPrefix("80 C0 03 00 20"), "\(f.sent)")
+        // Without --pinless the card wants the PIN.
+        #expect(f.errorID("use card\nsign \(Self.digest)") == "card.notOpen")
+        try f.login()
+        try f.run("card.pinless --clear")
+        #expect(f.card.pinlessPath == nil)
+        #expect(f.errorID("sign \(Self.digest) --pinless") == "card.referencedDataNotFound")
+    }
+
+    @Test func export_publicXpubAndEIP1581Private_byTheCardsRules() throws {
+        let f = try CardFixture()
+        try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\"")
+        let master = try ExtendedKey.master(seed: try Mnemonic(phrase: CardFixture.legalWinner).seed())
+        let out = try f.lines("""
+            let x = card.export "m/44'/60'/0'" --xpub
+            print x.xpub
+            let p = card.export "m/43'/60'/1581'/0'/0" --private
+            print reveal(p.privateKey)
+            let q = card.export "m/44'/0'/0'/0/0" --coin LTC
+            print q.address
+            """)
+        #expect(out[0] == (try master.derive(DerivationPath("m/44'/60'/0'")).serialized(.xpub)))
+        #expect(out[1] == "0xf95deac2b5a925a03d33c3894d87a6619dbcf2834c5b8ad376ca76089809dcbc")
+        let ltcKey = try master.derive(DerivationPath("m/44'/0'/0'/0/0")).publicKey
+        #expect(out[2] == (try BitcoinAddress.make(.p2pkh, publicKey: ltcKey, network: .litecoin)))
+        f.trace.removeAll()
+        #expect(f.errorID("card.export \"m/44'/60'/0'/0/0\" --private") == "cardKey.privateNotExportable")
+        #expect(f.errorID("card.export \"m/43'/60'/1581'/0'/0\" --xpub") == "cardKey.xpubNotExportable")
+        #expect(f.errorID("card.export m --xpub") == "cardKey.masterXpub")
+        #expect(!f.sent.contains { $0.hasPrefix("80 C2") }, "refused before sending: \(f.sent)")
+        #expect(f.errorID("card.export --public --xpub") == "cardKey.oneExportKind")
+    }
+
+    @Test func keypairWithoutChainCode_signsButCannotDerive() throws {
+        let f = try CardFixture()
+        let key = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+        let out = try f.lines("let k = card.load keypair \(key) --name raw\nuse card\nprint k.address\nprint (sign \(Self.digest)).signer")
+        #expect(out == ["0x2c7536E3605D9C16a7a3D7b1898e529396a65c23", "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"])
+        #expect(f.errorID("derive \"m/44'/60'/0'/0/0\"") == "cardKey.notExtended")
+        #expect(f.errorID("card.load keypair \(key) --chain-code 0x00") == "builtin.outOfRange")
+    }
+
+    @Test func replacingAndRemoving_needForce_andRetireTheStoredKey() throws {
+        let f = try CardFixture()
+        try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\" --name first\nuse card")
+        #expect(f.errorID("card.generate") == "cardKey.keyPresent")
+        #expect(f.errorID("card.load seed 0x" + String(repeating: "ab", count: 64)) == "cardKey.keyPresent")
+        let out = try f.lines("let g = card.generate --force --name second\nprint g.kind, g.source")
+        #expect(out == ["CARD generated"])
+        #expect(f.session.activeKey == "second", "the active signer follows the card's new key")
+        let store = try f.session.store(for: "t")
+        #expect(try store.key(named: "first").retired)
+        #expect(f.errorID("card.remove-key") == "cardKey.removeNeedsForce")
+        #expect(try f.lines("print (card.remove-key --force).retired") == ["[\"second\"]"])
+        #expect(f.session.activeKey == nil)
+        #expect(f.errorID("use card") == "cardKey.noKey")
+    }
+
+    @Test func cardMnemonic_isASecret_andLoadShowsTheWordsOnce() throws {
+        let f = try CardFixture()
+        #expect(try f.lines("let m = card.mnemonic --words 24\nprint type(m), (mnemonic.check $m).words") == ["secret mnemonic 24"])
+        let out = try f.lines("let k = card.mnemonic --words 15 --load\nprint k.kind, k.source")
+        #expect(out.first?.hasPrefix("Write these 15 words down") == true)
+        #expect(out.count == 17 && out[16] == "CARD generated", "\(out)")
+        #expect(f.errorID("card.mnemonic --load") == "cardKey.keyPresent")
+        #expect(f.errorID("card.mnemonic --passphrase x") == "builtin.optionNotApplicable")
+    }
+
+    @Test func softwareSigner_keepsItsBehaviour_andRefusesCardOptions() throws {
+        let f = try CardFixture()
+        try f.run("import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name soft\nuse key soft")
+        #expect(try f.lines("print (sign \(Self.digest)).signer") == ["0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"])
+        #expect(f.errorID("sign \(Self.digest) --path m/0") == "cardKey.needsCardSigner")
+        #expect(f.errorID("derive \"m/0\"") == "builtin.noCurrentKey")
+        // use key on a card key makes the card the signer too.
+        try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\" --name kc\nuse key kc")
+        #expect(try f.lines("print (sign \(Self.digest)).checkedAgainst") == ["the key exported from the card"])
+    }
+}
