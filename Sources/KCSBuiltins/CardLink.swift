@@ -136,16 +136,17 @@ extension Builtins {
         },
 
         Builtin("card.connect",
-                params: [ParamSpec("medium", .string, default: .string("sim")), ParamSpec("name", .string, default: .null)],
+                params: [ParamSpec("medium", .string, default: .null), ParamSpec("name", .string, default: .null)],
                 options: [
                     OptionSpec("reader", .string, "a PC/SC reader whose name contains this text (also KCS_READER)"),
                     OptionSpec("timeout", .int, "seconds to wait for a card in the reader (default 10)"),
                 ],
-                summary: "Connects to a simulated card (sim [NAME], the default, NAME default) or a reader (pcsc [READER]) and selects the applet.",
+                summary: "Connects to a simulated card (sim [NAME]; NAME default) or a reader (pcsc [READER]); without either, $KCS_CARD or sim.",
                 example: "card.connect pcsc --reader ACS") { args in
             let c = "card.connect"
             let session = try args.session(c)
-            let medium = args.string("medium") ?? "sim"
+            // Without a medium: `KCS_CARD` (sim or pcsc) chooses, so one script runs on either.
+            let medium = args.string("medium") ?? session.environment["KCS_CARD"].flatMap { $0.isEmpty ? nil : $0 } ?? "sim"
             // An ephemeral pairing on the card we leave is freed first (issue 6 §2).
             session.releaseEphemeralPairing(for: c).forEach { session.host?.status("warning: " + $0) }
             let link: CardLink

@@ -66,6 +66,42 @@ struct EndToEndTests {
         }
     }
 
+    /// Issue 6 §10: an example script, unchanged, gives its golden transcript through the
+    /// real PC/SC stack (`KCS_CARD=pcsc` makes its `card.connect` use the reader).
+    @Test func example_cardDeriveSign_overRealPCSC_matchesItsGolden() throws {
+        try withAttachedSimulator(card: "example") { _, reader, _ in
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-e2e-store-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: home) }
+            let p = Process()
+            p.executableURL = root.appendingPathComponent(".build/debug/kcs")
+            p.arguments = ["examples/card_derive_sign.kcs"]
+            p.currentDirectoryURL = root
+            var env = ProcessInfo.processInfo.environment
+            env["KCS_CARD"] = "pcsc"
+            env["KCS_READER"] = reader
+            env["KCS_HOME"] = home.path
+            env["KCS_VAULT_PASSPHRASE"] = "transcript passphrase"
+            env["KCS_STDLIB"] = root.appendingPathComponent("stdlib").path
+            env["NO_COLOR"] = "1"
+            p.environment = env
+            let out = Pipe(), err = Pipe()
+            p.standardOutput = out
+            p.standardError = err
+            p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+            try p.run()
+            let o = out.fileHandleForReading.readDataToEndOfFile()
+            let e = err.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            let actual = String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self)
+                + "[exit \(p.terminationStatus)]\n"
+            let golden = try String(contentsOf: root.appendingPathComponent("Tests/TranscriptTests/Examples/card_derive_sign.out"),
+                                    encoding: .utf8)
+            #expect(actual == golden)
+            // It went through the reader: no simulated card was made in the script's home.
+            #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("cards/default.json").path))
+        }
+    }
+
     @Test func wrongPIN_overRealPCSC_countsDownAndIsNotATransportError() throws {
         try withAttachedSimulator(card: "pins") { context, reader, _ in
             let transport = try context.connect(reader: reader)
