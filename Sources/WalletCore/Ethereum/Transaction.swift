@@ -1,0 +1,420 @@
+// Ethereum transactions: legacy (with EIP-155 replay protection, or pre-EIP-155 v = 27/28),
+// EIP-2930 (type 0x01, access list) and EIP-1559 (type 0x02, fee caps). Sources:
+// ethereum/EIPs EIPS/eip-155.md, eip-2718.md, eip-2930.md, eip-1559.md. Payloads:
+//   legacy      rlp([nonce, gasPrice, gas, to, value, data])                       (v = 27/28)
+//   EIP-155     rlp([nonce, gasPrice, gas, to, value, data, chainId, 0, 0])        (v = chainId·2 + 35/36)
+//   EIP-2930    0x01 ‖ rlp([chainId, nonce, gasPrice, gas, to, value, data, accessList])
+//   EIP-1559    0x02 ‖ rlp([chainId, nonce, maxPriorityFee, maxFee, gas, to, value, data, accessList])
+// The signing hash is keccak256(payload); the signed form appends (v | yParity, r, s), and the
+// transaction hash is keccak256 of the signed bytes.
+import Foundation
+
+/// The three envelope types kcs signs and decodes.
+public enum EthereumTransactionType: UInt8, Sendable, Hashable, CustomStringConvertible {
+    case legacy = 0
+    case accessList = 1
+    case dynamicFee = 2
+
+    public var description: String {
+        switch self {
+        case .legacy: "legacy"
+        case .accessList: "EIP-2930"
+        case .dynamicFee: "EIP-1559"
+        }
+    }
+}
+
+/// One access-list entry: an address and the storage keys (32 bytes each) it will touch.
+public struct AccessListEntry: Sendable, Hashable {
+    public var address: EthereumAddress
+    public var storageKeys: [[UInt8]]
+    public init(address: EthereumAddress, storageKeys: [[UInt8]]) {
+        self.address = address
+        self.storageKeys = storageKeys
+    }
+
+    var rlp: RLPItem { .list([.bytes(address.bytes), .list(storageKeys.map(RLPItem.bytes))]) }
+}
+
+/// An unsigned transaction of any of the three types. Fee fields the type does not use are
+/// left nil; `validate()` checks the combination before signing.
+public struct EthereumTransaction: Sendable, Hashable {
+    public var type: EthereumTransactionType
+    /// nil only for a pre-EIP-155 legacy transaction.
+    public var chainID: UInt256?
+    public var nonce: UInt256
+    /// Legacy and EIP-2930.
+    public var gasPrice: UInt256?
+    /// EIP-1559.
+    public var maxPriorityFeePerGas: UInt256?
+    /// EIP-1559.
+    public var maxFeePerGas: UInt256?
+    public var gasLimit: UInt256
+    /// nil creates a contract.
+    public var to: EthereumAddress?
+    public var value: UInt256
+    public var data: [UInt8]
+    /// EIP-2930 and EIP-1559.
+    public var accessList: [AccessListEntry]
+
+    public init(type: EthereumTransactionType, chainID: UInt256?, nonce: UInt256, gasPrice: UInt256? = nil,
+                maxPriorityFeePerGas: UInt256? = nil, maxFeePerGas: UInt256? = nil, gasLimit: UInt256,
+                to: EthereumAddress?, value: UInt256, data: [UInt8] = [], accessList: [AccessListEntry] = []) {
+        self.type = type
+        self.chainID = chainID
+        self.nonce = nonce
+        self.gasPrice = gasPrice
+        self.maxPriorityFeePerGas = maxPriorityFeePerGas
+        self.maxFeePerGas = maxFeePerGas
+        self.gasLimit = gasLimit
+        self.to = to
+        self.value = value
+        self.data = data
+        self.accessList = accessList
+    }
+
+    // MARK: From a field map
+
+    /// The field names `init(fields:)` accepts (eth_sendTransaction names, plus `gasLimit`
+    /// and `input` as aliases).
+    public static let fieldNames: Set<String> = [
+        "type", "chainId", "nonce", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas", "gas", "gasLimit",
+        "to", "value", "data", "input", "accessList",
+    ]
+
+    /// Builds a transaction from a JSON-like map (the output of `JSONSerialization`, or a
+    /// console map). Quantities are JSON integers or strings parsed by `EthereumUnits.parse`
+    /// (`21000`, `"20 gwei"`, `"1.5 ether"`, `"0x5208"`); absent quantities are 0; `to`
+    /// absent or empty creates a contract. The type is `type` when given, else EIP-1559 when
+    /// a fee cap is given, else EIP-2930 when an access list is given, else legacy.
+    /// A legacy transaction without `chainId` is pre-EIP-155. Throws for unknown fields,
+    /// unusable values, and gasPrice together with fee caps.
+    public init(fields: [String: Any]) throws(EthereumError) {
+        for key in fields.keys.sorted() where !Self.fieldNames.contains(key) {
+            throw .txBadField(field: key, reason: "is not a transaction field (expected one of "
+                + Self.fieldNames.sorted().joined(separator: ", ") + ")")
+        }
+        if fields["gas"] != nil && fields["gasLimit"] != nil {
+            throw .txBadField(field: "gas", reason: "is given twice (as gas and gasLimit)")
+        }
+        if fields["data"] != nil && fields["input"] != nil {
+            throw .txBadField(field: "data", reason: "is given twice (as data and input)")
+        }
+        let hasCaps = fields["maxFeePerGas"] != nil || fields["maxPriorityFeePerGas"] != nil
+        if fields["gasPrice"] != nil && hasCaps { throw .txGasPriceAndFeeCaps }
+
+        func quantity(_ key: String) throws(EthereumError) -> UInt256? {
+            guard let raw = fields[key] else { return nil }
+            if Swift.type(of: raw) == Bool.self { throw .txBadField(field: key, reason: "must be a quantity, got a boolean") }
+            if let i = raw as? Int, Swift.type(of: raw) == Int.self {
+                if i < 0 { throw .txQuantity(field: key, error: .unitsNegative(input: String(i))) }
+                return UInt256(UInt64(i))
+            }
+            if let n = raw as? NSNumber, !(raw is String) {
+                let kind = String(cString: n.objCType)
+                guard kind != "c", kind != "B" else { throw .txBadField(field: key, reason: "must be a quantity, got a boolean") }
+                guard kind != "f", kind != "d" else {
+                    throw .txBadField(field: key, reason: "must be a whole number, got \(n.stringValue) (write large values as strings)")
+                }
+                if n.int64Value < 0 { throw .txQuantity(field: key, error: .unitsNegative(input: n.stringValue)) }
+                return UInt256(n.uint64Value)
+            }
+            guard let text = raw as? String else { throw .txBadField(field: key, reason: "must be a quantity") }
+            do { return try EthereumUnits.parse(text) } catch { throw .txQuantity(field: key, error: error) }
+        }
+
+        var type: EthereumTransactionType
+        if let t = try quantity("type") {
+            guard let small = t.uint64, small <= 2, let known = EthereumTransactionType(rawValue: UInt8(small)) else {
+                throw .txBadField(field: "type", reason: "must be 0 (legacy), 1 (EIP-2930) or 2 (EIP-1559), got \(t)")
+            }
+            type = known
+        } else if hasCaps {
+            type = .dynamicFee
+        } else if fields["accessList"] != nil {
+            type = .accessList
+        } else {
+            type = .legacy
+        }
+        if type != .dynamicFee && hasCaps {
+            throw .txBadField(field: "maxFeePerGas", reason: "is only for EIP-1559 (type 2) transactions")
+        }
+        if type == .dynamicFee && fields["gasPrice"] != nil { throw .txGasPriceAndFeeCaps }
+        if type == .legacy && fields["accessList"] != nil {
+            throw .txBadField(field: "accessList", reason: "is only for EIP-2930 and EIP-1559 transactions")
+        }
+
+        var to: EthereumAddress?
+        if let raw = fields["to"] {
+            guard let text = raw as? String else { throw .txBadField(field: "to", reason: "must be an address string") }
+            if !text.isEmpty && text != "0x" {
+                do { to = try EthereumAddress(text) } catch { throw .txBadField(field: "to", reason: error.description) }
+            }
+        }
+        var data = [UInt8]()
+        if let raw = fields["data"] ?? fields["input"] {
+            guard let text = raw as? String else { throw .txBadField(field: "data", reason: "must be a hex string") }
+            do { data = try Hex.decode(text) } catch { throw .txBadField(field: "data", reason: error.description) }
+        }
+        var accessList = [AccessListEntry]()
+        if let raw = fields["accessList"] {
+            guard let entries = raw as? [Any] else { throw .txBadField(field: "accessList", reason: "must be a list") }
+            for (i, entry) in entries.enumerated() {
+                guard let e = entry as? [String: Any], let addressText = e["address"] as? String else {
+                    throw .txBadField(field: "accessList[\(i)]", reason: "must be {address, storageKeys}")
+                }
+                let address: EthereumAddress
+                do { address = try EthereumAddress(addressText) } catch {
+                    throw .txBadField(field: "accessList[\(i)].address", reason: error.description)
+                }
+                var keys = [[UInt8]]()
+                for (j, keyAny) in ((e["storageKeys"] as? [Any]) ?? []).enumerated() {
+                    let field = "accessList[\(i)].storageKeys[\(j)]"
+                    guard let keyText = keyAny as? String else { throw .txBadField(field: field, reason: "must be a hex string") }
+                    let key: [UInt8]
+                    do { key = try Hex.decode(keyText) } catch { throw .txBadField(field: field, reason: error.description) }
+                    guard key.count == 32 else { throw .txBadField(field: field, reason: "must be 32 bytes, got \(key.count)") }
+                    keys.append(key)
+                }
+                accessList.append(AccessListEntry(address: address, storageKeys: keys))
+            }
+        }
+        let gasPrice = try quantity("gasPrice")
+        let chainID = try quantity("chainId")
+        let nonce = try quantity("nonce") ?? .zero
+        let maxPriority = try quantity("maxPriorityFeePerGas")
+        let maxFee = try quantity("maxFeePerGas")
+        let gasLimit: UInt256
+        if let gas = try quantity("gas") { gasLimit = gas } else { gasLimit = try quantity("gasLimit") ?? .zero }
+        let value = try quantity("value") ?? .zero
+        self.init(type: type, chainID: chainID, nonce: nonce,
+                  gasPrice: type == .dynamicFee ? nil : (gasPrice ?? .zero),
+                  maxPriorityFeePerGas: type == .dynamicFee ? (maxPriority ?? .zero) : nil,
+                  maxFeePerGas: type == .dynamicFee ? (maxFee ?? .zero) : nil,
+                  gasLimit: gasLimit, to: to, value: value, data: data, accessList: accessList)
+    }
+
+    // MARK: Checks and payloads
+
+    /// Checks the fields fit the type: not both gasPrice and fee caps, a non-zero chain id
+    /// (required for typed transactions), and no access list on a legacy transaction.
+    public func validate() throws(EthereumError) {
+        if gasPrice != nil && (maxFeePerGas != nil || maxPriorityFeePerGas != nil) { throw .txGasPriceAndFeeCaps }
+        if let chainID, chainID.isZero { throw .txChainIDZero }
+        if type != .legacy && chainID == nil { throw .txMissingField(field: "chainId") }
+        if type == .legacy && !accessList.isEmpty {
+            throw .txBadField(field: "accessList", reason: "is only for EIP-2930 and EIP-1559 transactions")
+        }
+    }
+
+    /// The unsigned fields in RLP order (without the EIP-155 trailer).
+    var bodyItems: [RLPItem] {
+        let q: (UInt256?) -> RLPItem = { .bytes(($0 ?? .zero).minimalBigEndianBytes) }
+        let common: [RLPItem] = [q(gasLimit), .bytes(to?.bytes ?? []), q(value), .bytes(data)]
+        switch type {
+        case .legacy:
+            return [q(nonce), q(gasPrice)] + common
+        case .accessList:
+            return [q(chainID), q(nonce), q(gasPrice)] + common + [.list(accessList.map(\.rlp))]
+        case .dynamicFee:
+            return [q(chainID), q(nonce), q(maxPriorityFeePerGas), q(maxFeePerGas)] + common
+                + [.list(accessList.map(\.rlp))]
+        }
+    }
+
+    /// What is hashed for signing: the RLP of the unsigned transaction (with chainId, 0, 0 for
+    /// EIP-155), preceded by the type byte for typed transactions.
+    public var signingPayload: [UInt8] {
+        switch type {
+        case .legacy:
+            var items = bodyItems
+            if let chainID { items += [.bytes(chainID.minimalBigEndianBytes), .bytes([]), .bytes([])] }
+            return RLP.encode(.list(items))
+        case .accessList, .dynamicFee:
+            return [type.rawValue] + RLP.encode(.list(bodyItems))
+        }
+    }
+
+    /// keccak256(signingPayload).
+    public var signingHash: [UInt8] { Hash.keccak256(signingPayload) }
+
+    /// Attaches a signature made over `signingHash` (no checks; see `sign(with:)`).
+    public func signed(with signature: ECDSASignature, yParity: UInt8) -> SignedEthereumTransaction {
+        SignedEthereumTransaction(transaction: self, signature: signature, yParity: yParity)
+    }
+
+    /// Validates, then signs `signingHash` with `key` (RFC 6979, low-S).
+    public func sign(with key: PrivateKey) throws(EthereumError) -> SignedEthereumTransaction {
+        try validate()
+        let sig = try EthereumSignature.sign(digest: signingHash, with: key)
+        return signed(with: sig.signature, yParity: sig.recoveryID)
+    }
+}
+
+/// A signed transaction: the fields, r, s and the parity of R.y.
+public struct SignedEthereumTransaction: Sendable, Hashable {
+    public let transaction: EthereumTransaction
+    public let signature: ECDSASignature
+    /// 0 or 1.
+    public let yParity: UInt8
+
+    public init(transaction: EthereumTransaction, signature: ECDSASignature, yParity: UInt8) {
+        self.transaction = transaction
+        self.signature = signature
+        self.yParity = yParity
+    }
+
+    /// The v written into the transaction: yParity for typed transactions, 27/28 for a
+    /// pre-EIP-155 legacy transaction, chainId·2 + 35 + yParity with EIP-155.
+    public var v: UInt256 {
+        switch transaction.type {
+        case .accessList, .dynamicFee: return UInt256(UInt64(yParity))
+        case .legacy:
+            guard let chainID = transaction.chainID else { return UInt256(27 + UInt64(yParity)) }
+            let (doubled, _) = chainID.multipliedReportingOverflow(by: 2)
+            return doubled.addingReportingOverflow(UInt256(35 + UInt64(yParity))).0
+        }
+    }
+
+    /// True when s ≤ n/2 (all signatures kcs makes; older chains allowed high S).
+    public var isLowS: Bool { signature.isLowS }
+
+    /// The raw signed transaction (what eth_sendRawTransaction takes).
+    public var rawBytes: [UInt8] {
+        let tail: [RLPItem] = [.bytes(v.minimalBigEndianBytes), .uint(bigEndian: signature.r), .uint(bigEndian: signature.s)]
+        let list = RLP.encode(.list(transaction.bodyItems + tail))
+        return transaction.type == .legacy ? list : [transaction.type.rawValue] + list
+    }
+
+    /// `0x` + hex of `rawBytes`.
+    public var rawHex: String { Hex.encodePrefixed(rawBytes) }
+
+    /// The transaction hash: keccak256(rawBytes).
+    public var hash: [UInt8] { Hash.keccak256(rawBytes) }
+
+    /// The sender, recovered from the signature over the signing hash (high S is accepted
+    /// here; check `isLowS` to flag it).
+    public func sender() throws(EthereumError) -> EthereumAddress {
+        do {
+            let key = try RecoverableSignature(signature: signature, recoveryID: yParity)
+                .recoverPublicKey(digest: transaction.signingHash)
+            return EthereumAddress(publicKey: key)
+        } catch {
+            throw .signatureUnrecoverable
+        }
+    }
+
+    // MARK: Decoding
+
+    /// Decodes a raw signed transaction given as hex (`0x` optional).
+    public static func decode(hex: String) throws(EthereumError) -> SignedEthereumTransaction {
+        let bytes: [UInt8]
+        do { bytes = try Hex.decode(hex.trimmingSpaces) } catch { throw .txBadHex(reason: error.description) }
+        return try decode(bytes)
+    }
+
+    /// Decodes a raw signed transaction of any of the three types. The RLP must be canonical
+    /// (so that re-encoding gives the same bytes and hash); every field is checked.
+    public static func decode(_ raw: [UInt8]) throws(EthereumError) -> SignedEthereumTransaction {
+        guard let first = raw.first else { throw .txEmpty }
+        let type: EthereumTransactionType
+        let body: [UInt8]
+        switch first {
+        case 0xc0...: type = .legacy; body = raw
+        case 0x01: type = .accessList; body = Array(raw.dropFirst())
+        case 0x02: type = .dynamicFee; body = Array(raw.dropFirst())
+        case 0x80...0xbf: throw .txRLP(.expectedList)
+        default: throw .txUnknownType(byte: first)
+        }
+        let items: [RLPItem]
+        do { items = try RLP.decode(body).asList() } catch { throw .txRLP(error) }
+        let expected = [EthereumTransactionType.legacy: 9, .accessList: 11, .dynamicFee: 12][type]!
+        guard items.count == expected else { throw .txFieldCount(kind: type.description, expected: expected, got: items.count) }
+
+        var index = 0
+        func next() -> RLPItem { defer { index += 1 }; return items[index] }
+        func quantity(_ name: String) throws(EthereumError) -> UInt256 {
+            do { return UInt256(bigEndian: try next().asUIntBytes(maxBytes: 32))! } catch {
+                throw .txBadField(field: name, reason: "is not a valid RLP quantity: \(error.description)")
+            }
+        }
+        func bytes(_ name: String) throws(EthereumError) -> [UInt8] {
+            do { return try next().asBytes() } catch { throw .txBadField(field: name, reason: "must be a byte string, got a list") }
+        }
+
+        var chainID: UInt256?
+        if type != .legacy { chainID = try quantity("chainId") }
+        let nonce = try quantity("nonce")
+        var gasPrice: UInt256?, maxPriority: UInt256?, maxFee: UInt256?
+        if type == .dynamicFee {
+            maxPriority = try quantity("maxPriorityFeePerGas")
+            maxFee = try quantity("maxFeePerGas")
+        } else {
+            gasPrice = try quantity("gasPrice")
+        }
+        let gasLimit = try quantity("gas")
+        let toBytes = try bytes("to")
+        var to: EthereumAddress?
+        if !toBytes.isEmpty {
+            guard toBytes.count == 20 else {
+                throw .txBadField(field: "to", reason: "must be empty or 20 bytes, got \(toBytes.count) bytes")
+            }
+            to = try? EthereumAddress(bytes: toBytes)
+        }
+        let value = try quantity("value")
+        let data = try bytes("data")
+        var accessList = [AccessListEntry]()
+        if type != .legacy {
+            let listItem = next()
+            guard case .list(let entries) = listItem else {
+                throw .txBadField(field: "accessList", reason: "must be a list, got a byte string")
+            }
+            for (i, entry) in entries.enumerated() {
+                guard case .list(let pair) = entry, pair.count == 2, case .bytes(let address) = pair[0],
+                      case .list(let keys) = pair[1] else {
+                    throw .txBadField(field: "accessList[\(i)]", reason: "must be [address, [storageKeys…]]")
+                }
+                guard address.count == 20, let a = try? EthereumAddress(bytes: address) else {
+                    throw .txBadField(field: "accessList[\(i)].address", reason: "must be 20 bytes, got \(address.count)")
+                }
+                var storage = [[UInt8]]()
+                for (j, key) in keys.enumerated() {
+                    guard case .bytes(let k) = key, k.count == 32 else {
+                        throw .txBadField(field: "accessList[\(i)].storageKeys[\(j)]", reason: "must be 32 bytes")
+                    }
+                    storage.append(k)
+                }
+                accessList.append(AccessListEntry(address: a, storageKeys: storage))
+            }
+        }
+        let v = try quantity(type == .legacy ? "v" : "yParity")
+        let r = try quantity("r")
+        let s = try quantity("s")
+        var yParity: UInt8
+        if type == .legacy {
+            if v == UInt256(27) || v == UInt256(28) {
+                yParity = UInt8(v.uint64! - 27)
+            } else if v >= UInt256(35) {
+                let (q, rem) = v.subtractingReportingOverflow(UInt256(35)).0.quotientAndRemainder(dividingBy: 2)
+                yParity = UInt8(rem)
+                chainID = q
+            } else {
+                throw .txBadV(v: v.description)
+            }
+        } else {
+            guard let y = v.uint64, y <= 1 else {
+                throw .txBadField(field: "yParity", reason: "must be 0 or 1, got \(v)")
+            }
+            yParity = UInt8(y)
+        }
+        if r.isZero && s.isZero { throw .txUnsigned }
+        let signature: ECDSASignature
+        do { signature = try ECDSASignature(r: r.bigEndianBytes, s: s.bigEndianBytes) } catch {
+            throw .signatureBadScalar(reason: error.description)
+        }
+        let tx = EthereumTransaction(type: type, chainID: chainID, nonce: nonce, gasPrice: gasPrice,
+                                     maxPriorityFeePerGas: maxPriority, maxFeePerGas: maxFee, gasLimit: gasLimit,
+                                     to: to, value: value, data: data, accessList: accessList)
+        return SignedEthereumTransaction(transaction: tx, signature: signature, yParity: yParity)
+    }
+}
