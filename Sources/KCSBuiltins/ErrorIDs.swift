@@ -29,3 +29,5 @@ extension CardError: IdentifiableError {}
 extension CardCommandError: IdentifiableError {}
 extension TransportError: IdentifiableError {}
 extension SimulatorError: IdentifiableError {}
+extension EthereumError: IdentifiableError {}
+extension EthCommandError: IdentifiableError {}

@@ -1,0 +1,342 @@
+import BigInt
+import CardProtocol
+import Foundation
+import KCSRuntime
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+// Ethereum signing formats (issue 7 §1, §3): EIP-191 personal messages, EIP-712 typed data,
+// legacy/EIP-2930/EIP-1559 transactions, decoding, verification and recovery. Every command
+// signs the 32-byte digest with the active signer — a software key or the card — and records
+// the signature in the history with its kind and chain id. `--dry-run` shows what is hashed.
+
+extension Builtins {
+    static let ethSigning: [Builtin] = [
+        Builtin("sign.message", params: [ParamSpec("message", .oneOf([.string, .bytes]))],
+                options: [
+                    OptionSpec("key", .string, "sign with this stored key instead of the active one"),
+                    OptionSpec("dry-run", nil, "show the prefix, payload and digest without signing"),
+                ],
+                summary: "EIP-191 personal_sign of text (a quoted string, even 0x-looking) or bytes (0x…): {prefix, digest, signature, r, s, v, signer}.",
+                example: "sign message \"hello\"") { args in
+            let c = "sign.message"
+            let message: [UInt8] = switch args.value("message") {
+            case .bytes(let b)?: b
+            case .string(let s)?: Array(s.utf8)
+            default: []
+            }
+            let prefix = PersonalMessage.prefix(forLength: message.count)
+            let digest = PersonalMessage.digest(message)
+            let shown: [(String, Value)] = [("prefix", .bytes(prefix)), ("message", .bytes(message)), ("digest", .bytes(digest))]
+            if args.flag("dry-run") { return .map(ValueMap(shown)) }
+            let signed = try ethSign(args, digest: digest, kind: .message, chainID: nil, c)
+            return .map(ValueMap(shown + signatureFields(signed)))
+        },
+
+        Builtin("sign.typed", params: [ParamSpec("data", .oneOf([.string, .map]))],
+                options: [
+                    OptionSpec("key", .string, "sign with this stored key instead of the active one"),
+                    OptionSpec("dry-run", nil, "show the domain separator, struct hash and digest without signing"),
+                ],
+                summary: "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, signer}.",
+                example: "sign typed mail.json --dry-run") { args in
+            let c = "sign.typed"
+            let typed = try typedDataArgument(args.value("data"), c)
+            let domainSeparator = try typed.domainSeparator()
+            let structHash = try typed.messageHash()
+            let digest = try typed.digest()
+            let chainID = typedChainID(typed)
+            var shown: [(String, Value)] = [
+                ("primaryType", .string(typed.primaryType)), ("domainSeparator", .bytes(domainSeparator)),
+                ("structHash", .bytes(structHash)), ("digest", .bytes(digest)),
+            ]
+            if let chainID { shown.append(("chainId", uintValue(UInt256(chainID)))) }
+            if args.flag("dry-run") { return .map(ValueMap(shown)) }
+            let signed = try ethSign(args, digest: digest, kind: .typed, chainID: chainID, c)
+            return .map(ValueMap(shown + signatureFields(signed)))
+        },
+
+        Builtin("sign.tx", params: [ParamSpec("tx", .map)],
+                options: [
+                    OptionSpec("key", .string, "sign with this stored key instead of the active one"),
+                    OptionSpec("dry-run", nil, "show the unsigned RLP and the signing hash without signing"),
+                ],
+                summary: "Signs a transaction map (type, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, r, s, v|yParity, signer}.",
+                example: "sign tx {\"type\": 2, \"chainId\": 1, \"nonce\": 0, \"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"1.5 ether\", \"gas\": 21000, \"maxFeePerGas\": \"20 gwei\", \"maxPriorityFeePerGas\": \"1 gwei\"}") { args in
+            let c = "sign.tx"
+            let fields = try jsonMap(args.map("tx"), c, "tx")
+            let tx = try EthereumTransaction(fields: fields)
+            try tx.validate()
+            let chainID = tx.chainID?.uint64
+            let shown: [(String, Value)] = [
+                ("type", .string(tx.type.description)), ("unsigned", .bytes(tx.signingPayload)),
+                ("signingHash", .bytes(tx.signingHash)),
+            ]
+            if args.flag("dry-run") { return .map(ValueMap(shown)) }
+            let signed = try ethSign(args, digest: tx.signingHash, kind: .transaction, chainID: chainID, c)
+            let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
+            var out = shown + [("raw", .bytes(stx.rawBytes)), ("hash", .bytes(stx.hash)),
+                               ("r", .bytes(stx.signature.r)), ("s", .bytes(stx.signature.s))]
+            out.append(tx.type == .legacy ? ("v", uintValue(stx.v)) : ("yParity", .int(Int(stx.yParity))))
+            out += [("signer", .string(signed.signer)), ("key", .string(signed.keyName)), ("verified", .bool(signed.verified))]
+            return .map(ValueMap(out))
+        },
+
+        Builtin("tx.decode", params: [ParamSpec("raw", .oneOf([.bytes, .string]))],
+                summary: "Decodes a raw signed transaction (legacy, EIP-2930, EIP-1559): its fields, the sender by recovery, and the hash.",
+                example: "tx.decode 0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83") { args in
+            let stx: SignedEthereumTransaction = switch args.value("raw") {
+            case .bytes(let b)?: try SignedEthereumTransaction.decode(b)
+            case .string(let s)?: try SignedEthereumTransaction.decode(hex: s)
+            default: try SignedEthereumTransaction.decode([])
+            }
+            return .map(ValueMap(try decodedFields(stx)))
+        },
+
+        Builtin("verify", params: [ParamSpec("digest", .bytes), ParamSpec("signature", .bytes, default: .null)],
+                options: [
+                    OptionSpec("message", .oneOf([.string, .bytes]), "verify an EIP-191 message instead of a digest (then the one argument is the signature)"),
+                    OptionSpec("typed", .oneOf([.string, .map]), "verify EIP-712 typed data (a JSON file or a map) instead of a digest"),
+                    OptionSpec("address", .oneOf([.string, .bytes]), "the address that should have signed"),
+                    OptionSpec("public-key", .bytes, "the public key that should have signed (33 or 65 bytes)"),
+                    OptionSpec("allow-high-s", nil, "accept a high-S (malleable, pre-EIP-2) signature"),
+                ],
+                summary: "verify DIGEST SIG | verify SIG --message TEXT | verify SIG --typed FILE, with --address A or --public-key P: {valid, recovered, digest}.",
+                example: "verify 0xSIGNATURE --message \"hello\" --address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
+            let c = "verify"
+            let (digest, signature) = try digestAndSignature(args, c)
+            let address: EthereumAddress
+            switch (args.value("address"), args.value("public-key")) {
+            case (let a?, nil): address = try addressArgument(a)
+            case (nil, .bytes(let p)?): address = EthereumAddress(publicKey: try PublicKey(bytes: p))
+            case (nil, _): throw EthCommandError.needsSigner(command: c)
+            default: throw EthCommandError.bothSigners(command: c)
+            }
+            let valid = try signature.verify(digest: digest, address: address, allowHighS: args.flag("allow-high-s"))
+            let recovered = (try? signature.recoverAddress(digest: digest))?.checksummed
+            return .map(ValueMap([
+                ("valid", .bool(valid)), ("address", .string(address.checksummed)),
+                ("recovered", recovered.map(Value.string) ?? .null), ("digest", .bytes(digest)),
+                ("lowS", .bool(signature.isLowS)),
+            ]))
+        },
+
+        Builtin("recover", params: [ParamSpec("digest", .bytes), ParamSpec("signature", .bytes, default: .null)],
+                options: [
+                    OptionSpec("message", .oneOf([.string, .bytes]), "recover from an EIP-191 message (then the one argument is the signature)"),
+                    OptionSpec("typed", .oneOf([.string, .map]), "recover from EIP-712 typed data (a JSON file or a map)"),
+                ],
+                summary: "recover DIGEST SIG | recover SIG --message TEXT | recover SIG --typed FILE: the signer's address (EIP-55).",
+                example: "recover 0xSIGNATURE --message \"hello\"") { args in
+            let (digest, signature) = try digestAndSignature(args, "recover")
+            return .string(try signature.recoverAddress(digest: digest).checksummed)
+        },
+    ]
+
+    // MARK: - Signing with the active signer
+
+    /// A signature made by `ethSign`.
+    struct EthSigned {
+        let signature: EthereumSignature
+        let signer: String
+        let keyName: String
+        let verified: Bool
+    }
+
+    /// Signs `digest` with `--key NAME` or the active key: on the card when it is a card key
+    /// (the card's current key, checked against its export), else with the software key.
+    /// The signature is recorded in the history with `kind` and `chainID`.
+    static func ethSign(_ args: CallArguments, digest: [UInt8], kind: SignatureKind, chainID: UInt64?,
+                        _ c: String) throws -> EthSigned {
+        let session = try args.session(c)
+        guard let name = args.string("key") ?? session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
+        let record = try session.store(for: c).key(named: name)
+        let store: WalletStore
+        let signature: EthereumSignature
+        let expected: PublicKey
+        if record.kind == .card {
+            let card = try session.requireLoggedIn(c)
+            try checkSameCard(record, card, c)
+            store = try session.store(for: c)
+            let signed = try card.commands.sign(digest: digest, option: .current)
+            signature = try EthereumSignature(signed.signature)
+            expected = try card.commands.exportKey(.current, kind: .publicKey).publicKey ?? signed.publicKey
+        } else {
+            store = try session.unlockedStore(for: c)
+            let key = try signingKey(record, store: store, command: c)
+            signature = try EthereumSignature.sign(digest: digest, with: key)
+            expected = key.publicKey
+        }
+        let signer = EthereumAddress(publicKey: expected).checksummed
+        let verified = (try? signature.recoverPublicKey(digest: digest)) == expected
+        _ = try store.recordSignature(NewHistoryEntry(keyName: record.name, kind: kind, digest: digest,
+                                                      signature: signature.bytes, signer: signer, verified: verified,
+                                                      chainID: chainID))
+        return EthSigned(signature: signature, signer: signer, keyName: record.name, verified: verified)
+    }
+
+    static func signatureFields(_ s: EthSigned) -> [(String, Value)] {
+        [("signature", .bytes(s.signature.bytes)), ("r", .bytes(s.signature.r)), ("s", .bytes(s.signature.s)),
+         ("v", .int(Int(s.signature.v))), ("signer", .string(s.signer)), ("key", .string(s.keyName)),
+         ("verified", .bool(s.verified))]
+    }
+
+    // MARK: - Arguments
+
+    /// The digest (positional, or from --message / --typed) and the 65-byte signature.
+    static func digestAndSignature(_ args: CallArguments, _ c: String) throws -> ([UInt8], EthereumSignature) {
+        let first: [UInt8] = if case .bytes(let b)? = args.value("digest") { b } else { [] }
+        let second: [UInt8]? = if case .bytes(let b)? = args.value("signature") { b } else { nil }
+        let message = args.value("message"), typed = args.value("typed")
+        if message != nil && typed != nil { throw EthCommandError.digestSources(command: c) }
+        let digest: [UInt8]
+        let sigBytes: [UInt8]
+        if message != nil || typed != nil {
+            if second != nil { throw EthCommandError.digestSources(command: c) }
+            sigBytes = first
+            if case .bytes(let b)? = message {
+                digest = PersonalMessage.digest(b)
+            } else if case .string(let s)? = message {
+                digest = PersonalMessage.digest(text: s)
+            } else {
+                digest = try typedDataArgument(typed, c).digest()
+            }
+        } else {
+            guard let second else { throw EthCommandError.needsSignature(command: c) }
+            guard first.count == 32 else { throw EthereumError.digestLength(got: first.count) }
+            digest = first
+            sigBytes = second
+        }
+        return (digest, try EthereumSignature(bytes: sigBytes))
+    }
+
+    static func addressArgument(_ value: Value) throws -> EthereumAddress {
+        switch value {
+        case .bytes(let b): try EthereumAddress(bytes: b)
+        case .string(let s): try EthereumAddress(s)
+        default: try EthereumAddress("")
+        }
+    }
+
+    /// A typed-data document from a JSON file path or a map.
+    static func typedDataArgument(_ value: Value?, _ c: String) throws -> TypedData {
+        switch value {
+        case .string(let path)?:
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+                throw EthCommandError.unreadableFile(command: c, path: path)
+            }
+            return try TypedData(json: Array(data))
+        case .map(let m)?:
+            return try TypedData(jsonObject: jsonMap(m, c, "typed data"))
+        default:
+            throw EthCommandError.unreadableFile(command: c, path: "")
+        }
+    }
+
+    static func typedChainID(_ typed: TypedData) -> UInt64? {
+        switch typed.domain["chainId"] {
+        case .integer(let s)?: UInt64(s)
+        case .string(let s)?: (try? EthereumUnits.parse(s))?.uint64
+        default: nil
+        }
+    }
+
+    /// A console map as a JSON-like `[String: Any]` (bytes become 0x hex text, big integers
+    /// decimal text, addresses their text).
+    static func jsonMap(_ m: ValueMap, _ c: String, _ what: String) throws -> [String: Any] {
+        var out: [String: Any] = [:]
+        for (k, v) in m.pairs { out[k] = try jsonAny(v, c, what + "." + k) }
+        return out
+    }
+
+    static func jsonAny(_ v: Value, _ c: String, _ path: String) throws -> Any {
+        switch v {
+        case .null: return NSNull()
+        case .bool(let b): return b
+        case .int(let n): return n
+        case .bigInt(let n): return String(n)
+        case .string(let s): return s
+        case .bytes(let b): return Hex.encodePrefixed(b)
+        case .list(let l): return try l.enumerated().map { try jsonAny($1, c, "\(path)[\($0)]") }
+        case .map(let m): return try jsonMap(m, c, path)
+        case .domain(let d): return d.text
+        case .secret(let s): throw EthCommandError.secretValue(command: c, path: path, kind: s.kind)
+        }
+    }
+
+    static func uintValue(_ n: UInt256) -> Value {
+        if let small = n.uint64, let i = Int(exactly: small) { return .int(i) }
+        return .bigInt(BigInt(n.description) ?? 0)
+    }
+
+    static func decodedFields(_ stx: SignedEthereumTransaction) throws -> [(String, Value)] {
+        let tx = stx.transaction
+        var f: [(String, Value)] = [("type", .string(tx.type.description))]
+        f.append(("chainId", tx.chainID.map(uintValue) ?? .null))
+        f.append(("nonce", uintValue(tx.nonce)))
+        if let p = tx.gasPrice { f.append(("gasPrice", uintValue(p))) }
+        if let p = tx.maxPriorityFeePerGas { f.append(("maxPriorityFeePerGas", uintValue(p))) }
+        if let p = tx.maxFeePerGas { f.append(("maxFeePerGas", uintValue(p))) }
+        f.append(("gas", uintValue(tx.gasLimit)))
+        f.append(("to", tx.to.map { .string($0.checksummed) } ?? .null))
+        f.append(("value", uintValue(tx.value)))
+        f.append(("data", .bytes(tx.data)))
+        if tx.type != .legacy {
+            f.append(("accessList", .list(tx.accessList.map { e in
+                .map(ValueMap([("address", .string(e.address.checksummed)),
+                               ("storageKeys", .list(e.storageKeys.map(Value.bytes)))]))
+            })))
+        }
+        f += [("r", .bytes(stx.signature.r)), ("s", .bytes(stx.signature.s))]
+        f.append(tx.type == .legacy ? ("v", uintValue(stx.v)) : ("yParity", .int(Int(stx.yParity))))
+        f += [("sender", .string(try stx.sender().checksummed)), ("hash", .bytes(stx.hash)),
+              ("signingHash", .bytes(tx.signingHash)), ("lowS", .bool(stx.isLowS))]
+        return f
+    }
+}
+
+/// Errors of the Ethereum signing commands that the signing core does not name.
+public enum EthCommandError: WalletError, Equatable {
+    /// A typed-data file that cannot be read.
+    case unreadableFile(command: String, path: String)
+    /// A secret inside a map to be hashed.
+    case secretValue(command: String, path: String, kind: String)
+    /// `verify` without --address or --public-key.
+    case needsSigner(command: String)
+    /// `verify` with both --address and --public-key.
+    case bothSigners(command: String)
+    /// A digest argument together with --message or --typed, or both of those.
+    case digestSources(command: String)
+    /// A digest with no signature after it.
+    case needsSignature(command: String)
+
+    public var id: String {
+        switch self {
+        case .unreadableFile: "eth.command.unreadableFile"
+        case .secretValue: "eth.command.secretValue"
+        case .needsSigner: "eth.command.needsSigner"
+        case .bothSigners: "eth.command.bothSigners"
+        case .digestSources: "eth.command.digestSources"
+        case .needsSignature: "eth.command.needsSignature"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unreadableFile(let c, let path):
+            "\(c): expected a readable EIP-712 JSON file, got \"\(path)\""
+        case .secretValue(let c, let path, let kind):
+            "\(c): \(path) must be a plain value, got a secret \(kind)"
+        case .needsSigner(let c):
+            "\(c): expected --address A or --public-key P, got neither"
+        case .bothSigners(let c):
+            "\(c): expected one of --address and --public-key, got both"
+        case .digestSources(let c):
+            "\(c): expected exactly one of DIGEST SIGNATURE, SIGNATURE --message TEXT, SIGNATURE --typed FILE"
+        case .needsSignature(let c):
+            "\(c): expected DIGEST SIGNATURE (65 bytes r ‖ s ‖ v), got only one argument"
+        }
+    }
+}
