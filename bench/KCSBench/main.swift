@@ -60,6 +60,7 @@ if all || what == "seed" {
 if all || what == "lang" { try LanguageBench.run() }
 if all || what == "card" { try CardBench.run(inProcess: true, pcsc: false) }
 if all || what == "store" { try StoreBench.run() }
+if all || what == "eth" { try EthBench.run() }
 if what == "card-pcsc" {
     do { try CardBench.run(inProcess: false, pcsc: true) } catch {
         FileHandle.standardError.write(Data("card-pcsc: \(error)\n".utf8))
