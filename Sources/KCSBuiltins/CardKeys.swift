@@ -627,7 +627,35 @@ extension Builtins {
     /// against the key the card exports (the PIN-less key recorded by `card.pinless` for a
     /// PIN-less signature), and recorded in the signing history under the card key's name.
     static func cardSign(_ args: CallArguments, session: Session, record: KeyRecord?, digest: [UInt8]) throws -> Value {
-        let c = "sign"
+        let s = try cardSignature(args, session: session, record: record, digest: digest)
+        var fields: [(String, Value)] = [
+            ("digest", .bytes(digest)), ("signature", .bytes(s.signature.compact)),
+            ("r", .bytes(s.signature.signature.r)), ("s", .bytes(s.signature.signature.s)),
+            ("v", .int(Int(s.signature.recoveryID) + 27)), ("signer", .string(s.signer)),
+            ("publicKey", .bytes(s.publicKey.compressed)), ("key", .string(s.keyName)),
+        ]
+        if let path = s.path { fields.append(("path", .string(path.description))) }
+        fields += [("verified", .bool(s.verified)), ("checkedAgainst", .string(s.checkedAgainst))]
+        return .map(ValueMap(fields))
+    }
+
+    /// A signature made by the card, checked, and recorded in the history.
+    struct CardSigned {
+        let signature: RecoverableSignature
+        let publicKey: PublicKey
+        let signer: String
+        let keyName: String
+        let verified: Bool
+        let checkedAgainst: String
+        let path: DerivationPath?
+    }
+
+    /// The card half of every signing command (`sign`, `sign message|typed|tx`): SIGN with the
+    /// current key, `--path P [--make-current]` or `--pinless` when the command has those
+    /// options, the check against the card's exported key, and the history row of `kind`.
+    static func cardSignature(_ args: CallArguments, session: Session, record: KeyRecord?, digest: [UInt8],
+                              kind: SignatureKind = .hash, chainID: UInt64? = nil,
+                              command c: String = "sign") throws -> CardSigned {
         let pinless = args.flag("pinless")
         if pinless, args.value("path") != nil || args.flag("make-current") {
             throw BuiltinError.optionNotApplicable(command: c, option: "pinless",
@@ -676,17 +704,11 @@ extension Builtins {
         let verified = key == signed.publicKey && recovered == key
             && Secp256k1.verify(signed.signature.signature, digest: digest, publicKey: key)
         let signer = EthereumAddress(publicKey: signed.publicKey).checksummed
-        _ = try store.recordSignature(NewHistoryEntry(keyName: keyName, kind: .hash, digest: digest,
-                                                      signature: signed.signature.compact, signer: signer, verified: verified))
-        var fields: [(String, Value)] = [
-            ("digest", .bytes(digest)), ("signature", .bytes(signed.signature.compact)),
-            ("r", .bytes(signed.signature.signature.r)), ("s", .bytes(signed.signature.signature.s)),
-            ("v", .int(Int(signed.signature.recoveryID) + 27)), ("signer", .string(signer)),
-            ("publicKey", .bytes(signed.publicKey.compressed)), ("key", .string(keyName)),
-        ]
-        if let path { fields.append(("path", .string(path.description))) }
-        fields += [("verified", .bool(verified)), ("checkedAgainst", .string(checkedAgainst))]
-        return .map(ValueMap(fields))
+        _ = try store.recordSignature(NewHistoryEntry(keyName: keyName, kind: kind, digest: digest,
+                                                      signature: signed.signature.compact, signer: signer, verified: verified,
+                                                      chainID: chainID))
+        return CardSigned(signature: signed.signature, publicKey: signed.publicKey, signer: signer, keyName: keyName,
+                          verified: verified, checkedAgainst: checkedAgainst, path: path)
     }
 }
 

@@ -152,28 +152,18 @@ extension Builtins {
         let session = try args.session(c)
         guard let name = args.string("key") ?? session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
         let record = try session.store(for: c).key(named: name)
-        let store: WalletStore
-        let signature: EthereumSignature
-        let expected: PublicKey
+        // The same signing cores as `sign`: the card checks against its exported key, a
+        // software key by recovery; both record the history row.
         if record.kind == .card {
-            let card = try session.requireLoggedIn(c)
-            try checkSameCard(record, card, c)
-            store = try session.store(for: c)
-            let signed = try card.commands.sign(digest: digest, option: .current)
-            signature = try EthereumSignature(signed.signature)
-            expected = try card.commands.exportKey(.current, kind: .publicKey).publicKey ?? signed.publicKey
-        } else {
-            store = try session.unlockedStore(for: c)
-            let key = try signingKey(record, store: store, command: c)
-            signature = try EthereumSignature.sign(digest: digest, with: key)
-            expected = key.publicKey
+            let s = try cardSignature(args, session: session, record: record, digest: digest, kind: kind,
+                                      chainID: chainID, command: c)
+            return EthSigned(signature: try EthereumSignature(s.signature), signer: s.signer, keyName: s.keyName,
+                             verified: s.verified)
         }
-        let signer = EthereumAddress(publicKey: expected).checksummed
-        let verified = (try? signature.recoverPublicKey(digest: digest)) == expected
-        _ = try store.recordSignature(NewHistoryEntry(keyName: record.name, kind: kind, digest: digest,
-                                                      signature: signature.bytes, signer: signer, verified: verified,
-                                                      chainID: chainID))
-        return EthSigned(signature: signature, signer: signer, keyName: record.name, verified: verified)
+        let s = try softwareSignature(name: record.name, session: session, digest: digest, kind: kind, chainID: chainID,
+                                      command: c)
+        return EthSigned(signature: try EthereumSignature(s.signature), signer: s.signer, keyName: s.keyName,
+                         verified: s.verified)
     }
 
     static func signatureFields(_ s: EthSigned) -> [(String, Value)] {

@@ -248,19 +248,11 @@ extension Builtins {
             // A card key (or --pinless) signs on the card.
             if let signed = try signOnCard(args, session: session, name: name, digest: digest) { return signed }
             guard let name else { throw KeyCommandError.noActiveKey(command: c) }
-            let store = try session.unlockedStore(for: c)
-            let record = try store.key(named: name)
-            let key = try signingKey(record, store: store, command: c)
-            let signature = try key.sign(digest: digest)
-            let recovered = try signature.recoverPublicKey(digest: digest)
-            let signer = EthereumAddress(publicKey: key.publicKey).checksummed
-            let verified = recovered == key.publicKey
-            _ = try store.recordSignature(NewHistoryEntry(keyName: record.name, kind: .hash, digest: digest,
-                                                          signature: signature.compact, signer: signer, verified: verified))
+            let s = try softwareSignature(name: name, session: session, digest: digest, command: c)
             return .map(ValueMap([
-                ("digest", .bytes(digest)), ("signature", .bytes(signature.compact)),
-                ("r", .bytes(signature.signature.r)), ("s", .bytes(signature.signature.s)),
-                ("v", .int(Int(signature.recoveryID) + 27)), ("signer", .string(signer)), ("key", .string(record.name)),
+                ("digest", .bytes(digest)), ("signature", .bytes(s.signature.compact)),
+                ("r", .bytes(s.signature.signature.r)), ("s", .bytes(s.signature.signature.s)),
+                ("v", .int(Int(s.signature.recoveryID) + 27)), ("signer", .string(s.signer)), ("key", .string(s.keyName)),
             ]))
         },
 
@@ -329,6 +321,29 @@ extension Builtins {
     ]
 
     // MARK: - Helpers
+
+    /// A signature made with a stored software key (RFC 6979), checked by recovery, and
+    /// recorded in the history as `kind`: the software half of every signing command.
+    struct SoftwareSigned {
+        let signature: RecoverableSignature
+        let signer: String
+        let keyName: String
+        let verified: Bool
+    }
+
+    static func softwareSignature(name: String, session: Session, digest: [UInt8], kind: SignatureKind = .hash,
+                                  chainID: UInt64? = nil, command c: String) throws -> SoftwareSigned {
+        let store = try session.unlockedStore(for: c)
+        let record = try store.key(named: name)
+        let key = try signingKey(record, store: store, command: c)
+        let signature = try key.sign(digest: digest)
+        let verified = (try? signature.recoverPublicKey(digest: digest)) == key.publicKey
+        let signer = EthereumAddress(publicKey: key.publicKey).checksummed
+        _ = try store.recordSignature(NewHistoryEntry(keyName: record.name, kind: kind, digest: digest,
+                                                      signature: signature.compact, signer: signer, verified: verified,
+                                                      chainID: chainID))
+        return SoftwareSigned(signature: signature, signer: signer, keyName: record.name, verified: verified)
+    }
 
     /// `keys` without a map: the stored keys as a table (records), or JSON text with `--json`.
     static func keyDashboard(_ args: CallArguments) throws -> Value {
