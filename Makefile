@@ -2,10 +2,10 @@
 # README's two commands: both first install the Debian packages that are missing.
 SHELL := /bin/bash
 SWIFT ?= swift
-DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config
+DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv
 BENCH_PACKAGES := libssl-dev gcc
 
-.PHONY: deps bench-deps build release run test bench fuzz fuzz-build clean
+.PHONY: deps bench-deps evm-venv build release run test bench fuzz fuzz-build clean
 
 # Installs only what dpkg says is missing; apt-get update runs once, and only then.
 deps:
@@ -24,6 +24,16 @@ bench-deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# The local EVM the signing tests send to (issue 7 §4): eth-tester and py-evm from PyPI in a
+# virtual environment under the build folder, made again when the pinned versions change.
+EVM_VENV := .build/evm-venv
+evm-venv: $(EVM_VENV)/.installed
+$(EVM_VENV)/.installed: tools/evm-node/requirements.txt
+	@rm -rf $(EVM_VENV)
+	python3 -m venv $(EVM_VENV)
+	$(EVM_VENV)/bin/pip install -q --disable-pip-version-check -r tools/evm-node/requirements.txt
+	@touch $@
+
 build: deps
 	$(SWIFT) build
 
@@ -34,7 +44,7 @@ run: build
 	$(SWIFT) run kcs
 
 # The build step also builds the kcs binary, which the PC/SC end-to-end tests run.
-test: deps
+test: deps evm-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) fuzz FUZZ_SECONDS=10

@@ -53,10 +53,13 @@ let package = Package(
         // MARK: - Layer 4: language
         .target(name: "KCSSyntax"),
         .target(name: "KCSRuntime", dependencies: ["KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
+        // Layer 3 beside the store: a JSON-RPC client for an Ethereum node (HTTP through URLSession).
+        .target(name: "EthRPC", dependencies: ["WalletCore", "WalletCrypto"]),
+
         .target(
             name: "KCSBuiltins",
             dependencies: [
-                "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore", "CardProtocol", "CardSimulator",
+                "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator",
                 "CardPCSC", .product(name: "BigInt", package: "BigInt"),
             ]),
 
@@ -101,8 +104,8 @@ let package = Package(
         .testTarget(
             name: "KCSRuntimeTests", dependencies: ["KCSRuntime", .product(name: "BigInt", package: "BigInt")],
             exclude: ["Cases"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["KCSConsole"]),
-        .testTarget(name: "TranscriptTests", exclude: ["Examples", "Stdlib"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["KCSConsole", "EthRPC", "KCSTestSupport"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["KCSTestSupport"], exclude: ["Examples", "Stdlib"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]
 )

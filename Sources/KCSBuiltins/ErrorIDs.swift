@@ -1,3 +1,4 @@
+import EthRPC
 import KCSRuntime
 import WalletCore
 import WalletCrypto
@@ -31,3 +32,4 @@ extension TransportError: IdentifiableError {}
 extension SimulatorError: IdentifiableError {}
 extension EthereumError: IdentifiableError {}
 extension EthCommandError: IdentifiableError {}
+extension RPCError: IdentifiableError {}

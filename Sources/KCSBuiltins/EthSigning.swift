@@ -61,18 +61,38 @@ extension Builtins {
                 options: [
                     OptionSpec("key", .string, "sign with this stored key instead of the active one"),
                     OptionSpec("dry-run", nil, "show the unsigned RLP and the signing hash without signing"),
+                    rpcOption,
+                    OptionSpec("offline", nil, "fill nothing from the node, even when one is configured"),
                 ],
                 summary: "Signs a transaction map (type, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, r, s, v|yParity, signer}.",
                 example: "sign tx {\"type\": 2, \"chainId\": 1, \"nonce\": 0, \"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"1.5 ether\", \"gas\": 21000, \"maxFeePerGas\": \"20 gwei\", \"maxPriorityFeePerGas\": \"1 gwei\"}") { args in
             let c = "sign.tx"
             let fields = try jsonMap(args.map("tx"), c, "tx")
-            let tx = try EthereumTransaction(fields: fields)
+            var tx = try EthereumTransaction(fields: fields)
+            // With a node (and without --offline), what was not given comes from the node.
+            var filled: [(String, Value)] = []
+            if !args.flag("offline"), let node = try optionalNode(args, c) {
+                let given = Set(fields.keys)
+                let missing = ["chainId", "nonce", "gas", "fee"].filter { f in
+                    switch f {
+                    case "gas": !given.contains("gas") && !given.contains("gasLimit")
+                    case "fee": !given.contains("gasPrice") && !(given.contains("maxFeePerGas") && given.contains("maxPriorityFeePerGas"))
+                    default: !given.contains(f)
+                    }
+                }
+                if !missing.isEmpty {
+                    filled = try fillFromNode(&tx, given: given, sender: { try signerAddress(args, c) }, node: node, c)
+                    let names = filled.map(\.0).joined(separator: ", ")
+                    args.context.flatMap { $0 as? Session }?.host?.status("filled from the node at \(node.endpoint): \(names)")
+                }
+            }
             try tx.validate()
             let chainID = tx.chainID?.uint64
-            let shown: [(String, Value)] = [
+            var shown: [(String, Value)] = [
                 ("type", .string(tx.type.description)), ("unsigned", .bytes(tx.signingPayload)),
                 ("signingHash", .bytes(tx.signingHash)),
             ]
+            if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
             if args.flag("dry-run") { return .map(ValueMap(shown)) }
             let signed = try ethSign(args, digest: tx.signingHash, kind: .transaction, chainID: chainID, c)
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
@@ -301,6 +321,12 @@ public enum EthCommandError: WalletError, Equatable {
     case digestSources(command: String)
     /// A digest with no signature after it.
     case needsSignature(command: String)
+    /// `sign tx` with a chain id that is not the node's, while filling fields from that node.
+    case chainMismatch(command: String, given: String, node: String, endpoint: String)
+    /// `eth.send` lost the connection: the node may or may not have the transaction.
+    case sendUnknown(command: String, hash: String, reason: String)
+    /// `eth.send --wait` saw no receipt in time.
+    case notMined(command: String, hash: String, seconds: Int)
 
     public var id: String {
         switch self {
@@ -310,6 +336,9 @@ public enum EthCommandError: WalletError, Equatable {
         case .bothSigners: "eth.command.bothSigners"
         case .digestSources: "eth.command.digestSources"
         case .needsSignature: "eth.command.needsSignature"
+        case .chainMismatch: "eth.command.chainMismatch"
+        case .sendUnknown: "eth.command.sendUnknown"
+        case .notMined: "eth.command.notMined"
         }
     }
 
@@ -327,6 +356,13 @@ public enum EthCommandError: WalletError, Equatable {
             "\(c): expected exactly one of DIGEST SIGNATURE, SIGNATURE --message TEXT, SIGNATURE --typed FILE"
         case .needsSignature(let c):
             "\(c): expected DIGEST SIGNATURE (65 bytes r ‖ s ‖ v), got only one argument"
+        case .chainMismatch(let c, let given, let node, let endpoint):
+            "\(c): chainId \(given) is not the chain of the node at \(endpoint) (\(node)); drop chainId, or sign with --offline"
+        case .sendUnknown(let c, let hash, let reason):
+            "\(c): not known whether the node took transaction \(hash) (\(reason)); it was not sent again — "
+                + "check eth.receipt \(hash) before sending it again (a resend of the same bytes cannot pay twice)"
+        case .notMined(let c, let hash, let seconds):
+            "\(c): transaction \(hash) was sent but not mined within \(seconds) s; check eth.receipt \(hash) later"
         }
     }
 }

@@ -6,11 +6,16 @@ import WalletCrypto
 /// table; this file is touched only when a namespace is added.
 public enum Builtins {
     /// Every builtin of the language, in help order.
-    public static var all: [Builtin] { core + input + wallet + keyStore + keystoreFiles + rotation + cardConnection + cardAccess + cardKeys + ethSigning + [help(answering: nil)] }
+    public static var all: [Builtin] { tables + [help(answering: nil)] }
+
+    /// The namespace tables, in help order (one place to add a namespace).
+    static var tables: [Builtin] {
+        core + input + wallet + keyStore + keystoreFiles + rotation + cardConnection + cardAccess + cardKeys + ethSigning
+            + ethNode
+    }
 
     /// The registry the interpreter and the console use.
     public static func registry() -> BuiltinRegistry {
-        let tables = core + input + wallet + keyStore + keystoreFiles + rotation + cardConnection + cardAccess + cardKeys + ethSigning
         // `help` describes the whole table, itself included.
         let described = BuiltinRegistry(tables + [help(answering: nil)])
         return BuiltinRegistry(tables + [help(answering: described)])

@@ -1,3 +1,4 @@
+import EthRPC
 import Foundation
 import KCSRuntime
 import WalletCore
@@ -28,6 +29,12 @@ public final class Session: BuiltinContext {
     /// How long `card.connect pcsc` waits for a card in the reader (seconds).
     public var cardWaitTimeout: Double = 10
 
+    /// The Ethereum node's JSON-RPC URL (`--rpc`, KCS_RPC_URL, `eth.node URL`), if any.
+    public private(set) var rpcURL: String?
+    /// Seconds to wait for each node answer (KCS_RPC_TIMEOUT, `eth.node --timeout`; default 10).
+    public private(set) var rpcTimeout: TimeInterval = 10
+    private var openedNode: EthereumNode?
+
     private var openedStore: WalletStore?
     private var lastVaultUse: Date?
 
@@ -40,6 +47,29 @@ public final class Session: BuiltinContext {
         self.clock = clock
         self.vaultParameters = vaultParameters
         self.idleTimeout = idleTimeout
+        rpcURL = environment["KCS_RPC_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        if let t = environment["KCS_RPC_TIMEOUT"].flatMap(Double.init), t > 0 { rpcTimeout = t }
+    }
+
+    // MARK: The Ethereum node
+
+    /// Whether a node is configured.
+    public var hasNode: Bool { rpcURL != nil }
+
+    /// Uses `url` for the node from now on (nil forgets it); `timeout` also changes the time-out.
+    public func setNode(url: String?, timeout: TimeInterval? = nil) {
+        rpcURL = url
+        if let timeout { rpcTimeout = timeout }
+        openedNode = nil
+    }
+
+    /// The configured node, or `RPCError.noNode` naming the command.
+    public func node(for command: String) throws -> EthereumNode {
+        if let openedNode { return openedNode }
+        guard let rpcURL else { throw RPCError.noNode(command: command) }
+        let node = try EthereumNode(url: rpcURL, timeout: rpcTimeout)
+        openedNode = node
+        return node
     }
 
     /// Batch runs read the vault passphrase from this file …

@@ -16,6 +16,8 @@ public final class ConsoleHost: ScriptHost {
     public var watchesInterrupt = false
     /// The kcs home (`--home`, `KCS_HOME`, …): where the store and simulated cards live.
     public var home: String?
+    /// The Ethereum node given with `--rpc` (else the session reads KCS_RPC_URL).
+    public var rpcURL: String?
 
     public init(interactive: Bool = isatty(STDIN_FILENO) == 1, stdlibDirectories: [String] = ConsoleHost.defaultStdlib(),
                 output: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
@@ -32,6 +34,7 @@ public final class ConsoleHost: ScriptHost {
     public private(set) lazy var session: Session = {
         let s = Session(home: home)
         s.host = self
+        if let rpcURL { s.setNode(url: rpcURL) }
         return s
     }()
 

@@ -6,12 +6,14 @@ import KCSSyntax
 /// Exit codes (STYLE habit 10, docs/language.md §7, docs/card-console.md): 0 ok, 64 usage,
 /// 65 script error (parse), 70 runtime error; an uncaught card error gets its own code so a
 /// script's caller can tell them apart (issue 6 §9): 69 no reader or card, 75 cancelled,
-/// 76 other card error, 77 wrong PIN or PUK, 78 PIN or PUK blocked.
+/// 76 other card error, 77 wrong PIN or PUK, 78 PIN or PUK blocked; 69 also when the Ethereum
+/// node does not answer.
 public enum ExitStatus {
     public static let ok: Int32 = 0
     public static let usage: Int32 = 64
     public static let scriptError: Int32 = 65
-    /// No reader, no card, or the connection to it was lost (sysexits EX_UNAVAILABLE).
+    /// No reader, no card, or the connection to it was lost; or no answer from the Ethereum node
+    /// (sysexits EX_UNAVAILABLE).
     public static let noCard: Int32 = 69
     public static let runtimeError: Int32 = 70
     /// The person cancelled (declined a confirmation, typed the wrong reset UID, Ctrl-C).
@@ -32,6 +34,8 @@ public enum ExitStatus {
         case "session.cancelled", "runtime.interrupted", "card.resetNotConfirmed": return cancelled
         // Values a batch run did not give, or typed twice differently: not the card's doing.
         case "card.valueNeeded", "card.valuesDiffer", "card.unpairChoice": return runtimeError
+        // The node is not there or not answering: the service is unavailable, as for a missing card.
+        case "rpc.timeout", "rpc.unreachable", "rpc.http", "eth.command.sendUnknown": return noCard
         default: break
         }
         if id.hasPrefix("transport.") || id.hasPrefix("card.transport.") {

@@ -104,11 +104,15 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "No colour in error output (also NO_COLOR=1).")
     var noColor = false
 
+    @Option(name: .long, help: "Ethereum node JSON-RPC URL for eth.* and sign tx (default $KCS_RPC_URL).")
+    var rpc: String?
+
     var errorStyle: ErrorStyle { ErrorStyle.forStandardError(noColorFlag: noColor) }
 
     /// A runner whose errors are coloured as asked, for a host given the resolved home.
     func runner(host: ConsoleHost, json: Bool) throws -> ScriptRunner {
         host.home = Home(explicit: home).path
+        host.rpcURL = rpc
         let style = errorStyle
         return ScriptRunner(host: host, json: json,
                             errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })

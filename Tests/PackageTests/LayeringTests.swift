@@ -12,9 +12,10 @@ private let allowed: [String: Set<String>] = [
     "CardSimulator": ["CardProtocol", "WalletCore", "WalletCrypto"],
     "CardPCSC": ["CardProtocol", "CPCSC"],
     "WalletStore": ["WalletCore", "WalletCrypto", "CardProtocol", "GRDB"],
+    "EthRPC": ["WalletCore", "WalletCrypto"],
     "KCSSyntax": [],
     "KCSRuntime": ["KCSSyntax", "BigInt"],
-    "KCSBuiltins": ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore", "CardProtocol",
+    "KCSBuiltins": ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol",
                     "CardSimulator", "CardPCSC", "BigInt"],
     "KCSConsole": ["KCSBuiltins", "KCSRuntime", "KCSSyntax", "CEditLine"],
     "kcs": ["KCSConsole", "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "ArgumentParser"],
@@ -24,7 +25,7 @@ private let allowed: [String: Set<String>] = [
 ]
 
 /// Modules that ship with the toolchain and may be imported anywhere.
-private let toolchain: Set<String> = ["Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch", "Synchronization"]
+private let toolchain: Set<String> = ["Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Darwin", "Dispatch", "Synchronization"]
 
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()

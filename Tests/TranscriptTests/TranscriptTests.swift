@@ -3,6 +3,7 @@
 // equal the .out file. KCS_RECORD=1 rewrites the goldens and fails, so nothing is committed by
 // accident; a mismatch prints a line diff.
 import Foundation
+import KCSTestSupport
 import Testing
 
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -41,6 +42,15 @@ private func run(_ t: Transcript) throws -> String {
     defer { try? FileManager.default.removeItem(at: home) }
     env["KCS_HOME"] = home.path
     env["KCS_VAULT_PASSPHRASE"] = "transcript passphrase"
+    // A script with the line "# needs: evm node" gets its own fresh local chain; its URL (a
+    // random port) reads as $KCS_RPC_URL in the transcript.
+    var node: EVMNode?
+    defer { node?.stop() }
+    let text = try String(contentsOf: root.appendingPathComponent(t.script), encoding: .utf8)
+    if text.contains("\n# needs: evm node\n") {
+        node = try EVMNode()
+        env["KCS_RPC_URL"] = node?.url
+    }
     p.environment = env
     let out = Pipe(), err = Pipe()
     p.standardOutput = out
@@ -50,7 +60,9 @@ private func run(_ t: Transcript) throws -> String {
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    return String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self) + "[exit \(p.terminationStatus)]\n"
+    var transcript = String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self) + "[exit \(p.terminationStatus)]\n"
+    if let url = node?.url { transcript = transcript.replacingOccurrences(of: url, with: "$KCS_RPC_URL") }
+    return transcript
 }
 
 private func check(_ t: Transcript) throws {

@@ -336,3 +336,18 @@ extension EthereumSigningTests {
         }
     }
 }
+
+extension EthereumSigningTests {
+    /// `EthereumUnits.format` is the inverse of `parse` for what the console shows
+    /// (eth.balance's `ether` field).
+    @Test("wei formatted in a unit, and parsed back", arguments: [
+        ("1500000000000000000", "ether", "1.5"), ("21000", "gwei", "0.000021"), ("0", "ether", "0"),
+        ("1", "ether", "0.000000000000000001"), ("1000000000000000000000000", "ether", "1000000"),
+        ("20000000000", "gwei", "20"), ("123", "wei", "123"),
+    ])
+    func unitsFormat(wei: String, unit: String, shown: String) throws {
+        let value = try #require(UInt256(decimal: wei))
+        #expect(EthereumUnits.format(value, unit: unit) == shown)
+        #expect(try EthereumUnits.parse(shown + " " + unit) == value)
+    }
+}

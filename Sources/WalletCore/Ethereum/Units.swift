@@ -230,6 +230,20 @@ public enum EthereumUnits {
     }
 }
 
+extension EthereumUnits {
+    /// `wei` as a decimal number of `unit` without trailing zeros: 1500000000000000000 wei in
+    /// ether is "1.5", 21000 gwei-wei is "0.000021". An unknown unit formats as wei.
+    public static func format(_ wei: UInt256, unit: String) -> String {
+        let decimals = units.first { $0.name == unit }?.decimals ?? 0
+        let digits = wei.description
+        guard decimals > 0 else { return digits }
+        let padded = String(repeating: "0", count: max(0, decimals + 1 - digits.count)) + digits
+        let whole = padded.dropLast(decimals)
+        let fraction = padded.suffix(decimals).reversed().drop { $0 == "0" }.reversed()
+        return fraction.isEmpty ? String(whole) : whole + "." + String(fraction)
+    }
+}
+
 extension StringProtocol {
     /// Without leading and trailing spaces and tabs.
     var trimmingSpaces: String {

@@ -1,0 +1,301 @@
+import BigInt
+import EthRPC
+import Foundation
+import KCSRuntime
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+// Talking to an Ethereum node (issue 7 §2): the node is `--rpc URL` on the command line,
+// KCS_RPC_URL, `eth.node URL`, or `--rpc URL` on one command. Reads may be retried after a
+// transient failure; `eth.send` posts exactly once.
+
+extension Builtins {
+    static let rpcOption = OptionSpec("rpc", .string, "the node's JSON-RPC URL for this command (else eth.node, --rpc, KCS_RPC_URL)")
+
+    static let ethNode: [Builtin] = [
+        Builtin("eth.node", params: [ParamSpec("url", .string, default: .null)],
+                options: [
+                    OptionSpec("timeout", .int, "seconds to wait for each answer (default 10)"),
+                    OptionSpec("clear", nil, "forget the node for this session"),
+                ],
+                summary: "Shows the node in use ({url, chainId, block}), or with URL checks it answers and uses it for the rest of the session.",
+                example: "eth.node \"http://127.0.0.1:8545\"") { args in
+            let c = "eth.node"
+            let session = try args.session(c)
+            if args.flag("clear") {
+                if args.value("url") != nil {
+                    throw BuiltinError.optionNotApplicable(command: c, option: "clear", reason: "it takes no URL")
+                }
+                session.setNode(url: nil)
+                return .null
+            }
+            var timeout: TimeInterval? = nil
+            if let t = args.integer("timeout") {
+                guard t >= 1, t <= 600 else {
+                    throw BuiltinError.outOfRange(command: c, name: "--timeout", expected: "seconds from 1 to 600", got: "\(t)")
+                }
+                timeout = TimeInterval(Int(t))
+            }
+            let node: EthereumNode
+            if let url = args.string("url") {
+                // A node that does not answer is not taken: the previous one stays.
+                node = try EthereumNode(url: url, timeout: timeout ?? session.rpcTimeout)
+                let info = try nodeInfo(node)
+                session.setNode(url: url, timeout: timeout)
+                return info
+            }
+            node = try session.node(for: c)
+            return try nodeInfo(node)
+        },
+
+        Builtin("eth.chainId", options: [rpcOption],
+                summary: "The node's chain id (eth_chainId).", example: "eth.chainId") { args in
+            uintValue(try node(args, "eth.chainId").chainID())
+        },
+
+        Builtin("eth.balance", params: [ParamSpec("address", .oneOf([.string, .bytes]), default: .null)],
+                options: [rpcOption, OptionSpec("block", .string, "latest (default), pending, earliest or a block number")],
+                summary: "An address's balance (default: the active key's): {address, wei, ether, block}.",
+                example: "eth.balance 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
+            let c = "eth.balance"
+            let address = try addressOrActive(args, c)
+            let block = try blockArgument(args, c, default: "latest")
+            let wei = try node(args, c).balance(of: address, block: block)
+            return .map(ValueMap([("address", .string(address.checksummed)), ("wei", uintValue(wei)),
+                                  ("ether", .string(EthereumUnits.format(wei, unit: "ether"))), ("block", .string(block))]))
+        },
+
+        Builtin("eth.nonce", params: [ParamSpec("address", .oneOf([.string, .bytes]), default: .null)],
+                options: [rpcOption, OptionSpec("block", .string, "pending (default: the next nonce), latest, or a block number")],
+                summary: "The transaction count of an address (default: the active key's), i.e. its next nonce.",
+                example: "eth.nonce 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
+            let c = "eth.nonce"
+            let address = try addressOrActive(args, c)
+            return uintValue(try node(args, c).transactionCount(of: address, block: try blockArgument(args, c, default: "pending")))
+        },
+
+        Builtin("eth.gasPrice", options: [rpcOption],
+                summary: "The node's legacy gas price in wei (eth_gasPrice).", example: "eth.gasPrice") { args in
+            uintValue(try node(args, "eth.gasPrice").gasPrice())
+        },
+
+        Builtin("eth.fees", options: [rpcOption],
+                summary: "What to bid, in wei: {baseFee, maxPriorityFeePerGas, maxFeePerGas (2 × base fee + tip), gasPrice}.",
+                example: "eth.fees") { args in
+            let fees = try node(args, "eth.fees").fees()
+            return .map(ValueMap([
+                ("baseFee", fees.baseFee.map(uintValue) ?? .null),
+                ("maxPriorityFeePerGas", fees.maxPriorityFeePerGas.map(uintValue) ?? .null),
+                ("maxFeePerGas", fees.maxFeePerGas.map(uintValue) ?? .null),
+                ("gasPrice", uintValue(fees.gasPrice)),
+            ]))
+        },
+
+        Builtin("eth.send", params: [ParamSpec("raw", .oneOf([.bytes, .string, .map]))],
+                options: [rpcOption, OptionSpec("wait", nil, "wait for the receipt (polling, up to the node time-out × 3)")],
+                summary: "Sends a signed raw transaction (0x…, or what sign tx returned) once: {hash, sender, nonce, type}; never retried.",
+                example: "eth.send (sign tx {\"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"0.1 ether\"}).raw") { args in
+            let c = "eth.send"
+            let raw: [UInt8]
+            switch args.value("raw") {
+            case .bytes(let b)?: raw = b
+            case .string(let s)?: raw = try Hex.decode(s)
+            case .map(let m)?:
+                guard case .bytes(let b)? = m["raw"] else {
+                    throw BuiltinError.outOfRange(command: c, name: "raw", expected: "signed transaction bytes or a map with raw",
+                                                   got: "a map without raw")
+                }
+                raw = b
+            default: raw = []
+            }
+            // Decoded first: a malformed transaction is refused here, before anything is sent.
+            let stx = try SignedEthereumTransaction.decode(raw)
+            let sender = try stx.sender()
+            let node = try node(args, c)
+            let hash: [UInt8]
+            do {
+                hash = try node.sendRawTransaction(raw)
+            } catch let e as RPCError where e.isTransient {
+                throw EthCommandError.sendUnknown(command: c, hash: Hex.encodePrefixed(stx.hash), reason: e.description)
+            }
+            var out: [(String, Value)] = [("hash", .bytes(hash)), ("sender", .string(sender.checksummed)),
+                                          ("nonce", uintValue(stx.transaction.nonce)), ("type", .string(stx.transaction.type.description))]
+            if args.flag("wait") {
+                let receipt = try waitForReceipt(node, hash: hash, c)
+                out.append(("receipt", receiptValue(receipt, hash: hash)))
+            }
+            return .map(ValueMap(out))
+        },
+
+        Builtin("eth.receipt", params: [ParamSpec("hash", .oneOf([.bytes, .string]))],
+                options: [rpcOption],
+                summary: "A transaction's receipt: {hash, mined, status, block, from, to, gasUsed, effectiveGasPrice, contractAddress, logs}.",
+                example: "eth.receipt 0x…") { args in
+            let c = "eth.receipt"
+            let hash: [UInt8]
+            switch args.value("hash") {
+            case .bytes(let b)?: hash = b
+            case .string(let s)?: hash = try Hex.decode(s)
+            default: hash = []
+            }
+            guard hash.count == 32 else {
+                throw BuiltinError.outOfRange(command: c, name: "hash", expected: "a 32-byte transaction hash",
+                                               got: "\(hash.count) bytes")
+            }
+            return receiptValue(try node(args, c).receipt(hash), hash: hash)
+        },
+    ]
+
+    // MARK: - Helpers
+
+    /// The node for this command: its --rpc option, else the session's.
+    static func node(_ args: CallArguments, _ c: String) throws -> EthereumNode {
+        let session = try args.session(c)
+        if let url = args.string("rpc") { return try EthereumNode(url: url, timeout: session.rpcTimeout) }
+        return try session.node(for: c)
+    }
+
+    /// The node if one is configured (this command's --rpc or the session's), else nil.
+    static func optionalNode(_ args: CallArguments, _ c: String) throws -> EthereumNode? {
+        let session = try args.session(c)
+        if args.string("rpc") != nil || session.hasNode { return try node(args, c) }
+        return nil
+    }
+
+    static func nodeInfo(_ node: EthereumNode) throws -> Value {
+        let chain = try node.chainID()
+        let block = try node.blockNumber()
+        return .map(ValueMap([("url", .string(node.endpoint)), ("chainId", uintValue(chain)), ("block", uintValue(block))]))
+    }
+
+    /// The address argument, or the active key's address when it is omitted.
+    static func addressOrActive(_ args: CallArguments, _ c: String) throws -> EthereumAddress {
+        if let value = args.value("address") { return try addressArgument(value) }
+        let session = try args.session(c)
+        guard let name = session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
+        let record = try session.store(for: c).key(named: name)
+        if let text = record.address, let a = try? EthereumAddress(text) { return a }
+        if let p = record.publicKey, let key = try? PublicKey(bytes: p) { return EthereumAddress(publicKey: key) }
+        throw BuiltinError.outOfRange(command: c, name: "address", expected: "an address (the active key \(name) has none)",
+                                       got: "nothing")
+    }
+
+    static func blockArgument(_ args: CallArguments, _ c: String, default d: String) throws -> String {
+        guard let text = args.string("block") else { return d }
+        if ["latest", "pending", "earliest", "safe", "finalized"].contains(text) { return text }
+        if let n = UInt64(text) { return "0x" + String(n, radix: 16) }
+        if text.hasPrefix("0x"), UInt64(text.dropFirst(2), radix: 16) != nil { return text }
+        throw BuiltinError.outOfRange(command: c, name: "--block", expected: "latest, pending, earliest, safe, finalized or a block number",
+                                       got: "\"\(text)\"")
+    }
+
+    static func receiptValue(_ receipt: TransactionReceipt?, hash: [UInt8]) -> Value {
+        guard let r = receipt else { return .map(ValueMap([("hash", .bytes(hash)), ("mined", .bool(false))])) }
+        return .map(ValueMap([
+            ("hash", .bytes(hash)), ("mined", .bool(true)),
+            ("status", .string(r.status.map { $0 ? "success" : "reverted" } ?? "unknown")),
+            ("block", uintValue(r.blockNumber)), ("from", r.from.map { .string($0.checksummed) } ?? .null),
+            ("to", r.to.map { .string($0.checksummed) } ?? .null), ("gasUsed", uintValue(r.gasUsed)),
+            ("effectiveGasPrice", r.effectiveGasPrice.map(uintValue) ?? .null),
+            ("contractAddress", r.contractAddress.map { .string($0.checksummed) } ?? .null),
+            ("type", .int(r.type)), ("logs", .int(r.logCount)),
+        ]))
+    }
+
+    static func waitForReceipt(_ node: EthereumNode, hash: [UInt8], _ c: String) throws -> TransactionReceipt {
+        let deadline = Date().addingTimeInterval(node.client.timeout * 3)
+        var pause = 0.05
+        while true {
+            if let r = try node.receipt(hash) { return r }
+            if Date() > deadline {
+                throw EthCommandError.notMined(command: c, hash: Hex.encodePrefixed(hash), seconds: Int(node.client.timeout * 3))
+            }
+            Thread.sleep(forTimeInterval: pause)
+            pause = min(pause * 2, 1)
+        }
+    }
+
+    // MARK: - Filling a transaction from the node
+
+    /// Fills what `sign tx` was not given — chain id, nonce, gas, fees — from the node, and says
+    /// which. `given` are the keys the person wrote; `sender` signs.
+    static func fillFromNode(_ tx: inout EthereumTransaction, given: Set<String>, sender: () throws -> EthereumAddress,
+                             node: EthereumNode, _ c: String) throws -> [(String, Value)] {
+        var filled: [(String, Value)] = []
+        let chain = try node.chainID()
+        if !given.contains("chainId") {
+            tx.chainID = chain
+            filled.append(("chainId", uintValue(chain)))
+        } else if let mine = tx.chainID, mine != chain {
+            throw EthCommandError.chainMismatch(command: c, given: mine.description, node: chain.description, endpoint: node.endpoint)
+        }
+        let from = try sender()
+        if !given.contains("nonce") {
+            tx.nonce = try node.transactionCount(of: from, block: "pending")
+            filled.append(("nonce", uintValue(tx.nonce)))
+        }
+        let hasPrice = given.contains("gasPrice")
+        let hasCaps = given.contains("maxFeePerGas") || given.contains("maxPriorityFeePerGas")
+        if !hasPrice && !(given.contains("maxFeePerGas") && given.contains("maxPriorityFeePerGas")) {
+            let fees = try node.fees()
+            if !given.contains("type") && !hasCaps {
+                // Unspecified: EIP-1559 where the chain has a base fee, else legacy.
+                if fees.baseFee != nil {
+                    tx.type = .dynamicFee
+                    tx.gasPrice = nil
+                } else if !tx.accessList.isEmpty {
+                    tx.type = .accessList
+                }
+            }
+            if tx.type == .dynamicFee {
+                let tip = fees.maxPriorityFeePerGas ?? fees.gasPrice
+                if !given.contains("maxPriorityFeePerGas") {
+                    tx.maxPriorityFeePerGas = min(tip, given.contains("maxFeePerGas") ? (tx.maxFeePerGas ?? tip) : tip)
+                    filled.append(("maxPriorityFeePerGas", uintValue(tx.maxPriorityFeePerGas!)))
+                }
+                if !given.contains("maxFeePerGas") {
+                    let priority = tx.maxPriorityFeePerGas ?? tip
+                    let base = fees.baseFee ?? .zero
+                    let cap = base.addingReportingOverflow(base).0.addingReportingOverflow(priority).0
+                    tx.maxFeePerGas = fees.baseFee == nil ? max(fees.gasPrice, priority) : cap
+                    filled.append(("maxFeePerGas", uintValue(tx.maxFeePerGas!)))
+                }
+            } else {
+                tx.gasPrice = fees.gasPrice
+                filled.append(("gasPrice", uintValue(fees.gasPrice)))
+            }
+        }
+        if !given.contains("gas") && !given.contains("gasLimit") {
+            var call: [String: Any] = ["from": from.checksummed, "value": tx.value.hexQuantity]
+            if let to = tx.to { call["to"] = to.checksummed }
+            if !tx.data.isEmpty { call["data"] = Hex.encodePrefixed(tx.data) }
+            // The access list costs gas of its own (EIP-2930: 2400 per address, 1900 per key).
+            if tx.type != .legacy {
+                call["accessList"] = tx.accessList.map { e in
+                    ["address": e.address.checksummed, "storageKeys": e.storageKeys.map { Hex.encodePrefixed($0) }] as [String: Any]
+                }
+            }
+            tx.gasLimit = try node.estimateGas(call)
+            filled.append(("gas", uintValue(tx.gasLimit)))
+        }
+        return filled
+    }
+
+    /// The address that will sign with `--key NAME` or the active key (before signing, for
+    /// the nonce and gas estimate): a software key's own, or the card's current key by export.
+    static func signerAddress(_ args: CallArguments, _ c: String) throws -> EthereumAddress {
+        let session = try args.session(c)
+        guard let name = args.string("key") ?? session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
+        let record = try session.store(for: c).key(named: name)
+        if record.kind == .card {
+            let card = try session.requireLoggedIn(c)
+            try checkSameCard(record, card, c)
+            return EthereumAddress(publicKey: try card.commands.exportKey(.current, kind: .publicKey).publicKey)
+        }
+        guard record.kind == .ecdsa || record.kind == .hdChild, let p = record.publicKey else {
+            throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
+        }
+        return EthereumAddress(publicKey: try PublicKey(bytes: p))
+    }
+}

@@ -1,0 +1,227 @@
+// Issue 7 §2 and §4 on a real EVM: kcs signs and sends transactions of all three types to a
+// local JSON-RPC node backed by py-evm (tools/evm-node/evm_node.py, started and stopped by
+// the tests), from a software HD child and from the simulated card; the node's own answers
+// (eth_getTransactionByHash, receipts, balances) are the proof. Failures of the node and the
+// network are clear errors, and a send is never repeated.
+import EthRPC
+import Foundation
+import KCSTestSupport
+import Testing
+
+private let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+/// m/44'/60'/0'/0/0 and /1 of `abandonAbout` (MetaMask's first two accounts).
+private let account0 = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
+private let account1 = "0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0"
+private let payee = "0x3535353535353535353535353535353535353535"
+private let ether = "1000000000000000000"
+
+/// EIP-155's example transaction (nonce 9, 1 ether to 0x3535…), signed by a key no one funds.
+private let eip155Example = "0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83"
+
+/// A started node and a JSON-RPC client on it, for checking what kcs did.
+private struct Chain {
+    let node: EVMNode
+    let rpc: JSONRPCClient
+
+    init() throws {
+        node = try EVMNode()
+        rpc = JSONRPCClient(url: URL(string: node.url)!, timeout: 10)
+    }
+
+    /// Sends `wei` (decimal) from the node's first funded account to `address`.
+    func fund(_ address: String, wei: String) throws {
+        let accounts = try rpc.call("eth_accounts") as! [String]
+        let value = "0x" + String(UInt64(wei.dropLast(9))! * 1_000_000_000, radix: 16)
+        _ = try rpc.call("eth_sendTransaction", [["from": accounts[0], "to": address, "value": value, "gas": "0x5208"]])
+    }
+
+    /// The mined transaction's fields as the node reports them.
+    func transaction(_ hash: String) throws -> [String: Any] {
+        try #require(rpc.call("eth_getTransactionByHash", [hash]) as? [String: Any])
+    }
+
+    func receipt(_ hash: String) throws -> [String: Any]? { try rpc.call("eth_getTransactionReceipt", [hash]) as? [String: Any] }
+
+    func quantity(_ method: String, _ params: [Any]) throws -> UInt64 {
+        let text = try #require(rpc.call(method, params) as? String)
+        return try #require(UInt64(text.dropFirst(2), radix: 16))
+    }
+
+    /// Methods the node received, in order (GET /requests).
+    func requests() throws -> [String] {
+        let data = try Data(contentsOf: URL(string: node.url + "/requests")!)
+        return try JSONSerialization.jsonObject(with: data) as! [String]
+    }
+}
+
+@Suite("Transactions from kcs on a py-evm node")
+struct EVMTests {
+    /// Signs a legacy, an EIP-2930 and an EIP-1559 transaction with the HD child demo-0, the
+    /// node filling chain id, nonce, gas and fees; each is mined with the right sender,
+    /// nonce, value and type. A copy with a tampered signature is refused by the EVM.
+    @Test func softwareKey_allThreeTypes_minedWithRightSenderNonceAndValue() throws {
+        let chain = try Chain()
+        defer { chain.node.stop() }
+        try chain.fund(account0, wei: "5" + ether.dropFirst())
+        var home = try BatchHome()
+        defer { home.remove() }
+        home.environment["KCS_RPC_URL"] = chain.node.url
+        let r = try home.run("""
+            import mnemonic "\(abandonAbout)" --name demo
+            use key demo-0
+            print "BAL", (eth.balance).wei, eth.nonce()
+            let t0 = sign tx {"type": 0, "to": "\(payee)", "value": "0.01 ether"}
+            print "F0", t0.type, t0.filled.chainId == eth.chainId(), t0.filled.nonce, t0.filled.gas, t0.filled.gasPrice > 0
+            let s0 = eth.send $t0.raw --wait
+            print "S0", hex(s0.hash), s0.sender, s0.nonce, s0.receipt.status, hex(s0.hash) == hex(t0.hash)
+            let t1 = sign tx {"type": 1, "to": "\(payee)", "value": "0.02 ether", "accessList": [{"address": "\(payee)", "storageKeys": ["0x0000000000000000000000000000000000000000000000000000000000000001"]}]}
+            print "F1", t1.type, t1.filled.nonce, t1.filled.gas
+            let s1 = eth.send $t1.raw --wait
+            print "S1", hex(s1.hash), s1.receipt.status
+            let t2 = sign tx {"to": "\(payee)", "value": "0.03 ether", "gas": 21000}
+            print "F2", t2.type, t2.filled.nonce, t2.filled.maxFeePerGas > t2.filled.maxPriorityFeePerGas
+            let s2 = eth.send $t2.raw
+            print "S2", hex(s2.hash), (eth.receipt $s2.hash).mined
+            let t3 = sign tx {"to": "\(payee)", "value": "0.04 ether"}
+            print "T3", hex(t3.raw), hex(t3.hash)
+            print "N", eth.nonce(), (eth.balance "\(payee)").ether
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("BAL", in: r.out) == ["5\(ether.dropFirst()) 0"])
+        #expect(tagged("F0", in: r.out) == ["legacy true 0 21000 true"])
+        #expect(tagged("F1", in: r.out) == ["EIP-2930 1 \(21000 + 2400 + 1900)"])  // one address, one slot
+        #expect(tagged("F2", in: r.out) == ["EIP-1559 2 true"])
+        #expect(tagged("N", in: r.out) == ["3 0.06"])
+        let sent = [tagged("S0", in: r.out).first, tagged("S1", in: r.out).first, tagged("S2", in: r.out).first]
+            .map { $0?.split(separator: " ").first.map(String.init) ?? "" }
+        #expect(tagged("S0", in: r.out).first?.hasSuffix(" \(account0) 0 success true") == true)
+        #expect(tagged("S1", in: r.out).first?.hasSuffix(" success") == true)
+        #expect(tagged("S2", in: r.out).first?.hasSuffix(" true") == true)
+        for (i, hash) in sent.enumerated() {
+            let tx = try chain.transaction(hash)
+            #expect((tx["from"] as? String)?.lowercased() == account0.lowercased())
+            #expect(tx["nonce"] as? String == "0x\(i)")
+            #expect(tx["type"] as? String == "0x\(i)")
+            #expect(tx["value"] as? String == "0x" + String(UInt64(i + 1) * 10_000_000_000_000_000, radix: 16))
+            #expect(try chain.receipt(hash)?["status"] as? String == "0x1")
+        }
+
+        // t3 signed but not sent: one flipped byte of s, and the EVM refuses it.
+        let t3 = try #require(tagged("T3", in: r.out).first).split(separator: " ").map(String.init)
+        var tampered = t3[0]
+        let last = tampered.removeLast()
+        tampered.append(last == "0" ? "1" : "0")
+        #expect(throws: RPCError.self) { try chain.rpc.call("eth_sendRawTransaction", [tampered], retries: 0) }
+        // The untampered one is still good: the refusal was the signature's doing.
+        #expect(try chain.quantity("eth_getTransactionCount", [account0, "latest"]) == 3)
+        let sentHash = try #require(chain.rpc.call("eth_sendRawTransaction", [t3[0]], retries: 0) as? String)
+        #expect(sentHash == t3[1])
+        #expect(try chain.quantity("eth_getTransactionCount", [account0, "latest"]) == 4)
+
+        // The same tampered bytes through kcs: decoded (to another sender), sent once, refused.
+        let bad = try home.run("eth.send \(tampered)", name: "tampered.kcs")
+        #expect(bad.code == 70)
+        #expect(bad.err.contains("rpc: the node refused eth_sendRawTransaction"), "\(bad.err)")
+    }
+
+    /// The same three types signed on the simulated card (its current key m/44'/60'/0'/0/1).
+    @Test func simulatedCard_allThreeTypes_minedFromTheCardsAddress() throws {
+        let chain = try Chain()
+        defer { chain.node.stop() }
+        try chain.fund(account1, wei: "2" + ether.dropFirst())
+        var home = try BatchHome()
+        defer { home.remove() }
+        home.environment["KCS_RPC_URL"] = chain.node.url
+        let r = try home.run("""
+            card.connect
+            card.init --pin "123456" --puk "987654321098" --pairing "evm pairing"
+            card.login "123456" --password "evm pairing"
+            card.load mnemonic "\(abandonAbout)" --name kc
+            use card
+            print "A", (derive "m/44'/60'/0'/0/1").address
+            let t0 = sign tx {"type": 0, "to": "\(payee)", "value": "0.1 ether"}
+            let s0 = eth.send $t0.raw --wait
+            let t1 = sign tx {"type": 1, "to": "\(payee)", "value": "0.2 ether", "accessList": []}
+            let s1 = eth.send $t1.raw --wait
+            let t2 = sign tx {"to": "\(payee)", "value": "0.3 ether"}
+            let s2 = eth.send $t2.raw --wait
+            print "S", hex(s0.hash), hex(s1.hash), hex(s2.hash)
+            print "K", t0.key, t0.verified, t1.verified, t2.verified, t2.type
+            print "H", len((history --kind transaction))
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("A", in: r.out) == [account1])
+        #expect(tagged("K", in: r.out) == ["kc true true true EIP-1559"])
+        #expect(tagged("H", in: r.out) == ["3"])
+        let hashes = try #require(tagged("S", in: r.out).first).split(separator: " ").map(String.init)
+        #expect(hashes.count == 3)
+        for (i, hash) in hashes.enumerated() {
+            let tx = try chain.transaction(hash)
+            #expect((tx["from"] as? String)?.lowercased() == account1.lowercased())
+            #expect(tx["nonce"] as? String == "0x\(i)")
+            #expect(tx["type"] as? String == "0x\(i)")
+            #expect(tx["value"] as? String == "0x" + String(UInt64(i + 1) * 100_000_000_000_000_000, radix: 16))
+            #expect(try chain.receipt(hash)?["status"] as? String == "0x1")
+        }
+        #expect(try chain.quantity("eth_getBalance", [payee, "latest"]) == 600_000_000_000_000_000)
+    }
+
+    /// HTTP errors, time-outs, refused connections, JSON-RPC errors and a missing node are
+    /// named; reads are retried, a send is not; the URL's path (an API key) is never echoed.
+    @Test func nodeFailures_areClearErrors_andASendIsNeverRepeated() throws {
+        let chain = try Chain()
+        defer { chain.node.stop() }
+        var home = try BatchHome()
+        defer { home.remove() }
+        let port = String(chain.node.url.split(separator: ":").last!)
+
+        home.environment["KCS_RPC_URL"] = chain.node.url + "/status/502?apikey=SECRETAPIKEY"
+        let http = try home.run("eth.chainId", name: "http.kcs")
+        #expect(http.code == 69)
+        #expect(http.err.contains("rpc: eth_chainId to http://127.0.0.1:\(port)/… failed with HTTP 502"), "\(http.err)")
+        #expect(!http.err.contains("SECRETAPIKEY"))
+
+        home.environment["KCS_RPC_URL"] = chain.node.url + "/hang"
+        home.environment["KCS_RPC_TIMEOUT"] = "1"
+        let slow = try home.run("eth.chainId", name: "slow.kcs")
+        #expect(slow.code == 69)
+        #expect(slow.err.contains("rpc: eth_chainId to http://127.0.0.1:\(port)/… got no answer within 1 s"), "\(slow.err)")
+        let send = try home.run("eth.send \(eip155Example)", name: "send.kcs")
+        #expect(send.code == 69)
+        #expect(send.err.contains("eth.send: not known whether the node took transaction 0x33469b22e9f636356c4160a87eb19df52b7412e8eac32a4a55ffe88ea8350788"), "\(send.err)")
+        let seen = try chain.requests()
+        #expect(seen.filter { $0 == "hang:eth_chainId" }.count == 3)  // the first try and two retries
+        #expect(seen.filter { $0 == "hang:eth_sendRawTransaction" }.count == 1)  // once, never again
+        home.environment["KCS_RPC_TIMEOUT"] = nil
+
+        home.environment["KCS_RPC_URL"] = "http://127.0.0.1:1"
+        let refused = try home.run("eth.gasPrice", name: "refused.kcs")
+        #expect(refused.code == 69)
+        #expect(refused.err.contains("rpc: eth_gasPrice could not reach http://127.0.0.1:1: connection refused"), "\(refused.err)")
+
+        home.environment["KCS_RPC_URL"] = chain.node.url
+        let rpcError = try home.run("""
+            try { eth.send \(eip155Example) } catch e { print "E", e.kind }
+            try { eth.node "ftp://example.com/key" } catch e { print "U", e.message }
+            print "C", eth.chainId() == (eth.node).chainId
+            import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name raw
+            use key raw
+            try { sign tx {"chainId": 1, "to": "\(payee)"} } catch e { print "M", e.kind }
+            print "O", (sign tx {"chainId": 1, "to": "\(payee)", "gas": 21000} --offline --dry-run).type
+            eth.send \(eip155Example)
+            """, name: "nodeerror.kcs")
+        #expect(rpcError.code == 70)
+        #expect(tagged("E", in: rpcError.out) == ["rpc.nodeError"])
+        #expect(tagged("U", in: rpcError.out) == ["rpc: expected an http:// or https:// node URL with a host, got \"ftp://example.com/…\""])
+        #expect(tagged("C", in: rpcError.out) == ["true"])
+        #expect(tagged("M", in: rpcError.out) == ["eth.command.chainMismatch"])
+        #expect(tagged("O", in: rpcError.out) == ["legacy"])
+        #expect(rpcError.err.contains("rpc: the node refused eth_sendRawTransaction: ValidationError"), "\(rpcError.err)")
+        #expect(rpcError.err.contains("cannot afford txn gas"), "\(rpcError.err)")
+
+        home.environment["KCS_RPC_URL"] = nil
+        let none = try home.run("eth.chainId", name: "none.kcs")
+        #expect(none.code == 70)
+        #expect(none.err.contains("eth.chainId: expected a node, got none (give --rpc URL, set KCS_RPC_URL, or run eth.node URL)"), "\(none.err)")
+    }
+}

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""A small Ethereum JSON-RPC endpoint over eth-tester + py-evm, for kcs's tests.
+
+Usage: evm_node.py [--port N]   (0, the default, picks a free port)
+
+Prints one line `listening http://127.0.0.1:PORT` once it accepts requests, then serves
+until killed. Every transaction is mined in its own block as soon as it arrives
+(eth-tester's auto-mining). Ten accounts are funded at genesis and unlocked, so the
+tests fund kcs-derived addresses with eth_sendTransaction from eth_accounts[0].
+
+Besides JSON-RPC 2.0 on POST / (single requests and batches), it serves:
+  GET  /api?module=account&action=txlist&address=A   an Etherscan-style transaction list
+  POST /status/CODE                                    answers with that HTTP status (error tests)
+  POST /hang                                           answers only after 30 s (time-out tests)
+  GET  /requests                                       the JSON-RPC methods received so far
+                                                       (those sent to /hang as "hang:METHOD")
+"""
+import argparse
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+from eth_tester import EthereumTester, PyEVMBackend
+from eth_tester.exceptions import TransactionNotFound, BlockNotFound
+
+PRIORITY_FEE = 10**9  # the tip eth_maxPriorityFeePerGas suggests: 1 gwei
+
+
+def camel(name):
+    head, *rest = name.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def to_rpc(value):
+    """eth-tester's Python values as JSON-RPC: ints as hex quantities, bytes as hex data."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return hex(value)
+    if isinstance(value, (bytes, bytearray)):
+        return "0x" + bytes(value).hex()
+    if isinstance(value, dict):
+        return {camel(k): to_rpc(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_rpc(v) for v in value]
+    return value
+
+
+def quantity(text, name):
+    if isinstance(text, int):
+        return text
+    if not isinstance(text, str) or not text.startswith("0x"):
+        raise RPCError(-32602, f"{name}: expected a hex quantity, got {text!r}")
+    return int(text, 16)
+
+
+def block_id(tag):
+    if tag in (None, "latest", "pending", "earliest", "safe", "finalized"):
+        return "latest" if tag in (None, "safe", "finalized") else tag
+    return quantity(tag, "block")
+
+
+class RPCError(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Node:
+    def __init__(self):
+        self.tester = EthereumTester(backend=PyEVMBackend())
+        self.lock = threading.Lock()
+        self.by_address = {}  # lower-case address -> [tx hash] in mining order
+        self.methods = []
+
+    def remember(self, tx_hash):
+        tx = self.tester.get_transaction_by_hash(tx_hash)
+        for who in (tx["from"], tx.get("to")):
+            if who:
+                self.by_address.setdefault(who.lower(), []).append(tx_hash)
+
+    def tx_request(self, params):
+        """A JSON-RPC transaction object as eth-tester's snake_case dict."""
+        out = {}
+        for key, value in params.items():
+            name = {"input": "data", "gasLimit": "gas"}.get(key, key)
+            snake = "".join("_" + c.lower() if c.isupper() else c for c in name)
+            if name in ("from", "to", "data"):
+                out[snake] = value
+            elif name == "accessList":
+                out["access_list"] = [
+                    {"address": e["address"], "storage_keys": e.get("storageKeys", [])} for e in value
+                ]
+            elif name == "type":
+                continue
+            else:
+                out[snake] = quantity(value, key)
+        return out
+
+    def call(self, method, params):
+        t = self.tester
+        self.methods.append(method)
+        if method == "eth_chainId":
+            return hex(t.backend.chain.chain_id)
+        if method == "net_version":
+            return str(t.backend.chain.chain_id)
+        if method == "eth_blockNumber":
+            return hex(t.get_block_by_number("latest")["number"])
+        if method == "eth_accounts":
+            return list(t.get_accounts())
+        if method == "eth_getBalance":
+            return hex(t.get_balance(params[0], block_id(params[1] if len(params) > 1 else None)))
+        if method == "eth_getTransactionCount":
+            return hex(t.get_nonce(params[0], block_id(params[1] if len(params) > 1 else None)))
+        if method == "eth_gasPrice":
+            return hex(t.get_block_by_number("pending")["base_fee_per_gas"] + PRIORITY_FEE)
+        if method == "eth_maxPriorityFeePerGas":
+            return hex(PRIORITY_FEE)
+        if method == "eth_getBlockByNumber":
+            try:
+                block = t.get_block_by_number(block_id(params[0]), bool(params[1]) if len(params) > 1 else False)
+            except BlockNotFound:
+                return None
+            return to_rpc(block)
+        if method == "eth_feeHistory":
+            count = quantity(params[0], "blockCount")
+            history = t.get_fee_history(count, block_id(params[1]), params[2] if len(params) > 2 else None)
+            return to_rpc(history)
+        if method == "eth_estimateGas":
+            return hex(t.estimate_gas(self.tx_request(params[0])))
+        if method == "eth_sendTransaction":
+            tx_hash = t.send_transaction(self.tx_request(params[0]))
+            self.remember(tx_hash)
+            return tx_hash
+        if method == "eth_sendRawTransaction":
+            tx_hash = t.send_raw_transaction(params[0])
+            self.remember(tx_hash)
+            return tx_hash
+        if method == "eth_getTransactionReceipt":
+            try:
+                return to_rpc(t.get_transaction_receipt(params[0]))
+            except TransactionNotFound:
+                return None
+        if method == "eth_getTransactionByHash":
+            try:
+                return to_rpc(t.get_transaction_by_hash(params[0]))
+            except TransactionNotFound:
+                return None
+        raise RPCError(-32601, f"the method {method} does not exist/is not available")
+
+    def handle(self, request):
+        rid = request.get("id") if isinstance(request, dict) else None
+        if not isinstance(request, dict) or request.get("jsonrpc") != "2.0" or "method" not in request:
+            return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32600, "message": "invalid request"}}
+        try:
+            with self.lock:
+                result = self.call(request["method"], request.get("params") or [])
+            return {"jsonrpc": "2.0", "id": rid, "result": result}
+        except RPCError as e:
+            return {"jsonrpc": "2.0", "id": rid, "error": {"code": e.code, "message": e.message}}
+        except Exception as e:  # what the EVM refused: bad signature, nonce, funds
+            return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": f"{type(e).__name__}: {e}"}}
+
+    def txlist(self, address):
+        rows = []
+        with self.lock:
+            for tx_hash in self.by_address.get(address.lower(), []):
+                tx = self.tester.get_transaction_by_hash(tx_hash)
+                rows.append({"hash": tx_hash, "blockNumber": str(tx["block_number"]), "from": tx["from"].lower(),
+                             "to": (tx.get("to") or "").lower(), "value": str(tx["value"]), "nonce": str(tx["nonce"])})
+        if rows:
+            return {"status": "1", "message": "OK", "result": rows}
+        return {"status": "0", "message": "No transactions found", "result": []}
+
+
+def serve(port):
+    node = Node()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def reply(self, status, body):
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            url = urlparse(self.path)
+            if url.path == "/requests":
+                return self.reply(200, node.methods)
+            query = parse_qs(url.query)
+            if url.path == "/api" and query.get("module") == ["account"] and query.get("action") == ["txlist"]:
+                return self.reply(200, node.txlist(query.get("address", [""])[0]))
+            self.reply(404, {"error": "not found"})
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length", "0"))
+            raw = self.rfile.read(length)
+            path = urlparse(self.path).path
+            if path.startswith("/status/"):
+                return self.reply(int(path.split("/")[2]), {"error": "as asked"})
+            if path == "/hang":
+                try:
+                    node.methods.append("hang:" + json.loads(raw).get("method", "?"))
+                except (ValueError, AttributeError):
+                    node.methods.append("hang:?")
+                time.sleep(30)
+                return self.reply(200, {})
+            try:
+                request = json.loads(raw)
+            except ValueError:
+                return self.reply(200, {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+            if isinstance(request, list):
+                return self.reply(200, [node.handle(r) for r in request])
+            self.reply(200, node.handle(request))
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    print(f"listening http://127.0.0.1:{server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    serve(parser.parse_args().port)
