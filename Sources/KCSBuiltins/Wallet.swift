@@ -6,5 +6,5 @@ import KCSRuntime
 
 extension Builtins {
     /// Every wallet builtin, in help order.
-    static let wallet: [Builtin] = mnemonic + hd
+    static let wallet: [Builtin] = mnemonic + hd + teaching
 }

@@ -18,7 +18,7 @@ import Testing
 
     @Test func commandNames_dottedAndBare() {
         #expect(complete("mnemonic.ch").candidates == ["mnemonic.check"])
-        #expect(complete("mnemonic.").candidates == ["mnemonic.check", "mnemonic.generate", "mnemonic.seed"])
+        #expect(complete("mnemonic.").candidates == ["mnemonic.check", "mnemonic.explain", "mnemonic.generate", "mnemonic.seed"])
         #expect(complete("key.re").candidates == ["key.rename", "key.reveal"])
         #expect(complete("key.re").commonPrefix == "key.re")
         #expect(complete("xk").commonPrefix == "xkey.")
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func optionsOfTheLinesCommand() {
-        #expect(complete("derive \"m/0\" --").candidates == ["--from"])
+        #expect(complete("derive \"m/0\" --").candidates == ["--from", "--reveal", "--trace"])
         #expect(complete("import.mnemonic $m --pre").candidates == ["--preset"])
         #expect(complete("len --").candidates == [])
     }
