@@ -76,8 +76,8 @@ let package = Package(
         // MARK: - Benchmarks (`make bench`; the C baseline is bench/c/bench.c)
         .executableTarget(
             name: "kcs-bench",
-            dependencies: ["WalletCore", "WalletCrypto", "WalletStore", "CardProtocol", "CardSimulator", "CardPCSC", "KCSRuntime",
-                           "KCSSyntax", "KCSBuiltins", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator", "CardPCSC",
+                           "KCSRuntime", "KCSSyntax", "KCSBuiltins", .product(name: "GRDB", package: "GRDB.swift")],
             path: "bench/KCSBench"),
 
         // MARK: - Test support and tests

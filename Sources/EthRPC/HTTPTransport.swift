@@ -9,6 +9,8 @@ public protocol HTTPTransport: Sendable {
     /// Posts `body` to `url` and returns the status and body. Throws `RPCError.timeout` or
     /// `.unreachable` (with `method` for the message) when there is no HTTP answer.
     func post(_ body: Data, to url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data)
+    /// A GET of `url` (an explorer's API), with the same errors.
+    func get(_ url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data)
 }
 
 /// HTTP over Foundation's URLSession (libcurl on Linux): https works, redirects are not followed
@@ -35,7 +37,17 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
+        return try perform(request, url: url, timeout: timeout, method: method)
+    }
 
+    public func get(_ url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data) {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout + 1)
+        request.httpMethod = "GET"
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        return try perform(request, url: url, timeout: timeout, method: method)
+    }
+
+    private func perform(_ request: URLRequest, url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data) {
         final class Box: @unchecked Sendable {
             var data: Data?
             var response: URLResponse?

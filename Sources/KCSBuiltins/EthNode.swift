@@ -54,7 +54,7 @@ extension Builtins {
             uintValue(try node(args, "eth.chainId").chainID())
         },
 
-        Builtin("eth.balance", params: [ParamSpec("address", .oneOf([.string, .bytes]), default: .null)],
+        Builtin("eth.balance", params: [ParamSpec("address", .oneOf([.string, .bytes, .domain("address")]), default: .null)],
                 options: [rpcOption, OptionSpec("block", .string, "latest (default), pending, earliest or a block number")],
                 summary: "An address's balance (default: the active key's): {address, wei, ether, block}.",
                 example: "eth.balance 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
@@ -66,7 +66,7 @@ extension Builtins {
                                   ("ether", .string(EthereumUnits.format(wei, unit: "ether"))), ("block", .string(block))]))
         },
 
-        Builtin("eth.nonce", params: [ParamSpec("address", .oneOf([.string, .bytes]), default: .null)],
+        Builtin("eth.nonce", params: [ParamSpec("address", .oneOf([.string, .bytes, .domain("address")]), default: .null)],
                 options: [rpcOption, OptionSpec("block", .string, "pending (default: the next nonce), latest, or a block number")],
                 summary: "The transaction count of an address (default: the active key's), i.e. its next nonce.",
                 example: "eth.nonce 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in

@@ -118,7 +118,7 @@ extension Builtins {
                 options: [
                     OptionSpec("message", .oneOf([.string, .bytes]), "verify an EIP-191 message instead of a digest (then the one argument is the signature)"),
                     OptionSpec("typed", .oneOf([.string, .map]), "verify EIP-712 typed data (a JSON file or a map) instead of a digest"),
-                    OptionSpec("address", .oneOf([.string, .bytes]), "the address that should have signed"),
+                    OptionSpec("address", .oneOf([.string, .bytes, .domain("address")]), "the address that should have signed"),
                     OptionSpec("public-key", .bytes, "the public key that should have signed (33 or 65 bytes)"),
                     OptionSpec("allow-high-s", nil, "accept a high-S (malleable, pre-EIP-2) signature"),
                 ],
@@ -225,6 +225,7 @@ extension Builtins {
         switch value {
         case .bytes(let b): try EthereumAddress(bytes: b)
         case .string(let s): try EthereumAddress(s)
+        case .domain(let d): try EthereumAddress(d.text)  // an address value from derive or key.show
         default: try EthereumAddress("")
         }
     }

@@ -492,15 +492,7 @@ extension Builtins {
                 throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
             }
             let parent = try store.read { tx in try tx.key(id: parentID) }
-            let secret = try store.openSecret(named: parent.name)
-            let seed: Secret
-            switch secret.kind {
-            case .mnemonic:
-                let m = try Mnemonic(phrase: secret.payload)
-                seed = try secret.passphrase.map { p throws(MnemonicError) in try m.seed(passphrase: p) } ?? m.seed()
-            default:
-                seed = secret.payload
-            }
+            let seed = try seed(of: store.openSecret(named: parent.name))
             guard let key = try ExtendedKey.master(seed: seed).derive(path).privateKey else {
                 throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
             }
@@ -508,6 +500,13 @@ extension Builtins {
         default:
             throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
         }
+    }
+
+    /// The BIP-32 seed of an HD-MASTER's sealed secret: a mnemonic (with its passphrase) or a seed.
+    static func seed(of secret: KeySecret) throws -> Secret {
+        guard secret.kind == .mnemonic else { return secret.payload }
+        let m = try Mnemonic(phrase: secret.payload)
+        return try secret.passphrase.map { p throws(MnemonicError) in try m.seed(passphrase: p) } ?? m.seed()
     }
 
     /// A private key argument: `0x` + 32 bytes (text or bytes), WIF text, or a secret of either.

@@ -11,7 +11,7 @@ public enum Builtins {
     /// The namespace tables, in help order (one place to add a namespace).
     static var tables: [Builtin] {
         core + input + wallet + keyStore + keystoreFiles + rotation + cardConnection + cardAccess + cardKeys + ethSigning
-            + ethNode
+            + ethNode + discovery
     }
 
     /// The registry the interpreter and the console use.

@@ -265,15 +265,7 @@ extension Builtins {
         }
         let store = try session.unlockedStore(for: c)
         let parent = try store.read { tx in try tx.key(id: parentID) }
-        let secret = try store.openSecret(named: parent.name)
-        let seed: Secret
-        switch secret.kind {
-        case .mnemonic:
-            let m = try Mnemonic(phrase: secret.payload)
-            seed = try secret.passphrase.map { p throws(MnemonicError) in try m.seed(passphrase: p) } ?? m.seed()
-        default:
-            seed = secret.payload
-        }
+        let seed = try seed(of: store.openSecret(named: parent.name))
         let full = path.isAbsolute ? path : own.appending(path)
         return (DeriveStart(key: try ExtendedKey.master(seed: seed), path: DerivationPath(absolute: true, []), seed: seed),
                 full)

@@ -47,6 +47,13 @@ public final class ConsoleHost: ScriptHost {
         return readLine(strippingNewline: true)
     }
 
+    /// A progress line on standard error, redrawn in place on a terminal; nil ends it.
+    public func progress(_ text: String?) {
+        guard isInteractive else { return }
+        let line = text.map { "\r\u{1B}[K" + $0 } ?? "\r\u{1B}[K"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
     /// Progress on standard error where a person can see it.
     public func status(_ text: String) {
         guard isInteractive else { return }

@@ -46,6 +46,10 @@ public protocol ScriptHost: AnyObject {
     /// by default and in batch runs.
     func status(_ text: String)
 
+    /// Redraws a one-line progress display (a bar) where a person can see it; nil ends it.
+    /// A no-op by default and in batch runs.
+    func progress(_ text: String?)
+
     /// The session builtins work in (see `BuiltinContext`); nil by default.
     var context: (any BuiltinContext)? { get }
 }
@@ -55,5 +59,6 @@ extension ScriptHost {
     public var now: Date { Date() }
     public func ask(prompt: String) -> String? { nil }
     public func status(_ text: String) {}
+    public func progress(_ text: String?) {}
     public var context: (any BuiltinContext)? { nil }
 }

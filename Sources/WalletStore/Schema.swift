@@ -113,6 +113,33 @@ enum Schema {
                 WHERE state NOT IN ('completed', 'rolled-back');
             CREATE INDEX rotations_by_new_key ON rotations(new_key_id);
             """),
+        // BIP44 account discovery (issue 8): used addresses, public data only. An owner is a
+        // stored key (key_id, rows go with the key) or a card (card_uid, no foreign key):
+        // exactly one of the two is set. Uniqueness per owner is two partial indexes,
+        // because a UNIQUE over a NULL column would never fire.
+        ("v1-discovered-addresses", """
+            CREATE TABLE discovered_addresses (
+                id            INTEGER PRIMARY KEY,
+                key_id        INTEGER REFERENCES keys(id) ON DELETE CASCADE,
+                card_uid      TEXT CHECK (card_uid IS NULL
+                                          OR (length(card_uid) = 32 AND card_uid NOT GLOB '*[^0-9a-f]*')),
+                owner_name    TEXT NOT NULL CHECK (length(owner_name) BETWEEN 1 AND 64),
+                coin_type     INTEGER NOT NULL CHECK (coin_type BETWEEN 0 AND 2147483647),
+                account       INTEGER NOT NULL CHECK (account BETWEEN 0 AND 2147483647),
+                change        INTEGER NOT NULL CHECK (change BETWEEN 0 AND 2147483647),
+                address_index INTEGER NOT NULL CHECK (address_index BETWEEN 0 AND 2147483647),
+                path          TEXT NOT NULL,
+                address       TEXT NOT NULL COLLATE NOCASE CHECK (length(address) = 42),
+                public_key    BLOB NOT NULL CHECK (length(public_key) = 33),
+                discovered_at INTEGER NOT NULL,
+                CHECK ((key_id IS NULL) <> (card_uid IS NULL))
+            );
+            CREATE UNIQUE INDEX discovered_by_key
+                ON discovered_addresses(key_id, coin_type, account, change, address_index) WHERE key_id IS NOT NULL;
+            CREATE UNIQUE INDEX discovered_by_card
+                ON discovered_addresses(card_uid, coin_type, account, change, address_index) WHERE card_uid IS NOT NULL;
+            CREATE INDEX discovered_by_address ON discovered_addresses(address);
+            """),
     ]
 
     /// A migrator with every migration registered. Foreign keys are checked after each

@@ -106,6 +106,11 @@ public enum StoreError: WalletError, Equatable {
     /// A setting key that is empty or too long.
     case invalidSetting(key: String, reason: String)
 
+    // MARK: account discovery
+
+    /// A discovery result with a field out of its domain; `field` names it, e.g. `addresses[2].path`.
+    case invalidDiscovery(field: String, reason: String)
+
     /// Stable identifier, e.g. `store.duplicateName`.
     public var id: String {
         switch self {
@@ -145,6 +150,7 @@ public enum StoreError: WalletError, Equatable {
         case .invalidHistory: "store.invalidHistory"
         case .invalidQuery: "store.invalidQuery"
         case .invalidSetting: "store.invalidSetting"
+        case .invalidDiscovery: "store.invalidDiscovery"
         }
     }
 
@@ -230,6 +236,8 @@ public enum StoreError: WalletError, Equatable {
             "history query \(field) \(reason)"
         case .invalidSetting(let key, let reason):
             "setting name \(Self.quote(key)) \(reason)"
+        case .invalidDiscovery(let field, let reason):
+            "discovery field \(field) \(reason)"
         }
     }
 

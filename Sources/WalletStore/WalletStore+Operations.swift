@@ -164,6 +164,26 @@ extension WalletStore {
         try perform { try $0.deletePairing(instanceUID: instanceUID) }
     }
 
+    // MARK: - Account discovery
+
+    /// Replaces, in one transaction, every stored row of `owner` for `coinType` with
+    /// `addresses`. See `StoreTransaction.saveDiscovery`.
+    @discardableResult
+    public func saveDiscovery(owner: DiscoveryOwner, ownerName: String, coinType: UInt32,
+                              addresses: [DiscoveredAddress]) throws(StoreError) -> [DiscoveredAccountRecord] {
+        try perform { try $0.saveDiscovery(owner: owner, ownerName: ownerName, coinType: coinType, addresses: addresses) }
+    }
+
+    /// Every discovered address, or those of `owner`. See `StoreTransaction.discoveredAddresses`.
+    public func discoveredAddresses(owner: DiscoveryOwner? = nil) throws(StoreError) -> [DiscoveredAccountRecord] {
+        try fetch { try $0.discoveredAddresses(owner: owner) }
+    }
+
+    /// The discovered rows of `address`, ignoring case. See `StoreTransaction.discovered(address:)`.
+    public func discovered(address: String) throws(StoreError) -> [DiscoveredAccountRecord] {
+        try fetch { try $0.discovered(address: address) }
+    }
+
     // MARK: - Rotation
 
     /// Begins a rotation.

@@ -26,7 +26,7 @@ import Testing
 
     @Test func variablesKeywordsAndStoredKeyNames() {
         #expect(complete("print wi").candidates == ["window"])
-        #expect(complete("let x = wa").candidates == ["wallet"])
+        #expect(complete("let x = wa").candidates == ["wallet", "wallet.discover", "wallet.select"])
         #expect(complete("whi").candidates == ["while"])
         #expect(complete("key.show sa").candidates == ["savings"])
     }

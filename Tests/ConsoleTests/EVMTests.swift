@@ -225,3 +225,98 @@ struct EVMTests {
         #expect(none.err.contains("eth.chainId: expected a node, got none (give --rpc URL, set KCS_RPC_URL, or run eth.node URL)"), "\(none.err)")
     }
 }
+
+/// Issue 8 §1 on the py-evm node: history at indexes 0, 1, 5 and 27 of account 0 and index 0
+/// of account 1 (each funded with 1 gwei, so each has a balance). Gap 20 finds {0, 1, 5} and
+/// then account 1; gap 25 also finds 27. The same through the simulated card, whose accounts
+/// come from one EXPORT KEY (extended public) each.
+@Suite("Account discovery against a py-evm node")
+struct DiscoveryEVMTests {
+    static let used = [(0, 0), (0, 1), (0, 5), (0, 27), (1, 0)]
+
+    /// Starts a node and funds the used addresses (derived by kcs itself).
+    fileprivate static func fundedChain(_ home: BatchHome) throws -> Chain {
+        let chain = try Chain()
+        let paths = used.map { "m/44'/60'/\($0.0)'/0/\($0.1)" }
+        let r = try home.run("""
+            let root = hd.master "\(abandonAbout)"
+            \(paths.map { "print \"A\", (derive \"\($0)\" --from $root).address" }.joined(separator: "\n"))
+            """, name: "addresses.kcs")
+        let addresses = tagged("A", in: r.out)
+        #expect(addresses.count == used.count, "\(r.err)")
+        #expect(addresses.first == account0)
+        for a in addresses { try chain.fund(a, wei: "1000000000") }
+        return chain
+    }
+
+    @Test func softwareKey_gap20FindsThreeThenAccount1_gap25AlsoFinds27() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        let chain = try Self.fundedChain(home)
+        defer { chain.node.stop() }
+        home.environment["KCS_RPC_URL"] = chain.node.url
+        let r = try home.run("""
+            import mnemonic "\(abandonAbout)" --name demo
+            use key demo-0
+            for row in wallet.discover() { print "G20", row.account, row.index }
+            for row in (wallet.discover --gap 25) { print "G25", row.account, row.index, row.path }
+            print "N", len(accounts())
+            let s = wallet.select "0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0"
+            print "SEL", s.path, s.signer
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("G20", in: r.out) == ["0 0", "0 1", "0 5", "1 0"])
+        #expect(tagged("G25", in: r.out) == ["0 0 m/44'/60'/0'/0/0", "0 1 m/44'/60'/0'/0/1", "0 5 m/44'/60'/0'/0/5",
+                                             "0 27 m/44'/60'/0'/0/27", "1 0 m/44'/60'/1'/0/0"])
+        #expect(tagged("N", in: r.out) == ["5"])  // the second discovery replaced the first
+        #expect(tagged("SEL", in: r.out) == ["m/44'/60'/0'/0/1 software"])
+        // Gap 20: account 0 checks 0…25 (20 after index 5), account 1 checks 0…20, account 2 checks 0…19.
+        let balanceCalls = try chain.requests().filter { $0 == "eth_getBalance" }.count
+        #expect(balanceCalls == 26 + 21 + 20 + (53 + 26 + 25))  // then gap 25: 0…52, 0…25, 0…24
+    }
+
+    /// The Etherscan-style source (the shim's txlist), as the Keycard app used: same answer;
+    /// the API key goes in the query and never into an error message.
+    @Test func explorer_txlist_findsTheSameAccounts() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        let chain = try Self.fundedChain(home)
+        defer { chain.node.stop() }
+        let r = try home.run("""
+            import mnemonic "\(abandonAbout)" --name demo
+            for row in (wallet.discover --key demo --explorer "\(chain.node.url)/api" --api-key KEY123) { print "EX", row.account, row.index }
+            try { wallet.discover --key demo --explorer "\(chain.node.url)/nothing" --api-key KEY123 } catch e { print "ERR", e.kind, e.message }
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("EX", in: r.out) == ["0 0", "0 1", "0 5", "1 0"])
+        let port = String(chain.node.url.split(separator: ":").last!)
+        #expect(tagged("ERR", in: r.out) == ["rpc.http rpc: txlist to http://127.0.0.1:\(port)/… failed with HTTP 404: {\"error\": \"not found\"}"])
+        #expect(!r.out.contains("KEY123"))
+    }
+
+    @Test func simulatedCard_sameAccounts_oneExportPerAccount() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        let chain = try Self.fundedChain(home)
+        defer { chain.node.stop() }
+        home.environment["KCS_RPC_URL"] = chain.node.url
+        let r = try home.run("""
+            card.connect
+            card.init --pin "123456" --puk "987654321098" --pairing "discovery pairing"
+            card.login "123456" --password "discovery pairing"
+            card.load mnemonic "\(abandonAbout)" --name kc
+            use card
+            let before = card.path()
+            for row in wallet.discover() { print "G20", row.account, row.index }
+            print "P", card.path() == before
+            let s = wallet.select "0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0"
+            print "SEL", s.path, s.signer, card.path()
+            print "SIG", (sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8).signer
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("G20", in: r.out) == ["0 0", "0 1", "0 5", "1 0"])
+        #expect(tagged("P", in: r.out) == ["true"])  // exports do not move the current path
+        #expect(tagged("SEL", in: r.out) == ["m/44'/60'/0'/0/1 card m/44'/60'/0'/0/1"])
+        #expect(tagged("SIG", in: r.out) == [account1])
+    }
+}

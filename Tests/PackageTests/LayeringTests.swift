@@ -20,7 +20,7 @@ private let allowed: [String: Set<String>] = [
     "KCSConsole": ["KCSBuiltins", "KCSRuntime", "KCSSyntax", "CEditLine"],
     "kcs": ["KCSConsole", "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC", "ArgumentParser"],
     "KCSTestSupport": ["WalletCrypto", "CardProtocol", "CardSimulator"],
-    "kcs-bench": ["WalletCore", "WalletCrypto", "WalletStore", "CardProtocol", "CardSimulator", "CardPCSC", "KCSRuntime",
+    "kcs-bench": ["WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator", "CardPCSC", "KCSRuntime",
                   "KCSSyntax", "KCSBuiltins", "GRDB"],
 ]
 

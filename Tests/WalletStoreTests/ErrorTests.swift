@@ -22,6 +22,7 @@ struct ErrorTests {
         .rotationState(id: 1, step: "complete", expected: [.backedUp], actual: .started),
         .notRotatable(name: "a", reason: "r"), .invalidHistory(field: "digest", reason: "r"),
         .invalidQuery(field: "limit", reason: "r"), .invalidSetting(key: "", reason: "r"),
+        .invalidDiscovery(field: "addresses[0].path", reason: "r"),
     ]
 
     @Test func ids_areUniqueAndNamespaced() {

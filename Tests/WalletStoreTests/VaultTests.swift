@@ -11,7 +11,7 @@ import WalletCrypto
 private func snapshot(_ store: WalletStore) throws -> [String] {
     try store.queue.read { db in
         var out: [String] = []
-        for table in ["vault", "keys", "secrets", "pairings", "history", "rotations", "settings"] {
+        for table in ["vault", "keys", "secrets", "pairings", "history", "rotations", "settings", "discovered_addresses"] {
             for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1") { out.append("\(table): \(row)") }
         }
         return out

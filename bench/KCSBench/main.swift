@@ -1,6 +1,6 @@
 // kcs-bench: throughput figures for `make bench` (bench/run prints them next to the C
 // baseline from bench/c/bench.c, which does the same work straight on the C libraries).
-// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|lang|card|card-pcsc|store]
+// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|lang|card|card-pcsc|store|eth|discovery]
 // Output: one line per figure, "name ops_per_second" (scrypt-rss: "rss_mib N").
 import Foundation
 import WalletCore
@@ -86,3 +86,5 @@ if what == "scrypt-rss" {
     getrusage(RUSAGE_SELF.rawValue, &usage)
     report("rss_mib", Double(usage.ru_maxrss) / 1024)
 }
+
+if all || what == "discovery" { try DiscoveryBench.run() }

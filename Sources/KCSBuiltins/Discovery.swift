@@ -1,0 +1,243 @@
+import CardProtocol
+import EthRPC
+import Foundation
+import KCSRuntime
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+// Account discovery (issue 8 §1, the Keycard app's Wallet screen): BIP-44 accounts of a
+// software HD key or of the card, scanned with a gap limit against a node, an explorer or an
+// offline list of used addresses. The card exports each account's extended public key once;
+// every address is derived on the host. Results are stored; `accounts` lists them and
+// `wallet.select ADDRESS` makes one the active signer.
+
+extension Builtins {
+    static let discovery: [Builtin] = [
+        Builtin("wallet.discover",
+                options: [
+                    OptionSpec("coin", .string, "ETH (default) or ETC: the SLIP-44 coin type of m/44'/coin'/…"),
+                    OptionSpec("gap", .int, "unused addresses in a row that end an account (default 20)"),
+                    OptionSpec("max-accounts", .int, "stop after this many accounts (default 20)"),
+                    OptionSpec("key", .string, "discover under this stored HD key instead of the active signer"),
+                    OptionSpec("card", nil, "discover on the connected card (the default when the card is the active signer)"),
+                    rpcOption,
+                    OptionSpec("explorer", .string, "an Etherscan-compatible API URL (its txlist) instead of a node"),
+                    OptionSpec("api-key", .string, "the explorer's API key"),
+                    OptionSpec("used", .oneOf([.list, .string]), "offline: the used addresses, as a list or a file with one per line"),
+                ],
+                summary: "BIP-44 account discovery with a gap limit: the used addresses of account 0, 1, … until an account has none; stored for `accounts` and `wallet.select`.",
+                example: "wallet.discover --gap 20") { args in
+            try discover(args)
+        },
+
+        Builtin("accounts", options: [OptionSpec("json", nil, "JSON text instead of a table")],
+                summary: "The addresses discovery found, by owner (key or card), coin, account and index.",
+                example: "accounts") { args in
+            let c = "accounts"
+            let rows = try args.session(c).store(for: c).discoveredAddresses()
+            let values: [Value] = rows.enumerated().map { n, r in
+                .map(ValueMap([
+                    ("#", .int(n + 1)), ("owner", .string(r.ownerName)), ("coin", .int(Int(r.coinType))),
+                    ("account", .int(Int(r.account))), ("index", .int(Int(r.index))), ("path", .string(r.path.description)),
+                    ("address", .string(r.address)),
+                ]))
+            }
+            if args.flag("json") { return .string(Value.list(values).json) }
+            return .list(values)
+        },
+
+        Builtin("wallet.select", params: [ParamSpec("address", .oneOf([.string, .bytes, .domain("address")]))],
+                summary: "Makes a discovered address the active signer: on the card, derives to its path; for a software key, its HD-CHILD key (added if missing).",
+                example: "wallet.select 0x9858EfFD232B4033E47d90003D41EC34EcaEda94") { args in
+            try select(args)
+        },
+    ]
+
+    // MARK: - Discovery
+
+    static func discover(_ args: CallArguments) throws -> Value {
+        let c = "wallet.discover"
+        let session = try args.session(c)
+        let gap = try args.integer("gap").map { try smallInt($0, c, "--gap", in: 1...1000) } ?? 20
+        let maxAccounts = try args.integer("max-accounts").map { try smallInt($0, c, "--max-accounts", in: 1...1000) } ?? 20
+        let coin = try discoveryCoin(args.string("coin"), c)
+        let history = try historySource(args, session, c)
+
+        // Whose accounts: the card (asked, or the active signer), else a software HD key.
+        let activeRecord = try session.activeKey.flatMap { try session.existingStore()?.findKey(named: $0) }
+        let useCard = args.flag("card") || (args.string("key") == nil && activeRecord?.kind == .card)
+        if useCard && args.string("key") != nil {
+            throw BuiltinError.optionNotApplicable(command: c, option: "card", reason: "it discovers on the card; drop --key")
+        }
+        let owner: DiscoveryOwner
+        let ownerName: String
+        let externalChain: (UInt32) throws -> ExtendedKey
+        if useCard {
+            let card = try session.requireLoggedIn(c)
+            owner = .card(instanceUID: card.instanceUID)
+            ownerName = try cardRecords(session.store(for: c), card).last?.name ?? "card-" + card.shortUID
+            externalChain = { a in
+                // One EXPORT KEY (extended public) per account, without moving the current path.
+                let path = try CardKeyPath(source: .master, components: [
+                    ChildIndex(44, hardened: true), ChildIndex(coin.index, hardened: true), ChildIndex(a, hardened: true)])
+                let exported = try card.commands.exportKey(.derive(path), kind: .extendedPublicKey)
+                guard let chainCode = exported.chainCode else {
+                    throw CardError.malformedResponse(command: .exportKey, detail: "no chain code in the extended public key")
+                }
+                return try ExtendedKey(publicKey: exported.publicKey, chainCode: chainCode, depth: 3)
+                    .derive(ChildIndex(0, hardened: false))
+            }
+        } else {
+            guard let name = args.string("key") ?? session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
+            let (master, root) = try softwareMaster(named: name, session: session, c)
+            owner = .key(id: master.id)
+            ownerName = master.name
+            externalChain = { a in
+                try root.derive(DerivationPath(absolute: true, [
+                    ChildIndex(44, hardened: true), ChildIndex(coin.index, hardened: true), ChildIndex(a, hardened: true),
+                    ChildIndex(0, hardened: false)]))
+            }
+        }
+
+        let host = session.host
+        let found = try AccountDiscovery.run(externalChain: externalChain, history: history, gap: gap, maxAccounts: maxAccounts) { p in
+            host?.progress(progressBar(p, gap: gap))
+        }
+        host?.progress(nil)
+        let rows = found.flatMap(\.used).map { u in
+            DiscoveredAddress(coinType: coin.index, account: u.account, change: 0, index: u.index,
+                              path: DerivationPath(absolute: true, [
+                                ChildIndex(44, hardened: true), ChildIndex(coin.index, hardened: true),
+                                ChildIndex(u.account, hardened: true), ChildIndex(0, hardened: false), ChildIndex(u.index, hardened: false)]),
+                              address: u.address.checksummed, publicKey: u.publicKey.compressed)
+        }
+        let records = try session.store(for: c).saveDiscovery(owner: owner, ownerName: ownerName, coinType: coin.index, addresses: rows)
+        let checked = found.reduce(0) { $0 + $1.checked } + gap  // the empty account that ended the scan
+        host?.status("checked \(checked) addresses: \(records.count) used in \(found.count) account\(found.count == 1 ? "" : "s")")
+        return .list(records.map { r in
+            .map(ValueMap([("account", .int(Int(r.account))), ("index", .int(Int(r.index))),
+                           ("path", .string(r.path.description)), ("address", .string(r.address))]))
+        })
+    }
+
+    /// A one-line bar: accounts scanned, addresses checked, used found.
+    static func progressBar(_ p: DiscoveryProgress, gap: Int) -> String {
+        let width = 20
+        let filled = min(width, p.checked % (width + 1))
+        return "discovering [" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+            + "] account \(p.account), \(p.checked) addresses checked, \(p.accounts) accounts, \(p.used) used"
+    }
+
+    static func discoveryCoin(_ text: String?, _ c: String) throws -> SLIP44.Coin {
+        let coin = try text.map { t in try UInt32(t).map { try SLIP44.coin(index: $0) } ?? SLIP44.coin(symbol: t.uppercased()) }
+            ?? SLIP44.coin(symbol: "ETH")
+        guard coin.index == 60 || coin.index == 61 else {
+            throw BuiltinError.outOfRange(command: c, name: "--coin", expected: "ETH or ETC (discovery checks Ethereum addresses)",
+                                          got: coin.description)
+        }
+        return coin
+    }
+
+    /// --used (offline list), --explorer, or the node (this command's --rpc or the session's).
+    static func historySource(_ args: CallArguments, _ session: Session, _ c: String) throws -> any AddressHistory {
+        let chosen = [args.value("used") != nil, args.value("explorer") != nil, args.value("rpc") != nil].filter { $0 }.count
+        if chosen > 1 {
+            throw BuiltinError.outOfRange(command: c, name: "the history source", expected: "one of --used, --explorer and --rpc",
+                                          got: "\(chosen) of them")
+        }
+        if args.value("api-key") != nil && args.value("explorer") == nil {
+            throw BuiltinError.optionNotApplicable(command: c, option: "api-key", reason: "it goes with --explorer URL")
+        }
+        switch args.value("used") {
+        case .list(let items)?:
+            return AddressListHistory(try items.map(addressArgument))
+        case .string(let path)?:
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw BuiltinError.outOfRange(command: c, name: "--used", expected: "a list of addresses or a readable file",
+                                              got: "\"\(path)\"")
+            }
+            var addresses: [EthereumAddress] = []
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let t = line.trimmingCharacters(in: .whitespaces)
+                if t.isEmpty || t.hasPrefix("#") { continue }
+                do { addresses.append(try EthereumAddress(t)) } catch {
+                    throw BuiltinError.outOfRange(command: c, name: "--used \(path):\(n + 1)", expected: "an address", got: "\"\(t)\"")
+                }
+            }
+            return AddressListHistory(addresses)
+        default: break
+        }
+        if let url = args.string("explorer") {
+            return try ExplorerHistory(url: url, apiKey: args.string("api-key"), timeout: session.rpcTimeout)
+        }
+        guard let node = try optionalNode(args, c) else {
+            throw RPCError.noNode(command: c + " (or give --used LIST or --explorer URL)")
+        }
+        return NodeHistory(node: node)
+    }
+
+    /// The HD-MASTER behind a software HD key (itself, or an HD-CHILD's parent) and its root key.
+    static func softwareMaster(named name: String, session: Session, _ c: String) throws -> (KeyRecord, ExtendedKey) {
+        let store = try session.store(for: c)
+        var record = try store.key(named: name)
+        if record.kind == .hdChild, let parentID = record.parentID {
+            record = try store.read { tx in try tx.key(id: parentID) }
+        }
+        guard record.kind == .hdMaster, record.storage == .software else {
+            throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
+        }
+        let seed = try seed(of: session.unlockedStore(for: c).openSecret(named: record.name))
+        return (record, try ExtendedKey.master(seed: seed))
+    }
+
+    // MARK: - Selecting a discovered address
+
+    static func select(_ args: CallArguments) throws -> Value {
+        let c = "wallet.select"
+        let session = try args.session(c)
+        let address = try addressArgument(args.value("address") ?? .null)
+        let store = try session.store(for: c)
+        var rows = try store.discovered(address: address.checksummed)
+        guard !rows.isEmpty else {
+            throw BuiltinError.outOfRange(command: c, name: "address", expected: "an address wallet.discover found (see accounts)",
+                                          got: address.checksummed)
+        }
+        // Found under several owners (the same mnemonic on the card and in software): prefer
+        // the connected card, then the first.
+        if rows.count > 1, let card = session.card, let onCard = rows.first(where: { $0.owner == .card(instanceUID: card.instanceUID) }) {
+            rows = [onCard]
+        }
+        let row = rows[0]
+        switch row.owner {
+        case .card(let uid):
+            let card = try session.requireLoggedIn(c)
+            guard card.instanceUID == uid else {
+                throw CardKeyError.otherCard(command: c, name: row.ownerName, keyCard: String(uid.prefix(8)), connected: card.shortUID)
+            }
+            let current = try card.commands.getKeyPath().components
+            try deriveOnCard(card, shortestPath(to: row.path.components, from: current), c)
+            let key = try card.commands.exportKey(.current, kind: .publicKey).publicKey
+            guard EthereumAddress(publicKey: key) == address else {
+                throw CardError.malformedResponse(command: .exportKey, detail: "the card's key at \(row.path) is not \(address.checksummed)")
+            }
+            let record = try recordCardKey(session, card, keyUID: nil, source: .card, name: nil, c).record
+            session.activeKey = record.name
+            return .map(ValueMap([("address", .string(address.checksummed)), ("path", .string(row.path.description)),
+                                  ("key", .string(record.name)), ("signer", .string("card"))]))
+        case .key(let id):
+            let record: KeyRecord = try store.write { tx in
+                let master = try tx.key(id: id)
+                if let existing = try tx.keys(includeRetired: false).first(where: {
+                    $0.kind == .hdChild && $0.parentID == id && $0.path == row.path
+                }) { return existing }
+                return try tx.addKey(NewKey(kind: .hdChild, source: .mnemonic, storage: .software,
+                                            publicKey: try PublicKey(bytes: row.publicKey), address: row.address,
+                                            path: row.path, parentID: master.id, preset: "bip44"))
+            }
+            session.activeKey = record.name
+            return .map(ValueMap([("address", .string(address.checksummed)), ("path", .string(row.path.description)),
+                                  ("key", .string(record.name)), ("signer", .string("software"))]))
+        }
+    }
+}
