@@ -1,3 +1,4 @@
+import CardProtocol
 import Foundation
 import KCSRuntime
 import WalletCore
@@ -96,12 +97,17 @@ extension Builtins {
                     OptionSpec("mnemonic", mnemonicType, "the phrase whose paths are searched", secret: true),
                     OptionSpec("max-index", .int, "the largest index and account tried (default 20, at most 100)"),
                     OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true),
+                    OptionSpec("card", nil, "search the connected card's key instead (one xpub EXPORT per hardened node)"),
                 ],
-                summary: "Names the path that made an address: searches the presets and accounts × indexes 0…N offline.",
+                summary: "Names the path that made an address: searches the presets and accounts × indexes 0…N offline (a mnemonic, or the card).",
                 example: "path.find 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 --mnemonic $m") { args in
             let c = "path.find"
-            guard args.value("mnemonic") != nil else { throw TeachingError.needsMnemonic(command: c) }
-            let m = try parseMnemonic(args.value("mnemonic"), language: nil, c)
+            let onCard = args.flag("card")
+            if onCard, args.value("mnemonic") != nil || args.value("passphrase") != nil {
+                throw BuiltinError.optionNotApplicable(command: c, option: "card",
+                                                      reason: "it searches the card's key; drop --mnemonic and --passphrase")
+            }
+            guard onCard || args.value("mnemonic") != nil else { throw TeachingError.needsMnemonic(command: c) }
             let limit = Int(PathSearch.maxIndexLimit)
             let maxIndex = try args.integer("max-index").map { try smallInt($0, c, "--max-index", in: 0...limit) } ?? 20
             let target: PathSearch.Target
@@ -115,8 +121,24 @@ extension Builtins {
             default:
                 throw ArgumentError.missing(command: c, position: 1, name: "address", type: .string)
             }
-            let master = try ExtendedKey.master(seed: seed(m, args, c))
-            let outcome = try PathSearch.search(target, master: master, maxIndex: UInt32(maxIndex))
+            let outcome: PathSearch.Outcome
+            if onCard {
+                // The card keeps its private key: each hardened node's xpub is exported once
+                // (without moving the current path) and the normal levels are derived here.
+                let card = try args.session(c).requireLoggedIn(c)
+                outcome = try PathSearch.search(target, maxIndex: UInt32(maxIndex)) { path in
+                    let exported = try card.commands.exportKey(
+                        .derive(try CardKeyPath(source: .master, components: path.components)), kind: .extendedPublicKey)
+                    guard let chainCode = exported.chainCode else {
+                        throw CardError.malformedResponse(command: .exportKey, detail: "no chain code in the extended public key")
+                    }
+                    return try ExtendedKey(publicKey: exported.publicKey, chainCode: chainCode, depth: UInt8(path.components.count))
+                }
+            } else {
+                let m = try parseMnemonic(args.value("mnemonic"), language: nil, c)
+                let master = try ExtendedKey.master(seed: seed(m, args, c))
+                outcome = try PathSearch.search(target, master: master, maxIndex: UInt32(maxIndex))
+            }
             guard let path = outcome.path else {
                 throw TeachingError.addressNotFound(command: c, address: target.description, searched: outcome.searched,
                                                    presets: outcome.presets.map(\.name), grid: outcome.grid,
@@ -614,7 +636,7 @@ public enum TeachingError: WalletError, Equatable {
         case .secretNeedsReveal(let c, let argument, let shows):
             "\(c): \(argument) is a secret value and explaining it shows \(shows); add --reveal to show them"
         case .needsMnemonic(let c):
-            "\(c): --mnemonic is needed: the phrase whose derivation paths are searched"
+            "\(c): --mnemonic is needed (the phrase whose derivation paths are searched), or --card"
         case .notAnAddress(let c, let given):
             "\(c): argument 1 (address) must be an Ethereum address (0x + 40 hex digits) or a Bitcoin mainnet "
                 + "address (1…, 3…, bc1q…, bc1p…), got \"\(given)\""

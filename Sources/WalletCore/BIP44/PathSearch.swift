@@ -113,14 +113,32 @@ public enum PathSearch {
     ///   `maxIndex ≤ maxIndexLimit`.
     /// - Throws: `HDError` from derivation (an invalid child, with probability < 2⁻¹²⁷).
     public static func search(_ target: Target, master: ExtendedKey, maxIndex: UInt32) throws(HDError) -> Outcome {
+        do {
+            return try search(target, maxIndex: maxIndex, cache: NodeCache(master: master))
+        } catch let e as HDError {
+            throw e
+        } catch {
+            preconditionFailure("a search from a master key throws only HDError, got \(error)")
+        }
+    }
+
+    /// The same search where a private master is not at hand (a card): `hardenedKey(path)` gives
+    /// the extended public key at a path ending in a hardened level (the card exports it), and
+    /// every normal level below is derived here. Each such path is asked for once.
+    public static func search(_ target: Target, maxIndex: UInt32,
+                              hardenedKey: @escaping (DerivationPath) throws -> ExtendedKey) throws -> Outcome {
+        try search(target, maxIndex: maxIndex, cache: NodeCache(fetch: hardenedKey))
+    }
+
+    static func search(_ target: Target, maxIndex: UInt32, cache start: NodeCache) throws -> Outcome {
         precondition(maxIndex <= maxIndexLimit, "maxIndex above the search limit")
-        var cache = NodeCache(master: master)
+        var cache = start
         var seen = Set<DerivationPath>()
         var searched = 0
         let presets = target.presets
         let prefix = target.gridPrefix
         let grid = "m/\(prefix[0])/\(prefix[1])/{account}'/{0,1}/{index}"
-        func check(_ path: DerivationPath) throws(HDError) -> ExtendedKey? {
+        func check(_ path: DerivationPath) throws -> ExtendedKey? {
             guard seen.insert(path).inserted else { return nil }
             searched += 1
             let key = try cache.key(path)
@@ -154,14 +172,27 @@ public enum PathSearch {
     /// intermediate key once.
     struct NodeCache {
         private var keys: [DerivationPath: ExtendedKey]
+        /// Where keys at hardened levels come from when there is no private master.
+        private let fetch: ((DerivationPath) throws -> ExtendedKey)?
 
         init(master: ExtendedKey) {
             keys = [DerivationPath(absolute: true, []): master]
+            fetch = nil
         }
 
-        mutating func key(_ path: DerivationPath) throws(HDError) -> ExtendedKey {
+        init(fetch: @escaping (DerivationPath) throws -> ExtendedKey) {
+            keys = [:]
+            self.fetch = fetch
+        }
+
+        mutating func key(_ path: DerivationPath) throws -> ExtendedKey {
             if let k = keys[path] { return k }
-            guard let last = path.components.last else { throw .pathEmpty }
+            guard let last = path.components.last else { throw HDError.pathEmpty }
+            if last.hardened, let fetch {
+                let k = try fetch(path)
+                keys[path] = k
+                return k
+            }
             let parent = try key(DerivationPath(absolute: path.isAbsolute, Array(path.components.dropLast())))
             let k = try parent.derive(last)
             keys[path] = k
