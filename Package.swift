@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(
             name: "CPCSC", pkgConfig: "libpcsclite",
             providers: [.apt(["libpcsclite-dev"])]),
+        // libcurl through dlopen: nothing is linked, so kcs starts without it (see shim.h).
+        .systemLibrary(name: "CCurl"),
 
         // MARK: - Layer 1: cryptographic and wallet core
         .target(
@@ -53,8 +55,8 @@ let package = Package(
         // MARK: - Layer 4: language
         .target(name: "KCSSyntax"),
         .target(name: "KCSRuntime", dependencies: ["KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
-        // Layer 3 beside the store: a JSON-RPC client for an Ethereum node (HTTP through URLSession).
-        .target(name: "EthRPC", dependencies: ["WalletCore", "WalletCrypto"]),
+        // Layer 3 beside the store: a JSON-RPC client for an Ethereum node (HTTP through libcurl).
+        .target(name: "EthRPC", dependencies: ["WalletCore", "WalletCrypto", "CCurl"]),
 
         .target(
             name: "KCSBuiltins",

@@ -94,7 +94,7 @@ public struct ExplorerHistory: AddressHistory {
     let transport: any HTTPTransport
 
     public init(url: String, apiKey: String?, timeout: TimeInterval = 10, concurrency: Int = 2, retries: Int = 3,
-                backoff: TimeInterval = 0.5, transport: any HTTPTransport = URLSessionTransport()) throws(RPCError) {
+                backoff: TimeInterval = 0.5, transport: any HTTPTransport = CurlTransport()) throws(RPCError) {
         self.url = try Endpoint.parse(url)
         self.apiKey = apiKey
         self.timeout = timeout

@@ -1,10 +1,8 @@
+internal import CCurl
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// One HTTP POST of a JSON body. The JSON-RPC client goes through this, so tests and
-/// benchmarks can count requests; the real one is `URLSessionTransport`.
+/// benchmarks can count requests; the real one is `CurlTransport`.
 public protocol HTTPTransport: Sendable {
     /// Posts `body` to `url` and returns the status and body. Throws `RPCError.timeout` or
     /// `.unreachable` (with `method` for the message) when there is no HTTP answer.
@@ -13,82 +11,54 @@ public protocol HTTPTransport: Sendable {
     func get(_ url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data)
 }
 
-/// HTTP over Foundation's URLSession (libcurl on Linux): https works, redirects are not followed
-/// for POST, nothing is cached, and no request is retried here.
-public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
-    private let session: URLSession
+/// HTTP through libcurl, loaded on first use (see Sources/CCurl/shim.h): http and https,
+/// no redirects, nothing cached, one connection per request, and no request retried here.
+public struct CurlTransport: HTTPTransport {
+    /// The largest answer accepted (a node's block with full transactions fits easily).
+    public let limit: Int
 
-    public init() {
-        let config = URLSessionConfiguration.ephemeral
-        config.requestCachePolicy = .reloadIgnoringLocalCacheData
-        config.urlCache = nil
-        config.httpCookieStorage = nil
-        config.httpShouldSetCookies = false
-        config.httpMaximumConnectionsPerHost = 8
-        session = URLSession(configuration: config)
-    }
-
-    deinit { session.invalidateAndCancel() }
+    public init(limit: Int = 32 << 20) { self.limit = limit }
 
     public func post(_ body: Data, to url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data) {
-        // The wait below is the time-out; URLSession's own (a second later) only backs it up.
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout + 1)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        return try perform(request, url: url, timeout: timeout, method: method)
+        try request(url, body: body, post: true, timeout: timeout, method: method)
     }
 
     public func get(_ url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data) {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout + 1)
-        request.httpMethod = "GET"
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        return try perform(request, url: url, timeout: timeout, method: method)
+        try request(url, body: Data(), post: false, timeout: timeout, method: method)
     }
 
-    private func perform(_ request: URLRequest, url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data) {
-        final class Box: @unchecked Sendable {
-            var data: Data?
-            var response: URLResponse?
-            var error: Error?
+    private func request(_ url: URL, body: Data, post: Bool, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data) {
+        let bytes = [UInt8](body)
+        var result = bytes.withUnsafeBufferPointer { b in
+            kcs_curl_request(url.absoluteString, b.baseAddress, b.count, post ? 1 : 0, Int(timeout * 1000), limit)
         }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        let task = session.dataTask(with: request) { data, response, error in
-            box.data = data
-            box.response = response
-            box.error = error
-            done.signal()
+        defer { kcs_curl_free(&result) }
+        let message = withUnsafeBytes(of: result.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-        task.resume()
-        if done.wait(timeout: .now() + timeout) == .timedOut {
-            task.cancel()
-            throw .timeout(endpoint: Endpoint.shown(url), seconds: timeout, method: method)
+        let endpoint = Endpoint.shown(url)
+        switch result.code {
+        case 0:
+            let data = result.body.map { Data(bytes: $0, count: result.length) } ?? Data()
+            return (result.status, data)
+        case 28:  // CURLE_OPERATION_TIMEDOUT
+            throw .timeout(endpoint: endpoint, seconds: timeout, method: method)
+        default:
+            throw .unreachable(endpoint: endpoint, method: method, reason: Self.reason(code: result.code, message: message))
         }
-        if let error = box.error {
-            if let e = error as? URLError, e.code == .timedOut {
-                throw .timeout(endpoint: Endpoint.shown(url), seconds: timeout, method: method)
-            }
-            throw .unreachable(endpoint: Endpoint.shown(url), method: method, reason: Self.reason(error))
-        }
-        guard let http = box.response as? HTTPURLResponse else {
-            throw .unreachable(endpoint: Endpoint.shown(url), method: method, reason: "no HTTP response")
-        }
-        return (http.statusCode, box.data ?? Data())
     }
 
-    static func reason(_ error: Error) -> String {
-        guard let e = error as? URLError else { return "\(error)" }
-        switch e.code {
-        case .cannotConnectToHost: return "connection refused"
-        case .cannotFindHost, .dnsLookupFailed: return "unknown host"
-        case .networkConnectionLost: return "the connection was dropped"
-        case .notConnectedToInternet: return "no network"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
-            return "TLS failed (\(e.localizedDescription))"
-        default: return e.localizedDescription
+    /// libcurl's failure in a few words: the common ones named, the rest as libcurl says them
+    /// (its messages name the host, never the path).
+    static func reason(code: Int32, message: String) -> String {
+        switch code {
+        case 6: "unknown host"
+        case 7: "connection refused"
+        case 23: "the answer was larger than accepted"
+        case 35, 60: "TLS failed (\(message))"
+        case 52: "the server closed the connection without answering"
+        case 55, 56: "the connection was dropped"
+        default: message.isEmpty ? "libcurl error \(code)" : message
         }
     }
 }

@@ -15,7 +15,7 @@ public final class JSONRPCClient: Sendable {
     private let sent = Atomic<Int>(0)
 
     public init(url: URL, timeout: TimeInterval = 10, readRetries: Int = 2, backoff: TimeInterval = 0.25,
-                transport: any HTTPTransport = URLSessionTransport()) {
+                transport: any HTTPTransport = CurlTransport()) {
         self.url = url
         self.timeout = timeout
         self.readRetries = readRetries

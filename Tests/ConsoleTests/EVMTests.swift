@@ -49,7 +49,7 @@ private struct Chain {
 
     /// Methods the node received, in order (GET /requests).
     func requests() throws -> [String] {
-        let data = try Data(contentsOf: URL(string: node.url + "/requests")!)
+        let (_, data) = try CurlTransport().get(URL(string: node.url + "/requests")!, timeout: 10, method: "GET /requests")
         return try JSONSerialization.jsonObject(with: data) as! [String]
     }
 }
@@ -278,7 +278,7 @@ struct DiscoveryEVMTests {
     /// The Etherscan-style source (the shim's txlist), as the Keycard app used: same answer;
     /// the API key goes in the query and never into an error message.
     @Test func explorer_txlist_findsTheSameAccounts() throws {
-        var home = try BatchHome()
+        let home = try BatchHome()
         defer { home.remove() }
         let chain = try Self.fundedChain(home)
         defer { chain.node.stop() }

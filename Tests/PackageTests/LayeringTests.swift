@@ -12,7 +12,7 @@ private let allowed: [String: Set<String>] = [
     "CardSimulator": ["CardProtocol", "WalletCore", "WalletCrypto"],
     "CardPCSC": ["CardProtocol", "CPCSC"],
     "WalletStore": ["WalletCore", "WalletCrypto", "CardProtocol", "GRDB"],
-    "EthRPC": ["WalletCore", "WalletCrypto"],
+    "EthRPC": ["WalletCore", "WalletCrypto", "CCurl"],
     "KCSSyntax": [],
     "KCSRuntime": ["KCSSyntax", "BigInt"],
     "KCSBuiltins": ["KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol",
