@@ -84,50 +84,16 @@ extension ExtendedKey {
     /// - Throws: `HDError.depthOverflow`, `.hardenedFromPublic` for a hardened index below a
     ///   public key, `.invalidChild` when I_L ≥ n or the child key is zero / infinity.
     public func tracedChild(_ index: ChildIndex, path: DerivationPath) throws(HDError) -> DerivationStep {
-        guard depth < 255 else { throw .depthOverflow }
-        let parentPoint = publicKey.compressed
-        let raw = index.raw
-        let ser32: [UInt8] = [UInt8(raw >> 24), UInt8(raw >> 16 & 0xff), UInt8(raw >> 8 & 0xff), UInt8(raw & 0xff)]
-        var data: [UInt8] = []
-        data.reserveCapacity(37)
-        let kind: DerivationStep.Kind
-        if index.hardened {
-            guard let privateKey else { throw .hardenedFromPublic(index: index.description) }
-            kind = .hardened
-            data.append(0)
-            privateKey.secret.withUnsafeBytes { data.append(contentsOf: $0) }
-        } else {
-            kind = privateKey == nil ? .normalPublic : .normalPrivate
-            data.append(contentsOf: parentPoint)
-        }
-        data.append(contentsOf: ser32)
-        var i = Hash.hmacSHA512(key: chainCode, data: data)
-        defer { Secret.wipe(&i) }
-        let hmacData = Secret(consuming: &data)
-        let il = Secret(bytes: i[0..<32])
-        let ir = Array(i[32..<64])
-        var tweak = Array(i[0..<32])
-        defer { Secret.wipe(&tweak) }
+        let kind: DerivationStep.Kind = index.hardened ? .hardened : privateKey == nil ? .normalPublic : .normalPrivate
+        // The same step as `derive` (ExtendedKey.childStep); the trace keeps its inputs and adds I_L·G.
+        var step = try childStep(index)
+        defer { Secret.wipe(&step.i) }
+        let hmacData = Secret(consuming: &step.data)
+        let il = Secret(bytes: step.i[0..<32])
         let ilPoint: PublicKey
-        let childPrivate: PrivateKey?
-        let childPublic: PublicKey
-        do {
-            ilPoint = try PrivateKey(il).publicKey
-            if let privateKey {
-                let k = try privateKey.adding(tweak: tweak)
-                childPrivate = k
-                childPublic = k.publicKey
-            } else {
-                childPrivate = nil
-                childPublic = try publicKey.adding(tweak: tweak)
-            }
-        } catch {
-            throw .invalidChild(index: index.description)
-        }
-        let child = ExtendedKey(depth: depth + 1, parentFingerprint: Self.fingerprint(of: parentPoint), childNumber: raw,
-                                chainCode: ir, privateKey: childPrivate, publicKey: childPublic, version: version)
+        do { ilPoint = try PrivateKey(il).publicKey } catch { throw .invalidChild(index: index.description) }
         return DerivationStep(kind: kind, path: path, index: index, parent: self, hmacKey: chainCode,
-                              hmacData: hmacData, il: il, ir: ir, ilPoint: ilPoint, child: child)
+                              hmacData: hmacData, il: il, ir: Array(step.i[32..<64]), ilPoint: ilPoint, child: step.child)
     }
 
     /// Every step along `path` from this key, first level first (empty for the path `m`).

@@ -130,6 +130,16 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
 
     /// CKDpriv / CKDpub for one level. Hardened children need the private key.
     public func derive(_ child: ChildIndex) throws(HDError) -> ExtendedKey {
+        var step = try childStep(child)
+        Secret.wipe(&step.data)
+        Secret.wipe(&step.i)
+        return step.child
+    }
+
+    /// The one BIP-32 child step `derive` and `tracedChild` share: the HMAC data
+    /// (`0x00‖k‖ser32(i)` hardened, `serP(K)‖ser32(i)` otherwise), I = HMAC-SHA512(c, data), and
+    /// the child (k + I_L mod n, or I_L·G + K). The caller wipes `data` and `i`.
+    func childStep(_ child: ChildIndex) throws(HDError) -> (data: [UInt8], i: [UInt8], child: ExtendedKey) {
         guard depth < 255 else { throw .depthOverflow }
         let parentPoint = publicKey.compressed  // serialised once: HMAC data and fingerprint
         var data = [UInt8]()
@@ -143,9 +153,10 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
         }
         let raw = child.raw
         data.append(contentsOf: [UInt8(raw >> 24), UInt8(raw >> 16 & 0xff), UInt8(raw >> 8 & 0xff), UInt8(raw & 0xff)])
-        let i = Hash.hmacSHA512(key: chainCode, data: data)
-        Secret.wipe(&data)
-        let il = Array(i[0..<32]), ir = Array(i[32..<64])
+        var i = Hash.hmacSHA512(key: chainCode, data: data)
+        var il = Array(i[0..<32])
+        defer { Secret.wipe(&il) }
+        let ir = Array(i[32..<64])
         let childPrivate: PrivateKey?
         let childPublic: PublicKey
         do {
@@ -158,10 +169,13 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
                 childPublic = try publicKey.adding(tweak: il)
             }
         } catch {
+            Secret.wipe(&data)
+            Secret.wipe(&i)
             throw .invalidChild(index: child.description)
         }
-        return ExtendedKey(depth: depth + 1, parentFingerprint: Self.fingerprint(of: parentPoint), childNumber: raw, chainCode: ir,
-                           privateKey: childPrivate, publicKey: childPublic, version: version)
+        let key = ExtendedKey(depth: depth + 1, parentFingerprint: Self.fingerprint(of: parentPoint), childNumber: raw,
+                              chainCode: ir, privateKey: childPrivate, publicKey: childPublic, version: version)
+        return (data, i, key)
     }
 
     /// Derives along `path`. An absolute path needs a master key (depth 0).

@@ -1,3 +1,4 @@
+import Foundation
 import WalletCrypto
 
 // Which path made an address (`path.find`): derive, offline, the layouts wallets use and
@@ -22,7 +23,7 @@ public enum PathSearch {
         /// - Throws: `AddressError` for a malformed Ethereum address or a wrong EIP-55
         ///   checksum, `Base58Error` / `Bech32Error` for a Bitcoin address with a bad checksum.
         public static func parse(_ text: String) throws -> Target? {
-            let t = text.trimmingWhitespace
+            let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if t.hasPrefix("0x") || t.hasPrefix("0X") { return .ethereum(try EthereumAddress(t)) }
             let lower = t.lowercased()
             if lower.hasPrefix("bc1") {
@@ -201,12 +202,3 @@ public enum PathSearch {
     }
 }
 
-extension String {
-    /// Without leading and trailing blanks and line breaks.
-    fileprivate var trimmingWhitespace: String {
-        var s = Substring(self)
-        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
-        while let c = s.last, c.isWhitespace { s = s.dropLast() }
-        return String(s)
-    }
-}
