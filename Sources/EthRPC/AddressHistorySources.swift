@@ -124,28 +124,21 @@ public struct ExplorerHistory: AddressHistory {
         parts.queryItems = query
         guard let request = parts.url else { throw .badURL(given: endpoint) }
         let m = "txlist"
-        var attempt = 0
-        while true {
-            do throws(RPCError) {
-                let (status, body) = try transport.get(request, timeout: timeout, method: m)
-                guard status == 200 else { throw RPCError.http(endpoint: endpoint, method: m, status: status, body: JSONRPCClient.snippet(body)) }
-                guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-                    throw RPCError.badResponse(method: m, reason: "the body is not a JSON object: \(JSONRPCClient.snippet(body))")
-                }
-                let state = object["status"] as? String
-                let message = object["message"] as? String ?? ""
-                if state == "1" { return !((object["result"] as? [Any])?.isEmpty ?? true) }
-                if message.hasPrefix("No transactions found") { return false }
-                let detail = (object["result"] as? String) ?? message
-                if detail.lowercased().contains("rate limit") {
-                    throw RPCError.http(endpoint: endpoint, method: m, status: 429, body: detail)
-                }
-                throw RPCError.node(method: m, code: 0, message: detail.isEmpty ? "status \(state ?? "?")" : detail)
-            } catch {
-                guard error.isTransient, attempt < retries else { throw error }
-                Thread.sleep(forTimeInterval: backoff * Double(1 << attempt))
-                attempt += 1
+        return try withRetries(retries, backoff: backoff) { () throws(RPCError) -> Bool in
+            let (status, body) = try transport.get(request, timeout: timeout, method: m)
+            guard status == 200 else { throw RPCError.http(endpoint: endpoint, method: m, status: status, body: JSONRPCClient.snippet(body)) }
+            guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+                throw RPCError.badResponse(method: m, reason: "the body is not a JSON object: \(JSONRPCClient.snippet(body))")
             }
+            let state = object["status"] as? String
+            let message = object["message"] as? String ?? ""
+            if state == "1" { return !((object["result"] as? [Any])?.isEmpty ?? true) }
+            if message.hasPrefix("No transactions found") { return false }
+            let detail = (object["result"] as? String) ?? message
+            if detail.lowercased().contains("rate limit") {
+                throw RPCError.http(endpoint: endpoint, method: m, status: 429, body: detail)
+            }
+            throw RPCError.node(method: m, code: 0, message: detail.isEmpty ? "status \(state ?? "?")" : detail)
         }
     }
 }

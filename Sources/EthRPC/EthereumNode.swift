@@ -65,12 +65,9 @@ public struct EthereumNode: Sendable {
         // Without eth_maxPriorityFeePerGas, the tip is what gasPrice says beyond the base fee.
         let tip = try maxPriorityFee()
             ?? (gasPrice > base ? gasPrice.subtractingReportingOverflow(base).0 : UInt256(1_000_000_000))
-        let doubled = base.addingReportingOverflow(base)
-        let cap = doubled.0.addingReportingOverflow(tip)
-        guard !doubled.1, !cap.1 else {
-            throw .badResponse(method: "eth_getBlockByNumber", reason: "the base fee \(base) is too large to double")
-        }
-        return FeeSuggestion(baseFee: base, maxPriorityFeePerGas: tip, maxFeePerGas: cap.0, gasPrice: gasPrice)
+        var fees = FeeSuggestion(baseFee: base, maxPriorityFeePerGas: tip, maxFeePerGas: nil, gasPrice: gasPrice)
+        fees.maxFeePerGas = try fees.maxFee(tip: tip)
+        return fees
     }
 
     /// Gas for a call, from the node (`eth_estimateGas`); `call` holds JSON-RPC fields (hex
@@ -138,8 +135,20 @@ public struct FeeSuggestion: Sendable, Equatable {
     /// The latest block's base fee; nil before London (then only `gasPrice` applies).
     public let baseFee: UInt256?
     public let maxPriorityFeePerGas: UInt256?
-    public let maxFeePerGas: UInt256?
+    public internal(set) var maxFeePerGas: UInt256?
     public let gasPrice: UInt256
+
+    /// The fee cap for `tip`: 2 × base fee + tip (what wallets commonly bid; it survives six
+    /// full blocks of base-fee growth), or, before London, the larger of gas price and tip.
+    public func maxFee(tip: UInt256) throws(RPCError) -> UInt256 {
+        guard let base = baseFee else { return max(gasPrice, tip) }
+        let doubled = base.addingReportingOverflow(base)
+        let cap = doubled.0.addingReportingOverflow(tip)
+        guard !doubled.1, !cap.1 else {
+            throw .badResponse(method: "eth_getBlockByNumber", reason: "the base fee \(base) is too large to double")
+        }
+        return cap.0
+    }
 }
 
 /// The parts of a receipt kcs shows.

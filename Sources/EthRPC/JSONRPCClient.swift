@@ -12,7 +12,6 @@ public final class JSONRPCClient: Sendable {
     public let backoff: TimeInterval
     private let transport: any HTTPTransport
     private let nextID = Atomic<Int>(1)
-    private let sent = Atomic<Int>(0)
 
     public init(url: URL, timeout: TimeInterval = 10, readRetries: Int = 2, backoff: TimeInterval = 0.25,
                 transport: any HTTPTransport = CurlTransport()) {
@@ -25,9 +24,6 @@ public final class JSONRPCClient: Sendable {
 
     /// The endpoint as messages show it (no path or query).
     public var endpoint: String { Endpoint.shown(url) }
-
-    /// HTTP requests sent so far.
-    public var requestCount: Int { sent.load(ordering: .relaxed) }
 
     /// Calls `method` and returns its `result` (NSNull for a JSON null).
     public func call(_ method: String, _ params: [Any] = [], retries: Int? = nil) throws(RPCError) -> Any {
@@ -66,23 +62,15 @@ public final class JSONRPCClient: Sendable {
     }
 
     private func post(_ body: Data, method: String, retries: Int) throws(RPCError) -> Any {
-        var attempt = 0
-        while true {
-            do throws(RPCError) {
-                sent.add(1, ordering: .relaxed)
-                let (status, data) = try transport.post(body, to: url, timeout: timeout, method: method)
-                guard status == 200 else {
-                    throw RPCError.http(endpoint: endpoint, method: method, status: status, body: Self.snippet(data))
-                }
-                do {
-                    return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-                } catch {
-                    throw RPCError.badResponse(method: method, reason: "the body is not JSON: \(Self.snippet(data))")
-                }
+        try withRetries(retries, backoff: backoff) { () throws(RPCError) -> Any in
+            let (status, data) = try transport.post(body, to: url, timeout: timeout, method: method)
+            guard status == 200 else {
+                throw RPCError.http(endpoint: endpoint, method: method, status: status, body: Self.snippet(data))
+            }
+            do {
+                return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
             } catch {
-                guard error.isTransient, attempt < retries else { throw error }
-                Thread.sleep(forTimeInterval: backoff * Double(1 << attempt))
-                attempt += 1
+                throw RPCError.badResponse(method: method, reason: "the body is not JSON: \(Self.snippet(data))")
             }
         }
     }
@@ -124,6 +112,21 @@ public final class JSONRPCClient: Sendable {
         case is [Any]: "an array"
         case is [String: Any]: "an object"
         default: "\(type(of: value))"
+        }
+    }
+}
+
+/// Runs `body`, and again up to `retries` times after a transient failure (`RPCError.isTransient`),
+/// waiting `backoff`, then twice as long each time. Only for requests that are safe to repeat.
+func withRetries<T>(_ retries: Int, backoff: TimeInterval, _ body: () throws(RPCError) -> T) throws(RPCError) -> T {
+    var attempt = 0
+    while true {
+        do throws(RPCError) {
+            return try body()
+        } catch {
+            guard error.isTransient, attempt < retries else { throw error }
+            Thread.sleep(forTimeInterval: backoff * Double(1 << attempt))
+            attempt += 1
         }
     }
 }

@@ -101,8 +101,10 @@ extension Builtins {
         }
 
         let host = session.host
+        var last: DiscoveryProgress?
         let found = try AccountDiscovery.run(externalChain: externalChain, history: history, gap: gap, maxAccounts: maxAccounts) { p in
-            host?.progress(progressBar(p, gap: gap))
+            last = p
+            host?.progress(progressBar(p))
         }
         host?.progress(nil)
         let rows = found.flatMap(\.used).map { u in
@@ -113,18 +115,18 @@ extension Builtins {
                               address: u.address.checksummed, publicKey: u.publicKey.compressed)
         }
         let records = try session.store(for: c).saveDiscovery(owner: owner, ownerName: ownerName, coinType: coin.index, addresses: rows)
-        let checked = found.reduce(0) { $0 + $1.checked } + gap  // the empty account that ended the scan
-        host?.status("checked \(checked) addresses: \(records.count) used in \(found.count) account\(found.count == 1 ? "" : "s")")
+        host?.status("checked \(last?.checked ?? 0) addresses: \(records.count) used in \(found.count) account\(found.count == 1 ? "" : "s")")
         return .list(records.map { r in
             .map(ValueMap([("account", .int(Int(r.account))), ("index", .int(Int(r.index))),
                            ("path", .string(r.path.description)), ("address", .string(r.address))]))
         })
     }
 
-    /// A one-line bar: accounts scanned, addresses checked, used found.
-    static func progressBar(_ p: DiscoveryProgress, gap: Int) -> String {
+    /// A one-line bar: how far the current account's scan is (it stops `gap` addresses after
+    /// the last used one), then the totals.
+    static func progressBar(_ p: DiscoveryProgress) -> String {
         let width = 20
-        let filled = min(width, p.checked % (width + 1))
+        let filled = p.accountLimit > 0 ? min(width, p.accountChecked * width / p.accountLimit) : width
         return "discovering [" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
             + "] account \(p.account), \(p.checked) addresses checked, \(p.accounts) accounts, \(p.used) used"
     }

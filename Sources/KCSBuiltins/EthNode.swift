@@ -169,16 +169,18 @@ extension Builtins {
         return .map(ValueMap([("url", .string(node.endpoint)), ("chainId", uintValue(chain)), ("block", uintValue(block))]))
     }
 
-    /// The address argument, or the active key's address when it is omitted.
+    /// The address argument, or the active key's address when it is omitted: for a card key
+    /// the card's current key (its stored address is the master's), else the stored address.
     static func addressOrActive(_ args: CallArguments, _ c: String) throws -> EthereumAddress {
         if let value = args.value("address") { return try addressArgument(value) }
         let session = try args.session(c)
         guard let name = session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
         let record = try session.store(for: c).key(named: name)
+        if record.kind == .card { return try signerAddress(args, c) }
         if let text = record.address, let a = try? EthereumAddress(text) { return a }
         if let p = record.publicKey, let key = try? PublicKey(bytes: p) { return EthereumAddress(publicKey: key) }
         throw BuiltinError.outOfRange(command: c, name: "address", expected: "an address (the active key \(name) has none)",
-                                       got: "nothing")
+                                      got: "nothing")
     }
 
     static func blockArgument(_ args: CallArguments, _ c: String, default d: String) throws -> String {
@@ -219,9 +221,15 @@ extension Builtins {
     // MARK: - Filling a transaction from the node
 
     /// Fills what `sign tx` was not given — chain id, nonce, gas, fees — from the node, and says
-    /// which. `given` are the keys the person wrote; `sender` signs.
+    /// which. `given` are the keys the person wrote; `sender` (asked only when the nonce or the
+    /// gas estimate needs it) is the signer's address. Nothing missing: no request at all.
     static func fillFromNode(_ tx: inout EthereumTransaction, given: Set<String>, sender: () throws -> EthereumAddress,
                              node: EthereumNode, _ c: String) throws -> [(String, Value)] {
+        let needsNonce = !given.contains("nonce")
+        let needsGas = !given.contains("gas") && !given.contains("gasLimit")
+        let needsFee = !given.contains("gasPrice") && !(given.contains("maxFeePerGas") && given.contains("maxPriorityFeePerGas"))
+        guard !given.contains("chainId") || needsNonce || needsGas || needsFee else { return [] }
+
         var filled: [(String, Value)] = []
         let chain = try node.chainID()
         if !given.contains("chainId") {
@@ -230,43 +238,45 @@ extension Builtins {
         } else if let mine = tx.chainID, mine != chain {
             throw EthCommandError.chainMismatch(command: c, given: mine.description, node: chain.description, endpoint: node.endpoint)
         }
-        let from = try sender()
-        if !given.contains("nonce") {
+        let from = needsNonce || needsGas ? try sender() : nil
+        if needsNonce, let from {
             tx.nonce = try node.transactionCount(of: from, block: "pending")
             filled.append(("nonce", uintValue(tx.nonce)))
         }
-        let hasPrice = given.contains("gasPrice")
-        let hasCaps = given.contains("maxFeePerGas") || given.contains("maxPriorityFeePerGas")
-        if !hasPrice && !(given.contains("maxFeePerGas") && given.contains("maxPriorityFeePerGas")) {
-            let fees = try node.fees()
-            if !given.contains("type") && !hasCaps {
-                // Unspecified: EIP-1559 where the chain has a base fee, else legacy.
-                if fees.baseFee != nil {
+        if needsFee {
+            let chooseType = !given.contains("type") && !given.contains("maxFeePerGas") && !given.contains("maxPriorityFeePerGas")
+            if chooseType || tx.type == .dynamicFee {
+                let fees = try node.fees()
+                // No type and no cap given: EIP-1559 where the chain has a base fee, else legacy
+                // (EIP-2930 when there is an access list).
+                if chooseType && fees.baseFee != nil {
                     tx.type = .dynamicFee
                     tx.gasPrice = nil
-                } else if !tx.accessList.isEmpty {
+                } else if chooseType && !tx.accessList.isEmpty {
                     tx.type = .accessList
                 }
-            }
-            if tx.type == .dynamicFee {
-                let tip = fees.maxPriorityFeePerGas ?? fees.gasPrice
-                if !given.contains("maxPriorityFeePerGas") {
-                    tx.maxPriorityFeePerGas = min(tip, given.contains("maxFeePerGas") ? (tx.maxFeePerGas ?? tip) : tip)
-                    filled.append(("maxPriorityFeePerGas", uintValue(tx.maxPriorityFeePerGas!)))
-                }
-                if !given.contains("maxFeePerGas") {
-                    let priority = tx.maxPriorityFeePerGas ?? tip
-                    let base = fees.baseFee ?? .zero
-                    let cap = base.addingReportingOverflow(base).0.addingReportingOverflow(priority).0
-                    tx.maxFeePerGas = fees.baseFee == nil ? max(fees.gasPrice, priority) : cap
-                    filled.append(("maxFeePerGas", uintValue(tx.maxFeePerGas!)))
+                if tx.type == .dynamicFee {
+                    let suggested = fees.maxPriorityFeePerGas ?? fees.gasPrice
+                    if !given.contains("maxPriorityFeePerGas") {
+                        // A given cap bounds the tip.
+                        tx.maxPriorityFeePerGas = given.contains("maxFeePerGas") ? min(suggested, tx.maxFeePerGas ?? suggested) : suggested
+                        filled.append(("maxPriorityFeePerGas", uintValue(tx.maxPriorityFeePerGas!)))
+                    }
+                    if !given.contains("maxFeePerGas") {
+                        tx.maxFeePerGas = try fees.maxFee(tip: tx.maxPriorityFeePerGas ?? suggested)
+                        filled.append(("maxFeePerGas", uintValue(tx.maxFeePerGas!)))
+                    }
+                } else {
+                    tx.gasPrice = fees.gasPrice
+                    filled.append(("gasPrice", uintValue(fees.gasPrice)))
                 }
             } else {
-                tx.gasPrice = fees.gasPrice
-                filled.append(("gasPrice", uintValue(fees.gasPrice)))
+                // Legacy or EIP-2930 by its type: the gas price is all it needs.
+                tx.gasPrice = try node.gasPrice()
+                filled.append(("gasPrice", uintValue(tx.gasPrice!)))
             }
         }
-        if !given.contains("gas") && !given.contains("gasLimit") {
+        if needsGas, let from {
             var call: [String: Any] = ["from": from.checksummed, "value": tx.value.hexQuantity]
             if let to = tx.to { call["to"] = to.checksummed }
             if !tx.data.isEmpty { call["data"] = Hex.encodePrefixed(tx.data) }

@@ -72,18 +72,9 @@ extension Builtins {
             // With a node (and without --offline), what was not given comes from the node.
             var filled: [(String, Value)] = []
             if !args.flag("offline"), let node = try optionalNode(args, c) {
-                let given = Set(fields.keys)
-                let missing = ["chainId", "nonce", "gas", "fee"].filter { f in
-                    switch f {
-                    case "gas": !given.contains("gas") && !given.contains("gasLimit")
-                    case "fee": !given.contains("gasPrice") && !(given.contains("maxFeePerGas") && given.contains("maxPriorityFeePerGas"))
-                    default: !given.contains(f)
-                    }
-                }
-                if !missing.isEmpty {
-                    filled = try fillFromNode(&tx, given: given, sender: { try signerAddress(args, c) }, node: node, c)
-                    let names = filled.map(\.0).joined(separator: ", ")
-                    args.context.flatMap { $0 as? Session }?.host?.status("filled from the node at \(node.endpoint): \(names)")
+                filled = try fillFromNode(&tx, given: Set(fields.keys), sender: { try signerAddress(args, c) }, node: node, c)
+                if !filled.isEmpty {
+                    try args.session(c).host?.status("filled from the node at \(node.endpoint): " + filled.map(\.0).joined(separator: ", "))
                 }
             }
             try tx.validate()

@@ -139,6 +139,7 @@ struct EVMTests {
             card.load mnemonic "\(abandonAbout)" --name kc
             use card
             print "A", (derive "m/44'/60'/0'/0/1").address
+            print "BAL", (eth.balance).address, (eth.balance).ether
             let t0 = sign tx {"type": 0, "to": "\(payee)", "value": "0.1 ether"}
             let s0 = eth.send $t0.raw --wait
             let t1 = sign tx {"type": 1, "to": "\(payee)", "value": "0.2 ether", "accessList": []}
@@ -151,6 +152,8 @@ struct EVMTests {
             """)
         #expect(r.code == 0, "\(r.err)")
         #expect(tagged("A", in: r.out) == [account1])
+        // The card's current key, not the master key the card's store entry was recorded with.
+        #expect(tagged("BAL", in: r.out) == ["\(account1) 2"])
         #expect(tagged("K", in: r.out) == ["kc true true true EIP-1559"])
         #expect(tagged("H", in: r.out) == ["3"])
         let hashes = try #require(tagged("S", in: r.out).first).split(separator: " ").map(String.init)
@@ -292,6 +295,27 @@ struct DiscoveryEVMTests {
         let port = String(chain.node.url.split(separator: ":").last!)
         #expect(tagged("ERR", in: r.out) == ["rpc.http rpc: txlist to http://127.0.0.1:\(port)/… failed with HTTP 404: {\"error\": \"not found\"}"])
         #expect(!r.out.contains("KEY123"))
+    }
+
+    /// Offline: --used FILE, one address per line, blank lines and # comments skipped; a bad
+    /// line is named by file and line, a missing file by its path, and nothing is stored.
+    @Test func usedFile_offline_andItsBadInput() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let good = try home.write("# used addresses\n\(account0)\n\n  \(account1.lowercased())  \n", to: "used.txt")
+        let bad = try home.write("\(account0)\nnot-an-address\n", to: "bad.txt")
+        let r = try home.run("""
+            import mnemonic "\(abandonAbout)" --name demo
+            for row in (wallet.discover --key demo --used "\(good)" --gap 3) { print "U", row.account, row.index }
+            try { wallet.discover --key demo --used "\(bad)" } catch e { print "BAD", e.message }
+            try { wallet.discover --key demo --used "\(home.path("missing.txt"))" } catch e { print "MISSING", e.message }
+            print "N", len(accounts())
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("U", in: r.out) == ["0 0", "0 1"])
+        #expect(tagged("BAD", in: r.out) == ["wallet.discover: --used \(bad):2 must be an address, got \"not-an-address\""])
+        #expect(tagged("MISSING", in: r.out) == ["wallet.discover: --used must be a list of addresses or a readable file, got \"\(home.path("missing.txt"))\""])
+        #expect(tagged("N", in: r.out) == ["2"])
     }
 
     @Test func simulatedCard_sameAccounts_oneExportPerAccount() throws {

@@ -43,6 +43,10 @@ public struct DiscoveryProgress: Sendable, Hashable {
     public let accounts: Int
     /// Used addresses found so far.
     public let used: Int
+    /// Addresses checked in this account, and how far the scan of this account reaches as
+    /// known now (the last used index + gap; it moves on when a used address turns up).
+    public let accountChecked: Int
+    public let accountLimit: Int
 }
 
 public enum AccountDiscovery {
@@ -75,7 +79,7 @@ public enum AccountDiscovery {
                 checkedAll += keys.count
                 next = end + 1
                 progress(DiscoveryProgress(account: a, checked: checkedAll, accounts: found.count + (used.isEmpty ? 0 : 1),
-                                           used: usedAll + used.count))
+                                           used: usedAll + used.count, accountChecked: next, accountLimit: lastUsed + gap + 1))
             }
             if used.isEmpty { break }
             usedAll += used.count
