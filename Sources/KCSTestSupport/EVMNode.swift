@@ -52,14 +52,7 @@ public final class EVMNode: @unchecked Sendable {
     }
 
     /// Stops the node (SIGTERM, then SIGKILL) and waits for it.
-    public func stop() {
-        guard process.isRunning else { return }
-        kill(pid, SIGTERM)
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(pid, SIGKILL) }
-        process.waitUntilExit()
-    }
+    public func stop() { terminate(process) }
 
     deinit { stop() }
 }

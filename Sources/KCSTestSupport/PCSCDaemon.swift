@@ -41,14 +41,8 @@ public final class PCSCDaemon: @unchecked Sendable {
 
     /// Stops the daemon this object started (SIGTERM, then SIGKILL), and waits for it.
     public func stop() {
-        guard let p = process, let pid else { return }
-        if p.isRunning {
-            kill(pid, SIGTERM)
-            let deadline = Date().addingTimeInterval(5)
-            while p.isRunning && Date() < deadline { usleep(50_000) }
-            if p.isRunning { kill(pid, SIGKILL) }
-            p.waitUntilExit()
-        }
+        guard let p = process else { return }
+        terminate(p)
         process = nil
         self.pid = nil
     }
@@ -75,4 +69,14 @@ public final class PCSCDaemon: @unchecked Sendable {
             }
         }
     }
+}
+
+/// Stops a child process the tests started: SIGTERM, up to 5 s to exit, then SIGKILL; waits for it.
+func terminate(_ p: Process) {
+    guard p.isRunning else { return }
+    kill(p.processIdentifier, SIGTERM)
+    let deadline = Date().addingTimeInterval(5)
+    while p.isRunning && Date() < deadline { usleep(20_000) }
+    if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+    p.waitUntilExit()
 }

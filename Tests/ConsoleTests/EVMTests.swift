@@ -47,6 +47,20 @@ private struct Chain {
         return try #require(UInt64(text.dropFirst(2), radix: 16))
     }
 
+    /// Transaction i of `hashes` was mined successfully from `from` with nonce i, type i and
+    /// value (i + 1) × `valueStep` wei, by the node's own account of it.
+    func expectMinedInOrder(_ hashes: [String], from: String, valueStep: UInt64,
+                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for (i, hash) in hashes.enumerated() {
+            let tx = try transaction(hash)
+            #expect((tx["from"] as? String)?.lowercased() == from.lowercased(), sourceLocation: sourceLocation)
+            #expect(tx["nonce"] as? String == "0x\(i)", sourceLocation: sourceLocation)
+            #expect(tx["type"] as? String == "0x\(i)", sourceLocation: sourceLocation)
+            #expect(tx["value"] as? String == "0x" + String(UInt64(i + 1) * valueStep, radix: 16), sourceLocation: sourceLocation)
+            #expect(try receipt(hash)?["status"] as? String == "0x1", sourceLocation: sourceLocation)
+        }
+    }
+
     /// Methods the node received, in order (GET /requests).
     func requests() throws -> [String] {
         let (_, data) = try CurlTransport().get(URL(string: node.url + "/requests")!, timeout: 10, method: "GET /requests")
@@ -97,14 +111,7 @@ struct EVMTests {
         #expect(tagged("S0", in: r.out).first?.hasSuffix(" \(account0) 0 success true") == true)
         #expect(tagged("S1", in: r.out).first?.hasSuffix(" success") == true)
         #expect(tagged("S2", in: r.out).first?.hasSuffix(" true") == true)
-        for (i, hash) in sent.enumerated() {
-            let tx = try chain.transaction(hash)
-            #expect((tx["from"] as? String)?.lowercased() == account0.lowercased())
-            #expect(tx["nonce"] as? String == "0x\(i)")
-            #expect(tx["type"] as? String == "0x\(i)")
-            #expect(tx["value"] as? String == "0x" + String(UInt64(i + 1) * 10_000_000_000_000_000, radix: 16))
-            #expect(try chain.receipt(hash)?["status"] as? String == "0x1")
-        }
+        try chain.expectMinedInOrder(sent, from: account0, valueStep: 10_000_000_000_000_000)
 
         // t3 signed but not sent: one flipped byte of s, and the EVM refuses it.
         let t3 = try #require(tagged("T3", in: r.out).first).split(separator: " ").map(String.init)
@@ -158,14 +165,7 @@ struct EVMTests {
         #expect(tagged("H", in: r.out) == ["3"])
         let hashes = try #require(tagged("S", in: r.out).first).split(separator: " ").map(String.init)
         #expect(hashes.count == 3)
-        for (i, hash) in hashes.enumerated() {
-            let tx = try chain.transaction(hash)
-            #expect((tx["from"] as? String)?.lowercased() == account1.lowercased())
-            #expect(tx["nonce"] as? String == "0x\(i)")
-            #expect(tx["type"] as? String == "0x\(i)")
-            #expect(tx["value"] as? String == "0x" + String(UInt64(i + 1) * 100_000_000_000_000_000, radix: 16))
-            #expect(try chain.receipt(hash)?["status"] as? String == "0x1")
-        }
+        try chain.expectMinedInOrder(hashes, from: account1, valueStep: 100_000_000_000_000_000)
         #expect(try chain.quantity("eth_getBalance", [payee, "latest"]) == 600_000_000_000_000_000)
     }
 
