@@ -40,11 +40,7 @@ extension Builtins {
                 }
                 let mnemonic = Mnemonic(generating: words, language: .english, using: session.random)
                 let store = try session.unlockedStore(for: c)
-                mnemonic.withWords { list in
-                    var lines = ["Write these \(list.count) words down, in order; they are shown only now:"]
-                    for (i, w) in list.enumerated() { lines.append(String(format: "%3d. %@", i + 1, w)) }
-                    session.show(lines.joined(separator: "\n"))
-                }
+                mnemonic.withWords { session.show(backupLines($0).joined(separator: "\n")) }
                 if !args.flag("skip-confirm") { try confirmBackup(mnemonic, session: session, command: c) }
                 let records = try importMnemonic(mnemonic, passphrase: nil, preset: .metamask, customPath: nil, accounts: 1,
                                                  name: args.string("name"), source: .generated, store: store, command: c)
@@ -191,9 +187,7 @@ extension Builtins {
                                 yes: args.flag("yes"))
             if record.hasSecret { _ = try session.unlockedStore(for: c, reconfirm: true) }
             let deleted = try store.deleteKey(named: name, includingChildren: args.flag("children"))
-            if session.activeKey.map({ a in deleted.contains { $0.name.lowercased() == a.lowercased() } }) == true {
-                session.activeKey = nil
-            }
+            session.forgetActiveKey(ifAmong: deleted.map(\.name))
             return .list(deleted.map { .string($0.name) })
         },
 
@@ -334,8 +328,10 @@ extension Builtins {
     static func softwareSignature(name: String, session: Session, digest: [UInt8], kind: SignatureKind = .hash,
                                   chainID: UInt64? = nil, command c: String) throws -> SoftwareSigned {
         let store = try session.unlockedStore(for: c)
-        let record = try store.key(named: name)
-        let key = try signingKey(record, store: store, command: c)
+        let (record, key) = try store.read { tx in
+            let record = try tx.key(named: name)
+            return (record, try signingKey(record, tx, command: c))
+        }
         let signature = try key.sign(digest: digest)
         let verified = (try? signature.recoverPublicKey(digest: digest)) == key.publicKey
         let signer = EthereumAddress(publicKey: key.publicKey).checksummed
@@ -385,11 +381,12 @@ extension Builtins {
         return .map(ValueMap(f))
     }
 
-    static func isoDate(_ d: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.string(from: d)
-    }
+    /// `2026-01-31T12:00:00Z` (UTC, whole seconds). A format style, not an `ISO8601DateFormatter`:
+    /// it is a value (no shared mutable state) and about a hundred times cheaper than making
+    /// a formatter for every history row.
+    static func isoDate(_ d: Date) -> String { isoDateStyle.format(d) }
+
+    private static let isoDateStyle = Date.ISO8601FormatStyle()
 
     /// `YYYY-MM-DD` (midnight UTC) or a full ISO 8601 time.
     static func parseDate(_ text: String, _ command: String) throws -> Date {
@@ -411,7 +408,6 @@ extension Builtins {
     static func jsonText(_ records: [KeyRecord]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
         return String(decoding: try encoder.encode(records), as: UTF8.self)
     }
 
@@ -482,17 +478,17 @@ extension Builtins {
     }
 
     /// The private key a stored software key signs with: its own (ECDSA), or derived from its
-    /// master's mnemonic or seed along its path (HD-CHILD).
-    static func signingKey(_ record: KeyRecord, store: WalletStore, command: String) throws -> PrivateKey {
+    /// master's mnemonic or seed along its path (HD-CHILD). Reads in `tx`, the transaction
+    /// `record` came from, so signing costs one snapshot and no second lookup.
+    static func signingKey(_ record: KeyRecord, _ tx: StoreTransaction, command: String) throws -> PrivateKey {
         switch record.kind {
         case .ecdsa:
-            return try PrivateKey(try store.openSecret(named: record.name).payload)
+            return try PrivateKey(try tx.openSecret(of: record).payload)
         case .hdChild:
             guard let parentID = record.parentID, let path = record.path else {
                 throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
             }
-            let parent = try store.read { tx in try tx.key(id: parentID) }
-            let seed = try seed(of: store.openSecret(named: parent.name))
+            let seed = try seed(of: tx.openSecret(of: tx.key(id: parentID)))
             guard let key = try ExtendedKey.master(seed: seed).derive(path).privateKey else {
                 throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
             }
@@ -535,6 +531,12 @@ extension Builtins {
             return try PrivateKey(bytes: bytes)
         }
         return try WIF(t).privateKey
+    }
+
+    /// A new mnemonic as shown once: the instruction, then the words numbered `  1. word`.
+    static func backupLines(_ words: [String]) -> [String] {
+        ["Write these \(words.count) words down, in order; they are shown only now:"]
+            + words.enumerated().map { i, w in String(format: "%3d. %@", i + 1, w) }
     }
 
     /// Asks two words of a new mnemonic back (positions from the session's RNG).

@@ -158,11 +158,7 @@ extension Builtins {
                 _ = try session.unlockedStore(for: c, reconfirm: true)
             }
             let done = try store.rollBackRotation(rotationID: rotation.id)
-            // The successor's sealed secret was deleted: push it out of the WAL too (best effort).
-            try? store.checkpointWAL()
-            if let active = session.activeKey, doomed.contains(where: { $0.lowercased() == active.lowercased() }) {
-                session.activeKey = nil
-            }
+            session.forgetActiveKey(ifAmong: doomed)
             return rotationValue(done)
         },
 
@@ -172,13 +168,11 @@ extension Builtins {
                 summary: "Checks the store file: SQLite's integrity_check and the store's invariants (positions, secrets, parents).",
                 example: "print (store.check).ok, (store.check).problems") { args in
             let c = "store.check"
-            let store = try args.session(c).store(for: c)
-            let integrity = try store.integrityCheck()
-            let problems = try store.consistencyProblems()
+            let check = try args.session(c).store(for: c).check()
             return .map(ValueMap([
-                ("ok", .bool(integrity == ["ok"] && problems.isEmpty)),
-                ("integrity", .string(integrity.joined(separator: "\n"))),
-                ("problems", .list(problems.map { .string($0) })),
+                ("ok", .bool(check.integrity == ["ok"] && check.problems.isEmpty)),
+                ("integrity", .string(check.integrity.joined(separator: "\n"))),
+                ("problems", .list(check.problems.map { .string($0) })),
             ]))
         },
     ]
@@ -268,14 +262,9 @@ extension Builtins {
         let xpub = try master.serialized(.xpub)
 
         mnemonic.withWords { list in
-            var lines = ["The successor of \(old.name) is a new mnemonic"
-                         + (passphrase == nil ? "" : ", used with the same BIP-39 passphrase") + ".",
-                         "Write these \(list.count) words down, in order; they are shown only now:"]
-            for (i, word) in list.enumerated() {
-                let number = String(i + 1)
-                lines.append(String(repeating: " ", count: max(0, 3 - number.count)) + number + ". " + word)
-            }
-            session.show(lines.joined(separator: "\n"))
+            let intro = "The successor of \(old.name) is a new mnemonic"
+                + (passphrase == nil ? "" : ", used with the same BIP-39 passphrase") + "."
+            session.show(([intro] + backupLines(list)).joined(separator: "\n"))
         }
         if !skipConfirm {
             do {

@@ -92,7 +92,9 @@ public final class Session: BuiltinContext {
     /// start-up notice only look).
     public func existingStore() -> WalletStore? {
         if let openedStore { return openedStore }
-        guard let home, FileManager.default.fileExists(atPath: (home as NSString).appendingPathComponent("kcs.db")) else {
+        guard let home,
+              FileManager.default.fileExists(atPath: (home as NSString).appendingPathComponent(WalletStore.databaseFileName))
+        else {
             return nil
         }
         return try? store(for: "kcs")
@@ -117,8 +119,8 @@ public final class Session: BuiltinContext {
                 let again = try passphrase(for: command, prompt: "the same passphrase again: ")
                 guard first == again else { throw SessionError.passphrasesDiffer(command: command) }
             }
+            // createVault leaves the vault unlocked: a second scrypt (unlock) would only repeat it.
             try store.createVault(passphrase: first, scrypt: vaultParameters)
-            try store.unlock(passphrase: first)
         case .locked:
             host?.status("unlocking the vault (scrypt)…")
             try store.unlock(passphrase: try passphrase(for: command, prompt: "vault passphrase: "))
@@ -147,7 +149,7 @@ public final class Session: BuiltinContext {
     /// `$KCS_VAULT_PASSPHRASE_FILE` (its first line) or `$KCS_VAULT_PASSPHRASE`, never prompted.
     public func passphrase(for command: String, prompt: String) throws -> Secret {
         if let host, host.isInteractive {
-            guard let value = try host.readSecret(prompt: prompt), let secret = value.payload as? Secret else {
+            guard let secret = try host.readSecret(prompt: prompt)?.walletSecret else {
                 throw SessionError.cancelled(command: command)
             }
             return secret
@@ -178,6 +180,13 @@ public final class Session: BuiltinContext {
     /// Shows text to the person (a new mnemonic, shown once).
     public func show(_ text: String) {
         host?.write(text.hasSuffix("\n") ? text : text + "\n")
+    }
+
+    /// Forgets the active key when it is one of `names` (keys just deleted), comparing names
+    /// without case as the store does.
+    func forgetActiveKey(ifAmong names: [String]) {
+        guard let active = activeKey?.lowercased() else { return }
+        if names.contains(where: { $0.lowercased() == active }) { activeKey = nil }
     }
 }
 
@@ -241,15 +250,20 @@ extension Session {
     /// nothing to say; reading needs no passphrase.
     public func startupNotice() -> String? {
         guard let store = existingStore() else { return nil }
+        // One snapshot for the three reads; each may fail on its own, as before, without
+        // silencing the others.
+        let (pending, due) = (try? store.read { tx in
+            let maxAge = (try? tx.setting(Session.maxAgeSetting)).flatMap { $0.flatMap { Int($0) } }
+            return (try? tx.pendingRotations(), try? tx.keysNeedingRotation(maxAgeDays: maxAge))
+        }) ?? (nil, nil)
         var lines: [String] = []
-        if let pending = try? store.pendingRotations(), !pending.isEmpty {
+        if let pending, !pending.isEmpty {
             lines.append("\(pending.count) key rotation\(pending.count == 1 ? " was" : "s were") interrupted:")
             for r in pending {
                 lines.append("  #\(r.id) \(r.oldKeyName) (\(r.state.rawValue)): rotation.resume \(r.id) or rotation.rollback \(r.id)")
             }
         }
-        let maxAge = (try? store.setting(Session.maxAgeSetting)).flatMap { $0.flatMap { Int($0) } }
-        if let due = try? store.keysNeedingRotation(maxAgeDays: maxAge), !due.isEmpty {
+        if let due, !due.isEmpty {
             lines.append("\(due.count) key\(due.count == 1 ? " needs" : "s need") rotation (key.rotate NAME):")
             for c in due {
                 lines.append("  \(c.key.name): " + c.reasons.map(\.description).joined(separator: "; "))

@@ -10,9 +10,19 @@ extension StoreTransaction {
     ///
     /// Used after a crash (the SIGKILL tests of issue 5 §7) and by `kcs doctor`-style commands.
     public func consistencyProblems() throws(StoreError) -> [String] {
+        try problems(integrity: integrityCheck())
+    }
+
+    /// SQLite's `PRAGMA integrity_check`: `["ok"]`, or one line per problem (at most 100).
+    /// It reads every page of the file, so one check runs it once.
+    func integrityCheck() throws(StoreError) -> [String] {
+        try storeErrors { try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    /// `consistencyProblems()` for the lines of an `integrityCheck()` already run in this transaction.
+    func problems(integrity: [String]) throws(StoreError) -> [String] {
         try storeErrors {
             var problems: [String] = []
-            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             if integrity != ["ok"] { problems += integrity.map { "integrity_check: \($0)" } }
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
                 problems.append("foreign_key_check: row \(row[1] as Int64? ?? -1) of \(row[0] as String) "

@@ -139,18 +139,21 @@ extension StoreTransaction {
             throw .invalidHistory(field: "chain id", reason: "must be at most \(Int64.max), got \(chain)")
         }
         let linked = try findKey(named: entry.keyName)
+        let createdAt = Timestamp.milliseconds(entry.date ?? now)
+        let keyName = linked?.name ?? entry.keyName
         let id: Int64 = try storeErrors {
             try db.execute(sql: """
                 INSERT INTO history (created_at, key_id, key_name, kind, digest, signature, signer, verified, chain_id)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [Timestamp.milliseconds(entry.date ?? now), linked?.id, linked?.name ?? entry.keyName,
-                                 entry.kind.rawValue, Data(entry.digest), Data(entry.signature), entry.signer,
-                                 entry.verified, entry.chainID.map { Int64($0) }])
+                """, arguments: [createdAt, linked?.id, keyName, entry.kind.rawValue, Data(entry.digest),
+                                 Data(entry.signature), entry.signer, entry.verified, entry.chainID.map { Int64($0) }])
             return db.lastInsertedRowID
         }
-        return try storeErrors {
-            try fetchHistory(where: "id = ?", arguments: [id], limit: 1).first!
-        }
+        // Built from what was written rather than read back: every signature is recorded, so
+        // this saves a query on each.
+        return HistoryRecord(id: id, date: Timestamp.date(createdAt), keyID: linked?.id, keyName: keyName,
+                             kind: entry.kind, digest: entry.digest, signature: entry.signature, signer: entry.signer,
+                             verified: entry.verified, chainID: entry.chainID)
     }
 
     /// Signing records matching `query`, newest first (ties by insertion order).

@@ -1,15 +1,21 @@
-// SQLite's own check of the database file, on its own: what a crash test (issue 5 §7)
-// asserts after killing kcs, and what `store.check` shows beside `consistencyProblems()`.
+// SQLite's own check of the database file beside the store's invariants: what a crash test
+// (issue 5 §7) asserts after killing kcs, and what `store.check` shows.
 import GRDB
 
 extension WalletStore {
-    /// SQLite's `PRAGMA integrity_check` over the whole database: `["ok"]` when the file is
-    /// sound, otherwise one line per problem (SQLite stops after 100). Read-only; it does
-    /// not need the vault. `consistencyProblems()` includes the same lines (prefixed) among
-    /// the store's own invariants; this gives SQLite's verdict as SQLite words it.
+    /// SQLite's `PRAGMA integrity_check` over the whole database and the store's invariants,
+    /// from one snapshot, with SQLite's scan (every page of the file) run once. Read-only; it
+    /// does not need the vault.
     ///
+    /// - Returns: `integrity`, SQLite's verdict as SQLite words it: `["ok"]` when the file is
+    ///   sound, otherwise one line per problem (SQLite stops after 100); `problems`, what
+    ///   `consistencyProblems()` returns (the same SQLite lines, prefixed, among the store's
+    ///   own invariants), empty when all hold.
     /// - Throws: `.database` when the file cannot be read at all, `.closed`.
-    public func integrityCheck() throws(StoreError) -> [String] {
-        try fetch { tx in try String.fetchAll(tx.db, sql: "PRAGMA integrity_check") }
+    public func check() throws(StoreError) -> (integrity: [String], problems: [String]) {
+        try fetch { tx in
+            let integrity = try tx.integrityCheck()
+            return (integrity, try tx.problems(integrity: integrity))
+        }
     }
 }

@@ -429,25 +429,18 @@ extension StoreTransaction {
     /// - Throws: `.unknownKey`, `.secretMissing`, `.vaultLocked`, `.secretTampered` (AES-GCM
     ///   refused this key's ciphertext; other keys still open).
     public func openSecret(named name: String) throws(StoreError) -> KeySecret {
-        let key = try key(named: name)
-        return try storeErrors {
+        try openSecret(of: key(named: name))
+    }
+
+    /// Unseals the secret of `key`, a record read in this transaction (no second lookup by name).
+    ///
+    /// - Throws: `.secretMissing`, `.vaultLocked`, `.secretTampered`.
+    public func openSecret(of key: KeyRecord) throws(StoreError) -> KeySecret {
+        try storeErrors {
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT kind, nonce, ciphertext, passphrase_nonce, passphrase_ciphertext FROM secrets WHERE key_id = ?
                 """, arguments: [key.id]) else { throw StoreError.secretMissing(name: key.name) }
-            let kek = try store.requireKEK(db)
-            let kind = try SecretKind.decode(row["kind"], table: "secrets", id: key.id)
-            let payloadBox = Sealed(nonce: row.bytes("nonce") ?? [], ciphertext: row.bytes("ciphertext") ?? [])
-            guard let payload = store.open(payloadBox, with: kek,
-                                           aad: SealingContext.secret(keyID: key.id, kind: kind, part: .payload))
-            else { throw StoreError.secretTampered(name: key.name) }
-            var passphrase: Secret?
-            if let nonce = row.bytes("passphrase_nonce"), let box = row.bytes("passphrase_ciphertext") {
-                guard let opened = store.open(Sealed(nonce: nonce, ciphertext: box), with: kek,
-                                              aad: SealingContext.secret(keyID: key.id, kind: kind, part: .passphrase))
-                else { throw StoreError.secretTampered(name: key.name) }
-                passphrase = opened
-            }
-            return KeySecret(kind: kind, payload: payload, passphrase: passphrase)
+            return try openSecretRow(row, keyID: key.id, name: key.name, kek: store.requireKEK(db))
         }
     }
 

@@ -182,7 +182,7 @@ extension WalletStore {
     /// - Throws: `.vaultMissing`; `.wrongPassphrase` when the verifier does not open (the
     ///   store and the lock state are unchanged).
     public func unlock(passphrase: Secret) throws(StoreError) {
-        let kek = try verifiedKEK(passphrase: passphrase)
+        let kek = try verifiedKEK(passphrase: passphrase).kek
         vaultKey.withLock { $0 = kek }
     }
 
@@ -201,8 +201,7 @@ extension WalletStore {
     ///   or repair that row first).
     public func changePassphrase(old: Secret, new: Secret) throws(StoreError) {
         guard new.count > 0 else { throw .emptyPassphrase }
-        let oldKEK = try verifiedKEK(passphrase: old)
-        guard let row = try fetch({ try VaultRow.load($0.db) }) else { throw .vaultMissing }
+        let (oldKEK, row) = try verifiedKEK(passphrase: old)
         let salt = options.random.bytes(32)
         let newKEK = try Self.deriveKEK(passphrase: new, salt: salt, parameters: row.parameters)
         try perform { tx in try tx.reseal(from: oldKEK, to: newKEK, salt: salt) }
@@ -211,12 +210,12 @@ extension WalletStore {
 
     // MARK: helpers
 
-    /// The KEK for `passphrase`, checked against the stored verifier.
-    func verifiedKEK(passphrase: Secret) throws(StoreError) -> Secret {
+    /// The KEK for `passphrase`, checked against the stored verifier, and the vault row it was checked against.
+    func verifiedKEK(passphrase: Secret) throws(StoreError) -> (kek: Secret, row: VaultRow) {
         guard let row = try fetch({ try VaultRow.load($0.db) }) else { throw .vaultMissing }
         let kek = try Self.deriveKEK(passphrase: passphrase, salt: row.salt, parameters: row.parameters)
         guard open(row.verifier, with: kek, aad: SealingContext.verifier) != nil else { throw .wrongPassphrase }
-        return kek
+        return (kek, row)
     }
 
     /// scrypt(passphrase, salt) → 32 bytes.
@@ -252,6 +251,28 @@ extension WalletStore {
 }
 
 extension StoreTransaction {
+    /// Opens a `secrets` row (its `kind`, `nonce`, `ciphertext`, `passphrase_nonce` and
+    /// `passphrase_ciphertext` columns) of key `keyID` under `kek`.
+    ///
+    /// - Throws: `.secretTampered` naming key `name` when AES-GCM refuses the payload or the
+    ///   BIP-39 passphrase; `.corruptRow` for an unknown kind.
+    func openSecretRow(_ row: Row, keyID: Int64, name: String, kek: Secret) throws(StoreError) -> KeySecret {
+        let kind = try storeErrors { try SecretKind.decode(row["kind"], table: "secrets", id: keyID) }
+        func open(_ part: SealingContext.Part, _ nonce: [UInt8]?, _ box: [UInt8]?) throws(StoreError) -> Secret {
+            let aad = SealingContext.secret(keyID: keyID, kind: kind, part: part)
+            guard let plain = store.open(Sealed(nonce: nonce ?? [], ciphertext: box ?? []), with: kek, aad: aad) else {
+                throw .secretTampered(name: name)
+            }
+            return plain
+        }
+        let payload = try open(.payload, row.bytes("nonce"), row.bytes("ciphertext"))
+        var passphrase: Secret?
+        if let nonce = row.bytes("passphrase_nonce"), let box = row.bytes("passphrase_ciphertext") {
+            passphrase = try open(.passphrase, nonce, box)
+        }
+        return KeySecret(kind: kind, payload: payload, passphrase: passphrase)
+    }
+
     /// Re-seals everything sealed under `oldKEK` with `newKEK` and writes the new vault row.
     func reseal(from oldKEK: Secret, to newKEK: Secret, salt: [UInt8]) throws {
         // Another process may have changed the passphrase since we checked: check again here.
@@ -265,26 +286,9 @@ extension StoreTransaction {
             """)
         for secretRow in secrets {
             let keyID: Int64 = secretRow["key_id"]
-            let name: String = secretRow["name"]
-            let kind = try SecretKind.decode(secretRow["kind"], table: "secrets", id: keyID)
-            var parts: [(SealingContext.Part, Sealed)] = [
-                (.payload, Sealed(nonce: [UInt8](secretRow["nonce"] as Data), ciphertext: [UInt8](secretRow["ciphertext"] as Data))),
-            ]
-            if let nonce = secretRow["passphrase_nonce"] as Data?, let box = secretRow["passphrase_ciphertext"] as Data? {
-                parts.append((.passphrase, Sealed(nonce: [UInt8](nonce), ciphertext: [UInt8](box))))
-            }
-            var resealed: [Sealed] = []
-            for (part, sealed) in parts {
-                let aad = SealingContext.secret(keyID: keyID, kind: kind, part: part)
-                guard let plain = store.open(sealed, with: oldKEK, aad: aad) else { throw StoreError.secretTampered(name: name) }
-                resealed.append(try store.seal(plain, with: newKEK, aad: aad))
-            }
-            try db.execute(sql: """
-                UPDATE secrets SET nonce = ?, ciphertext = ?, passphrase_nonce = ?, passphrase_ciphertext = ?
-                WHERE key_id = ?
-                """, arguments: [Data(resealed[0].nonce), Data(resealed[0].ciphertext),
-                                 resealed.count > 1 ? Data(resealed[1].nonce) : nil,
-                                 resealed.count > 1 ? Data(resealed[1].ciphertext) : nil, keyID])
+            let secret = try openSecretRow(secretRow, keyID: keyID, name: secretRow["name"], kek: oldKEK)
+            // The same write as a new key's: fresh nonces, and `sealed_at` says when.
+            try writeSecret(secret, keyID: keyID, kek: newKEK)
             try store.faultPoint("changePassphrase.secret")
         }
         let pairings = try Row.fetchAll(db, sql: "SELECT instance_uid, nonce, ciphertext FROM pairings ORDER BY instance_uid")

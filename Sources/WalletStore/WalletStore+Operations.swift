@@ -212,10 +212,13 @@ extension WalletStore {
         return record
     }
 
-    /// Rolls the rotation back.
+    /// Rolls the rotation back, then checkpoints the WAL so the deleted successor's secret
+    /// leaves it (best effort).
     @discardableResult
     public func rollBackRotation(rotationID: Int64) throws(StoreError) -> RotationRecord {
-        try perform { try $0.rollBackRotation(rotationID: rotationID) }
+        let record = try perform { try $0.rollBackRotation(rotationID: rotationID) }
+        try? checkpointWAL()
+        return record
     }
 
     /// A rotation journal entry.

@@ -96,6 +96,30 @@ let testMnemonic = "abandon abandon abandon abandon abandon abandon abandon aban
 
 @Suite("Store commands in batch runs")
 struct StoreCommandTests {
+    // MARK: - The vault passphrase
+
+    @Test func batchRun_wrongVaultPassphrase_refusesEverySecretAndChangesNothing() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let first = try home.run("import privkey \(testPrivateKey) --name a")
+        #expect(first.code == 0, "\(first.err)")
+        var wrong = home
+        wrong.environment["KCS_VAULT_PASSPHRASE"] = BatchHome.vaultPassphrase + "!"
+        let r = try wrong.run("""
+            try { import privkey 0x\(String(repeating: "42", count: 32)) --name b } catch e { print "E", e.kind }
+            try { sign \(testDigest) --key a } catch e { print "E", e.kind }
+            try { key.reveal a } catch e { print "E", e.kind }
+            print "N", len(keys()), len(history())
+            print "V", vault.status().state
+            sign \(testDigest) --key a
+            """)
+        #expect(tagged("E", in: r.out) == ["store.wrongPassphrase", "store.wrongPassphrase", "store.wrongPassphrase"])
+        #expect(tagged("N", in: r.out) == ["1 0"] && tagged("V", in: r.out) == ["locked"], "\(r.out)")
+        // Uncaught, the error ends the batch run with the runtime error status and says why.
+        #expect(r.code == 70)
+        #expect(r.err.contains("the vault passphrase is wrong; nothing was changed"), "\(r.err)")
+    }
+
     // MARK: - keystore.load
 
     /// ethereum/tests KeyStoreTests `mycrypto` (scrypt n=8192, with `address`) and `test1`

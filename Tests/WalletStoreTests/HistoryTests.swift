@@ -39,6 +39,8 @@ struct HistoryTests {
         // A key the store does not know (a card not imported) is kept by name only.
         let loose = try store.recordSignature(signature(key: "card-1234"))
         #expect(loose.keyID == nil && loose.keyName == "card-1234")
+        // What recordSignature returns is what the history reads back.
+        #expect(try store.history() == [loose, record])
     }
 
     @Test func record_badFields_areRefused() throws {

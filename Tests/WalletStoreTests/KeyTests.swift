@@ -247,6 +247,24 @@ struct KeyTests {
         #expect(try store.consistencyProblems() == [])
     }
 
+    @Test func check_givesSQLitesVerdictAndTheInvariantsTogether() throws {
+        let store = try makeStore()
+        try store.addKey(keyA.newKey(name: "a"), secret: keyA.secret)
+        let w = try store.addKey(NewKey(name: "w", kind: .watch, source: .address, address: keyB.address))
+        let sound = try store.check()
+        #expect(sound.integrity == ["ok"] && sound.problems.isEmpty)
+        // A sealed secret planted on a watch-only key: SQLite sees nothing wrong, the store does.
+        try store.queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO secrets (key_id, kind, nonce, ciphertext, sealed_at) VALUES (?, 'seed', zeroblob(12), zeroblob(32), 0)
+                """, arguments: [w.id])
+        }
+        let broken = try store.check()
+        #expect(broken.integrity == ["ok"])
+        #expect(broken.problems == ["key \"w\" has a sealed secret it should not have"])
+        #expect(try store.consistencyProblems() == broken.problems)
+    }
+
     @Test func listing_tenThousandKeys_isOneIndexedQuery() throws {
         let store = try makeStore()
         try store.write { tx in

@@ -94,6 +94,21 @@ struct RotationTests {
         #expect(try store.beginRotation(ofKeyNamed: "old").state == .started)
     }
 
+    @Test func rollBack_checkpointsTheWAL_soTheSuccessorsSecretLeavesIt() throws {
+        let dir = try ScratchDirectory()
+        defer { dir.cleanup() }
+        let store = try WalletStore.open(home: dir.path, options: testOptions())
+        try store.createVault(passphrase: Secret(utf8: "pw"), scrypt: testScrypt)
+        try store.addKey(keyA.newKey(name: "old"), secret: keyA.secret)
+        let id = try store.beginRotation(ofKeyNamed: "old").id
+        try store.createSuccessor(rotationID: id, key: keyB.newKey(name: "new"), secret: keyB.secret)
+        let wal = dir.file("kcs.db-wal")
+        #expect(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0 > 0)
+        try store.rollBackRotation(rotationID: id)
+        #expect(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int == 0)
+        #expect(try orderedNames(store) == ["old"])
+    }
+
     @Test func hdRotation_retiresTheChildrenToo() throws {
         let store = try makeStore()
         let old = try store.addKey(NewKey(name: "m", kind: .hdMaster, source: .mnemonic, preset: "ledger-live"),
