@@ -98,17 +98,8 @@ extension Builtins {
         Builtin("xkey.decode", params: [ParamSpec("text", .oneOf([.string, .secret(SecretKind.xprv.rawValue)]), secret: true)],
                 summary: "The HD key of an xpub/xprv (or SLIP-132 ypub, zpub, …) serialisation.",
                 example: "let acct = xkey.decode \"xpub6C…\"") { args in
-            switch args["text"] {
-            case .string(let text):
-                return .domain(HDKeyValue(try ExtendedKey(text.trimmed), path: nil))
-            case .secret(let s):
-                let secret = try secretBytes(s, "xkey.decode")
-                guard let text = secret.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
-                    throw BuiltinError.secretNotText(command: "xkey.decode", kind: s.kind)
-                }
-                return .domain(HDKeyValue(try ExtendedKey(text.trimmed), path: nil))
-            default: return .null
-            }
+            guard let text = try extendedKeyText(args["text"], "xkey.decode") else { return .null }
+            return .domain(HDKeyValue(try ExtendedKey(text), path: nil))
         },
 
         Builtin("path.parse", params: [ParamSpec("text", pathType)],
@@ -134,6 +125,25 @@ extension Builtins {
         case .string(let text): return try DerivationPath(text)
         default: throw HDError.pathEmpty
         }
+    }
+
+    /// The text of an xpub/xprv argument (a string, or a secret xprv read as UTF-8) without the
+    /// blanks and line breaks pasted keys often carry; nil for any other value.
+    static func extendedKeyText(_ value: Value?, _ command: String) throws -> String? {
+        switch value {
+        case .string(let text): return text.trimmed
+        case .secret(let s): return try secretText(s, command).trimmed
+        default: return nil
+        }
+    }
+
+    /// The bytes of a secret as UTF-8 text (an xprv, a phrase); `builtin.secretNotText` otherwise.
+    static func secretText(_ s: SecretValue, _ command: String) throws -> String {
+        let secret = try secretBytes(s, command)
+        guard let text = secret.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
+            throw BuiltinError.secretNotText(command: command, kind: s.kind)
+        }
+        return text
     }
 
     /// A `--coin` value: a SLIP-44 symbol, a coin type number, or a coin record; nil when absent.

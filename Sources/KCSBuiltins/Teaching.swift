@@ -50,18 +50,10 @@ extension Builtins {
                 summary: "An xpub/xprv (or ypub, zpub, tpub, …) field by field: version bytes and their meaning, depth, parent fingerprint, child number, chain code, key, checksum.",
                 example: "xkey.explain \"xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8\"") { args in
             let c = "xkey.explain"
-            let text: String
-            switch args["text"] {
-            case .string(let t): text = t
-            case .secret(let s):
-                let secret = try secretBytes(s, c)
-                guard let t = secret.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
-                    throw BuiltinError.secretNotText(command: c, kind: s.kind)
-                }
-                text = t
-            default: throw ArgumentError.missing(command: c, position: 1, name: "text", type: .string)
+            guard let text = try extendedKeyText(args["text"], c) else {
+                throw ArgumentError.missing(command: c, position: 1, name: "text", type: .string)
             }
-            let fields = try ExtendedKeyFields(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            let fields = try ExtendedKeyFields(text)
             return .domain(xkeyExplanation(fields, reveal: args.flag("reveal")))
         },
 
@@ -75,13 +67,14 @@ extension Builtins {
             let c = "presets.compare"
             let m = try parseMnemonic(args["mnemonic"], language: nil, c)
             let count = try smallInt(args.integer("count") ?? 5, c, "--count", in: 1...100)
-            let master = try ExtendedKey.master(seed: seed(m, args, c))
+            // Cached by path: the presets share their first levels, so each node is derived once.
+            var keys = PathSearch.NodeCache(master: try ExtendedKey.master(seed: seed(m, args, c)))
             let presets = PathPreset.all.filter { $0.addressKind != .none }
             var rows: [Value] = []
             for i in 0..<count {
                 for preset in presets {
                     let path = try preset.path(UInt32(i))
-                    let key = try master.derive(path)
+                    let key = try keys.key(path)
                     rows.append(.map(ValueMap([
                         ("index", .int(i)), ("preset", .domain(PresetValue(preset: preset))),
                         ("path", .domain(PathValue(path: path))),
@@ -127,12 +120,9 @@ extension Builtins {
                 // (without moving the current path) and the normal levels are derived here.
                 let card = try args.session(c).requireLoggedIn(c)
                 outcome = try PathSearch.search(target, maxIndex: UInt32(maxIndex)) { path in
-                    let exported = try card.commands.exportKey(
+                    try card.commands.exportKey(
                         .derive(try CardKeyPath(source: .master, components: path.components)), kind: .extendedPublicKey)
-                    guard let chainCode = exported.chainCode else {
-                        throw CardError.malformedResponse(command: .exportKey, detail: "no chain code in the extended public key")
-                    }
-                    return try ExtendedKey(publicKey: exported.publicKey, chainCode: chainCode, depth: UInt8(path.components.count))
+                    .extendedPublicKey(depth: UInt8(path.components.count))
                 }
             } else {
                 let m = try parseMnemonic(args.value("mnemonic"), language: nil, c)
@@ -169,12 +159,26 @@ extension Builtins {
         .secret(SecretKind.xprv.rawValue), .string, .bytes,
     ])
 
-    /// Where a derivation starts: the key, its path when known, and the seed it came from
-    /// when the caller gave one (a trace then starts with the master key's HMAC step).
+    /// Where a derivation starts: the key, its path when known, and the master key's step
+    /// when the caller gave a seed (a trace then starts with that HMAC step).
     struct DeriveStart {
         let key: ExtendedKey
         let path: DerivationPath?
-        let seed: Secret?
+        let master: DerivationStep?
+
+        init(key: ExtendedKey, path: DerivationPath?) {
+            self.key = key
+            self.path = path
+            master = nil
+        }
+
+        /// The master key of `seed`, at `m`; its step is kept for a trace.
+        init(seed: Secret) throws {
+            let step = try ExtendedKey.tracedMaster(seed: seed)
+            key = step.child
+            path = DerivationPath(absolute: true, [])
+            master = step
+        }
     }
 
     /// The HD key `derive --from` names, or nil when the option is absent.
@@ -187,34 +191,21 @@ extension Builtins {
     /// An HD key as it is; a mnemonic (secret, or text with spaces) or a seed (secret or
     /// bytes) as its master key; xprv/xpub text (secret or not) decoded.
     static func deriveStart(_ value: Value, _ command: String) throws -> DeriveStart {
-        func fromSeed(_ seed: Secret) throws -> DeriveStart {
-            DeriveStart(key: try ExtendedKey.master(seed: seed), path: DerivationPath(absolute: true, []), seed: seed)
-        }
-        func fromText(_ text: String) throws -> DeriveStart {
-            let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if t.contains(where: \.isWhitespace) {
-                return try fromSeed(try Mnemonic(phrase: t).seed())
-            }
-            let key = try ExtendedKey(t)
-            return DeriveStart(key: key, path: key.depth == 0 ? DerivationPath(absolute: true, []) : nil, seed: nil)
-        }
         switch value {
         case .domain(let d as HDKeyValue):
-            return DeriveStart(key: d.key, path: d.path, seed: nil)
+            return DeriveStart(key: d.key, path: d.path)
         case .bytes(let b):
-            return try fromSeed(Secret(bytes: b))
-        case .string(let text):
-            return try fromText(text)
+            return try DeriveStart(seed: Secret(bytes: b))
         case .secret(let s) where s.kind == SecretKind.mnemonic.rawValue:
-            return try fromSeed(try parseMnemonic(value, language: nil, command).seed())
+            return try DeriveStart(seed: try parseMnemonic(value, language: nil, command).seed())
         case .secret(let s) where s.kind == SecretKind.seed.rawValue:
-            return try fromSeed(try secretBytes(s, command))
-        case .secret(let s):
-            let secret = try secretBytes(s, command)
-            guard let text = secret.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
-                throw BuiltinError.secretNotText(command: command, kind: s.kind)
-            }
-            return try fromText(text)
+            return try DeriveStart(seed: try secretBytes(s, command))
+        case .string, .secret:
+            // Text (or a secret xprv): words with blanks between them are a phrase, else an xprv or xpub.
+            let text = try extendedKeyText(value, command) ?? ""
+            if text.contains(where: \.isWhitespace) { return try DeriveStart(seed: try Mnemonic(phrase: text).seed()) }
+            let key = try ExtendedKey(text)
+            return DeriveStart(key: key, path: key.depth == 0 ? DerivationPath(absolute: true, []) : nil)
         default:
             throw ArgumentError.optionWrongType(command: command, option: "from", expected: deriveSourceType,
                                                 got: value.typeName)
@@ -242,8 +233,7 @@ extension Builtins {
         }
         var rows: [(path: String, label: String, value: Value)] = []
         let steps: [DerivationStep]
-        if let seed = start.seed {
-            let master = try ExtendedKey.tracedMaster(seed: seed)
+        if let master = start.master {
             rows += masterRows(master, reveal: reveal)
             steps = try master.child.trace(path)
         } else {
@@ -286,11 +276,9 @@ extension Builtins {
             throw TeachingError.traceNeedsHDKey(command: c, name: record.name, kind: record.kind.rawValue)
         }
         let store = try session.unlockedStore(for: c)
-        let parent = try store.read { tx in try tx.key(id: parentID) }
-        let seed = try seed(of: store.openSecret(named: parent.name))
+        let seed = try store.read { tx throws -> Secret in try Builtins.seed(of: tx.openSecret(of: tx.key(id: parentID))) }
         let full = path.isAbsolute ? path : own.appending(path)
-        return (DeriveStart(key: try ExtendedKey.master(seed: seed), path: DerivationPath(absolute: true, []), seed: seed),
-                full)
+        return (try DeriveStart(seed: seed), full)
     }
 
     /// The master key's rows: HMAC-SHA512("Bitcoin seed", S) → I_L = k, I_R = c.

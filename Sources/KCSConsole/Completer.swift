@@ -60,10 +60,11 @@ public struct Completer {
             return Result(wordStart: start, word: word, candidates: matches)
         }
 
-        if inString || word.contains("/") || word.hasPrefix("~") || (word.hasPrefix(".") && !before.trimmingCharacters(in: .whitespaces).isEmpty) {
+        let atLineStart = before.trimmingCharacters(in: .whitespaces).isEmpty
+        if inString || word.contains("/") || word.hasPrefix("~") || (word.hasPrefix(".") && !atLineStart) {
             return Result(wordStart: start, word: word, candidates: paths(word))
         }
-        if before.trimmingCharacters(in: .whitespaces).isEmpty, word.hasPrefix(".") {
+        if atLineStart, word.hasPrefix(".") {
             return result(Completer.metaCommands)
         }
         if word.hasPrefix("--") {
@@ -71,7 +72,7 @@ public struct Completer {
             let options = registry.lookup(command)?.options.map { "--" + $0.name } ?? []
             return result(options)
         }
-        if before.hasPrefix("."), before.hasPrefix(".read") {
+        if before.hasPrefix(".read") {
             return Result(wordStart: start, word: word, candidates: paths(word))
         }
         let commands = registry.builtins.map(\.name)
@@ -90,6 +91,21 @@ public struct Completer {
             .filter { $0.name.hasPrefix(namePart) && (namePart.hasPrefix(".") || !$0.name.hasPrefix(".")) }
             .map { dirPart + $0.name + ($0.isDirectory ? "/" : "") }
             .sorted()
+    }
+
+    /// Candidates in columns for an 80-column terminal (Tab with several and no longer prefix).
+    public static func columns(_ items: [String], width: Int = 80) -> String {
+        let cell = (items.map(\.count).max() ?? 0) + 2
+        let perLine = max(1, width / cell)
+        var lines: [String] = []
+        var i = 0
+        while i < items.count {
+            let row = items[i..<min(i + perLine, items.count)]
+            lines.append(row.map { $0.padding(toLength: cell, withPad: " ", startingAt: 0) }.joined()
+                .trimmingCharacters(in: .whitespaces))
+            i += perLine
+        }
+        return lines.joined(separator: "\n")
     }
 
     public static func fileSystem(_ dir: String) -> [(name: String, isDirectory: Bool)] {

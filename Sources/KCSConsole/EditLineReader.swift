@@ -128,20 +128,3 @@ public final class EditLineReader: LineReader {
         return ((state as NSString).appendingPathComponent("kcs") as NSString).appendingPathComponent("history")
     }
 }
-
-extension Completer {
-    /// Candidates in columns for an 80-column terminal.
-    public static func columns(_ items: [String], width: Int = 80) -> String {
-        let cell = (items.map(\.count).max() ?? 0) + 2
-        let perLine = max(1, width / cell)
-        var lines: [String] = []
-        var i = 0
-        while i < items.count {
-            let row = items[i..<min(i + perLine, items.count)]
-            lines.append(row.map { $0.padding(toLength: cell, withPad: " ", startingAt: 0) }.joined()
-                .trimmingCharacters(in: .whitespaces))
-            i += perLine
-        }
-        return lines.joined(separator: "\n")
-    }
-}

@@ -1,17 +1,39 @@
 /// Every command invocation in a program, in source order — what `kcs check` compares with
-/// the builtin table (unknown commands, with a "did you mean" hint) without running anything.
+/// the builtin table (unknown commands, with a "did you mean" hint) without running anything —
+/// and every call of a (dotted) name, which the REPL's history redaction checks as well.
 extension Program {
     /// The commands written anywhere in the program, including inside blocks, arguments and
     /// string interpolations.
-    public var commands: [Command] {
-        var out: [Command] = []
-        for s in statements { CommandWalker.visit(s, into: &out) }
-        return out
-    }
+    public var commands: [Command] { CommandWalker.walk(self).commands }
+
+    /// The calls whose callee is a name or a dotted name — `len(x)`, `mnemonic.check("…")` —
+    /// written anywhere in the program, in source order, with the name as written.
+    public var namedCalls: [(name: String, arguments: [Expr])] { CommandWalker.walk(self).calls }
 }
 
 enum CommandWalker {
-    static func visit(_ s: Stmt, into out: inout [Command]) {
+    /// What a walk finds.
+    struct Found {
+        var commands: [Command] = []
+        var calls: [(name: String, arguments: [Expr])] = []
+    }
+
+    static func walk(_ program: Program) -> Found {
+        var out = Found()
+        for s in program.statements { visit(s, into: &out) }
+        return out
+    }
+
+    /// `a` or `a.b.c`, when `e` is an identifier or a chain of members over one.
+    static func dottedName(_ e: Expr) -> String? {
+        switch e.kind {
+        case .identifier(let name): name
+        case .member(let base, let field): dottedName(base).map { $0 + "." + field.name }
+        default: nil
+        }
+    }
+
+    static func visit(_ s: Stmt, into out: inout Found) {
         switch s.kind {
         case .letBinding(_, let value): visit(value, into: &out)
         case .assignment(let target, let value):
@@ -44,21 +66,21 @@ enum CommandWalker {
         }
     }
 
-    static func visit(_ b: Block, into out: inout [Command]) {
+    static func visit(_ b: Block, into out: inout Found) {
         for s in b.statements { visit(s, into: &out) }
     }
 
-    static func visit(_ c: Command, into out: inout [Command]) {
-        out.append(c)
+    static func visit(_ c: Command, into out: inout Found) {
+        out.commands.append(c)
         for a in c.arguments { visit(a, into: &out) }
         for o in c.options { if let v = o.value { visit(v, into: &out) } }
     }
 
-    static func visit(_ a: CommandArgument, into out: inout [Command]) {
+    static func visit(_ a: CommandArgument, into out: inout Found) {
         if case .expression(let e) = a { visit(e, into: &out) }
     }
 
-    static func visit(_ e: Expr, into out: inout [Command]) {
+    static func visit(_ e: Expr, into out: inout Found) {
         switch e.kind {
         case .integer, .bytes, .boolean, .nil, .identifier: break
         case .string(let parts):
@@ -74,6 +96,7 @@ enum CommandWalker {
             visit(a, into: &out)
             visit(b, into: &out)
         case .call(let callee, let arguments):
+            if let name = dottedName(callee) { out.calls.append((name, arguments)) }
             visit(callee, into: &out)
             for a in arguments { visit(a, into: &out) }
         case .member(let base, _): visit(base, into: &out)

@@ -286,7 +286,7 @@ public struct Parser {
                 } while match(.comma)
             }
             return Stmt(.print(values), range: values.last.map { start.union($0.range) } ?? start)
-        case .keyword(.use) where wordAfter(start.end).map({ commands.contains("use." + $0) }) == true:
+        case .keyword(.use) where word(after: start.end).map({ commands.contains("use." + source.text(in: $0)) }) == true:
             // `use key NAME`: the namespace word `use` with a verb, not a module.
             let command = try parseCommand(nested: false)
             return Stmt(.command(command), range: command.range)
@@ -370,20 +370,21 @@ public struct Parser {
         return Identifier(name, range: t.range)
     }
 
-    /// True when the current identifier `word` begins a command: it is a command or namespace
-    /// word and is not written as a call (`len(x)`, `append(list, v)`: a `(` right after the
-    /// name, with no space, makes it a function call in expression syntax).
-    /// The identifier written after blanks from byte `offset`, if any (one-line lookahead).
-    private func wordAfter(_ offset: Int) -> String? {
+    /// Where the identifier written after blanks from byte `offset` stands, if there is one
+    /// (one-line lookahead: `use key`, `keystore load`).
+    private func word(after offset: Int) -> SourceRange? {
         let bytes = source.utf8
         var i = offset
         while i < bytes.count, bytes[i] == UInt8(ascii: " ") || bytes[i] == UInt8(ascii: "\t") { i += 1 }
         guard i > offset, i < bytes.count, isIdentifierStart(bytes[i]) else { return nil }
         var j = i
         while j < bytes.count, isIdentifierByte(bytes[j]) { j += 1 }
-        return source.text(in: SourceRange(start: i, end: j))
+        return SourceRange(start: i, end: j)
     }
 
+    /// True when the current identifier `word` begins a command: it is a command or namespace
+    /// word and is not written as a call (`len(x)`, `append(list, v)`: a `(` right after the
+    /// name, with no space, makes it a function call in expression syntax).
     private mutating func startsCommand(_ word: String) -> Bool {
         guard commands.startsCommand(word) else { return false }
         // `name(…)` and `a.b.c(…)` right after the dotted name are calls, not commands.
@@ -418,13 +419,14 @@ public struct Parser {
             while i < bytes.count, isIdentifierByte(bytes[i]) { i += 1 }
             return i
         }
-        // `vault.change-passphrase`: a `-word` continues the name when the longer name is a command.
-        func hyphenated(_ start: Int, _ end: Int) -> Int {
+        // `vault.change-passphrase`: a `-word` continues the name when the longer name (after
+        // `prefix`, the namespace of a verb written apart) is a command.
+        func hyphenated(_ start: Int, _ end: Int, prefix: String = "") -> Int {
             var end = end
             while end + 1 < bytes.count, bytes[end] == UInt8(ascii: "-"), isIdentifierStart(bytes[end + 1]) {
                 let longer = wordEnd(end + 1)
                 let text = source.text(in: SourceRange(start: start, end: longer))
-                guard commands.contains(text) else { break }
+                guard commands.contains(prefix + text) else { break }
                 end = longer
             }
             return end
@@ -436,17 +438,11 @@ public struct Parser {
         nameEnd = hyphenated(first.range.start, nameEnd)
         var name = source.text(in: SourceRange(start: first.range.start, end: nameEnd))
         if !name.contains("."), commands.namespaces.contains(name) {
-            // `keystore load`: a verb word on the same line, followed by a blank or the end.
-            var j = nameEnd
-            while j < bytes.count, bytes[j] == UInt8(ascii: " ") || bytes[j] == UInt8(ascii: "\t") { j += 1 }
-            if j > nameEnd, j < bytes.count, isIdentifierStart(bytes[j]) {
-                var k = wordEnd(j)
-                var full = name + "." + source.text(in: SourceRange(start: j, end: k))
-                let longer = hyphenated(j, k)
-                if longer > k, commands.contains(name + "." + source.text(in: SourceRange(start: j, end: longer))) {
-                    k = longer
-                    full = name + "." + source.text(in: SourceRange(start: j, end: k))
-                }
+            // `keystore load`, `vault change-passphrase`: a verb word on the same line, followed
+            // by a blank or the end.
+            if let verb = word(after: nameEnd) {
+                let k = hyphenated(verb.start, verb.end, prefix: name + ".")
+                let full = name + "." + source.text(in: SourceRange(start: verb.start, end: k))
                 if k == bytes.count || isVerbStop(bytes[k]), commands.contains(full) || !commands.contains(name) {
                     name = full
                     nameEnd = k

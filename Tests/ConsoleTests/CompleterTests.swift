@@ -49,6 +49,12 @@ import Testing
         #expect(complete(".").candidates == Completer.metaCommands.sorted())
     }
 
+    @Test func severalCandidates_areListedInColumns() {
+        #expect(Completer.columns(["a", "bb", "ccc"], width: 10) == "a    bb\nccc")
+        #expect(Completer.columns(["mnemonic.check", "mnemonic.seed"]) == "mnemonic.check  mnemonic.seed")
+        #expect(Completer.columns([]) == "")
+    }
+
     @Test func theWordIsWhatTabReplaces() {
         let r = complete("print mnemonic.ge")
         #expect(r.word == "mnemonic.ge")

@@ -1,6 +1,7 @@
 // The console under a pseudo-terminal (util-linux `script` gives kcs a real TTY): the REPL
 // prompt appears, a mnemonic typed as an argument works, and the history file written by
-// libedit holds `<secret>` instead of the words.
+// libedit holds `<secret>` instead of the words. The binary is `$KCS_BINARY` or the debug
+// build (`storeTestBinary`).
 import Foundation
 import Testing
 
@@ -13,16 +14,18 @@ struct PTYTests {
         let phrase = "legal winner thank year wave sausage worth useful legal winner thank yellow"
         let readable = state.appendingPathComponent("more.kcs")
         try "print \"read {twice(5)}\"\n".write(to: readable, atomically: true, encoding: .utf8)
-        let lines = ["let r = mnemonic.check \"\(phrase)\"", "print r.valid",
+        let lines = ["let r = mnemonic.check \"\(phrase)\"", "print r.valid", "print mnemonic.explain(\"\(phrase)\").words",
                      "def twice(x) {", "return x * 2 }", "print twice(21)", ".read \(readable.path)", ".quit"]
         let (text, _) = try session(lines.map { $0 + "\n" }, state: state)
         #expect(text.contains("kcs> "), "the REPL prompts on a terminal: \(text)")
         #expect(text.contains("true") && text.contains("42"), "\(text)")
+        #expect(text.contains("words × 11 bits = 132 bits = ENT + CS"), "mnemonic.explain written as a call: \(text)")
         #expect(text.contains("...> "), "an unfinished def continues on a second prompt: \(text)")
         #expect(text.contains("read 10"), ".read runs a file in the same session: \(text)")
         let historyPath = state.appendingPathComponent("kcs/history").path
         let history = try String(contentsOfFile: historyPath, encoding: .utf8)
         #expect(history.contains("mnemonic.check") && history.contains("<secret>"), "\(history)")
+        #expect(history.contains("mnemonic.explain(<secret>)"), "a secret argument of a call is redacted too: \(history)")
         #expect(!history.contains("sausage") && !history.contains("legal"), "the mnemonic leaked into \(history)")
         let mode = try FileManager.default.attributesOfItem(atPath: historyPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -37,7 +40,7 @@ struct PTYTests {
         defer { if given == nil { try? FileManager.default.removeItem(at: state) } }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        p.arguments = ["-qfec", root.appendingPathComponent(".build/debug/kcs").path, "/dev/null"]
+        p.arguments = ["-qfec", storeTestBinary.path, "/dev/null"]
         var env = ProcessInfo.processInfo.environment
         env["XDG_STATE_HOME"] = state.path
         env["XDG_CONFIG_HOME"] = state.path
@@ -71,10 +74,13 @@ struct PTYTests {
     @Test func ctrlC_stopsARunningLoopAndTheSessionGoesOn() throws {
         let (text, status) = try session(["let i = 0\n", "while true { i = i + 1 }\n", "\u{03}",
                                           "print \"after {i > 0}\"\n", "let half = \"unfinished", "\u{03}",
-                                          "print \"clean\"\n", ".quit\n"], pause: 500_000)
+                                          "print \"clean\"\n", "if true {\n", "\u{03}", "print \"fresh\"\n", ".quit\n"],
+                                         pause: 500_000)
         #expect(text.contains("error: interrupted"), "Ctrl-C stops the loop: \(text)")
         #expect(text.contains("after true"), "the session goes on with its variables: \(text)")
         #expect(text.contains("clean") && !text.contains("unfinishedprint"), "Ctrl-C drops the line being typed: \(text)")
+        #expect(text.contains("kcs> print \"fresh\"") && text.contains("\nfresh"),
+                "Ctrl-C at a continuation prompt drops the unfinished block: \(text)")
         #expect(status == 0)
     }
 

@@ -172,6 +172,10 @@ private enum Vector1 {
         #expect(Call.message("mnemonic.explain", [.string(String(repeating: "abandon ", count: 11) + "abot")])
             == "mnemonic word 12 must be in the english BIP-39 word list, got 'abot'; did you mean 'about'?")
         #expect(Teach.errorID("mnemonic.explain", [.string("abandon about")]) == "mnemonic.wordCount")
+        #expect(Teach.errorID("mnemonic.explain", [.string(Vectors.abandon)], [("language", .string("french"))])
+            == "mnemonic.wrongLanguage")
+        #expect(Teach.errorID("mnemonic.explain", [.string(Vectors.abandon)], [("language", .string("klingon"))])
+            == "builtin.badChoice")
     }
 
     // MARK: derive --trace
@@ -258,6 +262,22 @@ private enum Vector1 {
         #expect(Teach.errorID("derive", [.string("m/0")], [("from", .bytes([1, 2])), ("trace", nil)]) == "bip32.seedLength")
     }
 
+    @Test func deriveFrom_badSources_areTheCoresErrors() throws {
+        let t: (String, Value?) = ("trace", nil)
+        #expect(Teach.errorID("derive", [.string("m/0")], [("from", .string(Vectors.vector1Child0HXpub)), t])
+            == "path.absoluteFromChild")
+        #expect(Teach.errorID("derive", [.string("0")], [("from", .string("xpub-not-a-key")), t]) == "bip32.encoding")
+        #expect(Teach.errorID("derive", [.string("0")], [("from", .string("xpub-not-a-key"))]) == "bip32.encoding")
+        #expect(Teach.errorID("derive", [.string("m/0")], [("from", .string("abandon abandon")), t]) == "mnemonic.wordCount")
+        #expect(Teach.errorID("derive", [.string("m/0")], [("from", SecretKind.xprv.value(Secret(bytes: [0xff, 0xfe]))), t])
+            == "builtin.secretNotText")
+        // A secret xprv (blanks around it, as pasted) starts a trace as its text does.
+        let xprv = SecretKind.xprv.value(Secret(bytes: Array(" \(Vector1.masterXprv)\n".utf8)))
+        let r = try trace("m/0'", from: xprv)
+        #expect(Teach.step(r, "m", "start key (xpub)") == .string(Vectors.vector1MasterXpub))
+        #expect(Teach.step(r, "m/0'", "xpub") == .string(Vectors.vector1Child0HXpub))
+    }
+
     @Test func deriveTrace_activeSigner_softwareTracesAndCardRefuses() throws {
         let f = try CardFixture()
         try f.run("""
@@ -320,6 +340,15 @@ private enum Vector1 {
         #expect(Teach.errorID("xkey.explain", [.string("xpub123")]) == "bip32.length")
     }
 
+    @Test func xkeyExplain_secretXprvAndBadText() throws {
+        let xprv = SecretKind.xprv.value(Secret(bytes: Array(" \(Vector1.child0HXprv)\n".utf8)))
+        let e = try Call.run("xkey.explain", [xprv])
+        #expect(Teach.row(e, "valid") == .bool(true))
+        #expect(Teach.row(e, "key")?.inlineText == "0x00 ‖ <masked private key k (32 bytes); --reveal shows it>")
+        #expect(Teach.errorID("xkey.explain", [SecretKind.xprv.value(Secret(bytes: [0xff]))]) == "builtin.secretNotText")
+        #expect(Teach.errorID("xkey.explain", [.string("0OIl")]) == "bip32.encoding")
+    }
+
     // MARK: presets.compare
 
     @Test func presetsCompare_abandon_sideBySideIndexByIndex() throws {
@@ -341,6 +370,12 @@ private enum Vector1 {
         #expect(v.text.split(separator: "\n").first == "index  preset         path              address")
         #expect(Call.message("presets.compare", [.string(Vectors.abandon)], [("count", .int(0))])
             == "presets.compare: --count must be 1 to 100, got 0")
+    }
+
+    @Test func presetsCompare_badMnemonic_isTheCoresError() {
+        #expect(Teach.errorID("presets.compare", [.string("bless cloud wheel regular tiny venue bird web grief security dignity zoo")])
+            == "mnemonic.checksum")
+        #expect(Teach.errorID("presets.compare", [.string("abandon about")]) == "mnemonic.wordCount")
     }
 
     // MARK: path.find
@@ -375,6 +410,11 @@ private enum Vector1 {
             + "try a larger --max-index, the BIP-39 passphrase, or another mnemonic")
         #expect(Teach.errorID("path.find", [.string("0x9858EfFD232B4033E47d90003D41EC34EcaEda94")], [m, ("max-index", .int(101))])
             == "builtin.outOfRange")
+        #expect(Teach.errorID("path.find", [.string("0x9858EfFD232B4033E47d90003D41EC34EcaEda94")], [m, ("card", nil)])
+            == "builtin.optionNotApplicable")
+        #expect(Teach.errorID("path.find", [.string("bc1q8c6fshw2dlwun7ekn9qwf37cu2rn755upcp6em")], [m]) == "bech32.invalidChecksum")
+        #expect(Teach.errorID("path.find", [.string("1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN3")], [m])
+            == "base58check.checksumMismatch")
     }
 
     // MARK: The table

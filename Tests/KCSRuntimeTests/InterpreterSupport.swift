@@ -112,6 +112,10 @@ let toyRegistry = BuiltinRegistry([
         .map(ValueMap([("file", args["file"]!), ("password", args.options["password"] ?? .null),
                        ("force", .bool(args.flag("force")))]))
     },
+    Builtin("keystore.change-password", options: [OptionSpec("force", nil, "without asking")],
+            summary: "Change a password.", example: "keystore change-password") { args in
+        .string("changed, force \(args.flag("force"))")
+    },
 ])
 
 /// Parses and runs `text` as one program; returns the output, or the rendered error after it.

@@ -70,12 +70,13 @@ extension ExtendedKey {
         let i = Hash.hmacSHA512(key: Secret(bytes: masterHMACKey), data: seed)
         let (il, ir) = i.withUnsafeBytes { b in (Secret(bytes: b[0..<32]), Array(b[32..<64])) }
         guard let privateKey = try? PrivateKey(il) else { throw .invalidChild(index: "m") }
+        let publicKey = privateKey.publicKey  // k·G once: the master's key and point(I_L) alike
         let master = ExtendedKey(depth: 0, parentFingerprint: 0, childNumber: 0, chainCode: ir,
-                                 privateKey: privateKey, publicKey: privateKey.publicKey,
+                                 privateKey: privateKey, publicKey: publicKey,
                                  version: version.isPrivate ? version : .xprv)
         return DerivationStep(kind: .master, path: DerivationPath(absolute: true, []), index: nil, parent: nil,
                               hmacKey: masterHMACKey, hmacData: seed, il: il, ir: ir,
-                              ilPoint: privateKey.publicKey, child: master)
+                              ilPoint: publicKey, child: master)
     }
 
     /// CKDpriv (a private key) or CKDpub (a public key) for `index`, with its intermediates;

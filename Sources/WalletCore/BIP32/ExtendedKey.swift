@@ -94,14 +94,11 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
 
     /// BIP-32 master key: I = HMAC-SHA512(key = "Bitcoin seed", data = seed);
     /// key = I[0..<32], chain code = I[32..<64]. Seeds must be 16 to 64 bytes.
+    ///
+    /// - Throws: `HDError.seedLength`, or `.invalidChild("m")` when I_L is 0 or ≥ n.
     public static func master(seed: Secret, version: ExtendedKeyVersion = .xprv) throws(HDError) -> ExtendedKey {
-        guard (16...64).contains(seed.count) else { throw .seedLength(got: seed.count) }
-        let i = Hash.hmacSHA512(key: Secret(bytes: Array("Bitcoin seed".utf8)), data: seed)
-        let (key, chain) = i.withUnsafeBytes { b in (Secret(bytes: b[0..<32]), Array(b[32..<64])) }
-        guard let privateKey = try? PrivateKey(key) else { throw .invalidChild(index: "m") }
-        return ExtendedKey(depth: 0, parentFingerprint: 0, childNumber: 0, chainCode: chain,
-                           privateKey: privateKey, publicKey: privateKey.publicKey,
-                           version: version.isPrivate ? version : .xprv)
+        // The one master step, shared with `derive --trace` (DerivationTrace.swift), which also keeps its inputs.
+        try tracedMaster(seed: seed, version: version).child
     }
 
     // MARK: facts

@@ -169,14 +169,16 @@ public enum PathSearch {
         return Outcome(path: nil, key: nil, searched: searched, presets: presets, grid: grid)
     }
 
-    /// Keys by path, each derived from its cached parent, so a search derives every
+    /// Keys by absolute path, each derived from its cached parent, so a search (or any walk
+    /// over many paths that share their first levels, like `presets.compare`) derives every
     /// intermediate key once.
-    struct NodeCache {
+    public struct NodeCache {
         private var keys: [DerivationPath: ExtendedKey]
         /// Where keys at hardened levels come from when there is no private master.
         private let fetch: ((DerivationPath) throws -> ExtendedKey)?
 
-        init(master: ExtendedKey) {
+        /// A cache below `master`, a private depth-0 key.
+        public init(master: ExtendedKey) {
             keys = [DerivationPath(absolute: true, []): master]
             fetch = nil
         }
@@ -186,7 +188,10 @@ public enum PathSearch {
             self.fetch = fetch
         }
 
-        mutating func key(_ path: DerivationPath) throws -> ExtendedKey {
+        /// The key at `path` (absolute), derived from the nearest cached ancestor.
+        ///
+        /// - Throws: `HDError` from derivation, or what `fetch` throws.
+        public mutating func key(_ path: DerivationPath) throws -> ExtendedKey {
             if let k = keys[path] { return k }
             guard let last = path.components.last else { throw HDError.pathEmpty }
             if last.hardened, let fetch {
