@@ -23,10 +23,7 @@ extension Builtins {
                 summary: "PIN and PUK tries left, key loaded, current path, PIN-less path (needs the secure channel).",
                 example: "card.status") { args in
             let c = "card.status"
-            let card = try args.session(c).requireCard(c)
-            guard card.pairing != nil, card.commands.isSecureChannelOpen else {
-                throw CardCommandError.notOpen(command: c)
-            }
+            let card = try args.session(c).requireChannel(c)
             let status = try card.commands.getStatus()
             let path = try card.commands.getKeyPath()
             return .map(ValueMap([
@@ -113,9 +110,8 @@ extension Builtins {
             let c = "card.pair"
             let session = try args.session(c)
             let card = try session.requireCard(c)
-            var warnings = session.releaseEphemeralPairing(for: c)
-            let info = try card.select()
-            guard info.isInitialized else { throw CardCommandError.blank(command: c) }
+            let (info, released) = try startOver(card, session, c)
+            var warnings = released
             // The vault first: a slot is used only when its pairing can be kept.
             let store = try session.unlockedStore(for: c)
             if let held = try store.pairings().first(where: { $0.instanceUID == info.instanceUID }), !args.flag("force") {
@@ -137,9 +133,7 @@ extension Builtins {
             let c = "card.open"
             let session = try args.session(c)
             let card = try session.requireCard(c)
-            let warnings = session.releaseEphemeralPairing(for: c)
-            let info = try card.select()
-            guard info.isInitialized else { throw CardCommandError.blank(command: c) }
+            let (info, warnings) = try startOver(card, session, c)
             let store = try session.unlockedStore(for: c)
             guard let stored = try store.pairing(instanceUID: info.instanceUID) else {
                 throw CardCommandError.notPaired(command: c)
@@ -159,11 +153,10 @@ extension Builtins {
                 example: "card.verify (env \"KC_PIN\" --secret pin)") { args in
             let c = "card.verify"
             let session = try args.session(c)
-            let card = try session.requireCard(c)
-            guard card.pairing != nil, card.commands.isSecureChannelOpen else { throw CardCommandError.notOpen(command: c) }
+            let card = try session.requireChannel(c)
             let pin = try requiredSecret(args, "pin", c)
             try checkDigits(pin, 6, "PIN", .verifyPIN)
-            try session.checkTries(.pin, on: card, force: args.flag("force"), command: c)
+            try Session.checkTries(.pin, in: card.commands.getStatus(), force: args.flag("force"), command: c)
             card.pinVerified = false
             do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
             card.pinVerified = true
@@ -185,65 +178,56 @@ extension Builtins {
             let card = try session.requireCard(c)
             let pin = try requiredSecret(args, "pin", c)
             try checkDigits(pin, 6, "PIN", .verifyPIN)
-            var warnings = session.releaseEphemeralPairing(for: c)
-            let info = try card.select()
-            guard info.isInitialized else { throw CardCommandError.blank(command: c) }
+            let (info, released) = try startOver(card, session, c)
+            var warnings = released
             if let v = info.version, v.usesSecureChannelV2 { throw CardError.unsupportedVersion(major: v.major, minor: v.minor) }
+            // An ephemeral login keeps nothing in the vault.
+            let store = args.flag("ephemeral") ? nil : try session.unlockedStore(for: c)
+            let uid = info.instanceUID
+            // The stored pairing, with the channel it opened; nil when there is none or the card
+            // refused it (and it was forgotten).
+            var reused: Pairing?
+            if let store, let stored = try store.pairing(instanceUID: uid) {
+                do {
+                    try card.commands.openSecureChannel(pairing: stored.pairing)
+                    reused = stored.pairing
+                } catch let e as CardError where CardLink.isPairingRefusal(e) {
+                    guard args.flag("yes") || session.host?.isInteractive == true else {
+                        throw CardCommandError.pairingRefused(command: c, slot: stored.slot)
+                    }
+                    try session.confirm(
+                        "The card refused kcs's stored pairing (slot \(stored.slot)): it was unpaired or taken over "
+                            + "by another client. Forget it and pair again (this uses a free slot)?",
+                        for: c, yes: args.flag("yes"))
+                    try store.deletePairing(instanceUID: uid)
+                    warnings.append("forgot the refused pairing (slot \(stored.slot))")
+                    try card.select()
+                }
+            }
             let pairing: Pairing
-            var paired = false
-            if args.flag("ephemeral") {
+            if let reused {
+                pairing = reused
+            } else {
                 let secret = try pairingSecret(args, session: session, command: c)
-                let mode: PairingMode = (info.version.map { $0 >= AppletVersion(major: 3, minor: 2) } ?? false)
-                    ? .ephemeral : .persistentOrEphemeral
-                let made = try pairCard(card, secret: secret, mode: mode, command: c) { pairing in
-                    card.ephemeralPairing = pairing
-                    card.ephemeral = true
+                let made: (pairing: Pairing, warnings: [String])
+                if let store {
+                    made = try pairCard(card, secret: secret, command: c) { try store.savePairing($0, instanceUID: uid) }
+                } else {
+                    let mode: PairingMode = (info.version.map { $0 >= AppletVersion(major: 3, minor: 2) } ?? false)
+                        ? .ephemeral : .persistentOrEphemeral
+                    made = try pairCard(card, secret: secret, mode: mode, command: c) { card.ephemeralPairing = $0 }
                 }
                 pairing = made.pairing
                 warnings += made.warnings
-                paired = true
                 try card.commands.openSecureChannel(pairing: pairing)
-            } else {
-                let store = try session.unlockedStore(for: c)
-                let uid = info.instanceUID
-                var reuse: PairingRecord? = try store.pairing(instanceUID: uid)
-                if let stored = reuse {
-                    do {
-                        try card.commands.openSecureChannel(pairing: stored.pairing)
-                    } catch let e as CardError where CardLink.isPairingRefusal(e) {
-                        guard args.flag("yes") || session.host?.isInteractive == true else {
-                            throw CardCommandError.pairingRefused(command: c, slot: stored.slot)
-                        }
-                        try session.confirm(
-                            "The card refused kcs's stored pairing (slot \(stored.slot)): it was unpaired or taken over "
-                                + "by another client. Forget it and pair again (this uses a free slot)?",
-                            for: c, yes: args.flag("yes"))
-                        try store.deletePairing(instanceUID: uid)
-                        warnings.append("forgot the refused pairing (slot \(stored.slot))")
-                        try card.select()
-                        reuse = nil
-                    }
-                }
-                if let stored = reuse {
-                    pairing = stored.pairing
-                } else {
-                    let secret = try pairingSecret(args, session: session, command: c)
-                    let made = try pairCard(card, secret: secret, command: c) { pairing in
-                        try store.savePairing(pairing, instanceUID: uid)
-                    }
-                    pairing = made.pairing
-                    warnings += made.warnings
-                    paired = true
-                    try card.commands.openSecureChannel(pairing: pairing)
-                }
             }
             card.pairing = pairing
-            try session.checkTries(.pin, on: card, force: args.flag("force"), command: c)
+            try Session.checkTries(.pin, in: card.commands.getStatus(), force: args.flag("force"), command: c)
             do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
             card.pinVerified = true
             var fields: [(String, Value)] = [
                 ("card", .string(card.name)), ("shortUID", .string(card.shortUID)), ("slot", .int(Int(pairing.index))),
-                ("paired", .bool(paired)), ("ephemeral", .bool(card.ephemeralPairing != nil)),
+                ("paired", .bool(reused == nil)), ("ephemeral", .bool(card.ephemeralPairing != nil)),
             ]
             if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
             return withWarnings(fields, warnings, session: session)
@@ -324,7 +308,6 @@ extension Builtins {
                 try card.commands.unpair(index: ours)
                 if stored == ours { try store.deletePairing(instanceUID: uid) }
                 card.ephemeralPairing = nil
-                card.ephemeral = false
                 try card.select()
             }
 
@@ -376,13 +359,13 @@ extension Builtins {
                 example: "card.unblock (env \"KC_PUK\" --secret puk) (env \"KC_NEW_PIN\" --secret pin)") { args in
             let c = "card.unblock"
             let session = try args.session(c)
-            let card = try session.requireCard(c)
-            guard card.pairing != nil, card.commands.isSecureChannelOpen else { throw CardCommandError.notOpen(command: c) }
+            let card = try session.requireChannel(c)
             let puk = try requiredSecret(args, "puk", c)
             try checkDigits(puk, 12, "PUK", .unblockPIN)
+            // One GET STATUS answers both: is the PIN blocked, and may the PUK be sent.
             let status = try card.commands.getStatus()
             guard status.pinRetries == 0 else { throw CardCommandError.pinNotBlocked(command: c, triesLeft: status.pinRetries) }
-            try session.checkTries(.puk, on: card, force: args.flag("force"), command: c)
+            try Session.checkTries(.puk, in: status, force: args.flag("force"), command: c)
             let pin = try newValue(args.value("pin"), what: "PIN", option: "the new PIN as argument 2", session: session, command: c)
             do { try card.commands.unblockPIN(puk: puk, newPIN: pin) } catch { throw Session.credentialFailure(error, command: c) }
             card.pinVerified = true
@@ -452,8 +435,9 @@ extension Builtins {
             }
             // The reset frees every slot, an ephemeral one included.
             card.ephemeralPairing = nil
-            card.ephemeral = false
-            try card.select()
+            // FACTORY RESET goes plain: an open session is closed first (otherwise the SELECT
+            // above is still the last APDU sent).
+            if card.commands.isSecureChannelOpen { try card.select() }
             try card.commands.factoryReset()
             let forgot = try session.store(for: c).deletePairing(instanceUID: info.instanceUID)
             let after = try card.select()
@@ -558,6 +542,18 @@ extension Builtins {
         return try PairingSecret(password: password)
     }
 
+    /// The way into a pairing or a channel (`card.pair`, `card.open`, `card.login`): frees the
+    /// session's ephemeral pairing, then SELECT; refuses a blank card. Returns SELECT's answer
+    /// and the warnings of the release.
+    private static func startOver(_ card: CardLink, _ session: Session, _ c: String) throws
+        -> (info: ApplicationInfo, warnings: [String])
+    {
+        let warnings = session.releaseEphemeralPairing(for: c)
+        let info = try card.select()
+        guard info.isInitialized else { throw CardCommandError.blank(command: c) }
+        return (info, warnings)
+    }
+
     /// PAIR after checking SELECT's free-slot count; `onPaired` keeps the pairing at once (the
     /// slot is used from here on), then SELECT refreshes the count. Warns when one slot or none
     /// is left.
@@ -585,7 +581,7 @@ extension Builtins {
 
     /// A result record with a `warning` field when there are warnings (also shown at a terminal).
     private static func withWarnings(_ fields: [(String, Value)], _ warnings: [String], session: Session) -> Value {
-        for w in warnings { session.host?.status("warning: " + w) }
+        session.warn(warnings)
         return .map(ValueMap(warnings.isEmpty ? fields : fields + [("warning", .string(warnings.joined(separator: "; ")))]))
     }
 }

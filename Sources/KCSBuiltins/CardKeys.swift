@@ -32,7 +32,7 @@ extension Builtins {
                 if args.value("passphrase") != nil {
                     throw BuiltinError.optionNotApplicable(command: c, option: "passphrase", reason: "it goes with --load")
                 }
-                let card = try requireChannel(session, c)
+                let card = try session.requireChannel(c)
                 return .mnemonic(try card.commands.generateMnemonic(wordCount: words))
             }
             let card = try session.requireLoggedIn(c)
@@ -137,8 +137,7 @@ extension Builtins {
             guard args.flag("force") else { throw CardKeyError.removeNeedsForce(command: c) }
             try card.commands.removeKey()
             let retired = try retireCardKeys(session, card, keeping: nil, c)
-            card.pinlessPath = nil
-            try? session.store(for: c).setSetting(pinlessSetting(card), to: nil)
+            try? forgetPinlessPath(card, in: session.store(for: c))
             return .map(ValueMap([("removed", .bool(true)), ("retired", .list(retired.map { .string($0) }))]))
         },
 
@@ -148,7 +147,7 @@ extension Builtins {
                 summary: "The card's current key path (GET STATUS), m for the master.",
                 example: "card.path") { args in
             let c = "card.path"
-            let card = try requireChannel(try args.session(c), c)
+            let card = try args.session(c).requireChannel(c)
             return .string(try card.commands.getKeyPath().description)
         },
 
@@ -173,9 +172,7 @@ extension Builtins {
             let current = try card.commands.getKeyPath().components
             let target = try coinPath(current: current, coinType: coin.index, account: account,
                                       newAccount: args.flag("new-account"), next: args.flag("next"), c)
-            let sent = shortestPath(to: target, from: current)
-            try deriveOnCard(card, sent, c)
-            let key = try card.commands.exportKey(.current, kind: .publicKey).publicKey
+            let (sent, key) = try deriveToCurrent(card, target, from: current, c)
             var fields: [(String, Value)] = [
                 ("path", .string(DerivationPath(absolute: true, target).description)),
                 ("coin", .string(coin.symbol.isEmpty ? "coin type \(coin.index)" : coin.symbol)),
@@ -209,8 +206,7 @@ extension Builtins {
                     throw BuiltinError.optionNotApplicable(command: c, option: "clear", reason: "give a PATH or --clear, not both")
                 }
                 try card.commands.setPinlessPath(nil)
-                card.pinlessPath = nil
-                try store.setSetting(pinlessSetting(card), to: nil)
+                try forgetPinlessPath(card, in: store)
                 return .null
             }
             let requested = try parseCardPath(args["path"], c)
@@ -302,13 +298,6 @@ extension Builtins {
 
     // MARK: - Sessions
 
-    /// The connected card with an open secure channel (the PIN may be unverified).
-    static func requireChannel(_ session: Session, _ command: String) throws -> CardLink {
-        let card = try session.requireCard(command)
-        guard card.pairing != nil, card.commands.isSecureChannelOpen else { throw CardCommandError.notOpen(command: command) }
-        return card
-    }
-
     /// Refuses to replace a key the card holds unless `force`.
     static func ensureReplaceable(_ card: CardLink, force: Bool, _ command: String) throws {
         if !force, try card.commands.getStatus().keyInitialized { throw CardKeyError.keyPresent(command: command) }
@@ -368,10 +357,7 @@ extension Builtins {
             session.activeKey = record.name
         }
         // LOAD KEY, GENERATE KEY and REMOVE KEY clear the card's PIN-less path.
-        if keyUID != nil {
-            card.pinlessPath = nil
-            try store.setSetting(pinlessSetting(card), to: nil)
-        }
+        if keyUID != nil { try forgetPinlessPath(card, in: store) }
         return (record, uid)
     }
 
@@ -398,6 +384,12 @@ extension Builtins {
 
     /// The setting that remembers the PIN-less path kcs set on a card, and its key.
     static func pinlessSetting(_ card: CardLink) -> String { "card.pinless." + card.instanceUID }
+
+    /// Forgets the card's PIN-less path, in the session and in the store (the card has none).
+    static func forgetPinlessPath(_ card: CardLink, in store: WalletStore) throws {
+        card.pinlessPath = nil
+        try store.setSetting(pinlessSetting(card), to: nil)
+    }
 
     /// `m/44'/60'/0'/0/0 <compressed public key hex>`.
     struct PinlessRecord {
@@ -522,15 +514,22 @@ extension Builtins {
         try result.get()
     }
 
+    /// Makes `target` the card's current key — DERIVE KEY from the shortest source, `current`
+    /// being the card's current path — and reads the new current key's public key.
+    static func deriveToCurrent(_ card: CardLink, _ target: [ChildIndex], from current: [ChildIndex],
+                                _ command: String) throws -> (sent: CardKeyPath, publicKey: PublicKey) {
+        let sent = shortestPath(to: target, from: current)
+        try deriveOnCard(card, sent, command)
+        return (sent, try card.commands.exportKey(.current, kind: .publicKey).publicKey)
+    }
+
     /// `derive PATH` with the card as the active signer: DERIVE KEY with the shortest source,
     /// then the new current key's public key and address.
     static func cardDerive(_ value: Value?, card: CardLink, _ command: String) throws -> Value {
         let requested = try parseCardPath(value, command)
         let current = try card.commands.getKeyPath().components
         let target = try resolve(requested, current: current, command)
-        let sent = shortestPath(to: target, from: current)
-        try deriveOnCard(card, sent, command)
-        let key = try card.commands.exportKey(.current, kind: .publicKey).publicKey
+        let (sent, key) = try deriveToCurrent(card, target, from: current, command)
         let path = DerivationPath(absolute: true, target)
         var fields: [(String, Value)] = [
             ("path", .string(path.description)), ("source", .string(sent.source.description)),

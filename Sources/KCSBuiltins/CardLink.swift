@@ -24,8 +24,6 @@ public final class CardLink {
     public private(set) var info: ApplicationInfo
     /// The pairing of the open secure channel, if one is open.
     public var pairing: Pairing?
-    /// True when the pairing was made for this session only (`card.login --ephemeral`).
-    public var ephemeral = false
     /// True once VERIFY PIN succeeded on the open channel.
     public var pinVerified = false
     /// The pairing `card.login --ephemeral` made, until it is unpaired (kept apart from
@@ -100,13 +98,20 @@ extension Session {
         return card
     }
 
-    /// The connected card with an open secure channel and a verified PIN (`card.login`), or an
-    /// error that says what to run.
-    public func requireLoggedIn(_ command: String) throws -> CardLink {
+    /// The connected card with an open secure channel (the PIN may be unverified), or an error
+    /// that says what to run.
+    public func requireChannel(_ command: String) throws -> CardLink {
         let card = try requireCard(command)
         guard card.pairing != nil, card.commands.isSecureChannelOpen else {
             throw CardCommandError.notOpen(command: command)
         }
+        return card
+    }
+
+    /// The connected card with an open secure channel and a verified PIN (`card.login`), or an
+    /// error that says what to run.
+    public func requireLoggedIn(_ command: String) throws -> CardLink {
+        let card = try requireChannel(command)
         guard card.pinVerified else { throw CardCommandError.pinNotVerified(command: command) }
         return card
     }
@@ -148,7 +153,7 @@ extension Builtins {
             // Without a medium: `KCS_CARD` (sim or pcsc) chooses, so one script runs on either.
             let medium = args.string("medium") ?? session.environment["KCS_CARD"].flatMap { $0.isEmpty ? nil : $0 } ?? "sim"
             // An ephemeral pairing on the card we leave is freed first (issue 6 §2).
-            session.releaseEphemeralPairing(for: c).forEach { session.host?.status("warning: " + $0) }
+            session.warn(session.releaseEphemeralPairing(for: c))
             let link: CardLink
             switch medium {
             case "sim":
@@ -174,7 +179,7 @@ extension Builtins {
         Builtin("card.disconnect", summary: "Closes the secure channel and lets go of the card.",
                 example: "card.disconnect") { args in
             let session = try args.session("card.disconnect")
-            session.releaseEphemeralPairing(for: "card.disconnect").forEach { session.host?.status("warning: " + $0) }
+            session.warn(session.releaseEphemeralPairing(for: "card.disconnect"))
             session.card?.disconnect()
             session.card = nil
             return .null
@@ -354,20 +359,15 @@ enum CardCredential: String {
 }
 
 extension Session {
-    /// PIN safety (issue 6 §3): reads the tries left with GET STATUS and refuses to send
-    /// `credential` when it is blocked, or when one try is left and `force` is false. Needs the
-    /// open channel. Returns the status read.
-    @discardableResult
-    func checkTries(_ credential: CardCredential, on card: CardLink, force: Bool,
-                    command c: String) throws -> ApplicationStatus {
-        let status = try card.commands.getStatus()
+    /// PIN safety (issue 6 §3): refuses to send `credential` when `status` (GET STATUS over the
+    /// open channel) shows it blocked, or one try left and `force` is false.
+    static func checkTries(_ credential: CardCredential, in status: ApplicationStatus, force: Bool,
+                           command c: String) throws(CardCommandError) {
         let tries = credential == .pin ? status.pinRetries : status.pukRetries
         if tries == 0 {
-            throw credential == .pin ? CardCommandError.pinBlocked(command: c, justNow: false)
-                : CardCommandError.pukBlocked(command: c, justNow: false)
+            throw credential == .pin ? .pinBlocked(command: c, justNow: false) : .pukBlocked(command: c, justNow: false)
         }
-        if tries == 1 && !force { throw CardCommandError.lastTry(command: c, credential: credential.rawValue) }
-        return status
+        if tries == 1 && !force { throw .lastTry(command: c, credential: credential.rawValue) }
     }
 
     /// A failure of a command that sent a PIN or PUK, as the console reports it: the last try
@@ -390,7 +390,6 @@ extension Session {
     public func releaseEphemeralPairing(for command: String) -> [String] {
         guard let card, let pairing = card.ephemeralPairing else { return [] }
         card.ephemeralPairing = nil
-        card.ephemeral = false
         // Applet 3.2's ephemeral slot FF lives in RAM; the card forgets it on deselection.
         if pairing.index == 0xFF { return [] }
         var reason: String
@@ -420,6 +419,11 @@ extension Session {
         }
         return ["could not free this session's pairing (slot \(slot)): \(reason). Free it from a paired session "
                 + "with card.unpair \(slot)"]
+    }
+
+    /// Shows each warning on the terminal's status line (`warning: …`).
+    func warn(_ warnings: [String]) {
+        for w in warnings { host?.status("warning: " + w) }
     }
 
     /// Ends the session's use of the card: frees an ephemeral pairing (see

@@ -10,6 +10,9 @@ import WalletCore
 
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
+/// The kcs binary: `$KCS_BINARY` (a build in another scratch path), else the checkout's debug build.
+private let kcsBinary = ProcessInfo.processInfo.environment["KCS_BINARY"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+    ?? root.appendingPathComponent(".build/debug/kcs")
 
 /// Runs `kcs sim attach` for a fresh card in a temporary home until `body` returns.
 func withAttachedSimulator<R>(card: String = "e2e", _ body: (PCSCContext, String, String) throws -> R) throws -> R {
@@ -19,7 +22,7 @@ func withAttachedSimulator<R>(card: String = "e2e", _ body: (PCSCContext, String
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-e2e-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: home) }
     let kcs = Process()
-    kcs.executableURL = root.appendingPathComponent(".build/debug/kcs")
+    kcs.executableURL = kcsBinary
     kcs.arguments = ["sim", "attach", "--card", card, "--home", home]
     kcs.standardError = FileHandle(forWritingAtPath: "/dev/null")
     try kcs.run()
@@ -73,7 +76,7 @@ struct EndToEndTests {
             let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-e2e-store-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: home) }
             let p = Process()
-            p.executableURL = root.appendingPathComponent(".build/debug/kcs")
+            p.executableURL = kcsBinary
             p.arguments = ["examples/card_derive_sign.kcs"]
             p.currentDirectoryURL = root
             var env = ProcessInfo.processInfo.environment

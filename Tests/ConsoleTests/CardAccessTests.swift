@@ -514,31 +514,24 @@ struct CardAccessTests {
     @Test func terminal_promptShowsTheCard_valuesAskedTwice_ephemeralFreedAtQuit() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        p.arguments = ["-qfec", storeTestBinary.path, "/dev/null"]
         var env = home.environment
-        env["XDG_STATE_HOME"] = home.path("state")
         env["XDG_CONFIG_HOME"] = home.path("state")
-        env["TERM"] = "dumb"
-        p.environment = env
-        let input = Pipe(), output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = output
-        try p.run()
-        signal(SIGPIPE, SIG_IGN)
-        let lines = ["card.connect", "card.init", pin, pin, puk, puk, password, password,
-                     "card.login --ephemeral", pin, password, "print card.pairings().session",
-                     "card.reset", "nope", ".quit"]
-        for line in lines {
-            usleep(500_000)
-            try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        // Each line is typed once its prompt shows (a secret typed earlier would be echoed).
+        let t = try TerminalSession(environment: env, folder: URL(fileURLWithPath: home.path("state")))
+        try t.answer("kcs> ", with: "card.connect")
+        try t.answer("kcs[sim:default blank]> ", with: "card.init")
+        for (prompt, value) in [("new PIN: ", pin), ("the same PIN again: ", pin), ("new PUK: ", puk),
+                                ("the same PUK again: ", puk), ("new pairing password: ", password),
+                                ("the same pairing password again: ", password)] {
+            try t.answer(prompt, with: value, hidden: true)
         }
-        usleep(1_000_000)
-        try? input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        try t.answer("]> ", with: "card.login --ephemeral")
+        try t.answer("pin: ", with: pin, hidden: true)
+        try t.answer("pairing password: ", with: password, hidden: true)
+        try t.answer("]> ", with: "print card.pairings().session")
+        try t.answer("]> ", with: "card.reset")
+        try t.answer("to confirm: ", with: "nope")
+        let text = try t.quitAtCardPrompt()
         #expect(text.contains("kcs[sim:default blank]> "), "\(text)")
         #expect(text.contains("new PIN: ") && text.contains("the same PIN again: "), "\(text)")
         #expect(text.contains("new PUK: ") && text.contains("new pairing password: "), "\(text)")
@@ -551,5 +544,18 @@ struct CardAccessTests {
         // .quit freed the ephemeral slot.
         let after = try kcs(home, "card.connect\nprint \"AFTER\", card.pairings().freePairingSlots\n", name: "after.kcs")
         #expect(tagged("AFTER", in: after.out) == ["5"], "\(after.out) \(after.err)")
+    }
+}
+
+extension TerminalSession {
+    /// Types `.quit` at the card prompt (`kcs[sim:… …]> `) and waits (up to 30 s) for kcs to end;
+    /// returns the whole transcript. `answer` stops waiting for a prompt as soon as the process
+    /// is gone, so asking for one that never comes waits for the exit.
+    func quitAtCardPrompt() throws -> String {
+        try answer("]> ", with: ".quit")
+        let asked = Date()
+        do { try answer("\u{0}never shown", with: "") } catch is TerminalTimeout {}
+        #expect(Date().timeIntervalSince(asked) < 29, "kcs did not end after .quit: \(text)")
+        return text
     }
 }

@@ -111,4 +111,36 @@ struct CardKeysConsoleTests {
         if let shown { #expect(lines[(shown + 1)...].prefix(12).allSatisfy { $0.range(of: #"^ *\d+\. [a-z]+$"#, options: .regularExpression) != nil }) }
         #expect(tagged("K", in: r.out) == ["fresh CARD generated"])
     }
+
+    @Test func connectionLostAfterLoadKey_theKeyOnTheCardIsRecordedByUseCardLater() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let setup = try home.run(setUp, name: "setup.kcs")
+        #expect(setup.code == 0, "\(setup.err)")
+        // connect: SELECT (1); login with the stored pairing: SELECT, OPEN, MUTUALLY AUTHENTICATE,
+        // GET STATUS, VERIFY (6); card.load: GET STATUS, LOAD KEY (8); the EXPORT KEY that
+        // records the key is lost with the connection.
+        var dropping = home
+        dropping.environment["KCS_SIM_DROP_AFTER"] = "8"
+        let lost = try dropping.run("card.connect\ncard.login \"123456\"\ncard.load mnemonic \"\(words)\" --name kc\n",
+                                    name: "lost.kcs")
+        #expect(lost.code == 69, "a lost connection: exit 69, got \(lost.code): \(lost.err)")
+        #expect(lost.err.contains("the connection to the card was lost"), "\(lost.err)")
+        let after = try home.run("""
+            card.connect
+            card.login "123456"
+            print "N", len(keys())
+            try { card.load mnemonic "\(words)" } catch e { print "E", e.kind }
+            use card
+            let k = keys()[0]
+            print "K", len(keys()), k.kind
+            let s = sign \(testDigest) --path "m/44'/60'/0'/0/0"
+            print "S", s.verified, s.signer
+            """, name: "after.kcs")
+        #expect(after.code == 0, "\(after.err)")
+        #expect(tagged("N", in: after.out) == ["0"], "nothing was recorded: \(after.out)")
+        #expect(tagged("E", in: after.out) == ["cardKey.keyPresent"])
+        #expect(tagged("K", in: after.out) == ["1 CARD"])
+        #expect(tagged("S", in: after.out) == ["true \(firstAddress)"])
+    }
 }

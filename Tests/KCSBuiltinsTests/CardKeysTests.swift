@@ -137,23 +137,33 @@ final class CardFixture {
     init() throws {
         session = Session(home: home, environment: ["KCS_VAULT_PASSPHRASE": "pw"], vaultParameters: .insecureForTesting())
         host = ScriptedHost(interactive: false, session: session)
-        card = try CardLink.simulator(named: "t", in: (home as NSString).appendingPathComponent("cards"),
-                                      random: SystemRandom())
-        let secret = PairingSecret(password: PairingSecret.defaultPassword)
-        try card.commands.initialize(try InitParameters(pin: Self.pin, puk: Secret(utf8: "987654321098"), pairingSecret: secret))
-        try card.select()
-        try login()
+        card = try Self.loggedInCard(named: "t", in: home)
         session.card = card
         card.commands.trace = { [weak self] in self?.trace.append($0) }
     }
 
+    /// Simulated card `name` in the kcs home `home`, initialized (PIN 123456, PUK
+    /// 987654321098, the default pairing password) and logged in.
+    static func loggedInCard(named name: String, in home: String) throws -> CardLink {
+        let card = try CardLink.simulator(named: name, in: (home as NSString).appendingPathComponent("cards"),
+                                          random: SystemRandom())
+        let secret = PairingSecret(password: PairingSecret.defaultPassword)
+        try card.commands.initialize(try InitParameters(pin: pin, puk: Secret(utf8: "987654321098"), pairingSecret: secret))
+        try card.select()
+        try login(card)
+        return card
+    }
+
     /// SELECT, PAIR, OPEN SECURE CHANNEL, VERIFY PIN, as `card.login` does.
-    func login() throws {
+    static func login(_ card: CardLink) throws {
         let result = try CardSession(commands: card.commands).open(SessionOptions(
-            pin: Self.pin, pairingSecret: PairingSecret(password: PairingSecret.defaultPassword)))
+            pin: pin, pairingSecret: PairingSecret(password: PairingSecret.defaultPassword)))
         card.pairing = result.pairing
         card.pinVerified = true
     }
+
+    /// Logs `card` in again.
+    func login() throws { try Self.login(card) }
 
     /// SELECT: the channel closes and the PIN is no longer verified.
     func logout() throws { try card.select() }
@@ -372,5 +382,97 @@ final class CardFixture {
         // use key on a card key makes the card the signer too.
         try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\" --name kc\nuse key kc")
         #expect(try f.lines("print (sign \(Self.digest)).checkedAgainst") == ["the key exported from the card"])
+    }
+}
+
+/// Paths a person can reach that the batch tests in ConsoleTests do not walk, checked in
+/// process where the APDUs sent can be seen: bad input refused before anything is sent, values
+/// typed twice differently, a malformed PUK or new PIN (no try used), the card key of another
+/// card, and which APDUs the factory reset and the unblock send.
+@Suite(.serialized) struct CardAccessInProcessTests {
+    static let digest = CardKeysCommandTests.digest
+
+    @Test func load_badMaterialOrOptions_areRefusedBeforeAnythingIsSent() throws {
+        let f = try CardFixture()
+        let seed64 = "0x" + String(repeating: "ab", count: 64)
+        for (code, id) in [
+            ("card.load colour \"x\"", "builtin.badChoice"),
+            ("card.load seed 0x00", "builtin.outOfRange"),
+            ("card.load seed \(seed64)ab", "builtin.outOfRange"),
+            ("card.load seed \(seed64) --passphrase x", "builtin.optionNotApplicable"),
+            ("card.load mnemonic \"\(CardFixture.legalWinner)\" --chain-code 0x00", "builtin.optionNotApplicable"),
+            ("card.load keypair 0x" + String(repeating: "11", count: 32) + " --chain-code 0x00", "builtin.outOfRange"),
+            ("card.load keypair 0x00", "key.privateKeyLength"),
+            ("card.load mnemonic \"legal winner thank\"", "mnemonic.wordCount"),
+            ("card.load seed \"zz\"", "hex.invalidCharacter"),
+        ] {
+            #expect(f.errorID(code) == id, "\(code)")
+        }
+        #expect(f.trace.isEmpty, "nothing was sent: \(f.sent)")
+    }
+
+    @Test func signAndDeriveOptions_thatCannotGoTogether_sendNoSignOrDerive() throws {
+        let f = try CardFixture()
+        try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\" --name kc\nuse card")
+        f.trace.removeAll()
+        #expect(f.errorID("sign \(Self.digest) --pinless --path m/0") == "builtin.optionNotApplicable")
+        #expect(f.errorID("sign \(Self.digest) --make-current") == "builtin.optionNotApplicable")
+        #expect(f.errorID("card.derive") == "call.optionNeedsValue")
+        #expect(f.errorID("card.derive --coin ETH --new-account --account 1") == "cardKey.conflictingOptions")
+        #expect(!f.trace.contains { $0.command == .sign || $0.command == .deriveKey }, "\(f.sent)")
+    }
+
+    @Test func cardKeyOfAnotherCard_isRefusedBeforeSigning() throws {
+        let f = try CardFixture()
+        try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\" --name kc\nuse card")
+        // Another card in the reader, logged in: kc is not on it.
+        let other = try CardFixture.loggedInCard(named: "u", in: f.home)
+        f.session.card = other
+        var sent: [CardCommand] = []
+        other.commands.trace = { sent.append($0.command) }
+        #expect(f.errorID("sign \(Self.digest)") == "cardKey.otherCard")
+        #expect(f.errorID("derive \"m/44'/60'/0'/0/0\"") == "cardKey.otherCard")
+        #expect(sent.isEmpty, "\(sent)")
+    }
+
+    @Test func newValue_typedTwiceDifferently_changesNothing_andNoAnswerCancels() throws {
+        let f = try CardFixture()
+        f.host.isInteractive = true
+        f.host.secrets = ["111111", "222222"]
+        #expect(f.errorID("card.change pin") == "card.valuesDiffer")
+        #expect(f.host.prompts == ["new PIN: ", "the same PIN again: "])
+        f.host.secrets = []
+        #expect(f.errorID("card.change puk") == "session.cancelled")
+        #expect(!f.trace.contains { $0.command == .changePIN || $0.command == .changePUK }, "\(f.sent)")
+        try f.run("card.verify \"123456\"")
+    }
+
+    @Test func unblock_malformedPUKOrNewPIN_usesNoTry_andOneGetStatusIsRead() throws {
+        let f = try CardFixture()
+        try f.run("""
+            for i in range(2) { try { card.verify "000000" } catch e { } }
+            try { card.verify "000000" --force } catch e { }
+            """)
+        f.trace.removeAll()
+        #expect(f.errorID("card.unblock \"12\" \"654321\"") == "card.invalidInput")
+        #expect(f.trace.isEmpty, "a malformed PUK is refused before GET STATUS: \(f.sent)")
+        #expect(f.errorID("card.unblock \"987654321098\" \"12\"") == "card.invalidInput")
+        #expect(!f.trace.contains { $0.command == .unblockPIN }, "\(f.sent)")
+        #expect(try f.lines("print card.status().pukTriesLeft") == ["5"])
+        f.trace.removeAll()
+        try f.run("card.unblock \"987654321098\" \"654321\"")
+        #expect(f.trace.map(\.command) == [.getStatus, .unblockPIN], "\(f.sent)")
+        #expect(try f.lines("print card.status().pinTriesLeft") == ["3"])
+    }
+
+    @Test func reset_sendsSelectFactoryResetSelect_withTheChannelOpenOrClosed() throws {
+        let closed = try CardFixture()
+        try closed.logout()
+        closed.trace.removeAll()
+        #expect(try closed.lines("print (card.reset --confirm \"\(closed.card.shortUID)\").initialized") == ["false"])
+        #expect(closed.trace.map(\.command) == [.select, .factoryReset, .select], "\(closed.sent)")
+        let open = try CardFixture()
+        #expect(try open.lines("print (card.reset --confirm \"\(open.card.shortUID)\").initialized") == ["false"])
+        #expect(open.trace.map(\.command) == [.select, .factoryReset, .select], "\(open.sent)")
     }
 }
