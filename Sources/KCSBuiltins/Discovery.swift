@@ -81,11 +81,7 @@ extension Builtins {
                 // One EXPORT KEY (extended public) per account, without moving the current path.
                 let path = try CardKeyPath(source: .master, components: [
                     ChildIndex(44, hardened: true), ChildIndex(coin.index, hardened: true), ChildIndex(a, hardened: true)])
-                let exported = try card.commands.exportKey(.derive(path), kind: .extendedPublicKey)
-                guard let chainCode = exported.chainCode else {
-                    throw CardError.malformedResponse(command: .exportKey, detail: "no chain code in the extended public key")
-                }
-                return try ExtendedKey(publicKey: exported.publicKey, chainCode: chainCode, depth: 3)
+                return try card.commands.exportKey(.derive(path), kind: .extendedPublicKey).extendedPublicKey(depth: 3)
                     .derive(ChildIndex(0, hardened: false))
             }
         } else {
@@ -189,7 +185,8 @@ extension Builtins {
         guard record.kind == .hdMaster, record.storage == .software else {
             throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
         }
-        let seed = try seed(of: session.unlockedStore(for: c).openSecret(named: record.name))
+        let master = record
+        let seed = try session.unlockedStore(for: c).read { tx throws -> Secret in try Builtins.seed(of: tx.openSecret(of: master)) }
         return (record, try ExtendedKey.master(seed: seed))
     }
 
@@ -217,9 +214,7 @@ extension Builtins {
             guard card.instanceUID == uid else {
                 throw CardKeyError.otherCard(command: c, name: row.ownerName, keyCard: String(uid.prefix(8)), connected: card.shortUID)
             }
-            let current = try card.commands.getKeyPath().components
-            try deriveOnCard(card, shortestPath(to: row.path.components, from: current), c)
-            let key = try card.commands.exportKey(.current, kind: .publicKey).publicKey
+            let key = try deriveToCurrent(card, row.path.components, from: card.commands.getKeyPath().components, c).publicKey
             guard EthereumAddress(publicKey: key) == address else {
                 throw CardError.malformedResponse(command: .exportKey, detail: "the card's key at \(row.path) is not \(address.checksummed)")
             }

@@ -35,8 +35,7 @@ enum DiscoveryBench {
             kcsCommands += 1
             let path = try CardKeyPath(source: .master, components: [
                 ChildIndex(44, hardened: true), ChildIndex(60, hardened: true), ChildIndex(a, hardened: true)])
-            let e = try commands.exportKey(.derive(path), kind: .extendedPublicKey)
-            return try ExtendedKey(publicKey: e.publicKey, chainCode: e.chainCode!, depth: 3).derive(ChildIndex(0))
+            return try commands.exportKey(.derive(path), kind: .extendedPublicKey).extendedPublicKey(depth: 3).derive(ChildIndex(0))
         }
         // One discovery first, so the node's state caches are warm for both measurements.
         _ = try AccountDiscovery.run(externalChain: accountChain, history: history, gap: 20)
