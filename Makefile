@@ -44,9 +44,14 @@ run: build
 	$(SWIFT) run kcs
 
 # The build step also builds the kcs binary, which the PC/SC end-to-end tests run.
+# The whole log goes to .build/test.log as well; when a test fails, its name and the issue it
+# recorded are printed again at the very end, where a CI log's tail still shows them.
 test: deps evm-venv
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
+	  echo "=== failing tests (from .build/test.log) ==="; \
+	  grep -E -A4 '✘|XCTAssert|Fatal error|Crash' .build/test.log | head -120; \
+	  exit 1; }
 	$(MAKE) fuzz FUZZ_SECONDS=10
 
 # libFuzzer on the language front end (lexer, parser, printer, diagnostics): any input must

@@ -106,8 +106,9 @@ public final class ConsoleHost: ScriptHost {
 /// Terminal helpers: reading without echo.
 enum Terminal {
     /// Prompts on standard error and reads one line from standard input with echo off.
+    /// Echo goes off (and what was typed ahead is discarded) before the prompt is shown, so
+    /// whatever is typed once the prompt is there is never echoed nor thrown away.
     static func readHidden(prompt: String) -> String? {
-        FileHandle.standardError.write(Data(prompt.utf8))
         var old = termios()
         let isTTY = tcgetattr(STDIN_FILENO, &old) == 0
         if isTTY {
@@ -115,6 +116,7 @@ enum Terminal {
             quiet.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
         }
+        FileHandle.standardError.write(Data(prompt.utf8))
         defer {
             if isTTY { tcsetattr(STDIN_FILENO, TCSAFLUSH, &old) }
             FileHandle.standardError.write(Data("\n".utf8))

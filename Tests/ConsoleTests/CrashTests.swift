@@ -171,7 +171,12 @@ struct CrashTests {
         while Date() < deadline {
             let output = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
             if output.split(separator: "\n").filter({ $0.contains(text) }).count >= occurrence { return }
-            guard process.isRunning else { break }
+            guard process.isRunning else {
+                // It may have written the line and ended between the read and this check.
+                let last = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
+                if last.split(separator: "\n").filter({ $0.contains(text) }).count >= occurrence { return }
+                break
+            }
             Thread.sleep(forTimeInterval: 0.001)
         }
         process.terminate()

@@ -16,7 +16,11 @@ struct PTYTests {
         try "print \"read {twice(5)}\"\n".write(to: readable, atomically: true, encoding: .utf8)
         let lines = ["let r = mnemonic.check \"\(phrase)\"", "print r.valid", "print mnemonic.explain(\"\(phrase)\").words",
                      "def twice(x) {", "return x * 2 }", "print twice(21)", ".read \(readable.path)", ".quit"]
-        let (text, _) = try session(lines.map { $0 + "\n" }, state: state)
+        let t = try terminal(state: state)
+        for line in lines.dropLast() {
+            try t.answer(line.hasPrefix("return") ? "...> " : "kcs> ", with: line)
+        }
+        let text = try t.quit()
         #expect(text.contains("kcs> "), "the REPL prompts on a terminal: \(text)")
         #expect(text.contains("true") && text.contains("42"), "\(text)")
         #expect(text.contains("words × 11 bits = 132 bits = ENT + CS"), "mnemonic.explain written as a call: \(text)")
@@ -31,51 +35,65 @@ struct PTYTests {
         #expect(mode == 0o600)
     }
 
-    /// Runs the console under a pseudo-terminal, writing each chunk after a pause; returns
-    /// everything the terminal showed and the exit status.
-    /// `state` is the XDG state and config folder (a new temporary one, removed after, by default).
-    private func session(_ chunks: [String], pause: useconds_t = 300_000, state given: URL? = nil) throws -> (text: String, status: Int32) {
-        let state = given ?? FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pty-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        defer { if given == nil { try? FileManager.default.removeItem(at: state) } }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        p.arguments = ["-qfec", storeTestBinary.path, "/dev/null"]
+    /// The console under a pseudo-terminal (`TerminalSession`), with `state` as its XDG state
+    /// and config folder; each line is typed only once its prompt has appeared.
+    private func terminal(state: URL) throws -> TerminalSession {
         var env = ProcessInfo.processInfo.environment
-        env["XDG_STATE_HOME"] = state.path
         env["XDG_CONFIG_HOME"] = state.path
         env["KCS_HOME"] = state.appendingPathComponent("home").path
-        env["TERM"] = "dumb"
-        p.environment = env
-        let input = Pipe(), output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = output
-        try p.run()
-        signal(SIGPIPE, SIG_IGN) // kcs may end before the last chunk (`.bail on`)
-        for chunk in chunks {
-            usleep(pause)
-            try? input.fileHandleForWriting.write(contentsOf: Data(chunk.utf8))
-        }
-        usleep(pause)
-        try? input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return (text, p.terminationStatus)
+        return try TerminalSession(environment: env, folder: state)
+    }
+
+    private func newState() throws -> URL {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        return state
     }
 
     @Test func tab_completesCommandNamesAndVariables() throws {
-        let (text, _) = try session(["let wallet_name = \"a\"\n", "mnemonic.ch\t\"abandon\"\n", "print wallet_n\t\n", ".quit\n"])
+        let state = try newState()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let t = try terminal(state: state)
+        try t.answer("kcs> ", with: "let wallet_name = \"a\"")
+        try t.expect("kcs> ")
+        t.type("mnemonic.ch\t\"abandon\"\n")
+        try t.expect("got 1")
+        try t.expect("kcs> ")
+        t.type("print wallet_n\t\n")
+        let text = try t.quit()
         #expect(text.contains("kcs> mnemonic.check \"abandon\""), "Tab completes the unique command: \(text)")
         #expect(text.contains("mnemonic must have 12, 15, 18, 21 or 24 words, got 1"), "\(text)")
         #expect(text.contains("kcs> print wallet_name"), "Tab completes a variable: \(text)")
     }
 
     @Test func ctrlC_stopsARunningLoopAndTheSessionGoesOn() throws {
-        let (text, status) = try session(["let i = 0\n", "while true { i = i + 1 }\n", "\u{03}",
-                                          "print \"after {i > 0}\"\n", "let half = \"unfinished", "\u{03}",
-                                          "print \"clean\"\n", "if true {\n", "\u{03}", "print \"fresh\"\n", ".quit\n"],
-                                         pause: 500_000)
+        let state = try newState()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let t = try terminal(state: state)
+        try t.answer("kcs> ", with: "let i = 0")
+        try t.answer("kcs> ", with: "while true { i = i + 1 }")
+        // The loop must be running when Ctrl-C comes; a slow machine may take a while to start it.
+        var stopped = false
+        for _ in 0..<20 where !stopped {
+            Thread.sleep(forTimeInterval: 0.5)
+            t.type("\u{03}")
+            stopped = (try? t.expect("error: interrupted", seconds: 1)) != nil
+        }
+        try t.answer("kcs> ", with: "print \"after {i > 0}\"")
+        try t.expect("after ")
+        try t.expect("kcs> ")
+        t.type("let half = \"unfinished")
+        Thread.sleep(forTimeInterval: 0.3)
+        t.type("\u{03}")
+        try t.answer("kcs> ", with: "print \"clean\"")
+        try t.expect("clean")
+        try t.answer("kcs> ", with: "if true {")
+        try t.expect("...> ")
+        t.type("\u{03}")
+        try t.answer("kcs> ", with: "print \"fresh\"")
+        try t.expect("fresh")
+        let text = try t.quit()
+        let status = t.status
         #expect(text.contains("error: interrupted"), "Ctrl-C stops the loop: \(text)")
         #expect(text.contains("after true"), "the session goes on with its variables: \(text)")
         #expect(text.contains("clean") && !text.contains("unfinishedprint"), "Ctrl-C drops the line being typed: \(text)")
@@ -85,7 +103,15 @@ struct PTYTests {
     }
 
     @Test func bailOn_endsTheSessionAtTheFirstErrorWithItsCode() throws {
-        let (text, status) = try session([".bail\n", ".bail on\n", "nope()\n", "print \"unreached\"\n"])
+        let state = try newState()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let t = try terminal(state: state)
+        try t.answer("kcs> ", with: ".bail")
+        try t.answer("kcs> ", with: ".bail on")
+        try t.answer("kcs> ", with: "nope()")
+        try t.expect("`nope`")
+        t.type("print \"unreached\"\n")
+        let (text, status) = t.finish()
         #expect(text.contains("bail is off"), "\(text)")
         #expect(text.contains("no function or builtin named `nope`"), "\(text)")
         #expect(!text.contains("\nunreached"), "\(text)")

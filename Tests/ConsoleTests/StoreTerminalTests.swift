@@ -33,39 +33,67 @@ final class TerminalSession: @unchecked Sendable {
             guard let self, !data.isEmpty else { return }
             self.lock.withLock { self.buffer += String(decoding: data, as: UTF8.self) }
         }
+        signal(SIGPIPE, SIG_IGN) // kcs may end before everything typed was read
         try process.run()
     }
 
     /// Everything the terminal showed so far.
     var text: String { lock.withLock { buffer } }
 
+    /// The exit status, once kcs has ended (`quit`, `finish`).
+    var status: Int32 { process.terminationStatus }
+
     /// Waits (up to 30 s) until `prompt` appears after what was already matched, then types
     /// `line` and a return. Hidden prompts get a moment to turn echo off first.
     func answer(_ prompt: String, with line: String, hidden: Bool = false) throws {
-        let deadline = Date().addingTimeInterval(30)
+        try expect(prompt)
+        if hidden { Thread.sleep(forTimeInterval: 0.2) }
+        type(line + "\n")
+    }
+
+    /// Waits (up to `seconds`) until `text` appears after what was already matched and moves
+    /// past it. Throws when kcs ends or the time runs out first.
+    func expect(_ text: String, seconds: TimeInterval = 30) throws {
+        let deadline = Date().addingTimeInterval(seconds)
         while true {
             let found: Bool = lock.withLock {
-                guard let r = buffer.range(of: prompt, range: cursor..<buffer.endIndex) else { return false }
+                guard let r = buffer.range(of: text, range: cursor..<buffer.endIndex) else { return false }
                 cursor = r.upperBound
                 return true
             }
-            if found { break }
+            if found { return }
             guard Date() < deadline, process.isRunning else {
-                throw TerminalTimeout(prompt: prompt, shown: text)
+                throw TerminalTimeout(prompt: text, shown: self.text)
             }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        if hidden { Thread.sleep(forTimeInterval: 0.2) }
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Types raw characters (a Tab, a Ctrl-C, half a line) without waiting for anything.
+    func type(_ raw: String) {
+        try? input.fileHandleForWriting.write(contentsOf: Data(raw.utf8))
     }
 
     /// Types `.quit` at the next prompt and waits for kcs to end; returns the whole transcript.
     func quit() throws -> String {
         try answer("kcs> ", with: ".quit")
-        try input.fileHandleForWriting.close()
+        return finish().text
+    }
+
+    /// Closes the terminal's input and waits for kcs to end (at most 30 s, then it is killed);
+    /// returns the whole transcript and the exit status.
+    func finish() -> (text: String, status: Int32) {
+        try? input.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        // What the last reads brought in before the handler goes.
+        Thread.sleep(forTimeInterval: 0.05)
         output.fileHandleForReading.readabilityHandler = nil
-        return text
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        lock.withLock { buffer += String(decoding: rest, as: UTF8.self) }
+        return (text, process.terminationStatus)
     }
 
     struct TerminalTimeout: Error, CustomStringConvertible {

@@ -1,5 +1,7 @@
-// Property tests: random bytes and random token soups never crash the lexer, parser, printer
-// or renderer, and every parse finishes quickly. Seeded; set KCS_SYNTAX_SEED to replay a run.
+// Property tests: random bytes and random token soups never crash or hang the lexer, parser,
+// printer or renderer. Seeded; set KCS_SYNTAX_SEED to replay a run. A hang fails the suite's
+// time limit (and the libFuzzer run's 2 s per input, `make fuzz`); how fast parsing is belongs
+// to the benchmarks, not to a wall-clock check that a busy machine can fail.
 import Foundation
 import Testing
 import KCSSyntax
@@ -18,24 +20,19 @@ struct SplitMix64: RandomNumberGenerator {
 
 private let seed: UInt64 = ProcessInfo.processInfo.environment["KCS_SYNTAX_SEED"].flatMap { UInt64($0) } ?? 20_240_611
 
-/// Parses, prints and renders `text`; checks ranges stay inside the source and the parse
-/// finishes within a second.
+/// Parses, prints and renders `text`; checks ranges stay inside the source.
 private func exercise(_ source: Source, label: String) {
-    let clock = ContinuousClock()
-    let start = clock.now
     let (program, diagnostics) = Parser.parse(source: source, commands: demoCommands)
     _ = ASTPrinter.print(program)
     _ = DiagnosticRenderer.render(diagnostics, source: source)
     var lexer = Lexer(source: source)
     _ = lexer.tokenize()
-    let elapsed = clock.now - start
-    #expect(elapsed < .seconds(1), "\(label): took \(elapsed) (seed \(seed))")
     for d in diagnostics {
         #expect(d.range.start >= 0 && d.range.end <= source.utf8.count, "\(label): \(d) out of range (seed \(seed))")
     }
 }
 
-@Suite("Robustness")
+@Suite("Robustness", .timeLimit(.minutes(2)))
 struct RobustnessTests {
     @Test func randomBytes_neverCrashOrHang() {
         print("RobustnessTests.randomBytes seed \(seed)")
