@@ -4,7 +4,7 @@ import Foundation
 /// PID. pcscd loads vsmartcard's vpcd driver from /etc/reader.conf.d, which gives the
 /// "Virtual PCD 00 00" reader that `VPCDBridge` feeds. `make test` installed both packages.
 public final class PCSCDaemon: @unchecked Sendable {
-    /// The daemon's process id (nil when an already running pcscd is being used).
+    /// The daemon's process id, while it runs.
     public private(set) var pid: Int32?
     private var process: Process?
 
@@ -13,10 +13,12 @@ public final class PCSCDaemon: @unchecked Sendable {
 
     public init() {}
 
-    /// Starts `pcscd -f` unless one already answers on the socket, then waits until the
-    /// socket exists. Throws when pcscd cannot be started; a test never skips for it.
+    /// Starts `pcscd -f`, then waits until the socket exists. Throws when pcscd cannot be
+    /// started; a test never skips for it. A pcscd the tests did not start (a system service)
+    /// is an error that says so: the tests restart their daemon and need vpcd's reader fresh,
+    /// and they never stop a service of the machine's.
     public func start(timeout: Double = 10) throws {
-        if Self.isRunning() { return }
+        if let other = Self.runningPID() { throw DaemonError.foreign(pid: other) }
         try? FileManager.default.removeItem(atPath: Self.socketPath)  // stale socket of a dead daemon
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/pcscd")
@@ -49,23 +51,27 @@ public final class PCSCDaemon: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// True when a pcscd process answers on the socket.
-    public static func isRunning() -> Bool {
+    /// The pid of a pcscd process that answers on the socket, if one does.
+    public static func runningPID() -> Int32? {
         guard FileManager.default.fileExists(atPath: socketPath),
               let text = try? String(contentsOfFile: "/run/pcscd/pcscd.pid", encoding: .utf8),
-              let pid = Int32(text.filter { $0.isNumber }) else { return false }  // the file may end in NUL
-        return kill(pid, 0) == 0
+              let pid = Int32(text.filter { $0.isNumber }) else { return nil }  // the file may end in NUL
+        return kill(pid, 0) == 0 ? pid : nil
     }
 
     /// Why the daemon could not be used.
     public enum DaemonError: Error, CustomStringConvertible {
         case exited(status: Int32)
         case noSocket(seconds: Double)
+        case foreign(pid: Int32)
 
         public var description: String {
             switch self {
             case .exited(let status): "pcscd exited at start with status \(status)"
             case .noSocket(let seconds): "pcscd did not create \(PCSCDaemon.socketPath) within \(seconds) s"
+            case .foreign(let pid):
+                "a pcscd the tests did not start is running (pid \(pid)); the PC/SC tests start and restart their own. "
+                    + "Stop it first (`systemctl stop pcscd.socket pcscd` or `/etc/init.d/pcscd stop`)"
             }
         }
     }
