@@ -124,7 +124,8 @@ extension Builtins {
         let width = 20
         let filled = p.accountLimit > 0 ? min(width, p.accountChecked * width / p.accountLimit) : width
         return "discovering [" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-            + "] account \(p.account), \(p.checked) addresses checked, \(p.accounts) accounts, \(p.used) used"
+            + "] account \(p.account), \(p.checked) address\(p.checked == 1 ? "" : "es") checked, "
+            + "\(p.used) used in \(p.accounts) account\(p.accounts == 1 ? "" : "s")"
     }
 
     static func discoveryCoin(_ text: String?, _ c: String) throws -> SLIP44.Coin {

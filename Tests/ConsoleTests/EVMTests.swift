@@ -297,6 +297,36 @@ struct DiscoveryEVMTests {
         #expect(!r.out.contains("KEY123"))
     }
 
+    /// At a terminal (a real pseudo-terminal), discovery redraws one progress line in place —
+    /// the bar, the account, addresses checked, and used addresses and accounts so far — clears it,
+    /// and ends with a summary line. Offline (`--used`), so no node is needed.
+    @Test func terminal_progressBarRedrawnInPlace_thenTheSummary() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let used = try home.write("\(account0)\n\(account1)\n", to: "used.txt")
+        let t = try TerminalSession(environment: home.environment, folder: home.folder)
+        try t.answer("kcs> ", with: "import mnemonic \"\(abandonAbout)\" --name demo")
+        try t.answer("new vault passphrase: ", with: "vault-pw-1", hidden: true)
+        try t.answer("the same passphrase again: ", with: "vault-pw-1", hidden: true)
+        try t.answer("kcs> ", with: "let found = wallet.discover --key demo --used \"\(used)\" --gap 3")
+        try t.expect("addresses: ")
+        try t.answer("kcs> ", with: "print \"FOUND\", len(found)")
+        let text = try t.quit()
+        // Gap 3 after index 1: account 0 checks 0…4, account 1 checks 0…2 and is unused.
+        let redraw = "\r\u{1B}[K"
+        let bars = text.components(separatedBy: redraw).dropFirst().map { $0.prefix { $0 != "\r" && $0 != "\n" } }
+            .filter { $0.hasPrefix("discovering [") }
+        #expect(bars.count >= 2, "a progress line redrawn in place: \(text.debugDescription)")
+        #expect(bars.contains { $0.contains("] account 0, ") } && bars.contains { $0.contains("] account 1, ") },
+                "\(bars)")
+        #expect(bars.last.map { $0.hasSuffix("account 1, 8 addresses checked, 2 used in 1 account") } == true, "\(bars)")
+        #expect(bars.allSatisfy { $0.range(of: #"^discovering \[[#.]{20}\] account \d, \d+ address(es)? checked, \d used in \d accounts?$"#,
+                                                options: .regularExpression) != nil }, "\(bars)")
+        #expect(text.contains(redraw + "checked 8 addresses: 2 used in 1 account\r\n"),
+                "the bar is cleared before the summary: \(text.debugDescription)")
+        #expect(text.contains("FOUND 2"), "\(text)")
+    }
+
     /// Offline: --used FILE, one address per line, blank lines and # comments skipped; a bad
     /// line is named by file and line, a missing file by its path, and nothing is stored.
     @Test func usedFile_offline_andItsBadInput() throws {
