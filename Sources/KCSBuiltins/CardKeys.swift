@@ -674,7 +674,9 @@ extension Builtins {
             option = .pinless
         } else if args.value("path") != nil {
             let requested = try parseCardPath(args.value("path"), c)
-            if requested.source == .master { path = DerivationPath(absolute: true, try resolve(requested, current: [], c)) }
+            // A relative path is resolved against the card's current path (one GET STATUS), so
+            // its depth is checked before SIGN is sent and the result names the path that signed.
+            path = DerivationPath(absolute: true, try absolutePath(requested, card: card, c))
             let cardPath = try CardKeyPath(source: requested.source, components: requested.components)
             option = args.flag("make-current") ? .deriveAndMakeCurrent(cardPath) : .derive(cardPath)
         } else {

@@ -280,6 +280,9 @@ final class CardFixture {
             print card.path()
             let h = history --key kc
             print len(h), h[0].verified, h[0].signer
+            let r = sign \(d) --path "../7"
+            print r.verified, r.signer, r.path
+            print card.path()
             """)
         let master = try ExtendedKey.master(seed: try Mnemonic(phrase: CardFixture.legalWinner).seed())
         #expect(out[0] == "kc true \(EthereumAddress(publicKey: master.publicKey).checksummed) 65 true the key exported from the card")
@@ -288,10 +291,29 @@ final class CardFixture {
         #expect(out[3] == "true \(try f.softwareAddress("m/44'/60'/0'/0/2"))")
         #expect(out[4] == "m/44'/60'/0'/0/2")
         #expect(out[5] == "3 true \(try f.softwareAddress("m/44'/60'/0'/0/2"))")
+        #expect(out[6] == "true \(try f.softwareAddress("m/44'/60'/0'/0/7")) m/44'/60'/0'/0/7", "a relative path is named absolutely")
+        #expect(out[7] == "m/44'/60'/0'/0/2")
         let signs = f.sent.filter { $0.hasPrefix("80 C0") }
-        #expect(signs.count == 3)
-        #expect(signs.allSatisfy { $0.hasPrefix("80 C0 00 00") || $0.hasPrefix("80 C0 01 00") || $0.hasPrefix("80 C0 02 00") },
+        #expect(signs.count == 4)
+        // P1: current key, derive, derive and make current, derive from the parent (0x40 | 0x01).
+        #expect(signs.map { $0.split(separator: " ")[2] } == ["00", "01", "02", "41"], "\(signs)")
+        #expect(signs.allSatisfy { $0.split(separator: " ")[3] == "00" },
                 "SIGN always carries P2 = 00 (later applets read P2 as the algorithm): \(signs)")
+    }
+
+    /// A relative --path that would take the card past 10 levels is refused before SIGN.
+    @Test func sign_relativePathTooDeep_isRefusedBeforeSign() throws {
+        let f = try CardFixture()
+        try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\" --name kc\nuse card\nderive \"m/44'/60'/0'/0/0\"")
+        f.trace.removeAll()
+        let out = try f.lines("""
+            try { sign \(Self.digest) --path "./1/2/3/4/5/6" } catch e { print e.kind; print e.message }
+            print card.path()
+            """)
+        #expect(out == ["cardKey.pathTooDeep",
+                        "sign: m/44'/60'/0'/0/0/1/2/3/4/5/6 is 11 levels deep; the card derives at most 10 levels (nothing was sent)",
+                        "m/44'/60'/0'/0/0"])
+        #expect(!f.sent.contains { $0.hasPrefix("80 C0") }, "no SIGN was sent: \(f.sent)")
     }
 
     @Test func pinless_signsWithoutPINOrChannel_andChecksTheRecordedKey() throws {
