@@ -254,7 +254,7 @@ extension Builtins {
         let width = rows.map(\.path.count).max() ?? 0
         return .domain(ReportValue(
             typeName: "trace", title: "trace of \(lastPath.isAbsolute ? lastPath.description : traceLabel(lastPath))",
-            rows: rows.map { ($0.path.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.label, $0.value) }))
+            rows: rows.map { ($0.path.padding(to: width) + "  " + $0.label, $0.value) }))
     }
 
     /// With no --from: the active signer's master seed and the absolute path below it. A card
@@ -499,7 +499,7 @@ struct ExplainedValue: DomainValue {
     var text: String {
         guard !meaning.isEmpty else { return value.inlineText }
         let shown = value.inlineText
-        return shown + String(repeating: " ", count: max(0, width - shown.count)) + "  " + meaning
+        return shown.padding(to: width) + "  " + meaning
     }
     var fields: [(name: String, value: Value)] { [("value", value), ("meaning", .string(meaning))] }
 
@@ -536,9 +536,9 @@ struct LevelValue: DomainValue {
     var typeName: String { "level" }
     var text: String {
         let segment = level.component.description
-        return segment.padding(toLength: max(segmentWidth, segment.count), withPad: " ", startingAt: 0) + "  "
+        return segment.padding(to: segmentWidth) + "  "
             + Hex.encodePrefixed(HDKeyValue.be32(level.raw)) + "  "
-            + offset.padding(toLength: max(offsetWidth, offset.count), withPad: " ", startingAt: 0) + "  " + level.meaning
+            + offset.padding(to: offsetWidth) + "  " + level.meaning
     }
     var fields: [(name: String, value: Value)] {
         [
@@ -559,9 +559,7 @@ struct WordValue: DomainValue {
 
     var typeName: String { "word" }
     var text: String {
-        let i = String(index)
-        return word + String(repeating: " ", count: max(0, wordWidth - word.count)) + "  "
-            + String(repeating: " ", count: max(0, 4 - i.count)) + i + "  " + bits
+        word.padding(to: wordWidth) + "  " + String(index).padding(to: 4, left: " ") + "  " + bits
     }
     var fields: [(name: String, value: Value)] {
         [("word", .string(word)), ("index", .int(index)), ("bits", .string(bits))]

@@ -119,8 +119,9 @@ extension Value {
 }
 
 extension String {
-    /// Pads on the right (or on the left with `left`) to `width` characters.
-    func padding(to width: Int, left: Character? = nil) -> String {
+    /// Pads on the right (or on the left with `left`) to `width` characters; a longer string
+    /// is left as it is. Builtins align their own columns with it too.
+    public func padding(to width: Int, left: Character? = nil) -> String {
         guard count < width else { return self }
         let pad = String(repeating: left ?? " ", count: width - count)
         return left == nil ? self + pad : pad + self
