@@ -30,7 +30,7 @@ public final class EVMNode: @unchecked Sendable {
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try p.run()
+        try p.runWithSignalsUnblocked()
         process = p
         pid = p.processIdentifier
         // The first line says where it listens.

@@ -26,7 +26,7 @@ public final class PCSCDaemon: @unchecked Sendable {
         let log = FileHandle(forWritingAtPath: "/dev/null")
         p.standardOutput = log
         p.standardError = log
-        try p.run()
+        try p.runWithSignalsUnblocked()
         process = p
         pid = p.processIdentifier
         let deadline = Date().addingTimeInterval(timeout)
@@ -60,7 +60,7 @@ public final class PCSCDaemon: @unchecked Sendable {
     }
 
     /// Why the daemon could not be used.
-    public enum DaemonError: Error, CustomStringConvertible {
+    public enum DaemonError: Error, Equatable, CustomStringConvertible {
         case exited(status: Int32)
         case noSocket(seconds: Double)
         case foreign(pid: Int32)
@@ -78,11 +78,26 @@ public final class PCSCDaemon: @unchecked Sendable {
 }
 
 /// Stops a child process the tests started: SIGTERM, up to 5 s to exit, then SIGKILL; waits for it.
-func terminate(_ p: Process) {
+public func terminate(_ p: Process) {
     guard p.isRunning else { return }
     kill(p.processIdentifier, SIGTERM)
     let deadline = Date().addingTimeInterval(5)
     while p.isRunning && Date() < deadline { usleep(20_000) }
     if p.isRunning { kill(p.processIdentifier, SIGKILL) }
     p.waitUntilExit()
+}
+
+extension Process {
+    /// `run()` with no signal blocked in the child. Tests run on Dispatch's worker threads,
+    /// which block most signals, and a spawned child inherits its thread's mask: pcscd, the
+    /// EVM node or kcs would then ignore SIGTERM (and kcs SIGINT) and only a SIGKILL would stop
+    /// them. The mask is cleared on this thread just for the spawn.
+    public func runWithSignalsUnblocked() throws {
+        var none = sigset_t()
+        sigemptyset(&none)
+        var saved = sigset_t()
+        pthread_sigmask(SIG_SETMASK, &none, &saved)
+        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+        try run()
+    }
 }

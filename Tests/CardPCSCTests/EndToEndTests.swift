@@ -25,11 +25,8 @@ func withAttachedSimulator<R>(card: String = "e2e", _ body: (PCSCContext, String
     kcs.executableURL = kcsBinary
     kcs.arguments = ["sim", "attach", "--card", card, "--home", home]
     kcs.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    try kcs.run()
-    defer {
-        kill(kcs.processIdentifier, SIGTERM)
-        kcs.waitUntilExit()
-    }
+    try kcs.runWithSignalsUnblocked()
+    defer { terminate(kcs) }
     let context = try PCSCContext()
     let reader = try context.reader(matching: "Virtual PCD 00 00")
     try context.waitForCard(in: reader, timeout: 15)
@@ -91,7 +88,7 @@ struct EndToEndTests {
             p.standardOutput = out
             p.standardError = err
             p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-            try p.run()
+            try p.runWithSignalsUnblocked()
             let o = out.fileHandleForReading.readDataToEndOfFile()
             let e = err.fileHandleForReading.readDataToEndOfFile()
             p.waitUntilExit()

@@ -153,6 +153,27 @@ struct PCSCBridgeTests {
         }
     }
 
+    /// A pcscd the tests did not start (here one started by hand, as a service would be) is
+    /// neither used nor stopped: `start` names its pid, and it keeps running.
+    @Test func foreignPcscd_isRefusedWithItsPID_andLeftRunning() throws {
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/sbin/pcscd")
+        other.arguments = ["--foreground", "--error"]
+        other.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        other.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try other.runWithSignalsUnblocked()
+        defer { terminate(other) }
+        for _ in 0..<200 where PCSCDaemon.runningPID() == nil { usleep(50_000) }
+        #expect(PCSCDaemon.runningPID() == other.processIdentifier)
+        let daemon = PCSCDaemon()
+        #expect(throws: PCSCDaemon.DaemonError.foreign(pid: other.processIdentifier)) { try daemon.start() }
+        #expect(daemon.pid == nil)
+        #expect(other.isRunning && FileManager.default.fileExists(atPath: PCSCDaemon.socketPath))
+        #expect(PCSCDaemon.DaemonError.foreign(pid: 42).description
+                == "a pcscd the tests did not start is running (pid 42); the PC/SC tests start and restart their own. "
+                + "Stop it first (`systemctl stop pcscd.socket pcscd` or `/etc/init.d/pcscd stop`)")
+    }
+
     @Test func noService_whenPcscdIsNotRunning() throws {
         // Run a daemon and stop it: its socket is gone with it.
         let daemon = PCSCDaemon()

@@ -1,6 +1,7 @@
 // The kcs binary's command line: exit codes 0/64/65/70, -e, FILE ARGS, check, parse, piped
 // standard input, --json errors. Runs the built executable (`make test` builds it first).
 import Foundation
+import KCSTestSupport
 import Testing
 
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -15,7 +16,7 @@ func kcs(_ arguments: [String], stdin: String? = nil) throws -> (code: Int32, ou
     p.standardOutput = out
     p.standardError = err
     p.standardInput = input
-    try p.run()
+    try p.runWithSignalsUnblocked()
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
     let o = out.fileHandleForReading.readDataToEndOfFile()

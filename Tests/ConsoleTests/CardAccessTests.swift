@@ -523,11 +523,11 @@ struct CardAccessTests {
         for (prompt, value) in [("new PIN: ", pin), ("the same PIN again: ", pin), ("new PUK: ", puk),
                                 ("the same PUK again: ", puk), ("new pairing password: ", password),
                                 ("the same pairing password again: ", password)] {
-            try t.answer(prompt, with: value, hidden: true)
+            try t.answer(prompt, with: value)
         }
         try t.answer("]> ", with: "card.login --ephemeral")
-        try t.answer("pin: ", with: pin, hidden: true)
-        try t.answer("pairing password: ", with: password, hidden: true)
+        try t.answer("pin: ", with: pin)
+        try t.answer("pairing password: ", with: password)
         try t.answer("]> ", with: "print card.pairings().session")
         try t.answer("]> ", with: "card.reset")
         try t.answer("to confirm: ", with: "nope")

@@ -8,8 +8,7 @@ import Testing
 @Suite("Console on a terminal")
 struct PTYTests {
     @Test func mnemonicTypedAtThePrompt_neverReachesTheHistoryFile() throws {
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pty-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let state = try newState()
         defer { try? FileManager.default.removeItem(at: state) }
         let phrase = "legal winner thank year wave sausage worth useful legal winner thank yellow"
         let readable = state.appendingPathComponent("more.kcs")

@@ -5,6 +5,7 @@
 // environment, as a batch user gives them; each runs kcs once or twice (a vault unlock
 // costs ~0.3 s of scrypt in a debug build).
 import Foundation
+import KCSTestSupport
 import Testing
 
 /// The kcs binary these tests run: `$KCS_BINARY` (e.g. a build in another scratch path),
@@ -56,7 +57,7 @@ struct BatchHome {
         p.standardOutput = FileHandle(forWritingAtPath: stdout)
         p.standardError = FileHandle(forWritingAtPath: stderr)
         p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try p.run()
+        try p.runWithSignalsUnblocked()
         return p
     }
 

@@ -1,9 +1,9 @@
 // The store commands at a terminal (util-linux `script` gives kcs a real TTY): the vault
 // passphrase asked again before a rotation, the backup confirmation declined (the rotation
 // stays pending) and later given through `rotation resume`, and the new keystore password
-// asked twice without echo. Each line is sent only once its prompt has appeared, so secrets
-// typed too early are never echoed or flushed.
+// asked twice without echo. Each line is sent as soon as its prompt has appeared.
 import Foundation
+import KCSTestSupport
 import Testing
 
 /// A kcs console under a pseudo-terminal, driven like `expect`: wait for a prompt, type a line.
@@ -34,7 +34,7 @@ final class TerminalSession: @unchecked Sendable {
             self.lock.withLock { self.buffer += String(decoding: data, as: UTF8.self) }
         }
         signal(SIGPIPE, SIG_IGN) // kcs may end before everything typed was read
-        try process.run()
+        try process.runWithSignalsUnblocked()
     }
 
     /// Everything the terminal showed so far.
@@ -44,10 +44,11 @@ final class TerminalSession: @unchecked Sendable {
     var status: Int32 { process.terminationStatus }
 
     /// Waits (up to 30 s) until `prompt` appears after what was already matched, then types
-    /// `line` and a return. Hidden prompts get a moment to turn echo off first.
-    func answer(_ prompt: String, with line: String, hidden: Bool = false) throws {
+    /// `line` and a return at once. A hidden prompt is shown only after echo is off
+    /// (`Terminal.readHidden`), so a secret typed the moment it appears must not be echoed:
+    /// the tests check that without giving kcs any extra time.
+    func answer(_ prompt: String, with line: String) throws {
         try expect(prompt)
-        if hidden { Thread.sleep(forTimeInterval: 0.2) }
         type(line + "\n")
     }
 
@@ -111,23 +112,23 @@ struct StoreTerminalTests {
         let out = home.path("hot.json")
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         try t.answer("kcs> ", with: "import privkey \(testPrivateKey) --name hot")
-        try t.answer("new vault passphrase: ", with: "vault-pw-1", hidden: true)
-        try t.answer("the same passphrase again: ", with: "vault-pw-1", hidden: true)
+        try t.answer("new vault passphrase: ", with: "vault-pw-1")
+        try t.answer("the same passphrase again: ", with: "vault-pw-1")
 
         try t.answer("kcs> ", with: "key rotate hot --successor next")
-        try t.answer("key.rotate needs the vault passphrase again: ", with: "vault-pw-1", hidden: true)
+        try t.answer("key.rotate needs the vault passphrase again: ", with: "vault-pw-1")
         try t.answer("Is next backed up? Confirming wipes the secret of hot [y/N] ", with: "n")
 
         try t.answer("kcs> ", with: "keystore save hot \(out) --light")
-        try t.answer("new keystore password: ", with: "ks-pw-one", hidden: true)
-        try t.answer("the same password again: ", with: "ks-pw-two", hidden: true)
+        try t.answer("new keystore password: ", with: "ks-pw-one")
+        try t.answer("the same password again: ", with: "ks-pw-two")
         try t.answer("kcs> ", with: "keystore save hot \(out) --light")
-        try t.answer("new keystore password: ", with: "ks-pw-one", hidden: true)
-        try t.answer("the same password again: ", with: "ks-pw-one", hidden: true)
-        try t.answer("keystore.save needs the vault passphrase again: ", with: "vault-pw-1", hidden: true)
+        try t.answer("new keystore password: ", with: "ks-pw-one")
+        try t.answer("the same password again: ", with: "ks-pw-one")
+        try t.answer("keystore.save needs the vault passphrase again: ", with: "vault-pw-1")
 
         try t.answer("kcs> ", with: "rotation resume 1")
-        try t.answer("rotation.resume needs the vault passphrase again: ", with: "vault-pw-1", hidden: true)
+        try t.answer("rotation.resume needs the vault passphrase again: ", with: "vault-pw-1")
         try t.answer("Is next backed up? Confirming wipes the secret of hot [y/N] ", with: "y")
         try t.answer("kcs> ", with: "print \"lineage\", len(key.lineage(\"next\")), len(rotation.pending())")
         let text = try t.quit()

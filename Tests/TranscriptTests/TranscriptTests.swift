@@ -56,7 +56,7 @@ private func run(_ t: Transcript) throws -> String {
     p.standardOutput = out
     p.standardError = err
     p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    try p.run()
+    try p.runWithSignalsUnblocked()
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
