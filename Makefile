@@ -45,12 +45,15 @@ run: build
 
 # The build step also builds the kcs binary, which the PC/SC end-to-end tests run.
 # The whole log goes to .build/test.log as well; when a test fails, its name and the issue it
-# recorded are printed again at the very end, where a CI log's tail still shows them.
+# recorded are printed again at the very end, where a CI log's tail still shows them; the last
+# lines, one per failure and marked FAILED:, survive a log excerpt that drops repeated lines.
 test: deps evm-venv
 	$(SWIFT) build --build-tests
 	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
 	  echo "=== failing tests (from .build/test.log) ==="; \
 	  grep -E -A4 '✘|XCTAssert|Fatal error|Crash' .build/test.log | head -120; \
+	  grep -E '✘ Test .*(recorded an issue|failed after)|error: .*XCTAssert|Fatal error' .build/test.log \
+	    | cut -c1-300 | sed 's/^/FAILED: /' | head -20; \
 	  exit 1; }
 	$(MAKE) fuzz FUZZ_SECONDS=10
 

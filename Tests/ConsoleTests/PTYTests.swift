@@ -70,19 +70,17 @@ struct PTYTests {
         defer { try? FileManager.default.removeItem(at: state) }
         let t = try terminal(state: state)
         try t.answer("kcs> ", with: "let i = 0")
-        try t.answer("kcs> ", with: "while true { i = i + 1 }")
-        // The loop must be running when Ctrl-C comes; a slow machine may take a while to start it.
-        var stopped = false
-        for _ in 0..<20 where !stopped {
-            Thread.sleep(forTimeInterval: 0.5)
-            t.type("\u{03}")
-            stopped = (try? t.expect("error: interrupted", seconds: 1)) != nil
-        }
+        // Ctrl-C is typed only once the loop has said it runs: earlier, it would cancel the line
+        // before kcs read it, or stop the loop before its first step.
+        try t.answer("kcs> ", with: "while true { i = i + 1; if i == 1000 { print \"running {i}\" } }")
+        try t.expect("running 1000") // the output, not the echo of the typed line
+        t.type("\u{03}")
+        try t.expect("error: interrupted")
         try t.answer("kcs> ", with: "print \"after {i > 0}\"")
         try t.expect("after ")
         try t.expect("kcs> ")
         t.type("let half = \"unfinished")
-        Thread.sleep(forTimeInterval: 0.3)
+        try t.expect("unfinished") // echoed, so the line editor holds it when Ctrl-C comes
         t.type("\u{03}")
         try t.answer("kcs> ", with: "print \"clean\"")
         try t.expect("clean")

@@ -272,12 +272,10 @@ struct KeyTests {
                 try tx.addKey(NewKey(name: "w\(i)", kind: .watch, source: .address, address: "0x\(String(i, radix: 16))"))
             }
         }
-        let start = Date()
+        // How fast is for `make bench`; here, that it is all of them, in order, from the index.
         let keys = try store.keys()
-        let elapsed = Date().timeIntervalSince(start)
         #expect(keys.count == 10_000)
         #expect(keys.first?.name == "w1" && keys.last?.name == "w10000")
-        #expect(elapsed < 5, "listing 10,000 keys took \(elapsed) s")
         let plan = try store.queue.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM keys k ORDER BY k.position").map { $0["detail"] as String }
         }
