@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "KCSSyntaxTests", dependencies: ["KCSSyntax"]),
         .testTarget(
             name: "KCSBuiltinsTests",
-            dependencies: ["KCSBuiltins", "KCSRuntime", "WalletCore", .product(name: "BigInt", package: "BigInt")]),
+            dependencies: ["KCSBuiltins", "KCSRuntime", "KCSSyntax", "WalletCore", .product(name: "BigInt", package: "BigInt")]),
         .testTarget(
             name: "KCSRuntimeTests", dependencies: ["KCSRuntime", .product(name: "BigInt", package: "BigInt")],
             exclude: ["Cases"]),

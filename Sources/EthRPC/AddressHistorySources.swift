@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import WalletCore
 import WalletCrypto
 
@@ -15,11 +16,10 @@ func boundedConcurrently(_ count: Int, limit: Int, _ work: @escaping @Sendable (
         for i in 0..<count { try work(i) }
         return
     }
-    final class FirstError: @unchecked Sendable {
-        let lock = NSLock()
-        var error: RPCError?
-        func set(_ e: RPCError) { lock.lock(); if error == nil { error = e }; lock.unlock() }
-        var value: RPCError? { lock.lock(); defer { lock.unlock() }; return error }
+    final class FirstError: Sendable {
+        private let error = Mutex<RPCError?>(nil)
+        func set(_ e: RPCError) { error.withLock { if $0 == nil { $0 = e } } }
+        var value: RPCError? { error.withLock { $0 } }
     }
     let failure = FirstError()
     let slots = DispatchSemaphore(value: limit)
@@ -38,12 +38,11 @@ func boundedConcurrently(_ count: Int, limit: Int, _ work: @escaping @Sendable (
 }
 
 /// Thread-safe answers by position.
-final class Answers: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Bool]
-    init(_ count: Int) { values = Array(repeating: false, count: count) }
-    func set(_ i: Int, _ v: Bool) { lock.lock(); values[i] = v; lock.unlock() }
-    var all: [Bool] { lock.lock(); defer { lock.unlock() }; return values }
+final class Answers: Sendable {
+    private let values: Mutex<[Bool]>
+    init(_ count: Int) { values = Mutex(Array(repeating: false, count: count)) }
+    func set(_ i: Int, _ v: Bool) { values.withLock { $0[i] = v } }
+    var all: [Bool] { values.withLock { $0 } }
 }
 
 /// A used address has sent a transaction (nonce > 0) or holds a balance.

@@ -4,8 +4,9 @@ import Foundation
 /// One HTTP POST of a JSON body. The JSON-RPC client goes through this, so tests and
 /// benchmarks can count requests; the real one is `CurlTransport`.
 public protocol HTTPTransport: Sendable {
-    /// Posts `body` to `url` and returns the status and body. Throws `RPCError.timeout` or
-    /// `.unreachable` (with `method` for the message) when there is no HTTP answer.
+    /// Posts `body` to `url` and returns the status and body. Throws `RPCError.timeout`,
+    /// `.noConnection` (nothing sent) or `.unreachable` (with `method` for the message) when
+    /// there is no HTTP answer.
     func post(_ body: Data, to url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data)
     /// A GET of `url` (an explorer's API), with the same errors.
     func get(_ url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data)
@@ -43,6 +44,8 @@ public struct CurlTransport: HTTPTransport {
             return (result.status, data)
         case 28:  // CURLE_OPERATION_TIMEDOUT
             throw .timeout(endpoint: endpoint, seconds: timeout, method: method)
+        case -1, 5, 6, 7, 35, 60:  // libcurl missing, no proxy/host name, refused, TLS handshake
+            throw .noConnection(endpoint: endpoint, method: method, reason: Self.reason(code: result.code, message: message))
         default:
             throw .unreachable(endpoint: endpoint, method: method, reason: Self.reason(code: result.code, message: message))
         }
@@ -52,6 +55,7 @@ public struct CurlTransport: HTTPTransport {
     /// (its messages name the host, never the path).
     static func reason(code: Int32, message: String) -> String {
         switch code {
+        case 5: "unknown proxy host"
         case 6: "unknown host"
         case 7: "connection refused"
         case 23: "the answer was larger than accepted"

@@ -27,6 +27,9 @@ extension Builtins {
                 if args.value("url") != nil {
                     throw BuiltinError.optionNotApplicable(command: c, option: "clear", reason: "it takes no URL")
                 }
+                if args.value("timeout") != nil {
+                    throw BuiltinError.optionNotApplicable(command: c, option: "clear", reason: "it forgets the node; drop --timeout")
+                }
                 session.setNode(url: nil)
                 return .null
             }
@@ -37,16 +40,12 @@ extension Builtins {
                 }
                 timeout = TimeInterval(Int(t))
             }
-            let node: EthereumNode
-            if let url = args.string("url") {
-                // A node that does not answer is not taken: the previous one stays.
-                node = try EthereumNode(url: url, timeout: timeout ?? session.rpcTimeout)
-                let info = try nodeInfo(node)
-                session.setNode(url: url, timeout: timeout)
-                return info
-            }
-            node = try session.node(for: c)
-            return try nodeInfo(node)
+            // With URL, the new node; without, the one in use (with --timeout, now waited for that long).
+            // A node that does not answer is not taken: the previous one and its time-out stay.
+            guard let url = args.string("url") ?? session.rpcURL else { throw RPCError.noNode(command: c) }
+            let info = try nodeInfo(try EthereumNode(url: url, timeout: timeout ?? session.rpcTimeout))
+            session.setNode(url: url, timeout: timeout)
+            return info
         },
 
         Builtin("eth.chainId", options: [rpcOption],
@@ -95,7 +94,7 @@ extension Builtins {
         Builtin("eth.send", params: [ParamSpec("raw", .oneOf([.bytes, .string, .map]))],
                 options: [rpcOption, OptionSpec("wait", nil, "wait for the receipt (polling, up to the node time-out × 3)")],
                 summary: "Sends a signed raw transaction (0x…, or what sign tx returned) once: {hash, sender, nonce, type}; never retried.",
-                example: "eth.send (sign tx {\"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"0.1 ether\"}).raw") { args in
+                example: "eth.send (sign tx {\"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"0.1 ether\"})") { args in
             let c = "eth.send"
             let raw: [UInt8]
             switch args.value("raw") {
@@ -116,13 +115,13 @@ extension Builtins {
             let hash: [UInt8]
             do {
                 hash = try node.sendRawTransaction(raw)
-            } catch let e as RPCError where e.isTransient {
+            } catch let e as RPCError where e.mayHaveReachedNode {
                 throw EthCommandError.sendUnknown(command: c, hash: Hex.encodePrefixed(stx.hash), reason: e.description)
             }
             var out: [(String, Value)] = [("hash", .bytes(hash)), ("sender", .string(sender.checksummed)),
                                           ("nonce", uintValue(stx.transaction.nonce)), ("type", .string(stx.transaction.type.description))]
             if args.flag("wait") {
-                let receipt = try waitForReceipt(node, hash: hash, c)
+                let receipt = try waitForReceipt(node, hash: hash, session: try args.session(c), c)
                 out.append(("receipt", receiptValue(receipt, hash: hash)))
             }
             return .map(ValueMap(out))
@@ -205,15 +204,24 @@ extension Builtins {
         ]))
     }
 
-    static func waitForReceipt(_ node: EthereumNode, hash: [UInt8], _ c: String) throws -> TransactionReceipt {
-        let deadline = Date().addingTimeInterval(node.client.timeout * 3)
+    /// Polls for the receipt up to 3 × the node's time-out by the session's clock; Ctrl-C at the
+    /// console stops the waiting (the transaction stays sent).
+    static func waitForReceipt(_ node: EthereumNode, hash: [UInt8], session: Session, _ c: String) throws -> TransactionReceipt {
+        let deadline = session.clock().addingTimeInterval(node.client.timeout * 3)
         var pause = 0.05
         while true {
             if let r = try node.receipt(hash) { return r }
-            if Date() > deadline {
+            if session.clock() > deadline {
                 throw EthCommandError.notMined(command: c, hash: Hex.encodePrefixed(hash), seconds: Int(node.client.timeout * 3))
             }
-            Thread.sleep(forTimeInterval: pause)
+            var slept = 0.0
+            while slept < pause {
+                if session.host?.shouldInterrupt() == true {
+                    throw EthCommandError.waitStopped(command: c, hash: Hex.encodePrefixed(hash))
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+                slept += 0.05
+            }
             pause = min(pause * 2, 1)
         }
     }

@@ -114,7 +114,7 @@ extension Builtins {
                     OptionSpec("allow-high-s", nil, "accept a high-S (malleable, pre-EIP-2) signature"),
                 ],
                 summary: "verify DIGEST SIG | verify SIG --message TEXT | verify SIG --typed FILE, with --address A or --public-key P: {valid, recovered, digest}.",
-                example: "verify 0xSIGNATURE --message \"hello\" --address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
+                example: "verify $sig --message \"hello\" --address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
             let c = "verify"
             let (digest, signature) = try digestAndSignature(args, c)
             let address: EthereumAddress
@@ -139,7 +139,7 @@ extension Builtins {
                     OptionSpec("typed", .oneOf([.string, .map]), "recover from EIP-712 typed data (a JSON file or a map)"),
                 ],
                 summary: "recover DIGEST SIG | recover SIG --message TEXT | recover SIG --typed FILE: the signer's address (EIP-55).",
-                example: "recover 0xSIGNATURE --message \"hello\"") { args in
+                example: "recover $sig --message \"hello\"") { args in
             let (digest, signature) = try digestAndSignature(args, "recover")
             return .string(try signature.recoverAddress(digest: digest).checksummed)
         },
@@ -319,6 +319,8 @@ public enum EthCommandError: WalletError, Equatable {
     case sendUnknown(command: String, hash: String, reason: String)
     /// `eth.send --wait` saw no receipt in time.
     case notMined(command: String, hash: String, seconds: Int)
+    /// `eth.send --wait` stopped waiting at Ctrl-C; the transaction was sent.
+    case waitStopped(command: String, hash: String)
 
     public var id: String {
         switch self {
@@ -331,6 +333,7 @@ public enum EthCommandError: WalletError, Equatable {
         case .chainMismatch: "eth.command.chainMismatch"
         case .sendUnknown: "eth.command.sendUnknown"
         case .notMined: "eth.command.notMined"
+        case .waitStopped: "eth.command.waitStopped"
         }
     }
 
@@ -355,6 +358,8 @@ public enum EthCommandError: WalletError, Equatable {
                 + "check eth.receipt \(hash) before sending it again (a resend of the same bytes cannot pay twice)"
         case .notMined(let c, let hash, let seconds):
             "\(c): transaction \(hash) was sent but not mined within \(seconds) s; check eth.receipt \(hash) later"
+        case .waitStopped(let c, let hash):
+            "\(c): stopped waiting; transaction \(hash) was sent — check eth.receipt \(hash) later"
         }
     }
 }

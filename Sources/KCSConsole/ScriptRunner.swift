@@ -31,11 +31,11 @@ public enum ExitStatus {
         case "card.notConnected": return noCard
         case "card.wrongPIN", "card.wrongPUK", "card.lastTry": return wrongPIN
         case "card.pinBlocked", "card.pukBlocked": return blocked
-        case "session.cancelled", "runtime.interrupted", "card.resetNotConfirmed": return cancelled
+        case "session.cancelled", "runtime.interrupted", "card.resetNotConfirmed", "eth.command.waitStopped": return cancelled
         // Values a batch run did not give, or typed twice differently: not the card's doing.
         case "card.valueNeeded", "card.valuesDiffer", "card.unpairChoice": return runtimeError
         // The node is not there or not answering: the service is unavailable, as for a missing card.
-        case "rpc.timeout", "rpc.unreachable", "rpc.http", "eth.command.sendUnknown": return noCard
+        case "rpc.timeout", "rpc.noConnection", "rpc.unreachable", "rpc.http", "eth.command.sendUnknown": return noCard
         default: break
         }
         if id.hasPrefix("transport.") || id.hasPrefix("card.transport.") {

@@ -66,6 +66,25 @@ private struct Chain {
         let (_, data) = try CurlTransport().get(URL(string: node.url + "/requests")!, timeout: 10, method: "GET /requests")
         return try JSONSerialization.jsonObject(with: data) as! [String]
     }
+
+    /// The methods received once `done` holds for them, or after 10 s whatever came: a request
+    /// kcs gave up on may still be on its way to the node's handler.
+    func requests(until done: ([String]) -> Bool) throws -> [String] {
+        let deadline = Date().addingTimeInterval(10)
+        var seen = try requests()
+        while !done(seen) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            seen = try requests()
+        }
+        return seen
+    }
+
+    /// A kcs home whose runs use this node (KCS_RPC_URL).
+    func home() throws -> BatchHome {
+        var home = try BatchHome()
+        home.environment["KCS_RPC_URL"] = node.url
+        return home
+    }
 }
 
 @Suite("Transactions from kcs on a py-evm node")
@@ -77,9 +96,8 @@ struct EVMTests {
         let chain = try Chain()
         defer { chain.node.stop() }
         try chain.fund(account0, wei: "5" + ether.dropFirst())
-        var home = try BatchHome()
+        var home = try chain.home()
         defer { home.remove() }
-        home.environment["KCS_RPC_URL"] = chain.node.url
         let r = try home.run("""
             import mnemonic "\(abandonAbout)" --name demo
             use key demo-0
@@ -129,6 +147,53 @@ struct EVMTests {
         let bad = try home.run("eth.send \(tampered)", name: "tampered.kcs")
         #expect(bad.code == 70)
         #expect(bad.err.contains("rpc: the node refused eth_sendRawTransaction"), "\(bad.err)")
+
+        // A node that never shows a receipt: --wait gives up after 3 × the time-out, and says
+        // the transaction was sent (the node has it: the nonce moved), once.
+        home.environment["KCS_RPC_URL"] = chain.node.url + "/unmined"
+        home.environment["KCS_RPC_TIMEOUT"] = "1"
+        let pending = try home.run("""
+            use key demo-0
+            let t = sign tx {"to": "\(payee)", "value": "0.05 ether"}
+            print "P", hex(t.hash)
+            eth.send $t.raw --wait
+            """, name: "unmined.kcs")
+        #expect(pending.code == 70, "\(pending.err)")
+        let pendingHash = try #require(tagged("P", in: pending.out).first)
+        #expect(pending.err.contains("eth.send: transaction \(pendingHash) was sent but not mined within 3 s; "
+                                     + "check eth.receipt \(pendingHash) later"), "\(pending.err)")
+        #expect(try chain.quantity("eth_getTransactionCount", [account0, "latest"]) == 5)
+    }
+
+    /// Ctrl-C while `eth.send --wait` waits for a receipt that does not come: the waiting stops
+    /// with the hash to check later, the transaction stays sent (once), and the session goes on.
+    @Test func sendWait_ctrlCStopsWaiting_theTransactionStaysSent() throws {
+        let chain = try Chain()
+        defer { chain.node.stop() }
+        try chain.fund(account0, wei: ether)
+        var home = try chain.home()
+        defer { home.remove() }
+        home.environment["KCS_RPC_URL"] = chain.node.url + "/unmined"
+        let t = try TerminalSession(environment: home.environment, folder: home.folder)
+        try t.answer("kcs> ", with: "import mnemonic \"\(abandonAbout)\" --name demo")
+        try t.answer("new vault passphrase: ", with: "vault-pw-1")
+        try t.answer("the same passphrase again: ", with: "vault-pw-1")
+        try t.answer("kcs> ", with: "use key demo-0")
+        try t.answer("]> ", with: "eth.send (sign tx {\"to\": \"\(payee)\", \"value\": \"0.5 ether\"}) --wait")
+        // Ctrl-C once kcs is polling for the receipt (the default time-out would wait 30 s).
+        let polled = try chain.requests { $0.contains("eth_getTransactionReceipt") }
+        #expect(polled.filter { $0 == "eth_sendRawTransaction" }.count == 1, "\(polled)")
+        t.type("\u{03}")
+        try t.expect("stopped waiting")
+        try t.answer("]> ", with: "print \"NONCE\", eth.nonce()")
+        try t.expect("NONCE 1")
+        try t.answer("]> ", with: ".quit")
+        let (text, status) = t.finish()
+        #expect(text.range(of: #"eth\.send: stopped waiting; transaction (0x[0-9a-f]{64}) was sent — check eth\.receipt \1 later"#,
+                           options: .regularExpression) != nil, "\(text)")
+        #expect(status == 0)
+        #expect(try chain.requests().filter { $0 == "eth_sendRawTransaction" }.count == 1)
+        #expect(try chain.quantity("eth_getTransactionCount", [account0, "latest"]) == 1)
     }
 
     /// The same three types signed on the simulated card (its current key m/44'/60'/0'/0/1).
@@ -136,9 +201,8 @@ struct EVMTests {
         let chain = try Chain()
         defer { chain.node.stop() }
         try chain.fund(account1, wei: "2" + ether.dropFirst())
-        var home = try BatchHome()
+        let home = try chain.home()
         defer { home.remove() }
-        home.environment["KCS_RPC_URL"] = chain.node.url
         let r = try home.run("""
             card.connect
             card.init --pin "123456" --puk "987654321098" --pairing "evm pairing"
@@ -192,21 +256,36 @@ struct EVMTests {
         let send = try home.run("eth.send \(eip155Example)", name: "send.kcs")
         #expect(send.code == 69)
         #expect(send.err.contains("eth.send: not known whether the node took transaction 0x33469b22e9f636356c4160a87eb19df52b7412e8eac32a4a55ffe88ea8350788"), "\(send.err)")
-        let seen = try chain.requests()
+        let seen = try chain.requests { seen in
+            seen.filter { $0 == "hang:eth_chainId" }.count >= 3 && seen.contains("hang:eth_sendRawTransaction")
+        }
         #expect(seen.filter { $0 == "hang:eth_chainId" }.count == 3)  // the first try and two retries
         #expect(seen.filter { $0 == "hang:eth_sendRawTransaction" }.count == 1)  // once, never again
+        // eth.node --timeout without a URL applies to the node in use, checked with that time-out.
+        let retimed = try home.run("try { eth.node --timeout 2 } catch e { print \"H\", e.message }", name: "retime.kcs")
+        #expect(tagged("H", in: retimed.out) == ["rpc: eth_chainId to http://127.0.0.1:\(port)/… got no answer within 2 s"],
+                "\(retimed.out) \(retimed.err)")
         home.environment["KCS_RPC_TIMEOUT"] = nil
 
         home.environment["KCS_RPC_URL"] = "http://127.0.0.1:1"
         let refused = try home.run("eth.gasPrice", name: "refused.kcs")
         #expect(refused.code == 69)
-        #expect(refused.err.contains("rpc: eth_gasPrice could not reach http://127.0.0.1:1: connection refused"), "\(refused.err)")
+        #expect(refused.err.contains("rpc: eth_gasPrice could not connect to http://127.0.0.1:1: connection refused; nothing was sent"),
+                "\(refused.err)")
+        // A send that never left is said to be unsent, not "not known whether the node took it".
+        let unsent = try home.run("eth.send \(eip155Example)", name: "unsent.kcs")
+        #expect(unsent.code == 69)
+        #expect(unsent.err.contains("rpc: eth_sendRawTransaction could not connect to http://127.0.0.1:1: connection refused; "
+                                    + "nothing was sent"), "\(unsent.err)")
+        #expect(!unsent.err.contains("not known whether"), "\(unsent.err)")
 
         home.environment["KCS_RPC_URL"] = chain.node.url
         let rpcError = try home.run("""
             try { eth.send \(eip155Example) } catch e { print "E", e.kind }
             try { eth.node "ftp://example.com/key" } catch e { print "U", e.message }
             print "C", eth.chainId() == (eth.node).chainId
+            try { eth.node --clear --timeout 5 } catch e { print "TC", e.message }
+            print "T", (eth.node --timeout 5).chainId == eth.chainId()
             import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name raw
             use key raw
             try { sign tx {"chainId": 1, "to": "\(payee)"} } catch e { print "M", e.kind }
@@ -217,13 +296,16 @@ struct EVMTests {
         #expect(tagged("E", in: rpcError.out) == ["rpc.nodeError"])
         #expect(tagged("U", in: rpcError.out) == ["rpc: expected an http:// or https:// node URL with a host, got \"ftp://example.com/…\""])
         #expect(tagged("C", in: rpcError.out) == ["true"])
+        #expect(tagged("TC", in: rpcError.out) == ["eth.node: --clear does not apply here: it forgets the node; drop --timeout"])
+        #expect(tagged("T", in: rpcError.out) == ["true"])
         #expect(tagged("M", in: rpcError.out) == ["eth.command.chainMismatch"])
         #expect(tagged("O", in: rpcError.out) == ["legacy"])
         #expect(rpcError.err.contains("rpc: the node refused eth_sendRawTransaction: ValidationError"), "\(rpcError.err)")
         #expect(rpcError.err.contains("cannot afford txn gas"), "\(rpcError.err)")
 
         home.environment["KCS_RPC_URL"] = nil
-        let none = try home.run("eth.chainId", name: "none.kcs")
+        let none = try home.run("try { eth.node --timeout 5 } catch e { print \"TN\", e.message }\neth.chainId", name: "none.kcs")
+        #expect(tagged("TN", in: none.out) == ["eth.node: expected a node, got none (give --rpc URL, set KCS_RPC_URL, or run eth.node URL)"])
         #expect(none.code == 70)
         #expect(none.err.contains("eth.chainId: expected a node, got none (give --rpc URL, set KCS_RPC_URL, or run eth.node URL)"), "\(none.err)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import KCSRuntime
+import KCSSyntax
 import Testing
 
 @testable import KCSBuiltins
@@ -37,6 +38,35 @@ enum Call {
             #expect(!b.summary.contains("\n"), "\(b.name): the summary is one line")
             #expect(Set(b.params.map(\.name)).count == b.params.count, "\(b.name): parameter names differ")
             #expect(Set(b.options.map(\.name)).count == b.options.count, "\(b.name): option names differ")
+        }
+    }
+
+    /// The example `help` shows for a builtin parses and fits the builtin's table entry: no
+    /// more positional arguments than parameters, every required one given, only declared
+    /// options, flags without a value and valued options with one. (`eth.send`'s example once
+    /// wrote `(sign tx {…}).raw`, which is two arguments.)
+    @Test func everyExample_parsesAndFitsItsBuiltin() {
+        let registry = Builtins.registry()
+        let table = CommandTable(commands: registry.builtins.map(\.name))
+        for b in registry.builtins {
+            let (program, diagnostics) = Parser.parse(source: Source(name: b.name, text: b.example), commands: table)
+            #expect(diagnostics.isEmpty, "\(b.name): \(b.example) — \(diagnostics)")
+            let uses = program.commands.filter { $0.name == b.name }.map { ($0.arguments.count, $0.options) }
+                + program.namedCalls.filter { $0.name == b.name }.map { ($0.arguments.count, [CommandOption]()) }
+            #expect(!uses.isEmpty, "\(b.name): its example does not use it: \(b.example)")
+            for (count, options) in uses {
+                #expect(count <= b.params.count, "\(b.name): \(count) arguments for \(b.params.count) parameters: \(b.example)")
+                for p in b.params.dropFirst(count) {
+                    #expect(p.defaultValue != nil || p.isSecret, "\(b.name): \(p.name) is required: \(b.example)")
+                }
+                for o in options {
+                    let spec = b.options.first { $0.name == o.name }
+                    #expect(spec != nil, "\(b.name): no option --\(o.name): \(b.example)")
+                    if let spec {
+                        #expect((spec.type == nil) == (o.value == nil), "\(b.name): --\(o.name) flag/value: \(b.example)")
+                    }
+                }
+            }
         }
     }
 

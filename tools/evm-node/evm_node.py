@@ -12,6 +12,8 @@ Besides JSON-RPC 2.0 on POST / (single requests and batches), it serves:
   GET  /api?module=account&action=txlist&address=A   an Etherscan-style transaction list
   POST /status/CODE                                    answers with that HTTP status (error tests)
   POST /hang                                           answers only after 30 s (time-out tests)
+  POST /unmined                                        JSON-RPC as on /, except that no receipt is ever
+                                                       found (a transaction that stays pending)
   GET  /requests                                       the JSON-RPC methods received so far
                                                        (those sent to /hang as "hang:METHOD")
 """
@@ -220,9 +222,15 @@ def serve(port):
                 request = json.loads(raw)
             except ValueError:
                 return self.reply(200, {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+            handle = node.handle
+            if path == "/unmined":
+                def handle(r):
+                    if isinstance(r, dict) and r.get("method") == "eth_getTransactionReceipt":
+                        return {"jsonrpc": "2.0", "id": r.get("id"), "result": None}
+                    return node.handle(r)
             if isinstance(request, list):
-                return self.reply(200, [node.handle(r) for r in request])
-            self.reply(200, node.handle(request))
+                return self.reply(200, [handle(r) for r in request])
+            self.reply(200, handle(request))
 
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
