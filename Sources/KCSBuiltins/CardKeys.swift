@@ -179,7 +179,7 @@ extension Builtins {
                 ("account", .int(Int(target[2].index))), ("index", .int(Int(target[4].index))),
                 ("sent", .string(sent.description)), ("publicKey", .bytes(key.compressed)),
             ]
-            if let a = try? cardAddress(key, path: DerivationPath(absolute: true, target), coin: coin) {
+            if let a = try? pathAddress(key, path: DerivationPath(absolute: true, target), coin: coin) {
                 fields.append(("address", .domain(a)))
             }
             return .map(ValueMap(fields))
@@ -266,7 +266,7 @@ extension Builtins {
             default:
                 let exported = try card.commands.exportKey(.derive(path), kind: .publicKey)
                 if args.flag("address") {
-                    return .domain(try cardAddress(exported.publicKey, path: shown, coin: coin))
+                    return .domain(try pathAddress(exported.publicKey, path: shown, coin: coin))
                 }
                 return .map(ValueMap(try exportFields(shown, exported.publicKey, coin: coin)))
             }
@@ -536,7 +536,7 @@ extension Builtins {
             ("sent", .string(sent.description)), ("publicKey", .bytes(key.compressed)),
         ]
         fields.append(("address", .domain(
-            (try? cardAddress(key, path: path, coin: nil)) ?? AddressValue(ethereum: key))))
+            (try? pathAddress(key, path: path, coin: nil)) ?? AddressValue(ethereum: key))))
         return .map(ValueMap(fields))
     }
 
@@ -577,10 +577,11 @@ extension Builtins {
                                                      ChildIndex(1581, hardened: true)]
     }
 
-    /// The address of a card key at `path` for `coin`; without a coin, the coin of the path's
-    /// second level when it is a hardened coin type with an address format (m/44'/0'/… gives
-    /// a Bitcoin address), else Ethereum (EIP-1581 keys included).
-    static func cardAddress(_ key: PublicKey, path: DerivationPath, coin: SLIP44.Coin?) throws -> AddressValue {
+    /// The address of a key at `path` (on the card or not) for `coin`; without a coin, the coin
+    /// of the path's second level when it is a hardened coin type with an address format
+    /// (m/44'/0'/… gives a Bitcoin address, its kind from the purpose), else Ethereum
+    /// (EIP-1581 keys included).
+    static func pathAddress(_ key: PublicKey, path: DerivationPath, coin: SLIP44.Coin?) throws -> AddressValue {
         var coin = coin
         let p = path.components
         if coin == nil, p.count >= 2, p[0].hardened, p[1].hardened, p[0].index != 43,
@@ -595,8 +596,8 @@ extension Builtins {
     static func exportFields(_ path: DerivationPath, _ key: PublicKey, coin: SLIP44.Coin?) throws -> [(String, Value)] {
         var f: [(String, Value)] = [("path", .string(path.description)), ("publicKey", .bytes(key.compressed))]
         if coin != nil {
-            f.append(("address", .domain(try cardAddress(key, path: path, coin: coin))))
-        } else if let a = try? cardAddress(key, path: path, coin: nil) {
+            f.append(("address", .domain(try pathAddress(key, path: path, coin: coin))))
+        } else if let a = try? pathAddress(key, path: path, coin: nil) {
             f.append(("address", .domain(a)))
         }
         return f

@@ -16,7 +16,7 @@ extension Builtins {
     static let discovery: [Builtin] = [
         Builtin("wallet.discover",
                 options: [
-                    OptionSpec("coin", .string, "ETH (default) or ETC: the SLIP-44 coin type of m/44'/coin'/…"),
+                    OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "ETH (default) or ETC, or its coin type: m/44'/coin'/…"),
                     OptionSpec("gap", .int, "unused addresses in a row that end an account (default 20)"),
                     OptionSpec("max-accounts", .int, "stop after this many accounts (default 20)"),
                     OptionSpec("key", .string, "discover under this stored HD key instead of the active signer"),
@@ -61,7 +61,7 @@ extension Builtins {
         let session = try args.session(c)
         let gap = try args.integer("gap").map { try smallInt($0, c, "--gap", in: 1...1000) } ?? 20
         let maxAccounts = try args.integer("max-accounts").map { try smallInt($0, c, "--max-accounts", in: 1...1000) } ?? 20
-        let coin = try discoveryCoin(args.string("coin"), c)
+        let coin = try discoveryCoin(args.value("coin"), c)
         let history = try historySource(args, session, c)
 
         // Whose accounts: the card (asked, or the active signer), else a software HD key.
@@ -79,20 +79,25 @@ extension Builtins {
             ownerName = try cardRecords(session.store(for: c), card).last?.name ?? "card-" + card.shortUID
             externalChain = { a in
                 // One EXPORT KEY (extended public) per account, without moving the current path.
-                let path = try CardKeyPath(source: .master, components: [
-                    ChildIndex(44, hardened: true), ChildIndex(coin.index, hardened: true), ChildIndex(a, hardened: true)])
+                let path = try CardKeyPath(source: .master, components: DerivationPath.bip44Account(coin: coin.index, account: a).components)
                 return try card.commands.exportKey(.derive(path), kind: .extendedPublicKey).extendedPublicKey(depth: 3)
                     .derive(ChildIndex(0, hardened: false))
             }
         } else {
             guard let name = args.string("key") ?? session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
-            let (master, root) = try softwareMaster(named: name, session: session, c)
+            let record = try activeRecord.flatMap { $0.name == name ? $0 : nil } ?? session.store(for: c).key(named: name)
+            guard record.storage == .software, record.kind == .hdMaster || record.kind == .hdChild else {
+                throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
+            }
+            let found = try session.unlockedStore(for: c).read { tx in try masterSeed(of: record, tx) }
+            guard let (master, seed) = found else {
+                throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
+            }
+            let root = try ExtendedKey.master(seed: seed)
             owner = .key(id: master.id)
             ownerName = master.name
             externalChain = { a in
-                try root.derive(DerivationPath(absolute: true, [
-                    ChildIndex(44, hardened: true), ChildIndex(coin.index, hardened: true), ChildIndex(a, hardened: true),
-                    ChildIndex(0, hardened: false)]))
+                try root.derive(DerivationPath.bip44Account(coin: coin.index, account: a).appending(ChildIndex(0)))
             }
         }
 
@@ -105,9 +110,6 @@ extension Builtins {
         host?.progress(nil)
         let rows = found.flatMap(\.used).map { u in
             DiscoveredAddress(coinType: coin.index, account: u.account, change: 0, index: u.index,
-                              path: DerivationPath(absolute: true, [
-                                ChildIndex(44, hardened: true), ChildIndex(coin.index, hardened: true),
-                                ChildIndex(u.account, hardened: true), ChildIndex(0, hardened: false), ChildIndex(u.index, hardened: false)]),
                               address: u.address.checksummed, publicKey: u.publicKey.compressed)
         }
         let records = try session.store(for: c).saveDiscovery(owner: owner, ownerName: ownerName, coinType: coin.index, addresses: rows)
@@ -128,10 +130,9 @@ extension Builtins {
             + "\(p.used) used in \(p.accounts) account\(p.accounts == 1 ? "" : "s")"
     }
 
-    static func discoveryCoin(_ text: String?, _ c: String) throws -> SLIP44.Coin {
-        let coin = try text.map { t in try UInt32(t).map { try SLIP44.coin(index: $0) } ?? SLIP44.coin(symbol: t.uppercased()) }
-            ?? SLIP44.coin(symbol: "ETH")
-        guard coin.index == 60 || coin.index == 61 else {
+    static func discoveryCoin(_ value: Value?, _ c: String) throws -> SLIP44.Coin {
+        let coin = try coinArgument(value, c) ?? SLIP44.coin(index: 60)
+        guard CoinAddress.ethereumCoinTypes.contains(coin.index) else {
             throw BuiltinError.outOfRange(command: c, name: "--coin", expected: "ETH or ETC (discovery checks Ethereum addresses)",
                                           got: coin.description)
         }
@@ -171,24 +172,9 @@ extension Builtins {
             return try ExplorerHistory(url: url, apiKey: args.string("api-key"), timeout: session.rpcTimeout)
         }
         guard let node = try optionalNode(args, c) else {
-            throw RPCError.noNode(command: c + " (or give --used LIST or --explorer URL)")
+            throw RPCError.noNode(command: c, alternatives: "--used LIST or --explorer URL")
         }
         return NodeHistory(node: node)
-    }
-
-    /// The HD-MASTER behind a software HD key (itself, or an HD-CHILD's parent) and its root key.
-    static func softwareMaster(named name: String, session: Session, _ c: String) throws -> (KeyRecord, ExtendedKey) {
-        let store = try session.store(for: c)
-        var record = try store.key(named: name)
-        if record.kind == .hdChild, let parentID = record.parentID {
-            record = try store.read { tx in try tx.key(id: parentID) }
-        }
-        guard record.kind == .hdMaster, record.storage == .software else {
-            throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
-        }
-        let master = record
-        let seed = try session.unlockedStore(for: c).read { tx throws -> Secret in try Builtins.seed(of: tx.openSecret(of: master)) }
-        return (record, try ExtendedKey.master(seed: seed))
     }
 
     // MARK: - Selecting a discovered address
@@ -226,9 +212,9 @@ extension Builtins {
         case .key(let id):
             let record: KeyRecord = try store.write { tx in
                 let master = try tx.key(id: id)
-                if let existing = try tx.keys(includeRetired: false).first(where: {
-                    $0.kind == .hdChild && $0.parentID == id && $0.path == row.path
-                }) { return existing }
+                if let existing = try tx.children(ofKeyNamed: master.name).first(where: { !$0.retired && $0.path == row.path }) {
+                    return existing
+                }
                 return try tx.addKey(NewKey(kind: .hdChild, source: .mnemonic, storage: .software,
                                             publicKey: try PublicKey(bytes: row.publicKey), address: row.address,
                                             path: row.path, parentID: master.id, preset: "bip44"))

@@ -477,6 +477,21 @@ extension Builtins {
         }
     }
 
+    /// The software HD-MASTER behind `record` — itself, or an HD-CHILD's parent — and its
+    /// seed, read in `tx`; nil for any other kind of key.
+    static func masterSeed(of record: KeyRecord, _ tx: StoreTransaction) throws -> (master: KeyRecord, seed: Secret)? {
+        let master: KeyRecord
+        switch record.kind {
+        case .hdMaster: master = record
+        case .hdChild:
+            guard let parentID = record.parentID else { return nil }
+            master = try tx.key(id: parentID)
+        default: return nil
+        }
+        guard master.kind == .hdMaster, master.storage == .software else { return nil }
+        return (master, try seed(of: tx.openSecret(of: master)))
+    }
+
     /// The private key a stored software key signs with: its own (ECDSA), or derived from its
     /// master's mnemonic or seed along its path (HD-CHILD). Reads in `tx`, the transaction
     /// `record` came from, so signing costs one snapshot and no second lookup.
@@ -485,10 +500,9 @@ extension Builtins {
         case .ecdsa:
             return try PrivateKey(try tx.openSecret(of: record).payload)
         case .hdChild:
-            guard let parentID = record.parentID, let path = record.path else {
+            guard let path = record.path, let (_, seed) = try masterSeed(of: record, tx) else {
                 throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
             }
-            let seed = try seed(of: tx.openSecret(of: tx.key(id: parentID)))
             guard let key = try ExtendedKey.master(seed: seed).derive(path).privateKey else {
                 throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
             }

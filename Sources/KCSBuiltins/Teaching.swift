@@ -78,7 +78,7 @@ extension Builtins {
                     rows.append(.map(ValueMap([
                         ("index", .int(i)), ("preset", .domain(PresetValue(preset: preset))),
                         ("path", .domain(PathValue(path: path))),
-                        ("address", .domain(try presetAddress(key.publicKey, preset))),
+                        ("address", .domain(try pathAddress(key.publicKey, path: path, coin: nil))),
                     ])))
                 }
             }
@@ -129,7 +129,7 @@ extension Builtins {
                 let master = try ExtendedKey.master(seed: seed(m, args, c))
                 outcome = try PathSearch.search(target, master: master, maxIndex: UInt32(maxIndex))
             }
-            guard let path = outcome.path else {
+            guard let path = outcome.path, let key = outcome.key else {
                 throw TeachingError.addressNotFound(command: c, address: target.description, searched: outcome.searched,
                                                    presets: outcome.presets.map(\.name), grid: outcome.grid,
                                                    maxIndex: maxIndex)
@@ -138,10 +138,8 @@ extension Builtins {
                 let coin = l.role == "coin type" ? (try? SLIP44.coin(index: l.component.index)).map { " (\($0.symbol))" } : nil
                 return "\(l.role) \(l.component)" + (coin ?? "")
             }
-            var coin = "ETH", kind = "ethereum"
-            if case .bitcoin(let k, _) = target { (coin, kind) = ("BTC", k.rawValue) }
             return .domain(ReportValue(typeName: "match", title: "\(target) at \(path)", rows: [
-                ("address", .domain(AddressValue(address: target.description, coin: coin, kind: kind))),
+                ("address", .domain(try pathAddress(key.publicKey, path: path, coin: nil))),
                 ("path", .domain(PathValue(path: path))),
                 ("layout", .string(levels.joined(separator: ", "))),
                 ("presets", presetMatches(path)),
@@ -248,7 +246,7 @@ extension Builtins {
         // The address, for a path whose purpose names an address format (BIP-44/49/84/86).
         let c0 = lastPath.components
         if lastPath.isAbsolute, c0.count >= 2, c0[0].hardened, [44, 49, 84, 86].contains(c0[0].index), c0[1].hardened,
-           let a = try? cardAddress(last.publicKey, path: lastPath, coin: nil) {
+           let a = try? pathAddress(last.publicKey, path: lastPath, coin: nil) {
             rows.append((traceLabel(lastPath), "address (\(a.coin))", .domain(a)))
         }
         let width = rows.map(\.path.count).max() ?? 0
@@ -272,11 +270,12 @@ extension Builtins {
                 reason: "the active signer \(record.name) is a card key, and a card derives inside without showing "
                     + "its steps; --trace needs host-side keys: pass --from with a mnemonic, seed, xprv or xpub")
         }
-        guard record.kind == .hdChild, let parentID = record.parentID, let own = record.path else {
+        guard record.kind == .hdChild, record.parentID != nil, let own = record.path else {
             throw TeachingError.traceNeedsHDKey(command: c, name: record.name, kind: record.kind.rawValue)
         }
-        let store = try session.unlockedStore(for: c)
-        let seed = try store.read { tx throws -> Secret in try Builtins.seed(of: tx.openSecret(of: tx.key(id: parentID))) }
+        guard let (_, seed) = try session.unlockedStore(for: c).read({ tx in try masterSeed(of: record, tx) }) else {
+            throw TeachingError.traceNeedsHDKey(command: c, name: record.name, kind: record.kind.rawValue)
+        }
         let full = path.isAbsolute ? path : own.appending(path)
         return (try DeriveStart(seed: seed), full)
     }
@@ -460,14 +459,6 @@ extension Builtins {
     }
 
     static func explained(_ value: Value, _ meaning: String) -> Value { .domain(ExplainedValue(value, meaning)) }
-
-    /// The address a preset shows for `key` (Ethereum, or its Bitcoin kind).
-    static func presetAddress(_ key: PublicKey, _ preset: PathPreset) throws -> AddressValue {
-        let text = try address(of: key, kind: preset.addressKind)
-        return preset.addressKind == .ethereum
-            ? AddressValue(address: text, coin: "ETH", kind: "ethereum")
-            : AddressValue(address: text, coin: "BTC", kind: preset.addressKind.rawValue)
-    }
 }
 
 // MARK: - Report values

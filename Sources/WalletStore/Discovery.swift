@@ -25,24 +25,23 @@ public struct DiscoveredAddress: Sendable, Hashable {
     public var change: UInt32
     /// Address index.
     public var index: UInt32
-    /// The full path m/44'/coin'/account'/change/index.
-    public var path: DerivationPath
     /// The address, EIP-55 (any case is accepted; it is stored checksummed).
     public var address: String
     /// The 33-byte compressed public key at `path`.
     public var publicKey: [UInt8]
 
     /// A used address at m/44'/`coinType`'/`account`'/`change`/`index`.
-    public init(coinType: UInt32, account: UInt32, change: UInt32, index: UInt32, path: DerivationPath,
-                address: String, publicKey: [UInt8]) {
+    public init(coinType: UInt32, account: UInt32, change: UInt32, index: UInt32, address: String, publicKey: [UInt8]) {
         self.coinType = coinType
         self.account = account
         self.change = change
         self.index = index
-        self.path = path
         self.address = address
         self.publicKey = publicKey
     }
+
+    /// The full path m/44'/coin'/account'/change/index.
+    public var path: DerivationPath { .bip44(coin: coinType, account: account, change: change, index: index) }
 }
 
 /// A stored discovery row, as `accounts` lists it.
@@ -62,14 +61,15 @@ public struct DiscoveredAccountRecord: Sendable, Hashable, Identifiable {
     public let change: UInt32
     /// Address index.
     public let index: UInt32
-    /// m/44'/coin'/account'/change/index.
-    public let path: DerivationPath
     /// The EIP-55 address.
     public let address: String
     /// The 33-byte compressed public key.
     public let publicKey: [UInt8]
     /// When the discovery that found it was saved (the transaction's clock).
     public let discoveredAt: Date
+
+    /// m/44'/coin'/account'/change/index.
+    public var path: DerivationPath { .bip44(coin: coinType, account: account, change: change, index: index) }
 }
 
 extension StoreTransaction {
@@ -79,12 +79,11 @@ extension StoreTransaction {
     /// (account, change, index) order.
     ///
     /// Every address is checked before anything is written: its coin type is `coinType`;
-    /// coin type and account are below 2³¹; its path is absolute with exactly the five
-    /// levels m/44'/coin'/account'/change/index; its address parses as an Ethereum address
+    /// coin type, account, change and index are below 2³¹; its address parses as an Ethereum address
     /// and is the address of its public key, a 33-byte compressed secp256k1 point; no two
     /// share (account, change, index).
     ///
-    /// - Throws: `.invalidDiscovery` naming the field (`addresses[2].path`, …),
+    /// - Throws: `.invalidDiscovery` naming the field (`addresses[2].index`, …),
     ///   `.unknownKeyID` for a key owner that is not in the store.
     @discardableResult
     public func saveDiscovery(owner: DiscoveryOwner, ownerName: String, coinType: UInt32,
@@ -111,13 +110,12 @@ extension StoreTransaction {
             try store.faultPoint("saveDiscovery.afterDelete")
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO discovered_addresses (key_id, card_uid, owner_name, coin_type, account, change, address_index,
-                                                  path, address, public_key, discovered_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                  address, public_key, discovered_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for row in rows {
                 try insert.execute(arguments: [keyID, cardUID, ownerName, Int64(coinType), Int64(row.account),
-                                               Int64(row.change), Int64(row.index), row.path.description, row.address,
-                                               Data(row.publicKey), nowMS])
+                                               Int64(row.change), Int64(row.index), row.address, Data(row.publicKey), nowMS])
             }
         }
         return try storeErrors {
@@ -183,20 +181,6 @@ extension StoreTransaction {
             where value >= ChildIndex.hardenedOffset {
                 throw .invalidDiscovery(field: field(name), reason: "must be below 2³¹, got \(value)")
             }
-            let expected = DerivationPath([ChildIndex(44, hardened: true), ChildIndex(coinType, hardened: true),
-                                           ChildIndex(entry.account, hardened: true), ChildIndex(entry.change),
-                                           ChildIndex(entry.index)])
-            guard entry.path.isAbsolute else {
-                throw .invalidDiscovery(field: field("path"), reason: "must be absolute (start at m), got \(entry.path)")
-            }
-            guard entry.path.depth == 5 else {
-                throw .invalidDiscovery(field: field("path"), reason: "must have the 5 levels m/44'/coin'/account'/change/index, "
-                                        + "got \(entry.path.depth) in \(entry.path)")
-            }
-            guard entry.path == expected else {
-                throw .invalidDiscovery(field: field("path"), reason: "must be \(expected) to match its coin type, account, "
-                                        + "change and index, got \(entry.path)")
-            }
             let address: EthereumAddress
             do { address = try EthereumAddress(entry.address) } catch {
                 throw .invalidDiscovery(field: field("address"), reason: "is not an Ethereum address: \(error.description)")
@@ -230,7 +214,7 @@ extension StoreTransaction {
         -> [DiscoveredAccountRecord] {
         var sql = """
             SELECT d.id, d.key_id, d.card_uid, COALESCE(k.name, d.owner_name), d.coin_type, d.account, d.change,
-                   d.address_index, d.path, d.address, d.public_key, d.discovered_at
+                   d.address_index, d.address, d.public_key, d.discovered_at
             FROM discovered_addresses d LEFT JOIN keys k ON k.id = d.key_id
             """
         if !condition.isEmpty { sql += " WHERE " + condition }
@@ -248,9 +232,6 @@ extension StoreTransaction {
             case (nil, let uid?): owner = .card(instanceUID: uid)
             default: throw corrupt("it must have exactly one of key_id and card_uid")
             }
-            let pathText: String = row[8]
-            let path: DerivationPath
-            do { path = try DerivationPath(pathText) } catch { throw corrupt("path: \(error)") }
             func level(_ column: Int, _ name: String) throws -> UInt32 {
                 let value: Int64 = row[column]
                 guard let level = UInt32(exactly: value), level < ChildIndex.hardenedOffset else {
@@ -261,7 +242,7 @@ extension StoreTransaction {
             out.append(DiscoveredAccountRecord(
                 id: id, owner: owner, ownerName: row[3], coinType: try level(4, "coin_type"),
                 account: try level(5, "account"), change: try level(6, "change"), index: try level(7, "address_index"),
-                path: path, address: row[9], publicKey: row.bytes(10) ?? [], discoveredAt: Timestamp.date(row[11])))
+                address: row[8], publicKey: row.bytes(9) ?? [], discoveredAt: Timestamp.date(row[10])))
         }
         return out
     }

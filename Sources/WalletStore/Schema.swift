@@ -128,7 +128,6 @@ enum Schema {
                 account       INTEGER NOT NULL CHECK (account BETWEEN 0 AND 2147483647),
                 change        INTEGER NOT NULL CHECK (change BETWEEN 0 AND 2147483647),
                 address_index INTEGER NOT NULL CHECK (address_index BETWEEN 0 AND 2147483647),
-                path          TEXT NOT NULL,
                 address       TEXT NOT NULL COLLATE NOCASE CHECK (length(address) = 42),
                 public_key    BLOB NOT NULL CHECK (length(public_key) = 33),
                 discovered_at INTEGER NOT NULL,

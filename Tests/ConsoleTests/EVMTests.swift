@@ -421,9 +421,21 @@ struct DiscoveryEVMTests {
             for row in (wallet.discover --key demo --used "\(good)" --gap 3) { print "U", row.account, row.index }
             try { wallet.discover --key demo --used "\(bad)" } catch e { print "BAD", e.message }
             try { wallet.discover --key demo --used "\(home.path("missing.txt"))" } catch e { print "MISSING", e.message }
+            for row in (wallet.discover --key demo --used "\(good)" --gap 3 --coin 60) { print "C60", row.path }
+            try { wallet.discover --key demo } catch e { print "NONODE", e.message }
+            try { wallet.discover --key demo --card --used "\(good)" } catch e { print "CARDKEY", e.kind }
+            try { wallet.discover --key demo --api-key K --used "\(good)" } catch e { print "APIKEY", e.message }
+            import address \(payee) --name watched
+            try { wallet.discover --key watched --used "\(good)" } catch e { print "WATCH", e.kind }
             print "N", len(accounts())
             """)
         #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("C60", in: r.out) == ["m/44'/60'/0'/0/0", "m/44'/60'/0'/0/1"])  // a coin type as a number
+        #expect(tagged("NONODE", in: r.out) == ["wallet.discover: expected a node, got none (give --rpc URL, set KCS_RPC_URL, "
+                                                + "or run eth.node URL; or --used LIST or --explorer URL)"])
+        #expect(tagged("CARDKEY", in: r.out) == ["builtin.optionNotApplicable"])
+        #expect(tagged("APIKEY", in: r.out) == ["wallet.discover: --api-key does not apply here: it goes with --explorer URL"])
+        #expect(tagged("WATCH", in: r.out) == ["key.cannotSign"])
         #expect(tagged("U", in: r.out) == ["0 0", "0 1"])
         #expect(tagged("BAD", in: r.out) == ["wallet.discover: --used \(bad):2 must be an address, got \"not-an-address\""])
         #expect(tagged("MISSING", in: r.out) == ["wallet.discover: --used must be a list of addresses or a readable file, got \"\(home.path("missing.txt"))\""])

@@ -26,8 +26,6 @@ public struct DerivationStep: Sendable {
     public let path: DerivationPath
     /// The child index; nil for the master step.
     public let index: ChildIndex?
-    /// The parent key; nil for the master step.
-    public let parent: ExtendedKey?
     /// The HMAC-SHA512 key: the ASCII bytes of "Bitcoin seed" for the master, else the parent's chain code.
     public let hmacKey: [UInt8]
     /// The HMAC-SHA512 data: the seed (master), 0x00 ‖ k_par ‖ ser32(i) (hardened), or
@@ -74,7 +72,7 @@ extension ExtendedKey {
         let master = ExtendedKey(depth: 0, parentFingerprint: 0, childNumber: 0, chainCode: ir,
                                  privateKey: privateKey, publicKey: publicKey,
                                  version: version.isPrivate ? version : .xprv)
-        return DerivationStep(kind: .master, path: DerivationPath(absolute: true, []), index: nil, parent: nil,
+        return DerivationStep(kind: .master, path: DerivationPath(absolute: true, []), index: nil,
                               hmacKey: masterHMACKey, hmacData: seed, il: il, ir: ir,
                               ilPoint: publicKey, child: master)
     }
@@ -93,7 +91,7 @@ extension ExtendedKey {
         let il = Secret(bytes: step.i[0..<32])
         let ilPoint: PublicKey
         do { ilPoint = try PrivateKey(il).publicKey } catch { throw .invalidChild(index: index.description) }
-        return DerivationStep(kind: kind, path: path, index: index, parent: self, hmacKey: chainCode,
+        return DerivationStep(kind: kind, path: path, index: index, hmacKey: chainCode,
                               hmacData: hmacData, il: il, ir: Array(step.i[32..<64]), ilPoint: ilPoint, child: step.child)
     }
 

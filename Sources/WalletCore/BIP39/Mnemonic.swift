@@ -320,21 +320,31 @@ public struct Mnemonic: Sendable {
         }
     }
 
-    /// The entropy that `words` encode in `list`, or nil when a word is missing from the
-    /// list or the checksum does not match.
-    private static func decodeEntropy(_ words: [String], in list: Wordlist, wordCount: WordCount) -> Secret? {
+    /// What the word indexes `indexes` (11 bits each, most significant first) spell: the
+    /// entropy and the checksum bits written after it (right-aligned, CS of them).
+    static func unpack(_ indexes: [Int], wordCount: WordCount) -> (entropy: Secret, checksum: UInt8) {
         var bits = [UInt8](repeating: 0, count: wordCount.entropyByteCount + 1)
         defer { Secret.wipe(&bits) }
-        for (word, text) in words.enumerated() {
-            guard let index = list.index(ofNormalized: text) else { return nil }
+        for (word, index) in indexes.enumerated() {
             for offset in 0..<11 where index >> (10 - offset) & 1 == 1 {
                 let bit = word * 11 + offset
                 bits[bit / 8] |= 1 << (7 - bit % 8)
             }
         }
-        let entropy = Secret(bytes: bits.prefix(wordCount.entropyByteCount))
+        return (Secret(bytes: bits.prefix(wordCount.entropyByteCount)),
+                bits[wordCount.entropyByteCount] >> (8 - wordCount.checksumBits))
+    }
+
+    /// The entropy that `words` encode in `list`, or nil when a word is missing from the
+    /// list or the checksum does not match.
+    private static func decodeEntropy(_ words: [String], in list: Wordlist, wordCount: WordCount) -> Secret? {
+        var indexes: [Int] = []
+        for text in words {
+            guard let index = list.index(ofNormalized: text) else { return nil }
+            indexes.append(index)
+        }
+        let (entropy, given) = unpack(indexes, wordCount: wordCount)
         let expected = entropy.withUnsafeBytes { Hash.sha256($0)[0] } >> (8 - wordCount.checksumBits)
-        let given = bits[wordCount.entropyByteCount] >> (8 - wordCount.checksumBits)
         return expected == given ? entropy : nil
     }
 

@@ -53,16 +53,7 @@ public struct MnemonicAnatomy: Sendable {
             }
             indexes.append(i)
         }
-        // Concatenate the 11-bit indexes, most significant bit first.
-        var bits = [UInt8](repeating: 0, count: count.entropyByteCount + 1)
-        defer { Secret.wipe(&bits) }
-        for (w, index) in indexes.enumerated() {
-            for offset in 0..<11 where index >> (10 - offset) & 1 == 1 {
-                let bit = w * 11 + offset
-                bits[bit / 8] |= 1 << (7 - bit % 8)
-            }
-        }
-        let entropy = Secret(bytes: bits.prefix(count.entropyByteCount))
+        let (entropy, checksum) = Mnemonic.unpack(indexes, wordCount: count)
         let hash = entropy.withUnsafeBytes { Hash.sha256($0) }
         self.language = found
         self.wordCount = count
@@ -70,7 +61,7 @@ public struct MnemonicAnatomy: Sendable {
         self.indexes = indexes
         self.entropy = entropy
         self.entropyHash = hash
-        self.checksum = bits[count.entropyByteCount] >> (8 - count.checksumBits)
+        self.checksum = checksum
         self.expectedChecksum = hash[0] >> (8 - count.checksumBits)
     }
 
@@ -84,14 +75,8 @@ public struct MnemonicAnatomy: Sendable {
         try self.init(phrase: text, language: language)
     }
 
-    /// `index` as 11 binary digits.
-    public static func bits(_ index: Int) -> String {
-        let digits = String(index, radix: 2)
-        return String(repeating: "0", count: max(0, 11 - digits.count)) + digits
-    }
-
-    /// `value` (right-aligned) as `count` binary digits.
-    public static func bits(_ value: UInt8, count: Int) -> String {
+    /// `value` (right-aligned) as `count` binary digits; a word index by default (11).
+    public static func bits<V: BinaryInteger>(_ value: V, count: Int = 11) -> String {
         let digits = String(value, radix: 2)
         return String(repeating: "0", count: max(0, count - digits.count)) + digits
     }

@@ -94,3 +94,16 @@ public struct PathPreset: Sendable, Hashable, CustomStringConvertible {
         all.compactMap { p in p.index(of: path).map { (p, $0) } }
     }
 }
+
+extension DerivationPath {
+    /// BIP-44's account level, m/44'/`coin`'/`account'` (all hardened): what a wallet exports
+    /// an extended public key of, to derive the account's addresses without the private key.
+    public static func bip44Account(coin: UInt32, account: UInt32) -> DerivationPath {
+        DerivationPath([ChildIndex(44, hardened: true), ChildIndex(coin, hardened: true), ChildIndex(account, hardened: true)])
+    }
+
+    /// BIP-44's address path m/44'/`coin`'/`account`'/`change`/`index` (0 external, 1 change).
+    public static func bip44(coin: UInt32, account: UInt32, change: UInt32 = 0, index: UInt32) -> DerivationPath {
+        bip44Account(coin: coin, account: account).appending(ChildIndex(change)).appending(ChildIndex(index))
+    }
+}
