@@ -28,10 +28,10 @@ bench-deps:
 # virtual environment under the build folder, made again when the pinned versions change.
 EVM_VENV := .build/evm-venv
 evm-venv: $(EVM_VENV)/.installed
-$(EVM_VENV)/.installed: tools/evm-node/requirements.txt
+$(EVM_VENV)/.installed: tools/evm-node/requirements.txt tools/evm-node/constraints.txt
 	@rm -rf $(EVM_VENV)
 	python3 -m venv $(EVM_VENV)
-	$(EVM_VENV)/bin/pip install -q --disable-pip-version-check -r tools/evm-node/requirements.txt
+	$(EVM_VENV)/bin/pip install -q --disable-pip-version-check -r tools/evm-node/requirements.txt -c tools/evm-node/constraints.txt
 	@touch $@
 
 build: deps

@@ -130,7 +130,7 @@ extension Builtins {
         Builtin("eth.receipt", params: [ParamSpec("hash", .oneOf([.bytes, .string]))],
                 options: [rpcOption],
                 summary: "A transaction's receipt: {hash, mined, status, block, from, to, gasUsed, effectiveGasPrice, contractAddress, logs}.",
-                example: "eth.receipt 0x…") { args in
+                example: "eth.receipt $sent.hash") { args in
             let c = "eth.receipt"
             let hash: [UInt8]
             switch args.value("hash") {

@@ -8,11 +8,8 @@ import KCSTestSupport
 import Testing
 import WalletCore
 
-private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-/// The kcs binary: `$KCS_BINARY` (a build in another scratch path), else the checkout's debug build.
-private let kcsBinary = ProcessInfo.processInfo.environment["KCS_BINARY"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-    ?? root.appendingPathComponent(".build/debug/kcs")
+private let root = TestPaths.root
+private let kcsBinary = TestPaths.kcsBinary
 
 /// Runs `kcs sim attach` for a fresh card in a temporary home until `body` returns.
 func withAttachedSimulator<R>(card: String = "e2e", _ body: (PCSCContext, String, String) throws -> R) throws -> R {

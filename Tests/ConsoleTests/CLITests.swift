@@ -4,13 +4,12 @@ import Foundation
 import KCSTestSupport
 import Testing
 
-let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
+let root = TestPaths.root
 
 /// Runs kcs with `arguments` and optional standard input; returns (exit code, stdout, stderr).
 func kcs(_ arguments: [String], stdin: String? = nil) throws -> (code: Int32, out: String, err: String) {
     let p = Process()
-    p.executableURL = root.appendingPathComponent(".build/debug/kcs")
+    p.executableURL = TestPaths.kcsBinary
     p.arguments = arguments
     let out = Pipe(), err = Pipe(), input = Pipe()
     p.standardOutput = out

@@ -8,8 +8,7 @@ import Foundation
 import KCSTestSupport
 import Testing
 
-private let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-/// m/44'/60'/0'/0/0 and /1 of `abandonAbout` (MetaMask's first two accounts).
+/// m/44'/60'/0'/0/0 and /1 of `testMnemonic` (MetaMask's first two accounts).
 private let account0 = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
 private let account1 = "0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0"
 private let payee = "0x3535353535353535353535353535353535353535"
@@ -99,7 +98,7 @@ struct EVMTests {
         var home = try chain.home()
         defer { home.remove() }
         let r = try home.run("""
-            import mnemonic "\(abandonAbout)" --name demo
+            import mnemonic "\(testMnemonic)" --name demo
             use key demo-0
             print "BAL", (eth.balance).wei, eth.nonce()
             let t0 = sign tx {"type": 0, "to": "\(payee)", "value": "0.01 ether"}
@@ -175,7 +174,7 @@ struct EVMTests {
         defer { home.remove() }
         home.environment["KCS_RPC_URL"] = chain.node.url + "/unmined"
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
-        try t.answer("kcs> ", with: "import mnemonic \"\(abandonAbout)\" --name demo")
+        try t.answer("kcs> ", with: "import mnemonic \"\(testMnemonic)\" --name demo")
         try t.answer("new vault passphrase: ", with: "vault-pw-1")
         try t.answer("the same passphrase again: ", with: "vault-pw-1")
         try t.answer("kcs> ", with: "use key demo-0")
@@ -207,7 +206,7 @@ struct EVMTests {
             card.connect
             card.init --pin "123456" --puk "987654321098" --pairing "evm pairing"
             card.login "123456" --password "evm pairing"
-            card.load mnemonic "\(abandonAbout)" --name kc
+            card.load mnemonic "\(testMnemonic)" --name kc
             use card
             print "A", (derive "m/44'/60'/0'/0/1").address
             print "BAL", (eth.balance).address, (eth.balance).ether
@@ -286,7 +285,7 @@ struct EVMTests {
             print "C", eth.chainId() == (eth.node).chainId
             try { eth.node --clear --timeout 5 } catch e { print "TC", e.message }
             print "T", (eth.node --timeout 5).chainId == eth.chainId()
-            import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name raw
+            import privkey \(testPrivateKey) --name raw
             use key raw
             try { sign tx {"chainId": 1, "to": "\(payee)"} } catch e { print "M", e.kind }
             print "O", (sign tx {"chainId": 1, "to": "\(payee)", "gas": 21000} --offline --dry-run).type
@@ -324,11 +323,11 @@ struct DiscoveryEVMTests {
         let chain = try Chain()
         let paths = used.map { "m/44'/60'/\($0.0)'/0/\($0.1)" }
         let r = try home.run("""
-            let root = hd.master "\(abandonAbout)"
+            let root = hd.master "\(testMnemonic)"
             \(paths.map { "print \"A\", (derive \"\($0)\" --from $root).address" }.joined(separator: "\n"))
             """, name: "addresses.kcs")
         let addresses = tagged("A", in: r.out)
-        #expect(addresses.count == used.count, "\(r.err)")
+        try #require(addresses.count == used.count, "\(r.err)")
         #expect(addresses.first == account0)
         for a in addresses { try chain.fund(a, wei: "1000000000") }
         return chain
@@ -341,7 +340,7 @@ struct DiscoveryEVMTests {
         defer { chain.node.stop() }
         home.environment["KCS_RPC_URL"] = chain.node.url
         let r = try home.run("""
-            import mnemonic "\(abandonAbout)" --name demo
+            import mnemonic "\(testMnemonic)" --name demo
             use key demo-0
             for row in wallet.discover() { print "G20", row.account, row.index }
             for row in (wallet.discover --gap 25) { print "G25", row.account, row.index, row.path }
@@ -368,7 +367,7 @@ struct DiscoveryEVMTests {
         let chain = try Self.fundedChain(home)
         defer { chain.node.stop() }
         let r = try home.run("""
-            import mnemonic "\(abandonAbout)" --name demo
+            import mnemonic "\(testMnemonic)" --name demo
             for row in (wallet.discover --key demo --explorer "\(chain.node.url)/api" --api-key KEY123) { print "EX", row.account, row.index }
             try { wallet.discover --key demo --explorer "\(chain.node.url)/nothing" --api-key KEY123 } catch e { print "ERR", e.kind, e.message }
             """)
@@ -387,7 +386,7 @@ struct DiscoveryEVMTests {
         defer { home.remove() }
         let used = try home.write("\(account0)\n\(account1)\n", to: "used.txt")
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
-        try t.answer("kcs> ", with: "import mnemonic \"\(abandonAbout)\" --name demo")
+        try t.answer("kcs> ", with: "import mnemonic \"\(testMnemonic)\" --name demo")
         try t.answer("new vault passphrase: ", with: "vault-pw-1")
         try t.answer("the same passphrase again: ", with: "vault-pw-1")
         try t.answer("kcs> ", with: "let found = wallet.discover --key demo --used \"\(used)\" --gap 3")
@@ -417,7 +416,7 @@ struct DiscoveryEVMTests {
         let good = try home.write("# used addresses\n\(account0)\n\n  \(account1.lowercased())  \n", to: "used.txt")
         let bad = try home.write("\(account0)\nnot-an-address\n", to: "bad.txt")
         let r = try home.run("""
-            import mnemonic "\(abandonAbout)" --name demo
+            import mnemonic "\(testMnemonic)" --name demo
             for row in (wallet.discover --key demo --used "\(good)" --gap 3) { print "U", row.account, row.index }
             try { wallet.discover --key demo --used "\(bad)" } catch e { print "BAD", e.message }
             try { wallet.discover --key demo --used "\(home.path("missing.txt"))" } catch e { print "MISSING", e.message }
@@ -452,7 +451,7 @@ struct DiscoveryEVMTests {
             card.connect
             card.init --pin "123456" --puk "987654321098" --pairing "discovery pairing"
             card.login "123456" --password "discovery pairing"
-            card.load mnemonic "\(abandonAbout)" --name kc
+            card.load mnemonic "\(testMnemonic)" --name kc
             use card
             let before = card.path()
             for row in wallet.discover() { print "G20", row.account, row.index }

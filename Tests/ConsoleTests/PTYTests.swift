@@ -93,7 +93,7 @@ struct PTYTests {
         let status = t.status
         #expect(text.contains("error: interrupted"), "Ctrl-C stops the loop: \(text)")
         #expect(text.contains("after true"), "the session goes on with its variables: \(text)")
-        #expect(text.contains("clean") && !text.contains("unfinishedprint"), "Ctrl-C drops the line being typed: \(text)")
+        #expect(text.contains("\nclean") && !text.contains("unfinishedprint"), "Ctrl-C drops the line being typed: \(text)")
         #expect(text.contains("kcs> print \"fresh\"") && text.contains("\nfresh"),
                 "Ctrl-C at a continuation prompt drops the unfinished block: \(text)")
         #expect(status == 0)

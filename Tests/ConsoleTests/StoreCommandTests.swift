@@ -8,12 +8,8 @@ import Foundation
 import KCSTestSupport
 import Testing
 
-/// The kcs binary these tests run: `$KCS_BINARY` (e.g. a build in another scratch path),
-/// else the checkout's debug build, as CLITests uses.
-let storeTestBinary: URL = {
-    if let path = ProcessInfo.processInfo.environment["KCS_BINARY"], !path.isEmpty { return URL(fileURLWithPath: path) }
-    return root.appendingPathComponent(".build/debug/kcs")
-}()
+/// The kcs binary these tests run (`TestPaths.kcsBinary`).
+let storeTestBinary = TestPaths.kcsBinary
 
 /// A temporary folder holding an empty kcs home (`home/`, created by kcs) and the scripts
 /// and files of one test, with the environment of a batch run.

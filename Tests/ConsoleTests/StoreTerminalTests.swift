@@ -37,6 +37,9 @@ final class TerminalSession: @unchecked Sendable {
         try process.runWithSignalsUnblocked()
     }
 
+    /// A test that stopped early (an `expect` that threw) leaves nothing running behind it.
+    deinit { terminate(process) }
+
     /// Everything the terminal showed so far.
     var text: String { lock.withLock { buffer } }
 

@@ -25,7 +25,7 @@ private let allowed: [String: Set<String>] = [
 ]
 
 /// Modules that ship with the toolchain and may be imported anywhere.
-private let toolchain: Set<String> = ["Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Darwin", "Dispatch", "Synchronization"]
+private let toolchain: Set<String> = ["Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch", "Synchronization"]
 
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()

@@ -6,8 +6,7 @@ import Foundation
 import KCSTestSupport
 import Testing
 
-private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
+private let root = TestPaths.root
 private let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
 /// One script and its golden file.
@@ -28,9 +27,7 @@ private func scripts(in dir: String, goldenDir: String) -> [Transcript] {
 /// Runs the script with the repository root as working directory; returns the transcript text.
 private func run(_ t: Transcript) throws -> String {
     let p = Process()
-    // `KCS_BINARY` points at another build (a helper's scratch path); default the debug build.
-    p.executableURL = ProcessInfo.processInfo.environment["KCS_BINARY"].map { URL(fileURLWithPath: $0) }
-        ?? root.appendingPathComponent(".build/debug/kcs")
+    p.executableURL = TestPaths.kcsBinary
     p.arguments = [t.script]
     p.currentDirectoryURL = root
     var env = ProcessInfo.processInfo.environment

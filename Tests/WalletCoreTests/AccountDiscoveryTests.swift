@@ -38,8 +38,8 @@ struct AccountDiscoveryTests {
         let h = try history()
         var reports: [DiscoveryProgress] = []
         let found = try AccountDiscovery.run(externalChain: chain, history: h, gap: 20) { reports.append($0) }
-        #expect(found.map(\.account) == [0, 1])
-        #expect(found[0].used.map(\.index) == [0, 1, 5])
+        try #require(found.map(\.account) == [0, 1])
+        try #require(found[0].used.map(\.index) == [0, 1, 5])
         #expect(found[1].used.map(\.index) == [0])
         #expect(found[0].used[2].address == (try address(0, 5)))
         // Account 0: 0…19, then 20…25 (20 unused after 5); account 1: 0…19, then 20; account 2: 0…19.

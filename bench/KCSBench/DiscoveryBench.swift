@@ -13,7 +13,7 @@ import WalletCrypto
 /// Figures are discoveries per second (the goal is one discovery in under a second).
 enum DiscoveryBench {
     static func run() throws {
-        guard let url = ProcessInfo.processInfo.environment["KCS_BENCH_RPC"] else {
+        guard let url = ProcessInfo.processInfo.environment["KCS_BENCH_RPC"], !url.isEmpty else {
             FileHandle.standardError.write(Data("discovery: KCS_BENCH_RPC not set (bench/run starts the node)\n".utf8))
             return
         }
