@@ -18,7 +18,11 @@ final class TerminalSession: @unchecked Sendable {
     init(environment: [String: String], folder: URL) throws {
         cursor = buffer.startIndex
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qfec", storeTestBinary.path, "/dev/null"]
+        // `script` runs its command through $SHELL -c. Dash (CI's /bin/sh) forks instead of
+        // replacing itself, so the shell would share kcs's process group, get every Ctrl-C too,
+        // and end itself with SIGINT after kcs quits (status 130). `exec` leaves kcs alone there.
+        let quoted = "'" + storeTestBinary.path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        process.arguments = ["-qfec", "exec " + quoted, "/dev/null"]
         var env = environment
         env["XDG_STATE_HOME"] = folder.path
         env["TERM"] = "dumb"
