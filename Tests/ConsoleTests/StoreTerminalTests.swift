@@ -18,9 +18,10 @@ final class TerminalSession: @unchecked Sendable {
     init(environment: [String: String], folder: URL) throws {
         cursor = buffer.startIndex
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        // `script` runs its command through $SHELL -c. Dash (CI's /bin/sh) forks instead of
-        // replacing itself, so the shell would share kcs's process group, get every Ctrl-C too,
-        // and end itself with SIGINT after kcs quits (status 130). `exec` leaves kcs alone there.
+        // `script` runs its command through `$SHELL -c` (/bin/sh when SHELL is unset). Dash forks
+        // the command instead of replacing itself, so the shell would share kcs's process group,
+        // get every Ctrl-C too, and end itself with SIGINT after kcs quits (status 130 from
+        // `script -e`). With `exec` kcs is the only process on the terminal, whatever the shell.
         let quoted = "'" + storeTestBinary.path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
         process.arguments = ["-qfec", "exec " + quoted, "/dev/null"]
         var env = environment
