@@ -247,6 +247,14 @@ struct EVMTests {
         #expect(http.err.contains("rpc: eth_chainId to http://127.0.0.1:\(port)/… failed with HTTP 502"), "\(http.err)")
         #expect(!http.err.contains("SECRETAPIKEY"))
 
+        // A 200 whose body is not JSON (a proxy's error page): named, shown, and not asked again.
+        home.environment["KCS_RPC_URL"] = chain.node.url + "/garbage"
+        let garbage = try home.run("eth.chainId", name: "garbage.kcs")
+        #expect(garbage.code == 70)
+        #expect(garbage.err.contains("rpc: eth_chainId answered something unexpected: the body is not JSON: "
+                                     + "<html><body>502 Bad Gateway</body></html>"), "\(garbage.err)")
+        #expect(try chain.requests().filter { $0 == "garbage" }.count == 1)
+
         home.environment["KCS_RPC_URL"] = chain.node.url + "/hang"
         home.environment["KCS_RPC_TIMEOUT"] = "1"
         let slow = try home.run("eth.chainId", name: "slow.kcs")
@@ -370,12 +378,28 @@ struct DiscoveryEVMTests {
             import mnemonic "\(testMnemonic)" --name demo
             for row in (wallet.discover --key demo --explorer "\(chain.node.url)/api" --api-key KEY123) { print "EX", row.account, row.index }
             try { wallet.discover --key demo --explorer "\(chain.node.url)/nothing" --api-key KEY123 } catch e { print "ERR", e.kind, e.message }
+            for row in (wallet.discover --key demo --explorer "\(chain.node.url)/limited/api" --api-key KEY123) { print "LIM", row.account, row.index }
+            try { wallet.discover --key demo --explorer "\(chain.node.url)/limited/api?every=1" --api-key KEY123 } catch e { print "ERR", e.kind, e.message }
             """)
         #expect(r.code == 0, "\(r.err)")
         #expect(tagged("EX", in: r.out) == ["0 0", "0 1", "0 5", "1 0"])
         let port = String(chain.node.url.split(separator: ":").last!)
-        #expect(tagged("ERR", in: r.out) == ["rpc.http rpc: txlist to http://127.0.0.1:\(port)/… failed with HTTP 404: {\"error\": \"not found\"}"])
+        #expect(tagged("ERR", in: r.out) == [
+            "rpc.http rpc: txlist to http://127.0.0.1:\(port)/… failed with HTTP 404: {\"error\": \"not found\"}",
+            // Always rate-limited: given up after the first try and three retries, the answer named.
+            "rpc.http rpc: txlist to http://127.0.0.1:\(port)/… failed with HTTP 429: "
+                + "Max rate limit reached, please use API Key for higher rate limit",
+        ])
         #expect(!r.out.contains("KEY123"))
+        // Every tenth request rate-limited: each retried after a pause, the same accounts found.
+        #expect(tagged("LIM", in: r.out) == ["0 0", "0 1", "0 5", "1 0"])
+        let asked = try chain.requests()
+        // Gap 20: account 0 checks 0…25, account 1 0…20, account 2 0…19 — answered once per run.
+        #expect(asked.filter { $0 == "txlist" }.count == 2 * (26 + 21 + 20))
+        // 67 answers need 75 requests when the 1st, 11th, … 71st are refused (8), then the
+        // always-limited run: 4 tries for each address in flight (1 or 2 of them).
+        let limited = asked.filter { $0 == "txlist:limited" }.count
+        #expect(limited == 8 + 4 || limited == 8 + 8, "\(limited)")
     }
 
     /// At a terminal (a real pseudo-terminal), discovery redraws one progress line in place —

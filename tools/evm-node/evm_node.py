@@ -10,12 +10,18 @@ tests fund kcs-derived addresses with eth_sendTransaction from eth_accounts[0].
 
 Besides JSON-RPC 2.0 on POST / (single requests and batches), it serves:
   GET  /api?module=account&action=txlist&address=A   an Etherscan-style transaction list
+  GET  /limited/api?…&every=N                         the same, except that every Nth request (the
+                                                       1st, the N+1st, …; N=10 by default) gets
+                                                       Etherscan's rate-limit answer, noted as
+                                                       "txlist:limited" (answered ones as "txlist")
   POST /status/CODE                                    answers with that HTTP status (error tests)
   POST /hang                                           answers only after 30 s (time-out tests)
+  POST /garbage                                        answers 200 with an HTML page, not JSON
   POST /unmined                                        JSON-RPC as on /, except that no receipt is ever
                                                        found (a transaction that stays pending)
   GET  /requests                                       the JSON-RPC methods received so far
-                                                       (those sent to /hang as "hang:METHOD")
+                                                       (those sent to /hang as "hang:METHOD", to
+                                                       /garbage as "garbage"; explorer requests as above)
 """
 import argparse
 import json
@@ -78,6 +84,14 @@ class Node:
         self.lock = threading.Lock()
         self.by_address = {}  # lower-case address -> [tx hash] in mining order
         self.methods = []
+        self.explorer_lock = threading.Lock()
+        self.explorer_requests = 0
+
+    def explorer_limited(self, every):
+        """Counts a /limited/api request; true for the 1st, the every+1st, … of them."""
+        with self.explorer_lock:
+            self.explorer_requests += 1
+            return (self.explorer_requests - 1) % max(1, every) == 0
 
     def remember(self, tx_hash):
         tx = self.tester.get_transaction_by_hash(tx_hash)
@@ -201,7 +215,13 @@ def serve(port):
             if url.path == "/requests":
                 return self.reply(200, node.methods)
             query = parse_qs(url.query)
-            if url.path == "/api" and query.get("module") == ["account"] and query.get("action") == ["txlist"]:
+            if url.path in ("/api", "/limited/api") and query.get("module") == ["account"] \
+                    and query.get("action") == ["txlist"]:
+                if url.path == "/limited/api" and node.explorer_limited(int(query.get("every", ["10"])[0])):
+                    node.methods.append("txlist:limited")
+                    return self.reply(200, {"status": "0", "message": "NOTOK",
+                                            "result": "Max rate limit reached, please use API Key for higher rate limit"})
+                node.methods.append("txlist")
                 return self.reply(200, node.txlist(query.get("address", [""])[0]))
             self.reply(404, {"error": "not found"})
 
@@ -211,6 +231,14 @@ def serve(port):
             path = urlparse(self.path).path
             if path.startswith("/status/"):
                 return self.reply(int(path.split("/")[2]), {"error": "as asked"})
+            if path == "/garbage":
+                node.methods.append("garbage")
+                page = b"<html><body>502 Bad Gateway</body></html>"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                return self.wfile.write(page)
             if path == "/hang":
                 try:
                     node.methods.append("hang:" + json.loads(raw).get("method", "?"))
