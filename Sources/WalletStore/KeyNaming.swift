@@ -1,3 +1,4 @@
+import WalletCore
 import WalletCrypto
 
 /// The rules for key names: what a valid name is, how a default name is made, and
@@ -47,7 +48,7 @@ public enum KeyNaming {
         return "\(kind.namePrefix)-\(hex.prefix(4))-\(hex.suffix(4))"
     }
 
-    /// The closest of `candidates` to `name` (case-insensitive edit distance, at most
+    /// The closest of `candidates` to `name` (case-insensitive `EditDistance`, at most
     /// 2 edits or a third of the name), or a candidate `name` is a prefix of; nil if none.
     public static func suggestion(for name: String, among candidates: [String]) -> String? {
         let target = Array(name.lowercased())
@@ -62,30 +63,10 @@ public enum KeyNaming {
             }
             let bound = best.map { min($0.distance - 1, limit) } ?? limit
             guard bound >= 0, abs(lowered.count - target.count) <= bound else { continue }
-            if let d = distance(target, Array(lowered), bound: bound) {
+            if let d = EditDistance.between(target, Array(lowered), bound: bound) {
                 best = (candidate, d)
             }
         }
         return best?.name
-    }
-
-    /// Levenshtein distance between `a` and `b`, or nil when it exceeds `bound`.
-    static func distance(_ a: [Character], _ b: [Character], bound: Int) -> Int? {
-        if a.isEmpty { return b.count <= bound ? b.count : nil }
-        if b.isEmpty { return a.count <= bound ? a.count : nil }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            var rowMin = current[0]
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                rowMin = min(rowMin, current[j])
-            }
-            if rowMin > bound { return nil }
-            swap(&previous, &current)
-        }
-        return previous[b.count] <= bound ? previous[b.count] : nil
     }
 }

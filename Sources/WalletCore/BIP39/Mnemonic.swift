@@ -387,7 +387,7 @@ public struct Mnemonic: Sendable {
         var seen = Set<String>()
         let all = Wordlist.Language.allCases.flatMap { Wordlist($0).suggestions(for: word) }
             .filter { seen.insert($0).inserted }
-        let ranked = all.map { (word: $0, distance: Wordlist.editDistance(target, Array($0))) }
+        let ranked = all.map { (word: $0, distance: EditDistance.between(target, Array($0)) ?? .max) }
         return ranked.enumerated()
             .sorted { ($0.element.distance, $0.offset) < ($1.element.distance, $1.offset) }
             .prefix(3).map(\.element.word)

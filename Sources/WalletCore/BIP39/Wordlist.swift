@@ -128,37 +128,11 @@ public struct Wordlist: Sendable {
         for (index, candidate) in storage.words.enumerated() {
             let isPrefix = target.count >= 3 && candidate.hasPrefix(typed)
             let letters = Array(candidate)
-            guard isPrefix || abs(letters.count - target.count) <= maxDistance else { continue }
-            let distance = Wordlist.editDistance(target, letters)
-            guard isPrefix || distance <= maxDistance else { continue }
+            guard let distance = EditDistance.between(target, letters, bound: isPrefix ? .max : maxDistance) else { continue }
             ranked.append((isPrefix ? 0 : distance, distance, index))
         }
         ranked.sort { ($0.rank, $0.distance, $0.index) < ($1.rank, $1.distance, $1.index) }
         return ranked.prefix(max(0, limit)).map { storage.words[$0.index] }
-    }
-
-    /// Optimal-string-alignment distance (restricted Damerau–Levenshtein) between two
-    /// character sequences.
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        // Three rolling rows: the transposition step looks two rows back.
-        var previous2 = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                var best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    best = min(best, previous2[j - 2] + 1)
-                }
-                current[j] = best
-            }
-            (previous2, previous, current) = (previous, current, previous2)
-        }
-        return previous[b.count]
     }
 }
 
