@@ -51,23 +51,7 @@ public struct CardKeyPath: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `CardError.invalidKeyPath` with the `DerivationPath` reason for a bad
     ///   segment or an index ≥ 2³¹; `keyPathTooDeep` for more than 10 levels.
     public init(_ text: String) throws(CardError) {
-        let source: DerivationSource
-        let rest: String?
-        switch text {
-        case "", ".": (source, rest) = (.current, nil)
-        case "..": (source, rest) = (.parent, nil)
-        case "m", "M": (source, rest) = (.master, nil)
-        default:
-            if text.hasPrefix("m/") || text.hasPrefix("M/") {
-                (source, rest) = (.master, String(text.dropFirst(2)))
-            } else if text.hasPrefix("../") {
-                (source, rest) = (.parent, String(text.dropFirst(3)))
-            } else if text.hasPrefix("./") {
-                (source, rest) = (.current, String(text.dropFirst(2)))
-            } else {
-                (source, rest) = (.current, text)
-            }
-        }
+        let (source, rest) = Self.splitSource(text)
         var components: [ChildIndex] = []
         if let rest {
             let parsed: DerivationPath
@@ -90,6 +74,22 @@ public struct CardKeyPath: Sendable, Hashable, CustomStringConvertible {
             components = parsed.components
         }
         try self.init(source: source, components: components)
+    }
+
+    /// Where path text starts, by its prefix (see the type's documentation), and the text of
+    /// its levels after that prefix — nil when the text names the source key itself (`m`, `..`,
+    /// `.` or nothing). The levels are not parsed here.
+    public static func splitSource(_ text: String) -> (source: DerivationSource, levels: String?) {
+        switch text {
+        case "", ".": return (.current, nil)
+        case "..": return (.parent, nil)
+        case "m", "M": return (.master, nil)
+        default:
+            if text.hasPrefix("m/") || text.hasPrefix("M/") { return (.master, String(text.dropFirst(2))) }
+            if text.hasPrefix("../") { return (.parent, String(text.dropFirst(3))) }
+            if text.hasPrefix("./") { return (.current, String(text.dropFirst(2))) }
+            return (.current, text)
+        }
     }
 
     /// The card path for a `DerivationPath`: absolute → source master, relative → current.

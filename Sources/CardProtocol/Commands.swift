@@ -418,8 +418,9 @@ public enum KeycardCommands {
 
     // MARK: - Helpers
 
-    /// Checks that `value` is `count` ASCII digits, naming `what` (never the value).
-    static func checkDigits(_ value: Secret, count: Int, what: String, command: CardCommand) throws(CardError) {
+    /// Checks that `value` is `count` ASCII digits, naming `what` (never the value). Public so
+    /// the console can refuse a PIN of the wrong form before it looks at the tries left.
+    public static func checkDigits(_ value: Secret, count: Int, what: String, command: CardCommand) throws(CardError) {
         let ok = value.withUnsafeBytes { b in b.count == count && b.allSatisfy { (0x30...0x39).contains($0) } }
         guard ok else { throw .invalidInput(command: command, reason: "the \(what) must be \(count) digits") }
     }

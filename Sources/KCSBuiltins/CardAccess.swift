@@ -155,7 +155,7 @@ extension Builtins {
             let session = try args.session(c)
             let card = try session.requireChannel(c)
             let pin = try requiredSecret(args, "pin", c)
-            try checkDigits(pin, 6, "PIN", .verifyPIN)
+            try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
             try Session.checkTries(.pin, in: card.commands.getStatus(), force: args.flag("force"), command: c)
             card.pinVerified = false
             do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
@@ -177,7 +177,7 @@ extension Builtins {
             let session = try args.session(c)
             let card = try session.requireCard(c)
             let pin = try requiredSecret(args, "pin", c)
-            try checkDigits(pin, 6, "PIN", .verifyPIN)
+            try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
             let (info, released) = try startOver(card, session, c)
             var warnings = released
             if let v = info.version, v.usesSecureChannelV2 { throw CardError.unsupportedVersion(major: v.major, minor: v.minor) }
@@ -361,7 +361,7 @@ extension Builtins {
             let session = try args.session(c)
             let card = try session.requireChannel(c)
             let puk = try requiredSecret(args, "puk", c)
-            try checkDigits(puk, 12, "PUK", .unblockPIN)
+            try KeycardCommands.checkDigits(puk, count: 12, what: "PUK", command: .unblockPIN)
             // One GET STATUS answers both: is the PIN blocked, and may the PUK be sent.
             let status = try card.commands.getStatus()
             guard status.pinRetries == 0 else { throw CardCommandError.pinNotBlocked(command: c, triesLeft: status.pinRetries) }
@@ -464,13 +464,6 @@ extension Builtins {
                                at: SourceRange(start: 0, end: 0))
         }
         return secret
-    }
-
-    /// A PIN or PUK of the wrong form is refused before anything is sent, as the card would
-    /// (without using a try) — and before the tries are checked.
-    static func checkDigits(_ value: Secret, _ count: Int, _ what: String, _ command: CardCommand) throws {
-        let ok = value.withUnsafeBytes { b in b.count == count && b.allSatisfy { (0x30...0x39).contains($0) } }
-        guard ok else { throw CardError.invalidInput(command: command, reason: "the \(what) must be \(count) digits") }
     }
 
     /// A new value: `given`, else asked twice without echo at a terminal, else the batch

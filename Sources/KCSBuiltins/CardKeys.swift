@@ -436,25 +436,15 @@ extension Builtins {
         }
         guard case .string(let raw)? = value else { throw HDError.pathEmpty }
         let text = raw.trimmingCharacters(in: .whitespaces)
-        func relative(_ rest: String) throws -> [ChildIndex] {
-            let p = try DerivationPath(rest)
-            guard !p.isAbsolute else {
-                throw HDError.pathBadSegment(segment: "m", number: 1, reason: "m may only start the path")
-            }
-            return p.components
+        let (source, levels) = CardKeyPath.splitSource(text)
+        guard let levels else { return ParsedCardPath(source: source, components: []) }
+        // The levels are checked as DerivationPath checks them; the card's depth limit waits for
+        // the resolved absolute path.
+        let path = try DerivationPath(source == .master ? "m/" + levels : levels)
+        guard path.isAbsolute == (source == .master) else {
+            throw HDError.pathBadSegment(segment: "m", number: 1, reason: "m may only start the path")
         }
-        switch text {
-        case "m", "M": return ParsedCardPath(source: .master, components: [])
-        case ".", "": return ParsedCardPath(source: .current, components: [])
-        case "..": return ParsedCardPath(source: .parent, components: [])
-        default:
-            if text.hasPrefix("m/") || text.hasPrefix("M/") {
-                return ParsedCardPath(source: .master, components: try DerivationPath(text).components)
-            }
-            if text.hasPrefix("../") { return ParsedCardPath(source: .parent, components: try relative(String(text.dropFirst(3)))) }
-            if text.hasPrefix("./") { return ParsedCardPath(source: .current, components: try relative(String(text.dropFirst(2)))) }
-            return ParsedCardPath(source: .current, components: try relative(text))
-        }
+        return ParsedCardPath(source: source, components: path.components)
     }
 
     /// The absolute path `requested` names when the card's current path is `current`.
