@@ -5,7 +5,7 @@ SWIFT ?= swift
 DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv
 BENCH_PACKAGES := libssl-dev gcc
 
-.PHONY: deps bench-deps evm-venv build release run test bench fuzz fuzz-build clean
+.PHONY: deps bench-deps evm-venv keycard-venv build release run test bench fuzz fuzz-build clean
 
 # Installs only what dpkg says is missing; apt-get update runs once, and only then.
 deps:
@@ -34,6 +34,16 @@ $(EVM_VENV)/.installed: tools/evm-node/requirements.txt tools/evm-node/constrain
 	$(EVM_VENV)/bin/pip install -q --disable-pip-version-check -r tools/evm-node/requirements.txt -c tools/evm-node/constraints.txt
 	@touch $@
 
+# keycard-py, the independent client the simulator's fidelity test runs (tools/keycard-py), in
+# its own virtual environment; --no-deps because its pyscard is replaced by a ctypes module there.
+KEYCARD_VENV := .build/keycard-venv
+keycard-venv: $(KEYCARD_VENV)/.installed
+$(KEYCARD_VENV)/.installed: tools/keycard-py/requirements.txt
+	@rm -rf $(KEYCARD_VENV)
+	python3 -m venv $(KEYCARD_VENV)
+	$(KEYCARD_VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r tools/keycard-py/requirements.txt
+	@touch $@
+
 build: deps
 	$(SWIFT) build
 
@@ -47,7 +57,7 @@ run: build
 # The whole log goes to .build/test.log as well; when a test fails, its name and the issue it
 # recorded are printed again at the very end, where a CI log's tail still shows them; the last
 # lines, one per failure and marked FAILED:, survive a log excerpt that drops repeated lines.
-test: deps evm-venv
+test: deps evm-venv keycard-venv
 	$(SWIFT) build --build-tests
 	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
 	  echo "=== failing tests (from .build/test.log) ==="; \

@@ -1,0 +1,130 @@
+// Protocol fidelity judged by someone else's code: keycard-py (PyPI `keycard` 0.4.0, an
+// independent Python client for applets 3.x and 4.x) drives a blank simulated card through the
+// real stack — libpcsclite → pcscd → vpcd → `kcs sim attach` — and every answer it reads is
+// compared here with values computed by kcs's own wallet core or fixed by the applet's
+// protocol (../shared/spec/keycard-protocol.md). The client runs unchanged from
+// `tools/keycard-py/check.py`; `make test` installs it in .build/keycard-venv.
+import CardProtocol
+import Foundation
+import KCSTestSupport
+import Testing
+import WalletCore
+
+extension RealPCSCD {
+@Suite("An independent client (keycard-py) against the simulator")
+struct IndependentClientTests {
+    static var python: String { TestPaths.root.appendingPathComponent(".build/keycard-venv/bin/python").path }
+
+    /// Runs check.py against the reader and returns its `NAME value` lines as a map.
+    static func runClient(reader: String) throws -> [String: String] {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw ClientError(text: "no keycard-py at \(python): run `make test` (it creates .build/keycard-venv)")
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        let tools = TestPaths.root.appendingPathComponent("tools/keycard-py")
+        p.arguments = [tools.appendingPathComponent("check.py").path, reader]
+        var env = ProcessInfo.processInfo.environment
+        env["PYTHONPATH"] = tools.path  // its `smartcard` module stands in for pyscard
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.runWithSignalsUnblocked()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw ClientError(text: "check.py exited \(p.terminationStatus): \(errors)") }
+        var lines: [String: String] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+            lines[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        return lines
+    }
+
+    struct ClientError: Error, CustomStringConvertible { let text: String; var description: String { text } }
+
+    @Test func keycardPy_fullSession_readsWhatTheAppletWouldSay() throws {
+        let r = try withAttachedSimulator(card: "keycard-py") { _, reader, _ in try Self.runClient(reader: reader) }
+
+        // A blank card: pre-initialised SELECT (only the card's public key), then INIT.
+        #expect(r["blank.initialized"] == "False")
+        #expect(r["blank.publicKey"]?.count == 130 && r["blank.publicKey"]?.hasPrefix("04") == true, "\(r)")
+        #expect(r["init"] == "None")
+        #expect(r["version"] == "3.1")
+        #expect(r["freeSlots"] == "5")
+        #expect(r["instanceUID"]?.count == 32, "\(r)")
+        #expect(r["keyUID"] == "")  // no key yet
+        #expect(r["capabilities"] == "31")  // secure channel, key and credentials management, NDEF, factory reset
+        #expect(r["pair.slot"] == "0")
+        #expect(r["open"] == "None")
+
+        // PIN tries, as GET STATUS reports them to this client.
+        #expect(r["status"] == "{'pin_retry_count': 3, 'puk_retry_count': 5, 'initialized': False}")
+        #expect(r["verify.wrong"] == "False")
+        #expect(r["status.afterWrong"] == "{'pin_retry_count': 2, 'puk_retry_count': 5, 'initialized': False}")
+        #expect(r["verify"] == "True")
+
+        // The seed of BIP-39's "abandon … about": the key UID is SHA-256 of the master public key,
+        // and the exported public key is the published first MetaMask account.
+        let seed = try Mnemonic(phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about").seed()
+        let master = try ExtendedKey.master(seed: seed)
+        #expect(r["loadSeed"] == Hex.encode(Hash.sha256(master.publicKey.uncompressed)))
+        let account = try master.derive("m/44'/60'/0'/0/0")
+        #expect(r["exportPublic.key"] == Hex.encode(account.publicKey.uncompressed))
+        let exportedHex = try #require(r["exportPublic.key"])
+        let exported = try PublicKey(bytes: try Hex.decode(exportedHex))
+        #expect(EthereumAddress(publicKey: exported).checksummed == "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
+
+        // SIGN with a derivation path: r‖s and the recovery id the client worked out verify
+        // against that key; deriving for one signature leaves the current path at the master.
+        let digest = Hash.sha256(Array("independent client".utf8))
+        let compactHex = try #require(r["signWithPath.signature"])
+        let compact = try Hex.decode(compactHex)
+        let recoveryText = try #require(r["signWithPath.recoveryID"])
+        let recoveryID = try #require(UInt8(recoveryText))
+        let signature = try RecoverableSignature(signature: try ECDSASignature(compact: compact), recoveryID: recoveryID)
+        #expect(try signature.recoverPublicKey(digest: digest) == exported)
+        #expect(Secp256k1.verify(signature.signature, digest: digest, publicKey: exported))
+        #expect(r["signWithPath.publicKey"] == r["exportPublic.key"])
+        #expect(r["keyPath.afterSignWithPath"] == "[]")
+
+        // Private keys leave the card only under EIP-1581 (m/43'/60'/1581'/…).
+        #expect(r["exportPrivate.outsideEIP1581"] == "SW=6985")
+        let walletKey = try master.derive("m/43'/60'/1581'/0/0")
+        let expectedPrivate = try #require(walletKey.privateKey).secret.withUnsafeBytes { Hex.encode(Array($0)) }
+        #expect(r["exportPrivate.EIP1581.key"] == expectedPrivate)
+
+        #expect(r["storeData"] == "None")
+        #expect(r["getData"] == Hex.encode(Array("kcs fidelity".utf8)))
+
+        // Three wrong PINs block it (63 C0); the PUK, wrong then right, unblocks it with a new PIN.
+        #expect(r["verify.wrong1"] == "False" && r["verify.wrong2"] == "False")
+        #expect(r["verify.wrong3"] == "SW=63C0")
+        #expect(r["status.blocked"] == "{'pin_retry_count': 0, 'puk_retry_count': 5, 'initialized': True}")
+        #expect(r["verify.whileBlocked"] == "SW=63C0")
+        #expect(r["unblock.wrongPUK"] == "SW=63C4")
+        #expect(r["unblock"] == "None")
+        #expect(r["verify.afterUnblock"] == "True")
+
+        // The duress PIN (by default the PUK's first 6 digits on 3.1) selects the duress chain
+        // code, SHA-256 of the master's: same master key, other children; the main PIN switches back.
+        #expect(r["verify.duress"] == "True")
+        let duressMaster = try ExtendedKey(privateKey: try #require(master.privateKey), chainCode: Hash.sha256(master.chainCode))
+        #expect(r["exportPublic.duress.key"] == Hex.encode(try duressMaster.derive("m/44'/60'/0'/0/0").publicKey.uncompressed))
+        #expect(r["exportPublic.duress.key"] != r["exportPublic.key"])
+        #expect(r["verify.main"] == "True")
+        #expect(r["exportPublic.main.key"] == r["exportPublic.key"])
+
+        // No key: SIGN is refused with 69 85.
+        #expect(r["removeKey"] == "None")
+        #expect(r["sign.withoutKey"] == "SW=6985")
+
+        // UNPAIR of its own slot: the session goes on until the next SELECT; then the slot is empty.
+        #expect(r["unpair"] == "None")
+        #expect(r["status.afterUnpair"] == "{'pin_retry_count': 3, 'puk_retry_count': 5, 'initialized': False}")
+        #expect(r["open.afterUnpair"] == "SW=6A86")
+    }
+}
+}
