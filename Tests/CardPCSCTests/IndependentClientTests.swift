@@ -15,11 +15,19 @@ extension RealPCSCD {
 struct IndependentClientTests {
     static var python: String { TestPaths.root.appendingPathComponent(".build/keycard-venv/bin/python").path }
 
-    /// Runs check.py against the reader and returns its `NAME value` lines as a map.
+    /// Runs check.py against the reader (at most 60 s) and returns its `NAME value` lines as a
+    /// map. Its output goes to files, as `BatchHome.run` does, so a long traceback cannot fill a
+    /// pipe nobody reads.
     static func runClient(reader: String) throws -> [String: String] {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw ClientError(text: "no keycard-py at \(python): run `make test` (it creates .build/keycard-venv)")
         }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-keycard-py-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
         let tools = TestPaths.root.appendingPathComponent("tools/keycard-py")
@@ -27,16 +35,19 @@ struct IndependentClientTests {
         var env = ProcessInfo.processInfo.environment
         env["PYTHONPATH"] = tools.path  // its `smartcard` module stands in for pyscard
         p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
+        p.standardOutput = try FileHandle(forWritingTo: out)
+        p.standardError = try FileHandle(forWritingTo: err)
         try p.runWithSignalsUnblocked()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw ClientError(text: "check.py exited \(p.terminationStatus): \(errors)") }
+        let deadline = Date().addingTimeInterval(60)
+        while p.isRunning && Date() < deadline { usleep(20_000) }
+        let timedOut = p.isRunning
+        terminate(p)
+        let text = try String(contentsOf: out, encoding: .utf8)
+        let errors = try String(contentsOf: err, encoding: .utf8)
+        guard !timedOut else { throw ClientError(text: "check.py did not end within 60 s; it printed:\n\(text)\(errors)") }
+        guard p.terminationStatus == 0 else { throw ClientError(text: "check.py exited \(p.terminationStatus): \(text)\(errors)") }
         var lines: [String: String] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
             lines[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }

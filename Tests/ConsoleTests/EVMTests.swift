@@ -175,8 +175,7 @@ struct EVMTests {
         home.environment["KCS_RPC_URL"] = chain.node.url + "/unmined"
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         try t.answer("kcs> ", with: "import mnemonic \"\(testMnemonic)\" --name demo")
-        try t.answer("new vault passphrase: ", with: "vault-pw-1")
-        try t.answer("the same passphrase again: ", with: "vault-pw-1")
+        try t.newVault("vault-pw-1")
         try t.answer("kcs> ", with: "use key demo-0")
         try t.answer("]> ", with: "eth.send (sign tx {\"to\": \"\(payee)\", \"value\": \"0.5 ether\"}) --wait")
         // Ctrl-C once kcs is polling for the receipt (the default time-out would wait 30 s).
@@ -411,8 +410,7 @@ struct DiscoveryEVMTests {
         let used = try home.write("\(account0)\n\(account1)\n", to: "used.txt")
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         try t.answer("kcs> ", with: "import mnemonic \"\(testMnemonic)\" --name demo")
-        try t.answer("new vault passphrase: ", with: "vault-pw-1")
-        try t.answer("the same passphrase again: ", with: "vault-pw-1")
+        try t.newVault("vault-pw-1")
         try t.answer("kcs> ", with: "let found = wallet.discover --key demo --used \"\(used)\" --gap 3")
         try t.expect("addresses: ")
         try t.answer("kcs> ", with: "print \"FOUND\", len(found)")

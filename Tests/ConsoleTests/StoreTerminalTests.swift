@@ -83,6 +83,12 @@ final class TerminalSession: @unchecked Sendable {
         try? input.fileHandleForWriting.write(contentsOf: Data(raw.utf8))
     }
 
+    /// Answers the two prompts of a first secret import: the new vault passphrase, typed twice.
+    func newVault(_ passphrase: String) throws {
+        try answer("new vault passphrase: ", with: passphrase)
+        try answer("the same passphrase again: ", with: passphrase)
+    }
+
     /// Types `.quit` at the next prompt and waits for kcs to end; returns the whole transcript.
     func quit() throws -> String {
         try answer("kcs> ", with: ".quit")
@@ -120,8 +126,7 @@ struct StoreTerminalTests {
         let out = home.path("hot.json")
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         try t.answer("kcs> ", with: "import privkey \(testPrivateKey) --name hot")
-        try t.answer("new vault passphrase: ", with: "vault-pw-1")
-        try t.answer("the same passphrase again: ", with: "vault-pw-1")
+        try t.newVault("vault-pw-1")
 
         try t.answer("kcs> ", with: "key rotate hot --successor next")
         try t.answer("key.rotate needs the vault passphrase again: ", with: "vault-pw-1")
