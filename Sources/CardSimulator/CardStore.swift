@@ -59,11 +59,14 @@ enum CardStore {
         return (directory.hasSuffix("/") ? directory : directory + "/") + name + ".json"
     }
 
-    /// Creates `directory` (mode 0700) when missing; fails when it is not a directory.
+    /// Creates `directory` (mode 0700) when missing; fails when it is not a directory. Removes the
+    /// temporary files a killed writer left behind (`AtomicFile.removeStaleTemporaries`): they hold
+    /// a card's secrets in clear.
     static func prepare(_ directory: String) throws(SimulatorError) {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw .directoryUnusable(path: directory, reason: "not a directory") }
+            AtomicFile.removeStaleTemporaries(in: directory)
             return
         }
         do {

@@ -24,12 +24,16 @@ extension KeycardApplet {
     }
 
     /// `OwnerPIN.check`: clears the validated flag; a blocked PIN fails without counting; otherwise the
-    /// try counter is decremented **before** the comparison and restored on a match.
-    func checkPIN(_ kind: PINKind, _ candidate: [UInt8]) -> Bool {
+    /// try counter is decremented and **committed** before the comparison, and restored on a match.
+    /// When the decrement cannot be committed the command stops here, nothing compared (`commit`):
+    /// no way to learn whether a PIN is right without paying a try (docs/card.md).
+    func checkPIN(_ kind: PINKind, _ candidate: [UInt8]) throws(CardStatus) -> Bool {
         validated.remove(kind)
         var record = pinRecord(kind)
         guard record.remaining > 0 else { return false }
         record.remaining -= 1
+        setPINRecord(kind, record)
+        try commit()
         let match = ConstantTime.equal(record.value.bytes, candidate)
         if match {
             record.remaining = record.limit
@@ -146,8 +150,8 @@ extension KeycardApplet {
     func verifyPIN(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
         let data = try unwrap(apdu)
         guard data.count == 6, Self.allDigits(data) else { throw .wrongData }
-        let main = checkPIN(.main, data)
-        let duress = checkPIN(.duress, data)
+        let main = try checkPIN(.main, data)
+        let duress = try checkPIN(.duress, data)
         switch (main, duress) {
         case (false, false):
             throw .triesLeft(pinRecord(currentPIN).remaining)
@@ -172,7 +176,7 @@ extension KeycardApplet {
         case 0x00:
             guard data.count == 6, Self.allDigits(data) else { throw .wrongData }
             updatePIN(currentPIN, data)
-            _ = checkPIN(currentPIN, data)
+            _ = try checkPIN(currentPIN, data)
         case 0x01:
             guard data.count == 12, Self.allDigits(data) else { throw .wrongData }
             updatePIN(.puk, data)
@@ -191,12 +195,12 @@ extension KeycardApplet {
         let data = try unwrap(apdu)
         guard pinRecord(currentPIN).remaining == 0 else { throw .conditionsNotSatisfied }
         guard data.count == 18, Self.allDigits(data) else { throw .wrongData }
-        guard checkPIN(.puk, Array(data[0..<12])) else { throw .triesLeft(pinRecord(.puk).remaining) }
+        guard try checkPIN(.puk, Array(data[0..<12])) else { throw .triesLeft(pinRecord(.puk).remaining) }
         resetAndUnblock(.duress)
         resetAndUnblock(.main)
         let newPIN = Array(data[12..<18])
         updatePIN(currentPIN, newPIN)
-        _ = checkPIN(currentPIN, newPIN)
+        _ = try checkPIN(currentPIN, newPIN)
         validated.remove(.puk)
         return .done
     }

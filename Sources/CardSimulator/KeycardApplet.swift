@@ -24,8 +24,16 @@ public final class KeycardApplet {
     public let profile: AppletProfile
     let random: any RandomSource
 
-    /// The EEPROM.
+    /// The EEPROM as the applet sees it while a command runs.
     var state: CardState
+    /// The EEPROM as last committed to `persist`: what the card would come back with after a tear.
+    /// Between commands `state` equals it.
+    private(set) var committed: CardState
+    /// Writes the EEPROM durably (the card's state file); nil for a card that lives only in memory.
+    /// Set by `SimulatedCard`.
+    var persist: ((CardState) throws(SimulatorError) -> Void)?
+    /// Why the last command was torn: a commit it needed could not be written. Cleared by `process`.
+    private(set) var commitFailure: SimulatorError?
 
     // MARK: transient state
 
@@ -64,6 +72,7 @@ public final class KeycardApplet {
         state = CardState(instanceUID: uid, secureChannelKey: CardSecret(key.secret.bytesCopy),
                           credentials: nil,
                           pairings: Array(repeating: nil, count: profile.pairingSlots))
+        committed = state
     }
 
     /// An applet restored from its persistent state (the card was powered up again).
@@ -71,6 +80,7 @@ public final class KeycardApplet {
         self.profile = profile
         self.random = random
         self.state = state
+        committed = state
     }
 
     // MARK: - Facts (read-only, for tools and tests)
@@ -125,6 +135,33 @@ public final class KeycardApplet {
         currentPIN = .main
     }
 
+    // MARK: - Committing the EEPROM
+
+    /// Makes the EEPROM as it is now durable (a Java Card transaction commit, or an `OwnerPIN` try
+    /// counter write, which the card makes outside any transaction). Nothing to do when nothing
+    /// changed since the last commit.
+    ///
+    /// When the write fails the card behaves as one torn from the reader at that moment: the
+    /// command goes no further (the caller gets `6F00`, which `SimulatedCard.transmit` turns into
+    /// a lost connection), the EEPROM is what was last committed and `commitFailure` says why.
+    /// A counter decremented by an earlier commit therefore stays decremented.
+    func commit() throws(CardStatus) {
+        guard state != committed else { return }
+        if let persist {
+            do {
+                try persist(state)
+            } catch {
+                commitFailure = error
+                state = committed
+                throw .unknown
+            }
+        }
+        committed = state
+    }
+
+    /// Adopts the current `state` as committed without writing it (a card just written in full).
+    func markCommitted() { committed = state }
+
     // MARK: - APDU processing
 
     /// Processes one command APDU and returns the response APDU (data ‖ SW1 SW2). SELECT by AID is
@@ -132,6 +169,16 @@ public final class KeycardApplet {
     /// selected; any other AID de-selects and answers `6A82`. With nothing selected, other commands
     /// answer `6D00`. A malformed APDU answers `6700`.
     public func process(_ command: [UInt8]) -> [UInt8] {
+        commitFailure = nil
+        let response = dispatch(command)
+        // Every command's effect is committed before its answer leaves the card.
+        if commitFailure == nil {
+            do throws(CardStatus) { try commit() } catch { return error.bytes }
+        }
+        return response
+    }
+
+    func dispatch(_ command: [UInt8]) -> [UInt8] {
         guard let apdu = CommandAPDU(command) else { return CardStatus.wrongLength.bytes }
         if apdu.isSelectByAID {
             deselect()

@@ -7,12 +7,14 @@ import WalletCrypto
 ///
 /// `transmit` never throws for a card that is powered: every command, well-formed or not, gets a status
 /// word (`6700` for a malformed APDU). It throws only when the card is powered off, or when its state
-/// file cannot be written — the command's effect is then rolled back, as a card torn from the reader
-/// mid-transaction would.
+/// file cannot be written — the card then behaves as one torn from the reader at that moment: a PIN
+/// try counter is committed before the PIN is compared and never restored, other changes of the
+/// command are dropped (`KeycardApplet.commit`).
 ///
-/// A persisted card lives in `<directory>/<name>.json` (mode 0600). The file is replaced atomically after
-/// every command that changed the card's persistent memory; it holds the card's secrets and nothing else
-/// does. Several cards can live in one directory, each under its own name.
+/// A persisted card lives in `<directory>/<name>.json` (mode 0600). The file is replaced atomically
+/// at each commit; it holds the card's secrets and nothing else does. Several cards can live in one
+/// directory, each under its own name. Its secrets are protected by the file's permissions, not by
+/// the PIN: anyone who can read the file has them (docs/card.md, "What a simulated card is").
 public final class SimulatedCard: VirtualCard {
     /// The applet: for inspection (`isInitialized`, `instanceUID`, …) or for driving it without a transport.
     public let applet: KeycardApplet
@@ -54,6 +56,9 @@ public final class SimulatedCard: VirtualCard {
         self.name = name
         self.statePath = path
         self.log = log
+        applet.persist = { [profile = applet.profile] (state: CardState) throws(SimulatorError) in
+            try CardStore.write(state, profile: profile, to: path)
+        }
     }
 
     /// Opens the card `name` in `directory` (e.g. `$KCS_HOME/cards`), creating the directory (0700) when
@@ -124,29 +129,25 @@ public final class SimulatedCard: VirtualCard {
 
     /// Writes the card's persistent memory to its state file (a no-op for an in-memory card).
     public func save() throws(SimulatorError) {
-        guard let statePath else { return }
-        try CardStore.write(applet.state, profile: applet.profile, to: statePath)
+        if let statePath { try CardStore.write(applet.state, profile: applet.profile, to: statePath) }
+        applet.markCommitted()
     }
 
     // MARK: - CardTransport / VirtualCard
 
-    /// Sends one command APDU to the selected applet and returns its response (data ‖ SW1 SW2); saves
-    /// the card's memory when the command changed it and records the exchange in `log`.
+    /// Sends one command APDU to the selected applet and returns its response (data ‖ SW1 SW2), after
+    /// the applet committed what the command changed to the state file, and records the exchange in
+    /// `log`.
     ///
-    /// - Throws: `.connectionLost` when the card is powered off, or when the state file cannot be
-    ///   written (the command's effect is rolled back first).
+    /// - Throws: `.connectionLost` when the card is powered off, or when a commit could not be written:
+    ///   the card then behaves as one torn from the reader at that point (`KeycardApplet.commit`) —
+    ///   what was committed before stays, a PIN try counter included, and the command went no further.
     public func transmit(_ command: [UInt8]) throws(TransportError) -> [UInt8] {
         guard isPowered else { throw .connectionLost(detail: "the simulated card is powered off") }
-        let before = applet.state
         let response = applet.process(command)
-        if statePath != nil && applet.state != before {
-            do {
-                try save()
-            } catch {
-                applet.state = before
-                applet.reset()
-                throw .connectionLost(detail: error.description)
-            }
+        if let failure = applet.commitFailure {
+            applet.reset()
+            throw .connectionLost(detail: failure.description)
         }
         log?.record(.exchange(command: command, response: response))
         return response

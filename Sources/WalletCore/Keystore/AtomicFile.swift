@@ -68,7 +68,52 @@ public enum AtomicFileError: WalletError, Equatable {
 /// 4. `fsync` the directory so the rename itself is durable.
 ///
 /// If any step before the rename fails, the temporary file is removed and the target is untouched.
+///
+/// A writer killed before the rename leaves its temporary file behind, secrets and all. The writer
+/// holds an exclusive `flock` on the temporary file while it exists, so `removeStaleTemporaries`
+/// can tell a live writer's file (locked) from a dead one's (the lock died with the process) and
+/// remove only the latter; `write` runs it for its own target first.
 public enum AtomicFile {
+    /// The temporary file's name for target `name` ends in this and 12 lower-case hex digits.
+    static let temporaryMarker = ".tmp-"
+
+    /// True when `file` is the name of a temporary file of `write` (for target `name`, when given):
+    /// `.<name>.tmp-<12 hex digits>`.
+    static func isTemporary(_ file: String, of name: String? = nil) -> Bool {
+        let bytes = Array(file.utf8), marker = Array(temporaryMarker.utf8)
+        let markerStart = bytes.count - 12 - marker.count
+        guard markerStart >= 2, bytes[0] == UInt8(ascii: "."),
+              Array(bytes[markerStart..<(markerStart + marker.count)]) == marker,
+              bytes[(bytes.count - 12)...].allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { return false }
+        return name.map { Array($0.utf8) == Array(bytes[1..<markerStart]) } ?? true
+    }
+
+    /// Removes the temporary files that writers killed before their rename left in `directory`
+    /// (those of target `name` only, when given), and returns their names. A file still locked by
+    /// its writer is kept. Errors are ignored: this is housekeeping, and a file it cannot remove is
+    /// tried again next time.
+    @discardableResult
+    public static func removeStaleTemporaries(in directory: String, of name: String? = nil) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var removed: [String] = []
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        while let entry = readdir(dir) {
+            let file = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard isTemporary(file, of: name) else { continue }
+            let fd = open(prefix + file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { continue }
+            // The writer's lock, if it is alive; once we hold it, the writer (if it comes back from
+            // between its `open` and its `flock`) sees the file unlinked and starts over.
+            if flock(fd, LOCK_EX | LOCK_NB) == 0, unlink(prefix + file) == 0 { removed.append(file) }
+            close(fd)
+        }
+        return removed.sorted()
+    }
+
     /// Writes `bytes` to `path`, replacing any existing file atomically; the new file gets
     /// permissions `mode` (not reduced by the umask; default 0600, owner read/write only).
     ///
@@ -81,13 +126,24 @@ public enum AtomicFile {
         let (directory, name) = split(path)
         let prefix = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
 
-        // 1. Create the temporary file; retry on the (unlikely) name collision.
+        // 0. What a writer killed before its rename left behind holds secrets: remove it.
+        removeStaleTemporaries(in: directory, of: name)
+
+        // 1. Create the temporary file and lock it (it is ours while the lock is held); retry on
+        //    the (unlikely) name collision, or when a sweep removed it before we locked it.
         var temp = ""
         var fd: Int32 = -1
         for _ in 0..<16 {
-            temp = prefix + "." + name + ".tmp-" + SystemRandom().bytes(6).hex
+            temp = prefix + "." + name + temporaryMarker + SystemRandom().bytes(6).hex
             fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd >= 0 || errno != EEXIST { break }
+            if fd < 0 {
+                if errno == EEXIST { continue }
+                break
+            }
+            var info = stat()
+            if flock(fd, LOCK_EX) == 0, fstat(fd, &info) == 0, info.st_nlink > 0 { break }
+            close(fd)
+            fd = -1
         }
         guard fd >= 0 else { throw .createFailed(path: path, errno: errno) }
 

@@ -542,6 +542,9 @@ private struct JSONField {
 extension KeystoreV3 {
     /// Reads and parses the keystore file at `path` (nothing is decrypted).
     public init(contentsOf path: String) throws(KeystoreError) {
+        // A save of this file killed before its rename left a temporary copy of it: remove it.
+        let (directory, name) = AtomicFile.split(path)
+        AtomicFile.removeStaleTemporaries(in: directory, of: name)
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason: String
             if !FileManager.default.fileExists(atPath: path) {
@@ -557,7 +560,8 @@ extension KeystoreV3 {
     }
 
     /// Writes this keystore to `path` atomically with mode 0600 (see `AtomicFile.write`):
-    /// either the whole new file is there afterwards, or the old one is untouched.
+    /// either the whole new file is there afterwards, or the old one is untouched; temporary
+    /// copies a killed save left beside it are removed first.
     public func write(to path: String) throws(KeystoreError) {
         do { try AtomicFile.write(json, to: path) } catch { throw .writeFailed(error) }
     }
