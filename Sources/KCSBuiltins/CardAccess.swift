@@ -45,6 +45,7 @@ extension Builtins {
                     OptionSpec("duress", credentialType, "a duress PIN (default on applet 3.1+: the PUK's first 6 digits)", secret: true),
                     OptionSpec("pin-tries", .int, "PIN tries, 2 to 10 (default 3)"),
                     OptionSpec("puk-tries", .int, "PUK tries, 3 to 12 (default 5)"),
+                    OptionSpec("force", nil, "initialize even when the duress PIN would equal the PIN (every login a duress login)"),
                 ],
                 summary: "Initializes a blank card with a PIN, a PUK and a pairing password (asked twice, given, or generated).",
                 example: "card.init --generate") { args in
@@ -78,13 +79,26 @@ extension Builtins {
             var warnings: [String] = []
             // keycard-protocol §7.2, §10.2: applet 3.1+ makes the PUK's first 6 digits the duress
             // PIN unless one is given, and a PIN equal to the duress PIN logs in under duress
-            // (other keys) every time.
-            if let duress, duress == pin {
-                warnings.append("the duress PIN equals the PIN: every login would run in duress mode (other keys)")
+            // (other keys) every time. INIT cannot be undone but by a factory reset, so this is
+            // asked before it (docs/card-console.md, "The duress trap").
+            let trap: String? = if let duress, duress == pin {
+                "the duress PIN equals the PIN: every login would run in duress mode (other keys)"
             } else if duress == nil, startsWith(puk, pin) {
-                warnings.append("the PUK's first 6 digits equal the PIN; applet 3.1+ makes them the duress PIN, so "
-                                + "every login would run in duress mode (other keys). Reset and choose another PIN or "
-                                + "PUK, or give --duress")
+                "the PUK's first 6 digits equal the PIN; applet 3.1+ makes them the duress PIN, so "
+                    + "every login would run in duress mode (other keys)"
+            } else {
+                nil
+            }
+            if let trap {
+                if !args.flag("force") {
+                    guard let host = session.host, host.isInteractive else {
+                        throw CardCommandError.duressTrap(command: c, reason: trap)
+                    }
+                    host.write("\(trap): the words you load would give other keys than you expect, and signing "
+                               + "would still say verified. Choose another PIN or PUK, or give --duress PIN.\n")
+                    try session.confirm("Initialize the card anyway?", for: c, yes: false)
+                }
+                warnings.append(trap + ". Reset and choose another PIN or PUK, or give --duress")
             }
             try card.commands.initialize(parameters)
             let after = try card.select()

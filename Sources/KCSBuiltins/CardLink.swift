@@ -195,6 +195,12 @@ extension Builtins {
         },
     ]
 
+    /// What a simulated card is and is not (docs/card.md, "What a simulated card is").
+    static func simulatedCardNote(statePath: String?) -> String {
+        "its PIN, PUK, pairing secret and keys are in " + (statePath ?? "this process's memory")
+            + ", protected by file permissions, not by the PIN: fine for learning and testing, not for funds"
+    }
+
     /// SELECT's answer as a record.
     static func cardInfoValue(_ card: CardLink) -> Value {
         let i = card.info
@@ -208,6 +214,9 @@ extension Builtins {
         f.append(("keyLoaded", .bool(!i.keyUID.isEmpty)))
         if !i.keyUID.isEmpty { f.append(("keyUID", .bytes(i.keyUID))) }
         f.append(("capabilities", .string(i.capabilities.description)))
+        if case .simulator(let sim) = card.medium {
+            f.append(("simulated", .string(simulatedCardNote(statePath: sim.statePath))))
+        }
         return .map(ValueMap(f))
     }
 }
@@ -247,6 +256,8 @@ public enum CardCommandError: WalletError, Equatable {
     case resetUnsupported(command: String)
     /// `card.unpair` with more than one of SLOT, `--others`, `--all`.
     case unpairChoice(command: String)
+    /// `card.init` in a batch run whose PIN would equal the duress PIN, without `--duress` or `--force`.
+    case duressTrap(command: String, reason: String)
 
     public var id: String {
         switch self {
@@ -268,6 +279,7 @@ public enum CardCommandError: WalletError, Equatable {
         case .resetNotConfirmed: "card.resetNotConfirmed"
         case .resetUnsupported: "card.resetUnsupported"
         case .unpairChoice: "card.unpairChoice"
+        case .duressTrap: "card.duressTrap"
         }
     }
 
@@ -320,6 +332,9 @@ public enum CardCommandError: WalletError, Equatable {
             "\(c): this applet (older than 3.1) has no factory reset"
         case .unpairChoice(let c):
             "\(c): give one of SLOT, --others or --all (none unpairs this session's own slot)"
+        case .duressTrap(let c, let reason):
+            "\(c): \(reason); nothing was written to the card. Choose another PIN or PUK, give --duress PIN, "
+                + "or add --force to initialize anyway"
         }
     }
 }

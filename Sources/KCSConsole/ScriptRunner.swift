@@ -33,7 +33,7 @@ public enum ExitStatus {
         case "card.pinBlocked", "card.pukBlocked": return blocked
         case "session.cancelled", "runtime.interrupted", "card.resetNotConfirmed", "eth.command.waitStopped": return cancelled
         // Values a batch run did not give, or typed twice differently: not the card's doing.
-        case "card.valueNeeded", "card.valuesDiffer", "card.unpairChoice": return runtimeError
+        case "card.valueNeeded", "card.valuesDiffer", "card.unpairChoice", "card.duressTrap": return runtimeError
         // The node is not there or not answering: the service is unavailable, as for a missing card.
         case "rpc.timeout", "rpc.noConnection", "rpc.unreachable", "rpc.http", "eth.command.sendUnknown": return noCard
         default: break

@@ -10,6 +10,11 @@ import WalletCrypto
 struct Sim: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage simulated Keycards and put one behind a virtual PC/SC reader.",
+        discussion: """
+            A simulated card is a file, not a chip: its PIN, PUK, pairing secret and keys are kept in \
+            $KCS_HOME/cards/NAME.json, protected by the file's permissions (0600), not by the PIN. Anyone who \
+            can read the file has the keys. Fine for learning and testing; not for funds.
+            """,
         subcommands: [Attach.self, List.self])
 
     /// `kcs sim attach`: serve a simulated card to vsmartcard's vpcd driver inside pcscd.
@@ -20,6 +25,8 @@ struct Sim: ParsableCommand {
                 pcscd must be running with vsmartcard-vpcd installed; the card then appears in the reader
                 "Virtual PCD 00 00" to every PC/SC program (pcsc_scan, kcs, another wallet). The card's state
                 is kept in $KCS_HOME/cards/NAME.json (created on first use, mode 0600). Stops on Ctrl-C or SIGTERM.
+                Its secrets are protected by the file's permissions, not by the PIN: for learning and testing,
+                not for funds.
                 """)
 
         @Option(name: .long, help: "Name of the simulated card.")

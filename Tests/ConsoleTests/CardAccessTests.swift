@@ -90,10 +90,16 @@ struct CardAccessTests {
             try { card.init } catch e { print "NONE", e.kind }
             try { card.init --pin "12ab56" --puk "\(puk)" --pairing "p" } catch e { print "BAD", e.kind, e.message }
             try { card.login "\(pin)" --default } catch e { print "BLANK", e.kind }
-            let i = card.init --pin "123456" --puk "123456789012" --pairing "p"
+            try { card.init --pin "123456" --puk "123456789012" --pairing "p" } catch e { print "TRAP", e.kind }
+            print "STILL BLANK", not card.info().initialized
+            try { card.init --pin "123456" --puk "111111111111" --duress "123456" --pairing "p" } catch e { print "EQUAL", e.kind }
+            let i = card.init --pin "123456" --puk "123456789012" --pairing "p" --force
             print "DURESS", i.initialized, i.warning
             """)
         #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("TRAP", in: r.out) == ["card.duressTrap"])
+        #expect(tagged("STILL", in: r.out) == ["BLANK true"])
+        #expect(tagged("EQUAL", in: r.out) == ["card.duressTrap"])
         #expect(tagged("NONE", in: r.out) == ["card.valueNeeded"])
         #expect(tagged("BAD", in: r.out) == ["card.invalidInput INIT: the PIN must be 6 digits"])
         #expect(tagged("BLANK", in: r.out) == ["card.blank"])

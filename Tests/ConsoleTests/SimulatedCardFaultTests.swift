@@ -132,3 +132,22 @@ struct SimulatedCardFaultTests {
         #expect(try triesOnDisk(home) == (pin: 3, duress: 3, puk: 5))
     }
 }
+
+@Suite("Simulated card: says what it is")
+struct SimulatedCardNoticeTests {
+    @Test func simHelp_andCardInfo_sayTheSecretsAreInAFileNotBehindThePIN() throws {
+        let help = try kcs(["sim", "--help"])
+        #expect(help.code == 0, "\(help.err)")
+        let text = help.out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("protected by the file's permissions (0600), not by the PIN"), "\(help.out)")
+        #expect(text.contains("Fine for learning and testing; not for funds"))
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run("card.connect\nprint \"SIM\", card.info().simulated\n")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("SIM", in: r.out) == [
+            "its PIN, PUK, pairing secret and keys are in \(home.path("home/cards/default.json")), protected by file "
+                + "permissions, not by the PIN: fine for learning and testing, not for funds",
+        ])
+    }
+}
