@@ -15,14 +15,17 @@ extension KeycardApplet {
     /// `preprocessAPDU` (§9.5 steps 1–3): checks the MAC over `[CLA INS P1 P2 Lc] ‖ 00×11 ‖ C`, then
     /// decrypts C with the current IV and makes the command MAC the new IV. Returns the plaintext.
     ///
-    /// - Throws: `6985` (plain) when the channel is not open; `6982` (plain) on a MAC mismatch, after
-    ///   closing the channel — including a data field that cannot carry a MAC (shorter than 16 bytes or
-    ///   not block-aligned: a plain command sent while the channel is open, §9.8); `6F05` (wrapped, with
-    ///   the command MAC as IV) when a correctly MAC'd ciphertext is empty or badly padded (the applet's
-    ///   generic handler on `CryptoException.ILLEGAL_USE`).
+    /// - Throws: `6985` (plain) when the channel is not open; `6F00` (wrapped with the current IV, the
+    ///   channel stays open) when the data field is shorter than the 16-byte MAC — the applet hands its
+    ///   MAC check a negative length and its `process()` catches the exception (§9.5); `6982` (plain) on
+    ///   a MAC mismatch, after closing the channel — including a data field that is not block-aligned
+    ///   (a plain command sent while the channel is open, §9.8); `6F05` (wrapped, with the command MAC as
+    ///   IV) when a correctly MAC'd ciphertext is empty or badly padded (the applet's generic handler on
+    ///   `CryptoException.ILLEGAL_USE`).
     func unwrap(_ apdu: CommandAPDU) throws(CardStatus) -> [UInt8] {
         guard isOpen, let session else { throw .conditionsNotSatisfied }
         let data = apdu.data
+        guard data.count >= 16 else { throw .unknown }
         let mac = Array(data.prefix(16))
         let cipher = Array(data.dropFirst(16))
         guard data.count >= 16, cipher.count % 16 == 0,

@@ -19,6 +19,23 @@ struct SecureChannelTests {
         #expect(s.send(intact.wrap(0x80, 0xF2, 0x00, 0x00)) == [0x69, 0x85])
     }
 
+    /// §9.5, measured on applet 3.1.0: a secured command shorter than the MAC gets a wrapped `6F00`
+    /// with the current IV, and the channel stays open.
+    @Test(arguments: [[UInt8](), [UInt8](repeating: 0, count: 8), [UInt8](repeating: 0, count: 15)])
+    func commandShorterThanTheMAC_wrapped6F00_channelStaysOpen(_ data: [UInt8]) throws {
+        let s = TestSession()
+        s.ready()
+        var ch = try #require(s.channel)
+        let r = s.send([0x80, 0xF2, 0x00, 0x00] + (data.isEmpty ? [] : [UInt8(data.count)] + data))
+        #expect(sw(r) == 0x9000 && r.count == 34, "outer 9000, MAC ‖ one block: \(r)")
+        let unwrapped = ch.unwrap(r)
+        let inner = try #require(unwrapped, "the answer is wrapped with the card's current IV")
+        #expect(inner.data == [] && inner.sw == 0x6F00)
+        #expect(s.card.applet.isSecureChannelOpen)
+        s.channel = ch
+        #expect(s.command(0xF2, 0x00).sw == 0x9000, "the next wrapped command works")
+    }
+
     @Test func tamperedCiphertext_isAMACFailureToo() throws {
         let s = TestSession()
         s.ready()
@@ -93,11 +110,13 @@ struct SecureChannelTests {
         #expect(s.send(ch.wrap(0x80, 0x11, 0x00, 0x00, [UInt8](repeating: 0, count: 32))) == [0x69, 0x85])
     }
 
-    @Test func plainCommandsWhileOpen_areMACFailures() {
+    @Test func plainCommandsWhileOpen_shorterThanAMACWrapped6F00_otherwiseMACFailures() {
         let s = TestSession()
         s.ready()
-        #expect(s.send([0x80, 0xCA, 0x00, 0x00]) == [0x69, 0x82])
-        #expect(!s.card.applet.isSecureChannelOpen)
+        // No data: shorter than the MAC, so a wrapped 6F00 and the channel stays open (§9.5).
+        let short = s.send([0x80, 0xCA, 0x00, 0x00])
+        #expect(short.count == 34 && sw(short) == 0x9000)
+        #expect(s.card.applet.isSecureChannelOpen)
         s.openChannel()
         #expect(s.send([0x80, 0xC0, 0x03, 0x00, 0x20] + [UInt8](repeating: 1, count: 32)) == [0x69, 0x82])
         #expect(!s.card.applet.isSecureChannelOpen)
