@@ -155,8 +155,30 @@ public final class PCSCTransport: CardTransport {
         var pci = activeProtocol == DWORD(SCARD_PROTOCOL_T0) ? g_rgSCardT0Pci : g_rgSCardT1Pci
         let rc = SCardTransmit(handle, &pci, command, DWORD(command.count), nil, &response, &length)
         guard rc == 0 else { throw PCSCContext.error(rc, reader: reader) }
+        // No card answers without a status word; a reader that lost its card mid-exchange (vpcd, when
+        // the card went away between command and answer) hands back 0 bytes and success. That is the
+        // card gone — a transport error — not a malformed card answer (docs/card-console.md, exit 69).
+        if length == 0 { throw absentCardError() }
         guard length >= 2 else { throw .malformedResponse(detail: "\(length) bytes, a status word needs 2") }
         return Array(response[0..<Int(length)])
+    }
+
+    /// Why an exchange got no answer: what SCardStatus says of the card, `cardRemoved` when it is not
+    /// there (any more), else a lost connection.
+    private func absentCardError() -> TransportError {
+        var name = [CChar](repeating: 0, count: 256)
+        var nameLength = DWORD(name.count)
+        var state: DWORD = 0, proto: DWORD = 0
+        var atr = [UInt8](repeating: 0, count: 33)
+        var atrLength = DWORD(atr.count)
+        let rc = SCardStatus(handle, &name, &nameLength, &state, &proto, &atr, &atrLength)
+        if rc != 0 {
+            let error = PCSCContext.error(rc, reader: reader)
+            if case .pcsc = error { return .cardRemoved(reader: reader) }
+            return error
+        }
+        if state & DWORD(SCARD_PRESENT) == 0 { return .cardRemoved(reader: reader) }
+        return .connectionLost(detail: "\(reader) answered with no bytes (the card stopped answering)")
     }
 
     /// Releases the card (leaving it powered), idempotent.

@@ -24,6 +24,23 @@ final class EchoCard: VirtualCard, @unchecked Sendable {
     }
 }
 
+/// A card that answers its first APDU as `EchoCard` and every later one with no bytes at all, as
+/// vpcd hands on the answer of a card that went away mid-exchange.
+final class VanishingCard: VirtualCard, @unchecked Sendable {
+    let count = Mutex(0)
+    var atr: [UInt8] { [0x3B, 0x80, 0x80, 0x01, 0x01] }
+    func powerOn() {}
+    func powerOff() {}
+    func reset() {}
+    func transmit(_ command: [UInt8]) throws(TransportError) -> [UInt8] {
+        let n = count.withLock { (n: inout Int) -> Int in
+            n += 1
+            return n
+        }
+        return n == 1 ? try EchoCard().transmit(command) : []
+    }
+}
+
 /// A bridge serving `card` on its own thread; `stop()` ends it and waits for the thread.
 struct RunningBridge {
     let bridge: VPCDBridge
@@ -119,6 +136,23 @@ struct PCSCBridgeTests {
         let error = failure
         #expect(error == .cardRemoved(reader: reader),
                 "got \(String(describing: error))")
+    }
+
+    /// A reader that lost its card can answer an exchange with 0 bytes and success: a transport
+    /// error (exit 69), never "not a valid APDU response" (a card error, exit 76).
+    @Test func emptyAnswer_isATransportErrorNotAMalformedResponse() throws {
+        try withVirtualReader(VanishingCard()) { context, reader in
+            let t = try context.connect(reader: reader)
+            #expect(try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x01]) == [0x00, 0x90, 0x00])
+            var failure: TransportError?
+            do throws(TransportError) { _ = try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x01]) } catch { failure = error }
+            guard let error = failure else {
+                Issue.record("an empty answer must fail")
+                return
+            }
+            #expect(error == .cardRemoved(reader: reader) || error.id == "transport.connectionLost", "got \(error)")
+            #expect(error.id != "transport.malformedResponse")
+        }
     }
 
     @Test func bridge_reconnectsWhenPcscdRestarts() throws {
