@@ -73,7 +73,7 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
     /// Free persistent pairing slots; nil before INIT.
     public let freePairingSlots: Int?
     /// SHA-256 of the master public key, empty when no key is loaded.
-    public let keyUID: [UInt8]
+    public private(set) var keyUID: [UInt8]
     /// The capability bits.
     public let capabilities: Capabilities
 
@@ -147,6 +147,13 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
 
     /// True when a master key is loaded (the key UID is 32 bytes).
     public var hasMasterKey: Bool { !keyUID.isEmpty }
+
+    /// This answer with the key UID a LOAD KEY, GENERATE KEY (`uid`) or REMOVE KEY (empty) left.
+    public func replacingKeyUID(_ uid: [UInt8]) -> ApplicationInfo {
+        var copy = self
+        copy.keyUID = uid
+        return copy
+    }
 
     /// `initialized, applet 3.1, …` without secrets (none are here anyway).
     public var description: String {

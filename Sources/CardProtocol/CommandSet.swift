@@ -242,21 +242,21 @@ public final class KeycardCommandSet {
         let data = try run(
             KeycardCommands.loadKey(privateKey: privateKey, publicKey: publicKey, chainCode: chainCode),
             route: .secure)
-        return try KeycardCommands.keyUID(data, command: .loadKey)
+        return keyChanged(try KeycardCommands.keyUID(data, command: .loadKey))
     }
 
     /// LOAD KEY P1=02 from an extended private key; returns the key UID.
     @discardableResult
     public func loadKey(extendedKey: ExtendedKey) throws(CardError) -> [UInt8] {
-        try KeycardCommands.keyUID(
+        keyChanged(try KeycardCommands.keyUID(
             run(KeycardCommands.loadKey(extendedKey: extendedKey), route: .secure),
-            command: .loadKey)
+            command: .loadKey))
     }
 
     /// LOAD KEY P1=03 with a BIP39 seed (§10.5); returns the key UID.
     @discardableResult
     public func loadKey(seed: Secret) throws(CardError) -> [UInt8] {
-        try KeycardCommands.keyUID(run(KeycardCommands.loadKey(seed: seed), route: .secure), command: .loadKey)
+        keyChanged(try KeycardCommands.keyUID(run(KeycardCommands.loadKey(seed: seed), route: .secure), command: .loadKey))
     }
 
     /// DERIVE KEY (§10.6): sets the current path (discouraged; pass paths to SIGN/EXPORT).
@@ -273,12 +273,20 @@ public final class KeycardCommandSet {
     /// REMOVE KEY (§10.8).
     public func removeKey() throws(CardError) {
         try run(KeycardCommands.removeKey(), route: .secure)
+        keyChanged([])
     }
 
     /// GENERATE KEY (§10.8); returns the key UID.
     @discardableResult
     public func generateKey() throws(CardError) -> [UInt8] {
-        try KeycardCommands.keyUID(run(KeycardCommands.generateKey(), route: .secure), command: .generateKey)
+        keyChanged(try KeycardCommands.keyUID(run(KeycardCommands.generateKey(), route: .secure), command: .generateKey))
+    }
+
+    /// Keeps `applicationInfo` true to the card after a command that loaded, generated or removed the
+    /// key (SELECT's key UID, which the card would report now); returns `uid`.
+    private func keyChanged(_ uid: [UInt8]) -> [UInt8] {
+        applicationInfo = applicationInfo?.replacingKeyUID(uid)
+        return uid
     }
 
     // MARK: - Signing and export

@@ -20,8 +20,11 @@ public final class CardLink {
     /// `sim:NAME` or the reader's name.
     public let name: String
     public let commands: KeycardCommandSet
-    /// SELECT's answer, refreshed by `select()`.
-    public private(set) var info: ApplicationInfo
+    /// SELECT's answer, refreshed by `select()` and kept true by the command set when a key is
+    /// loaded, generated or removed.
+    public var info: ApplicationInfo { commands.applicationInfo ?? selected }
+    /// The last SELECT answer this link read.
+    private var selected: ApplicationInfo
     /// The pairing of the open secure channel, if one is open.
     public var pairing: Pairing?
     /// True once VERIFY PIN succeeded on the open channel.
@@ -41,13 +44,13 @@ public final class CardLink {
         case .reader(let t): t
         }
         commands = KeycardCommandSet(transport: override ?? own, random: random)
-        info = try commands.select()
+        selected = try commands.select()
     }
 
     /// SELECT again (after INIT, a reset, or to read the free slots); closes any secure channel.
     @discardableResult
     public func select() throws(CardError) -> ApplicationInfo {
-        info = try commands.select()
+        selected = try commands.select()
         pairing = nil
         pinVerified = false
         return info

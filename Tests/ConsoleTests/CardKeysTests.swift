@@ -144,3 +144,27 @@ struct CardKeysConsoleTests {
         #expect(tagged("S", in: after.out) == ["true \(firstAddress)"])
     }
 }
+
+@Suite("Card info follows the key")
+struct CardInfoFollowsTheKeyTests {
+    @Test func cardInfo_afterLoadGenerateRemove_inTheSameSession_showsTheKeyState() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run("""
+            \(setUp)
+            print "BEFORE", card.info().keyLoaded
+            let k = card.load mnemonic "\(words)" --name kc
+            let i = card.info()
+            print "LOADED", i.keyLoaded, len(i.keyUID)
+            card.remove-key --force
+            print "REMOVED", card.info().keyLoaded
+            card.generate --name g
+            print "GENERATED", card.info().keyLoaded
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("BEFORE", in: r.out) == ["false"])
+        #expect(tagged("LOADED", in: r.out) == ["true 32"])
+        #expect(tagged("REMOVED", in: r.out) == ["false"])
+        #expect(tagged("GENERATED", in: r.out) == ["true"])
+    }
+}
