@@ -173,7 +173,7 @@ public final class Session: BuiltinContext {
     public func confirm(_ question: String, for command: String, yes: Bool) throws {
         if yes { return }
         guard let host, host.isInteractive else { throw SessionError.needsConfirmation(command: command) }
-        let answer = host.ask(prompt: question + " [y/N] ")?.trimmingCharacters(in: .whitespaces).lowercased()
+        let answer = try host.ask(prompt: question + " [y/N] ")?.trimmingCharacters(in: .whitespaces).lowercased()
         guard answer == "y" || answer == "yes" else { throw SessionError.cancelled(command: command) }
     }
 

@@ -62,6 +62,17 @@ public final class ScriptRunner {
         self.errorOutput = errorOutput
         self.json = json
         self.host = host
+        let registry = interpreter.registry
+        let commands = interpreter.commandTable
+        (host as? ConsoleHost)?.markSecrets = { HistoryRedaction.marked($0, registry: registry, commands: commands) }
+    }
+
+    /// Parses `source` after marking its secret ranges (`HistoryRedaction.marked`), so that no
+    /// error about it shows a secret; every console path parses through here.
+    public func parse(_ source: Source) -> (source: Source, program: Program, diagnostics: [Diagnostic]) {
+        let marked = HistoryRedaction.marked(source, registry: interpreter.registry, commands: interpreter.commandTable)
+        let (program, diagnostics) = interpreter.parse(marked)
+        return (marked, program, diagnostics)
     }
 
     /// When the runner goes away the run is over (`kcs run FILE` included): the session frees
@@ -75,7 +86,7 @@ public final class ScriptRunner {
     /// `args` become the list `args` inside the script.
     public func run(_ source: Source, args: [String] = []) -> Int32 {
         interpreter.define("args", .list(args.map { .string($0) }))
-        let (program, diagnostics) = interpreter.parse(source)
+        let (source, program, diagnostics) = parse(source)
         if !diagnostics.isEmpty {
             report(diagnostics, source)
             return ExitStatus.scriptError
@@ -85,7 +96,7 @@ public final class ScriptRunner {
             return ExitStatus.ok
         } catch {
             if json {
-                errorOutput(Value.map(ValueMap([("error", .string(error.id)), ("message", .string(error.message)),
+                errorOutput(Value.map(ValueMap([("error", .string(error.id)), ("message", .string(source.redacting(error.message))),
                                                 ("file", .string(source.name)),
                                                 ("line", .int(error.location.line)),
                                                 ("column", .int(error.location.column))])).json + "\n")
@@ -98,7 +109,7 @@ public final class ScriptRunner {
 
     /// Every syntax error and every unknown command, without running anything.
     public func check(_ source: Source) -> (diagnostics: [Diagnostic], exitCode: Int32) {
-        let (program, syntax) = interpreter.parse(source)
+        let (source, program, syntax) = parse(source)
         var all = syntax
         let table = interpreter.commandTable
         for c in program.commands where !table.contains(c.name) {
@@ -111,7 +122,7 @@ public final class ScriptRunner {
 
     /// The AST in its stable text form, or the diagnostics.
     public func parseTree(_ source: Source) -> (text: String?, exitCode: Int32) {
-        let (program, diagnostics) = interpreter.parse(source)
+        let (source, program, diagnostics) = parse(source)
         if !diagnostics.isEmpty {
             report(diagnostics, source)
             return (nil, ExitStatus.scriptError)
@@ -124,7 +135,7 @@ public final class ScriptRunner {
             let lines = LineTable(source)
             for d in diagnostics {
                 let loc = lines.location(of: d.range.start)
-                errorOutput(Value.map(ValueMap([("error", .string(d.id)), ("message", .string(d.message)),
+                errorOutput(Value.map(ValueMap([("error", .string(d.id)), ("message", .string(source.redacting(d.message))),
                                                 ("file", .string(source.name)), ("line", .int(loc.line)),
                                                 ("column", .int(loc.column))])).json + "\n")
             }

@@ -39,8 +39,9 @@ public protocol ScriptHost: AnyObject {
     var now: Date { get }
 
     /// Asks a question whose answer may be seen (a confirmation, words of a backup); nil when
-    /// nobody can answer (batch) or at end of input. Defaults to nil.
-    func ask(prompt: String) -> String?
+    /// nobody can answer (batch) or at end of input; throws `PromptInterrupted` at Ctrl-C.
+    /// Defaults to nil.
+    func ask(prompt: String) throws -> String?
 
     /// Shows progress of a slow step (a KDF, an import) where a person can see it; a no-op
     /// by default and in batch runs.
@@ -54,10 +55,17 @@ public protocol ScriptHost: AnyObject {
     var context: (any BuiltinContext)? { get }
 }
 
+/// Ctrl-C at a prompt (`ScriptHost.readSecret`, `ScriptHost.ask`). A builtin lets it pass
+/// (it must change nothing before its last question); the run then ends with
+/// `runtime.interrupted`, shown on one line.
+public struct PromptInterrupted: Error, Sendable {
+    public init() {}
+}
+
 extension ScriptHost {
     public func shouldInterrupt() -> Bool { false }
     public var now: Date { Date() }
-    public func ask(prompt: String) -> String? { nil }
+    public func ask(prompt: String) throws -> String? { nil }
     public func status(_ text: String) {}
     public func progress(_ text: String?) {}
     public var context: (any BuiltinContext)? { nil }
