@@ -5,8 +5,8 @@ import KCSSyntax
 
 /// Exit codes (STYLE habit 10, docs/language.md §7, docs/card-console.md): 0 ok, 64 usage,
 /// 65 script error (parse), 70 runtime error; an uncaught card error gets its own code so a
-/// script's caller can tell them apart (issue 6 §9): 69 no reader or card, 75 cancelled,
-/// 76 other card error, 77 wrong PIN or PUK, 78 PIN or PUK blocked; 69 also when the Ethereum
+/// script's caller can tell them apart (docs/card-console.md): 69 no reader or card, 75 cancelled,
+/// 76 other card error, 77 wrong PIN or PUK, 78 PIN or PUK blocked, 130 Ctrl-C at a prompt; 69 also when the Ethereum
 /// node does not answer.
 public enum ExitStatus {
     public static let ok: Int32 = 0
@@ -16,8 +16,11 @@ public enum ExitStatus {
     /// (sysexits EX_UNAVAILABLE).
     public static let noCard: Int32 = 69
     public static let runtimeError: Int32 = 70
-    /// The person cancelled (declined a confirmation, typed the wrong reset UID, Ctrl-C).
+    /// The person cancelled (declined a confirmation, typed the wrong reset UID).
     public static let cancelled: Int32 = 75
+    /// Ctrl-C (at a prompt of a batch run; elsewhere SIGINT ends it): 128 + SIGINT, as a shell
+    /// reports a run that SIGINT ended.
+    public static let interrupted: Int32 = 130
     /// Any other card error: a status word, a refused pairing, no free slot, a blank card.
     public static let cardError: Int32 = 76
     /// A wrong PIN or PUK (tries left in the message), or one kcs refused to send with one try left.
@@ -31,7 +34,8 @@ public enum ExitStatus {
         case "card.notConnected": return noCard
         case "card.wrongPIN", "card.wrongPUK", "card.lastTry": return wrongPIN
         case "card.pinBlocked", "card.pukBlocked": return blocked
-        case "session.cancelled", "runtime.interrupted", "card.resetNotConfirmed", "eth.command.waitStopped": return cancelled
+        case "session.cancelled", "card.resetNotConfirmed", "eth.command.waitStopped": return cancelled
+        case "runtime.interrupted": return interrupted
         // Values a batch run did not give, or typed twice differently: not the card's doing.
         case "card.valueNeeded", "card.valuesDiffer", "card.unpairChoice": return runtimeError
         // The node is not there or not answering: the service is unavailable, as for a missing card.

@@ -56,10 +56,13 @@ public protocol ScriptHost: AnyObject {
 }
 
 /// Ctrl-C at a prompt (`ScriptHost.readSecret`, `ScriptHost.ask`). A builtin lets it pass
-/// (it must change nothing before its last question); the run then ends with
+/// (or adds a `note` saying what stays changed); the run then ends with
 /// `runtime.interrupted`, shown on one line.
 public struct PromptInterrupted: Error, Sendable {
-    public init() {}
+    /// What stays changed, when the command had already changed something before the prompt
+    /// (a rotation left pending); nil means nothing was.
+    public let note: String?
+    public init(note: String? = nil) { self.note = note }
 }
 
 extension ScriptHost {

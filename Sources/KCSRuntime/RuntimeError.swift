@@ -75,9 +75,9 @@ public enum RuntimeErrorKind: Sendable, Equatable {
     case builtin(id: String?, command: String, message: String)
     /// The host asked to stop (Ctrl-C).
     case interrupted
-    /// Ctrl-C at a prompt of `command`: it was cancelled before it changed anything. Shown on
-    /// one line, without the excerpt; same ID as `interrupted`.
-    case promptCancelled(command: String)
+    /// Ctrl-C at a prompt of `command`: it was cancelled before it changed anything, or `note`
+    /// says what stays changed. Shown on one line, without the excerpt; same ID as `interrupted`.
+    case promptCancelled(command: String, note: String?)
 
     /// True for both kinds of Ctrl-C, which no `try`/`catch` in a script may swallow.
     public var isInterruption: Bool {
@@ -155,7 +155,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
         case .argument(let e): e.description
         case .builtin(_, _, let m): m
         case .interrupted: "interrupted"
-        case .promptCancelled(let c): "\(c) cancelled at its prompt (Ctrl-C); nothing was changed"
+        case .promptCancelled(let c, let note): "\(c) cancelled at its prompt (Ctrl-C); \(note ?? "nothing was changed")"
         }
     }
 
