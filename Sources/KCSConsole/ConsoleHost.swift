@@ -61,6 +61,11 @@ public final class ConsoleHost: ScriptHost {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
+    /// `kcs: warning: TEXT` on standard error, whoever runs kcs.
+    public func warn(_ text: String) {
+        FileHandle.standardError.write(Data("kcs: warning: \(text)\n".utf8))
+    }
+
     /// Reads a secret from the terminal with echo off; nil at end of input.
     public func readSecret(prompt: String) throws -> SecretValue? {
         guard isInteractive else { return nil }

@@ -47,6 +47,10 @@ public protocol ScriptHost: AnyObject {
     /// by default and in batch runs.
     func status(_ text: String)
 
+    /// Warns on standard error, in batch runs too (a passphrase file others can read). A no-op
+    /// by default.
+    func warn(_ text: String)
+
     /// Redraws a one-line progress display (a bar) where a person can see it; nil ends it.
     /// A no-op by default and in batch runs.
     func progress(_ text: String?)
@@ -70,6 +74,7 @@ extension ScriptHost {
     public var now: Date { Date() }
     public func ask(prompt: String) throws -> String? { nil }
     public func status(_ text: String) {}
+    public func warn(_ text: String) {}
     public func progress(_ text: String?) {}
     public var context: (any BuiltinContext)? { nil }
 }
