@@ -26,7 +26,7 @@ public enum Builtins {
 
     /// An unquoted `0x` literal of 20 bytes is checked as the quoted text would be wherever an
     /// address is taken: mixed case must carry its EIP-55 checksum (all-lower and all-upper
-    /// carry none), with the same message (docs/language.md §2, docs/store.md).
+    /// carry none), with the same message (docs/language.md §1).
     @Sendable static func addressLiteralCheck(_ spelling: String) -> (any IdentifiableError)? {
         do { _ = try EthereumAddress(spelling) } catch { return error as AddressError }
         return nil

@@ -1,5 +1,5 @@
 // Which parts of a program text are secret: the one rule the console applies to its history
-// file, to every error excerpt and message, and to the `-e` warning (docs/language.md §9).
+// file, to every error excerpt and message, and to the `-e` warning (docs/language.md §8).
 import KCSRuntime
 import KCSSyntax
 import WalletCore

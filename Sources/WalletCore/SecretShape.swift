@@ -1,5 +1,5 @@
 /// Whether a piece of typed text has the shape of key material, so the console can keep it out
-/// of its history file, error excerpts and messages (docs/language.md §9, "Secrets on screen").
+/// of its history file, error excerpts and messages (docs/language.md §8).
 ///
 /// The rule looks at what the text **is**, not at where it was typed, and errs on the side of
 /// hiding: a typo must not make a secret visible, so near misses count (a phrase with a word

@@ -1,4 +1,4 @@
-// Ctrl-C at every kind of prompt inside a command (docs/language.md §8): the vault passphrase,
+// Ctrl-C at every kind of prompt inside a command (docs/language.md §10): the vault passphrase,
 // a new PIN, a word of a backup check, a `[y/N]` confirmation. The command is cancelled with
 // one line, nothing is changed (a rotation already under way stays pending, and says so), the
 // console goes on at `kcs>`; in a script run at a terminal the script stops with status 130.

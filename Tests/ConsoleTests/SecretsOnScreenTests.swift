@@ -1,7 +1,7 @@
 // Secrets stay out of the history file, out of error excerpts and messages, out of a crash
 // report; a -e program holding a secret and a passphrase file others can read are warned
 // about; an address typed unquoted gets the EIP-55 check the quoted form gets; a script that is
-// not UTF-8 is refused with its position (docs/language.md §1, §2, §9).
+// not UTF-8 is refused with its position (docs/language.md §1, §8).
 import Foundation
 import KCSBuiltins
 import KCSConsole
