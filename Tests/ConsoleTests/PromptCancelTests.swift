@@ -7,6 +7,18 @@ import Foundation
 import KCSTestSupport
 import Testing
 
+extension TerminalSession {
+    /// Types `line` at `prompt`, waits for `question`, types Ctrl-C there, and waits for the
+    /// one line that says `command` was cancelled (`note` when something stays changed).
+    func cancel(_ line: String, at prompt: String = "kcs> ", question: String, command: String,
+                note: String = "nothing was changed") throws {
+        try answer(prompt, with: line)
+        try expect(question)
+        type("\u{03}")
+        try expect("\(command) cancelled at its prompt (Ctrl-C); \(note)")
+    }
+}
+
 @Suite("Ctrl-C at a prompt")
 struct PromptCancelTests {
     @Test func ctrlC_atEachPromptKind_cancelsTheCommandAndTheConsoleGoesOn() throws {
@@ -14,10 +26,7 @@ struct PromptCancelTests {
         defer { home.remove() }
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         // The vault passphrase of a first import: nothing is stored, no vault is made.
-        try t.answer("kcs> ", with: "import privkey \(testPrivateKey) --name hot")
-        try t.expect("new vault passphrase: ")
-        t.type("\u{03}")
-        try t.expect("import.privkey cancelled at its prompt (Ctrl-C); nothing was changed")
+        try t.cancel("import privkey \(testPrivateKey) --name hot", question: "new vault passphrase: ", command: "import.privkey")
         try t.answer("kcs> ", with: "print \"keys\", len(keys()), vault.status().state")
         try t.expect("keys 0 missing")
         // The same import goes through afterwards: the prompt reads again.
@@ -25,15 +34,9 @@ struct PromptCancelTests {
         try t.newVault("vault-pw-1")
         try t.expect("0x2c7536E3605D9C16a7a3D7b1898e529396a65c23")
         // A word of the backup check of a new mnemonic: the key is not made.
-        try t.answer("kcs> ", with: "key.generate --name fresh")
-        try t.expect("word #")
-        t.type("\u{03}")
-        try t.expect("key.generate cancelled at its prompt (Ctrl-C); nothing was changed")
+        try t.cancel("key.generate --name fresh", question: "word #", command: "key.generate")
         // A [y/N] confirmation: the key is not deleted.
-        try t.answer("kcs> ", with: "key.delete hot")
-        try t.expect("[y/N] ")
-        t.type("\u{03}")
-        try t.expect("key.delete cancelled at its prompt (Ctrl-C); nothing was changed")
+        try t.cancel("key.delete hot", question: "[y/N] ", command: "key.delete")
         // The rotation's confirmation comes after its successor was made: that stays, pending.
         try t.answer("kcs> ", with: "key.rotate hot --successor next")
         try t.answer("key.rotate needs the vault passphrase again: ", with: "vault-pw-1")
@@ -46,10 +49,7 @@ struct PromptCancelTests {
         try t.expect("R successor-created")
         // A new PIN on the simulated card: the card stays blank.
         try t.answer("kcs> ", with: "card.connect")
-        try t.answer("> ", with: "card.init")
-        try t.expect("new PIN: ")
-        t.type("\u{03}")
-        try t.expect("card.init cancelled at its prompt (Ctrl-C); nothing was changed")
+        try t.cancel("card.init", at: "> ", question: "new PIN: ", command: "card.init")
         try t.answer("> ", with: "print \"I\", card.info().initialized")
         try t.expect("I false")
         try t.answer("> ", with: "print \"alive\"")

@@ -174,18 +174,8 @@ struct SecretsOnScreenTests {
 
 /// Runs kcs with `arguments` in `home`'s environment, standard input empty.
 func kcsIn(_ home: BatchHome, _ arguments: [String]) throws -> (code: Int32, out: String, err: String) {
-    let p = Process()
-    p.executableURL = TestPaths.kcsBinary
-    p.arguments = arguments
-    p.environment = home.environment
-    p.currentDirectoryURL = home.folder
     let out = home.path("kcs-\(UUID().uuidString).out"), err = home.path("kcs-\(UUID().uuidString).err")
-    _ = FileManager.default.createFile(atPath: out, contents: nil)
-    _ = FileManager.default.createFile(atPath: err, contents: nil)
-    p.standardOutput = FileHandle(forWritingAtPath: out)
-    p.standardError = FileHandle(forWritingAtPath: err)
-    p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    try p.runWithSignalsUnblocked()
+    let p = try home.start(arguments: arguments, stdout: out, stderr: err)
     p.waitUntilExit()
     return (p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8), try String(contentsOfFile: err, encoding: .utf8))
 }
