@@ -439,7 +439,7 @@ extension Builtins {
                 guard let host = session.host, host.isInteractive else {
                     throw CardCommandError.resetNotConfirmed(command: c, typed: nil)
                 }
-                guard let answer = host.ask(prompt: "card.reset erases this card's keys, PIN, PUK and every pairing. "
+                guard let answer = try host.ask(prompt: "card.reset erases this card's keys, PIN, PUK and every pairing. "
                                             + "Type its short instance UID (shown in the prompt and by card.info) to confirm: ")
                 else { throw SessionError.cancelled(command: c) }
                 typed = answer

@@ -563,7 +563,7 @@ extension Builtins {
                 if !picks.contains(i) { picks.append(i) }
             }
             for i in picks.sorted() {
-                let answer = host.ask(prompt: "word #\(i + 1): ")?.trimmingCharacters(in: .whitespaces).lowercased()
+                let answer = try host.ask(prompt: "word #\(i + 1): ")?.trimmingCharacters(in: .whitespaces).lowercased()
                 guard answer == words[i] else { throw KeyCommandError.backupWordWrong(command: command, position: i + 1) }
             }
         }

@@ -1,4 +1,5 @@
 import KCSRuntime
+import WalletCore
 import KCSSyntax
 import WalletCrypto
 
@@ -18,7 +19,17 @@ public enum Builtins {
     public static func registry() -> BuiltinRegistry {
         // `help` describes the whole table, itself included.
         let described = BuiltinRegistry(tables + [help(answering: nil)])
-        return BuiltinRegistry(tables + [help(answering: described)])
+        var registry = BuiltinRegistry(tables + [help(answering: described)])
+        registry.addressLiteralCheck = addressLiteralCheck
+        return registry
+    }
+
+    /// An unquoted `0x` literal of 20 bytes is checked as the quoted text would be wherever an
+    /// address is taken: mixed case must carry its EIP-55 checksum (all-lower and all-upper
+    /// carry none), with the same message (docs/language.md §1).
+    @Sendable static func addressLiteralCheck(_ spelling: String) -> (any IdentifiableError)? {
+        do { _ = try EthereumAddress(spelling) } catch { return error as AddressError }
+        return nil
     }
 
     /// `help [TOPIC]`: the namespaces and their commands, or one command (usage, summary,

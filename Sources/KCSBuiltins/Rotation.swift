@@ -204,6 +204,9 @@ extension Builtins {
                 let declined = if case .cancelled = error { true } else { false }
                 throw RotationCommandError.backupNotConfirmed(command: c, rotationID: id, old: rotation.oldKeyName,
                                                               successor: successor, declined: declined)
+            } catch is PromptInterrupted {
+                throw PromptInterrupted(note: "rotation \(id) stays pending: \(successor) was made and \(rotation.oldKeyName) "
+                                        + "keeps its secret; finish with rotation resume \(id), or undo with rotation rollback \(id)")
             }
             rotation = try store.confirmSuccessorBackedUp(rotationID: id)
         }

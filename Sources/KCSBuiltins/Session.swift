@@ -37,6 +37,8 @@ public final class Session: BuiltinContext {
 
     private var openedStore: WalletStore?
     private var lastVaultUse: Date?
+    /// The passphrase file was found open to others and said so (once a session).
+    private var warnedPassphraseFile = false
 
     public init(home: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                 random: any RandomSource = SystemRandom(), clock: @escaping @Sendable () -> Date = { Date() },
@@ -155,6 +157,14 @@ public final class Session: BuiltinContext {
             return secret
         }
         if let file = environment[Session.passphraseFileVariable], !file.isEmpty {
+            var info = stat()
+            if !warnedPassphraseFile, stat(file, &info) == 0, info.st_mode & 0o077 != 0 {
+                // As ssh does for a private key file: others can read (or write) the passphrase.
+                warnedPassphraseFile = true
+                host?.warn("\(Session.passphraseFileVariable) \(file) is open to other users (mode "
+                           + String(info.st_mode & 0o777, radix: 8) + "); anyone who can read it can unlock the vault: "
+                           + "chmod 600 \(file)")
+            }
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw SessionError.passphraseFileUnreadable(command: command, path: file)
             }
@@ -173,7 +183,7 @@ public final class Session: BuiltinContext {
     public func confirm(_ question: String, for command: String, yes: Bool) throws {
         if yes { return }
         guard let host, host.isInteractive else { throw SessionError.needsConfirmation(command: command) }
-        let answer = host.ask(prompt: question + " [y/N] ")?.trimmingCharacters(in: .whitespaces).lowercased()
+        let answer = try host.ask(prompt: question + " [y/N] ")?.trimmingCharacters(in: .whitespaces).lowercased()
         guard answer == "y" || answer == "yes" else { throw SessionError.cancelled(command: command) }
     }
 

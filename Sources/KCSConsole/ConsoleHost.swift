@@ -18,6 +18,8 @@ public final class ConsoleHost: ScriptHost {
     public var home: String?
     /// The Ethereum node given with `--rpc` (else the session reads KCS_RPC_URL).
     public var rpcURL: String?
+    /// Marks a module's secret ranges before the interpreter parses it (set by `ScriptRunner`).
+    var markSecrets: ((Source) -> Source)?
 
     public init(interactive: Bool = isatty(STDIN_FILENO) == 1, stdlibDirectories: [String] = ConsoleHost.defaultStdlib(),
                 output: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
@@ -41,10 +43,9 @@ public final class ConsoleHost: ScriptHost {
     public var context: (any BuiltinContext)? { session }
 
     /// A visible question on standard error, answered on standard input (terminal only).
-    public func ask(prompt: String) -> String? {
+    public func ask(prompt: String) throws(PromptInterrupted) -> String? {
         guard isInteractive else { return nil }
-        FileHandle.standardError.write(Data(prompt.utf8))
-        return readLine(strippingNewline: true)
+        return try Terminal.readLine(prompt: prompt, hidden: false)
     }
 
     /// A progress line on standard error, redrawn in place on a terminal; nil ends it.
@@ -60,10 +61,15 @@ public final class ConsoleHost: ScriptHost {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
+    /// `kcs: warning: TEXT` on standard error, whoever runs kcs.
+    public func warn(_ text: String) {
+        FileHandle.standardError.write(Data("kcs: warning: \(text)\n".utf8))
+    }
+
     /// Reads a secret from the terminal with echo off; nil at end of input.
     public func readSecret(prompt: String) throws -> SecretValue? {
         guard isInteractive else { return nil }
-        guard let text = Terminal.readHidden(prompt: prompt) else { return nil }
+        guard let text = try Terminal.readLine(prompt: prompt, hidden: true) else { return nil }
         return Builtins.secret(kind: "input", text: text)
     }
 
@@ -74,7 +80,8 @@ public final class ConsoleHost: ScriptHost {
         candidates.append((scriptDir.isEmpty ? file : (scriptDir as NSString).appendingPathComponent(file)))
         for path in candidates {
             if let data = FileManager.default.contents(atPath: path) {
-                return Source(name: path, bytes: Array(data))
+                let source = Source(name: path, bytes: Array(data))
+                return markSecrets?(source) ?? source
             }
         }
         throw ModuleNotFound(name: name, searched: candidates)
@@ -103,24 +110,54 @@ public final class ConsoleHost: ScriptHost {
     }
 }
 
-/// Terminal helpers: reading without echo.
+/// Terminal helpers: prompts that Ctrl-C cancels, with or without echo.
 enum Terminal {
-    /// Prompts on standard error and reads one line from standard input with echo off.
-    /// Echo goes off (and what was typed ahead is discarded) before the prompt is shown, so
-    /// whatever is typed once the prompt is there is never echoed nor thrown away.
-    static func readHidden(prompt: String) -> String? {
-        var old = termios()
-        let isTTY = tcgetattr(STDIN_FILENO, &old) == 0
-        if isTTY {
-            var quiet = old
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+    /// Prompts on standard error and reads one line from standard input, with echo off when
+    /// `hidden`. Echo goes off (and what was typed ahead is discarded) before the prompt is
+    /// shown, so whatever is typed once the prompt is there is never echoed nor thrown away.
+    /// Ctrl-C puts the terminal back and throws `PromptInterrupted` (in a batch run too: SIGINT
+    /// is routed to `Interrupt` for the time of the read); nil at the end of input.
+    ///
+    /// Reads with read(2), a byte at a time, not stdio: a read interrupted by the signal
+    /// returns EINTR here, where stdio would set the stream's error flag and every later
+    /// read of standard input (the line editor's included) would fail at once.
+    static func readLine(prompt: String, hidden: Bool) throws(PromptInterrupted) -> String? {
+        try Interrupt.routed { () throws(PromptInterrupted) -> String? in
+            var old = termios()
+            let isTTY = hidden && tcgetattr(STDIN_FILENO, &old) == 0
+            if isTTY {
+                var quiet = old
+                quiet.c_lflag &= ~tcflag_t(ECHO)
+                tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+            }
+            FileHandle.standardError.write(Data(prompt.utf8))
+            defer {
+                if isTTY { tcsetattr(STDIN_FILENO, TCSAFLUSH, &old) }
+                if hidden { FileHandle.standardError.write(Data("\n".utf8)) }
+            }
+            _ = Interrupt.take()  // a Ctrl-C from before the prompt is not an answer to it
+            var line: [UInt8] = []
+            defer { line.withUnsafeMutableBufferPointer { $0.initialize(repeating: 0) } }
+            var byte: UInt8 = 0
+            while true {
+                let n = read(STDIN_FILENO, &byte, 1)
+                if n == 1 {
+                    if byte == 0x0A { break }
+                    line.append(byte)
+                } else if n == 0 {
+                    if line.isEmpty { return nil }
+                    break
+                } else if errno == EINTR {
+                    if Interrupt.take() {
+                        if !hidden { FileHandle.standardError.write(Data("\n".utf8)) }
+                        throw PromptInterrupted()
+                    }
+                } else {
+                    return nil
+                }
+            }
+            if line.last == 0x0D { line.removeLast() }
+            return String(decoding: line, as: UTF8.self)
         }
-        FileHandle.standardError.write(Data(prompt.utf8))
-        defer {
-            if isTTY { tcsetattr(STDIN_FILENO, TCSAFLUSH, &old) }
-            FileHandle.standardError.write(Data("\n".utf8))
-        }
-        return readLine(strippingNewline: true)
     }
 }

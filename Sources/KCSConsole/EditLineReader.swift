@@ -8,7 +8,9 @@ import Foundation
 public final class EditLineReader: LineReader {
     private let editLine: OpaquePointer
     private let history: OpaquePointer
-    private let historyFile: String?
+    /// Nil when there is none, or when it turned out to be a symbolic link (history then stays
+    /// in memory, and kcs said so once).
+    private var historyFile: String?
     /// The prompt and the owner pointer libedit's callbacks reach through EL_CLIENTDATA.
     private let client: UnsafeMutablePointer<kcs_el_client>
     private var promptBuffer: UnsafeMutablePointer<CChar>?
@@ -43,7 +45,11 @@ public final class EditLineReader: LineReader {
             let dir = (historyFile as NSString).deletingLastPathComponent
             try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])
-            _ = historyFile.withCString { kcs_history_load(h, &event, $0) }
+            if refuseIfLink(historyFile) {
+                self.historyFile = nil
+            } else {
+                _ = historyFile.withCString { kcs_history_load(h, &event, $0) }
+            }
         }
     }
 
@@ -115,10 +121,30 @@ public final class EditLineReader: LineReader {
         guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
         var event = HistEvent()
         _ = kcs_history_enter(history, &event, line)
-        if let historyFile {
-            _ = historyFile.withCString { kcs_history_save(history, &event, $0) }
-            chmod(historyFile, 0o600)
+        guard let historyFile else { return }
+        if refuseIfLink(historyFile) {
+            self.historyFile = nil
+            return
         }
+        // Written to a new 0600 file beside it, then renamed over it: a rename replaces a link
+        // that appeared meanwhile instead of writing through it, and a reader never sees half.
+        let temporary = historyFile + ".tmp-\(getpid())"
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        close(fd)
+        _ = temporary.withCString { kcs_history_save(history, &event, $0) }
+        if rename(temporary, historyFile) != 0 { unlink(temporary) }
+    }
+
+    /// True (and a warning on standard error) when `path` is a symbolic link: the history is
+    /// never read from or written through one, since it could point at any file of the user's.
+    private func refuseIfLink(_ path: String) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFLNK else { return false }
+        FileHandle.standardError.write(Data(("kcs: warning: the history file \(path) is a symbolic link; kcs does not "
+            + "read or write through one, so this session's history stays in memory (replace the link with a file)\n").utf8))
+        return true
     }
 
     /// `$XDG_STATE_HOME/kcs/history`, else `~/.local/state/kcs/history`.

@@ -22,6 +22,19 @@ public enum Interrupt {
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
+    /// Runs `body` with SIGINT routed to the flag (a batch run's prompt: Ctrl-C there must
+    /// restore the terminal and stop the script cleanly, not kill kcs with echo off), then puts
+    /// back the disposition there was.
+    static func routed<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        var old = sigaction()
+        sigaction(SIGINT, nil, &old)
+        // Only the default is replaced: ours is already there, and an ignored SIGINT never comes.
+        let replace = old.__sigaction_handler.sa_handler == nil  // SIG_DFL
+        if replace { clear(); install() }
+        defer { if replace { sigaction(SIGINT, &old, nil) } }
+        return try body()
+    }
+
     /// True once after Ctrl-C.
     public static func take() -> Bool { flag.exchange(false, ordering: .relaxed) }
 

@@ -76,8 +76,7 @@ public final class REPL {
                 continue
             }
             pending += pending.isEmpty ? line : "\n" + line
-            let source = Source(name: "<stdin>", text: pending)
-            let (program, diagnostics) = runner.interpreter.parse(source)
+            let (source, program, diagnostics) = runner.parse(Source(name: "<stdin>", text: pending))
             if diagnostics.contains(where: { $0.id == "parse.unexpectedEndOfInput" }) { continue }
             let entered = pending
             pending = ""
@@ -122,8 +121,7 @@ public final class REPL {
                 errorOutput(".read: cannot read \(words[1])\n")
                 return failed(ExitStatus.usage)
             }
-            let source = Source(name: words[1], bytes: Array(data))
-            let (program, diagnostics) = runner.interpreter.parse(source)
+            let (source, program, diagnostics) = runner.parse(Source(name: words[1], bytes: Array(data)))
             if !diagnostics.isEmpty {
                 errorOutput(DiagnosticRenderer.render(diagnostics, source: source))
                 return failed(ExitStatus.scriptError)

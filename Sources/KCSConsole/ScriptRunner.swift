@@ -5,8 +5,8 @@ import KCSSyntax
 
 /// Exit codes (STYLE habit 10, docs/language.md §7, docs/card-console.md): 0 ok, 64 usage,
 /// 65 script error (parse), 70 runtime error; an uncaught card error gets its own code so a
-/// script's caller can tell them apart (issue 6 §9): 69 no reader or card, 75 cancelled,
-/// 76 other card error, 77 wrong PIN or PUK, 78 PIN or PUK blocked; 69 also when the Ethereum
+/// script's caller can tell them apart (docs/card-console.md): 69 no reader or card, 75 cancelled,
+/// 76 other card error, 77 wrong PIN or PUK, 78 PIN or PUK blocked, 130 Ctrl-C at a prompt; 69 also when the Ethereum
 /// node does not answer.
 public enum ExitStatus {
     public static let ok: Int32 = 0
@@ -16,8 +16,11 @@ public enum ExitStatus {
     /// (sysexits EX_UNAVAILABLE).
     public static let noCard: Int32 = 69
     public static let runtimeError: Int32 = 70
-    /// The person cancelled (declined a confirmation, typed the wrong reset UID, Ctrl-C).
+    /// The person cancelled (declined a confirmation, typed the wrong reset UID).
     public static let cancelled: Int32 = 75
+    /// Ctrl-C (at a prompt of a batch run; elsewhere SIGINT ends it): 128 + SIGINT, as a shell
+    /// reports a run that SIGINT ended.
+    public static let interrupted: Int32 = 130
     /// Any other card error: a status word, a refused pairing, no free slot, a blank card.
     public static let cardError: Int32 = 76
     /// A wrong PIN or PUK (tries left in the message), or one kcs refused to send with one try left.
@@ -31,7 +34,8 @@ public enum ExitStatus {
         case "card.notConnected": return noCard
         case "card.wrongPIN", "card.wrongPUK", "card.lastTry": return wrongPIN
         case "card.pinBlocked", "card.pukBlocked": return blocked
-        case "session.cancelled", "runtime.interrupted", "card.resetNotConfirmed", "eth.command.waitStopped": return cancelled
+        case "session.cancelled", "card.resetNotConfirmed", "eth.command.waitStopped": return cancelled
+        case "runtime.interrupted": return interrupted
         // Values a batch run did not give, or typed twice differently: not the card's doing.
         case "card.valueNeeded", "card.valuesDiffer", "card.unpairChoice", "card.duressTrap": return runtimeError
         // The node is not there or not answering: the service is unavailable, as for a missing card.
@@ -62,6 +66,17 @@ public final class ScriptRunner {
         self.errorOutput = errorOutput
         self.json = json
         self.host = host
+        let registry = interpreter.registry
+        let commands = interpreter.commandTable
+        (host as? ConsoleHost)?.markSecrets = { HistoryRedaction.marked($0, registry: registry, commands: commands) }
+    }
+
+    /// Parses `source` after marking its secret ranges (`HistoryRedaction.marked`), so that no
+    /// error about it shows a secret; every console path parses through here.
+    public func parse(_ source: Source) -> (source: Source, program: Program, diagnostics: [Diagnostic]) {
+        let marked = HistoryRedaction.marked(source, registry: interpreter.registry, commands: interpreter.commandTable)
+        let (program, diagnostics) = interpreter.parse(marked)
+        return (marked, program, diagnostics)
     }
 
     /// When the runner goes away the run is over (`kcs run FILE` included): the session frees
@@ -75,7 +90,7 @@ public final class ScriptRunner {
     /// `args` become the list `args` inside the script.
     public func run(_ source: Source, args: [String] = []) -> Int32 {
         interpreter.define("args", .list(args.map { .string($0) }))
-        let (program, diagnostics) = interpreter.parse(source)
+        let (source, program, diagnostics) = parse(source)
         if !diagnostics.isEmpty {
             report(diagnostics, source)
             return ExitStatus.scriptError
@@ -85,7 +100,7 @@ public final class ScriptRunner {
             return ExitStatus.ok
         } catch {
             if json {
-                errorOutput(Value.map(ValueMap([("error", .string(error.id)), ("message", .string(error.message)),
+                errorOutput(Value.map(ValueMap([("error", .string(error.id)), ("message", .string(source.redacting(error.message))),
                                                 ("file", .string(source.name)),
                                                 ("line", .int(error.location.line)),
                                                 ("column", .int(error.location.column))])).json + "\n")
@@ -98,7 +113,7 @@ public final class ScriptRunner {
 
     /// Every syntax error and every unknown command, without running anything.
     public func check(_ source: Source) -> (diagnostics: [Diagnostic], exitCode: Int32) {
-        let (program, syntax) = interpreter.parse(source)
+        let (source, program, syntax) = parse(source)
         var all = syntax
         let table = interpreter.commandTable
         for c in program.commands where !table.contains(c.name) {
@@ -111,7 +126,7 @@ public final class ScriptRunner {
 
     /// The AST in its stable text form, or the diagnostics.
     public func parseTree(_ source: Source) -> (text: String?, exitCode: Int32) {
-        let (program, diagnostics) = interpreter.parse(source)
+        let (source, program, diagnostics) = parse(source)
         if !diagnostics.isEmpty {
             report(diagnostics, source)
             return (nil, ExitStatus.scriptError)
@@ -124,7 +139,7 @@ public final class ScriptRunner {
             let lines = LineTable(source)
             for d in diagnostics {
                 let loc = lines.location(of: d.range.start)
-                errorOutput(Value.map(ValueMap([("error", .string(d.id)), ("message", .string(d.message)),
+                errorOutput(Value.map(ValueMap([("error", .string(d.id)), ("message", .string(source.redacting(d.message))),
                                                 ("file", .string(source.name)), ("line", .int(loc.line)),
                                                 ("column", .int(loc.column))])).json + "\n")
             }

@@ -239,6 +239,11 @@ extension Builtin {
 public struct BuiltinRegistry: Sendable {
     public let builtins: [Builtin]
     private let byName: [String: Int]
+    /// Checks a 20-byte `0x…` literal as it was written, before it becomes bytes: the spelling
+    /// carries what the bytes lose (an Ethereum address's EIP-55 letter case). An error it
+    /// returns is raised where the literal is evaluated, as a builtin's error would be. The
+    /// language knows nothing of addresses; the wallet's tables install this.
+    public var addressLiteralCheck: (@Sendable (_ spelling: String) -> (any IdentifiableError)?)?
 
     /// Builds the registry; two entries with one name is a programming error.
     public init(_ builtins: [Builtin]) {

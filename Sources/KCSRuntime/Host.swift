@@ -39,12 +39,17 @@ public protocol ScriptHost: AnyObject {
     var now: Date { get }
 
     /// Asks a question whose answer may be seen (a confirmation, words of a backup); nil when
-    /// nobody can answer (batch) or at end of input. Defaults to nil.
-    func ask(prompt: String) -> String?
+    /// nobody can answer (batch) or at end of input; throws `PromptInterrupted` at Ctrl-C.
+    /// Defaults to nil.
+    func ask(prompt: String) throws -> String?
 
     /// Shows progress of a slow step (a KDF, an import) where a person can see it; a no-op
     /// by default and in batch runs.
     func status(_ text: String)
+
+    /// Warns on standard error, in batch runs too (a passphrase file others can read). A no-op
+    /// by default.
+    func warn(_ text: String)
 
     /// Redraws a one-line progress display (a bar) where a person can see it; nil ends it.
     /// A no-op by default and in batch runs.
@@ -54,11 +59,22 @@ public protocol ScriptHost: AnyObject {
     var context: (any BuiltinContext)? { get }
 }
 
+/// Ctrl-C at a prompt (`ScriptHost.readSecret`, `ScriptHost.ask`). A builtin lets it pass
+/// (or adds a `note` saying what stays changed); the run then ends with
+/// `runtime.interrupted`, shown on one line.
+public struct PromptInterrupted: Error, Sendable {
+    /// What stays changed, when the command had already changed something before the prompt
+    /// (a rotation left pending); nil means nothing was.
+    public let note: String?
+    public init(note: String? = nil) { self.note = note }
+}
+
 extension ScriptHost {
     public func shouldInterrupt() -> Bool { false }
     public var now: Date { Date() }
-    public func ask(prompt: String) -> String? { nil }
+    public func ask(prompt: String) throws -> String? { nil }
     public func status(_ text: String) {}
+    public func warn(_ text: String) {}
     public func progress(_ text: String?) {}
     public var context: (any BuiltinContext)? { nil }
 }

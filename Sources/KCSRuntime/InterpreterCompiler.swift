@@ -239,6 +239,10 @@ final class Compiler {
             let value: Value = Int(digits).map(Value.int) ?? .integer(BigInt(digits) ?? 0)
             return ConstNode(value, range: e.range)
         case .bytes(let b):
+            if b.count == 20, let check = env.registry.addressLiteralCheck,
+               let error = check(unit.source.text(in: e.range)) {
+                return FailExpr(.builtin(id: error.id, command: "0x literal", message: error.description), range: e.range)
+            }
             return ConstNode(.bytes(b), range: e.range)
         case .string(let parts):
             var nodes: [ExprNode] = []

@@ -424,7 +424,9 @@ extension Environment {
         for (i, p) in b.params.enumerated() where p.isSecret && values[p.name] == nil {
             var secret: SecretValue?
             if host.isInteractive {
-                do { secret = try host.readSecret(prompt: "\(p.name): ") } catch {
+                do { secret = try host.readSecret(prompt: "\(p.name): ") } catch is PromptInterrupted {
+                    throw RuntimeError(.promptCancelled(command: b.name, note: nil), at: range)
+                } catch {
                     throw RuntimeError(.builtin(id: (error as? IdentifiableError)?.id, command: b.name,
                                                 message: String(describing: error)), at: range)
                 }
@@ -439,6 +441,8 @@ extension Environment {
             return try b.body(CallArguments(values: values, options: bound.options, context: host.context))
         } catch let e as RuntimeError {
             throw RuntimeError(e.kind, at: range)
+        } catch let e as PromptInterrupted {
+            throw RuntimeError(.promptCancelled(command: b.name, note: e.note), at: range)
         } catch let e as IdentifiableError {
             throw RuntimeError(.builtin(id: e.id, command: b.name, message: e.description), at: range)
         } catch {

@@ -244,6 +244,17 @@ final class FailNode: StmtNode {
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow { throw RuntimeError(error, at: range) }
 }
 
+/// An expression the compiler already knows to fail (an address literal with a wrong
+/// checksum): it throws when evaluated, like the call it stands in would.
+final class FailExpr: ExprNode {
+    let error: RuntimeErrorKind
+    init(_ error: RuntimeErrorKind, range: SourceRange) {
+        self.error = error
+        super.init(range: range)
+    }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value { throw RuntimeError(error, at: range) }
+}
+
 // MARK: - Control flow
 
 final class IfNode: StmtNode {
@@ -422,7 +433,7 @@ final class TryNode: StmtNode {
         do throws(RuntimeError) {
             return try body.exec(env, fp)
         } catch {
-            if case .interrupted = error.kind { throw error }
+            if error.kind.isInterruption { throw error }
             var e = error
             if e.source == nil { e.source = unit.source }
             fp[slot] = .domain(ErrorValue(e))

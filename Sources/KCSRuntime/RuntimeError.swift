@@ -75,6 +75,17 @@ public enum RuntimeErrorKind: Sendable, Equatable {
     case builtin(id: String?, command: String, message: String)
     /// The host asked to stop (Ctrl-C).
     case interrupted
+    /// Ctrl-C at a prompt of `command`: it was cancelled before it changed anything, or `note`
+    /// says what stays changed. Shown on one line, without the excerpt; same ID as `interrupted`.
+    case promptCancelled(command: String, note: String?)
+
+    /// True for both kinds of Ctrl-C, which no `try`/`catch` in a script may swallow.
+    public var isInterruption: Bool {
+        switch self {
+        case .interrupted, .promptCancelled: true
+        default: false
+        }
+    }
 
     /// Stable identifier, `runtime.*` or `call.*` (or the builtin's own). Never changes once
     /// published; tests and `try`/`catch` code match on it.
@@ -106,7 +117,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
         case .secretNotSupplied: "runtime.secretNotSupplied"
         case .argument(let e): e.id
         case .builtin(let id, _, _): id ?? "runtime.builtinFailed"
-        case .interrupted: "runtime.interrupted"
+        case .interrupted, .promptCancelled: "runtime.interrupted"
         }
     }
 
@@ -144,6 +155,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
         case .argument(let e): e.description
         case .builtin(_, _, let m): m
         case .interrupted: "interrupted"
+        case .promptCancelled(let c, let note): "\(c) cancelled at its prompt (Ctrl-C); \(note ?? "nothing was changed")"
         }
     }
 
@@ -238,21 +250,14 @@ public struct RuntimeError: Error, Sendable, Equatable, CustomStringConvertible 
         if let source {
             let lines = LineTable(source)
             let loc = lines.location(of: range.start)
-            out = "\(source.name):\(loc.line):\(loc.column): error: \(message)\n"
-            let lineRange = lines.lineRange(loc.line)
-            let number = String(loc.line)
-            out += "  \(number) | \(lines.lineText(loc.line))\n"
-            let prefix = source.text(in: SourceRange(start: lineRange.start, end: max(lineRange.start, range.start)))
-            let pad = String(prefix.unicodeScalars.map { $0 == "\t" ? "\t" : " " })
-            let spanEnd = min(range.end, lineRange.end)
-            let width = spanEnd > range.start
-                ? source.text(in: SourceRange(start: range.start, end: spanEnd)).unicodeScalars.count : 1
-            out += "  \(String(repeating: " ", count: number.count)) | \(pad)^"
-                + String(repeating: "~", count: max(0, width - 1)) + "\n"
+            out = "\(source.name):\(loc.line):\(loc.column): error: \(source.redacting(message))\n"
+            if case .promptCancelled = kind { return out }
+            out += DiagnosticRenderer.excerpt(range, in: source, lines: lines)
+            if let hint { out += "  hint: \(source.redacting(hint))\n" }
         } else {
             out = "error: \(message)\n"
+            if let hint { out += "  hint: \(hint)\n" }
         }
-        if let hint { out += "  hint: \(hint)\n" }
         var tables: [String: LineTable] = [:]
         var i = 0
         while i < frames.count {

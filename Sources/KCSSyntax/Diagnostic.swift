@@ -22,6 +22,8 @@ public enum DiagnosticKind: Sendable, Equatable {
     case invalidNumber(String)
     /// A backslash escape we do not know, e.g. `\q`.
     case invalidEscape(String)
+    /// Bytes that are not UTF-8 (the first one of them); a script must be UTF-8 text.
+    case invalidUTF8(byte: UInt8)
 
     // MARK: Syntax
     /// The input ended while something was still open. The REPL shows a continuation prompt
@@ -58,6 +60,7 @@ public enum DiagnosticKind: Sendable, Equatable {
         case .missingHexDigits: "lex.missingHexDigits"
         case .invalidNumber: "lex.invalidNumber"
         case .invalidEscape: "lex.invalidEscape"
+        case .invalidUTF8: "lex.invalidUTF8"
         case .unexpectedEndOfInput: "parse.unexpectedEndOfInput"
         case .unexpectedToken: "parse.unexpectedToken"
         case .invalidAssignmentTarget: "parse.invalidAssignmentTarget"
@@ -81,6 +84,7 @@ public enum DiagnosticKind: Sendable, Equatable {
         case .missingHexDigits: "expected hex digits after `0x`"
         case .invalidNumber(let text): "`\(text)` is not a number"
         case .invalidEscape(let c): "unknown escape `\\\(c)` in string"
+        case .invalidUTF8(let byte): "the text is not valid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)) here); nothing was run"
         case .unexpectedEndOfInput(let expected): "unexpected end of input, expected \(expected)"
         case .unexpectedToken(let expected, let found): "expected \(expected), found \(found)"
         case .invalidAssignmentTarget: "cannot assign to this expression"
@@ -98,6 +102,7 @@ public enum DiagnosticKind: Sendable, Equatable {
     public var hint: String? {
         switch self {
         case .invalidEscape: #"escapes are \n \t \\ \" \{"#
+        case .invalidUTF8: "save the file as UTF-8 (a file in Latin-1 or UTF-16 shows this)"
         case .oddHexDigits: "each byte is two hex digits, e.g. `0x0a` rather than `0xa`"
         case .invalidAssignmentTarget: "assign to a name (`x`), a field (`x.f`) or an element (`x[i]`)"
         case .missingCommandVerb(let ns): "write `\(ns).verb` or `\(ns) verb`"
@@ -157,20 +162,60 @@ public enum DiagnosticRenderer {
 
     private static func render(_ d: Diagnostic, source: Source, lines: LineTable) -> String {
         let loc = lines.location(of: d.range.start)
-        var out = "\(source.name):\(loc.line):\(loc.column): error: \(d.message)\n"
+        var out = "\(source.name):\(loc.line):\(loc.column): error: \(source.redacting(d.message))\n"
+        out += excerpt(d.range, in: source, lines: lines)
+        if let hint = d.hint { out += "  hint: \(source.redacting(hint))\n" }
+        return out
+    }
+
+    /// The source line of `range` with a gutter, and a caret line under the range:
+    ///
+    /// ```
+    ///   3 | let x = 1 +
+    ///     |            ^~~
+    /// ```
+    ///
+    /// Ranges in `source.secretRanges` print as `<secret>` (the caret follows), so an error
+    /// never shows a secret literal or argument. Diagnostics and runtime errors both use this.
+    public static func excerpt(_ range: SourceRange, in source: Source, lines: LineTable) -> String {
+        let loc = lines.location(of: range.start)
         let lineRange = lines.lineRange(loc.line)
-        let lineText = lines.lineText(loc.line)
         let number = String(loc.line)
-        out += "  \(number) | \(lineText)\n"
-        // Pad with the line's own tabs so the caret lines up however tabs are shown.
-        let prefix = source.text(in: SourceRange(start: lineRange.start, end: max(lineRange.start, d.range.start)))
-        let pad = String(prefix.unicodeScalars.map { $0 == "\t" ? "\t" : " " })
-        let spanEnd = min(d.range.end, lineRange.end)
-        let width = spanEnd > d.range.start
-            ? source.text(in: SourceRange(start: d.range.start, end: spanEnd)).unicodeScalars.count : 1
-        let marker = "^" + String(repeating: "~", count: max(0, width - 1))
-        out += "  \(String(repeating: " ", count: number.count)) | \(pad)\(marker)\n"
-        if let hint = d.hint { out += "  hint: \(hint)\n" }
+        // The line as shown, and each shown column's start offset: a secret becomes one piece.
+        var shown = ""
+        var column = 0
+        var startColumn: Int?
+        var endColumn: Int?
+        var caretPad = ""
+        var offset = lineRange.start
+        let secrets = source.secretRanges.filter { $0.end > lineRange.start && $0.start < lineRange.end }
+            .sorted { $0.start < $1.start }
+        var nextSecret = 0
+        func mark(_ from: Int, _ to: Int, _ piece: String) {
+            if startColumn == nil, range.start < to || (range.start == from && from == to) { startColumn = column }
+            if startColumn != nil, endColumn == nil, range.end <= from, range.end > range.start { endColumn = column }
+            if startColumn == nil { caretPad += piece.unicodeScalars.map { $0 == "\t" ? "\t" : " " } }
+            shown += piece
+            column += piece.unicodeScalars.count
+        }
+        while offset < lineRange.end {
+            if nextSecret < secrets.count, secrets[nextSecret].start <= offset {
+                let end = min(secrets[nextSecret].end, lineRange.end)
+                mark(offset, end, "<secret>")
+                offset = end
+                nextSecret += 1
+                continue
+            }
+            var scalarEnd = offset + 1
+            while scalarEnd < lineRange.end, source.utf8[scalarEnd] & 0xC0 == 0x80 { scalarEnd += 1 }
+            mark(offset, scalarEnd, source.text(in: SourceRange(start: offset, end: scalarEnd)))
+            offset = scalarEnd
+        }
+        let start = startColumn ?? column
+        let end = endColumn ?? (range.end > range.start ? column : start + 1)
+        let width = max(1, end - start)
+        var out = "  \(number) | \(shown)\n"
+        out += "  \(String(repeating: " ", count: number.count)) | \(caretPad)^" + String(repeating: "~", count: width - 1) + "\n"
         return out
     }
 }

@@ -21,6 +21,11 @@ public struct Parser {
     /// Never fails and never traps: statements with errors are left out of `program` and each
     /// is explained by one entry of `diagnostics`, in source order.
     public static func parse(source: Source, commands: CommandTable = .empty) -> (program: Program, diagnostics: [Diagnostic]) {
+        if let bad = source.invalidUTF8 {
+            // Replacement characters would run as if they were the text: refuse the whole source.
+            return (Program(source: source, statements: []),
+                    [Diagnostic(.invalidUTF8(byte: source.invalidUTF8Byte ?? 0), at: SourceRange(start: bad, end: bad + 3))])
+        }
         var parser = Parser(source: source, commands: commands)
         let statements = parser.parseStatements(inBlock: false)
         return (Program(source: source, statements: statements), parser.diagnostics)

@@ -11,7 +11,8 @@ import Foundation
 ///
 /// The text is kept both as a `String` and as its UTF-8 bytes; all offsets in this module index
 /// the bytes. Invalid UTF-8 given to `init(name:bytes:)` is replaced by U+FFFD first, so the two
-/// views always agree.
+/// views always agree, and the place of the first invalid byte is kept so the parser refuses
+/// the text with its line and column (docs/language.md §1).
 public struct Source: Sendable, Equatable {
     /// The name shown in diagnostics, e.g. `wallet.kcs` or `<stdin>`.
     public let name: String
@@ -19,17 +20,70 @@ public struct Source: Sendable, Equatable {
     public let text: String
     /// The UTF-8 bytes of `text`; `SourceRange` offsets index this array.
     public let utf8: [UInt8]
+    /// Where the first invalid UTF-8 sequence was (an offset into `utf8`, at its U+FFFD), when
+    /// the source was made from bytes that were not valid UTF-8.
+    public let invalidUTF8: Int?
+    /// The first byte of that invalid sequence.
+    public let invalidUTF8Byte: UInt8?
+    /// Byte ranges whose text must never be shown (secret literals, secret arguments): error
+    /// excerpts print `<secret>` in their place. The console fills this in.
+    public var secretRanges: [SourceRange] = []
 
     /// Creates a source from text.
     public init(name: String, text: String) {
         self.name = name
         self.text = text
         self.utf8 = Array(text.utf8)
+        self.invalidUTF8 = nil
+        self.invalidUTF8Byte = nil
     }
 
-    /// Creates a source from raw bytes, replacing invalid UTF-8 with U+FFFD.
+    /// Creates a source from raw bytes: a UTF-8 byte-order mark at the start is skipped, and
+    /// invalid UTF-8 is replaced by U+FFFD (its first place is kept in `invalidUTF8`).
     public init(name: String, bytes: [UInt8]) {
-        self.init(name: name, text: String(decoding: bytes, as: UTF8.self))
+        let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        self.name = name
+        if let text = String(validating: body, as: UTF8.self) {
+            self.text = text
+            self.utf8 = body
+            self.invalidUTF8 = nil
+            self.invalidUTF8Byte = nil
+        } else {
+            self.text = String(decoding: body, as: UTF8.self)
+            self.utf8 = Array(text.utf8)
+            // The valid prefix decodes to the same bytes, so the offset of the first bad byte
+            // is the offset of its replacement character.
+            var valid = 0
+            var decoder = UTF8()
+            var iterator = body.makeIterator()
+            loop: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let s): valid += UTF8.width(s)
+                case .emptyInput, .error: break loop
+                }
+            }
+            self.invalidUTF8 = valid
+            self.invalidUTF8Byte = body[valid]
+        }
+    }
+
+    /// `message` with the text of every secret range replaced by `<secret>`: a message that
+    /// quotes an argument (a malformed key, a phrase with a typo) must not show it either. A
+    /// string literal's text is matched with and without its quotes.
+    public func redacting(_ message: String) -> String {
+        guard !secretRanges.isEmpty else { return message }
+        var out = message
+        var texts: [String] = []
+        for r in secretRanges {
+            let t = text(in: r)
+            texts.append(t)
+            if t.count >= 2, t.first == "\"", t.last == "\"" { texts.append(String(t.dropFirst().dropLast())) }
+        }
+        // Longest first, so a literal is not cut into by a shorter one it contains.
+        for t in texts.sorted(by: { $0.utf8.count > $1.utf8.count }) where t.utf8.count >= 8 {
+            out = out.replacingOccurrences(of: t, with: "<secret>")
+        }
+        return out
     }
 
     /// The text covered by `range` (clamped to the source).

@@ -21,6 +21,8 @@ public enum StoreError: WalletError, Equatable {
     case homeUnusable(path: String, errno: Int32)
     /// The database file could not be created or given mode 0600.
     case fileUnusable(path: String, errno: Int32)
+    /// The database file (or its `-wal`/`-shm` file) is a symbolic link: kcs does not follow it.
+    case symbolicLink(path: String)
     /// SQLite refused an operation; `code` is the extended result code. The SQL arguments
     /// are never included (they may be sealed secrets or names the user typed).
     case database(code: Int32, message: String)
@@ -116,6 +118,7 @@ public enum StoreError: WalletError, Equatable {
         switch self {
         case .homeUnusable: "store.homeUnusable"
         case .fileUnusable: "store.fileUnusable"
+        case .symbolicLink: "store.symbolicLink"
         case .database: "store.database"
         case .notWAL: "store.notWAL"
         case .schemaTooNew: "store.schemaTooNew"
@@ -160,6 +163,9 @@ public enum StoreError: WalletError, Equatable {
             "kcs home \(path) must be a directory kcs can create and write, but: \(Self.text(code))"
         case .fileUnusable(let path, let code):
             "store file \(path) must be a file kcs can create with mode 0600, but: \(Self.text(code))"
+        case .symbolicLink(let path):
+            "store file \(path) is a symbolic link; kcs opens its store only as a plain file (a link could send "
+                + "its secrets, or its mode 0600, to another file): replace the link with the file itself"
         case .database(let code, let message):
             "the store's database failed (SQLite code \(code)): \(message)"
         case .notWAL(let mode):

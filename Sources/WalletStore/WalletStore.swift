@@ -87,16 +87,15 @@ public final class WalletStore: Sendable {
     public static func open(home: String, options: Options = Options()) throws(StoreError) -> WalletStore {
         try prepareHome(home)
         let path = (home.hasSuffix("/") ? home : home + "/") + databaseFileName
+        // Checked before anything opens, creates or chmods them: none of the three may be a link.
+        for suffix in ["", "-wal", "-shm"] { try refuseSymbolicLink(path + suffix) }
         try createPrivateFile(path)
         var config = baseConfiguration(options)
         config.journalMode = .wal
         let queue = try storeErrors { try DatabaseQueue(path: path, configuration: config) }
         let store = WalletStore(queue: queue, path: path, options: options)
         try store.finishOpening()
-        for suffix in ["", "-wal", "-shm"] {
-            let file = path + suffix
-            if FileManager.default.fileExists(atPath: file), chmod(file, 0o600) != 0 { throw .fileUnusable(path: file, errno: errno) }
-        }
+        for suffix in ["", "-wal", "-shm"] { try tighten(path + suffix) }
         return store
     }
 
@@ -186,11 +185,31 @@ public final class WalletStore: Sendable {
         return EACCES
     }
 
+    /// Throws `.symbolicLink` when `path` is a symbolic link (lstat: the link itself).
+    private static func refuseSymbolicLink(_ path: String) throws(StoreError) {
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFLNK { throw .symbolicLink(path: path) }
+    }
+
+    /// Gives an existing file mode 0600 through a descriptor opened without following a link.
+    private static func tighten(_ path: String) throws(StoreError) {
+        let fd = posixOpen(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0)
+        if fd < 0 {
+            if errno == ENOENT { return }
+            if errno == ELOOP { throw .symbolicLink(path: path) }
+            throw .fileUnusable(path: path, errno: errno)
+        }
+        let result = fchmod(fd, 0o600)
+        let code = errno
+        posixClose(fd)
+        if result != 0 { throw .fileUnusable(path: path, errno: code) }
+    }
+
     /// Creates an empty database file with mode 0600 if none exists. SQLite gives the
     /// `-wal` and `-shm` files it creates later the mode of this file, so creating it
     /// ourselves sets all three without touching the process-wide umask.
     private static func createPrivateFile(_ path: String) throws(StoreError) {
-        let fd = posixOpen(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = posixOpen(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 {
             let chmodResult = fchmod(fd, 0o600)
             let code = errno
@@ -199,7 +218,7 @@ public final class WalletStore: Sendable {
             return
         }
         guard errno == EEXIST else { throw .fileUnusable(path: path, errno: errno) }
-        if chmod(path, 0o600) != 0 { throw .fileUnusable(path: path, errno: errno) }
+        try tighten(path)
     }
 
     // MARK: - Transactions

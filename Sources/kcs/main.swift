@@ -53,7 +53,11 @@ struct Console: ParsableCommand {
         defer { host.session.close() }
         let runner = try common.runner(host: host, json: json)
         if let code {
-            throw ExitCode(runner.run(Source(name: "<-e>", text: code), args: ([file].compactMap { $0 }) + args))
+            let source = Source(name: "<-e>", text: code)
+            if runner.parse(source).source.secretRanges.count > 0 {
+                FileHandle.standardError.write(Data(Console.commandLineSecretWarning.utf8))
+            }
+            throw ExitCode(runner.run(source, args: ([file].compactMap { $0 }) + args))
         }
         if let file {
             throw ExitCode(try runFile(file, args: args, runner: runner))
@@ -88,6 +92,15 @@ struct Console: ParsableCommand {
 }
 
 extension Console {
+    /// Said once when a `-e` program holds a secret (`Builtins.secretRanges`): a command line is
+    /// in /proc/PID/cmdline, which every local user can read, and in the shell's history.
+    static let commandLineSecretWarning = """
+        kcs: warning: this -e program holds a secret, and a command line can be read by every local user \
+        (/proc/PID/cmdline) and stays in your shell's history; put it in a script file, read it with \
+        `file.read PATH --secret KIND` or `env NAME --secret KIND`, or type it at the kcs prompt
+
+        """
+
     /// `$XDG_CONFIG_HOME/kcs/init.kcs`, else `~/.config/kcs/init.kcs`.
     static func defaultInitFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -179,4 +192,5 @@ struct Parse: ParsableCommand {
     }
 }
 
+CrashReport.install()
 KCS.main()

@@ -43,9 +43,14 @@ struct BatchHome {
     /// Starts kcs on the script file `script` with stdout and stderr going to files; stdin is
     /// /dev/null, so the run is a batch run.
     func start(_ script: String, stdout: String, stderr: String) throws -> Process {
+        try start(arguments: [script], stdout: stdout, stderr: stderr)
+    }
+
+    /// Starts kcs with `arguments`, as `start(_:stdout:stderr:)` does a script.
+    func start(arguments: [String], stdout: String, stderr: String) throws -> Process {
         let p = Process()
         p.executableURL = storeTestBinary
-        p.arguments = [script]
+        p.arguments = arguments
         p.currentDirectoryURL = folder
         p.environment = environment
         _ = FileManager.default.createFile(atPath: stdout, contents: nil)

@@ -15,7 +15,7 @@ final class TerminalSession: @unchecked Sendable {
     private var buffer = ""
     private var cursor: String.Index
 
-    init(environment: [String: String], folder: URL) throws {
+    init(environment: [String: String], folder: URL, arguments: [String] = []) throws {
         cursor = buffer.startIndex
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         // `script` runs its command through `$SHELL -c` (/bin/sh when SHELL is unset). Dash forks
@@ -23,7 +23,9 @@ final class TerminalSession: @unchecked Sendable {
         // get every Ctrl-C too, and end itself with SIGINT after kcs quits (status 130 from
         // `script -e`). With `exec` kcs is the only process on the terminal, whatever the shell.
         let quoted = "'" + storeTestBinary.path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
-        process.arguments = ["-qfec", "exec " + quoted, "/dev/null"]
+        let command = ([quoted] + arguments.map { "'" + $0.replacingOccurrences(of: "'", with: #"'\''"#) + "'" })
+            .joined(separator: " ")
+        process.arguments = ["-qfec", "exec " + command, "/dev/null"]
         var env = environment
         env["XDG_STATE_HOME"] = folder.path
         env["TERM"] = "dumb"
