@@ -9,6 +9,16 @@ import KCSTestSupport
 import Testing
 
 /// A keystore V3 file whose fields are all well formed, with `kdf` and its `kdfparams` (without
+/// dklen and salt) as given; any password gives a MAC mismatch once the KDF has run.
+func hostileKeystore(kdf: String, params: String) -> String {
+    """
+    {"crypto": {"cipher": "aes-128-ctr", "cipherparams": {"iv": "\(String(repeating: "00", count: 16))"},
+     "ciphertext": "\(String(repeating: "11", count: 32))", "kdf": "\(kdf)",
+     "kdfparams": {"dklen": 32, \(params), "salt": "\(String(repeating: "22", count: 32))"},
+     "mac": "\(String(repeating: "33", count: 32))"}, "version": 3}
+    """
+}
+
 /// An EIP-712 document with the struct types `types` (JSON members of "types") and `Root` as
 /// the primary type.
 func typedDocument(types: String, message: String = "{}") -> String {
@@ -39,6 +49,64 @@ extension BatchHome {
 
 @Suite("Every cost bounded")
 struct BoundsTests {
+    // MARK: - Keystore KDF ceilings
+
+    /// Three files from the report: scrypt p = 2^20 (hours), n = 2^20 r = 15 (1.9 GiB), PBKDF2
+    /// c = 2^31 (minutes). Each is refused before the password is asked or the KDF starts,
+    /// naming the parameter, its value and its largest allowed value.
+    @Test func keystoreLoad_hostileKDFParameters_refusedAtOnceNamingParameterValueAndCeiling() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let files = [
+            try home.write(hostileKeystore(kdf: "scrypt", params: "\"n\": 262144, \"r\": 8, \"p\": 1048576"), to: "p.json"),
+            try home.write(hostileKeystore(kdf: "scrypt", params: "\"n\": 1048576, \"r\": 15, \"p\": 1"), to: "n.json"),
+            try home.write(hostileKeystore(kdf: "scrypt", params: "\"n\": 2, \"r\": 8388608, \"p\": 1"), to: "r.json"),
+            try home.write(hostileKeystore(kdf: "pbkdf2", params: "\"c\": 2147483648, \"prf\": \"hmac-sha256\""), to: "c.json"),
+        ]
+        let r = try home.run("""
+            for f in [\(files.map { "\"\($0)\"" }.joined(separator: ", "))] {
+              try { keystore load $f "password" } catch e { print "E", e.kind, "|", e.message }
+            }
+            """, deadline: 60)
+        #expect(r.finished, "kcs was still deriving after 60 s: \(r.out)")
+        #expect(r.code == 0, "\(r.err)")
+        let hint = "; add --allow-expensive-kdf to derive it anyway"
+        #expect(tagged("E", in: r.out) == [
+            "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.p must be at most 8 with n = 262144, "
+                + "r = 8 (scrypt work n·r·p = 16777216), got 1048576 (n·r·p = 2199023255552)" + hint,
+            "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.n must be at most 524288 with r = 15 "
+                + "(128·n·r = 1024 MiB of scrypt memory), got 1048576 (1920 MiB)" + hint,
+            "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.r must be at most 4194304 with n = 2 "
+                + "(128·n·r = 1024 MiB of scrypt memory), got 8388608 (2048 MiB)" + hint,
+            "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.c must be at most 10000000 "
+                + "PBKDF2 iterations, got 2147483648" + hint,
+        ], "\(r.out)")
+        #expect(r.seconds < 30, "took \(r.seconds) s")
+    }
+
+    /// Ctrl-C while a keystore KDF runs (a PBKDF2 of 2^31 rounds, let past the ceiling with
+    /// --allow-expensive-kdf): the command is cancelled at once, nothing is stored, and the
+    /// session goes on; the KDF's thread is left to finish with its result thrown away.
+    @Test func keystoreLoad_ctrlCWhileTheKDFRuns_cancelsAtOnceAndTheSessionGoesOn() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let file = try home.write(hostileKeystore(kdf: "pbkdf2", params: "\"c\": 2147483648, \"prf\": \"hmac-sha256\""),
+                                  to: "slow.json")
+        let t = try TerminalSession(environment: home.environment, folder: home.folder)
+        try t.answer("kcs> ", with: "keystore load \(file) \"password\" --allow-expensive-kdf")
+        try t.expect("deriving the keystore key (pbkdf2-sha256 c=2147483648)…")
+        Thread.sleep(forTimeInterval: 0.5)
+        let pressed = Date()
+        t.type("\u{03}")
+        try t.expect("keystore.load: cancelled; nothing changed", seconds: 10)
+        let waited = Date().timeIntervalSince(pressed)
+        try t.answer("kcs> ", with: "print \"AFTER\", 6 * 7")
+        try t.expect("AFTER 42")
+        let (text, status) = (try t.quit(), t.status)
+        #expect(waited < 2, "the prompt came back \(waited) s after Ctrl-C")
+        #expect(status == 0, "\(text)")
+    }
+
     // MARK: - EIP-712 documents
 
     /// A type with more array suffixes than the limit (33; the report's 100,000 took 7.7 GiB and
