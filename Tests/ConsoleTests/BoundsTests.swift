@@ -158,4 +158,51 @@ struct BoundsTests {
         #expect(tagged("E", in: d.out) == ["typed data type of Root.x must have at most 32 array dimensions, got 100000"])
         #expect(d.seconds < 20, "took \(d.seconds) s")
     }
+
+    // MARK: - Paths and integers
+
+    /// `path.explain` takes the depth limit of `derive` (255 levels, what an extended key can
+    /// record); 100,000 levels are refused at once instead of taking minutes.
+    @Test func pathExplain_deeperThan255Levels_refusedLikeDerive() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        func path(_ n: Int) -> String { "m" + String(repeating: "/0", count: n) }
+        let r = try home.run("""
+            print "OK", type(path.explain("\(path(255))"))
+            for p in ["\(path(256))", "\(path(100_000))"] {
+              try { path.explain $p } catch e { print "E", e.kind, "|", e.message }
+            }
+            let k = hd.master "\(testMnemonic)"
+            try { derive "\(path(256))" --from $k } catch e { print "D", e.kind, "|", e.message }
+            """, deadline: 60)
+        #expect(r.finished && r.code == 0, "\(r.err)")
+        #expect(tagged("OK", in: r.out) == ["explanation"], "\(r.out)")
+        #expect(tagged("E", in: r.out) == [
+            "path.tooDeep | derivation path must have at most 255 levels (the depth an extended key records), got 256",
+            "path.tooDeep | derivation path must have at most 255 levels (the depth an extended key records), got 100000",
+        ], "\(r.out)")
+        #expect(tagged("D", in: r.out) == [
+            "path.tooDeep | derivation path must have at most 255 levels (the depth an extended key records), got 256",
+        ], "\(r.out)")
+        #expect(r.seconds < 20, "took \(r.seconds) s")
+    }
+
+    /// `int` of a million digits is refused at once (it took 7.6 s); 4096 digits still convert.
+    @Test func int_ofAMillionDigits_refusedNamingTheLimit() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let ones = String(repeating: "1", count: 4096), fs = String(repeating: "f", count: 4096)
+        let r = try home.run("""
+            print "OK", int("\(ones)") % 10, int("-0x\(fs)") < 0
+            try { int("\(String(repeating: "1", count: 1_000_000))") } catch e { print "E", e.kind, "|", e.message }
+            try { int("0x\(fs)f") } catch e { print "E", e.kind, "|", e.message }
+            """, deadline: 60)
+        #expect(r.finished && r.code == 0, "\(r.err)")
+        #expect(tagged("OK", in: r.out) == ["1 true"], "\(r.out)")
+        #expect(tagged("E", in: r.out) == [
+            "builtin.outOfRange | int: argument 1 (value) must be at most 4096 digits long, got 1000000",
+            "builtin.outOfRange | int: argument 1 (value) must be at most 4096 digits long, got 4097",
+        ], "\(r.out)")
+        #expect(r.seconds < 5, "took \(r.seconds) s")
+    }
 }
