@@ -205,4 +205,33 @@ struct BoundsTests {
         ], "\(r.out)")
         #expect(r.seconds < 5, "took \(r.seconds) s")
     }
+
+    // MARK: - Transactions
+
+    /// A nonce of 2^64 − 1 or more (EIP-2681) and a gas limit of 2^64 or more are refused with
+    /// the field named; the largest of each that nodes take still signs.
+    @Test func signTx_nonceOrGasPastUint64_refusedNamingTheField() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let to = "0x3535353535353535353535353535353535353535"
+        func tx(_ fields: String) -> String {
+            #"{"type": 2, "chainId": 1, "to": "\#(to)", "maxFeePerGas": "2 gwei", "maxPriorityFeePerGas": "1 gwei", \#(fields)}"#
+        }
+        let r = try home.run("""
+            let ok = sign tx \(tx(#""nonce": "18446744073709551614", "gas": "18446744073709551615""#)) --dry-run --offline
+            print "OK", ok.type, len(ok.signingHash)
+            for t in [\(tx(#""nonce": "18446744073709551615""#)), \(tx(#""nonce": "0x10000000000000000""#)),
+                      \(tx(#""gas": "18446744073709551616""#))] {
+              try { sign tx $t --dry-run --offline } catch e { print "E", e.kind, "|", e.message }
+            }
+            """, deadline: 60)
+        #expect(r.finished && r.code == 0, "\(r.err)")
+        #expect(tagged("OK", in: r.out) == ["EIP-1559 32"], "\(r.out)")
+        #expect(tagged("E", in: r.out) == [
+            "eth.tx.badField | transaction nonce must be below 2^64-1 = 18446744073709551615 (EIP-2681), got 18446744073709551615",
+            "eth.tx.badField | transaction nonce must be below 2^64-1 = 18446744073709551615 (EIP-2681), got 18446744073709551616",
+            "eth.tx.badField | transaction gas must be at most 2^64-1 = 18446744073709551615 (clients hold gas as a uint64), "
+                + "got 18446744073709551616",
+        ], "\(r.out)")
+    }
 }
