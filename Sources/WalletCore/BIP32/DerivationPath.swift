@@ -59,7 +59,7 @@ public struct DerivationPath: Sendable, Hashable, CustomStringConvertible {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw .pathEmpty }
         let levels = trimmed.utf8.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
-            - (trimmed.hasPrefix("m") || trimmed.hasPrefix("M") ? 1 : 0)
+            - (["m", "M"].contains(trimmed.prefix { $0 != "/" }) ? 1 : 0)
         guard levels <= Self.maximumDepth else { throw .pathTooDeep(depth: levels) }
         var parts = trimmed.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if parts[0] == "m" || parts[0] == "M" {
