@@ -41,7 +41,7 @@ extension Builtins {
         // MARK: - Conversions
 
         Builtin("int", params: [ParamSpec("value", .oneOf([.int, .string, .bytes]))],
-                summary: "An integer from a decimal or 0x hex string, or from bytes read big-endian.",
+                summary: "An integer from a decimal or 0x hex string (at most 4096 digits), or from bytes read big-endian.",
                 example: "int \"0xff\"   # 255") { args in
             switch args.value("value") {
             case .string(let s): return try .integer(parseInteger(s, "int"))
@@ -219,6 +219,11 @@ extension Builtins {
 
     // MARK: - Helpers of the core table
 
+    /// The longest digit string `int` converts (after a sign and `0x`, separators counted): far
+    /// above any wallet quantity (2^256 has 78 decimal digits), and converted at once; a million
+    /// digits took seconds.
+    static let maximumIntegerDigits = 4096
+
     /// Parses `[-+]digits` (with `_` separators) or `[-]0x hex`, surrounding blanks ignored.
     static func parseInteger(_ text: String, _ command: String) throws(BuiltinError) -> BigInt {
         var s = Substring(text.trimmed(" \t\n"))
@@ -231,6 +236,11 @@ extension Builtins {
         if s.hasPrefix("0x") || s.hasPrefix("0X") {
             radix = 16
             s = s.dropFirst(2)
+        }
+        // Checked first, so a long text is neither converted (quadratic in its length) nor quoted.
+        guard s.utf8.count <= maximumIntegerDigits else {
+            throw .outOfRange(command: command, name: "argument 1 (value)",
+                              expected: "at most \(maximumIntegerDigits) digits long", got: String(s.utf8.count))
         }
         let digits = s.filter { $0 != "_" }
         guard !digits.isEmpty, !s.hasPrefix("_"), !s.hasSuffix("_"),

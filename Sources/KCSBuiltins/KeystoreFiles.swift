@@ -15,17 +15,27 @@ extension Builtins {
     static let keystoreFiles: [Builtin] = [
         Builtin("keystore.load",
                 params: [ParamSpec("file", .string), ParamSpec("password", .oneOf([.string, .secret(nil)]), secret: true)],
-                options: [OptionSpec("name", .string, "the key's name (default from its address)")],
+                options: [
+                    OptionSpec("name", .string, "the key's name (default from its address)"),
+                    OptionSpec("allow-expensive-kdf", nil,
+                               "derive even when the file's KDF costs more than the ceiling (scrypt n·r·p > 2^24 or n·r > 2^23, pbkdf2 c > 10000000)"),
+                ],
                 summary: "Decrypts a keystore V3 file (scrypt or pbkdf2) and stores its private key as an ECDSA key.",
                 example: "keystore load wallet.json (env \"KEYSTORE_PASSWORD\" --secret password) --name geth") { args in
             let c = "keystore.load"
             let session = try args.session(c)
             let path = expandedPath(args.string("file") ?? "")
-            // Parse first: a missing file or a bad field is reported before any slow work.
+            // Parse first: a missing file, a bad field or a KDF past the ceiling is reported
+            // before any slow work and before the password is asked.
             let file = try KeystoreV3(contentsOf: path)
+            let ceiling: KeystoreV3.CostCeiling = args.flag("allow-expensive-kdf") ? .unbounded : .standard
+            do throws(KeystoreError) { try file.checkCost(ceiling) } catch {
+                throw KeystoreCommandError.kdfTooExpensive(command: c, error)
+            }
             let password = try keystorePassword(args["password"], command: c, position: 2)
             session.host?.status("deriving the keystore key (\(describe(file.kdf)))…")
-            let key = try file.decrypt(password: password)
+            // The KDF runs where Ctrl-C can leave it behind; the ceiling bounds what it wastes.
+            let key = try session.abandonable(for: c) { try file.decrypt(password: password, ceiling: ceiling) }
             let store = try session.unlockedStore(for: c)
             let record = try store.addKey(
                 NewKey(name: args.string("name"), kind: .ecdsa, source: .keystore, storage: .software,
@@ -56,7 +66,8 @@ extension Builtins {
             let key = try store.read { tx in try signingKey(tx.key(id: record.id), tx, command: c) }
             let kdf: KeystoreV3.KDF = args.flag("light") ? .light : .standard
             session.host?.status("deriving the keystore key (\(describe(kdf)))…")
-            let file = try KeystoreV3.seal(key, password: password, kdf: kdf, random: session.random)
+            let random = session.random
+            let file = try session.abandonable(for: c) { try KeystoreV3.seal(key, password: password, kdf: kdf, random: random) }
             // The secret leaves the vault: mark it revealed first, so a crash between the two
             // never leaves an exported key that the rotation policy does not know about.
             _ = try store.markRevealed(named: record.name)
@@ -142,6 +153,9 @@ public enum KeystoreCommandError: WalletError, Equatable {
     case emptyPassword(command: String)
     /// A key whose private key cannot go into a keystore file.
     case notExportable(command: String, name: String, kind: KeyKind, reason: String)
+    /// A file whose KDF costs more than the ceiling, loaded without `--allow-expensive-kdf`;
+    /// `error` is the wallet core's `.kdfTooExpensive` naming the parameter.
+    case kdfTooExpensive(command: String, KeystoreError)
 
     public var id: String {
         switch self {
@@ -149,6 +163,7 @@ public enum KeystoreCommandError: WalletError, Equatable {
         case .passwordsDiffer: "keystore.passwordsDiffer"
         case .emptyPassword: "keystore.emptyPassword"
         case .notExportable: "keystore.notExportable"
+        case .kdfTooExpensive: "keystore.kdfTooExpensive"
         }
     }
 
@@ -162,6 +177,8 @@ public enum KeystoreCommandError: WalletError, Equatable {
             "\(c): the keystore password must not be empty"
         case .notExportable(let c, let name, let kind, let reason):
             "\(c): \(name) is \(kind.withArticle) key and cannot be exported: \(reason)"
+        case .kdfTooExpensive(let c, let error):
+            "\(c): \(error.description); add --allow-expensive-kdf to derive it anyway"
         }
     }
 }

@@ -187,6 +187,24 @@ public final class Session: BuiltinContext {
         guard answer == "y" || answer == "yes" else { throw SessionError.cancelled(command: command) }
     }
 
+    /// Runs `work` (a KDF, a computation that changes nothing) on its own thread and waits for
+    /// it while watching for Ctrl-C the way every long builtin does (`ScriptHost.shouldInterrupt`,
+    /// as `eth.send --wait` does): on Ctrl-C the command ends at once with `session.cancelled`
+    /// and the thread's result is thrown away when it finishes. The caller bounds what that
+    /// wastes (the keystore KDF ceiling, `KeystoreV3.CostCeiling`); `work` must change nothing
+    /// that outlives it.
+    func abandonable<T: Sendable>(for command: String, _ work: @escaping @Sendable () throws -> T) throws -> T {
+        guard let host else { return try work() }
+        let outcome = AbandonableOutcome<T>()
+        let thread = Thread { outcome.finish(Result { try work() }) }
+        thread.stackSize = 1 << 20
+        thread.start()
+        while true {
+            if let result = outcome.wait(seconds: 0.05) { return try result.get() }
+            if host.shouldInterrupt() { throw SessionError.cancelled(command: command) }
+        }
+    }
+
     /// Shows text to the person (a new mnemonic, shown once).
     public func show(_ text: String) {
         host?.write(text.hasSuffix("\n") ? text : text + "\n")
@@ -197,6 +215,24 @@ public final class Session: BuiltinContext {
     func forgetActiveKey(ifAmong names: [String]) {
         guard let active = activeKey?.lowercased() else { return }
         if names.contains(where: { $0.lowercased() == active }) { activeKey = nil }
+    }
+}
+
+/// The result of an `abandonable` computation, handed from its thread to the waiting one.
+private final class AbandonableOutcome<T: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var result: Result<T, any Error>?
+
+    func finish(_ result: Result<T, any Error>) {
+        lock.withLock { self.result = result }
+        done.signal()
+    }
+
+    /// The result once there is one; nil after `seconds` without.
+    func wait(seconds: Double) -> Result<T, any Error>? {
+        guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+        return lock.withLock { result }
     }
 }
 

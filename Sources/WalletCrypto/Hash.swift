@@ -83,9 +83,11 @@ public enum KeyDerivation {
         }
     }
 
-    /// scrypt with cost `n` (a power of two ≥ 2), block size `r` and parallelism `p`.
-    /// Needs about 128·n·r bytes; parameters needing more than `maxMemory` (default 2 GiB)
-    /// are refused rather than exhausting the machine.
+    /// scrypt with cost `n` (a power of two ≥ 2), block size `r` and parallelism `p`, computed
+    /// by libsodium (`crypto_pwhash_scryptsalsa208sha256_ll`, RFC 7914 without its
+    /// `N < 2^(16·r)` bound, which go-ethereum's r = 1 files exceed). Needs about
+    /// 128·r·(n + p) bytes; parameters needing more than `maxMemory` (default 2 GiB) are
+    /// refused rather than exhausting the machine. docs/wallet-core.md says why libsodium.
     public static func scrypt(password: Secret, salt: [UInt8], n: Int, r: Int, p: Int, length: Int,
                               maxMemory: Int = 2 << 30) throws(WalletCryptoError) -> Secret {
         guard n >= 2, n & (n - 1) == 0 else {
@@ -104,24 +106,6 @@ public enum KeyDerivation {
             throw .invalidKDFParameter(parameter: "n·r", value: "\(n)·\(r)",
                                        expected: "at most \(maxMemory >> 20) MiB of scrypt memory")
         }
-        // BoringSSL enforces RFC 7914's N < 2^(128·r/8); go-ethereum does not, and writes
-        // r = 1, N = 2^18 files. Those go to libsodium, which has no such bound.
-        let boringAccepts = 16 * r >= 63 || n < (1 << (16 * r))
-        if !boringAccepts { return try sodiumScrypt(password: password, salt: salt, n: n, r: r, p: p, length: length) }
-        do {
-            let key = try password.withUnsafeBytes { pw in
-                try KDF_Scrypt(pw, salt, n, r, p, length, mem + (1 << 20))
-            }
-            return key.withUnsafeBytes { Secret(bytes: $0) }
-        } catch {
-            throw .cipherFailure("scrypt: \(error)")
-        }
-    }
-
-    private static let sodiumReady: Bool = sodium_init() >= 0
-
-    private static func sodiumScrypt(password: Secret, salt: [UInt8], n: Int, r: Int, p: Int,
-                                     length: Int) throws(WalletCryptoError) -> Secret {
         guard sodiumReady else { throw .cipherFailure("scrypt: libsodium failed to initialise") }
         return try Secret(count: length) { (out: UnsafeMutableRawBufferPointer) throws(WalletCryptoError) in
             var empty: UInt8 = 0  // an empty password still needs a valid pointer
@@ -135,6 +119,8 @@ public enum KeyDerivation {
             guard rc == 0 else { throw .cipherFailure("scrypt (libsodium) failed for n=\(n) r=\(r) p=\(p)") }
         }
     }
+
+    private static let sodiumReady: Bool = sodium_init() >= 0
 }
 
 // Thin adapters keep swift-crypto's types out of the public signatures above.
@@ -143,10 +129,4 @@ private func KDF_PBKDF2(_ pw: UnsafeRawBufferPointer, _ salt: [UInt8], _ prf: Ke
     let hash: CryptoExtras.KDF.Insecure.PBKDF2.HashFunction = prf == .hmacSHA256 ? .sha256 : .sha512
     return try CryptoExtras.KDF.Insecure.PBKDF2.deriveKey(from: pw, salt: salt, using: hash,
                                                    outputByteCount: length, unsafeUncheckedRounds: iterations)
-}
-
-private func KDF_Scrypt(_ pw: UnsafeRawBufferPointer, _ salt: [UInt8], _ n: Int, _ r: Int, _ p: Int,
-                        _ length: Int, _ maxMemory: Int) throws -> SymmetricKey {
-    try CryptoExtras.KDF.Scrypt.deriveKey(from: pw, salt: salt, outputByteCount: length, rounds: n,
-                                    blockSize: r, parallelism: p, maxMemory: maxMemory)
 }

@@ -117,6 +117,29 @@ struct EthereumBadInputTests {
         #expect(selfCycle == .typedDataCycle(path: ["Person", "Person"]))
     }
 
+    @Test("typed data: array suffixes read from the end, the last one outermost; at most 32 of them")
+    func typedData_arrayDimensions() {
+        func withValue(_ type: String, _ value: Any) -> EthereumError? {
+            typedError(mail { doc in
+                var types = doc["types"] as! [String: Any]
+                types["Mail"] = [["name": "x", "type": type]]
+                doc["types"] = types
+                doc["message"] = ["x": value]
+            })
+        }
+        let n = { (i: Int) in NSNumber(value: i) }
+        // uint8[2][3]: three arrays of two.
+        #expect(withValue("uint8[2][3]", [[n(1), n(2)], [n(3), n(4)], [n(5), n(6)]]) == nil)
+        #expect(withValue("uint8[2][3]", [[n(1), n(2), n(3)], [n(4), n(5), n(6)]])
+                == .typedDataBadValue(path: "message.x", type: "uint8[2][3]", reason: "2 elements instead of 3"))
+        #expect(withValue("uint8[2][3]", [[n(1)], [n(3), n(4)], [n(5), n(6)]])
+                == .typedDataBadValue(path: "message.x[0]", type: "uint8[2]", reason: "1 elements instead of 2"))
+        #expect(withValue("uint8" + String(repeating: "[]", count: 32), [Any]()) == nil)
+        let error = withValue("uint8" + String(repeating: "[]", count: 33), [Any]())
+        #expect(error == .typedDataTooDeep(usedBy: "type of Mail.x", what: "array dimensions", limit: 32, given: "33"))
+        #expect(error?.description == "typed data type of Mail.x must have at most 32 array dimensions, got 33")
+    }
+
     @Test("typed data: values that do not fit their type")
     func typedData_badValues() {
         func withValue(_ type: String, _ value: Any) -> EthereumError? {

@@ -399,6 +399,57 @@ struct KeystoreBadInputTests {
         #expect(e?.id == "keystore.notJSON")
     }
 
+    /// JSON nested past Foundation's limit: the position, not "the data is not in the correct format".
+    @Test func parse_nestedPastTheDecoderLimit_namesLineAndColumn() {
+        let e = Self.error(Array(("{\"crypto\":\n " + String(repeating: "[", count: 600)).utf8))
+        #expect(e == .notJSON(detail: "arrays and objects must nest at most 512 levels deep, got more at line 2, column 513"))
+    }
+
+    /// The ceiling is checked before the KDF: with a ceiling below geth's very-light file
+    /// (n = 2, r = 8, p = 1) each parameter is blamed in turn; unbounded, the same file decrypts.
+    @Test func decrypt_kdfPastTheCeiling_refusedNamingTheParameter_unboundedDecrypts() throws {
+        let file = try KeystoreV3(json: Self.base.json)
+        #expect(file.kdf == .scrypt(n: 2, r: 8, p: 1))
+        let error = { (ceiling: KeystoreV3.CostCeiling) in
+            keystoreError { () throws(KeystoreError) in _ = try file.decrypt(password: Secret(utf8: ""), ceiling: ceiling) }
+        }
+        #expect(error(.init(scryptMemory: 8, scryptWork: .max, pbkdf2Iterations: 1))
+                == .kdfTooExpensive(field: "crypto.kdfparams.r", ceiling: "4 with n = 2 (128·n·r = 0 MiB of scrypt memory)",
+                                    given: "8 (0 MiB)"))
+        #expect(error(.init(scryptMemory: 16, scryptWork: 8, pbkdf2Iterations: 1))
+                == .kdfTooExpensive(field: "crypto.kdfparams.p", ceiling: "0 with n = 2, r = 8 (scrypt work n·r·p = 8)",
+                                    given: "1 (n·r·p = 16)"))
+        let key = try file.decrypt(password: Secret(utf8: ""), ceiling: .init(scryptMemory: 16, scryptWork: 16, pbkdf2Iterations: 1))
+        #expect(try key.publicKey == file.decrypt(password: Secret(utf8: ""), ceiling: .unbounded).publicKey)
+        let pbkdf2 = try KeystoreV3(json: KeystoreVector.named("ethereum_tests_test1").json)
+        #expect(pbkdf2.kdf == .pbkdf2(iterations: 262_144))
+        #expect(throws: KeystoreError.kdfTooExpensive(field: "crypto.kdfparams.c", ceiling: "262143 PBKDF2 iterations",
+                                                      given: "262144")) {
+            try pbkdf2.checkCost(.init(scryptMemory: 0, scryptWork: 0, pbkdf2Iterations: 262_143))
+        }
+        #expect(KeystoreError.kdfTooExpensive(field: "crypto.kdfparams.c", ceiling: "10 PBKDF2 iterations", given: "11").description
+                == "keystore field crypto.kdfparams.c must be at most 10 PBKDF2 iterations, got 11")
+        // What wallets write stays under the standard ceiling: geth standard and light, eth-keyfile's defaults.
+        for kdf: KeystoreV3.KDF in [.standard, .light, .scrypt(n: 262_144, r: 1, p: 8), .pbkdf2(iterations: 1_000_000)] {
+            #expect(throws: Never.self) { try Self.withKDF(kdf).checkCost() }
+        }
+    }
+
+    /// The base file with its KDF replaced by `kdf` (parameters only; nothing is derived).
+    static func withKDF(_ kdf: KeystoreV3.KDF) throws -> KeystoreV3 {
+        let json = editedCrypto { crypto in
+            switch kdf {
+            case .scrypt(let n, let r, let p):
+                crypto["kdf"] = "scrypt"
+                crypto["kdfparams"] = ["n": n, "r": r, "p": p, "dklen": 32, "salt": "00"]
+            case .pbkdf2(let c):
+                crypto["kdf"] = "pbkdf2"
+                crypto["kdfparams"] = ["c": c, "dklen": 32, "prf": "hmac-sha256", "salt": "00"]
+            }
+        }
+        return try KeystoreV3(json: json)
+    }
+
     @Test func parse_topLevelArray_throwsWrongType() {
         let e = Self.error(Array("[1,2]".utf8))
         #expect(e == .wrongType(field: "", expected: "a JSON object", given: "an array"))

@@ -43,6 +43,11 @@ public struct DerivationPath: Sendable, Hashable, CustomStringConvertible {
     /// The child indexes in order.
     public let components: [ChildIndex]
 
+    /// The most levels a typed path may have: 255, the depth an extended key records in its one
+    /// depth byte (BIP-32 serialisation) and so the deepest key `derive` can reach
+    /// (`HDError.depthOverflow`). Checked before the segments are read.
+    public static let maximumDepth = 255
+
     /// Builds a path from parts.
     public init(absolute: Bool = true, _ components: [ChildIndex]) {
         isAbsolute = absolute
@@ -53,6 +58,9 @@ public struct DerivationPath: Sendable, Hashable, CustomStringConvertible {
     public init(_ text: String) throws(HDError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw .pathEmpty }
+        let levels = trimmed.utf8.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
+            - (["m", "M"].contains(trimmed.prefix { $0 != "/" }) ? 1 : 0)
+        guard levels <= Self.maximumDepth else { throw .pathTooDeep(depth: levels) }
         var parts = trimmed.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if parts[0] == "m" || parts[0] == "M" {
             isAbsolute = true

@@ -10,6 +10,8 @@ public enum HDError: WalletError, Equatable {
     case pathIndexTooLarge(segment: String, number: Int)
     /// An absolute path (`m/…`) applied to a key that is not a master key.
     case pathAbsoluteFromChild(depth: Int)
+    /// A path with more levels than `DerivationPath.maximumDepth` (255).
+    case pathTooDeep(depth: Int)
     /// Deeper than the 255 levels an extended key can record.
     case depthOverflow
 
@@ -51,6 +53,7 @@ public enum HDError: WalletError, Equatable {
         case .pathBadSegment: "path.badSegment"
         case .pathIndexTooLarge: "path.indexTooLarge"
         case .pathAbsoluteFromChild: "path.absoluteFromChild"
+        case .pathTooDeep: "path.tooDeep"
         case .depthOverflow: "bip32.depthOverflow"
         case .chainCodeLength: "bip32.chainCodeLength"
         case .seedLength: "bip32.seedLength"
@@ -79,6 +82,8 @@ public enum HDError: WalletError, Equatable {
             "derivation path segment \(number) \"\(segment)\" must be below 2^31 (2147483648); mark hardened indexes with ' instead"
         case .pathAbsoluteFromChild(let depth):
             "an absolute path (m/…) needs a master key, but this key is at depth \(depth); use a relative path"
+        case .pathTooDeep(let depth):
+            "derivation path must have at most \(DerivationPath.maximumDepth) levels (the depth an extended key records), got \(depth)"
         case .depthOverflow:
             "an extended key cannot be deeper than 255 levels"
         case .chainCodeLength(let got):

@@ -44,6 +44,10 @@ public indirect enum EthereumError: WalletError, Equatable {
     case typedDataBadValue(path: String, type: String, reason: String)
     /// An integer outside the range of intN / uintN.
     case typedDataIntegerOutOfRange(path: String, type: String, value: String)
+    /// A type with more array dimensions, or struct types nested deeper, than `limit`
+    /// (`TypedData.maximumArrayDimensions`, `.maximumStructDepth`); `usedBy` names the field's
+    /// type (`type of Mail.to`) or the struct (`struct Mail`).
+    case typedDataTooDeep(usedBy: String, what: String, limit: Int, given: String)
 
     // MARK: transactions
     /// A transaction quantity field that is not a valid quantity (negative, ≥ 2^256, …).
@@ -92,6 +96,7 @@ public indirect enum EthereumError: WalletError, Equatable {
         case .typedDataCycle: "eth.typedData.cycle"
         case .typedDataBadValue: "eth.typedData.badValue"
         case .typedDataIntegerOutOfRange: "eth.typedData.integerOutOfRange"
+        case .typedDataTooDeep: "eth.typedData.tooDeep"
         case .txQuantity: "eth.tx.quantity"
         case .txMissingField: "eth.tx.missingField"
         case .txBadField: "eth.tx.badField"
@@ -149,6 +154,8 @@ public indirect enum EthereumError: WalletError, Equatable {
             "typed data value \(path) must be a valid \(type), got \(reason)"
         case .typedDataIntegerOutOfRange(let path, let type, let value):
             "typed data value \(path) must fit in \(type), got \(value)"
+        case .typedDataTooDeep(let usedBy, let what, let limit, let given):
+            "typed data \(usedBy) must have at most \(limit) \(what), got \(given)"
         case .txQuantity(let field, let error):
             "transaction \(field): \(error.description)"
         case .txMissingField(let field):

@@ -197,8 +197,16 @@ public struct EthereumTransaction: Sendable, Hashable {
     // MARK: Checks and payloads
 
     /// Checks the fields fit the type: not both gasPrice and fee caps, a non-zero chain id
-    /// (required for typed transactions), and no access list on a legacy transaction.
+    /// (required for typed transactions), no access list on a legacy transaction, a nonce below
+    /// 2^64 − 1 (EIP-2681) and a gas limit below 2^64 (clients hold gas as a uint64): a
+    /// transaction no node would take is never signed.
     public func validate() throws(EthereumError) {
+        guard let n = nonce.uint64, n < UInt64.max else {
+            throw .txBadField(field: "nonce", reason: "must be below 2^64-1 = \(UInt64.max) (EIP-2681), got \(nonce)")
+        }
+        guard gasLimit.uint64 != nil else {
+            throw .txBadField(field: "gas", reason: "must be at most 2^64-1 = \(UInt64.max) (clients hold gas as a uint64), got \(gasLimit)")
+        }
         if gasPrice != nil && (maxFeePerGas != nil || maxPriorityFeePerGas != nil) { throw .txGasPriceAndFeeCaps }
         if let chainID, chainID.isZero { throw .txChainIDZero }
         if type != .legacy && chainID == nil { throw .txMissingField(field: "chainId") }

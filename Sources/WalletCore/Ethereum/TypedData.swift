@@ -4,10 +4,12 @@
 // EIPS/eip-712.md ("Definition of encodeType", "Definition of encodeData",
 // "Definition of domainSeparator") and its reference assets/eip-712/Example.js.
 //
-// Stricter than the specification in two documented places: a value missing from the data is
-// an error (v4 implementations would hash zero), and struct types that reference each other in
-// a cycle are rejected (their data could only be finite through empty arrays, which is never
-// what a signer means to sign).
+// Stricter than the specification in documented places (docs/wallet-core.md): a value missing
+// from the data is an error (v4 implementations would hash zero); struct types that reference
+// each other in a cycle are rejected (their data could only be finite through empty arrays,
+// which is never what a signer means to sign); and a document is untrusted input, so a type has
+// at most `maximumArrayDimensions` array suffixes and struct types nest at most
+// `maximumStructDepth` levels (the JSON itself at most `JSONText.maximumDepth`).
 import Foundation
 
 // MARK: - Values
@@ -89,18 +91,40 @@ indirect enum TypedDataType: Sendable, Hashable {
     case array(TypedDataType, count: Int?)
     case structType(String)
 
-    /// Parses `name`; nil when it is no atomic or dynamic type and not in `structs`.
+    /// Parses `name`; nil when it is no atomic or dynamic type and not in `structs`, or has
+    /// more than `TypedData.maximumArrayDimensions` array suffixes. The suffixes are read from
+    /// the end in one pass, without copying the name.
     static func parse(_ name: String, structs: Set<String>) -> TypedDataType? {
-        if name.hasSuffix("]"), let open = name.lastIndex(of: "[") {
-            let inner = name[name.index(after: open)..<name.index(before: name.endIndex)]
-            var count: Int?
-            if !inner.isEmpty {
+        var base = Substring(name)
+        var counts: [Int?] = []  // outermost dimension first
+        while base.hasSuffix("]") {
+            guard counts.count < TypedData.maximumArrayDimensions, let open = base.lastIndex(of: "[") else { return nil }
+            let inner = base[base.index(after: open)..<base.index(before: base.endIndex)]
+            if inner.isEmpty {
+                counts.append(nil)
+            } else {
                 guard inner.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(inner), n > 0 else { return nil }
-                count = n
+                counts.append(n)
             }
-            guard let element = parse(String(name[..<open]), structs: structs) else { return nil }
-            return .array(element, count: count)
+            base = base[..<open]
         }
+        guard var type = element(String(base), structs: structs) else { return nil }
+        for count in counts.reversed() { type = .array(type, count: count) }
+        return type
+    }
+
+    /// How many array suffixes (`[]`, `[3]`) end `name`, counted from the end in one pass.
+    static func arrayDimensions(_ name: String) -> Int {
+        var base = Substring(name), count = 0
+        while base.hasSuffix("]"), let open = base.lastIndex(of: "[") {
+            count += 1
+            base = base[..<open]
+        }
+        return count
+    }
+
+    /// An atomic or dynamic type, or a struct in `structs` (no array suffix).
+    private static func element(_ name: String, structs: Set<String>) -> TypedDataType? {
         switch name {
         case "address": return .address
         case "bool": return .bool
@@ -144,6 +168,13 @@ public struct TypedData: Sendable {
     public let domain: TypedDataValue
     public let message: TypedDataValue
 
+    /// The most array suffixes a type may have (`uint256[][]` has 2). A document is untrusted
+    /// input: a type with 100,000 suffixes once took gigabytes to parse.
+    public static let maximumArrayDimensions = 32
+    /// The most struct types a chain of fields may pass through, the primary type included
+    /// (`Mail` → `Person` is 2 levels).
+    public static let maximumStructDepth = 64
+
     /// The domain fields EIP-712 defines, in their canonical order.
     public static let domainFieldTypes: [(name: String, type: String)] = [
         ("name", "string"), ("version", "string"), ("chainId", "uint256"),
@@ -176,8 +207,8 @@ public struct TypedData: Sendable {
     /// Parses a JSON document `{types, primaryType, domain, message}`.
     public init(json: [UInt8]) throws(EthereumError) {
         let object: Any
-        do { object = try JSONSerialization.jsonObject(with: Data(json)) } catch {
-            throw .typedDataMalformed(reason: "not valid JSON (\(error.localizedDescription))")
+        do { object = try JSONText.parse(json) } catch {
+            throw .typedDataMalformed(reason: "not valid JSON: \(error.description)")
         }
         try self.init(jsonObject: object)
     }
@@ -290,6 +321,11 @@ public struct TypedData: Sendable {
                 guard seen.insert(field.name).inserted else {
                     throw .typedDataMalformed(reason: "\(name) has two fields named \(JSONString.quoted(field.name))")
                 }
+                let dimensions = TypedDataType.arrayDimensions(field.type)
+                guard dimensions <= Self.maximumArrayDimensions else {
+                    throw .typedDataTooDeep(usedBy: "type of \(name).\(field.name)", what: "array dimensions",
+                                            limit: Self.maximumArrayDimensions, given: "\(dimensions)")
+                }
                 guard TypedDataType.parse(field.type, structs: names) != nil else {
                     throw .typedDataUnknownType(type: field.type, usedBy: "\(name).\(field.name)")
                 }
@@ -307,6 +343,11 @@ public struct TypedData: Sendable {
     private func visit(_ name: String, stack: inout [String], done: inout Set<String>) throws(EthereumError) {
         if let start = stack.firstIndex(of: name) { throw .typedDataCycle(path: Array(stack[start...]) + [name]) }
         guard !done.contains(name) else { return }
+        guard stack.count < Self.maximumStructDepth else {
+            throw .typedDataTooDeep(usedBy: "struct \(stack[0])", what: "levels of nested struct types",
+                                    limit: Self.maximumStructDepth,
+                                    given: "more: \(stack[0]) → \(stack[1]) → … → \(stack[stack.count - 1]) → \(name)")
+        }
         stack.append(name)
         for field in types[name] ?? [] {
             if let child = TypedDataType.parse(field.type, structs: structNames)?.structName {

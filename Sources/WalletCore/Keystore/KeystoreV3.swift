@@ -38,6 +38,9 @@ public enum KeystoreError: WalletError, Equatable {
     case unsupportedPRF(field: String, given: String)
     /// A numeric KDF parameter out of range (dklen < 32, n not a power of two, too much memory…).
     case invalidParameter(field: String, expected: String, given: String)
+    /// A KDF parameter asking for more work or memory than the ceiling (`KeystoreV3.CostCeiling`)
+    /// allows; `ceiling` is the phrase after "at most", `given` the value with what it costs.
+    case kdfTooExpensive(field: String, ceiling: String, given: String)
     /// The MAC computed from the password does not match the file: almost always a wrong password.
     case macMismatch
     /// The MAC matched but the plaintext is not a secp256k1 private key (0 or ≥ n).
@@ -65,6 +68,7 @@ public enum KeystoreError: WalletError, Equatable {
         case .unsupportedCipher: "keystore.unsupportedCipher"
         case .unsupportedPRF: "keystore.unsupportedPRF"
         case .invalidParameter: "keystore.invalidParameter"
+        case .kdfTooExpensive: "keystore.kdfTooExpensive"
         case .macMismatch: "keystore.macMismatch"
         case .invalidPrivateKey: "keystore.invalidPrivateKey"
         case .addressMismatch: "keystore.addressMismatch"
@@ -98,6 +102,8 @@ public enum KeystoreError: WalletError, Equatable {
             "keystore field \(field) must be \"hmac-sha256\", got \"\(given)\""
         case .invalidParameter(let field, let expected, let given):
             "keystore field \(field) must be \(expected), got \(given)"
+        case .kdfTooExpensive(let field, let ceiling, let given):
+            "keystore field \(field) must be at most \(ceiling), got \(given)"
         case .macMismatch:
             "wrong password: MAC mismatch"
         case .invalidPrivateKey:
@@ -149,6 +155,33 @@ public struct KeystoreV3: Sendable {
         public static let pbkdf2Standard = KDF.pbkdf2(iterations: 262_144)
     }
 
+    /// The most a keystore file may ask of its KDF. A file is untrusted input and its
+    /// parameters set the cost: scrypt p = 2²⁰ runs for hours, n = 2²⁰ r = 15 takes 1.9 GiB,
+    /// PBKDF2 c = 2³¹ for minutes. The ceilings sit well above what wallets write
+    /// (docs/wallet-core.md): geth's standard scrypt is n = 2¹⁸, r = 8, p = 1 (256 MiB,
+    /// n·r·p = 2²¹), eth-keyfile's n = 2¹⁸, r = 1, p = 8 (n·r·p = 2²¹), and eth-keyfile's
+    /// PBKDF2 default is c = 1,000,000.
+    public struct CostCeiling: Sendable, Equatable {
+        /// The largest n·r: scrypt's V array takes 128·n·r bytes.
+        public var scryptMemory: Int
+        /// The largest n·r·p: the number of 128-byte block mixes, which sets the time.
+        public var scryptWork: Int
+        /// The largest PBKDF2 iteration count `c`.
+        public var pbkdf2Iterations: Int
+
+        public init(scryptMemory: Int, scryptWork: Int, pbkdf2Iterations: Int) {
+            self.scryptMemory = scryptMemory
+            self.scryptWork = scryptWork
+            self.pbkdf2Iterations = pbkdf2Iterations
+        }
+
+        /// n·r ≤ 2²³ (1 GiB, 4× geth's standard), n·r·p ≤ 2²⁴ (8× geth's standard, a few
+        /// seconds), c ≤ 10,000,000 (10× eth-keyfile's default).
+        public static let standard = CostCeiling(scryptMemory: 1 << 23, scryptWork: 1 << 24, pbkdf2Iterations: 10_000_000)
+        /// No ceiling beyond WalletCrypto's own limits (2 GiB of scrypt memory, r·p < 2³⁰).
+        public static let unbounded = CostCeiling(scryptMemory: .max, scryptWork: .max, pbkdf2Iterations: .max)
+    }
+
     /// The KDF and its cost.
     public let kdf: KDF
     /// The KDF salt (`kdfparams.salt`).
@@ -174,13 +207,7 @@ public struct KeystoreV3: Sendable {
     /// Parses and checks a keystore V3 file. Throws the first problem found, naming the field.
     public init(json: [UInt8]) throws(KeystoreError) {
         let root: Any
-        do {
-            root = try JSONSerialization.jsonObject(with: Data(json), options: [])
-        } catch {
-            let ns = error as NSError
-            let detail = ns.userInfo[NSDebugDescriptionErrorKey] as? String ?? ns.localizedDescription
-            throw .notJSON(detail: detail)
-        }
+        do { root = try JSONText.parse(json) } catch { throw .notJSON(detail: error.description) }
         guard let object = root as? [String: Any] else {
             throw .wrongType(field: "", expected: "a JSON object", given: JSONField.kind(of: root))
         }
@@ -287,17 +314,63 @@ public struct KeystoreV3: Sendable {
     /// returns those bytes unpadded (its `v3_test_vector.json` has 31- and 30-byte cases); kcs
     /// instead **left-pads with zero bytes to 32**, which is the same integer, so the key, its
     /// public key and its address are what geth derives, and `PrivateKey` always holds 32 bytes.
-    public func decrypt(password: Secret) throws(KeystoreError) -> PrivateKey {
-        try decrypt(derivedKey: deriveKey(password: password))
+    ///
+    /// A KDF costing more than `ceiling` is refused before it runs (`checkCost`).
+    public func decrypt(password: Secret, ceiling: CostCeiling = .standard) throws(KeystoreError) -> PrivateKey {
+        try decrypt(derivedKey: deriveKey(password: password, ceiling: ceiling))
     }
 
     /// Decrypts the file in `json` with `password`: `KeystoreV3(json:)` then `decrypt(password:)`.
-    public static func decrypt(json: [UInt8], password: Secret) throws(KeystoreError) -> PrivateKey {
-        try KeystoreV3(json: json).decrypt(password: password)
+    public static func decrypt(json: [UInt8], password: Secret,
+                               ceiling: CostCeiling = .standard) throws(KeystoreError) -> PrivateKey {
+        try KeystoreV3(json: json).decrypt(password: password, ceiling: ceiling)
     }
 
-    /// Runs the file's KDF on `password` and returns the derived key (`dklen` bytes).
-    public func deriveKey(password: Secret) throws(KeystoreError) -> Secret {
+    /// Throws `.kdfTooExpensive` naming the parameter, its value and its largest allowed value
+    /// when the file's KDF costs more than `ceiling`. Memory is checked before work, so a work
+    /// excess always has p ≥ 2 to blame.
+    public func checkCost(_ ceiling: CostCeiling = .standard) throws(KeystoreError) {
+        let params = "\(cryptoName).kdfparams"
+        switch kdf {
+        case .scrypt(let n, let r, let p):
+            let (memory, memoryOverflow) = n.multipliedReportingOverflow(by: r)
+            if memoryOverflow || memory > ceiling.scryptMemory {
+                // Blame the larger of n and r; the other stays as the file has it.
+                let mib = memoryOverflow ? "more than \(Int.max >> 20)" : String(memory >> 13)
+                let limit = "128·n·r = \(ceiling.scryptMemory >> 13) MiB of scrypt memory"
+                if n >= r {
+                    throw .kdfTooExpensive(field: "\(params).n",
+                                           ceiling: "\(Self.powerOfTwo(atMost: ceiling.scryptMemory / r)) with r = \(r) (\(limit))",
+                                           given: "\(n) (\(mib) MiB)")
+                }
+                throw .kdfTooExpensive(field: "\(params).r",
+                                       ceiling: "\(ceiling.scryptMemory / n) with n = \(n) (\(limit))",
+                                       given: "\(r) (\(mib) MiB)")
+            }
+            let (work, workOverflow) = memory.multipliedReportingOverflow(by: p)
+            if workOverflow || work > ceiling.scryptWork {
+                throw .kdfTooExpensive(field: "\(params).p",
+                                       ceiling: "\(ceiling.scryptWork / memory) with n = \(n), r = \(r) "
+                                           + "(scrypt work n·r·p = \(ceiling.scryptWork))",
+                                       given: "\(p) (n·r·p = \(workOverflow ? "more than \(Int.max)" : String(work)))")
+            }
+        case .pbkdf2(let iterations):
+            if iterations > ceiling.pbkdf2Iterations {
+                throw .kdfTooExpensive(field: "\(params).c", ceiling: "\(ceiling.pbkdf2Iterations) PBKDF2 iterations",
+                                       given: String(iterations))
+            }
+        }
+    }
+
+    /// The largest power of two ≤ `value` (at least 1).
+    private static func powerOfTwo(atMost value: Int) -> Int {
+        value < 2 ? 1 : 1 << (Int.bitWidth - 1 - value.leadingZeroBitCount)
+    }
+
+    /// Runs the file's KDF on `password` and returns the derived key (`dklen` bytes); refuses a
+    /// KDF costing more than `ceiling` before it starts (see `checkCost`).
+    public func deriveKey(password: Secret, ceiling: CostCeiling = .standard) throws(KeystoreError) -> Secret {
+        try checkCost(ceiling)
         do {
             switch kdf {
             case .scrypt(let n, let r, let p):
@@ -410,7 +483,8 @@ public struct KeystoreV3: Sendable {
         // A draft with an empty MAC only to run the KDF with the chosen parameters.
         let address = EthereumAddress(publicKey: privateKey.publicKey)
         let draft = KeystoreV3(kdf: kdf, salt: salt, iv: iv, ciphertext: [], mac: [], address: address, id: "")
-        let derivedKey = try draft.deriveKey(password: password)
+        // The caller chose these parameters, so no ceiling applies.
+        let derivedKey = try draft.deriveKey(password: password, ceiling: .unbounded)
         var plain = privateKey.secret.withUnsafeBytes { Array($0) }
         defer { Secret.wipe(&plain) }
         let ciphertext: [UInt8]
