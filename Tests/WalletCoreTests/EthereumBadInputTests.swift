@@ -119,45 +119,29 @@ struct EthereumBadInputTests {
 
     @Test("typed data: array suffixes read from the end, the last one outermost; at most 32 of them")
     func typedData_arrayDimensions() {
-        func withValue(_ type: String, _ value: Any) -> EthereumError? {
-            typedError(mail { doc in
-                var types = doc["types"] as! [String: Any]
-                types["Mail"] = [["name": "x", "type": type]]
-                doc["types"] = types
-                doc["message"] = ["x": value]
-            })
-        }
         let n = { (i: Int) in NSNumber(value: i) }
         // uint8[2][3]: three arrays of two.
-        #expect(withValue("uint8[2][3]", [[n(1), n(2)], [n(3), n(4)], [n(5), n(6)]]) == nil)
-        #expect(withValue("uint8[2][3]", [[n(1), n(2), n(3)], [n(4), n(5), n(6)]])
+        #expect(typedErrorWithValue("uint8[2][3]", [[n(1), n(2)], [n(3), n(4)], [n(5), n(6)]]) == nil)
+        #expect(typedErrorWithValue("uint8[2][3]", [[n(1), n(2), n(3)], [n(4), n(5), n(6)]])
                 == .typedDataBadValue(path: "message.x", type: "uint8[2][3]", reason: "2 elements instead of 3"))
-        #expect(withValue("uint8[2][3]", [[n(1)], [n(3), n(4)], [n(5), n(6)]])
+        #expect(typedErrorWithValue("uint8[2][3]", [[n(1)], [n(3), n(4)], [n(5), n(6)]])
                 == .typedDataBadValue(path: "message.x[0]", type: "uint8[2]", reason: "1 elements instead of 2"))
-        #expect(withValue("uint8" + String(repeating: "[]", count: 32), [Any]()) == nil)
-        let error = withValue("uint8" + String(repeating: "[]", count: 33), [Any]())
+        #expect(typedErrorWithValue("uint8" + String(repeating: "[]", count: 32), [Any]()) == nil)
+        let error = typedErrorWithValue("uint8" + String(repeating: "[]", count: 33), [Any]())
         #expect(error == .typedDataTooDeep(usedBy: "type of Mail.x", what: "array dimensions", limit: 32, given: "33"))
         #expect(error?.description == "typed data type of Mail.x must have at most 32 array dimensions, got 33")
     }
 
     @Test("typed data: values that do not fit their type")
     func typedData_badValues() {
-        func withValue(_ type: String, _ value: Any) -> EthereumError? {
-            typedError(mail { doc in
-                var types = doc["types"] as! [String: Any]
-                types["Mail"] = [["name": "x", "type": type]]
-                doc["types"] = types
-                doc["message"] = ["x": value]
-            })
-        }
-        #expect(withValue("address", "0x1234")?.id == "eth.typedData.badValue")
-        #expect(withValue("bool", "yes") == .typedDataBadValue(path: "message.x", type: "bool", reason: "\"yes\" instead of true or false"))
-        #expect(withValue("bytes4", "0x010203") == .typedDataBadValue(path: "message.x", type: "bytes4", reason: "3 bytes instead of 4"))
-        #expect(withValue("bytes", "0x123")?.id == "eth.typedData.badValue")
-        #expect(withValue("string", NSNumber(value: 5))?.id == "eth.typedData.badValue")
-        #expect(withValue("uint8[2]", [NSNumber(value: 1)]) == .typedDataBadValue(path: "message.x", type: "uint8[2]", reason: "1 elements instead of 2"))
-        #expect(withValue("uint256", NSNumber(value: 1.5))?.id == "eth.typedData.badValue")
-        #expect(withValue("uint256", "12a")?.id == "eth.typedData.badValue")
+        #expect(typedErrorWithValue("address", "0x1234")?.id == "eth.typedData.badValue")
+        #expect(typedErrorWithValue("bool", "yes") == .typedDataBadValue(path: "message.x", type: "bool", reason: "\"yes\" instead of true or false"))
+        #expect(typedErrorWithValue("bytes4", "0x010203") == .typedDataBadValue(path: "message.x", type: "bytes4", reason: "3 bytes instead of 4"))
+        #expect(typedErrorWithValue("bytes", "0x123")?.id == "eth.typedData.badValue")
+        #expect(typedErrorWithValue("string", NSNumber(value: 5))?.id == "eth.typedData.badValue")
+        #expect(typedErrorWithValue("uint8[2]", [NSNumber(value: 1)]) == .typedDataBadValue(path: "message.x", type: "uint8[2]", reason: "1 elements instead of 2"))
+        #expect(typedErrorWithValue("uint256", NSNumber(value: 1.5))?.id == "eth.typedData.badValue")
+        #expect(typedErrorWithValue("uint256", "12a")?.id == "eth.typedData.badValue")
     }
 
     @Test("typed data: integers out of range", arguments: [
@@ -292,4 +276,14 @@ struct EthereumBadInputTests {
         let decoded = try SignedEthereumTransaction.decode(hex: txtest.string("signed"))
         #expect(!decoded.isLowS)
     }
+}
+
+/// The error of the test document whose `Mail` has one field `x` of `type`, holding `value`.
+private func typedErrorWithValue(_ type: String, _ value: Any) -> EthereumError? {
+    typedError(mail { doc in
+        var types = doc["types"] as! [String: Any]
+        types["Mail"] = [["name": "x", "type": type]]
+        doc["types"] = types
+        doc["message"] = ["x": value]
+    })
 }
