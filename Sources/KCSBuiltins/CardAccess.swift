@@ -239,6 +239,12 @@ extension Builtins {
             try Session.checkTries(.pin, in: card.commands.getStatus(), force: args.flag("force"), command: c)
             do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
             card.pinVerified = true
+            // A duress PIN opens the card with other keys and nothing in the answer says so
+            // (docs/card.md, "Duress logins"): compare with what kcs recorded for this card.
+            if let recorded = session.existingStore(), let warning = try keyCheckWarning(card, store: recorded) {
+                card.keyWarning = warning
+                warnings.append(warning)
+            }
             var fields: [(String, Value)] = [
                 ("card", .string(card.name)), ("shortUID", .string(card.shortUID)), ("slot", .int(Int(pairing.index))),
                 ("paired", .bool(reused == nil)), ("ephemeral", .bool(card.ephemeralPairing != nil)),
@@ -454,6 +460,7 @@ extension Builtins {
             if card.commands.isSecureChannelOpen { try card.select() }
             try card.commands.factoryReset()
             let forgot = try session.store(for: c).deletePairing(instanceUID: info.instanceUID)
+            try session.store(for: c).deleteCardKeyCheck(instanceUID: info.instanceUID)
             let after = try card.select()
             return .map(ValueMap([("reset", .bool(true)), ("initialized", .bool(after.isInitialized)),
                                   ("forgotPairing", .bool(forgot))]))

@@ -34,6 +34,9 @@ public final class CardLink {
     public var ephemeralPairing: Pairing?
     /// The PIN-less path as set by `card.pinless` in this session (the applet cannot report it).
     public var pinlessPath: DerivationPath?
+    /// Set by `card.login` when this session's keys differ from the ones kcs recorded for the
+    /// card (docs/card.md, "Duress logins"); `card.export` and `sign` repeat it. SELECT clears it.
+    public internal(set) var keyWarning: String?
 
     /// `override` (label `transport`) replaces the medium's own transport (a fault-injecting wrapper, for tests).
     init(medium: Medium, name: String, random: any RandomSource, transport override: CardTransport? = nil) throws(CardError) {
@@ -53,6 +56,7 @@ public final class CardLink {
         selected = try commands.select()
         pairing = nil
         pinVerified = false
+        keyWarning = nil
         return info
     }
 
