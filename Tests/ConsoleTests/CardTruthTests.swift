@@ -106,4 +106,63 @@ struct CardTruthTests {
         #expect(warning.hasPrefix("the card's key (key UID ") && warning.contains("is not the one kcs recorded for this card"),
                 "\(warning)")
     }
+
+    // MARK: - Pairing slots
+
+    @Test func slotsUsedWithoutARecord_areNamedAfterAReconnect_withTheWayOut() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        // kcs stores slot 0, then pairs again with --force: slot 0 stays used on the card, and
+        // kcs's record now says slot 1 (the leak of a client that forgets its pairings).
+        let leak = try home.run("""
+            card.connect
+            card.init --pin "\(pin)" --puk "\(puk)" --pairing "\(password)"
+            card.login "\(pin)" --password "\(password)"
+            card.pair --password "\(password)" --force
+            """, name: "leak.kcs")
+        #expect(leak.code == 0, "\(leak.err)")
+        let later = try home.run("""
+            let c = card.connect
+            print "CONNECT", c.freePairingSlots, c.warning
+            let p = card.pairings
+            print "PAIRINGS", p.pairingSlots, p.freePairingSlots, p.stored, p.unexplained
+            card.login "\(pin)"
+            let u = card.unpair --others --yes
+            print "UNPAIR", u.unpaired, u.freePairingSlots
+            let after = card.pairings
+            print "AFTER", after.freePairingSlots, after.unexplained, contains(after, "warning")
+            card.logout
+            let again = card.connect
+            print "AGAIN", again.freePairingSlots, contains(again, "warning")
+            """, name: "later.kcs")
+        #expect(later.code == 0, "\(later.err)")
+        let expected = "1 of the card's 5 pairing slots is used by pairings kcs holds no record of (another client's, or lost to "
+            + "an interrupted pair or unpair); if they are not yours, free them from a logged-in session with "
+            + "card.unpair --others"
+        #expect(tagged("CONNECT", in: later.out) == ["3 " + expected], "\(later.out)")
+        #expect(tagged("PAIRINGS", in: later.out) == ["5 3 1 1"])
+        #expect(tagged("UNPAIR", in: later.out) == ["[0, 2, 3, 4] 4"])
+        #expect(tagged("AFTER", in: later.out) == ["4 0 false"])
+        #expect(tagged("AGAIN", in: later.out) == ["4 false"])
+    }
+
+    @Test func noSlotWarning_whenKcsRecordsExplainEveryUsedSlot() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run("""
+            card.connect
+            card.init --pin "\(pin)" --puk "\(puk)" --pairing "\(password)"
+            card.login "\(pin)" --password "\(password)"
+            card.logout
+            let c = card.connect
+            print "CONNECT", c.freePairingSlots, contains(c, "warning")
+            card.login "\(pin)" --ephemeral --password "\(password)"
+            let p = card.pairings
+            print "PAIRINGS", p.freePairingSlots, p.unexplained, contains(p, "warning")
+            """, name: "fine.kcs")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("CONNECT", in: r.out) == ["4 false"])
+        #expect(tagged("PAIRINGS", in: r.out) == ["3 0 false"])
+        #expect(!r.err.contains("warning"), "\(r.err)")
+    }
 }
