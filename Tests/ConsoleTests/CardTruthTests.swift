@@ -165,4 +165,32 @@ struct CardTruthTests {
         #expect(tagged("PAIRINGS", in: r.out) == ["3 0 false"])
         #expect(!r.err.contains("warning"), "\(r.err)")
     }
+
+    // MARK: - The duress question at a terminal
+
+    @Test func duressTrap_atATerminal_isExplainedAndAskedBeforeINIT() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let t = try TerminalSession(environment: home.environment, folder: home.folder)
+        try t.answer("kcs> ", with: "card.connect")
+        let initLine = "card.init --pin \"\(duressPIN)\" --puk \"\(puk)\" --pairing \"\(password)\""
+        // No: nothing is written, the card stays blank.
+        try t.answer("> ", with: initLine)
+        try t.expect("the PUK's first 6 digits equal the PIN; applet 3.1+ makes them the duress PIN, so every login "
+                     + "would run in duress mode (other keys): the words you load would give other keys than you "
+                     + "expect, and signing would still say verified.")
+        try t.answer("Initialize the card anyway? [y/N] ", with: "n")
+        try t.expect("card.init: cancelled; nothing changed")
+        try t.answer("> ", with: "print \"BLANK\", card.info().initialized")
+        try t.expect("BLANK false")
+        // Yes: INIT, and the result keeps the warning.
+        try t.answer("> ", with: "let i = " + initLine)
+        try t.answer("Initialize the card anyway? [y/N] ", with: "y")
+        try t.answer("> ", with: "print \"INIT\", i.initialized, contains(i, \"warning\")")
+        try t.expect("INIT true true")
+        let (text, status) = t.finish()
+        #expect(status == 0, "\(text)")
+        // Asked once each time, before anything reached the card.
+        #expect(text.components(separatedBy: "Initialize the card anyway? [y/N] ").count == 3, "\(text)")
+    }
 }
