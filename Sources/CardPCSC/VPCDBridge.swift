@@ -12,8 +12,8 @@ import Glibc
 /// message either way is a 2-byte big-endian length and then the bytes. From vpcd, a 1-byte
 /// message is a control: `00` power off, `01` power on, `02` reset, `04` "send the ATR" (the
 /// only control that is answered); a longer one is a command APDU, answered with the
-/// response APDU. When the connection drops (pcscd restarted) the bridge reconnects until
-/// `stop()` is called.
+/// response APDU; a card that answers nothing (gone mid-command) drops the connection. When
+/// the connection drops (pcscd restarted, or that) the bridge reconnects until `stop()` is called.
 public final class VPCDBridge: @unchecked Sendable {
     // The card is touched only from the thread running `run()`; `stopped` and `socketFD`
     // are the only state shared with `stop()`, and they are atomic.
@@ -122,6 +122,14 @@ public final class VPCDBridge: @unchecked Sendable {
                 response = [0x6F, 0x00]  // the card "threw": what a Java Card runtime reports
             }
             served += 1
+            // An empty answer is a card that went away mid-command: vpcd cannot take an empty
+            // frame (it waits for at least one byte that never comes, and pcscd with it), so the
+            // bridge drops the connection, as a card leaving the field does; vpcd then hands
+            // pcscd 0 bytes and ejects the card, and `run()` reconnects.
+            if response.isEmpty {
+                log("the card gave no answer; dropping the vpcd connection")
+                return served
+            }
             guard send(fd, response) else { return served }
         }
         return served

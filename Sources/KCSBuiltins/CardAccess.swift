@@ -239,6 +239,12 @@ extension Builtins {
             try Session.checkTries(.pin, in: card.commands.getStatus(), force: args.flag("force"), command: c)
             do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
             card.pinVerified = true
+            // A duress PIN opens the card with other keys and nothing in the answer says so
+            // (docs/card.md, "Duress logins"): compare with what kcs recorded for this card.
+            if let recorded = session.existingStore(), let warning = try keyCheckWarning(card, store: recorded) {
+                card.keyWarning = warning
+                warnings.append(warning)
+            }
             var fields: [(String, Value)] = [
                 ("card", .string(card.name)), ("shortUID", .string(card.shortUID)), ("slot", .int(Int(pairing.index))),
                 ("paired", .bool(reused == nil)), ("ephemeral", .bool(card.ephemeralPairing != nil)),
@@ -289,12 +295,15 @@ extension Builtins {
             let stored = try store.pairings().first { $0.instanceUID == uid }
             var fields: [(String, Value)] = [("card", .string(card.name)), ("shortUID", .string(card.shortUID))]
             fields.append(("pairingSlots", card.pairingSlotCount.map { .int($0) } ?? .null))
-            fields.append(("freePairingSlots", card.info.freePairingSlots.map { .int($0) } ?? .null))
+            fields.append(("freePairingSlots", card.freePairingSlots.map { .int($0) } ?? .null))
             fields.append(("stored", stored.map { .int(Int($0.slot)) } ?? .null))
             let open = card.commands.isSecureChannelOpen ? card.pairing : nil
             fields.append(("session", open.map { .int(Int($0.index)) } ?? .null))
             fields.append(("ephemeral", .bool(card.ephemeralPairing != nil)))
-            return .map(ValueMap(fields))
+            let unexplained = card.unexplainedPairingSlots(stored: stored != nil)
+            fields.append(("unexplained", unexplained.map { .int($0) } ?? .null))
+            let warnings = card.unexplainedPairingSlotsWarning(stored: stored != nil).map { [$0] } ?? []
+            return withWarnings(fields, warnings, session: session)
         },
 
         Builtin("card.unpair", params: [ParamSpec("slot", .int, default: .null)],
@@ -331,15 +340,20 @@ extension Builtins {
                         : "Unpair every other client of this card? They must pair again",
                     for: c, yes: args.flag("yes"))
                 var freed: [Value] = []
-                // Slot indexes stop at the table's end (6A 86), or at 0x7F (0x80 and up are refused).
-                for i in 0..<UInt8(total ?? 0x7F) where i != ours {
+                // Slot indexes stop at the table's end (6A 86), or at 0x7F (0x80 and up are refused):
+                // where they stop is the slot total, and all but this session's slot are free.
+                var end = UInt8(total ?? 0x7F)
+                for i in 0..<end where i != ours {
                     do {
                         try card.commands.unpair(index: i)
                         freed.append(.int(Int(i)))
                     } catch CardError.incorrectP1P2 {
+                        end = i
                         break
                     }
                 }
+                card.learnedPairingSlotCount = total ?? Int(end)
+                card.freePairingSlots = Int(end) - 1
                 if let stored, stored != ours { try store.deletePairing(instanceUID: uid) }
                 if args.flag("all") {
                     try unpairOurs()
@@ -348,13 +362,15 @@ extension Builtins {
                                           ("freePairingSlots", card.info.freePairingSlots.map { .int($0) } ?? .null)]))
                 }
                 return .map(ValueMap([("unpaired", .list(freed)), ("loggedOut", .bool(false)),
-                                      ("freePairingSlots", total.map { .int($0 - 1) } ?? .null)]))
+                                      ("freePairingSlots", card.freePairingSlots.map { .int($0) } ?? .null)]))
             }
             if let slot = slotArgument, slot != ours {
                 if let total, Int(slot) >= total {
                     throw BuiltinError.outOfRange(command: c, name: "the slot", expected: "0 to \(total - 1)", got: String(slot))
                 }
                 try card.commands.unpair(index: slot)
+                // One more free slot, or none when it was free already: this session cannot tell.
+                card.freePairingSlots = nil
                 if stored == slot { try store.deletePairing(instanceUID: uid) }
                 return .map(ValueMap([("unpaired", .list([.int(Int(slot))])), ("loggedOut", .bool(false))]))
             }
@@ -454,6 +470,7 @@ extension Builtins {
             if card.commands.isSecureChannelOpen { try card.select() }
             try card.commands.factoryReset()
             let forgot = try session.store(for: c).deletePairing(instanceUID: info.instanceUID)
+            try session.store(for: c).deleteCardKeyCheck(instanceUID: info.instanceUID)
             let after = try card.select()
             return .map(ValueMap([("reset", .bool(true)), ("initialized", .bool(after.isInitialized)),
                                   ("forgotPairing", .bool(forgot))]))

@@ -137,6 +137,7 @@ extension Builtins {
             guard args.flag("force") else { throw CardKeyError.removeNeedsForce(command: c) }
             try card.commands.removeKey()
             let retired = try retireCardKeys(session, card, keeping: nil, c)
+            try session.store(for: c).deleteCardKeyCheck(instanceUID: card.info.instanceUID)
             try? forgetPinlessPath(card, in: session.store(for: c))
             return .map(ValueMap([("removed", .bool(true)), ("retired", .list(retired.map { .string($0) }))]))
         },
@@ -250,7 +251,7 @@ extension Builtins {
                 }
                 var fields = try exportFields(shown, exported.publicKey, coin: coin)
                 fields.append(("privateKey", SecretKind.privateKey.value(privateKey.secret)))
-                return .map(ValueMap(fields))
+                return .map(ValueMap(fields + keyWarningField(card)))
             case "xpub":
                 guard !target.isEmpty else { throw CardKeyError.masterXpub(command: c) }
                 guard !isEIP1581(target) else { throw CardKeyError.xpubNotExportable(command: c, path: shown.description) }
@@ -262,13 +263,13 @@ extension Builtins {
                                                           childNumber: target.last!.raw)
                 var fields = try exportFields(shown, exported.publicKey, coin: coin)
                 fields.append(("xpub", .string(try xkey.serialized(.xpub))))
-                return .map(ValueMap(fields))
+                return .map(ValueMap(fields + keyWarningField(card)))
             default:
                 let exported = try card.commands.exportKey(.derive(path), kind: .publicKey)
                 if args.flag("address") {
                     return .domain(try pathAddress(exported.publicKey, path: shown, coin: coin))
                 }
-                return .map(ValueMap(try exportFields(shown, exported.publicKey, coin: coin)))
+                return .map(ValueMap(try exportFields(shown, exported.publicKey, coin: coin) + keyWarningField(card)))
             }
         },
 
@@ -358,7 +359,65 @@ extension Builtins {
         }
         // LOAD KEY, GENERATE KEY and REMOVE KEY clear the card's PIN-less path.
         if keyUID != nil { try forgetPinlessPath(card, in: store) }
+        // What later logins compare with: kept for the same key, unless kcs just put a key on the card.
+        let check = try store.cardKeyCheck(instanceUID: card.info.instanceUID)
+        if keyUID != nil || check?.keyUID != uid {
+            // A key without a chain code derives nothing, with any PIN: there is nothing to check.
+            if let derived = try keyCheckKey(card) {
+                try store.saveCardKeyCheck(CardKeyCheck(instanceUID: card.info.instanceUID, masterPublicKey: key,
+                                                        path: keyCheckPath().description, publicKey: derived))
+            } else {
+                try store.deleteCardKeyCheck(instanceUID: card.info.instanceUID)
+            }
+            card.keyWarning = nil
+        }
         return (record, uid)
+    }
+
+    // MARK: - Duress logins
+
+    /// The key kcs records beside the master key to tell a duress login (docs/card.md, "Duress
+    /// logins"): `m/0`, one public derivation. A duress PIN keeps the master key and its key UID
+    /// but derives with another chain code (keycard-protocol §10.2), so every child differs.
+    static func keyCheckPath() -> CardKeyPath {
+        try! CardKeyPath(source: .master, components: [ChildIndex(0)])
+    }
+
+    /// The card's public key at `keyCheckPath()`; nil when the card's key has no chain code (the
+    /// card refuses to derive, `69 85`).
+    static func keyCheckKey(_ card: CardLink) throws -> PublicKey? {
+        do {
+            return try card.commands.exportKey(.derive(keyCheckPath()), kind: .publicKey).publicKey
+        } catch CardError.conditionsNotSatisfied(.exportKey) where card.pinVerified {
+            return nil
+        }
+    }
+
+    /// Compares this session's keys with what kcs recorded for the card when it recorded its key
+    /// (`card_key_checks`, docs/store.md); needs the verified PIN. Returns the warning to show, nil
+    /// when they agree or nothing was recorded (or the card holds no key).
+    static func keyCheckWarning(_ card: CardLink, store: WalletStore) throws -> String? {
+        guard let check = try store.cardKeyCheck(instanceUID: card.info.instanceUID), card.info.hasMasterKey else {
+            return nil
+        }
+        guard card.info.keyUID == check.keyUID else {
+            return "the card's key (key UID \(Hex.encode(Array(card.info.keyUID.prefix(4))))…) is not the one kcs "
+                + "recorded for this card (key UID \(Hex.encode(Array(check.keyUID.prefix(4))))…): another client "
+                + "loaded or generated a key; use card to record it"
+        }
+        let master = try card.commands.exportKey(.derive(try CardKeyPath(source: .master, components: [])),
+                                                 kind: .publicKey).publicKey
+        let derived = try keyCheckKey(card)
+        guard master == check.masterPublicKey, derived == check.publicKey else {
+            return "this session's keys differ from the ones recorded for this card — a duress login? "
+                + "(the master key is the recorded one, but \(check.path) is not: the PIN given selects other keys)"
+        }
+        return nil
+    }
+
+    /// `[("warning", …)]` while the session's keys differ from the recorded ones, else empty.
+    static func keyWarningField(_ card: CardLink) -> [(String, Value)] {
+        card.keyWarning.map { [("warning", .string($0))] } ?? []
     }
 
     /// A card key as a record value, with the card's key UID.
@@ -626,6 +685,7 @@ extension Builtins {
         ]
         if let path = s.path { fields.append(("path", .string(path.description))) }
         fields += [("verified", .bool(s.verified)), ("checkedAgainst", .string(s.checkedAgainst))]
+        if let card = session.card, card.pinVerified { fields += keyWarningField(card) }
         return .map(ValueMap(fields))
     }
 

@@ -34,6 +34,14 @@ public final class CardLink {
     public var ephemeralPairing: Pairing?
     /// The PIN-less path as set by `card.pinless` in this session (the applet cannot report it).
     public var pinlessPath: DerivationPath?
+    /// Free persistent pairing slots as this session knows them: SELECT's count, then all but
+    /// this session's after `card.unpair --others`; nil when unknown (docs/card.md, "Pairing slots").
+    public internal(set) var freePairingSlots: Int?
+    /// The slot total this session learned: UNPAIR answers `6A 86` past the end of the table.
+    var learnedPairingSlotCount: Int?
+    /// Set by `card.login` when this session's keys differ from the ones kcs recorded for the
+    /// card (docs/card.md, "Duress logins"); `card.export` and `sign` repeat it. SELECT clears it.
+    public internal(set) var keyWarning: String?
 
     /// `override` (label `transport`) replaces the medium's own transport (a fault-injecting wrapper, for tests).
     init(medium: Medium, name: String, random: any RandomSource, transport override: CardTransport? = nil) throws(CardError) {
@@ -45,14 +53,17 @@ public final class CardLink {
         }
         commands = KeycardCommandSet(transport: override ?? own, random: random)
         selected = try commands.select()
+        freePairingSlots = selected.freePairingSlots
     }
 
     /// SELECT again (after INIT, a reset, or to read the free slots); closes any secure channel.
     @discardableResult
     public func select() throws(CardError) -> ApplicationInfo {
         selected = try commands.select()
+        freePairingSlots = selected.freePairingSlots
         pairing = nil
         pinVerified = false
+        keyWarning = nil
         return info
     }
 
@@ -176,7 +187,13 @@ extension Builtins {
             }
             session.card?.disconnect()
             session.card = link
-            return cardInfoValue(link)
+            // A lost slot is never silent: used slots kcs's records do not explain are named.
+            guard link.info.isInitialized,
+                  let warning = link.unexplainedPairingSlotsWarning(stored: session.holdsPairing(for: link)) else {
+                return cardInfoValue(link)
+            }
+            session.warn([warning])
+            return cardInfoValue(link, extra: [("warning", .string(warning))])
         },
 
         Builtin("card.disconnect", summary: "Closes the secure channel and lets go of the card.",
@@ -204,8 +221,8 @@ extension Builtins {
             + ", protected by file permissions, not by the PIN: fine for learning and testing, not for funds"
     }
 
-    /// SELECT's answer as a record.
-    static func cardInfoValue(_ card: CardLink) -> Value {
+    /// SELECT's answer as a record (`extra` fields last).
+    static func cardInfoValue(_ card: CardLink, extra: [(String, Value)] = []) -> Value {
         let i = card.info
         var f: [(String, Value)] = [
             ("card", .string(card.name)), ("initialized", .bool(i.isInitialized)),
@@ -220,7 +237,7 @@ extension Builtins {
         if case .simulator(let sim) = card.medium {
             f.append(("simulated", .string(simulatedCardNote(statePath: sim.statePath))))
         }
-        return .map(ValueMap(f))
+        return .map(ValueMap(f + extra))
     }
 }
 
@@ -299,7 +316,7 @@ public enum CardCommandError: WalletError, Equatable {
         case .alreadyInitialized(let c, let uid):
             "\(c): the card is already initialized (instance \(uid)); card.reset erases it first"
         case .noFreePairingSlots(let total):
-            "The card has no free pairing slots (\(total.map { "\($0) of \($0)" } ?? "all") used). From a paired session run "
+            "The card has no free pairing slots\(total.map { " (\($0) of \($0) used)" } ?? ""). From a paired session run "
                 + "`card.unpair --others`, or factory-reset the card with `card.reset`."
         case .notPaired(let c):
             "\(c): kcs holds no pairing for this card; run card.login (it pairs and stores the pairing) or card.pair"
@@ -345,11 +362,13 @@ public enum CardCommandError: WalletError, Equatable {
 // MARK: - Helpers of the card commands (issue 6 §2, §3)
 
 extension CardLink {
-    /// How many persistent pairing slots the card has: the simulator's profile; a reader's card
-    /// by applet version (3.0: 5, 3.2: 10; 3.1: 100 when SELECT showed more than 5 free, else
+    /// How many persistent pairing slots the card has: the simulator's profile; what this
+    /// session learned (`card.unpair --others` walks the table to its end); a reader's card by
+    /// applet version (3.0: 5, 3.2: 10; 3.1: 100 when SELECT showed more than 5 free, else
     /// unknown — 3.1.0 has 5, 3.1.1 and 3.1.2 have 100 and report the same version).
     public var pairingSlotCount: Int? {
         if case .simulator(let card) = medium { return card.applet.profile.pairingSlots }
+        if let learnedPairingSlotCount { return learnedPairingSlotCount }
         guard let v = info.version else { return nil }
         switch (v.major, v.minor) {
         case (3, 0): return 5
@@ -357,6 +376,35 @@ extension CardLink {
         case (3, 2): return 10
         default: return nil
         }
+    }
+
+    /// The fewest slots the card can have: `pairingSlotCount`, else 5 for an applet 3.1 (3.1.0
+    /// has 5, 3.1.1 and 3.1.2 have 100); nil when nothing is known.
+    var leastPairingSlotCount: Int? {
+        if let n = pairingSlotCount { return n }
+        if let v = info.version, v.major == 3, v.minor == 1 { return 5 }
+        return nil
+    }
+
+    /// Pairing slots in use that kcs's records do not explain (docs/card.md, "Pairing slots"):
+    /// the slots used (total − free) beyond kcs's stored pairing for this card (`stored`) and this
+    /// session's ephemeral one. Another client's pairings count too: kcs cannot tell them from a
+    /// slot lost to an interrupted PAIR or UNPAIR. A lower bound when only the least total is
+    /// known; nil when the free count or the total is unknown.
+    func unexplainedPairingSlots(stored: Bool) -> Int? {
+        guard let free = freePairingSlots, let total = leastPairingSlotCount else { return nil }
+        let ours = (stored ? 1 : 0) + (ephemeralPairing.map { $0.index != 0xFF } == true ? 1 : 0)
+        return max(0, total - free - ours)
+    }
+
+    /// The warning for `unexplainedPairingSlots`, nil when there are none.
+    func unexplainedPairingSlotsWarning(stored: Bool) -> String? {
+        guard let n = unexplainedPairingSlots(stored: stored), n > 0 else { return nil }
+        let count = pairingSlotCount.map { "\(n) of the card's \($0) pairing slots \(n == 1 ? "is" : "are")" }
+            ?? "at least \(n) of the card's pairing slots \(n == 1 ? "is" : "are")"
+        return count + " used by pairings kcs holds no record of "
+            + "(another client's, or lost to an interrupted pair or unpair); if they are not yours, free them from a "
+            + "logged-in session with card.unpair --others"
     }
 
     /// The stored-pairing refusals: the slot is empty (`6A 86` to OPEN SECURE CHANNEL) or holds
@@ -437,6 +485,13 @@ extension Session {
         }
         return ["could not free this session's pairing (slot \(slot)): \(reason). Free it from a paired session "
                 + "with card.unpair \(slot)"]
+    }
+
+    /// True when kcs's store holds a pairing for `card` (listing pairings needs no vault; no
+    /// store, or one that cannot be read, holds none).
+    func holdsPairing(for card: CardLink) -> Bool {
+        guard let store = existingStore(), let held = try? store.pairings() else { return false }
+        return held.contains { $0.instanceUID == card.info.instanceUID }
     }
 
     /// Shows each warning on the terminal's status line (`warning: …`).

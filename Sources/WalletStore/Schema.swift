@@ -139,6 +139,20 @@ enum Schema {
                 ON discovered_addresses(card_uid, coin_type, account, change, address_index) WHERE card_uid IS NOT NULL;
             CREATE INDEX discovered_by_address ON discovered_addresses(address);
             """),
+        // What kcs saw of a card's key when it recorded it (docs/card.md, "Duress logins"): the
+        // key UID and master public key, which a duress login leaves as they are, and one key
+        // derived from them, which it changes (other chain code). Public data only.
+        ("v2-card-key-checks", """
+            CREATE TABLE card_key_checks (
+                instance_uid      TEXT PRIMARY KEY NOT NULL
+                                  CHECK (length(instance_uid) = 32 AND instance_uid NOT GLOB '*[^0-9a-f]*'),
+                key_uid           BLOB NOT NULL CHECK (length(key_uid) = 32),
+                master_public_key BLOB NOT NULL CHECK (length(master_public_key) = 33),
+                check_path        TEXT NOT NULL CHECK (length(check_path) BETWEEN 1 AND 64),
+                check_public_key  BLOB NOT NULL CHECK (length(check_public_key) = 33),
+                recorded_at       INTEGER NOT NULL
+            );
+            """),
     ]
 
     /// A migrator with every migration registered. Foreign keys are checked after each

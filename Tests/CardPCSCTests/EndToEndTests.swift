@@ -99,6 +99,86 @@ struct EndToEndTests {
         }
     }
 
+    /// Over a reader kcs knows a 3.1 card's free slots (every SELECT says them) but not its
+    /// total until `card.unpair --others` walks the table to its end (docs/card.md, "Pairing
+    /// slots"): examples/card_slots.kcs gives its golden, but for the slot total the simulator
+    /// knows and a reader does not ("5 of 5 used"), never "all used" from an unknown.
+    @Test func example_cardSlots_overRealPCSC_matchesItsGolden_butForTheUnknownTotal() throws {
+        try withAttachedSimulator(card: "slots") { _, reader, _ in
+            let run = try runKCS(["examples/card_slots.kcs"], reader: reader)
+            let golden = try String(contentsOf: root.appendingPathComponent("Tests/TranscriptTests/Examples/card_slots.out"),
+                                    encoding: .utf8)
+            #expect(golden.contains("The card has no free pairing slots (5 of 5 used). From"))
+            #expect(run == golden.replacingOccurrences(of: " (5 of 5 used)", with: ""))
+            #expect(!run.contains("all used"))
+        }
+    }
+
+    /// Slots used that kcs's records do not explain are named after a reconnect over a reader too
+    /// (a lower bound: a 3.1 card has at least 5), and the way out learns the total.
+    @Test func lostSlots_overRealPCSC_areNamed_andUnpairOthersLearnsTheTotal() throws {
+        try withAttachedSimulator(card: "lost") { _, reader, _ in
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-e2e-lost-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: home) }
+            let script = home.appendingPathComponent("lost.kcs")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            try """
+                card.connect
+                card.init --pin "123456" --puk "111122223333" --pairing "pw"
+                card.login "123456" --password "pw"
+                card.pair --password "pw" --force
+                card.pair --password "pw" --force
+                card.disconnect
+                let c = card.connect
+                print "CONNECT", c.freePairingSlots, c.warning
+                let p = card.pairings
+                print "PAIRINGS", p.pairingSlots, p.freePairingSlots, p.unexplained
+                card.login "123456"
+                let u = card.unpair --others --yes
+                print "UNPAIR", u.unpaired, u.freePairingSlots
+                let after = card.pairings
+                print "AFTER", after.pairingSlots, after.freePairingSlots, after.unexplained
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let run = try runKCS([script.path], reader: reader, home: home.appendingPathComponent("home"))
+            let lines = run.split(separator: "\n").map(String.init)
+            #expect(lines.contains("CONNECT 2 at least 2 of the card's pairing slots are used by pairings kcs holds no "
+                                   + "record of (another client's, or lost to an interrupted pair or unpair); if they "
+                                   + "are not yours, free them from a logged-in session with card.unpair --others"), "\(run)")
+            #expect(lines.contains("PAIRINGS nil 2 2"), "\(run)")
+            #expect(lines.contains("UNPAIR [0, 1, 3, 4] 4"), "\(run)")
+            #expect(lines.contains("AFTER 5 4 0"), "\(run)")
+            #expect(run.hasSuffix("[exit 0]\n"), "\(run)")
+        }
+    }
+
+    /// Runs kcs with `arguments` in the repository with `KCS_CARD=pcsc` on `reader` and a
+    /// fresh home; returns stdout, stderr and `[exit N]`, as the golden transcripts are.
+    private func runKCS(_ arguments: [String], reader: String, home given: URL? = nil) throws -> String {
+        let home = given ?? FileManager.default.temporaryDirectory.appendingPathComponent("kcs-e2e-store-\(UUID().uuidString)")
+        defer { if given == nil { try? FileManager.default.removeItem(at: home) } }
+        let p = Process()
+        p.executableURL = kcsBinary
+        p.arguments = arguments
+        p.currentDirectoryURL = root
+        var env = ProcessInfo.processInfo.environment
+        env["KCS_CARD"] = "pcsc"
+        env["KCS_READER"] = reader
+        env["KCS_HOME"] = home.path
+        env["KCS_VAULT_PASSPHRASE"] = "transcript passphrase"
+        env["KCS_STDLIB"] = root.appendingPathComponent("stdlib").path
+        env["NO_COLOR"] = "1"
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        try p.runWithSignalsUnblocked()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self) + "[exit \(p.terminationStatus)]\n"
+    }
+
     @Test func wrongPIN_overRealPCSC_countsDownAndIsNotATransportError() throws {
         try withAttachedSimulator(card: "pins") { context, reader, _ in
             let transport = try context.connect(reader: reader)

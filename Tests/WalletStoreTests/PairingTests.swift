@@ -67,3 +67,38 @@ struct PairingTests {
         #expect(try store.pairings().isEmpty)
     }
 }
+
+@Suite("Card key checks")
+struct CardKeyCheckTests {
+    private let uid = h("00112233445566778899aabbccddeeff")
+
+    private func key(_ byte: UInt8) throws -> PublicKey {
+        try PrivateKey(bytes: [UInt8](repeating: 0, count: 31) + [byte]).publicKey
+    }
+
+    @Test func saveFindReplaceDelete_roundTrip_withTheKeyUIDOfTheMasterKey() throws {
+        let store = try makeStore()
+        #expect(try store.cardKeyCheck(instanceUID: uid) == nil)
+        let master = try key(1), derived = try key(2)
+        try store.saveCardKeyCheck(CardKeyCheck(instanceUID: uid, masterPublicKey: master, path: "m/0", publicKey: derived))
+        let found = try #require(try store.cardKeyCheck(instanceUID: uid))
+        #expect(found.keyUID == Hash.sha256(master.uncompressed))
+        #expect(found.masterPublicKey == master && found.publicKey == derived && found.path == "m/0")
+        try store.saveCardKeyCheck(CardKeyCheck(instanceUID: uid, masterPublicKey: try key(3), path: "m/0", publicKey: derived))
+        #expect(try store.cardKeyCheck(instanceUID: uid)?.masterPublicKey == (try key(3)))
+        #expect(try store.queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM card_key_checks") } == 1)
+        #expect(try store.deleteCardKeyCheck(instanceUID: uid))
+        #expect(try !store.deleteCardKeyCheck(instanceUID: uid))
+        #expect(try store.cardKeyCheck(instanceUID: uid) == nil)
+    }
+
+    @Test func aKeyUIDThatIsNotTheMasterKeys_isACorruptRow() throws {
+        let store = try makeStore()
+        try store.saveCardKeyCheck(CardKeyCheck(instanceUID: uid, masterPublicKey: try key(1), path: "m/0", publicKey: try key(2)))
+        try store.queue.write { try $0.execute(sql: "UPDATE card_key_checks SET key_uid = zeroblob(32)") }
+        #expect(throws: StoreError.corruptRow(table: "card_key_checks", id: Hex.encode(uid),
+                                              reason: "the key UID is not the master key's")) {
+            try store.cardKeyCheck(instanceUID: uid)
+        }
+    }
+}
