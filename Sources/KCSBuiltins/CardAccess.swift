@@ -174,7 +174,12 @@ extension Builtins {
             card.pinVerified = false
             do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
             card.pinVerified = true
-            return .null
+            // The same duress check as card.login's (docs/card.md, "Duress logins").
+            guard let recorded = session.existingStore(), let warning = try keyCheckWarning(card, store: recorded) else {
+                return .null
+            }
+            card.keyWarning = warning
+            return withWarnings([], [warning], session: session)
         },
 
         Builtin("card.login", params: [ParamSpec("pin", credentialType, secret: true)],

@@ -69,6 +69,19 @@ struct CardTruthTests {
         #expect(tagged("EXPORT", in: normal.out) == ["0x9858EfFD232B4033E47d90003D41EC34EcaEda94 false"])
         #expect(tagged("SIGN", in: normal.out) == ["false"])
         #expect(!normal.err.contains("duress"), "\(normal.err)")
+
+        // card.verify after card.open (a login in steps) checks the same way.
+        let steps = try home.run("""
+            card.connect
+            card.open
+            print "VERIFY", card.verify("\(duressPIN)").warning
+            card.logout
+            card.open
+            print "PLAIN", card.verify("\(pin)")
+            """, name: "steps.kcs")
+        #expect(steps.code == 0, "\(steps.err)")
+        #expect(tagged("VERIFY", in: steps.out).first?.hasPrefix(duressWarning) == true, "\(steps.out)")
+        #expect(tagged("PLAIN", in: steps.out) == ["nil"], "\(steps.out)")
     }
 
     @Test func aKeyLoadedByAnotherClient_isNamedAtLogin() throws {
