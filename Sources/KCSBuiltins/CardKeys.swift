@@ -237,14 +237,14 @@ extension Builtins {
             guard kinds.count <= 1 else { throw CardKeyError.oneExportKind(command: c, given: kinds) }
             let coin = try coinArgument(args.value("coin"), c)
             let card = try session.requireLoggedIn(c)
-            let requested = args.value("path") == nil ? ParsedCardPath(source: .current, components: [])
+            let requested = args.value("path") == nil ? CardPathRequest(source: .current, components: [])
                 : try parseCardPath(args["path"], c)
             let target = try absolutePath(requested, card: card, c)
             let shown = DerivationPath(absolute: true, target)
             let path = try CardKeyPath(source: .master, components: target)
             switch kinds.first {
             case "private":
-                guard isEIP1581(target) else { throw CardKeyError.privateNotExportable(command: c, path: shown.description) }
+                guard CardKeyPath.isEIP1581(target) else { throw CardKeyError.privateNotExportable(command: c, path: shown.description) }
                 let exported = try card.commands.exportKey(.derive(path), kind: .privateKey)
                 guard let privateKey = exported.privateKey else {
                     throw CardError.malformedResponse(command: .exportKey, detail: "no private key in the answer")
@@ -254,7 +254,7 @@ extension Builtins {
                 return .map(ValueMap(fields + keyWarningField(card)))
             case "xpub":
                 guard !target.isEmpty else { throw CardKeyError.masterXpub(command: c) }
-                guard !isEIP1581(target) else { throw CardKeyError.xpubNotExportable(command: c, path: shown.description) }
+                guard !CardKeyPath.isEIP1581(target) else { throw CardKeyError.xpubNotExportable(command: c, path: shown.description) }
                 let exported = try card.commands.exportKey(.derive(path), kind: .extendedPublicKey)
                 let parent = try card.commands.exportKey(
                     .derive(try CardKeyPath(source: .master, components: Array(target.dropLast()))), kind: .publicKey)
@@ -478,80 +478,25 @@ extension Builtins {
         ]))
     }
 
-    // MARK: - Paths
+    // MARK: - Paths (the arithmetic is CardProtocol's CardPathRequest and CardKeyPath; docs/card.md)
 
-    /// A path as typed for the card: where it starts and the levels after that (no depth limit
-    /// yet: the limit applies to the resolved absolute path).
-    struct ParsedCardPath: Equatable {
-        let source: DerivationSource
-        let components: [ChildIndex]
-    }
-
-    /// `m/…` (master), `../…` (parent), `./…`, `.` or a bare `0/5` (current); a path value keeps
-    /// its absolute/relative kind.
-    static func parseCardPath(_ value: Value?, _ command: String) throws -> ParsedCardPath {
-        if case .domain(let d as PathValue)? = value {
-            return ParsedCardPath(source: d.path.isAbsolute ? .master : .current, components: d.path.components)
-        }
+    /// A path value keeps its absolute/relative kind; a string is read as the card's path text
+    /// (`CardPathRequest`).
+    static func parseCardPath(_ value: Value?, _ command: String) throws -> CardPathRequest {
+        if case .domain(let d as PathValue)? = value { return CardPathRequest(d.path) }
         guard case .string(let raw)? = value else { throw HDError.pathEmpty }
-        let text = raw.trimmingCharacters(in: .whitespaces)
-        let (source, levels) = CardKeyPath.splitSource(text)
-        guard let levels else { return ParsedCardPath(source: source, components: []) }
-        // The levels are checked as DerivationPath checks them; the card's depth limit waits for
-        // the resolved absolute path.
-        let path = try DerivationPath(source == .master ? "m/" + levels : levels)
-        guard path.isAbsolute == (source == .master) else {
-            throw HDError.pathBadSegment(segment: "m", number: 1, reason: "m may only start the path")
-        }
-        return ParsedCardPath(source: source, components: path.components)
+        return try CardPathRequest(raw)
     }
 
-    /// The absolute path `requested` names when the card's current path is `current`.
-    ///
-    /// - Throws: `CardKeyError.parentOfMaster` for `../…` at the master; `tooDeep` beyond the
-    ///   card's 10 levels — both before anything is sent.
-    static func resolve(_ requested: ParsedCardPath, current: [ChildIndex], _ command: String) throws(CardKeyError) -> [ChildIndex] {
-        let target: [ChildIndex]
-        switch requested.source {
-        case .master: target = requested.components
-        case .current: target = current + requested.components
-        case .parent:
-            guard !current.isEmpty else { throw .parentOfMaster(command: command) }
-            target = current.dropLast() + requested.components
-        case .pinless: target = requested.components
-        }
-        guard target.count <= CardKeyPath.maximumDepth else {
-            throw .tooDeep(command: command, path: DerivationPath(absolute: true, target).description, depth: target.count)
-        }
-        return target
+    /// `requested.resolve(current:)`, its refusal named for `command`.
+    static func resolve(_ requested: CardPathRequest, current: [ChildIndex], _ command: String) throws(CardKeyError) -> [ChildIndex] {
+        do { return try requested.resolve(current: current) } catch { throw CardKeyError(error, command: command) }
     }
 
     /// The absolute path on `card`; asks the card for its current path only when needed.
-    static func absolutePath(_ requested: ParsedCardPath, card: CardLink, _ command: String) throws -> [ChildIndex] {
+    static func absolutePath(_ requested: CardPathRequest, card: CardLink, _ command: String) throws -> [ChildIndex] {
         if requested.source == .master { return try resolve(requested, current: [], command) }
         return try resolve(requested, current: card.commands.getKeyPath().components, command)
-    }
-
-    /// The shortest DERIVE KEY data reaching `target` from the current path `current`: from the
-    /// master (the whole path), from the current key (what follows it) or from its parent (what
-    /// follows the parent). Ties go to the master, then the current key: they depend least on
-    /// the card's state.
-    static func shortestPath(to target: [ChildIndex], from current: [ChildIndex]) -> CardKeyPath {
-        var best = (source: DerivationSource.master, rest: target)
-        if current.count <= target.count, Array(target.prefix(current.count)) == current {
-            let rest = Array(target.dropFirst(current.count))
-            if rest.count < best.rest.count { best = (.current, rest) }
-        }
-        if !current.isEmpty {
-            let parent = Array(current.dropLast())
-            if parent.count <= target.count, Array(target.prefix(parent.count)) == parent {
-                let rest = Array(target.dropFirst(parent.count))
-                if rest.count < best.rest.count { best = (.parent, rest) }
-            }
-        }
-        // At most 10 levels: `target` is checked by `resolve` and the rest is never longer.
-        return (try? CardKeyPath(source: best.source, components: best.rest))
-            ?? (try! CardKeyPath(source: .master, components: []))
     }
 
     /// DERIVE KEY, explaining the card's refusal of a key without a chain code.
@@ -567,7 +512,7 @@ extension Builtins {
     /// being the card's current path — and reads the new current key's public key.
     static func deriveToCurrent(_ card: CardLink, _ target: [ChildIndex], from current: [ChildIndex],
                                 _ command: String) throws -> (sent: CardKeyPath, publicKey: PublicKey) {
-        let sent = shortestPath(to: target, from: current)
+        let sent = CardKeyPath.shortest(to: target, from: current)
         try deriveOnCard(card, sent, command)
         return (sent, try card.commands.exportKey(.current, kind: .publicKey).publicKey)
     }
@@ -589,41 +534,15 @@ extension Builtins {
         return .map(ValueMap(fields))
     }
 
-    /// `m/44'/COIN'/ACCOUNT'/0/INDEX` from the current path (the Keycard app's coin screen):
-    /// `newAccount` → the account after the current one (in this coin's tree), address 0;
-    /// `account` → that account, keeping the current address index when it is the current
-    /// account; `next` → the next address index; nothing → the current address of this coin,
-    /// else account 0 address 0.
+    /// `CardKeyPath.coinPath`, its refusal named for `command`.
     static func coinPath(current: [ChildIndex], coinType: UInt32, account: UInt32?, newAccount: Bool, next: Bool,
                          _ command: String) throws(CardKeyError) -> [ChildIndex] {
-        if newAccount, next { throw .conflictingOptions(command: command, first: "new-account", second: "next") }
-        if newAccount, account != nil { throw .conflictingOptions(command: command, first: "new-account", second: "account") }
-        let inTree = current.count == 5 && current[0] == ChildIndex(44, hardened: true)
-            && current[1] == ChildIndex(coinType, hardened: true) && current[2].hardened
-            && current[3] == ChildIndex(0) && !current[4].hardened
-        let currentAccount = inTree ? current[2].index : nil
-        let currentIndex = inTree ? current[4].index : nil
-        var a: UInt32
-        var i: UInt32
-        if newAccount {
-            a = currentAccount.map { $0 + 1 } ?? 0
-            i = 0
-        } else {
-            a = account ?? currentAccount ?? 0
-            i = (a == currentAccount ? currentIndex : nil) ?? 0
-            if next { i = a == currentAccount ? i + 1 : 0 }
+        do {
+            return try CardKeyPath.coinPath(current: current, coinType: coinType, account: account, newAccount: newAccount,
+                                            next: next)
+        } catch {
+            throw CardKeyError(error, command: command)
         }
-        guard a < ChildIndex.hardenedOffset, i < ChildIndex.hardenedOffset else {
-            throw .indexOverflow(command: command)
-        }
-        return [ChildIndex(44, hardened: true), ChildIndex(coinType, hardened: true), ChildIndex(a, hardened: true),
-                ChildIndex(0), ChildIndex(i)]
-    }
-
-    /// EIP-1581 as the card checks it: at least 5 levels under `m/43'/60'/1581'`.
-    static func isEIP1581(_ path: [ChildIndex]) -> Bool {
-        path.count >= 5 && Array(path.prefix(3)) == [ChildIndex(43, hardened: true), ChildIndex(60, hardened: true),
-                                                     ChildIndex(1581, hardened: true)]
     }
 
     /// The address of a key at `path` (on the card or not) for `coin`; without a coin, the coin
@@ -842,3 +761,15 @@ public enum CardKeyError: WalletError, Equatable {
 }
 
 extension CardKeyError: IdentifiableError {}
+
+extension CardKeyError {
+    /// The card layer's path refusal, named for `command` (nothing was sent).
+    init(_ error: CardPathError, command: String) {
+        switch error {
+        case .parentOfMaster: self = .parentOfMaster(command: command)
+        case .tooDeep(let path, let depth): self = .tooDeep(command: command, path: path.description, depth: depth)
+        case .conflictingOptions(let first, let second): self = .conflictingOptions(command: command, first: first, second: second)
+        case .indexOverflow: self = .indexOverflow(command: command)
+        }
+    }
+}

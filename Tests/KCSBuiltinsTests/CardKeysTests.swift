@@ -1,5 +1,6 @@
-// The card's wallet commands (issue 6 §4–§8) in process: the pure helpers (which DERIVE KEY
-// source is shortest, the depth limit, the coin screen's path arithmetic, EIP-1581), and the
+// The card's wallet commands (issue 6 §4–§8) in process: the builtins' side of the path helpers
+// (a path value or string read for the card, refusals named for the command; the arithmetic
+// itself is tested in CardProtocolTests/CardPathArithmeticTests.swift), and the
 // commands themselves on a simulated card in a temporary kcs home, logged in through the
 // protocol layer (the console's `card.login` is tested through the binary in ConsoleTests).
 // Key vectors: keycard-protocol §16.2 (the "legal winner …" mnemonic).
@@ -19,39 +20,6 @@ private func n(_ i: UInt32) -> ChildIndex { ChildIndex(i) }
 private let eth0 = [h(44), h(60), h(0), n(0), n(0)]
 
 @Suite struct CardKeyHelperTests {
-    // MARK: - Which source keeps DERIVE KEY short
-
-    @Test func shortestPath_fromMaster_sendsTheWholePath() {
-        let p = Builtins.shortestPath(to: eth0, from: [])
-        #expect(p.source == .master && p.components == eth0)
-    }
-
-    @Test func shortestPath_belowTheCurrentKey_sendsTheRestFromCurrent() {
-        let p = Builtins.shortestPath(to: eth0 + [n(7)], from: eth0)
-        #expect(p.source == .current && p.components == [n(7)])
-        #expect(p.description == "./7")
-    }
-
-    @Test func shortestPath_aSibling_goesThroughTheParent() {
-        let p = Builtins.shortestPath(to: [h(44), h(60), h(0), n(0), n(1)], from: eth0)
-        #expect(p.source == .parent && p.components == [n(1)])
-        #expect(p.description == "../1")
-    }
-
-    @Test func shortestPath_theCurrentKeyItself_sendsNothing() {
-        let p = Builtins.shortestPath(to: eth0, from: eth0)
-        #expect(p.source == .current && p.isEmpty)
-    }
-
-    @Test func shortestPath_elsewhere_goesFromTheMaster() {
-        let target = [h(44), h(0), h(0), n(0), n(0)]
-        let p = Builtins.shortestPath(to: target, from: eth0)
-        #expect(p.source == .master && p.components == target)
-        // A tie (one level below the master's child) goes to the master, not to the parent.
-        let q = Builtins.shortestPath(to: [h(43)], from: [h(44)])
-        #expect(q.source == .master)
-    }
-
     // MARK: - Resolving and the depth limit
 
     @Test func parseCardPath_readsTheSDKSyntax() throws {
@@ -112,12 +80,6 @@ private let eth0 = [h(44), h(60), h(0), n(0), n(0)]
         #expect(throws: CardKeyError.indexOverflow(command: "c")) {
             try Builtins.coinPath(current: last, coinType: 60, account: nil, newAccount: false, next: true, "c")
         }
-    }
-
-    @Test func eip1581_isTheCardsRule() {
-        #expect(Builtins.isEIP1581([h(43), h(60), h(1581), h(0), n(0)]))
-        #expect(!Builtins.isEIP1581([h(43), h(60), h(1581), h(0)]), "at least 5 levels")
-        #expect(!Builtins.isEIP1581(eth0))
     }
 }
 
