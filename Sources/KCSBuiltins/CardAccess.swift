@@ -22,7 +22,7 @@ extension Builtins {
         Builtin("card.status",
                 summary: "PIN and PUK tries left, key loaded, current path, PIN-less path (needs the secure channel).",
                 example: "card.status") { args in
-            let c = "card.status"
+            let c = args.command
             let card = try args.session(c).requireChannel(c)
             let status = try card.commands.getStatus()
             let path = try card.commands.getKeyPath()
@@ -49,7 +49,7 @@ extension Builtins {
                 ],
                 summary: "Initializes a blank card with a PIN, a PUK and a pairing password (asked twice, given, or generated).",
                 example: "card.init --generate") { args in
-            let c = "card.init"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireCard(c)
             let info = try card.select()
@@ -121,7 +121,7 @@ extension Builtins {
                 ],
                 summary: "Pairs with the card and stores the pairing (sealed, by instance UID) so later sessions reuse the slot.",
                 example: "card.pair --default") { args in
-            let c = "card.pair"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireCard(c)
             let (info, released) = try startOver(card, session, c)
@@ -144,7 +144,7 @@ extension Builtins {
         Builtin("card.open",
                 summary: "Opens the secure channel with the pairing kcs stored for this card.",
                 example: "card.open") { args in
-            let c = "card.open"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireCard(c)
             let (info, warnings) = try startOver(card, session, c)
@@ -165,7 +165,7 @@ extension Builtins {
                 options: [OptionSpec("force", nil, "send the PIN even when only one try is left")],
                 summary: "Verifies the PIN over the open secure channel (refused with one try left unless --force).",
                 example: "card.verify (env \"KC_PIN\" --secret pin)") { args in
-            let c = "card.verify"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireChannel(c)
             let pin = try requiredSecret(args, "pin", c)
@@ -192,7 +192,7 @@ extension Builtins {
                 ],
                 summary: "Select, pair (or reuse the stored pairing), open the secure channel and verify the PIN, in one step.",
                 example: "card.login (env \"KC_PIN\" --secret pin) --default") { args in
-            let c = "card.login"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireCard(c)
             let pin = try requiredSecret(args, "pin", c)
@@ -261,7 +261,7 @@ extension Builtins {
         Builtin("card.logout",
                 summary: "Ends the card session (an ephemeral pairing is unpaired first); the PIN must be verified again.",
                 example: "card.logout") { args in
-            let c = "card.logout"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireCard(c)
             let ephemeral = card.ephemeralPairing
@@ -284,7 +284,7 @@ extension Builtins {
                 options: [OptionSpec("all", nil, "every pairing kcs holds, for any card (no card needed)")],
                 summary: "What kcs holds for this card (stored and session pairing) and the card's free pairing slots.",
                 example: "card.pairings") { args in
-            let c = "card.pairings"
+            let c = args.command
             let session = try args.session(c)
             let store = try session.store(for: c)
             if args.flag("all") {
@@ -319,7 +319,7 @@ extension Builtins {
                 ],
                 summary: "Frees pairing slots: this session's (no argument), SLOT, every other (--others) or all (--all).",
                 example: "card.unpair --others --yes") { args in
-            let c = "card.unpair"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireLoggedIn(c)
             let slotArgument = try args.integer("slot").map { UInt8(try smallInt($0, c, "the slot", in: 0...255)) }
@@ -392,7 +392,7 @@ extension Builtins {
                 options: [OptionSpec("force", nil, "send the PUK even when only one try is left")],
                 summary: "Unblocks a blocked PIN with the PUK and sets a new PIN (asked twice at a terminal).",
                 example: "card.unblock (env \"KC_PUK\" --secret puk) (env \"KC_NEW_PIN\" --secret pin)") { args in
-            let c = "card.unblock"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireChannel(c)
             let puk = try requiredSecret(args, "puk", c)
@@ -411,7 +411,7 @@ extension Builtins {
                 params: [ParamSpec("what", .string), ParamSpec("value", credentialType, default: .null, secret: true)],
                 summary: "Changes the PIN, the PUK or the pairing password (asked twice at a terminal); needs card.login.",
                 example: "card.change pin (env \"KC_NEW_PIN\" --secret pin)") { args in
-            let c = "card.change"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireLoggedIn(c)
             let what = args.string("what") ?? ""
@@ -441,7 +441,7 @@ extension Builtins {
                                      "the card's short instance UID (batch runs; a terminal asks for it)")],
                 summary: "Factory-resets the card (keys, PIN, PUK, every pairing) after its short instance UID is typed; forgets its stored pairing.",
                 example: "card.reset --confirm 1a2b3c4d") { args in
-            let c = "card.reset"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireCard(c)
             // An open session keeps its SELECT answer (and its pairing, should the reset be declined).

@@ -25,7 +25,7 @@ extension Builtins {
                 ],
                 summary: "A mnemonic from the card's random generator, as a secret; --load makes it the card's key (words shown once).",
                 example: "card.mnemonic --words 24 --load") { args in
-            let c = "card.mnemonic"
+            let c = args.command
             let session = try args.session(c)
             let words = try wordCount(args, c)
             guard args.flag("load") else {
@@ -59,7 +59,7 @@ extension Builtins {
                 ],
                 summary: "Loads a key into the card: mnemonic \"WORDS\", seed 0x…, or keypair 0xPRIVATE [--chain-code 0x…].",
                 example: "card.load mnemonic \"abandon … about\" --passphrase TREZOR") { args in
-            let c = "card.load"
+            let c = args.command
             let session = try args.session(c)
             let what = args.string("what") ?? ""
             guard ["mnemonic", "seed", "keypair"].contains(what) else {
@@ -119,7 +119,7 @@ extension Builtins {
                 ],
                 summary: "GENERATE KEY: a new master key made on the card, which never leaves it (no backup exists).",
                 example: "card.generate --name cold") { args in
-            let c = "card.generate"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireLoggedIn(c)
             try ensureReplaceable(card, force: args.flag("force"), c)
@@ -131,7 +131,7 @@ extension Builtins {
                 options: [OptionSpec("force", nil, "confirm: the key is erased from the card for good")],
                 summary: "REMOVE KEY: erases the card's key (and its PIN-less path); its stored card key is retired.",
                 example: "card.remove-key --force") { args in
-            let c = "card.remove-key"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireLoggedIn(c)
             guard args.flag("force") else { throw CardKeyError.removeNeedsForce(command: c) }
@@ -147,7 +147,7 @@ extension Builtins {
         Builtin("card.path",
                 summary: "The card's current key path (GET STATUS), m for the master.",
                 example: "card.path") { args in
-            let c = "card.path"
+            let c = args.command
             let card = try args.session(c).requireChannel(c)
             return .string(try card.commands.getKeyPath().description)
         },
@@ -161,7 +161,7 @@ extension Builtins {
                 ],
                 summary: "Makes m/44'/COIN'/ACCOUNT'/0/INDEX current on the card (the app's coin screen): {path, coin, account, index, address}.",
                 example: "card.derive --coin ETH --next") { args in
-            let c = "card.derive"
+            let c = args.command
             let session = try args.session(c)
             guard let coin = try coinArgument(args.value("coin"), c) else {
                 throw ArgumentError.optionNeedsValue(command: c, option: "coin", type: .string)
@@ -192,7 +192,7 @@ extension Builtins {
                 options: [OptionSpec("clear", nil, "remove the PIN-less path")],
                 summary: "SET PINLESS PATH: `sign --pinless` then signs with the key at PATH without PIN or channel; no PATH shows it.",
                 example: "card.pinless \"m/44'/60'/0'/0/0\"") { args in
-            let c = "card.pinless"
+            let c = args.command
             let session = try args.session(c)
             let store = try session.store(for: c)
             if !args.flag("clear"), args.value("path") == nil {
@@ -231,7 +231,7 @@ extension Builtins {
                 ],
                 summary: "EXPORT KEY at PATH (default: the current key): {path, publicKey, address}, an xpub, or an EIP-1581 private key.",
                 example: "card.export \"m/44'/60'/0'\" --xpub") { args in
-            let c = "card.export"
+            let c = args.command
             let session = try args.session(c)
             let kinds = ["public", "xpub", "private"].filter { args.flag($0) }
             guard kinds.count <= 1 else { throw CardKeyError.oneExportKind(command: c, given: kinds) }
@@ -276,7 +276,7 @@ extension Builtins {
         Builtin("use.card",
                 summary: "Makes the connected card's key the active signer (recorded in the store on first use).",
                 example: "use card") { args in
-            let c = "use.card"
+            let c = args.command
             let session = try args.session(c)
             let card = try session.requireCard(c)
             let store = try session.store(for: c)

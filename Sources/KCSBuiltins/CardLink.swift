@@ -142,7 +142,7 @@ extension Builtins {
         Builtin("card.readers",
                 summary: "The PC/SC readers pcscd knows, and the simulated cards in the kcs home.",
                 example: "card.readers") { args in
-            let c = "card.readers"
+            let c = args.command
             let session = try args.session(c)
             var rows: [Value] = []
             if let readers = try? PCSCContext().readers() {
@@ -162,7 +162,7 @@ extension Builtins {
                 ],
                 summary: "Connects to a simulated card (sim [NAME]; NAME default) or a reader (pcsc [READER]); without either, $KCS_CARD or sim.",
                 example: "card.connect pcsc --reader ACS") { args in
-            let c = "card.connect"
+            let c = args.command
             let session = try args.session(c)
             // Without a medium: `KCS_CARD` (sim or pcsc) chooses, so one script runs on either.
             let medium = args.string("medium") ?? session.environment["KCS_CARD"].flatMap { $0.isEmpty ? nil : $0 } ?? "sim"
@@ -208,7 +208,7 @@ extension Builtins {
         Builtin("card.info",
                 summary: "The card's Info screen: initialised, key loaded, free pairing slots, version, instance and key UID, capabilities.",
                 example: "card.info") { args in
-            let c = "card.info"
+            let c = args.command
             let card = try args.session(c).requireCard(c)
             if card.pairing == nil { try card.select() }
             return cardInfoValue(card)

@@ -34,7 +34,7 @@ extension Builtins {
         Builtin("accounts", options: [OptionSpec("json", nil, "JSON text instead of a table")],
                 summary: "The addresses discovery found, by owner (key or card), coin, account and index.",
                 example: "accounts") { args in
-            let c = "accounts"
+            let c = args.command
             let rows = try args.session(c).store(for: c).discoveredAddresses()
             let values: [Value] = rows.enumerated().map { n, r in
                 .map(ValueMap([
@@ -57,7 +57,7 @@ extension Builtins {
     // MARK: - Discovery
 
     static func discover(_ args: CallArguments) throws -> Value {
-        let c = "wallet.discover"
+        let c = args.command
         let session = try args.session(c)
         let gap = try args.integer("gap").map { try smallInt($0, c, "--gap", in: 1...1000) } ?? 20
         let maxAccounts = try args.integer("max-accounts").map { try smallInt($0, c, "--max-accounts", in: 1...1000) } ?? 20
@@ -180,7 +180,7 @@ extension Builtins {
     // MARK: - Selecting a discovered address
 
     static func select(_ args: CallArguments) throws -> Value {
-        let c = "wallet.select"
+        let c = args.command
         let session = try args.session(c)
         let address = try addressArgument(args.value("address") ?? .null)
         let store = try session.store(for: c)

@@ -21,7 +21,7 @@ extension Builtins {
                 ],
                 summary: "Shows the node in use ({url, chainId, block}), or with URL checks it answers and uses it for the rest of the session.",
                 example: "eth.node \"http://127.0.0.1:8545\"") { args in
-            let c = "eth.node"
+            let c = args.command
             let session = try args.session(c)
             if args.flag("clear") {
                 if args.value("url") != nil {
@@ -57,7 +57,7 @@ extension Builtins {
                 options: [rpcOption, OptionSpec("block", .string, "latest (default), pending, earliest or a block number")],
                 summary: "An address's balance (default: the active key's): {address, wei, ether, block}.",
                 example: "eth.balance 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
-            let c = "eth.balance"
+            let c = args.command
             let address = try addressOrActive(args, c)
             let block = try blockArgument(args, c, default: "latest")
             let wei = try node(args, c).balance(of: address, block: block)
@@ -69,7 +69,7 @@ extension Builtins {
                 options: [rpcOption, OptionSpec("block", .string, "pending (default: the next nonce), latest, or a block number")],
                 summary: "The transaction count of an address (default: the active key's), i.e. its next nonce.",
                 example: "eth.nonce 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
-            let c = "eth.nonce"
+            let c = args.command
             let address = try addressOrActive(args, c)
             return uintValue(try node(args, c).transactionCount(of: address, block: try blockArgument(args, c, default: "pending")))
         },
@@ -95,7 +95,7 @@ extension Builtins {
                 options: [rpcOption, OptionSpec("wait", nil, "wait for the receipt (polling, up to the node time-out × 3)")],
                 summary: "Sends a signed raw transaction (0x…, or what sign tx returned) once: {hash, sender, nonce, type}; never retried.",
                 example: "eth.send (sign tx {\"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"0.1 ether\"})") { args in
-            let c = "eth.send"
+            let c = args.command
             let raw: [UInt8]
             switch args.value("raw") {
             case .bytes(let b)?: raw = b
@@ -131,7 +131,7 @@ extension Builtins {
                 options: [rpcOption],
                 summary: "A transaction's receipt: {hash, mined, status, block, from, to, gasUsed, effectiveGasPrice, contractAddress, logs}.",
                 example: "eth.receipt $sent.hash") { args in
-            let c = "eth.receipt"
+            let c = args.command
             let hash: [UInt8]
             switch args.value("hash") {
             case .bytes(let b)?: hash = b

@@ -20,7 +20,7 @@ extension Builtins {
                 ],
                 summary: "EIP-191 personal_sign of text (a quoted string, even 0x-looking) or bytes (0x…): {prefix, digest, signature, r, s, v, signer}.",
                 example: "sign message \"hello\"") { args in
-            let c = "sign.message"
+            let c = args.command
             let message: [UInt8] = switch args.value("message") {
             case .bytes(let b)?: b
             case .string(let s)?: Array(s.utf8)
@@ -41,7 +41,7 @@ extension Builtins {
                 ],
                 summary: "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, signer}.",
                 example: "sign typed mail.json --dry-run") { args in
-            let c = "sign.typed"
+            let c = args.command
             let typed = try typedDataArgument(args.value("data"), c)
             let domainSeparator = try typed.domainSeparator()
             let structHash = try typed.messageHash()
@@ -66,7 +66,7 @@ extension Builtins {
                 ],
                 summary: "Signs a transaction map (type, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, r, s, v|yParity, signer}.",
                 example: "sign tx {\"type\": 2, \"chainId\": 1, \"nonce\": 0, \"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"1.5 ether\", \"gas\": 21000, \"maxFeePerGas\": \"20 gwei\", \"maxPriorityFeePerGas\": \"1 gwei\"}") { args in
-            let c = "sign.tx"
+            let c = args.command
             let fields = try jsonMap(args.map("tx"), c, "tx")
             var tx = try EthereumTransaction(fields: fields)
             // With a node (and without --offline), what was not given comes from the node.
@@ -115,7 +115,7 @@ extension Builtins {
                 ],
                 summary: "verify DIGEST SIG | verify SIG --message TEXT | verify SIG --typed FILE, with --address A or --public-key P: {valid, recovered, digest}.",
                 example: "verify $sig --message \"hello\" --address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
-            let c = "verify"
+            let c = args.command
             let (digest, signature) = try digestAndSignature(args, c)
             let address: EthereumAddress
             switch (args.value("address"), args.value("public-key")) {

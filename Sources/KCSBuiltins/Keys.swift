@@ -21,7 +21,7 @@ extension Builtins {
                 ],
                 summary: "A new key from the secure random source: an HD master (its mnemonic shown once) or one ECDSA key.",
                 example: "key.generate --type hd --words 24 --name savings") { args in
-            let c = "key.generate"
+            let c = args.command
             let session = try args.session(c)
             let type = args.string("type") ?? "hd"
             switch type {
@@ -60,7 +60,7 @@ extension Builtins {
                 ],
                 summary: "Stores a mnemonic as an HD-MASTER key and N HD-CHILD keys at the preset's paths.",
                 example: "import mnemonic \"abandon … about\" --preset ledger-live --accounts 3") { args in
-            let c = "import.mnemonic"
+            let c = args.command
             let session = try args.session(c)
             let mnemonic = try parseMnemonic(args["mnemonic"], language: nil, c)
             let (preset, custom) = try presetArgument(args, c)
@@ -81,7 +81,7 @@ extension Builtins {
                 options: [OptionSpec("name", .string, "the key's name")],
                 summary: "Stores a raw private key (0x + 64 hex digits, or WIF) as an ECDSA key.",
                 example: "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318") { args in
-            let c = "import.privkey"
+            let c = args.command
             let session = try args.session(c)
             let key = try privateKeyArgument(args["key"], c)
             let store = try session.unlockedStore(for: c)
@@ -96,7 +96,7 @@ extension Builtins {
                 options: [OptionSpec("name", .string, "the key's name")],
                 summary: "Stores an extended public key as a watch-only key (its first address shown).",
                 example: "import xpub xpub6BosfCnifzxcFwrSzQiqu2DBVTshkCXacvNsWGYJVVhhawA7d4R5WSWGFNbi8Aw6ZRc1brxMyWMzG3DSSSSoekkudhUd9yLb6qx39T9nMdj") { args in
-            let c = "import.xpub"
+            let c = args.command
             let session = try args.session(c)
             let text = args.string("xpub") ?? ""
             let key = try ExtendedKey(text)
@@ -113,7 +113,7 @@ extension Builtins {
                 options: [OptionSpec("name", .string, "the key's name")],
                 summary: "Stores an Ethereum address as a watch-only key (EIP-55 checksum checked when mixed case).",
                 example: "import address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 --name cold") { args in
-            let c = "import.address"
+            let c = args.command
             let session = try args.session(c)
             // A bare 0x… word arrives as bytes (no checksum to check); quoted text keeps EIP-55's.
             let address = if case .bytes(let b)? = args["address"] { try EthereumAddress(bytes: b) }
@@ -129,7 +129,7 @@ extension Builtins {
         Builtin("key.show", params: [ParamSpec("name", .string)],
                 summary: "One key: kind, public key, curve, address, path, storage, created, parent, rotation, last 10 signatures.",
                 example: "key.show savings") { args in
-            let c = "key.show"
+            let c = args.command
             let store = try args.session(c).store(for: c)
             let name = args.string("name") ?? ""
             return try store.read { tx in
@@ -147,7 +147,7 @@ extension Builtins {
         Builtin("key.rename", params: [ParamSpec("name", .string), ParamSpec("new", .string)],
                 summary: "Renames a key (its signing history follows).",
                 example: "key.rename eth-9858-da94 savings") { args in
-            let c = "key.rename"
+            let c = args.command
             let store = try args.session(c).store(for: c)
             return keyValue(try store.renameKey(named: args.string("name") ?? "", to: args.string("new") ?? ""))
         },
@@ -160,7 +160,7 @@ extension Builtins {
                 ],
                 summary: "Moves a key in the dashboard's order.",
                 example: "key.move savings --to 1") { args in
-            let c = "key.move"
+            let c = args.command
             let store = try args.session(c).store(for: c)
             let name = args.string("name") ?? ""
             let given = [args.value("to") != nil, args.flag("up"), args.flag("down")].filter { $0 }.count
@@ -178,7 +178,7 @@ extension Builtins {
                 ],
                 summary: "Deletes a key and its sealed secret; its signing history stays under its name.",
                 example: "key.delete old-key --yes") { args in
-            let c = "key.delete"
+            let c = args.command
             let session = try args.session(c)
             let name = args.string("name") ?? ""
             let store = try session.store(for: c)
@@ -194,7 +194,7 @@ extension Builtins {
         Builtin("key.reveal", params: [ParamSpec("name", .string)],
                 summary: "The key's secret (mnemonic, seed or private key) as a secret value; marks the key revealed.",
                 example: "print (reveal (key.reveal savings))") { args in
-            let c = "key.reveal"
+            let c = args.command
             let session = try args.session(c)
             let name = args.string("name") ?? ""
             let store = try session.unlockedStore(for: c, reconfirm: true)
@@ -210,7 +210,7 @@ extension Builtins {
         Builtin("use.key", params: [ParamSpec("name", .string)],
                 summary: "Makes a stored key (software, or a card key: the card signs) the active signer for `sign`.",
                 example: "use key savings") { args in
-            let c = "use.key"
+            let c = args.command
             let session = try args.session(c)
             let record = try session.store(for: c).key(named: args.string("name") ?? "")
             guard record.kind == .ecdsa || record.kind == .hdChild || record.kind == .card else {
@@ -232,7 +232,7 @@ extension Builtins {
                 ],
                 summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, signer}; recorded in the history.",
                 example: "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8") { args in
-            let c = "sign"
+            let c = args.command
             let session = try args.session(c)
             guard case .bytes(let digest)? = args["digest"], digest.count == 32 else {
                 let n = if case .bytes(let b)? = args["digest"] { b.count } else { 0 }
@@ -261,7 +261,7 @@ extension Builtins {
                 ],
                 summary: "The signing history, newest first: time, key, kind, digest, signer, verified.",
                 example: "history --key savings --since 2026-01-01 --csv") { args in
-            let c = "history"
+            let c = args.command
             let store = try args.session(c).store(for: c)
             var query = HistoryQuery(keyName: args.string("key"), limit: 50)
             if let n = args.integer("limit") { query.limit = try smallInt(n, c, "--limit", in: 1...10_000_000) }
@@ -283,7 +283,7 @@ extension Builtins {
         Builtin("vault.status",
                 summary: "Whether the vault exists and is unlocked, with its scrypt parameters.",
                 example: "vault.status") { args in
-            let c = "vault.status"
+            let c = args.command
             let store = try args.session(c).store(for: c)
             var fields: [(String, Value)] = [("state", .string(try store.vaultStatus().rawValue))]
             if let info = try store.vaultInfo() { fields.append(("kdf", .string(info.parameters.description))) }
@@ -299,7 +299,7 @@ extension Builtins {
         Builtin("vault.change-passphrase",
                 summary: "Re-seals every secret under a new vault passphrase (the old one asked first).",
                 example: "vault.change-passphrase") { args in
-            let c = "vault.change-passphrase"
+            let c = args.command
             let session = try args.session(c)
             let store = try session.store(for: c)
             let old = try session.passphrase(for: c, prompt: "current vault passphrase: ")
@@ -343,7 +343,7 @@ extension Builtins {
 
     /// `keys` without a map: the stored keys as a table (records), or JSON text with `--json`.
     static func keyDashboard(_ args: CallArguments) throws -> Value {
-        let c = "keys"
+        let c = args.command
         let store = try args.session(c).store(for: c)
         let records = try store.keys(includeRetired: !args.flag("active"))
         if args.flag("json") { return .string(try jsonText(records)) }

@@ -22,7 +22,7 @@ extension Builtins {
                 ],
                 summary: "Decrypts a keystore V3 file (scrypt or pbkdf2) and stores its private key as an ECDSA key.",
                 example: "keystore load wallet.json (env \"KEYSTORE_PASSWORD\" --secret password) --name geth") { args in
-            let c = "keystore.load"
+            let c = args.command
             let session = try args.session(c)
             let path = expandedPath(args.string("file") ?? "")
             // Parse first: a missing file, a bad field or a KDF past the ceiling is reported
@@ -53,7 +53,7 @@ extension Builtins {
                 ],
                 summary: "Exports a stored ECDSA or HD-CHILD key as a keystore V3 file (scrypt) under a new password.",
                 example: "keystore save savings-0 backup.json (env \"KEYSTORE_PASSWORD\" --secret password)") { args in
-            let c = "keystore.save"
+            let c = args.command
             let session = try args.session(c)
             let path = expandedPath(args.string("file") ?? "")
             let record = try session.store(for: c).key(named: args.string("name") ?? "")

@@ -27,7 +27,7 @@ extension Builtins {
                 ],
                 summary: "Flags a key for rotation (listed by keys.rotation and when the console starts), or clears the flag.",
                 example: "key.flag hot-wallet --exposed") { args in
-            let c = "key.flag"
+            let c = args.command
             let store = try args.session(c).store(for: c)
             let record = try store.key(named: args.string("name") ?? "")
             guard !record.retired else { throw StoreError.keyRetired(name: record.name) }
@@ -46,7 +46,7 @@ extension Builtins {
                                      "also list software keys older than this many days (default: the rotation.max-age-days setting)")],
                 summary: "The keys that need rotation, each with its reasons: flagged, revealed, imported raw, or too old.",
                 example: "keys.rotation --max-age-days 365") { args in
-            let c = "keys.rotation"
+            let c = args.command
             let session = try args.session(c)
             let store = try session.store(for: c)
             let maxAge = try maxAgeDays(args, store: store, command: c)
@@ -69,7 +69,7 @@ extension Builtins {
                 ],
                 summary: "Replaces a key by a new one of the same kind and preset; the old secret is wiped once the new one is backed up.",
                 example: "key.rotate hot-wallet --successor hot-2026") { args in
-            let c = "key.rotate"
+            let c = args.command
             let session = try args.session(c)
             let store = try session.store(for: c)
             let old = try store.key(named: args.string("name") ?? "")
@@ -85,7 +85,7 @@ extension Builtins {
         Builtin("key.lineage", params: [ParamSpec("name", .string)],
                 summary: "The rotation chain through a key, oldest first: each key with its rotation state and successor.",
                 example: "key.lineage hot-wallet") { args in
-            let c = "key.lineage"
+            let c = args.command
             let store = try args.session(c).store(for: c)
             let chain = try store.lineage(ofKeyNamed: args.string("name") ?? "")
             let open = try store.pendingRotations()
@@ -105,7 +105,7 @@ extension Builtins {
         Builtin("rotation.pending",
                 summary: "Unfinished rotations, oldest first: id, old and new key, the step reached and what comes next.",
                 example: "let open = rotation pending") { args in
-            let c = "rotation.pending"
+            let c = args.command
             return .list(try args.session(c).store(for: c).pendingRotations().map(rotationValue))
         },
 
@@ -117,7 +117,7 @@ extension Builtins {
                 ],
                 summary: "Continues an unfinished rotation from the step it reached (see rotation.pending).",
                 example: "rotation.resume 3 --yes") { args in
-            let c = "rotation.resume"
+            let c = args.command
             let session = try args.session(c)
             let store = try session.store(for: c)
             let rotation = try store.rotation(id: try rotationID(args, c))
@@ -143,7 +143,7 @@ extension Builtins {
                 options: [OptionSpec("yes", nil, "confirm deleting the successor without asking (batch runs)")],
                 summary: "Abandons an unfinished rotation: deletes the successor, if one was made; the old key stays as it was.",
                 example: "rotation.rollback 3 --yes") { args in
-            let c = "rotation.rollback"
+            let c = args.command
             let session = try args.session(c)
             let store = try session.store(for: c)
             let rotation = try store.rotation(id: try rotationID(args, c))
@@ -167,7 +167,7 @@ extension Builtins {
         Builtin("store.check",
                 summary: "Checks the store file: SQLite's integrity_check and the store's invariants (positions, secrets, parents).",
                 example: "print (store.check).ok, (store.check).problems") { args in
-            let c = "store.check"
+            let c = args.command
             let check = try args.session(c).store(for: c).check()
             return .map(ValueMap([
                 ("ok", .bool(check.integrity == ["ok"] && check.problems.isEmpty)),

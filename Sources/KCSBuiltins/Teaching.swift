@@ -27,7 +27,7 @@ extension Builtins {
                 ],
                 summary: "A BIP-39 phrase bit by bit: each word's 11-bit index, the entropy, the checksum bits and whether they match.",
                 example: "mnemonic.explain \"abandon abandon … about\"") { args in
-            let c = "mnemonic.explain"
+            let c = args.command
             let language = try language(args, c)
             let anatomy: MnemonicAnatomy
             switch args["mnemonic"] {
@@ -49,7 +49,7 @@ extension Builtins {
                 options: [OptionSpec("reveal", nil, "show the private key of an xprv instead of masking it")],
                 summary: "An xpub/xprv (or ypub, zpub, tpub, …) field by field: version bytes and their meaning, depth, parent fingerprint, child number, chain code, key, checksum.",
                 example: "xkey.explain \"xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8\"") { args in
-            let c = "xkey.explain"
+            let c = args.command
             guard let text = try extendedKeyText(args["text"], c) else {
                 throw ArgumentError.missing(command: c, position: 1, name: "text", type: .string)
             }
@@ -64,7 +64,7 @@ extension Builtins {
                 ],
                 summary: "The addresses of one mnemonic under MetaMask, Ledger Live, Ledger legacy and BIP-44/49/84/86, index by index.",
                 example: "presets.compare \"abandon abandon … about\" --count 3") { args in
-            let c = "presets.compare"
+            let c = args.command
             let m = try parseMnemonic(args["mnemonic"], language: nil, c)
             let count = try smallInt(args.integer("count") ?? 5, c, "--count", in: 1...100)
             // Cached by path: the presets share their first levels, so each node is derived once.
@@ -94,7 +94,7 @@ extension Builtins {
                 ],
                 summary: "Names the path that made an address: searches the presets and accounts × indexes 0…N offline (a mnemonic, or the card).",
                 example: "path.find 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 --mnemonic $m") { args in
-            let c = "path.find"
+            let c = args.command
             let onCard = args.flag("card")
             if onCard, args.value("mnemonic") != nil || args.value("passphrase") != nil {
                 throw BuiltinError.optionNotApplicable(command: c, option: "card",
@@ -215,7 +215,7 @@ extension Builtins {
     /// `derive PATH --trace [--reveal]`: every BIP-32 step from the start key (or from the
     /// seed, with the master key's step) down to PATH.
     static func traceDerive(_ args: CallArguments) throws -> Value {
-        let c = "derive"
+        let c = args.command
         guard args.flag("trace") else {
             throw BuiltinError.optionNotApplicable(command: c, option: "reveal", reason: "it goes with --trace (derive PATH --trace --reveal)")
         }

@@ -85,6 +85,10 @@ public protocol BuiltinContext: AnyObject {}
 
 /// The checked arguments a builtin body receives, and the session it runs in.
 public struct CallArguments {
+    /// The full name of the command being run (`card.pair`), filled in by whoever calls the
+    /// body (`Builtin.bind`, the interpreter): bodies name themselves in errors through it and
+    /// never write their own name.
+    public let command: String
     /// Positional parameters by name (defaults filled in; absent optional secrets are missing).
     public let values: [String: Value]
     /// Options given (flags map to `.bool(true)`).
@@ -93,7 +97,8 @@ public struct CallArguments {
     /// tests may not).
     public let context: (any BuiltinContext)?
 
-    public init(values: [String: Value], options: [String: Value], context: (any BuiltinContext)? = nil) {
+    public init(command: String, values: [String: Value], options: [String: Value], context: (any BuiltinContext)? = nil) {
+        self.command = command
         self.values = values
         self.options = options
         self.context = context
@@ -228,7 +233,7 @@ extension Builtin {
                 opts[key] = v
             }
         }
-        return CallArguments(values: values, options: opts)
+        return CallArguments(command: name, values: values, options: opts)
     }
 
     /// The parameters (by position) and options whose values must never reach the history.

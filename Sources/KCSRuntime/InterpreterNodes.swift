@@ -438,7 +438,7 @@ extension Environment {
             values[p.name] = .secret(s)
         }
         do {
-            return try b.body(CallArguments(values: values, options: bound.options, context: host.context))
+            return try b.body(CallArguments(command: b.name, values: values, options: bound.options, context: host.context))
         } catch let e as RuntimeError {
             throw RuntimeError(e.kind, at: range)
         } catch let e as PromptInterrupted {

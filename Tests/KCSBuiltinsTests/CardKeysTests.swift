@@ -263,6 +263,29 @@ final class CardFixture {
                 "SIGN always carries P2 = 00 (later applets read P2 as the algorithm): \(signs)")
     }
 
+    /// A body never writes its own name: the interpreter passes it (`CallArguments.command`),
+    /// so the error names the command in the dotted and in the namespace form alike.
+    @Test func errors_nameTheCommand_inEveryCallForm() throws {
+        let f = try CardFixture()
+        for code in ["card.derive --coin ETH --new-account --account 1", "card derive --coin ETH --new-account --account 1"] {
+            do {
+                try f.run(code)
+                Issue.record("\(code) should be refused")
+            } catch {
+                #expect(error.id == "cardKey.conflictingOptions")
+                #expect(error.message == "card.derive: --new-account and --account cannot go together", "\(code)")
+            }
+        }
+        for code in ["card.export m --xpub", "card export m --xpub"] {
+            do {
+                try f.run(code)
+                Issue.record("\(code) should be refused")
+            } catch {
+                #expect(error.message.hasPrefix("card.export: the card does not export the master's chain code"), "\(code)")
+            }
+        }
+    }
+
     /// A relative --path that would take the card past 10 levels is refused before SIGN.
     @Test func sign_relativePathTooDeep_isRefusedBeforeSign() throws {
         let f = try CardFixture()
