@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// kcs — the Keycard console. Targets follow the layering of ../shared/STYLE.md §1:
+// kcs — the Keycard console. Targets follow the module table of docs/architecture.md:
 // imports only go down (C → core → card → store → lang → app); PackageTests checks it.
 import PackageDescription
 
