@@ -1,5 +1,6 @@
 import Foundation
 import WalletCore
+import WalletCrypto
 
 // Path arithmetic for commands that name a key on the card (docs/card.md): a path as typed,
 // resolved against the card's current path; the shortest DERIVE KEY data that reaches it; the
@@ -7,7 +8,7 @@ import WalletCore
 
 /// Why a requested card path cannot be resolved or built. Nothing has been sent when one of
 /// these is thrown; the caller names its command when it shows one.
-public enum CardPathError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum CardPathError: WalletError, Hashable {
     /// `../…` while the card's current key is the master, which has no parent.
     case parentOfMaster
     /// The resolved absolute path is deeper than the card's 10 levels.
@@ -16,6 +17,15 @@ public enum CardPathError: Error, Sendable, Hashable, CustomStringConvertible {
     case conflictingOptions(first: String, second: String)
     /// The next account or address index would reach 2³¹.
     case indexOverflow
+
+    public var id: String {
+        switch self {
+        case .parentOfMaster: "cardPath.parentOfMaster"
+        case .tooDeep: "cardPath.tooDeep"
+        case .conflictingOptions: "cardPath.conflictingOptions"
+        case .indexOverflow: "cardPath.indexOverflow"
+        }
+    }
 
     public var description: String {
         switch self {

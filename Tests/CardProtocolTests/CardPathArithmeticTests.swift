@@ -52,6 +52,7 @@ struct CardPathArithmeticTests {
 
     @Test func resolve_parentOfMaster_isRefused() {
         #expect(throws: CardPathError.parentOfMaster) { try CardPathRequest("../1").resolve(current: []) }
+        #expect(CardPathError.parentOfMaster.id == "cardPath.parentOfMaster")
     }
 
     @Test func resolve_beyondTenLevels_isRefusedWithTheAbsolutePath() throws {
