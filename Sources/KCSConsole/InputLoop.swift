@@ -135,7 +135,8 @@ public final class InputLoop {
     /// parse reports) is one piece, exactly as given; a later piece is the source's text from
     /// its first line on, after as many empty lines as come before it, so positions stay the file's.
     private func pieces(of source: Source) -> [Piece] {
-        let lines = source.text.split(separator: "\n", omittingEmptySubsequences: false)
+        // Cut at each LF, also the LF of a CRLF (which a `Character` split keeps whole).
+        let lines = source.text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map(Substring.init)
         guard source.invalidUTF8 == nil, lines.contains(where: { $0.hasPrefix(".") }) else { return [.program(source)] }
         var pieces: [Piece] = []
         var pending: [Substring] = []
@@ -147,7 +148,8 @@ public final class InputLoop {
             if line.hasPrefix("."), pending.allSatisfy({ $0.allSatisfy(\.isWhitespace) })
                 || !runner.parse(program()).diagnostics.contains(where: { $0.id == "parse.unexpectedEndOfInput" }) {
                 if !pending.allSatisfy({ $0.allSatisfy(\.isWhitespace) }) { pieces.append(.program(program())) }
-                pieces.append(.meta(String(line), (source.name, i + 1)))
+                // A CRLF file's meta-command ends at its CR.
+                pieces.append(.meta(String(line.hasSuffix("\r") ? line.dropLast() : line), (source.name, i + 1)))
                 pending = []
                 firstLine = i + 2
             } else {

@@ -48,6 +48,11 @@ struct InputLoopTests {
         #expect(m.err.contains("<stdin>:4:8: error:"), "\(m.err)")
     }
 
+    @Test func crlfScript_metaCommandsWork() throws {
+        let r = try kcs([], stdin: "print 1\r\n.bail\r\nprint 2\r\n")
+        #expect(r.code == 0 && r.out == "1\nbail is on\n2\n", "\(r.out)\(r.err)")
+    }
+
     @Test func dotInsideAnUnfinishedStatement_isNotAMetaCommand() throws {
         let r = try kcs([], stdin: "print \"a\n.bail on\nb\"\n")
         #expect(r.code == 0 && r.out == "a\n.bail on\nb\n", "\(r.out)\(r.err)")
