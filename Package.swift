@@ -70,8 +70,8 @@ let package = Package(
         .executableTarget(
             name: "kcs",
             dependencies: [
-                "KCSConsole", "KCSRuntime", "KCSSyntax",
-                "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC",
+                "KCSConsole",
+                "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -52,8 +52,8 @@ public enum ExitStatus {
     }
 }
 
-/// Runs, checks and prints `.kcs` text: the one path every batch input takes (`kcs FILE`,
-/// `kcs run`, `kcs -e`, piped standard input).
+/// Parses, checks and prints `.kcs` text, and shows its errors (as text or `--json`): every
+/// console path (`InputLoop`, `kcs check`, `kcs parse`) parses and reports through here.
 public final class ScriptRunner {
     public let interpreter: Interpreter
     private let errorOutput: (String) -> Void
@@ -86,31 +86,6 @@ public final class ScriptRunner {
         (host?.context as? Session)?.close()
     }
 
-    /// Parses and runs `source`; reports errors on the error output and returns the exit code.
-    /// `args` become the list `args` inside the script.
-    public func run(_ source: Source, args: [String] = []) -> Int32 {
-        interpreter.define("args", .list(args.map { .string($0) }))
-        let (source, program, diagnostics) = parse(source)
-        if !diagnostics.isEmpty {
-            report(diagnostics, source)
-            return ExitStatus.scriptError
-        }
-        do {
-            _ = try interpreter.run(program, source: source)
-            return ExitStatus.ok
-        } catch {
-            if json {
-                errorOutput(Value.map(ValueMap([("error", .string(error.id)), ("message", .string(source.redacting(error.message))),
-                                                ("file", .string(source.name)),
-                                                ("line", .int(error.location.line)),
-                                                ("column", .int(error.location.column))])).json + "\n")
-            } else {
-                errorOutput(error.rendered)
-            }
-            return ExitStatus.code(forRuntimeError: error.id)
-        }
-    }
-
     /// Every syntax error and every unknown command, without running anything.
     public func check(_ source: Source) -> (diagnostics: [Diagnostic], exitCode: Int32) {
         let (source, program, syntax) = parse(source)
@@ -134,17 +109,52 @@ public final class ScriptRunner {
         return (ASTPrinter.print(program), ExitStatus.ok)
     }
 
-    private func report(_ diagnostics: [Diagnostic], _ source: Source) {
+    /// `check(_:)` of a script given as bytes (a file's contents) named `name`.
+    public func check(name: String, bytes: [UInt8]) -> (diagnostics: [Diagnostic], exitCode: Int32) {
+        check(Source(name: name, bytes: bytes))
+    }
+
+    /// `parseTree(_:)` of a script given as bytes (a file's contents) named `name`.
+    public func parseTree(name: String, bytes: [UInt8]) -> (text: String?, exitCode: Int32) {
+        parseTree(Source(name: name, bytes: bytes))
+    }
+
+    /// Shows syntax errors (from `parse`, so secrets are marked).
+    func report(_ diagnostics: [Diagnostic], _ source: Source) {
         if json {
             let lines = LineTable(source)
             for d in diagnostics {
                 let loc = lines.location(of: d.range.start)
-                errorOutput(Value.map(ValueMap([("error", .string(d.id)), ("message", .string(source.redacting(d.message))),
-                                                ("file", .string(source.name)), ("line", .int(loc.line)),
-                                                ("column", .int(loc.column))])).json + "\n")
+                errorOutput(jsonError(d.id, source.redacting(d.message), file: source.name, loc.line, loc.column))
             }
         } else {
             errorOutput(DiagnosticRenderer.render(diagnostics, source: source))
         }
+    }
+
+    /// Shows the error that stopped a run of `source`.
+    func report(_ error: RuntimeError, _ source: Source) {
+        if json {
+            errorOutput(jsonError(error.id, source.redacting(error.message), file: source.name,
+                                  error.location.line, error.location.column))
+        } else {
+            errorOutput(error.rendered)
+        }
+    }
+
+    /// Shows a meta-command's error; `location` is its file and line in a script (nil at the
+    /// prompt, where the message stands alone).
+    func report(meta id: String, _ message: String, at location: (file: String, line: Int)?) {
+        if json {
+            errorOutput(jsonError(id, message, file: location?.file ?? "<stdin>", location?.line ?? 1, 1))
+        } else {
+            errorOutput((location.map { "\($0.file):\($0.line): error: " } ?? "") + message + "\n")
+        }
+    }
+
+    /// One `--json` error line.
+    private func jsonError(_ id: String, _ message: String, file: String, _ line: Int, _ column: Int) -> String {
+        Value.map(ValueMap([("error", .string(id)), ("message", .string(message)), ("file", .string(file)),
+                            ("line", .int(line)), ("column", .int(column))])).json + "\n"
     }
 }

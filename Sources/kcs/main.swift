@@ -3,8 +3,6 @@
 import ArgumentParser
 import Foundation
 import KCSConsole
-import KCSSyntax
-import WalletCore
 
 struct KCS: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,7 +17,7 @@ struct KCS: ParsableCommand {
             kcs sim attach           put a simulated Keycard behind the vpcd virtual reader
             The language is described in docs/language.md.
             """,
-        version: "kcs \(WalletCoreInfo.version)",
+        version: "kcs \(InputLoop.version)",
         subcommands: [Console.self, Run.self, Check.self, Parse.self, Sim.self, Completions.self],
         defaultSubcommand: Console.self)
 }
@@ -52,55 +50,30 @@ struct Console: ParsableCommand {
         // However the run ends: an ephemeral card pairing is unpaired, the card let go.
         defer { host.session.close() }
         let runner = try common.runner(host: host, json: json)
+        let terminal = code == nil && file == nil && isatty(STDIN_FILENO) == 1
+        // Every input goes through this one loop (docs/language.md §10).
+        let loop = InputLoop(runner: runner, interactive: terminal)
         if let code {
-            let source = Source(name: "<-e>", text: code)
-            if runner.parse(source).source.secretRanges.count > 0 {
-                FileHandle.standardError.write(Data(Console.commandLineSecretWarning.utf8))
-            }
-            throw ExitCode(runner.run(source, args: ([file].compactMap { $0 }) + args))
+            throw ExitCode(loop.run(commandLine: code, args: ([file].compactMap { $0 }) + args))
         }
         if let file {
-            throw ExitCode(try runFile(file, args: args, runner: runner))
+            throw ExitCode(loop.run(name: file, bytes: try readScript(file), args: args))
         }
-        if isatty(STDIN_FILENO) == 1 {
-            let initPath = initFile ?? Console.defaultInitFile()
-            if let data = FileManager.default.contents(atPath: initPath) {
-                let status = runner.run(Source(name: initPath, bytes: Array(data)))
-                if status != 0, initFile != nil { throw ExitCode(status) }
-            } else if initFile != nil {
-                throw ValidationError("cannot read --init-file \(initPath)")
-            }
-            FileHandle.standardOutput.write(Data("kcs \(WalletCoreInfo.version) — type help or .help, Tab completes, .quit leaves\n".utf8))
-            if let notice = host.session.startupNotice() { FileHandle.standardOutput.write(Data((notice + "\n").utf8)) }
-            let interpreter = runner.interpreter
-            let session = host.session
-            let completer = Completer(registry: interpreter.registry, variables: { interpreter.globalNames },
-                                      extraWords: { session.keyNames() })
-            let reader: LineReader = EditLineReader(historyFile: EditLineReader.defaultHistoryFile(), completer: completer)
-                ?? PlainLineReader()
-            Interrupt.install()
-            host.watchesInterrupt = true
-            let style = common.errorStyle
-            let repl = REPL(runner: runner, reader: reader,
-                            errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })
-            repl.context = { session.card?.promptLabel ?? session.activeKey }
-            throw ExitCode(repl.run())
+        guard terminal else {
+            throw ExitCode(loop.run(name: "<stdin>", bytes: Array(FileHandle.standardInput.readDataToEndOfFile())))
         }
-        let input = FileHandle.standardInput.readDataToEndOfFile()
-        throw ExitCode(runner.run(Source(name: "<stdin>", bytes: Array(input))))
+        let initPath = initFile ?? Console.defaultInitFile()
+        if let data = FileManager.default.contents(atPath: initPath) {
+            let status = loop.run(name: initPath, bytes: Array(data))
+            if status != 0, initFile != nil { throw ExitCode(status) }
+        } else if initFile != nil {
+            throw ValidationError("cannot read --init-file \(initPath)")
+        }
+        throw ExitCode(loop.runTerminal(host: host))
     }
 }
 
 extension Console {
-    /// Said once when a `-e` program holds a secret (`Builtins.secretRanges`): a command line is
-    /// in /proc/PID/cmdline, which every local user can read, and in the shell's history.
-    static let commandLineSecretWarning = """
-        kcs: warning: this -e program holds a secret, and a command line can be read by every local user \
-        (/proc/PID/cmdline) and stays in your shell's history; put it in a script file, read it with \
-        `file.read PATH --secret KIND` or `env NAME --secret KIND`, or type it at the kcs prompt
-
-        """
-
     /// `$XDG_CONFIG_HOME/kcs/init.kcs`, else `~/.config/kcs/init.kcs`.
     static func defaultInitFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -133,15 +106,11 @@ struct CommonOptions: ParsableArguments {
 }
 
 /// Reads a script file, or fails with a usage error that names it.
-func readSource(_ path: String) throws -> Source {
+func readScript(_ path: String) throws -> [UInt8] {
     guard let data = FileManager.default.contents(atPath: path) else {
         throw ValidationError("cannot read script \(path): no such file or not readable")
     }
-    return Source(name: path, bytes: Array(data))
-}
-
-func runFile(_ path: String, args: [String], runner: ScriptRunner) throws -> Int32 {
-    runner.run(try readSource(path), args: args)
+    return Array(data)
 }
 
 /// `kcs completions bash|zsh|fish`: the shell completion script for the kcs command line.
@@ -166,7 +135,8 @@ struct Run: ParsableCommand {
     @Argument(help: "The script.") var file: String
     @Argument(parsing: .captureForPassthrough, help: "Arguments for the script.") var args: [String] = []
     func run() throws {
-        throw ExitCode(try runFile(file, args: args, runner: try common.runner(host: ConsoleHost(), json: json)))
+        let loop = InputLoop(runner: try common.runner(host: ConsoleHost(), json: json), interactive: false)
+        throw ExitCode(loop.run(name: file, bytes: try readScript(file), args: args))
     }
 }
 
@@ -176,7 +146,7 @@ struct Check: ParsableCommand {
     @Flag(name: .long, help: "Errors as JSON on standard error.") var json = false
     @Argument(help: "The script.") var file: String
     func run() throws {
-        let result = ScriptRunner(host: ConsoleHost(interactive: false), json: json).check(try readSource(file))
+        let result = ScriptRunner(host: ConsoleHost(interactive: false), json: json).check(name: file, bytes: try readScript(file))
         throw ExitCode(result.exitCode)
     }
 }
@@ -186,7 +156,7 @@ struct Parse: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print the syntax tree of a script in a stable text form.")
     @Argument(help: "The script.") var file: String
     func run() throws {
-        let result = ScriptRunner(host: ConsoleHost(interactive: false)).parseTree(try readSource(file))
+        let result = ScriptRunner(host: ConsoleHost(interactive: false)).parseTree(name: file, bytes: try readScript(file))
         if let text = result.text { print(text, terminator: text.hasSuffix("\n") ? "" : "\n") }
         throw ExitCode(result.exitCode)
     }

@@ -114,4 +114,29 @@ struct PTYTests {
         #expect(!text.contains("\nunreached"), "\(text)")
         #expect(status == 70)
     }
+
+    /// The prompt is the same loop as a script (docs/language.md §10): the init file's `.bail`
+    /// holds at the prompt, a `.read` file's error names that file's line, and `--json` applies.
+    @Test func prompt_initFileSettings_readErrorPositions_andJSON() throws {
+        let state = try newState()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let initFile = state.appendingPathComponent("init.kcs")
+        try "let greeting = \"hi\"\n.bail off\n".write(to: initFile, atomically: true, encoding: .utf8)
+        let inner = state.appendingPathComponent("inner.kcs")
+        try "let a = 1\nprint nope\n".write(to: inner, atomically: true, encoding: .utf8)
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_CONFIG_HOME"] = state.path
+        env["KCS_HOME"] = state.appendingPathComponent("home").path
+        env["NO_COLOR"] = "1"
+        let t = try TerminalSession(environment: env, folder: state, arguments: ["--json", "--init", initFile.path])
+        try t.answer("kcs> ", with: ".bail")
+        try t.expect("bail is off")
+        try t.answer("kcs> ", with: ".read \(inner.path)")
+        try t.expect("\"line\":2")
+        try t.answer("kcs> ", with: "print greeting")
+        let text = try t.quit()
+        #expect(text.contains("{\"error\":\"runtime.undefinedVariable\",\"message\":\"undefined variable `nope`\",\"file\":\"\(inner.path)\",\"line\":2,\"column\":7}"),
+                "\(text)")
+        #expect(text.contains("\nhi"), "the init file ran in the session: \(text)")
+    }
 }
