@@ -69,28 +69,7 @@ struct EndToEndTests {
         try withAttachedSimulator(card: "example") { _, reader, _ in
             let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-e2e-store-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: home) }
-            let p = Process()
-            p.executableURL = kcsBinary
-            p.arguments = ["examples/card_derive_sign.kcs"]
-            p.currentDirectoryURL = root
-            var env = ProcessInfo.processInfo.environment
-            env["KCS_CARD"] = "pcsc"
-            env["KCS_READER"] = reader
-            env["KCS_HOME"] = home.path
-            env["KCS_VAULT_PASSPHRASE"] = "transcript passphrase"
-            env["KCS_STDLIB"] = root.appendingPathComponent("stdlib").path
-            env["NO_COLOR"] = "1"
-            p.environment = env
-            let out = Pipe(), err = Pipe()
-            p.standardOutput = out
-            p.standardError = err
-            p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-            try p.runWithSignalsUnblocked()
-            let o = out.fileHandleForReading.readDataToEndOfFile()
-            let e = err.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            let actual = String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self)
-                + "[exit \(p.terminationStatus)]\n"
+            let actual = try runKCS(["examples/card_derive_sign.kcs"], reader: reader, home: home)
             let golden = try String(contentsOf: root.appendingPathComponent("Tests/TranscriptTests/Examples/card_derive_sign.out"),
                                     encoding: .utf8)
             #expect(actual == golden)
