@@ -43,8 +43,8 @@ extension Builtins {
                     OptionSpec("pairing", credentialType, "the pairing password", secret: true),
                     OptionSpec("generate", nil, "generate the values not given and show them once"),
                     OptionSpec("duress", credentialType, "a duress PIN (default on applet 3.1+: the PUK's first 6 digits)", secret: true),
-                    OptionSpec("pin-tries", .int, "PIN tries, 2 to 10 (default 3)"),
-                    OptionSpec("puk-tries", .int, "PUK tries, 3 to 12 (default 5)"),
+                    OptionSpec("pin-tries", .int, "PIN tries, 2 to 10 (default 3)", in: 2...10),
+                    OptionSpec("puk-tries", .int, "PUK tries, 3 to 12 (default 5)", in: 3...12),
                     OptionSpec("force", nil, "initialize even when the duress PIN would equal the PIN (every login a duress login)"),
                 ],
                 summary: "Initializes a blank card with a PIN, a PUK and a pairing password (asked twice, given, or generated).",
@@ -71,6 +71,7 @@ extension Builtins {
             let password = try initValue(args, "pairing", what: "pairing password", digits: nil, generate: generate,
                                          shown: &shown, session: session, command: c)
             let duress = try secretArgument(args.value("duress"), c)
+            // The table declares the ranges (2 to 10, 3 to 12); `bind` has checked them.
             let pinTries = try args.integer("pin-tries").map { UInt8(try smallInt($0, c, "--pin-tries", in: 2...10)) }
             let pukTries = try args.integer("puk-tries").map { UInt8(try smallInt($0, c, "--puk-tries", in: 3...12)) }
             let parameters = try InitParameters(
@@ -408,7 +409,8 @@ extension Builtins {
         },
 
         Builtin("card.change",
-                params: [ParamSpec("what", .string), ParamSpec("value", credentialType, default: .null, secret: true)],
+                params: [ParamSpec("what", .string, choices: ["pin", "puk", "pairing"]),
+                         ParamSpec("value", credentialType, default: .null, secret: true)],
                 summary: "Changes the PIN, the PUK or the pairing password (asked twice at a terminal); needs card.login.",
                 example: "card.change pin (env \"KC_NEW_PIN\" --secret pin)") { args in
             let c = args.command

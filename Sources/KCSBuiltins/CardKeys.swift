@@ -17,7 +17,7 @@ extension Builtins {
 
         Builtin("card.mnemonic",
                 options: [
-                    OptionSpec("words", .int, "12, 15, 18, 21 or 24 (default 12)"),
+                    OptionSpec("words", .int, "12, 15, 18, 21 or 24 (default 12)", choices: ["12", "15", "18", "21", "24"]),
                     OptionSpec("load", nil, "load it as the card's key (its words are shown once)"),
                     OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with --load", secret: true),
                     OptionSpec("force", nil, "replace a key the card already holds"),
@@ -49,7 +49,7 @@ extension Builtins {
         },
 
         Builtin("card.load",
-                params: [ParamSpec("what", .string),
+                params: [ParamSpec("what", .string, choices: ["mnemonic", "seed", "keypair"]),
                          ParamSpec("material", .oneOf([.string, .bytes, .secret(nil)]), secret: true)],
                 options: [
                     OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with a mnemonic", secret: true),
@@ -61,10 +61,7 @@ extension Builtins {
                 example: "card.load mnemonic \"abandon … about\" --passphrase TREZOR") { args in
             let c = args.command
             let session = try args.session(c)
-            let what = args.string("what") ?? ""
-            guard ["mnemonic", "seed", "keypair"].contains(what) else {
-                throw BuiltinError.badChoice(command: c, option: "what", expected: ["mnemonic", "seed", "keypair"], got: what)
-            }
+            let what = args.string("what") ?? ""  // one of the table's choices
             if what != "mnemonic", args.value("passphrase") != nil {
                 throw BuiltinError.optionNotApplicable(command: c, option: "passphrase", reason: "it goes with a mnemonic")
             }

@@ -138,8 +138,9 @@ extension Builtins {
                     OptionSpec("json", nil, "the key dashboard as JSON text"),
                     OptionSpec("active", nil, "leave retired keys out of the dashboard"),
                 ],
-                summary: "With a map, its keys in insertion order; alone, the key dashboard (position, name, address, kind, storage).",
-                example: "keys {\"a\": 1, \"b\": 2}   # [\"a\", \"b\"]; keys --json for the stored keys") { args in
+                summary: "The keys of a map, in insertion order. Alone it is the older spelling of key.list (the key dashboard).",
+                example: "keys {\"a\": 1, \"b\": 2}   # [\"a\", \"b\"]") { args in
+            // Without a map: the dashboard, as `keys` showed it before `key.list` (docs/language.md §4).
             guard case .map(let m)? = args["map"] else { return try keyDashboard(args) }
             return .list(m.keys.map { .string($0) })
         },

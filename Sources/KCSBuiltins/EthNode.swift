@@ -48,9 +48,9 @@ extension Builtins {
             return info
         },
 
-        Builtin("eth.chainId", options: [rpcOption],
-                summary: "The node's chain id (eth_chainId).", example: "eth.chainId") { args in
-            uintValue(try node(args, "eth.chainId").chainID())
+        Builtin("eth.chain-id", aliases: ["eth.chainId"], options: [rpcOption],
+                summary: "The node's chain id (eth_chainId).", example: "eth.chain-id") { args in
+            uintValue(try node(args, args.command).chainID())
         },
 
         Builtin("eth.balance", params: [ParamSpec("address", .oneOf([.string, .bytes, .domain("address")]), default: .null)],
@@ -74,9 +74,9 @@ extension Builtins {
             return uintValue(try node(args, c).transactionCount(of: address, block: try blockArgument(args, c, default: "pending")))
         },
 
-        Builtin("eth.gasPrice", options: [rpcOption],
-                summary: "The node's legacy gas price in wei (eth_gasPrice).", example: "eth.gasPrice") { args in
-            uintValue(try node(args, "eth.gasPrice").gasPrice())
+        Builtin("eth.gas-price", aliases: ["eth.gasPrice"], options: [rpcOption],
+                summary: "The node's legacy gas price in wei (eth_gasPrice).", example: "eth.gas-price") { args in
+            uintValue(try node(args, args.command).gasPrice())
         },
 
         Builtin("eth.fees", options: [rpcOption],

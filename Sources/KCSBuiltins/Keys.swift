@@ -12,10 +12,20 @@ extension Builtins {
     static let keyStore: [Builtin] = [
         // MARK: - Creating keys
 
+        Builtin("key.list",
+                options: [
+                    OptionSpec("json", nil, "as JSON text"),
+                    OptionSpec("active", nil, "leave retired keys out"),
+                ],
+                summary: "The key dashboard: position, name, address, kind, storage of each stored key.",
+                example: "key.list --active") { args in
+            try keyDashboard(args)
+        },
+
         Builtin("key.generate",
                 options: [
-                    OptionSpec("type", .string, "ecdsa (one key) or hd (a mnemonic; the default)"),
-                    OptionSpec("words", .int, "12 or 24 words for --type hd (default 12)"),
+                    OptionSpec("type", .string, "ecdsa (one key) or hd (a mnemonic; the default)", choices: ["ecdsa", "hd"]),
+                    OptionSpec("words", .int, "12 or 24 words for --type hd (default 12)", choices: ["12", "24"]),
                     OptionSpec("name", .string, "the key's name (default from kind and address)"),
                     OptionSpec("skip-confirm", nil, "do not ask two words of a new mnemonic back (batch runs)"),
                 ],
@@ -254,7 +264,7 @@ extension Builtins {
                 options: [
                     OptionSpec("key", .string, "only this key's signatures"),
                     OptionSpec("since", .string, "only from this date on (YYYY-MM-DD, or ISO 8601)"),
-                    OptionSpec("kind", .string, "hash, message, typed or transaction"),
+                    OptionSpec("kind", .string, "hash, message, typed or transaction", choices: SignatureKind.allCases.map(\.rawValue)),
                     OptionSpec("limit", .int, "at most this many, newest first (default 50)"),
                     OptionSpec("json", nil, "as JSON text"),
                     OptionSpec("csv", nil, "as CSV text"),
@@ -341,7 +351,7 @@ extension Builtins {
         return SoftwareSigned(signature: signature, signer: signer, keyName: record.name, verified: verified)
     }
 
-    /// `keys` without a map: the stored keys as a table (records), or JSON text with `--json`.
+    /// `key.list` (and `keys` without a map, its older spelling): the stored keys as a table (records), or JSON text with `--json`.
     static func keyDashboard(_ args: CallArguments) throws -> Value {
         let c = args.command
         let store = try args.session(c).store(for: c)

@@ -16,7 +16,7 @@ extension Builtins {
     static let mnemonic: [Builtin] = [
         Builtin("mnemonic.generate",
                 options: [
-                    OptionSpec("words", .int, "12, 15, 18, 21 or 24 (default 12)"),
+                    OptionSpec("words", .int, "12, 15, 18, 21 or 24 (default 12)", choices: ["12", "15", "18", "21", "24"]),
                     OptionSpec("language", .string, "BIP-39 word list (default english)"),
                 ],
                 summary: "A new random BIP-39 mnemonic from the system's secure random source, as a secret.",

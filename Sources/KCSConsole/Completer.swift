@@ -75,8 +75,42 @@ public struct Completer {
         if before.hasPrefix(".read") {
             return Result(wordStart: start, word: word, candidates: paths(word))
         }
+        if !atLineStart, let choices = declaredChoices(before), !choices.isEmpty {
+            return result(choices)
+        }
         let commands = registry.builtins.map(\.name)
         return result(commands + ["help"] + variables() + extraWords() + Keyword.allCases.map(\.rawValue))
+    }
+
+    /// The choices the command's table declares for the word after `before`: an option's
+    /// value after `--name`, or the positional parameter at that place (docs/language.md §4).
+    /// The command is the line's first word, or a namespace word and its verb (`card change`).
+    private func declaredChoices(_ before: String) -> [String]? {
+        var words = before.split(separator: " ").map(String.init)
+        guard let first = words.first else { return nil }
+        let builtin: Builtin
+        if words.count > 1, let b = registry.lookup(first + "." + words[1]) {
+            builtin = b
+            words.removeFirst(2)
+        } else if let b = registry.lookup(first) {
+            builtin = b
+            words.removeFirst()
+        } else {
+            return nil
+        }
+        var position = 0
+        var pendingOption: OptionSpec?
+        for w in words {
+            if pendingOption != nil {
+                pendingOption = nil
+            } else if w.hasPrefix("--") {
+                pendingOption = builtin.options.first { "--" + $0.name == w && $0.type != nil }
+            } else {
+                position += 1
+            }
+        }
+        if let pendingOption { return pendingOption.choices }
+        return position < builtin.params.count ? builtin.params[position].choices : nil
     }
 
     /// Paths starting with `word` (`~/` expands for the lookup but stays in the candidate);

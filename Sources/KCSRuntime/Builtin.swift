@@ -53,12 +53,17 @@ public struct ParamSpec: Sendable, Equatable {
     /// A secret parameter: asked without echo at a terminal when left out, and replaced by
     /// `<secret>` in the history.
     public let isSecret: Bool
+    /// The only values accepted (a string, or an int by its decimal text); empty: any. Checked
+    /// by `bind`, shown by `help`, offered by Tab completion (docs/language.md §4).
+    public let choices: [String]
 
-    public init(_ name: String, _ type: ValueType, default defaultValue: Value? = nil, secret: Bool = false) {
+    public init(_ name: String, _ type: ValueType, default defaultValue: Value? = nil, secret: Bool = false,
+                choices: [String] = []) {
         self.name = name
         self.type = type
         self.defaultValue = defaultValue
         self.isSecret = secret
+        self.choices = choices
     }
 }
 
@@ -69,12 +74,38 @@ public struct OptionSpec: Sendable, Equatable {
     public let type: ValueType?
     public let summary: String
     public let isSecret: Bool
+    /// The only values accepted (a string, or an int by its decimal text); empty: any.
+    public let choices: [String]
+    /// The integers accepted, for an int option; nil: any.
+    public let range: ClosedRange<Int>?
 
-    public init(_ name: String, _ type: ValueType?, _ summary: String, secret: Bool = false) {
+    public init(_ name: String, _ type: ValueType?, _ summary: String, secret: Bool = false,
+                choices: [String] = [], in range: ClosedRange<Int>? = nil) {
         self.name = name
         self.type = type
         self.summary = summary
         self.isSecret = secret
+        self.choices = choices
+        self.range = range
+    }
+
+    /// What `help` shows after the name: the type, and the choices or the range when declared.
+    public var valueDescription: String? {
+        guard let type else { return nil }
+        if !choices.isEmpty { return "one of " + choices.joined(separator: ", ") }
+        if let range { return "\(type), \(range.lowerBound) to \(range.upperBound)" }
+        return type.description
+    }
+}
+
+/// The text a value is matched against declared choices by: a string as it is, an integer in
+/// decimal; nil for any other value (which no choice matches).
+func choiceText(_ value: Value) -> String? {
+    switch value {
+    case .string(let s): s
+    case .int(let n): String(n)
+    case .bigInt(let n): String(n)
+    default: nil
     }
 }
 
@@ -123,15 +154,25 @@ public struct Builtin: Sendable {
     public let example: String
     /// The body: checked arguments in, a value out; it does not print.
     public let body: @Sendable (CallArguments) throws -> Value
+    /// Other spellings that call this builtin (older names kept working, docs/language.md §4);
+    /// `help` and errors use `name`.
+    public let aliases: [String]
 
-    public init(_ name: String, params: [ParamSpec] = [], options: [OptionSpec] = [], summary: String,
-                example: String, body: @escaping @Sendable (CallArguments) throws -> Value) {
+    public init(_ name: String, aliases: [String] = [], params: [ParamSpec] = [], options: [OptionSpec] = [],
+                summary: String, example: String, body: @escaping @Sendable (CallArguments) throws -> Value) {
         self.name = name
+        self.aliases = aliases
         self.params = params
         self.options = options
         self.summary = summary
         self.example = example
         self.body = body
+    }
+
+    /// This builtin under another of its spellings (an alias), as `lookup` returns it.
+    func spelled(_ alias: String) -> Builtin {
+        Builtin(alias, aliases: [name] + aliases.filter { $0 != alias }, params: params, options: options,
+                summary: summary, example: example, body: body)
     }
 
     /// The namespace word (`card` for `card.pair`), or nil for a top-level command.
@@ -161,6 +202,10 @@ public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
     case optionNeedsValue(command: String, option: String, type: ValueType)
     case flagTakesNoValue(command: String, option: String)
     case optionWrongType(command: String, option: String, expected: ValueType, got: String)
+    /// A value outside the declared choices; `option` is the option's or the parameter's name.
+    case badChoice(command: String, option: String, expected: [String], got: String)
+    /// An integer outside the declared range; `name` is `--option`.
+    case outOfRange(command: String, name: String, expected: String, got: String)
 
     /// Stable identifier.
     public var id: String {
@@ -172,6 +217,10 @@ public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
         case .optionNeedsValue: "call.optionNeedsValue"
         case .flagTakesNoValue: "call.flagTakesNoValue"
         case .optionWrongType: "call.optionWrongType"
+        // These two were raised by builtin bodies before the tables declared choices and
+        // ranges; scripts catch them by these ids.
+        case .badChoice: "builtin.badChoice"
+        case .outOfRange: "builtin.outOfRange"
         }
     }
 
@@ -192,6 +241,10 @@ public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(c): --\(option) is a flag and takes no value"
         case .optionWrongType(let c, let option, let expected, let got):
             "\(c): option --\(option) must be \(expected), got \(got)"
+        case .badChoice(let c, let option, let expected, let got):
+            "\(c): --\(option) must be one of \(expected.joined(separator: ", ")), got \(got)"
+        case .outOfRange(let c, let name, let expected, let got):
+            "\(c): \(name) must be \(expected), got \(got)"
         }
     }
 }
@@ -212,6 +265,9 @@ extension Builtin {
                 guard p.type.accepts(v) else {
                     throw .wrongType(command: name, position: i + 1, name: p.name, expected: p.type, got: v.typeName)
                 }
+                if !p.choices.isEmpty, choiceText(v).map(p.choices.contains) != true {
+                    throw .badChoice(command: name, option: p.name, expected: p.choices, got: choiceText(v) ?? v.typeName)
+                }
                 values[p.name] = v
             } else if let d = p.defaultValue {
                 values[p.name] = d
@@ -230,6 +286,15 @@ extension Builtin {
             case (.some(let t), nil): throw .optionNeedsValue(command: name, option: key, type: t)
             case (.some(let t), .some(let v)):
                 guard t.accepts(v) else { throw .optionWrongType(command: name, option: key, expected: t, got: v.typeName) }
+                if !spec.choices.isEmpty, choiceText(v).map(spec.choices.contains) != true {
+                    throw .badChoice(command: name, option: key, expected: spec.choices, got: choiceText(v) ?? v.typeName)
+                }
+                if let range = spec.range, let text = choiceText(v) {
+                    guard let n = Int(text), range.contains(n) else {
+                        throw .outOfRange(command: name, name: "--" + key,
+                                          expected: "\(range.lowerBound) to \(range.upperBound)", got: text)
+                    }
+                }
                 opts[key] = v
             }
         }
@@ -257,13 +322,26 @@ public struct BuiltinRegistry: Sendable {
             precondition(index[b.name] == nil, "builtin \(b.name) is registered twice")
             precondition(!b.summary.isEmpty && !b.example.isEmpty, "builtin \(b.name) needs a summary and an example")
             index[b.name] = i
+            for a in b.aliases {
+                precondition(index[a] == nil, "alias \(a) of \(b.name) is already a name")
+                index[a] = i
+            }
         }
         self.builtins = builtins
         byName = index
     }
 
-    /// The builtin called `name`.
-    public func lookup(_ name: String) -> Builtin? { byName[name].map { builtins[$0] } }
+    /// Every name the language knows a builtin by: the canonical names, then the aliases.
+    public var allNames: [String] { builtins.map(\.name) + builtins.flatMap(\.aliases) }
+
+    /// The builtin called `name`. Under an alias it comes back named as written, so its
+    /// errors name the command the way the script spelled it (docs/language.md §4).
+    public func lookup(_ name: String) -> Builtin? {
+        byName[name].map { builtins[$0].name == name ? builtins[$0] : builtins[$0].spelled(name) }
+    }
+
+    /// The canonical name of `name` (itself, or the builtin it is an alias of).
+    public func canonicalName(_ name: String) -> String? { byName[name].map { builtins[$0].name } }
 
     /// Namespace words in first-seen order (`card`, `keystore`, …).
     public var namespaces: [String] {
@@ -287,9 +365,13 @@ public struct BuiltinRegistry: Sendable {
             }
             return lines.joined(separator: "\n")
         }
-        if let b = lookup(topic) {
+        if let b = canonicalName(topic).flatMap(lookup) {
             var lines = [b.usage, "  " + b.summary]
-            for o in b.options { lines.append("  --\(o.name)\(o.type.map { " (\($0))" } ?? "")  \(o.summary)") }
+            for p in b.params where !p.choices.isEmpty {
+                lines.append("  \(p.name.uppercased()): one of \(p.choices.joined(separator: ", "))")
+            }
+            for o in b.options { lines.append("  --\(o.name)\(o.valueDescription.map { " (\($0))" } ?? "")  \(o.summary)") }
+            if !b.aliases.isEmpty { lines.append("  also written: " + b.aliases.joined(separator: ", ")) }
             lines.append("  example: " + b.example)
             return lines.joined(separator: "\n")
         }

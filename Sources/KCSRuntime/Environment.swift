@@ -83,7 +83,7 @@ final class Environment {
         globals = .allocate(capacity: globalCapacity)
         globalDefined = .allocate(capacity: globalCapacity)
         globalFunctions = .allocate(capacity: globalCapacity)
-        builtinNames = registry.builtins.map(\.name)
+        builtinNames = registry.allNames
         commandTable = CommandTable(commands: builtinNames)
     }
 

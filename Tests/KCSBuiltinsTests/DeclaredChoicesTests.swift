@@ -1,0 +1,59 @@
+// Choices, ranges and aliases declared in the tables (docs/language.md §4): `bind` checks
+// them with the message the bodies used to write, and `help` shows them.
+import KCSRuntime
+import Testing
+
+@testable import KCSBuiltins
+
+@Suite struct DeclaredChoicesTests {
+    @Test func choicesAndRanges_areCheckedByBind() {
+        #expect(Call.message("card.change", [.string("bogus")])
+            == "card.change: --what must be one of pin, puk, pairing, got bogus")
+        #expect(Call.message("card.load", [.string("colour")])
+            == "card.load: --what must be one of mnemonic, seed, keypair, got colour")
+        #expect(Call.message("key.generate", [], [("type", .string("rsa"))])
+            == "key.generate: --type must be one of ecdsa, hd, got rsa")
+        #expect(Call.message("key.generate", [], [("words", .int(15))])
+            == "key.generate: --words must be one of 12, 24, got 15")
+        #expect(Call.message("mnemonic.generate", [], [("words", .int(13))])
+            == "mnemonic.generate: --words must be one of 12, 15, 18, 21, 24, got 13")
+        #expect(Call.message("card.init", [], [("pin-tries", .int(11))]) == "card.init: --pin-tries must be 2 to 10, got 11")
+        #expect(Call.message("card.init", [], [("puk-tries", .int(2))]) == "card.init: --puk-tries must be 3 to 12, got 2")
+        #expect(Call.message("history", [], [("kind", .string("x"))])
+            == "history: --kind must be one of hash, message, typed, transaction, got x")
+        do {
+            _ = try Call.registry.lookup("card.change")!.bind([.string("bogus")], options: [])
+            Issue.record("bound")
+        } catch {
+            #expect(error.id == "builtin.badChoice")
+        }
+    }
+
+    @Test func help_showsChoicesRangesAndAliases() {
+        let registry = Builtins.registry()
+        #expect(registry.help("card.change") == """
+            card.change WHAT [VALUE]
+              Changes the PIN, the PUK or the pairing password (asked twice at a terminal); needs card.login.
+              WHAT: one of pin, puk, pairing
+              example: card.change pin (env "KC_NEW_PIN" --secret pin)
+            """)
+        let generate = registry.help("key.generate") ?? ""
+        #expect(generate.contains("\n  --type (one of ecdsa, hd)  ecdsa (one key) or hd (a mnemonic; the default)\n"))
+        #expect(generate.contains("\n  --words (one of 12, 24)  12 or 24 words for --type hd (default 12)\n"))
+        #expect(registry.help("card.init")?.contains("\n  --pin-tries (an int, 2 to 10)  PIN tries, 2 to 10 (default 3)\n") == true)
+        #expect(registry.help("eth.chainId") == registry.help("eth.chain-id"))
+        #expect(registry.help("eth.chain-id")?.hasPrefix("eth.chain-id [--rpc RPC]") == true)
+        #expect(registry.help("eth.chain-id")?.contains("\n  also written: eth.chainId\n") == true)
+    }
+
+    @Test func aliases_resolveToTheSameBuiltin_namedAsWritten() {
+        let registry = Builtins.registry()
+        #expect(registry.lookup("eth.chainId")?.name == "eth.chainId")
+        #expect(registry.canonicalName("eth.chainId") == "eth.chain-id")
+        #expect(registry.canonicalName("eth.gasPrice") == "eth.gas-price")
+        #expect(registry.allNames.contains("eth.chainId"))
+        #expect(!registry.builtins.map(\.name).contains("eth.chainId"))
+        #expect(registry.help("eth")?.contains("eth.chainId") == false)
+        #expect(registry.lookup("key.list")?.options.map(\.name) == ["json", "active"])
+    }
+}
