@@ -88,3 +88,14 @@ public enum TransportError: WalletError, Equatable {
         }
     }
 }
+
+extension TransportError {
+    /// A command the card could not take is a card error; everything else below the APDU means
+    /// the reader or the card is not there (any more).
+    public var exitClass: ExitClass {
+        switch self {
+        case .invalidCommand, .malformedResponse: .cardError
+        default: .noCard
+        }
+    }
+}
