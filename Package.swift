@@ -33,18 +33,20 @@ let package = Package(
         .systemLibrary(name: "CCurl"),
 
         // MARK: - Layer 1: cryptographic and wallet core
+        // The shape every error vocabulary shares: `IdentifiableError` and `ExitClass`.
+        .target(name: "KCSErrors"),
         .target(
             name: "WalletCrypto",
             dependencies: [
-                "CSecp256k1", "CSodium",
+                "KCSErrors", "CSecp256k1", "CSodium",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .target(name: "WalletCore", dependencies: ["WalletCrypto"]),
 
         // MARK: - Layer 2: the card (protocol client, simulator, PC/SC)
-        .target(name: "CardProtocol", dependencies: ["WalletCore", "WalletCrypto"]),
-        .target(name: "CardSimulator", dependencies: ["CardProtocol", "WalletCore", "WalletCrypto"]),
+        .target(name: "CardProtocol", dependencies: ["KCSErrors", "WalletCore", "WalletCrypto"]),
+        .target(name: "CardSimulator", dependencies: ["KCSErrors", "CardProtocol", "WalletCore", "WalletCrypto"]),
         .target(name: "CardPCSC", dependencies: ["CardProtocol", "CPCSC"]),
 
         // MARK: - Layer 3: the store (SQLite through GRDB.swift, which links Debian's libsqlite3)
@@ -54,19 +56,20 @@ let package = Package(
 
         // MARK: - Layer 4: language
         .target(name: "KCSSyntax"),
-        .target(name: "KCSRuntime", dependencies: ["KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
+        .target(name: "KCSRuntime", dependencies: ["KCSErrors", "KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
         // Layer 3 beside the store: a JSON-RPC client for an Ethereum node (HTTP through libcurl).
-        .target(name: "EthRPC", dependencies: ["WalletCore", "WalletCrypto", "CCurl"]),
+        .target(name: "EthRPC", dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "CCurl"]),
 
         .target(
             name: "KCSBuiltins",
             dependencies: [
-                "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator",
+                "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol",
+                "CardSimulator",
                 "CardPCSC", .product(name: "BigInt", package: "BigInt"),
             ]),
 
         // MARK: - Layer 5: the console and the executable
-        .target(name: "KCSConsole", dependencies: ["KCSBuiltins", "KCSRuntime", "KCSSyntax", "CEditLine"]),
+        .target(name: "KCSConsole", dependencies: ["KCSErrors", "KCSBuiltins", "KCSRuntime", "KCSSyntax", "CEditLine"]),
         .executableTarget(
             name: "kcs",
             dependencies: [
@@ -102,11 +105,14 @@ let package = Package(
         .testTarget(name: "KCSSyntaxTests", dependencies: ["KCSSyntax"]),
         .testTarget(
             name: "KCSBuiltinsTests",
-            dependencies: ["KCSBuiltins", "KCSRuntime", "KCSSyntax", "WalletCore", .product(name: "BigInt", package: "BigInt")]),
+            dependencies: ["KCSBuiltins", "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletCore",
+                           .product(name: "BigInt", package: "BigInt")]),
         .testTarget(
-            name: "KCSRuntimeTests", dependencies: ["KCSRuntime", .product(name: "BigInt", package: "BigInt")],
+            name: "KCSRuntimeTests", dependencies: ["KCSErrors", "KCSRuntime", .product(name: "BigInt", package: "BigInt")],
             exclude: ["Cases"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["KCSConsole", "EthRPC", "KCSTestSupport"]),
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: ["KCSConsole", "KCSBuiltins", "KCSErrors", "CardProtocol", "EthRPC", "KCSTestSupport"]),
         .testTarget(name: "TranscriptTests", dependencies: ["KCSTestSupport"], exclude: ["Examples", "Stdlib"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]

@@ -1,3 +1,4 @@
+import KCSErrors
 import WalletCore
 import WalletCrypto
 
@@ -373,6 +374,18 @@ public enum CardError: WalletError, Equatable {
             return "the card answered with a status word this command does not define"
         default:
             return ""
+        }
+    }
+}
+
+extension CardError {
+    /// A wrong PIN or PUK is its own exit; a failure below the APDU is the transport's; every
+    /// other card error is a card error.
+    public var exitClass: ExitClass {
+        switch self {
+        case .wrongPIN, .wrongPUK: .wrongPIN
+        case .transport(let t): t.exitClass
+        default: .cardError
         }
     }
 }

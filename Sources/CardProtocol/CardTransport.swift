@@ -1,3 +1,6 @@
+import KCSErrors
+import WalletCrypto
+
 /// The narrow seam every card layer meets at (STYLE habit 7): raw command APDU bytes in,
 /// raw response APDU bytes (data ‖ SW1 SW2) out. A PC/SC reader, the in-process
 /// simulator and the fault-injecting wrapper all conform; everything above works on bytes
@@ -26,7 +29,7 @@ public protocol VirtualCard: CardTransport {
 
 /// Failures below the APDU level: the bytes never made it to the card or back. These are
 /// never counted as a wrong PIN or reported as a card status word.
-public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum TransportError: WalletError, Equatable {
     /// pcscd is not running or not reachable.
     case noService
     /// No reader is attached, or none matches the requested name.
@@ -82,6 +85,17 @@ public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible 
             "the command cannot be sent: \(detail)"
         case .pcsc(let code, let text):
             "PC/SC error 0x\(String(code, radix: 16, uppercase: true)): \(text)"
+        }
+    }
+}
+
+extension TransportError {
+    /// A command the card could not take is a card error; everything else below the APDU means
+    /// the reader or the card is not there (any more).
+    public var exitClass: ExitClass {
+        switch self {
+        case .invalidCommand, .malformedResponse: .cardError
+        default: .noCard
         }
     }
 }

@@ -1,3 +1,4 @@
+import KCSErrors
 import WalletCore
 
 /// Everything that can go wrong around a simulated card (never an APDU-level answer: those are status
@@ -56,4 +57,9 @@ public enum SimulatorError: WalletError, Equatable {
             "an identity needs a 98-byte certificate and a valid 32-byte secp256k1 private key"
         }
     }
+}
+
+extension SimulatorError {
+    /// A simulated card that cannot be found, made or kept fails as a card does.
+    public var exitClass: ExitClass { .cardError }
 }

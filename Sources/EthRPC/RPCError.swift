@@ -1,3 +1,4 @@
+import KCSErrors
 import WalletCrypto
 
 /// What can go wrong between kcs and an Ethereum node. Each case names the endpoint (without
@@ -80,5 +81,15 @@ public enum RPCError: WalletError, Equatable {
 
     static func seconds(_ s: Double) -> String {
         s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
+    }
+}
+
+extension RPCError {
+    /// The node is not there or not answering: the service is unavailable, as for a missing card.
+    public var exitClass: ExitClass {
+        switch self {
+        case .timeout, .noConnection, .unreachable, .http: .noCard
+        default: .runtimeError
+        }
     }
 }

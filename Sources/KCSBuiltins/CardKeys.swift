@@ -757,8 +757,6 @@ public enum CardKeyError: WalletError, Equatable {
     }
 }
 
-extension CardKeyError: IdentifiableError {}
-
 extension CardKeyError {
     /// The card layer's path refusal, named for `command` (nothing was sent).
     init(_ error: CardPathError, command: String) {

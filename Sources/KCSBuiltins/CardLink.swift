@@ -2,6 +2,7 @@ import CardPCSC
 import CardProtocol
 import CardSimulator
 import Foundation
+import KCSErrors
 import KCSRuntime
 import WalletCore
 import WalletCrypto
@@ -508,5 +509,19 @@ extension Session {
         }
         card?.disconnect()
         card = nil
+    }
+}
+
+extension CardCommandError {
+    public var exitClass: ExitClass {
+        switch self {
+        case .notConnected: .noCard
+        case .lastTry: .wrongPIN
+        case .pinBlocked, .pukBlocked: .blocked
+        case .resetNotConfirmed: .cancelled
+        // Values a batch run did not give, or typed twice differently: not the card's doing.
+        case .valueNeeded, .valuesDiffer, .unpairChoice, .duressTrap: .runtimeError
+        default: .cardError
+        }
     }
 }

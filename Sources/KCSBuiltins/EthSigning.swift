@@ -1,6 +1,7 @@
 import BigInt
 import CardProtocol
 import Foundation
+import KCSErrors
 import KCSRuntime
 import WalletCore
 import WalletCrypto
@@ -360,6 +361,17 @@ public enum EthCommandError: WalletError, Equatable {
             "\(c): transaction \(hash) was sent but not mined within \(seconds) s; check eth.receipt \(hash) later"
         case .waitStopped(let c, let hash):
             "\(c): stopped waiting; transaction \(hash) was sent — check eth.receipt \(hash) later"
+        }
+    }
+}
+
+extension EthCommandError {
+    public var exitClass: ExitClass {
+        switch self {
+        case .waitStopped: .cancelled
+        // The node may or may not have the transaction: as unavailable as a missing node.
+        case .sendUnknown: .noCard
+        default: .runtimeError
         }
     }
 }

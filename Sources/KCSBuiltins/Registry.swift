@@ -1,3 +1,4 @@
+import KCSErrors
 import KCSRuntime
 import WalletCore
 import KCSSyntax

@@ -1,5 +1,6 @@
 import EthRPC
 import Foundation
+import KCSErrors
 import KCSRuntime
 import WalletCore
 import WalletCrypto
@@ -316,5 +317,14 @@ extension Session {
             }
         }
         return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+}
+
+extension SessionError {
+    public var exitClass: ExitClass {
+        switch self {
+        case .cancelled: .cancelled
+        default: .runtimeError
+        }
     }
 }

@@ -627,5 +627,3 @@ public enum TeachingError: WalletError, Equatable {
         }
     }
 }
-
-extension TeachingError: IdentifiableError {}

@@ -220,7 +220,7 @@ public final class InputLoop {
         } catch {
             runner.report(error, source)
             if error.id == "runtime.interrupted" { interrupted = true }
-            return ExitStatus.code(forRuntimeError: error.id)
+            return ExitStatus.code(for: error)
         }
     }
 

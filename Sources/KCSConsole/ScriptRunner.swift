@@ -1,5 +1,6 @@
 import Foundation
 import KCSBuiltins
+import KCSErrors
 import KCSRuntime
 import KCSSyntax
 
@@ -28,27 +29,21 @@ public enum ExitStatus {
     /// The PIN or the PUK is blocked.
     public static let blocked: Int32 = 78
 
-    /// The exit code of a run stopped by the uncaught error `id`.
-    public static func code(forRuntimeError id: String) -> Int32 {
-        switch id {
-        case "card.notConnected": return noCard
-        case "card.wrongPIN", "card.wrongPUK", "card.lastTry": return wrongPIN
-        case "card.pinBlocked", "card.pukBlocked": return blocked
-        case "session.cancelled", "card.resetNotConfirmed", "eth.command.waitStopped": return cancelled
-        case "runtime.interrupted": return interrupted
-        // Values a batch run did not give, or typed twice differently: not the card's doing.
-        case "card.valueNeeded", "card.valuesDiffer", "card.unpairChoice", "card.duressTrap": return runtimeError
-        // The node is not there or not answering: the service is unavailable, as for a missing card.
-        case "rpc.timeout", "rpc.noConnection", "rpc.unreachable", "rpc.http", "eth.command.sendUnknown": return noCard
-        default: break
+    /// The exit code of a run stopped by the uncaught `error`: the class the error states
+    /// (docs/architecture.md, "Errors"), never its id.
+    public static func code(for error: RuntimeError) -> Int32 { code(for: error.exitClass) }
+
+    /// The exit code of each class (docs/card-console.md, "Exit codes").
+    public static func code(for exitClass: ExitClass) -> Int32 {
+        switch exitClass {
+        case .runtimeError: runtimeError
+        case .noCard: noCard
+        case .cancelled: cancelled
+        case .interrupted: interrupted
+        case .cardError: cardError
+        case .wrongPIN: wrongPIN
+        case .blocked: blocked
         }
-        if id.hasPrefix("transport.") || id.hasPrefix("card.transport.") {
-            // A command the card could not take is a card error; everything else below the APDU
-            // means the reader or the card is not there (any more).
-            return id.hasSuffix(".invalidCommand") || id.hasSuffix(".malformedResponse") ? cardError : noCard
-        }
-        if id.hasPrefix("card.") || id.hasPrefix("simulator.") { return cardError }
-        return runtimeError
     }
 }
 

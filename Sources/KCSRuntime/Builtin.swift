@@ -2,6 +2,8 @@
 /// `Builtin`s, and everything else — arity and type checks, argument errors, help, completion,
 /// history redaction — is derived from those entries here, once.
 
+import KCSErrors
+
 /// What a parameter or option accepts.
 public indirect enum ValueType: Sendable, Equatable, CustomStringConvertible {
     case any

@@ -4,14 +4,8 @@
 // frames that were active — and derives `id`, `message` and `hint` from them. Rendering
 // follows the front end's diagnostics (`file:line:col: error: …`, source line, caret), then
 // one `  at name (file:line:col)` line per script frame, innermost first.
+import KCSErrors
 import KCSSyntax
-
-/// An error with a stable identifier, e.g. a builtin's own error enum. When a builtin body
-/// throws one, the runtime error keeps its `id` and its `description` as the message.
-public protocol IdentifiableError: Error, CustomStringConvertible {
-    /// Stable identifier such as `mnemonic.badChecksum`.
-    var id: String { get }
-}
 
 extension ArgumentError: IdentifiableError {}
 
@@ -212,12 +206,18 @@ public struct RuntimeError: Error, Sendable, Equatable, CustomStringConvertible 
     public var source: Source?
     /// Script frames, innermost first: each names the function and the call site.
     public var frames: [StackFrame]
+    /// How a run this error stops ends: the thrown error's own class for `.builtin` (see
+    /// `Environment.builtinFailure`), `.interrupted` for Ctrl-C, `.runtimeError` otherwise.
+    public var exitClass: ExitClass
 
-    public init(_ kind: RuntimeErrorKind, at range: SourceRange, source: Source? = nil, frames: [StackFrame] = []) {
+    /// `exitClass` nil: the class `kind` implies (`.interrupted` or `.runtimeError`).
+    public init(_ kind: RuntimeErrorKind, at range: SourceRange, source: Source? = nil, frames: [StackFrame] = [],
+                exitClass: ExitClass? = nil) {
         self.kind = kind
         self.range = range
         self.source = source
         self.frames = frames
+        self.exitClass = exitClass ?? (kind.isInterruption ? .interrupted : .runtimeError)
     }
 
     /// Stable ID, e.g. `runtime.divisionByZero`.

@@ -1,7 +1,9 @@
+import KCSErrors
+
 /// Every way a WalletCrypto operation can fail. Cases carry facts; the text is
 /// written once, in `description`, so every layer above shows the same wording.
 /// `id` is stable: tests and callers match on it, never on the prose.
-public enum WalletCryptoError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum WalletCryptoError: WalletError, Equatable {
     // MARK: hex
     /// A hex string with an odd number of digits (`digits` counts after any `0x`).
     case hexOddLength(digits: Int)
@@ -97,12 +99,9 @@ extension String {
     }
 }
 
-/// What every kcs error type offers: a stable identifier to match on and one
-/// rendered sentence (`description`) that names the argument, what was expected
-/// and what was given. Error types conform per module or per concept.
-public protocol WalletError: Error, CustomStringConvertible, Sendable {
-    /// Stable dotted identifier, e.g. `hex.oddLength`; never changes wording-wise.
-    var id: String { get }
-}
-
-extension WalletCryptoError: WalletError {}
+/// What every wallet error type offers: a stable identifier to match on (`id`, e.g.
+/// `hex.oddLength`), one rendered sentence (`description`) that names the argument, what was
+/// expected and what was given, and an `exitClass` (`.runtimeError` unless the type says
+/// otherwise). Error types conform per module or per concept. Being `IdentifiableError`s,
+/// they reach scripts with their own id and sentence (docs/architecture.md, "Errors").
+public protocol WalletError: IdentifiableError, Sendable {}

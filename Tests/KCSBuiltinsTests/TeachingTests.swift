@@ -4,6 +4,7 @@
 // vectors, BIP-84's test vector addresses and the abandon…about address 0x9858…da94 at
 // m/44'/60'/0'/0/0. The vector files are in Tests/WalletCoreTests/Vectors.
 import Foundation
+import KCSErrors
 import KCSRuntime
 import Testing
 import WalletCore

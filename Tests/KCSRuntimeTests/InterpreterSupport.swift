@@ -1,6 +1,7 @@
 // Test doubles for the interpreter: an in-memory host and a toy builtin table (the language
 // knows nothing about wallets, STYLE §1, so these stand in for KCSBuiltins).
 import Foundation
+import KCSErrors
 import KCSRuntime
 import KCSSyntax
 
