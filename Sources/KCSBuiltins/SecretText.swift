@@ -13,9 +13,9 @@ extension Builtins {
     ///   written as a command or as a call — unless the argument is a variable reference
     ///   (`$k`, `k.secret`), which names a secret without holding one.
     /// Sorted and merged, so a secret written inside another goes with the outer one.
-    public static func secretRanges(in source: Source, registry: BuiltinRegistry, commands: CommandTable) -> [SourceRange] {
+    /// `program` is `source` as parsed (with the session's command table); it is not parsed again.
+    public static func secretRanges(in source: Source, program: Program, registry: BuiltinRegistry) -> [SourceRange] {
         var cuts = secretLiterals(in: source)
-        let (program, _) = Parser.parse(source: source, commands: commands)
         for c in program.commands {
             guard let builtin = registry.lookup(c.name) else { continue }
             for (i, argument) in c.arguments.enumerated()

@@ -12,21 +12,26 @@ public enum HistoryRedaction {
     /// kept only when it contains no string literal, since we cannot tell what its strings are.
     public static func redact(_ line: String, registry: BuiltinRegistry, commands: CommandTable) -> String? {
         let source = Source(name: "<history>", text: line)
-        let (_, diagnostics) = Parser.parse(source: source, commands: commands)
-        if !diagnostics.isEmpty, line.contains("\"") { return nil }
-        let cuts = Builtins.secretRanges(in: source, registry: registry, commands: commands)
-        guard !cuts.isEmpty else { return line }
-        var bytes = Array(line.utf8)
-        for r in cuts.reversed() {
+        let (program, diagnostics) = Parser.parse(source: source, commands: commands)
+        return redact(marked(source, program: program, registry: registry), diagnostics: diagnostics)
+    }
+
+    /// The history form of a source already parsed and marked (`marked`), and its diagnostics.
+    public static func redact(_ source: Source, diagnostics: [Diagnostic]) -> String? {
+        if !diagnostics.isEmpty, source.text.contains("\"") { return nil }
+        guard !source.secretRanges.isEmpty else { return source.text }
+        var bytes = source.utf8
+        for r in source.secretRanges.reversed() {
             bytes.replaceSubrange(r.start..<r.end, with: Array("<secret>".utf8))
         }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `source` with its secret ranges marked, so its error excerpts and messages hide them.
-    public static func marked(_ source: Source, registry: BuiltinRegistry, commands: CommandTable) -> Source {
+    /// `source` with its secret ranges marked, so its error excerpts and messages hide them;
+    /// `program` is its parse.
+    public static func marked(_ source: Source, program: Program, registry: BuiltinRegistry) -> Source {
         var s = source
-        s.secretRanges = Builtins.secretRanges(in: source, registry: registry, commands: commands)
+        s.secretRanges = Builtins.secretRanges(in: source, program: program, registry: registry)
         return s
     }
 }

@@ -146,7 +146,7 @@ public final class InputLoop {
         }
         for (i, line) in lines.enumerated() {
             if line.hasPrefix("."), pending.allSatisfy({ $0.allSatisfy(\.isWhitespace) })
-                || !runner.parse(program()).diagnostics.contains(where: { $0.id == "parse.unexpectedEndOfInput" }) {
+                || !runner.interpreter.parse(program()).diagnostics.contains(where: { $0.id == "parse.unexpectedEndOfInput" }) {
                 if !pending.allSatisfy({ $0.allSatisfy(\.isWhitespace) }) { pieces.append(.program(program())) }
                 // A CRLF file's meta-command ends at its CR.
                 pieces.append(.meta(String(line.hasSuffix("\r") ? line.dropLast() : line), (source.name, i + 1)))
@@ -182,15 +182,14 @@ public final class InputLoop {
                 continue
             }
             pending += pending.isEmpty ? line : "\n" + line
-            let source = Source(name: "<stdin>", text: pending)
-            if runner.parse(source).diagnostics.contains(where: { $0.id == "parse.unexpectedEndOfInput" }) { continue }
+            let parsed = runner.parse(Source(name: "<stdin>", text: pending))
+            if parsed.diagnostics.contains(where: { $0.id == "parse.unexpectedEndOfInput" }) { continue }
             pending = ""
             if let editor = reader as? EditLineReader,
-               let safe = HistoryRedaction.redact(source.text, registry: runner.interpreter.registry,
-                                                  commands: runner.interpreter.commandTable) {
+               let safe = HistoryRedaction.redact(parsed.source, diagnostics: parsed.diagnostics) {
                 editor.add(toHistory: safe)
             }
-            failed(execute(source, printing: true))
+            failed(execute(parsed, printing: true))
         }
         return exitStatus ?? ExitStatus.ok
     }
@@ -205,7 +204,12 @@ public final class InputLoop {
     /// Parses and runs `source`, reporting its errors; returns the exit code. `printing`: a bare
     /// expression prints its value (the prompt).
     private func execute(_ source: Source, printing: Bool) -> Int32 {
-        let (source, program, diagnostics) = runner.parse(source)
+        execute(runner.parse(source), printing: printing)
+    }
+
+    /// `execute` for a source `ScriptRunner.parse` has already parsed and marked.
+    private func execute(_ parsed: (source: Source, program: Program, diagnostics: [Diagnostic]), printing: Bool) -> Int32 {
+        let (source, program, diagnostics) = parsed
         if !diagnostics.isEmpty {
             runner.report(diagnostics, source)
             return ExitStatus.scriptError

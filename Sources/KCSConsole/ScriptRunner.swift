@@ -63,15 +63,16 @@ public final class ScriptRunner {
         self.host = host
         let registry = interpreter.registry
         let commands = interpreter.commandTable
-        (host as? ConsoleHost)?.markSecrets = { HistoryRedaction.marked($0, registry: registry, commands: commands) }
+        (host as? ConsoleHost)?.markSecrets = { source in
+            HistoryRedaction.marked(source, program: Parser.parse(source: source, commands: commands).program, registry: registry)
+        }
     }
 
     /// Parses `source` after marking its secret ranges (`HistoryRedaction.marked`), so that no
     /// error about it shows a secret; every console path parses through here.
     public func parse(_ source: Source) -> (source: Source, program: Program, diagnostics: [Diagnostic]) {
-        let marked = HistoryRedaction.marked(source, registry: interpreter.registry, commands: interpreter.commandTable)
-        let (program, diagnostics) = interpreter.parse(marked)
-        return (marked, program, diagnostics)
+        let (program, diagnostics) = interpreter.parse(source)
+        return (HistoryRedaction.marked(source, program: program, registry: interpreter.registry), program, diagnostics)
     }
 
     /// When the runner goes away the run is over (`kcs run FILE` included): the session frees
