@@ -54,6 +54,12 @@ let package = Package(
             name: "WalletStore",
             dependencies: ["WalletCore", "WalletCrypto", "CardProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
 
+        // MARK: - Layer 3½: the application layer (typed; no language module)
+        .target(
+            name: "WalletSession",
+            dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator",
+                           "CardPCSC"]),
+
         // MARK: - Layer 4: language
         .target(name: "KCSSyntax"),
         .target(name: "KCSRuntime", dependencies: ["KCSErrors", "KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
@@ -63,13 +69,14 @@ let package = Package(
         .target(
             name: "KCSBuiltins",
             dependencies: [
-                "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol",
-                "CardSimulator",
-                "CardPCSC", .product(name: "BigInt", package: "BigInt"),
+                "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC",
+                "CardProtocol", "CardSimulator", "CardPCSC", .product(name: "BigInt", package: "BigInt"),
             ]),
 
         // MARK: - Layer 5: the console and the executable
-        .target(name: "KCSConsole", dependencies: ["KCSErrors", "KCSBuiltins", "KCSRuntime", "KCSSyntax", "CEditLine"]),
+        .target(
+            name: "KCSConsole",
+            dependencies: ["KCSErrors", "KCSBuiltins", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCrypto", "CEditLine"]),
         .executableTarget(
             name: "kcs",
             dependencies: [
@@ -82,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "kcs-bench",
             dependencies: ["WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator", "CardPCSC",
-                           "KCSRuntime", "KCSSyntax", "KCSBuiltins", .product(name: "GRDB", package: "GRDB.swift")],
+                           "KCSRuntime", "KCSSyntax", "KCSBuiltins", "WalletSession", .product(name: "GRDB", package: "GRDB.swift")],
             path: "bench/KCSBench"),
 
         // MARK: - Test support and tests
@@ -104,15 +111,19 @@ let package = Package(
                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "KCSSyntaxTests", dependencies: ["KCSSyntax"]),
         .testTarget(
+            name: "WalletSessionTests",
+            dependencies: ["WalletSession", "WalletStore", "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator",
+                           "KCSErrors", "KCSTestSupport"]),
+        .testTarget(
             name: "KCSBuiltinsTests",
-            dependencies: ["KCSBuiltins", "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletCore",
+            dependencies: ["KCSBuiltins", "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCore",
                            .product(name: "BigInt", package: "BigInt")]),
         .testTarget(
             name: "KCSRuntimeTests", dependencies: ["KCSErrors", "KCSRuntime", .product(name: "BigInt", package: "BigInt")],
             exclude: ["Cases"]),
         .testTarget(
             name: "ConsoleTests",
-            dependencies: ["KCSConsole", "KCSBuiltins", "KCSErrors", "CardProtocol", "EthRPC", "KCSTestSupport"]),
+            dependencies: ["KCSConsole", "KCSBuiltins", "KCSErrors", "WalletSession", "CardProtocol", "EthRPC", "KCSTestSupport"]),
         .testTarget(name: "TranscriptTests", dependencies: ["KCSTestSupport"], exclude: ["Examples", "Stdlib"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]

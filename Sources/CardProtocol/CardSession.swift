@@ -49,9 +49,41 @@ public struct SessionResult: Sendable {
     public let pinVerified: Bool
 }
 
+/// The steps of the walk a caller decides (the application layer's login, or `SessionOptions`):
+/// each is called at its point of the walk, in this order, and may throw to stop it there.
+public struct CardWalkSteps {
+    /// Each SELECT's answer as the walk reads it (the first, after INIT, after a refused pairing).
+    public var selected: (ApplicationInfo) throws -> Void = { _ in }
+    /// INIT parameters for a blank card; nil stops the walk with `notInitialized`.
+    public var initialization: (ApplicationInfo) throws -> InitParameters? = { _ in nil }
+    /// The pairing kept for this card, if any: the walk opens the channel with it first.
+    public var storedPairing: (ApplicationInfo) throws -> Pairing? = { _ in nil }
+    /// The card refused the stored pairing (its slot is empty or holds another key): true
+    /// forgets it and pairs again (the walk SELECTs first); false stops with the card's error.
+    public var pairingRefused: (Pairing, CardError) throws -> Bool = { _, _ in false }
+    /// The secret and mode to PAIR with; nil stops the walk with `pairingRequired`. Asked only
+    /// when the walk has to pair.
+    public var pairingSecret: (ApplicationInfo) throws -> (secret: PairingSecret, mode: PairingMode)? = { _ in nil }
+    /// PAIR succeeded, before the channel is opened: keep the pairing here. If a later step
+    /// fails the slot stays used on the card, and only a kept pairing can free or reuse it
+    /// (keycard-protocol §8.3).
+    public var paired: (Pairing) throws -> Void = { _ in }
+    /// The secure channel is open with this pairing.
+    public var opened: (Pairing) throws -> Void = { _ in }
+    /// The PIN to verify at the end; nil leaves the channel open with the PIN unverified.
+    public var pin: Secret?
+    /// When set, GET STATUS runs before VERIFY PIN and this sees its answer (the PIN's safety
+    /// rules: refuse to send a PIN that could block the card).
+    public var beforeVerify: ((ApplicationStatus) throws -> Void)?
+
+    /// Steps that decide nothing: set the ones the caller needs.
+    public init() {}
+}
+
 /// The usual way into a card (keycard-protocol §9.11 recovery sequence, plus INIT and PAIR
-/// when needed): SELECT → INIT (blank card) → SELECT → PAIR (no stored pairing) →
-/// OPEN SECURE CHANNEL → MUTUALLY AUTHENTICATE → VERIFY PIN.
+/// when needed): SELECT → INIT (blank card) → SELECT → OPEN SECURE CHANNEL with the stored
+/// pairing, or PAIR → OPEN SECURE CHANNEL → MUTUALLY AUTHENTICATE → (GET STATUS) → VERIFY PIN.
+/// This is the one walk kcs has: the console's `card.login` takes it with its own steps.
 public final class CardSession {
     /// The command set, for everything after the walk.
     public let commands: KeycardCommandSet
@@ -77,39 +109,99 @@ public final class CardSession {
     ///   pairing and no secret; any card error of the commands on the way (e.g.
     ///   `noFreePairingSlot`, `cardCryptogramMismatch`, `wrongPIN(triesLeft:)`).
     public func open(_ options: SessionOptions) throws(CardError) -> SessionResult {
+        var steps = CardWalkSteps()
+        steps.initialization = { _ in options.initialization }
+        steps.storedPairing = { _ in options.pairing }
+        steps.pairingSecret = { _ in
+            (options.pairingSecret ?? options.initialization?.pairingSecret).map { ($0, options.pairingMode) }
+        }
+        steps.paired = { options.onPaired?($0) }
+        steps.pin = options.pin
+        do {
+            return try open(steps)
+        } catch let error as CardError {
+            throw error
+        } catch {
+            // These steps throw nothing of their own: every error of the walk is the card's.
+            throw .malformedResponse(command: .select, detail: "\(error)")
+        }
+    }
+
+    /// The walk with the caller's steps. Throws the card's errors (`CardError`, as `open(_:)`
+    /// lists them) and whatever a step throws, at the point it throws.
+    public func open(_ steps: CardWalkSteps) throws -> SessionResult {
         var info = try commands.select()
+        try steps.selected(info)
         var initialized = false
         if !info.isInitialized {
-            guard let parameters = options.initialization else { throw .notInitialized }
+            guard let parameters = try steps.initialization(info) else { throw CardError.notInitialized }
             try commands.initialize(parameters)
             info = try commands.select()
+            try steps.selected(info)
             guard info.isInitialized else {
-                throw .malformedResponse(command: .select, detail: "the card is still blank after INIT")
+                throw CardError.malformedResponse(command: .select, detail: "the card is still blank after INIT")
             }
             initialized = true
         }
         if let version = info.version, version.usesSecureChannelV2 {
-            throw .unsupportedVersion(major: version.major, minor: version.minor)
+            throw CardError.unsupportedVersion(major: version.major, minor: version.minor)
         }
-        let pairing: Pairing
+        var pairing: Pairing?
+        if let stored = try steps.storedPairing(info) {
+            if let refusal = try openRefusal(with: stored) {
+                guard try steps.pairingRefused(stored, refusal) else { throw refusal }
+                info = try commands.select()
+                try steps.selected(info)
+            } else {
+                pairing = stored
+            }
+        }
         var paired = false
-        if let stored = options.pairing {
-            pairing = stored
-        } else if let secret = options.pairingSecret ?? options.initialization?.pairingSecret {
-            pairing = try commands.pair(secret: secret, mode: options.pairingMode)
+        if pairing == nil {
+            guard let request = try steps.pairingSecret(info) else { throw CardError.pairingRequired }
+            let new = try commands.pair(secret: request.secret, mode: request.mode)
             paired = true
-            options.onPaired?(pairing)
-        } else {
-            throw .pairingRequired
+            try steps.paired(new)
+            try commands.openSecureChannel(pairing: new)
+            pairing = new
         }
-        try commands.openSecureChannel(pairing: pairing)
+        guard let pairing else { throw CardError.pairingRequired }
+        try steps.opened(pairing)
         var verified = false
-        if let pin = options.pin {
+        if let pin = steps.pin {
+            if let beforeVerify = steps.beforeVerify { try beforeVerify(try commands.getStatus()) }
             try commands.verifyPIN(pin)
             verified = true
         }
         return SessionResult(
             applicationInfo: info, pairing: pairing, initialized: initialized, paired: paired,
             pinVerified: verified)
+    }
+}
+
+extension CardSession {
+    /// Opens the channel with a stored pairing: nil when it opened, the card's error when it
+    /// refused the pairing; any other error is thrown.
+    private func openRefusal(with pairing: Pairing) throws(CardError) -> CardError? {
+        do throws(CardError) {
+            try commands.openSecureChannel(pairing: pairing)
+            return nil
+        } catch {
+            guard error.isPairingRefusal else { throw error }
+            return error
+        }
+    }
+}
+
+extension CardError {
+    /// True for the ways a card refuses a stored pairing: its slot is empty (`6A 86` to OPEN
+    /// SECURE CHANNEL) or holds another key (the handshake fails).
+    public var isPairingRefusal: Bool {
+        switch self {
+        case .incorrectP1P2(.openSecureChannel), .channelClosed(.mutuallyAuthenticate),
+             .securityStatusNotSatisfied(.mutuallyAuthenticate), .responseMACMismatch(.mutuallyAuthenticate):
+            true
+        default: false
+        }
     }
 }

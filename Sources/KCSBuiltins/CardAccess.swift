@@ -4,6 +4,7 @@ import KCSRuntime
 import KCSSyntax
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 // Getting into a card and keeping its pairing slots (issue 6 §1–§3, §7 change/reset): status,
@@ -92,7 +93,7 @@ extension Builtins {
             }
             if let trap {
                 if !args.flag("force") {
-                    guard let host = session.host, host.isInteractive else {
+                    guard let host = session.prompts, host.isInteractive else {
                         throw CardCommandError.duressTrap(command: c, reason: trap)
                     }
                     host.write("\(trap): the words you load would give other keys than you expect, and signing "
@@ -125,7 +126,7 @@ extension Builtins {
             let c = args.command
             let session = try args.session(c)
             let card = try session.requireCard(c)
-            let (info, released) = try startOver(card, session, c)
+            let (info, released) = try session.startOver(card, command: c)
             var warnings = released
             // The vault first: a slot is used only when its pairing can be kept.
             let store = try session.unlockedStore(for: c)
@@ -133,7 +134,7 @@ extension Builtins {
                 throw CardCommandError.alreadyPaired(command: c, slot: held.slot)
             }
             let secret = try pairingSecret(args, session: session, command: c)
-            let (pairing, slotWarnings) = try pairCard(card, secret: secret, command: c) { pairing in
+            let (pairing, slotWarnings) = try card.pair(secret: secret) { pairing in
                 try store.savePairing(pairing, instanceUID: info.instanceUID)
             }
             warnings += slotWarnings
@@ -148,14 +149,14 @@ extension Builtins {
             let c = args.command
             let session = try args.session(c)
             let card = try session.requireCard(c)
-            let (info, warnings) = try startOver(card, session, c)
+            let (info, warnings) = try session.startOver(card, command: c)
             let store = try session.unlockedStore(for: c)
             guard let stored = try store.pairing(instanceUID: info.instanceUID) else {
                 throw CardCommandError.notPaired(command: c)
             }
             do {
                 try card.commands.openSecureChannel(pairing: stored.pairing)
-            } catch let e as CardError where CardLink.isPairingRefusal(e) {
+            } catch let e as CardError where e.isPairingRefusal {
                 throw CardCommandError.pairingRefused(command: c, slot: stored.slot)
             }
             card.pairing = stored.pairing
@@ -176,10 +177,7 @@ extension Builtins {
             do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
             card.pinVerified = true
             // The same duress check as card.login's (docs/card.md, "Duress logins").
-            guard let recorded = session.existingStore(), let warning = try keyCheckWarning(card, store: recorded) else {
-                return .null
-            }
-            card.keyWarning = warning
+            guard let warning = try session.checkCardKeys(card) else { return .null }
             return withWarnings([], [warning], session: session)
         },
 
@@ -197,66 +195,18 @@ extension Builtins {
             let session = try args.session(c)
             let card = try session.requireCard(c)
             let pin = try requiredSecret(args, "pin", c)
-            try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
-            let (info, released) = try startOver(card, session, c)
-            var warnings = released
-            if let v = info.version, v.usesSecureChannelV2 { throw CardError.unsupportedVersion(major: v.major, minor: v.minor) }
-            // An ephemeral login keeps nothing in the vault.
-            let store = args.flag("ephemeral") ? nil : try session.unlockedStore(for: c)
-            let uid = info.instanceUID
-            // The stored pairing, with the channel it opened; nil when there is none or the card
-            // refused it (and it was forgotten).
-            var reused: Pairing?
-            if let store, let stored = try store.pairing(instanceUID: uid) {
-                do {
-                    try card.commands.openSecureChannel(pairing: stored.pairing)
-                    reused = stored.pairing
-                } catch let e as CardError where CardLink.isPairingRefusal(e) {
-                    guard args.flag("yes") || session.host?.isInteractive == true else {
-                        throw CardCommandError.pairingRefused(command: c, slot: stored.slot)
-                    }
-                    try session.confirm(
-                        "The card refused kcs's stored pairing (slot \(stored.slot)): it was unpaired or taken over "
-                            + "by another client. Forget it and pair again (this uses a free slot)?",
-                        for: c, yes: args.flag("yes"))
-                    try store.deletePairing(instanceUID: uid)
-                    warnings.append("forgot the refused pairing (slot \(stored.slot))")
-                    try card.select()
-                }
-            }
-            let pairing: Pairing
-            if let reused {
-                pairing = reused
-            } else {
-                let secret = try pairingSecret(args, session: session, command: c)
-                let made: (pairing: Pairing, warnings: [String])
-                if let store {
-                    made = try pairCard(card, secret: secret, command: c) { try store.savePairing($0, instanceUID: uid) }
-                } else {
-                    let mode: PairingMode = (info.version.map { $0 >= AppletVersion(major: 3, minor: 2) } ?? false)
-                        ? .ephemeral : .persistentOrEphemeral
-                    made = try pairCard(card, secret: secret, mode: mode, command: c) { card.ephemeralPairing = $0 }
-                }
-                pairing = made.pairing
-                warnings += made.warnings
-                try card.commands.openSecureChannel(pairing: pairing)
-            }
-            card.pairing = pairing
-            try Session.checkTries(.pin, in: card.commands.getStatus(), force: args.flag("force"), command: c)
-            do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
-            card.pinVerified = true
-            // A duress PIN opens the card with other keys and nothing in the answer says so
-            // (docs/card.md, "Duress logins"): compare with what kcs recorded for this card.
-            if let recorded = session.existingStore(), let warning = try keyCheckWarning(card, store: recorded) {
-                card.keyWarning = warning
-                warnings.append(warning)
-            }
+            var request = CardLoginRequest { try pairingSecret(args, session: session, command: c) }
+            request.ephemeral = args.flag("ephemeral")
+            request.force = args.flag("force")
+            request.repairWithoutAsking = args.flag("yes")
+            let login = try session.login(pin: pin, request, command: c)
+            let pairing = login.pairing
             var fields: [(String, Value)] = [
                 ("card", .string(card.name)), ("shortUID", .string(card.shortUID)), ("slot", .int(Int(pairing.index))),
-                ("paired", .bool(reused == nil)), ("ephemeral", .bool(card.ephemeralPairing != nil)),
+                ("paired", .bool(login.paired)), ("ephemeral", .bool(card.ephemeralPairing != nil)),
             ]
             if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
-            return withWarnings(fields, warnings, session: session)
+            return withWarnings(fields, login.warnings, session: session)
         },
 
         Builtin("card.logout",
@@ -459,7 +409,7 @@ extension Builtins {
             case .bigInt(let n)?: typed = String(describing: n)
             case .bytes(let b)?: typed = Hex.encode(b)
             default:
-                guard let host = session.host, host.isInteractive else {
+                guard let host = session.prompts, host.isInteractive else {
                     throw CardCommandError.resetNotConfirmed(command: c, typed: nil)
                 }
                 guard let answer = try host.ask(prompt: "card.reset erases this card's keys, PIN, PUK and every pairing. "
@@ -509,13 +459,13 @@ extension Builtins {
     static func newValue(_ given: Value?, what: String, option: String, session: Session,
                          command c: String) throws -> Secret {
         if let secret = try secretArgument(given, c) { return secret }
-        guard let host = session.host, host.isInteractive else {
+        guard let host = session.prompts, host.isInteractive else {
             throw CardCommandError.valueNeeded(command: c, what: what, option: option)
         }
-        guard let first = try host.readSecret(prompt: "new \(what): ")?.walletSecret else {
+        guard let first = try host.askSecret(prompt: "new \(what): ") else {
             throw SessionError.cancelled(command: c)
         }
-        guard let again = try host.readSecret(prompt: "the same \(what) again: ")?.walletSecret else {
+        guard let again = try host.askSecret(prompt: "the same \(what) again: ") else {
             throw SessionError.cancelled(command: c)
         }
         guard first == again else { throw CardCommandError.valuesDiffer(command: c, what: what) }
@@ -563,51 +513,14 @@ extension Builtins {
     private static func pairingSecret(_ args: CallArguments, session: Session, command c: String) throws -> PairingSecret {
         if let password = try secretArgument(args.value("password"), c) { return try PairingSecret(password: password) }
         if args.flag("default") { return PairingSecret(password: PairingSecret.defaultPassword) }
-        guard let host = session.host, host.isInteractive else {
+        guard let host = session.prompts, host.isInteractive else {
             throw CardCommandError.valueNeeded(command: c, what: "pairing password",
                                                option: "--password (or --default for KeycardDefaultPairing)")
         }
-        guard let password = try host.readSecret(prompt: "pairing password: ")?.walletSecret else {
+        guard let password = try host.askSecret(prompt: "pairing password: ") else {
             throw SessionError.cancelled(command: c)
         }
         return try PairingSecret(password: password)
-    }
-
-    /// The way into a pairing or a channel (`card.pair`, `card.open`, `card.login`): frees the
-    /// session's ephemeral pairing, then SELECT; refuses a blank card. Returns SELECT's answer
-    /// and the warnings of the release.
-    private static func startOver(_ card: CardLink, _ session: Session, _ c: String) throws
-        -> (info: ApplicationInfo, warnings: [String])
-    {
-        let warnings = session.releaseEphemeralPairing(for: c)
-        let info = try card.select()
-        guard info.isInitialized else { throw CardCommandError.blank(command: c) }
-        return (info, warnings)
-    }
-
-    /// PAIR after checking SELECT's free-slot count; `onPaired` keeps the pairing at once (the
-    /// slot is used from here on), then SELECT refreshes the count. Warns when one slot or none
-    /// is left.
-    private static func pairCard(_ card: CardLink, secret: PairingSecret, mode: PairingMode = .persistentOrEphemeral,
-                                 command c: String, onPaired: (Pairing) throws -> Void)
-        throws -> (pairing: Pairing, warnings: [String])
-    {
-        if card.info.freePairingSlots == 0 { throw CardCommandError.noFreePairingSlots(total: card.pairingSlotCount) }
-        let pairing: Pairing
-        do {
-            pairing = try card.commands.pair(secret: secret, mode: mode)
-        } catch CardError.noFreePairingSlot {
-            throw CardCommandError.noFreePairingSlots(total: card.pairingSlotCount)
-        }
-        try onPaired(pairing)
-        let free = try card.select().freePairingSlots
-        var warnings: [String] = []
-        if pairing.index != 0xFF, let free, free <= 1 {
-            warnings.append(free == 1
-                ? "one pairing slot is left on the card; free unused ones with card.unpair --others"
-                : "that was the card's last free pairing slot; free unused ones with card.unpair --others")
-        }
-        return (pairing, warnings)
     }
 
     /// A result record with a `warning` field when there are warnings (also shown at a terminal).

@@ -3,6 +3,7 @@ import Foundation
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 // The card's wallet (issue 6 §4–§8): creating the card's key the app's four ways, deriving on
@@ -360,56 +361,15 @@ extension Builtins {
         let check = try store.cardKeyCheck(instanceUID: card.info.instanceUID)
         if keyUID != nil || check?.keyUID != uid {
             // A key without a chain code derives nothing, with any PIN: there is nothing to check.
-            if let derived = try keyCheckKey(card) {
+            if let derived = try card.keyCheckKey() {
                 try store.saveCardKeyCheck(CardKeyCheck(instanceUID: card.info.instanceUID, masterPublicKey: key,
-                                                        path: keyCheckPath().description, publicKey: derived))
+                                                        path: CardLink.keyCheckPath.description, publicKey: derived))
             } else {
                 try store.deleteCardKeyCheck(instanceUID: card.info.instanceUID)
             }
             card.keyWarning = nil
         }
         return (record, uid)
-    }
-
-    // MARK: - Duress logins
-
-    /// The key kcs records beside the master key to tell a duress login (docs/card.md, "Duress
-    /// logins"): `m/0`, one public derivation. A duress PIN keeps the master key and its key UID
-    /// but derives with another chain code (keycard-protocol §10.2), so every child differs.
-    static func keyCheckPath() -> CardKeyPath {
-        try! CardKeyPath(source: .master, components: [ChildIndex(0)])
-    }
-
-    /// The card's public key at `keyCheckPath()`; nil when the card's key has no chain code (the
-    /// card refuses to derive, `69 85`).
-    static func keyCheckKey(_ card: CardLink) throws -> PublicKey? {
-        do {
-            return try card.commands.exportKey(.derive(keyCheckPath()), kind: .publicKey).publicKey
-        } catch CardError.conditionsNotSatisfied(.exportKey) where card.pinVerified {
-            return nil
-        }
-    }
-
-    /// Compares this session's keys with what kcs recorded for the card when it recorded its key
-    /// (`card_key_checks`, docs/store.md); needs the verified PIN. Returns the warning to show, nil
-    /// when they agree or nothing was recorded (or the card holds no key).
-    static func keyCheckWarning(_ card: CardLink, store: WalletStore) throws -> String? {
-        guard let check = try store.cardKeyCheck(instanceUID: card.info.instanceUID), card.info.hasMasterKey else {
-            return nil
-        }
-        guard card.info.keyUID == check.keyUID else {
-            return "the card's key (key UID \(Hex.encode(Array(card.info.keyUID.prefix(4))))…) is not the one kcs "
-                + "recorded for this card (key UID \(Hex.encode(Array(check.keyUID.prefix(4))))…): another client "
-                + "loaded or generated a key; use card to record it"
-        }
-        let master = try card.commands.exportKey(.derive(try CardKeyPath(source: .master, components: [])),
-                                                 kind: .publicKey).publicKey
-        let derived = try keyCheckKey(card)
-        guard master == check.masterPublicKey, derived == check.publicKey else {
-            return "this session's keys differ from the ones recorded for this card — a duress login? "
-                + "(the master key is the recorded one, but \(check.path) is not: the PIN given selects other keys)"
-        }
-        return nil
     }
 
     /// `[("warning", …)]` while the session's keys differ from the recorded ones, else empty.

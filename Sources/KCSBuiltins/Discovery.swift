@@ -4,6 +4,7 @@ import Foundation
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 // Account discovery (issue 8 §1, the Keycard app's Wallet screen): BIP-44 accounts of a
@@ -101,7 +102,7 @@ extension Builtins {
             }
         }
 
-        let host = session.host
+        let host = session.prompts
         var last: DiscoveryProgress?
         let found = try AccountDiscovery.run(externalChain: externalChain, history: history, gap: gap, maxAccounts: maxAccounts) { p in
             last = p

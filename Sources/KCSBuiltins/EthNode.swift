@@ -4,6 +4,7 @@ import Foundation
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 // Talking to an Ethereum node (issue 7 §2): the node is `--rpc URL` on the command line,
@@ -216,7 +217,7 @@ extension Builtins {
             }
             var slept = 0.0
             while slept < pause {
-                if session.host?.shouldInterrupt() == true {
+                if session.prompts?.shouldInterrupt() == true {
                     throw EthCommandError.waitStopped(command: c, hash: Hex.encodePrefixed(hash))
                 }
                 Thread.sleep(forTimeInterval: 0.05)

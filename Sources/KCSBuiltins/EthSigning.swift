@@ -5,6 +5,7 @@ import KCSErrors
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 // Ethereum signing formats (issue 7 §1, §3): EIP-191 personal messages, EIP-712 typed data,
@@ -75,7 +76,7 @@ extension Builtins {
             if !args.flag("offline"), let node = try optionalNode(args, c) {
                 filled = try fillFromNode(&tx, given: Set(fields.keys), sender: { try signerAddress(args, c) }, node: node, c)
                 if !filled.isEmpty {
-                    try args.session(c).host?.status("filled from the node at \(node.endpoint): " + filled.map(\.0).joined(separator: ", "))
+                    try args.session(c).prompts?.status("filled from the node at \(node.endpoint): " + filled.map(\.0).joined(separator: ", "))
                 }
             }
             try tx.validate()

@@ -1,6 +1,7 @@
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletSession
 
 // Software HD keys (BIP-32), paths (BIP-32/44), addresses and the SLIP-44 registry: `hd.master`,
 // `derive`, `address`, `xkey.encode`, `xkey.decode`, `path.parse`, `coins`. An HD key is a

@@ -2,6 +2,7 @@ import Foundation
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 // The `key`, `import`, `use` and `vault` namespaces, `keys`, `sign` and `history`: the wallet
@@ -314,7 +315,7 @@ extension Builtins {
             let store = try session.store(for: c)
             let old = try session.passphrase(for: c, prompt: "current vault passphrase: ")
             let new = try session.passphrase(for: c, prompt: "new vault passphrase: ")
-            if session.host?.isInteractive == true {
+            if session.prompts?.isInteractive == true {
                 guard try session.passphrase(for: c, prompt: "the new passphrase again: ") == new else {
                     throw SessionError.passphrasesDiffer(command: c)
                 }
@@ -565,7 +566,7 @@ extension Builtins {
 
     /// Asks two words of a new mnemonic back (positions from the session's RNG).
     static func confirmBackup(_ mnemonic: Mnemonic, session: Session, command: String) throws {
-        guard let host = session.host, host.isInteractive else { throw KeyCommandError.backupNeedsTerminal(command: command) }
+        guard let host = session.prompts, host.isInteractive else { throw KeyCommandError.backupNeedsTerminal(command: command) }
         try mnemonic.withWords { (words: [String]) throws in
             var picks: [Int] = []
             while picks.count < 2 {

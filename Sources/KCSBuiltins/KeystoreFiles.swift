@@ -3,6 +3,7 @@ import KCSRuntime
 import KCSSyntax
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 // The `keystore` namespace: Ethereum keystore V3 files (Web3 Secret Storage) in and out of the
@@ -33,7 +34,7 @@ extension Builtins {
                 throw KeystoreCommandError.kdfTooExpensive(command: c, error)
             }
             let password = try keystorePassword(args["password"], command: c, position: 2)
-            session.host?.status("deriving the keystore key (\(describe(file.kdf)))…")
+            session.prompts?.status("deriving the keystore key (\(describe(file.kdf)))…")
             // The KDF runs where Ctrl-C can leave it behind; the ceiling bounds what it wastes.
             let key = try session.abandonable(for: c) { try file.decrypt(password: password, ceiling: ceiling) }
             let store = try session.unlockedStore(for: c)
@@ -65,7 +66,7 @@ extension Builtins {
             let store = try session.unlockedStore(for: c, reconfirm: true)
             let key = try store.read { tx in try signingKey(tx.key(id: record.id), tx, command: c) }
             let kdf: KeystoreV3.KDF = args.flag("light") ? .light : .standard
-            session.host?.status("deriving the keystore key (\(describe(kdf)))…")
+            session.prompts?.status("deriving the keystore key (\(describe(kdf)))…")
             let random = session.random
             let file = try session.abandonable(for: c) { try KeystoreV3.seal(key, password: password, kdf: kdf, random: random) }
             // The secret leaves the vault: mark it revealed first, so a crash between the two
@@ -111,11 +112,11 @@ extension Builtins {
         let password: Secret
         if let given = args.value("password") {
             password = try keystorePassword(given, command: c, position: 3)
-        } else if let host = session.host, host.isInteractive {
-            guard let first = try host.readSecret(prompt: "new keystore password: ")?.walletSecret else {
+        } else if let host = session.prompts, host.isInteractive {
+            guard let first = try host.askSecret(prompt: "new keystore password: ") else {
                 throw SessionError.cancelled(command: c)
             }
-            guard let again = try host.readSecret(prompt: "the same password again: ")?.walletSecret else {
+            guard let again = try host.askSecret(prompt: "the same password again: ") else {
                 throw SessionError.cancelled(command: c)
             }
             guard first == again else { throw KeystoreCommandError.passwordsDiffer(command: c) }

@@ -1,7 +1,7 @@
 import KCSErrors
 import KCSRuntime
-import WalletCore
 import KCSSyntax
+import WalletCore
 import WalletCrypto
 
 /// The builtin namespaces (STYLE §3). Each namespace is one file in this module that owns a

@@ -2,6 +2,7 @@ import Foundation
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 // Key rotation (issue 5 §6) as console commands: flag a key, rotate it, follow its lineage,
@@ -317,7 +318,7 @@ extension Builtins {
     /// be confirmed: two words are asked back at a terminal, and a batch run must say `--skip-confirm`.
     static func checkBackupCanBeConfirmed(of old: KeyRecord, skipConfirm: Bool, session: Session,
                                           command c: String) throws {
-        guard old.kind == .hdMaster, !skipConfirm, session.host?.isInteractive != true else { return }
+        guard old.kind == .hdMaster, !skipConfirm, session.prompts?.isInteractive != true else { return }
         throw KeyCommandError.backupNeedsTerminal(command: c)
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 // Teaching BIP-32/44 by hand (issue 8 §2): `path.explain`, `mnemonic.explain`, `xkey.explain`,

@@ -2,11 +2,13 @@ import Foundation
 import KCSRuntime
 import KCSSyntax
 import KCSBuiltins
+import WalletCrypto
+import WalletSession
 
-/// The console's `ScriptHost`: output to standard output, secrets asked on the terminal
-/// without echo (never when standard input is not a terminal), modules from `stdlib/` and
-/// then relative to the script.
-public final class ConsoleHost: ScriptHost {
+/// The console's `ScriptHost` and the session's `SessionPrompts`: output to standard output,
+/// secrets asked on the terminal without echo (never when standard input is not a terminal),
+/// modules from `stdlib/` and then relative to the script.
+public final class ConsoleHost: ScriptHost, SessionPrompts {
     /// Where `print` goes.
     private let output: (String) -> Void
     /// Folders searched for `use "name"` after the script's own folder.
@@ -35,7 +37,7 @@ public final class ConsoleHost: ScriptHost {
     /// The session builtins work in, made on first use with the home known by then.
     public private(set) lazy var session: Session = {
         let s = Session(home: home)
-        s.host = self
+        s.prompts = self
         if let rpcURL { s.setNode(url: rpcURL) }
         return s
     }()
@@ -68,9 +70,14 @@ public final class ConsoleHost: ScriptHost {
 
     /// Reads a secret from the terminal with echo off; nil at end of input.
     public func readSecret(prompt: String) throws -> SecretValue? {
+        try askSecret(prompt: prompt).map { SecretValue(kind: "input", payload: $0) }
+    }
+
+    /// The session's hidden question: the same terminal read as `readSecret`.
+    public func askSecret(prompt: String) throws -> Secret? {
         guard isInteractive else { return nil }
         guard let text = try Terminal.readLine(prompt: prompt, hidden: true) else { return nil }
-        return Builtins.secret(kind: "input", text: text)
+        return Secret(utf8: text)
     }
 
     public func loadModule(name: String, relativeTo: String) throws -> Source {

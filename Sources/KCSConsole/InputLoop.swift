@@ -2,6 +2,7 @@ import Foundation
 import KCSBuiltins
 import KCSRuntime
 import KCSSyntax
+import WalletSession
 
 /// Where lines come from (STYLE habit 10): a terminal or a pipe. The libedit reader (line
 /// editing, history without secrets, completion) plugs in here; this file has the plain one.

@@ -3,6 +3,7 @@ import KCSBuiltins
 import KCSErrors
 import KCSRuntime
 import KCSSyntax
+import WalletSession
 
 /// Exit codes (STYLE habit 10, docs/language.md §7, docs/card-console.md): 0 ok, 64 usage,
 /// 65 script error (parse), 70 runtime error; an uncaught card error gets its own code so a

@@ -13,6 +13,7 @@ import KCSRuntime
 import KCSSyntax
 import Testing
 import WalletCore
+import WalletSession
 import WalletCrypto
 
 /// The id-based mapping `ExitStatus` used before errors stated their class.

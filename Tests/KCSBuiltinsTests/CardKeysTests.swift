@@ -11,6 +11,7 @@ import KCSSyntax
 import Testing
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 @testable import KCSBuiltins

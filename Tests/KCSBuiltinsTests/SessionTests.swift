@@ -6,12 +6,13 @@ import KCSRuntime
 import KCSSyntax
 import Testing
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 @testable import KCSBuiltins
 
-/// A host that answers prompts from a script and counts them.
-final class ScriptedHost: ScriptHost {
+/// A host that answers prompts from a script and counts them (the interpreter's and the session's).
+final class ScriptedHost: ScriptHost, SessionPrompts {
     var isInteractive: Bool
     var secrets: [String]
     var answers: [String]
@@ -23,14 +24,21 @@ final class ScriptedHost: ScriptHost {
         self.secrets = secrets
         self.answers = answers
         self.session = session
-        session.host = self
+        session.prompts = self
     }
     func write(_ text: String) { output += text }
     func readSecret(prompt: String) throws -> SecretValue? {
+        try askSecret(prompt: prompt).map { SecretValue(kind: "input", payload: $0) }
+    }
+    func askSecret(prompt: String) throws -> Secret? {
         prompts.append(prompt)
         guard !secrets.isEmpty else { return nil }
-        return Builtins.secret(kind: "input", text: secrets.removeFirst())
+        return Secret(utf8: secrets.removeFirst())
     }
+    func status(_ text: String) {}
+    func warn(_ text: String) {}
+    func progress(_ text: String?) {}
+    func shouldInterrupt() -> Bool { false }
     func ask(prompt: String) -> String? {
         prompts.append(prompt)
         return answers.isEmpty ? nil : answers.removeFirst()

@@ -10,7 +10,7 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
     .deletingLastPathComponent()
 
 /// The modules whose errors builtins may throw.
-private let modules = ["WalletCrypto", "WalletCore", "CardProtocol", "CardSimulator", "CardPCSC", "WalletStore", "EthRPC",
+private let modules = ["WalletCrypto", "WalletCore", "CardProtocol", "CardSimulator", "CardPCSC", "WalletStore", "EthRPC", "WalletSession",
                        "KCSBuiltins"]
 
 /// Plain `Error` types that never leave their module, each with where it is caught.

@@ -7,6 +7,7 @@ import KCSRuntime
 import KCSSyntax
 import WalletCore
 import WalletCrypto
+import WalletSession
 import WalletStore
 
 /// Card figures: secure-channel SIGN round trips (in process, and through pcscd + vpcd when
@@ -51,7 +52,6 @@ enum CardBench {
         init() {
             session = Session(home: home, environment: ["KCS_VAULT_PASSPHRASE": "bench"],
                               vaultParameters: .insecureForTesting())
-            session.host = self
         }
         deinit { try? FileManager.default.removeItem(atPath: home) }
         var isInteractive: Bool { false }

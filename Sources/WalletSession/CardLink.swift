@@ -3,7 +3,6 @@ import CardProtocol
 import CardSimulator
 import Foundation
 import KCSErrors
-import KCSRuntime
 import WalletCore
 import WalletCrypto
 
@@ -37,15 +36,15 @@ public final class CardLink {
     public var pinlessPath: DerivationPath?
     /// Free persistent pairing slots as this session knows them: SELECT's count, then all but
     /// this session's after `card.unpair --others`; nil when unknown (docs/card.md, "Pairing slots").
-    public internal(set) var freePairingSlots: Int?
+    public var freePairingSlots: Int?
     /// The slot total this session learned: UNPAIR answers `6A 86` past the end of the table.
-    var learnedPairingSlotCount: Int?
+    public var learnedPairingSlotCount: Int?
     /// Set by `card.login` when this session's keys differ from the ones kcs recorded for the
     /// card (docs/card.md, "Duress logins"); `card.export` and `sign` repeat it. SELECT clears it.
-    public internal(set) var keyWarning: String?
+    public var keyWarning: String?
 
     /// `override` (label `transport`) replaces the medium's own transport (a fault-injecting wrapper, for tests).
-    init(medium: Medium, name: String, random: any RandomSource, transport override: CardTransport? = nil) throws(CardError) {
+    public init(medium: Medium, name: String, random: any RandomSource, transport override: CardTransport? = nil) throws(CardError) {
         self.medium = medium
         self.name = name
         let own: CardTransport = switch medium {
@@ -60,12 +59,26 @@ public final class CardLink {
     /// SELECT again (after INIT, a reset, or to read the free slots); closes any secure channel.
     @discardableResult
     public func select() throws(CardError) -> ApplicationInfo {
-        selected = try commands.select()
-        freePairingSlots = selected.freePairingSlots
+        noteSelected(try commands.select())
+        return info
+    }
+
+    /// What a SELECT answered (this link's or the card walk's): the free slots, and no channel,
+    /// no verified PIN, no key warning.
+    func noteSelected(_ answer: ApplicationInfo) {
+        selected = answer
+        freePairingSlots = answer.freePairingSlots
         pairing = nil
         pinVerified = false
         keyWarning = nil
-        return info
+    }
+
+    /// What a simulated card is and is not (docs/card.md, "What a simulated card is"); nil for a
+    /// card in a reader.
+    public var simulatedNote: String? {
+        guard case .simulator(let card) = medium else { return nil }
+        return "its PIN, PUK, pairing secret and keys are in " + (card.statePath ?? "this process's memory")
+            + ", protected by file permissions, not by the PIN: fine for learning and testing, not for funds"
     }
 
     /// The instance UID as hex (what pairings are stored under).
@@ -86,7 +99,7 @@ public final class CardLink {
     /// Connects to simulated card `name` in `directory` (made blank when missing). With
     /// `dropAfter` the connection drops after that many APDUs (`KCS_SIM_DROP_AFTER`, a test aid
     /// for the recovery paths: a card pulled from the reader).
-    static func simulator(named name: String, in directory: String, random: any RandomSource,
+    public static func simulator(named name: String, in directory: String, random: any RandomSource,
                           dropAfter: Int? = nil) throws -> CardLink {
         let card = try SimulatedCard.open(named: name, in: directory)
         let faulty = dropAfter.map { FaultInjectingTransport(wrapping: card, faults: [.dropConnection(afterAPDUs: $0)]) }
@@ -95,7 +108,7 @@ public final class CardLink {
 
     /// Connects to the card in the reader whose name contains `query` (the first reader when
     /// nil), waiting up to `timeout` seconds for a card.
-    static func reader(matching query: String?, timeout: Double, random: any RandomSource,
+    public static func reader(matching query: String?, timeout: Double, random: any RandomSource,
                        status: (String) -> Void) throws -> CardLink {
         let context = try PCSCContext()
         let reader = try context.reader(matching: query)
@@ -132,113 +145,9 @@ extension Session {
     }
 
     /// `$KCS_HOME/cards`, where simulated cards live.
-    func cardsDirectory(_ command: String) throws -> String {
+    public func cardsDirectory(_ command: String) throws -> String {
         guard let home else { throw SessionError.noHome(command: command) }
         return (home as NSString).appendingPathComponent("cards")
-    }
-}
-
-extension Builtins {
-    static let cardConnection: [Builtin] = [
-        Builtin("card.readers",
-                summary: "The PC/SC readers pcscd knows, and the simulated cards in the kcs home.",
-                example: "card.readers") { args in
-            let c = args.command
-            let session = try args.session(c)
-            var rows: [Value] = []
-            if let readers = try? PCSCContext().readers() {
-                for r in readers { rows.append(.map(ValueMap([("kind", .string("pcsc")), ("name", .string(r))]))) }
-            }
-            for n in SimulatedCard.cardNames(in: try session.cardsDirectory(c)) {
-                rows.append(.map(ValueMap([("kind", .string("sim")), ("name", .string(n))])))
-            }
-            return .list(rows)
-        },
-
-        Builtin("card.connect",
-                params: [ParamSpec("medium", .string, default: .null), ParamSpec("name", .string, default: .null)],
-                options: [
-                    OptionSpec("reader", .string, "a PC/SC reader whose name contains this text (also KCS_READER)"),
-                    OptionSpec("timeout", .int, "seconds to wait for a card in the reader (default 10)"),
-                ],
-                summary: "Connects to a simulated card (sim [NAME]; NAME default) or a reader (pcsc [READER]); without either, $KCS_CARD or sim.",
-                example: "card.connect pcsc --reader ACS") { args in
-            let c = args.command
-            let session = try args.session(c)
-            // Without a medium: `KCS_CARD` (sim or pcsc) chooses, so one script runs on either.
-            let medium = args.string("medium") ?? session.environment["KCS_CARD"].flatMap { $0.isEmpty ? nil : $0 } ?? "sim"
-            // An ephemeral pairing on the card we leave is freed first (issue 6 §2).
-            session.warn(session.releaseEphemeralPairing(for: c))
-            let link: CardLink
-            switch medium {
-            case "sim":
-                let name = args.string("name") ?? "default"
-                guard SimulatedCard.isValidName(name) else {
-                    throw BuiltinError.outOfRange(command: c, name: "the card name", expected: "letters, digits, . _ and -", got: name)
-                }
-                link = try CardLink.simulator(named: name, in: try session.cardsDirectory(c), random: session.random,
-                                              dropAfter: session.environment["KCS_SIM_DROP_AFTER"].flatMap { Int($0) })
-            case "pcsc":
-                let query = args.string("name") ?? args.string("reader") ?? session.environment["KCS_READER"]
-                let timeout = try args.integer("timeout").map { Double(try smallInt($0, c, "--timeout", in: 0...3600)) }
-                    ?? session.cardWaitTimeout
-                link = try CardLink.reader(matching: query, timeout: timeout, random: session.random) { session.host?.status($0) }
-            default:
-                throw BuiltinError.badChoice(command: c, option: "medium", expected: ["sim", "pcsc"], got: medium)
-            }
-            session.card?.disconnect()
-            session.card = link
-            // A lost slot is never silent: used slots kcs's records do not explain are named.
-            guard link.info.isInitialized,
-                  let warning = link.unexplainedPairingSlotsWarning(stored: session.holdsPairing(for: link)) else {
-                return cardInfoValue(link)
-            }
-            session.warn([warning])
-            return cardInfoValue(link, extra: [("warning", .string(warning))])
-        },
-
-        Builtin("card.disconnect", summary: "Closes the secure channel and lets go of the card.",
-                example: "card.disconnect") { args in
-            let session = try args.session("card.disconnect")
-            session.warn(session.releaseEphemeralPairing(for: "card.disconnect"))
-            session.card?.disconnect()
-            session.card = nil
-            return .null
-        },
-
-        Builtin("card.info",
-                summary: "The card's Info screen: initialised, key loaded, free pairing slots, version, instance and key UID, capabilities.",
-                example: "card.info") { args in
-            let c = args.command
-            let card = try args.session(c).requireCard(c)
-            if card.pairing == nil { try card.select() }
-            return cardInfoValue(card)
-        },
-    ]
-
-    /// What a simulated card is and is not (docs/card.md, "What a simulated card is").
-    static func simulatedCardNote(statePath: String?) -> String {
-        "its PIN, PUK, pairing secret and keys are in " + (statePath ?? "this process's memory")
-            + ", protected by file permissions, not by the PIN: fine for learning and testing, not for funds"
-    }
-
-    /// SELECT's answer as a record (`extra` fields last).
-    static func cardInfoValue(_ card: CardLink, extra: [(String, Value)] = []) -> Value {
-        let i = card.info
-        var f: [(String, Value)] = [
-            ("card", .string(card.name)), ("initialized", .bool(i.isInitialized)),
-            ("instanceUID", .bytes(i.instanceUID)),
-        ]
-        if i.isInitialized { f.append(("shortUID", .string(card.shortUID))) }
-        if let v = i.version { f.append(("version", .string(v.description))) }
-        if let slots = i.freePairingSlots { f.append(("freePairingSlots", .int(slots))) }
-        f.append(("keyLoaded", .bool(!i.keyUID.isEmpty)))
-        if !i.keyUID.isEmpty { f.append(("keyUID", .bytes(i.keyUID))) }
-        f.append(("capabilities", .string(i.capabilities.description)))
-        if case .simulator(let sim) = card.medium {
-            f.append(("simulated", .string(simulatedCardNote(statePath: sim.statePath))))
-        }
-        return .map(ValueMap(f + extra))
     }
 }
 
@@ -381,7 +290,7 @@ extension CardLink {
 
     /// The fewest slots the card can have: `pairingSlotCount`, else 5 for an applet 3.1 (3.1.0
     /// has 5, 3.1.1 and 3.1.2 have 100); nil when nothing is known.
-    var leastPairingSlotCount: Int? {
+    public var leastPairingSlotCount: Int? {
         if let n = pairingSlotCount { return n }
         if let v = info.version, v.major == 3, v.minor == 1 { return 5 }
         return nil
@@ -392,14 +301,14 @@ extension CardLink {
     /// session's ephemeral one. Another client's pairings count too: kcs cannot tell them from a
     /// slot lost to an interrupted PAIR or UNPAIR. A lower bound when only the least total is
     /// known; nil when the free count or the total is unknown.
-    func unexplainedPairingSlots(stored: Bool) -> Int? {
+    public func unexplainedPairingSlots(stored: Bool) -> Int? {
         guard let free = freePairingSlots, let total = leastPairingSlotCount else { return nil }
         let ours = (stored ? 1 : 0) + (ephemeralPairing.map { $0.index != 0xFF } == true ? 1 : 0)
         return max(0, total - free - ours)
     }
 
     /// The warning for `unexplainedPairingSlots`, nil when there are none.
-    func unexplainedPairingSlotsWarning(stored: Bool) -> String? {
+    public func unexplainedPairingSlotsWarning(stored: Bool) -> String? {
         guard let n = unexplainedPairingSlots(stored: stored), n > 0 else { return nil }
         let count = pairingSlotCount.map { "\(n) of the card's \($0) pairing slots \(n == 1 ? "is" : "are")" }
             ?? "at least \(n) of the card's pairing slots \(n == 1 ? "is" : "are")"
@@ -407,28 +316,17 @@ extension CardLink {
             + "(another client's, or lost to an interrupted pair or unpair); if they are not yours, free them from a "
             + "logged-in session with card.unpair --others"
     }
-
-    /// The stored-pairing refusals: the slot is empty (`6A 86` to OPEN SECURE CHANNEL) or holds
-    /// another key (the handshake fails).
-    static func isPairingRefusal(_ error: CardError) -> Bool {
-        switch error {
-        case .incorrectP1P2(.openSecureChannel), .channelClosed(.mutuallyAuthenticate),
-             .securityStatusNotSatisfied(.mutuallyAuthenticate), .responseMACMismatch(.mutuallyAuthenticate):
-            true
-        default: false
-        }
-    }
 }
 
 /// The two credentials whose tries the card counts.
-enum CardCredential: String {
+public enum CardCredential: String {
     case pin = "PIN", puk = "PUK"
 }
 
 extension Session {
     /// PIN safety (issue 6 §3): refuses to send `credential` when `status` (GET STATUS over the
     /// open channel) shows it blocked, or one try left and `force` is false.
-    static func checkTries(_ credential: CardCredential, in status: ApplicationStatus, force: Bool,
+    public static func checkTries(_ credential: CardCredential, in status: ApplicationStatus, force: Bool,
                            command c: String) throws(CardCommandError) {
         let tries = credential == .pin ? status.pinRetries : status.pukRetries
         if tries == 0 {
@@ -440,7 +338,7 @@ extension Session {
     /// A failure of a command that sent a PIN or PUK, as the console reports it: the last try
     /// gone becomes "blocked"; anything else (tries left, a lost connection) stays as it is, so
     /// a transport failure is never a wrong PIN.
-    static func credentialFailure(_ error: Error, command c: String) -> Error {
+    public static func credentialFailure(_ error: Error, command c: String) -> Error {
         switch error as? CardError {
         case .wrongPIN(0)?: CardCommandError.pinBlocked(command: c, justNow: true)
         case .wrongPUK(0)?: CardCommandError.pukBlocked(command: c, justNow: true)
@@ -490,14 +388,14 @@ extension Session {
 
     /// True when kcs's store holds a pairing for `card` (listing pairings needs no vault; no
     /// store, or one that cannot be read, holds none).
-    func holdsPairing(for card: CardLink) -> Bool {
+    public func holdsPairing(for card: CardLink) -> Bool {
         guard let store = existingStore(), let held = try? store.pairings() else { return false }
         return held.contains { $0.instanceUID == card.info.instanceUID }
     }
 
     /// Shows each warning on the terminal's status line (`warning: …`).
-    func warn(_ warnings: [String]) {
-        for w in warnings { host?.status("warning: " + w) }
+    public func warn(_ warnings: [String]) {
+        for w in warnings { prompts?.status("warning: " + w) }
     }
 
     /// Ends the session's use of the card: frees an ephemeral pairing (see

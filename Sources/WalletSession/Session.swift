@@ -1,16 +1,16 @@
 import EthRPC
 import Foundation
 import KCSErrors
-import KCSRuntime
 import WalletCore
 import WalletCrypto
 import WalletStore
 
-/// The console session builtins work in (STYLE §3 and habit 3): the kcs home and its store,
-/// the vault's unlock state and idle timer, the active signer, the clock and the RNG, and the
-/// way to ask the person at the terminal. The console makes one per run and lends it to every
-/// builtin call (`CallArguments.context`); nothing here is global.
-public final class Session: BuiltinContext {
+/// The application's session (docs/architecture.md, "The application layer"): the kcs home and
+/// its store, the vault's unlock state and idle timer, the active signer, the card link, the
+/// node, the clock and the RNG, and the way to ask the person (`SessionPrompts`). The console
+/// makes one per run and lends it to every builtin call; nothing here is global, and nothing
+/// here knows the language.
+public final class Session {
     /// Where `kcs.db` lives; nil when the host has no home (then store commands fail clearly).
     public let home: String?
     /// The process environment (batch passphrase variables).
@@ -21,8 +21,8 @@ public final class Session: BuiltinContext {
     public let vaultParameters: ScryptParameters
     /// After this long without using the vault, the passphrase is asked again.
     public var idleTimeout: TimeInterval
-    /// The person's side: prompts, confirmations, output. Weak: the host owns the session.
-    public weak var host: (any ScriptHost)?
+    /// The person's side: prompts, confirmations, output. Weak: the console owns the session.
+    public weak var prompts: (any SessionPrompts)?
     /// The key `sign` uses (`use key NAME`), by name.
     public var activeKey: String?
     /// The card this session is connected to (`card.connect`), if any.
@@ -118,14 +118,14 @@ public final class Session: BuiltinContext {
         switch try store.vaultStatus() {
         case .missing:
             let first = try passphrase(for: command, prompt: "new vault passphrase: ")
-            if host?.isInteractive == true {
+            if prompts?.isInteractive == true {
                 let again = try passphrase(for: command, prompt: "the same passphrase again: ")
                 guard first == again else { throw SessionError.passphrasesDiffer(command: command) }
             }
             // createVault leaves the vault unlocked: a second scrypt (unlock) would only repeat it.
             try store.createVault(passphrase: first, scrypt: vaultParameters)
         case .locked:
-            host?.status("unlocking the vault (scrypt)…")
+            prompts?.status("unlocking the vault (scrypt)…")
             try store.unlock(passphrase: try passphrase(for: command, prompt: "vault passphrase: "))
         case .unlocked:
             let idle = lastVaultUse.map { now.timeIntervalSince($0) > idleTimeout } ?? false
@@ -151,8 +151,8 @@ public final class Session: BuiltinContext {
     /// The vault passphrase: asked without echo at a terminal; in a batch run read from
     /// `$KCS_VAULT_PASSPHRASE_FILE` (its first line) or `$KCS_VAULT_PASSPHRASE`, never prompted.
     public func passphrase(for command: String, prompt: String) throws -> Secret {
-        if let host, host.isInteractive {
-            guard let secret = try host.readSecret(prompt: prompt)?.walletSecret else {
+        if let prompts, prompts.isInteractive {
+            guard let secret = try prompts.askSecret(prompt: prompt) else {
                 throw SessionError.cancelled(command: command)
             }
             return secret
@@ -162,7 +162,7 @@ public final class Session: BuiltinContext {
             if !warnedPassphraseFile, stat(file, &info) == 0, info.st_mode & 0o077 != 0 {
                 // As ssh does for a private key file: others can read (or write) the passphrase.
                 warnedPassphraseFile = true
-                host?.warn("\(Session.passphraseFileVariable) \(file) is open to other users (mode "
+                prompts?.warn("\(Session.passphraseFileVariable) \(file) is open to other users (mode "
                            + String(info.st_mode & 0o777, radix: 8) + "); anyone who can read it can unlock the vault: "
                            + "chmod 600 \(file)")
             }
@@ -183,37 +183,37 @@ public final class Session: BuiltinContext {
     /// way to confirm in a batch run.
     public func confirm(_ question: String, for command: String, yes: Bool) throws {
         if yes { return }
-        guard let host, host.isInteractive else { throw SessionError.needsConfirmation(command: command) }
-        let answer = try host.ask(prompt: question + " [y/N] ")?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let prompts, prompts.isInteractive else { throw SessionError.needsConfirmation(command: command) }
+        let answer = try prompts.ask(prompt: question + " [y/N] ")?.trimmingCharacters(in: .whitespaces).lowercased()
         guard answer == "y" || answer == "yes" else { throw SessionError.cancelled(command: command) }
     }
 
     /// Runs `work` (a KDF, a computation that changes nothing) on its own thread and waits for
-    /// it while watching for Ctrl-C the way every long builtin does (`ScriptHost.shouldInterrupt`,
+    /// it while watching for Ctrl-C the way every long step does (`SessionPrompts.shouldInterrupt`,
     /// as `eth.send --wait` does): on Ctrl-C the command ends at once with `session.cancelled`
     /// and the thread's result is thrown away when it finishes. The caller bounds what that
     /// wastes (the keystore KDF ceiling, `KeystoreV3.CostCeiling`); `work` must change nothing
     /// that outlives it.
-    func abandonable<T: Sendable>(for command: String, _ work: @escaping @Sendable () throws -> T) throws -> T {
-        guard let host else { return try work() }
+    public func abandonable<T: Sendable>(for command: String, _ work: @escaping @Sendable () throws -> T) throws -> T {
+        guard let prompts else { return try work() }
         let outcome = AbandonableOutcome<T>()
         let thread = Thread { outcome.finish(Result { try work() }) }
         thread.stackSize = 1 << 20
         thread.start()
         while true {
             if let result = outcome.wait(seconds: 0.05) { return try result.get() }
-            if host.shouldInterrupt() { throw SessionError.cancelled(command: command) }
+            if prompts.shouldInterrupt() { throw SessionError.cancelled(command: command) }
         }
     }
 
     /// Shows text to the person (a new mnemonic, shown once).
     public func show(_ text: String) {
-        host?.write(text.hasSuffix("\n") ? text : text + "\n")
+        prompts?.write(text.hasSuffix("\n") ? text : text + "\n")
     }
 
     /// Forgets the active key when it is one of `names` (keys just deleted), comparing names
     /// without case as the store does.
-    func forgetActiveKey(ifAmong names: [String]) {
+    public func forgetActiveKey(ifAmong names: [String]) {
         guard let active = activeKey?.lowercased() else { return }
         if names.contains(where: { $0.lowercased() == active }) { activeKey = nil }
     }
@@ -234,14 +234,6 @@ private final class AbandonableOutcome<T: Sendable>: @unchecked Sendable {
     func wait(seconds: Double) -> Result<T, any Error>? {
         guard done.wait(timeout: .now() + seconds) == .success else { return nil }
         return lock.withLock { result }
-    }
-}
-
-extension CallArguments {
-    /// The console session, or an error naming the command when the host has none.
-    func session(_ command: String) throws -> Session {
-        guard let session = context as? Session else { throw SessionError.noSession(command: command) }
-        return session
     }
 }
 

@@ -1,0 +1,103 @@
+import CardPCSC
+import CardProtocol
+import CardSimulator
+import Foundation
+import KCSRuntime
+import WalletCore
+import WalletSession
+
+extension Builtins {
+    static let cardConnection: [Builtin] = [
+        Builtin("card.readers",
+                summary: "The PC/SC readers pcscd knows, and the simulated cards in the kcs home.",
+                example: "card.readers") { args in
+            let c = args.command
+            let session = try args.session(c)
+            var rows: [Value] = []
+            if let readers = try? PCSCContext().readers() {
+                for r in readers { rows.append(.map(ValueMap([("kind", .string("pcsc")), ("name", .string(r))]))) }
+            }
+            for n in SimulatedCard.cardNames(in: try session.cardsDirectory(c)) {
+                rows.append(.map(ValueMap([("kind", .string("sim")), ("name", .string(n))])))
+            }
+            return .list(rows)
+        },
+
+        Builtin("card.connect",
+                params: [ParamSpec("medium", .string, default: .null), ParamSpec("name", .string, default: .null)],
+                options: [
+                    OptionSpec("reader", .string, "a PC/SC reader whose name contains this text (also KCS_READER)"),
+                    OptionSpec("timeout", .int, "seconds to wait for a card in the reader (default 10)"),
+                ],
+                summary: "Connects to a simulated card (sim [NAME]; NAME default) or a reader (pcsc [READER]); without either, $KCS_CARD or sim.",
+                example: "card.connect pcsc --reader ACS") { args in
+            let c = args.command
+            let session = try args.session(c)
+            // Without a medium: `KCS_CARD` (sim or pcsc) chooses, so one script runs on either.
+            let medium = args.string("medium") ?? session.environment["KCS_CARD"].flatMap { $0.isEmpty ? nil : $0 } ?? "sim"
+            // An ephemeral pairing on the card we leave is freed first (issue 6 §2).
+            session.warn(session.releaseEphemeralPairing(for: c))
+            let link: CardLink
+            switch medium {
+            case "sim":
+                let name = args.string("name") ?? "default"
+                guard SimulatedCard.isValidName(name) else {
+                    throw BuiltinError.outOfRange(command: c, name: "the card name", expected: "letters, digits, . _ and -", got: name)
+                }
+                link = try CardLink.simulator(named: name, in: try session.cardsDirectory(c), random: session.random,
+                                              dropAfter: session.environment["KCS_SIM_DROP_AFTER"].flatMap { Int($0) })
+            case "pcsc":
+                let query = args.string("name") ?? args.string("reader") ?? session.environment["KCS_READER"]
+                let timeout = try args.integer("timeout").map { Double(try smallInt($0, c, "--timeout", in: 0...3600)) }
+                    ?? session.cardWaitTimeout
+                link = try CardLink.reader(matching: query, timeout: timeout, random: session.random) { session.prompts?.status($0) }
+            default:
+                throw BuiltinError.badChoice(command: c, option: "medium", expected: ["sim", "pcsc"], got: medium)
+            }
+            session.card?.disconnect()
+            session.card = link
+            // A lost slot is never silent: used slots kcs's records do not explain are named.
+            guard link.info.isInitialized,
+                  let warning = link.unexplainedPairingSlotsWarning(stored: session.holdsPairing(for: link)) else {
+                return cardInfoValue(link)
+            }
+            session.warn([warning])
+            return cardInfoValue(link, extra: [("warning", .string(warning))])
+        },
+
+        Builtin("card.disconnect", summary: "Closes the secure channel and lets go of the card.",
+                example: "card.disconnect") { args in
+            let session = try args.session("card.disconnect")
+            session.warn(session.releaseEphemeralPairing(for: "card.disconnect"))
+            session.card?.disconnect()
+            session.card = nil
+            return .null
+        },
+
+        Builtin("card.info",
+                summary: "The card's Info screen: initialised, key loaded, free pairing slots, version, instance and key UID, capabilities.",
+                example: "card.info") { args in
+            let c = args.command
+            let card = try args.session(c).requireCard(c)
+            if card.pairing == nil { try card.select() }
+            return cardInfoValue(card)
+        },
+    ]
+
+    /// SELECT's answer as a record (`extra` fields last).
+    static func cardInfoValue(_ card: CardLink, extra: [(String, Value)] = []) -> Value {
+        let i = card.info
+        var f: [(String, Value)] = [
+            ("card", .string(card.name)), ("initialized", .bool(i.isInitialized)),
+            ("instanceUID", .bytes(i.instanceUID)),
+        ]
+        if i.isInitialized { f.append(("shortUID", .string(card.shortUID))) }
+        if let v = i.version { f.append(("version", .string(v.description))) }
+        if let slots = i.freePairingSlots { f.append(("freePairingSlots", .int(slots))) }
+        f.append(("keyLoaded", .bool(!i.keyUID.isEmpty)))
+        if !i.keyUID.isEmpty { f.append(("keyUID", .bytes(i.keyUID))) }
+        f.append(("capabilities", .string(i.capabilities.description)))
+        if let note = card.simulatedNote { f.append(("simulated", .string(note))) }
+        return .map(ValueMap(f + extra))
+    }
+}

@@ -1,0 +1,13 @@
+import KCSRuntime
+import WalletSession
+
+// The application layer's session is the context every builtin call gets (`CallArguments.context`).
+extension Session: BuiltinContext {}
+
+extension CallArguments {
+    /// The console session, or an error naming the command when the host has none.
+    func session(_ command: String) throws -> Session {
+        guard let session = context as? Session else { throw SessionError.noSession(command: command) }
+        return session
+    }
+}

@@ -1,0 +1,190 @@
+import CardProtocol
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+// Getting into a card: pairing that is stored and never lost, the walk of `card.login` (on
+// `CardSession`, the one walk), and the duress check after it (docs/card.md, "Pairing slots",
+// "Duress logins").
+
+/// What `card.login` is asked to do besides verifying the PIN.
+public struct CardLoginRequest {
+    /// Pair for this session only; the slot is freed on every way out, nothing is stored.
+    public var ephemeral = false
+    /// Send the PIN even when only one try is left.
+    public var force = false
+    /// Forget a refused stored pairing and pair again without asking.
+    public var repairWithoutAsking = false
+    /// The pairing secret, asked only when the walk has to pair.
+    public var pairingSecret: () throws -> PairingSecret
+
+    public init(pairingSecret: @escaping () throws -> PairingSecret) {
+        self.pairingSecret = pairingSecret
+    }
+}
+
+/// What a login did.
+public struct CardLoginResult {
+    /// The pairing the channel is open with.
+    public let pairing: Pairing
+    /// True when this login ran PAIR (no stored pairing, or a refused one replaced).
+    public let paired: Bool
+    /// Things the person should know (a slot left, a refused pairing forgotten, a duress login).
+    public let warnings: [String]
+}
+
+extension CardLink {
+    /// PAIR's precondition as SELECT last showed it: a card with no free slot is not asked.
+    public func checkFreePairingSlot() throws(CardCommandError) {
+        if info.freePairingSlots == 0 { throw .noFreePairingSlots(total: pairingSlotCount) }
+    }
+
+    /// After PAIR and keeping the pairing: SELECT again for the free count, and the warnings
+    /// when one slot or none is left.
+    public func pairingSlotWarnings(after pairing: Pairing) throws(CardError) -> [String] {
+        let free = try select().freePairingSlots
+        guard pairing.index != 0xFF, let free, free <= 1 else { return [] }
+        return [free == 1
+            ? "one pairing slot is left on the card; free unused ones with card.unpair --others"
+            : "that was the card's last free pairing slot; free unused ones with card.unpair --others"]
+    }
+
+    /// PAIR (`card.pair`): checks the free count first, `keep` stores the pairing at once (the
+    /// slot is used from here on), then SELECT refreshes the count.
+    public func pair(secret: PairingSecret, mode: PairingMode = .persistentOrEphemeral,
+                     keep: (Pairing) throws -> Void) throws -> (pairing: Pairing, warnings: [String]) {
+        try checkFreePairingSlot()
+        let pairing: Pairing
+        do {
+            pairing = try commands.pair(secret: secret, mode: mode)
+        } catch .noFreePairingSlot {
+            throw CardCommandError.noFreePairingSlots(total: pairingSlotCount)
+        }
+        try keep(pairing)
+        return (pairing, try pairingSlotWarnings(after: pairing))
+    }
+
+    // MARK: Duress logins
+
+    /// The key kcs records beside the master key to tell a duress login (docs/card.md, "Duress
+    /// logins"): `m/0`, one public derivation. A duress PIN keeps the master key and its key UID
+    /// but derives with another chain code (keycard-protocol §10.2), so every child differs.
+    public static let keyCheckPath = try! CardKeyPath(source: .master, components: [ChildIndex(0)])
+
+    /// The card's public key at `keyCheckPath`; nil when the card's key has no chain code (the
+    /// card refuses to derive, `69 85`).
+    public func keyCheckKey() throws -> PublicKey? {
+        do {
+            return try commands.exportKey(.derive(Self.keyCheckPath), kind: .publicKey).publicKey
+        } catch CardError.conditionsNotSatisfied(.exportKey) where pinVerified {
+            return nil
+        }
+    }
+
+    /// Compares this session's keys with what kcs recorded for the card when it recorded its key
+    /// (`card_key_checks`, docs/store.md); needs the verified PIN. Returns the warning to show, nil
+    /// when they agree or nothing was recorded (or the card holds no key).
+    public func keyCheckWarning(store: WalletStore) throws -> String? {
+        guard let check = try store.cardKeyCheck(instanceUID: info.instanceUID), info.hasMasterKey else {
+            return nil
+        }
+        guard info.keyUID == check.keyUID else {
+            return "the card's key (key UID \(Hex.encode(Array(info.keyUID.prefix(4))))…) is not the one kcs "
+                + "recorded for this card (key UID \(Hex.encode(Array(check.keyUID.prefix(4))))…): another client "
+                + "loaded or generated a key; use card to record it"
+        }
+        let master = try commands.exportKey(.derive(try CardKeyPath(source: .master, components: [])),
+                                            kind: .publicKey).publicKey
+        let derived = try keyCheckKey()
+        guard master == check.masterPublicKey, derived == check.publicKey else {
+            return "this session's keys differ from the ones recorded for this card — a duress login? "
+                + "(the master key is the recorded one, but \(check.path) is not: the PIN given selects other keys)"
+        }
+        return nil
+    }
+}
+
+extension Session {
+    /// The way into a pairing or a channel (`card.pair`, `card.open`): frees the session's
+    /// ephemeral pairing, then SELECT; refuses a blank card. Returns SELECT's answer and the
+    /// warnings of the release.
+    public func startOver(_ card: CardLink, command c: String) throws -> (info: ApplicationInfo, warnings: [String]) {
+        let warnings = releaseEphemeralPairing(for: c)
+        let info = try card.select()
+        guard info.isInitialized else { throw CardCommandError.blank(command: c) }
+        return (info, warnings)
+    }
+
+    /// After VERIFY PIN: the duress check against what kcs recorded for the card (none without
+    /// a store). Keeps the warning on the link, where `card.export` and `sign` repeat it.
+    public func checkCardKeys(_ card: CardLink) throws -> String? {
+        guard let recorded = existingStore(), let warning = try card.keyCheckWarning(store: recorded) else { return nil }
+        card.keyWarning = warning
+        return warning
+    }
+
+    /// `card.login`: the card walk (`CardSession`) from SELECT to a verified PIN on the connected
+    /// card. The steps kcs decides: frees an earlier ephemeral pairing first; refuses a blank card;
+    /// reuses the pairing stored in the vault (an ephemeral login keeps nothing there), and when
+    /// the card refuses it, forgets it and pairs again once confirmed; keeps a new pairing the
+    /// moment PAIR answers; refuses a PIN that could block the card; then the duress check.
+    public func login(pin: Secret, _ request: CardLoginRequest, command c: String) throws -> CardLoginResult {
+        let card = try requireCard(c)
+        try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
+        var warnings = releaseEphemeralPairing(for: c)
+        var store: WalletStore?
+        var steps = CardWalkSteps()
+        steps.selected = { card.noteSelected($0) }
+        steps.initialization = { _ in throw CardCommandError.blank(command: c) }
+        steps.storedPairing = { info in
+            // An ephemeral login keeps nothing in the vault.
+            store = request.ephemeral ? nil : try self.unlockedStore(for: c)
+            return try store?.pairing(instanceUID: info.instanceUID)?.pairing
+        }
+        steps.pairingRefused = { stored, _ in
+            guard let store else { return false }
+            guard request.repairWithoutAsking || self.prompts?.isInteractive == true else {
+                throw CardCommandError.pairingRefused(command: c, slot: stored.index)
+            }
+            try self.confirm(
+                "The card refused kcs's stored pairing (slot \(stored.index)): it was unpaired or taken over "
+                    + "by another client. Forget it and pair again (this uses a free slot)?",
+                for: c, yes: request.repairWithoutAsking)
+            try store.deletePairing(instanceUID: card.info.instanceUID)
+            warnings.append("forgot the refused pairing (slot \(stored.index))")
+            return true
+        }
+        steps.pairingSecret = { info in
+            let secret = try request.pairingSecret()
+            try card.checkFreePairingSlot()
+            // Applet 3.2 pairs an ephemeral login in its RAM slot (FF), which uses no slot.
+            let mode: PairingMode = store == nil && (info.version.map { $0 >= AppletVersion(major: 3, minor: 2) } ?? false)
+                ? .ephemeral : .persistentOrEphemeral
+            return (secret, mode)
+        }
+        steps.paired = { pairing in
+            if let store {
+                try store.savePairing(pairing, instanceUID: card.info.instanceUID)
+            } else {
+                card.ephemeralPairing = pairing
+            }
+            warnings += try card.pairingSlotWarnings(after: pairing)
+        }
+        steps.opened = { card.pairing = $0 }
+        steps.pin = pin
+        steps.beforeVerify = { try Session.checkTries(.pin, in: $0, force: request.force, command: c) }
+        let result: SessionResult
+        do {
+            result = try CardSession(commands: card.commands).open(steps)
+        } catch CardError.noFreePairingSlot {
+            throw CardCommandError.noFreePairingSlots(total: card.pairingSlotCount)
+        } catch {
+            throw Session.credentialFailure(error, command: c)
+        }
+        card.pinVerified = true
+        // A duress PIN opens the card with other keys and nothing in the answer says so
+        // (docs/card.md, "Duress logins"): compare with what kcs recorded for this card.
+        if let warning = try checkCardKeys(card) { warnings.append(warning) }
+        return CardLoginResult(pairing: result.pairing, paired: result.paired, warnings: warnings)
+    }
+}

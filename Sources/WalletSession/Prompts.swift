@@ -1,0 +1,24 @@
+import WalletCrypto
+
+/// The person's side of a session, as the application layer needs it: questions, hidden
+/// input, status lines and Ctrl-C. The console implements it (`ConsoleHost`); tests and the
+/// benchmark implement it with scripted answers. Nothing here knows the language.
+public protocol SessionPrompts: AnyObject {
+    /// True when a person can answer (standard input is a terminal); a batch run is never asked.
+    var isInteractive: Bool { get }
+    /// Text shown once on purpose (a new mnemonic, a question's explanation).
+    func write(_ text: String)
+    /// A secret typed without echo; nil when it cannot be asked or the input ended. Throws when
+    /// the person pressed Ctrl-C at the prompt.
+    func askSecret(prompt: String) throws -> Secret?
+    /// A visible answer; nil when it cannot be asked or the input ended. Throws on Ctrl-C.
+    func ask(prompt: String) throws -> String?
+    /// A progress line for a person (nothing in a batch run).
+    func status(_ text: String)
+    /// A warning whoever runs kcs (standard error).
+    func warn(_ text: String)
+    /// A line redrawn in place while a long step runs; nil ends it.
+    func progress(_ text: String?)
+    /// True once when Ctrl-C was pressed since the last call: long work stops cleanly.
+    func shouldInterrupt() -> Bool
+}
