@@ -196,7 +196,7 @@ extension Builtins {
             if !args.flag("clear"), args.value("path") == nil {
                 // The card does not say its PIN-less path; show what kcs set last (no login needed).
                 let card = try session.requireCard(c)
-                guard let saved = try store.setting(pinlessSetting(card)), let p = PinlessRecord(saved) else { return .null }
+                guard let saved = try store.setting(card.pinlessSetting), let p = PinlessRecord(saved) else { return .null }
                 return pinlessValue(p)
             }
             let card = try session.requireLoggedIn(c)
@@ -215,7 +215,7 @@ extension Builtins {
             card.pinlessPath = DerivationPath(absolute: true, target)
             let key = try card.commands.exportKey(.derive(path), kind: .publicKey).publicKey
             let record = PinlessRecord(path: DerivationPath(absolute: true, target), publicKey: key)
-            try store.setSetting(pinlessSetting(card), to: record.text)
+            try store.setSetting(card.pinlessSetting, to: record.text)
             return pinlessValue(record)
         },
 
@@ -284,7 +284,7 @@ extension Builtins {
                 // (and a stale entry retired); the entry for the same key is reused.
                 guard try card.commands.getStatus().keyInitialized else { throw CardKeyError.noKeyOnCard(command: c) }
                 record = try recordCardKey(session, card, keyUID: nil, source: .card, name: nil, c).record
-            } else if let existing = try cardRecords(store, card).last {
+            } else if let existing = try session.cardKeys(of: card, command: c).last {
                 record = existing
             } else {
                 _ = try session.requireLoggedIn(c)
@@ -308,26 +308,11 @@ extension Builtins {
         guard let name = session.activeKey, let store = session.existingStore(),
               let record = try store.findKey(named: name), record.kind == .card else { return nil }
         let card = try session.requireLoggedIn(command)
-        try checkSameCard(record, card, command)
+        try card.checkHolds(record, command: command)
         return (card, record)
     }
 
-    /// Refuses a card key of another card (or a retired one).
-    static func checkSameCard(_ record: KeyRecord, _ card: CardLink, _ command: String) throws {
-        guard case .card(let uid) = record.storage else { throw CardKeyError.retiredCardKey(command: command, name: record.name) }
-        guard uid == card.instanceUID else {
-            throw CardKeyError.otherCard(command: command, name: record.name, keyCard: String(uid.prefix(8)),
-                                         connected: card.shortUID)
-        }
-    }
-
     // MARK: - The store
-
-    /// The active card keys of this card, oldest first.
-    static func cardRecords(_ store: WalletStore, _ card: CardLink) throws -> [KeyRecord] {
-        let storage = KeyStorage.card(instanceUID: card.instanceUID)
-        return try store.keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
-    }
 
     /// Records the card's key (its master public key, read with EXPORT KEY) as a CARD key,
     /// retiring the card keys of an earlier key of this card; an entry for the same key is
@@ -398,34 +383,10 @@ extension Builtins {
         return names
     }
 
-    /// The setting that remembers the PIN-less path kcs set on a card, and its key.
-    static func pinlessSetting(_ card: CardLink) -> String { "card.pinless." + card.instanceUID }
-
     /// Forgets the card's PIN-less path, in the session and in the store (the card has none).
     static func forgetPinlessPath(_ card: CardLink, in store: WalletStore) throws {
         card.pinlessPath = nil
-        try store.setSetting(pinlessSetting(card), to: nil)
-    }
-
-    /// `m/44'/60'/0'/0/0 <compressed public key hex>`.
-    struct PinlessRecord {
-        let path: DerivationPath
-        let publicKey: PublicKey
-
-        init(path: DerivationPath, publicKey: PublicKey) {
-            self.path = path
-            self.publicKey = publicKey
-        }
-
-        init?(_ text: String) {
-            let parts = text.split(separator: " ")
-            guard parts.count == 2, let p = try? DerivationPath(String(parts[0])),
-                  let b = try? Hex.decode(String(parts[1])), let k = try? PublicKey(bytes: b) else { return nil }
-            path = p
-            publicKey = k
-        }
-
-        var text: String { path.description + " " + Hex.encode(publicKey.compressed) }
+        try store.setSetting(card.pinlessSetting, to: nil)
     }
 
     static func pinlessValue(_ p: PinlessRecord) -> Value {
@@ -530,58 +491,12 @@ extension Builtins {
 
     // MARK: - Signing
 
-    /// `sign`'s choice: the card signs when the signing key (`--key NAME` or the active one) is
-    /// a card key, or for `--pinless` unless `--key` names a software key; nil lets the software
-    /// key sign. The card-only options with a software key are an error.
-    static func signOnCard(_ args: CallArguments, session: Session, name: String?, digest: [UInt8]) throws -> Value? {
-        let record = try name.map { try session.store(for: "sign").key(named: $0) }
-        if let record, record.kind == .card { return try cardSign(args, session: session, record: record, digest: digest) }
-        if args.flag("pinless"), args.string("key") == nil {
-            return try cardSign(args, session: session, record: nil, digest: digest)
-        }
-        if let record {
-            for option in ["path", "make-current", "pinless"] where args.value(option) != nil {
-                throw CardKeyError.needsCardSigner(command: "sign", option: option, name: record.name)
-            }
-        }
-        return nil
-    }
-
-    /// `sign` with the card: the current key, `--path P [--make-current]` (derive and sign in
-    /// one SIGN), or `--pinless`. The card's answer is completed with its recovery id, checked
-    /// against the key the card exports (the PIN-less key recorded by `card.pinless` for a
-    /// PIN-less signature), and recorded in the signing history under the card key's name.
-    static func cardSign(_ args: CallArguments, session: Session, record: KeyRecord?, digest: [UInt8]) throws -> Value {
-        let s = try cardSignature(args, session: session, record: record, digest: digest)
-        var fields: [(String, Value)] = [
-            ("digest", .bytes(digest)), ("signature", .bytes(s.signature.compact)),
-            ("r", .bytes(s.signature.signature.r)), ("s", .bytes(s.signature.signature.s)),
-            ("v", .int(Int(s.signature.recoveryID) + 27)), ("signer", .string(s.signer)),
-            ("publicKey", .bytes(s.publicKey.compressed)), ("key", .string(s.keyName)),
-        ]
-        if let path = s.path { fields.append(("path", .string(path.description))) }
-        fields += [("verified", .bool(s.verified)), ("checkedAgainst", .string(s.checkedAgainst))]
-        if let card = session.card, card.pinVerified { fields += keyWarningField(card) }
-        return .map(ValueMap(fields))
-    }
-
-    /// A signature made by the card, checked, and recorded in the history.
-    struct CardSigned {
-        let signature: RecoverableSignature
-        let publicKey: PublicKey
-        let signer: String
-        let keyName: String
-        let verified: Bool
-        let checkedAgainst: String
-        let path: DerivationPath?
-    }
-
-    /// The card half of every signing command (`sign`, `sign message|typed|tx`): SIGN with the
-    /// current key, `--path P [--make-current]` or `--pinless` when the command has those
-    /// options, the check against the card's exported key, and the history row of `kind`.
-    static func cardSignature(_ args: CallArguments, session: Session, record: KeyRecord?, digest: [UInt8],
-                              kind: SignatureKind = .hash, chainID: UInt64? = nil,
-                              command c: String = "sign") throws -> CardSigned {
+    /// The card's signer for a signing command: the current key, `--path P [--make-current]`
+    /// (derive and sign in one SIGN) or `--pinless` (no PIN, no secure channel), when the
+    /// command has those options. A relative path is resolved against the card's current path
+    /// (one GET STATUS), so its depth is checked before SIGN is sent and the result names the
+    /// path that signed.
+    static func cardSigner(_ args: CallArguments, session: Session, record: KeyRecord?, _ c: String) throws -> CardSigner {
         let pinless = args.flag("pinless")
         if pinless, args.value("path") != nil || args.flag("make-current") {
             throw BuiltinError.optionNotApplicable(command: c, option: "pinless",
@@ -591,140 +506,14 @@ extension Builtins {
             throw BuiltinError.optionNotApplicable(command: c, option: "make-current", reason: "it goes with --path P")
         }
         let card = pinless ? try session.requireCard(c) : try session.requireLoggedIn(c)
-        if let record { try checkSameCard(record, card, c) }
-        let store = try session.store(for: c)
-        let keyName = try record?.name ?? cardRecords(store, card).last?.name ?? "card-" + card.shortUID
-
-        let option: SignOption
-        var path: DerivationPath?
-        if pinless {
-            option = .pinless
-        } else if args.value("path") != nil {
-            let requested = try parseCardPath(args.value("path"), c)
-            // A relative path is resolved against the card's current path (one GET STATUS), so
-            // its depth is checked before SIGN is sent and the result names the path that signed.
-            path = DerivationPath(absolute: true, try absolutePath(requested, card: card, c))
-            let cardPath = try CardKeyPath(source: requested.source, components: requested.components)
-            option = args.flag("make-current") ? .deriveAndMakeCurrent(cardPath) : .derive(cardPath)
-        } else {
-            option = .current
-        }
-        let signed = try card.commands.sign(digest: digest, option: option)
-
-        // Which key should have signed, by the card's own export (or what card.pinless recorded).
-        let expected: PublicKey?
-        let checkedAgainst: String
-        switch option {
-        case .pinless:
-            let saved = try store.setting(pinlessSetting(card)).flatMap(PinlessRecord.init)
-            expected = saved?.publicKey
-            path = saved?.path
-            checkedAgainst = saved == nil ? "the key in the card's answer" : "the PIN-less key recorded by card.pinless"
-        case .current, .deriveAndMakeCurrent:
-            expected = try card.commands.exportKey(.current, kind: .publicKey).publicKey
-            checkedAgainst = "the key exported from the card"
-        case .derive(let p):
-            expected = try card.commands.exportKey(.derive(p), kind: .publicKey).publicKey
-            checkedAgainst = "the key exported from the card"
-        }
-        let key = expected ?? signed.publicKey
-        let recovered = try? signed.signature.recoverPublicKey(digest: digest)
-        let verified = key == signed.publicKey && recovered == key
-            && Secp256k1.verify(signed.signature.signature, digest: digest, publicKey: key)
-        let signer = EthereumAddress(publicKey: signed.publicKey).checksummed
-        _ = try store.recordSignature(NewHistoryEntry(keyName: keyName, kind: kind, digest: digest,
-                                                      signature: signed.signature.compact, signer: signer, verified: verified,
-                                                      chainID: chainID))
-        return CardSigned(signature: signed.signature, publicKey: signed.publicKey, signer: signer, keyName: keyName,
-                          verified: verified, checkedAgainst: checkedAgainst, path: path)
-    }
-}
-
-/// Errors of the card's key commands that the card layer does not already name.
-public enum CardKeyError: WalletError, Equatable {
-    case keyPresent(command: String)
-    case removeNeedsForce(command: String)
-    case noKeyOnCard(command: String)
-    case tooDeep(command: String, path: String, depth: Int)
-    case parentOfMaster(command: String)
-    case notExtended(command: String)
-    case privateNotExportable(command: String, path: String)
-    case xpubNotExportable(command: String, path: String)
-    case masterXpub(command: String)
-    case oneExportKind(command: String, given: [String])
-    case conflictingOptions(command: String, first: String, second: String)
-    case indexOverflow(command: String)
-    case otherCard(command: String, name: String, keyCard: String, connected: String)
-    case retiredCardKey(command: String, name: String)
-    case needsCardSigner(command: String, option: String, name: String)
-
-    public var id: String {
-        switch self {
-        case .keyPresent: "cardKey.keyPresent"
-        case .removeNeedsForce: "cardKey.removeNeedsForce"
-        case .noKeyOnCard: "cardKey.noKey"
-        case .tooDeep: "cardKey.pathTooDeep"
-        case .parentOfMaster: "cardKey.parentOfMaster"
-        case .notExtended: "cardKey.notExtended"
-        case .privateNotExportable: "cardKey.privateNotExportable"
-        case .xpubNotExportable: "cardKey.xpubNotExportable"
-        case .masterXpub: "cardKey.masterXpub"
-        case .oneExportKind: "cardKey.oneExportKind"
-        case .conflictingOptions: "cardKey.conflictingOptions"
-        case .indexOverflow: "cardKey.indexOverflow"
-        case .otherCard: "cardKey.otherCard"
-        case .retiredCardKey: "cardKey.retired"
-        case .needsCardSigner: "cardKey.needsCardSigner"
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .keyPresent(let c):
-            "\(c): the card already holds a key; add --force to replace it (the old key is gone for good unless you have its backup)"
-        case .removeNeedsForce(let c):
-            "\(c): this erases the card's key for good (only its mnemonic backup, if any, brings it back); add --force to confirm"
-        case .noKeyOnCard(let c):
-            "\(c): the card holds no key; load one with card.load, card.mnemonic --load or card.generate"
-        case .tooDeep(let c, let path, let depth):
-            "\(c): \(path) is \(depth) levels deep; the card derives at most 10 levels (nothing was sent)"
-        case .parentOfMaster(let c):
-            "\(c): the card's current key is the master, which has no parent; use an m/… path (nothing was sent)"
-        case .notExtended(let c):
-            "\(c): the card's key has no chain code (card.load keypair without --chain-code), so it cannot derive; "
-                + "it signs with the key itself (sign without --path)"
-        case .privateNotExportable(let c, let path):
-            "\(c): the card exports a private key only under EIP-1581 (m/43'/60'/1581'/…, at least 5 levels), and \(path) "
-                + "is not there: keys that can hold funds never leave the card; ask for --public or --xpub"
-        case .xpubNotExportable(let c, let path):
-            "\(c): the card does not export the chain code under EIP-1581 (\(path)); ask for --public"
-        case .masterXpub(let c):
-            "\(c): the card does not export the master's chain code reliably (applet 3.1/3.2 answer from a scratch "
-                + "buffer); export an account instead, e.g. card.export \"m/44'/60'/0'\" --xpub"
-        case .oneExportKind(let c, let given):
-            "\(c): give one of --public, --xpub, --private, got " + given.map { "--" + $0 }.joined(separator: " and ")
-        case .conflictingOptions(let c, let first, let second):
-            "\(c): --\(first) and --\(second) cannot go together"
-        case .indexOverflow(let c):
-            "\(c): the next account or address index would reach 2^31; choose --account N"
-        case .otherCard(let c, let name, let keyCard, let connected):
-            "\(c): \(name) is on card \(keyCard)…, but the connected card is \(connected)…; connect that card or `use card`"
-        case .retiredCardKey(let c, let name):
-            "\(c): \(name) was removed from its card (retired); load a key with card.load and `use card`"
-        case .needsCardSigner(let c, let option, let name):
-            "\(c): --\(option) is for the card, but \(name) is a software key; run `use card` or pass --key CARDKEY"
-        }
-    }
-}
-
-extension CardKeyError {
-    /// The card layer's path refusal, named for `command` (nothing was sent).
-    init(_ error: CardPathError, command: String) {
-        switch error {
-        case .parentOfMaster: self = .parentOfMaster(command: command)
-        case .tooDeep(let path, let depth): self = .tooDeep(command: command, path: path.description, depth: depth)
-        case .conflictingOptions(let first, let second): self = .conflictingOptions(command: command, first: first, second: second)
-        case .indexOverflow: self = .indexOverflow(command: command)
-        }
+        if let record { try card.checkHolds(record, command: c) }
+        guard !pinless else { return try CardSigner(session: session, card: card, record: record, option: .pinless, command: c) }
+        guard args.value("path") != nil else { return try CardSigner(session: session, card: card, record: record, command: c) }
+        let requested = try parseCardPath(args.value("path"), c)
+        let path = DerivationPath(absolute: true, try absolutePath(requested, card: card, c))
+        let cardPath = try CardKeyPath(source: requested.source, components: requested.components)
+        return try CardSigner(session: session, card: card, record: record,
+                              option: args.flag("make-current") ? .deriveAndMakeCurrent(cardPath) : .derive(cardPath),
+                              derivedPath: path, command: c)
     }
 }

@@ -77,7 +77,7 @@ extension Builtins {
         if useCard {
             let card = try session.requireLoggedIn(c)
             owner = .card(instanceUID: card.instanceUID)
-            ownerName = try cardRecords(session.store(for: c), card).last?.name ?? "card-" + card.shortUID
+            ownerName = try session.cardKeys(of: card, command: c).last?.name ?? "card-" + card.shortUID
             externalChain = { a in
                 // One EXPORT KEY (extended public) per account, without moving the current path.
                 let path = try CardKeyPath(source: .master, components: DerivationPath.bip44Account(coin: coin.index, account: a).components)
@@ -90,7 +90,7 @@ extension Builtins {
             guard record.storage == .software, record.kind == .hdMaster || record.kind == .hdChild else {
                 throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
             }
-            let found = try session.unlockedStore(for: c).read { tx in try masterSeed(of: record, tx) }
+            let found = try session.unlockedStore(for: c).read { tx in try Session.masterSeed(of: record, tx) }
             guard let (master, seed) = found else {
                 throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
             }

@@ -309,7 +309,7 @@ extension Builtins {
         let record = try session.store(for: c).key(named: name)
         if record.kind == .card {
             let card = try session.requireLoggedIn(c)
-            try checkSameCard(record, card, c)
+            try card.checkHolds(record, command: c)
             return EthereumAddress(publicKey: try card.commands.exportKey(.current, kind: .publicKey).publicKey)
         }
         guard record.kind == .ecdsa || record.kind == .hdChild, let p = record.publicKey else {

@@ -20,7 +20,7 @@ extension Builtins {
                     OptionSpec("key", .string, "sign with this stored key instead of the active one"),
                     OptionSpec("dry-run", nil, "show the prefix, payload and digest without signing"),
                 ],
-                summary: "EIP-191 personal_sign of text (a quoted string, even 0x-looking) or bytes (0x…): {prefix, digest, signature, r, s, v, signer}.",
+                summary: "EIP-191 personal_sign of text (a quoted string, even 0x-looking) or bytes (0x…): {prefix, digest, signature, r, s, v, yParity, signer, …}.",
                 example: "sign message \"hello\"") { args in
             let c = args.command
             let message: [UInt8] = switch args.value("message") {
@@ -32,7 +32,7 @@ extension Builtins {
             let digest = PersonalMessage.digest(message)
             let shown: [(String, Value)] = [("prefix", .bytes(prefix)), ("message", .bytes(message)), ("digest", .bytes(digest))]
             if args.flag("dry-run") { return .map(ValueMap(shown)) }
-            let signed = try ethSign(args, digest: digest, kind: .message, chainID: nil, c)
+            let signed = try signer(args, c).sign(digest: digest, kind: .message, chainID: nil)
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
@@ -41,7 +41,7 @@ extension Builtins {
                     OptionSpec("key", .string, "sign with this stored key instead of the active one"),
                     OptionSpec("dry-run", nil, "show the domain separator, struct hash and digest without signing"),
                 ],
-                summary: "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, signer}.",
+                summary: "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, yParity, signer, …}.",
                 example: "sign typed mail.json --dry-run") { args in
             let c = args.command
             let typed = try typedDataArgument(args.value("data"), c)
@@ -55,7 +55,7 @@ extension Builtins {
             ]
             if let chainID { shown.append(("chainId", uintValue(UInt256(chainID)))) }
             if args.flag("dry-run") { return .map(ValueMap(shown)) }
-            let signed = try ethSign(args, digest: digest, kind: .typed, chainID: chainID, c)
+            let signed = try signer(args, c).sign(digest: digest, kind: .typed, chainID: chainID)
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
@@ -66,7 +66,7 @@ extension Builtins {
                     rpcOption,
                     OptionSpec("offline", nil, "fill nothing from the node, even when one is configured"),
                 ],
-                summary: "Signs a transaction map (type, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, r, s, v|yParity, signer}.",
+                summary: "Signs a transaction map (type, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, signature, r, s, v, yParity, networkV (legacy), signer, …}.",
                 example: "sign tx {\"type\": 2, \"chainId\": 1, \"nonce\": 0, \"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"1.5 ether\", \"gas\": 21000, \"maxFeePerGas\": \"20 gwei\", \"maxPriorityFeePerGas\": \"1 gwei\"}") { args in
             let c = args.command
             let fields = try jsonMap(args.map("tx"), c, "tx")
@@ -87,13 +87,12 @@ extension Builtins {
             ]
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
             if args.flag("dry-run") { return .map(ValueMap(shown)) }
-            let signed = try ethSign(args, digest: tx.signingHash, kind: .transaction, chainID: chainID, c)
+            let signed = try signer(args, c).sign(digest: tx.signingHash, kind: .transaction, chainID: chainID)
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
-            var out = shown + [("raw", .bytes(stx.rawBytes)), ("hash", .bytes(stx.hash)),
-                               ("r", .bytes(stx.signature.r)), ("s", .bytes(stx.signature.s))]
-            out.append(tx.type == .legacy ? ("v", uintValue(stx.v)) : ("yParity", .int(Int(stx.yParity))))
-            out += [("signer", .string(signed.signer)), ("key", .string(signed.keyName)), ("verified", .bool(signed.verified))]
-            return .map(ValueMap(out))
+            // The transaction's own v: EIP-155's for a legacy transaction (the 27/28 of `v` otherwise).
+            let networkV: [(String, Value)] = tx.type == .legacy ? [("networkV", uintValue(stx.v))] : []
+            return .map(ValueMap(shown + [("raw", .bytes(stx.rawBytes)), ("hash", .bytes(stx.hash))]
+                + signatureFields(signed, networkV: networkV)))
         },
 
         Builtin("tx.decode", params: [ParamSpec("raw", .oneOf([.bytes, .string]))],
@@ -149,40 +148,39 @@ extension Builtins {
 
     // MARK: - Signing with the active signer
 
-    /// A signature made by `ethSign`.
-    struct EthSigned {
-        let signature: EthereumSignature
-        let signer: String
-        let keyName: String
-        let verified: Bool
-    }
-
-    /// Signs `digest` with `--key NAME` or the active key: on the card when it is a card key
-    /// (the card's current key, checked against its export), else with the software key.
-    /// The signature is recorded in the history with `kind` and `chainID`.
-    static func ethSign(_ args: CallArguments, digest: [UInt8], kind: SignatureKind, chainID: UInt64?,
-                        _ c: String) throws -> EthSigned {
+    /// The signer of a signing command (`sign`, `sign message|typed|tx`): `--key NAME` or the
+    /// active key; a card key (or `--pinless` without `--key`) signs on the card, with the card
+    /// options the command has. The card-only options with a software key are an error.
+    static func signer(_ args: CallArguments, _ c: String) throws -> any Signer {
         let session = try args.session(c)
-        guard let name = args.string("key") ?? session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
-        let record = try session.store(for: c).key(named: name)
-        // The same signing cores as `sign`: the card checks against its exported key, a
-        // software key by recovery; both record the history row.
-        if record.kind == .card {
-            let s = try cardSignature(args, session: session, record: record, digest: digest, kind: kind,
-                                      chainID: chainID, command: c)
-            return EthSigned(signature: try EthereumSignature(s.signature), signer: s.signer, keyName: s.keyName,
-                             verified: s.verified)
+        let signer = try session.signer(keyName: args.string("key"), named: args.string("key") != nil,
+                                        pinless: args.flag("pinless"), command: c) { record in
+            try cardSigner(args, session: session, record: record, c)
         }
-        let s = try softwareSignature(name: record.name, session: session, digest: digest, kind: kind, chainID: chainID,
-                                      command: c)
-        return EthSigned(signature: try EthereumSignature(s.signature), signer: s.signer, keyName: s.keyName,
-                         verified: s.verified)
+        if signer is SoftwareSigner {
+            for option in ["path", "make-current", "pinless"] where args.value(option) != nil {
+                throw CardKeyError.needsCardSigner(command: c, option: option, name: signer.keyName)
+            }
+        }
+        return signer
     }
 
-    static func signatureFields(_ s: EthSigned) -> [(String, Value)] {
-        [("signature", .bytes(s.signature.bytes)), ("r", .bytes(s.signature.r)), ("s", .bytes(s.signature.s)),
-         ("v", .int(Int(s.signature.v))), ("signer", .string(s.signer)), ("key", .string(s.keyName)),
-         ("verified", .bool(s.verified))]
+    /// The one shape of a signature in every signing result (docs/language.md, "Signatures"):
+    /// `signature` (r ‖ s ‖ v, 65 bytes), `r`, `s`, `v` (27 or 28), `yParity` (0 or 1),
+    /// `networkV` (a legacy transaction's EIP-155 v, when given), `signer`, `publicKey`, `key`,
+    /// `path` (when known), `verified`, `checkedAgainst`, and `warning` while the card's keys
+    /// differ from the recorded ones.
+    static func signatureFields(_ s: Signed, networkV: [(String, Value)] = []) -> [(String, Value)] {
+        var fields: [(String, Value)] = [
+            ("signature", .bytes(s.signature.bytes)), ("r", .bytes(s.signature.r)), ("s", .bytes(s.signature.s)),
+            ("v", .int(Int(s.signature.v))), ("yParity", .int(Int(s.signature.recoveryID))),
+        ]
+        fields += networkV
+        fields += [("signer", .string(s.signer)), ("publicKey", .bytes(s.publicKey.compressed)), ("key", .string(s.keyName))]
+        if let path = s.path { fields.append(("path", .string(path.description))) }
+        fields += [("verified", .bool(s.verified)), ("checkedAgainst", .string(s.checkedAgainst))]
+        if let warning = s.warning { fields.append(("warning", .string(warning))) }
+        return fields
     }
 
     // MARK: - Arguments

@@ -241,7 +241,7 @@ extension Builtins {
                     OptionSpec("make-current", nil, "card: with --path, the path becomes the card's current path"),
                     OptionSpec("pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)"),
                 ],
-                summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, signer}; recorded in the history.",
+                summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, yParity, signer, …}; recorded in the history.",
                 example: "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8") { args in
             let c = args.command
             let session = try args.session(c)
@@ -249,16 +249,8 @@ extension Builtins {
                 let n = if case .bytes(let b)? = args["digest"] { b.count } else { 0 }
                 throw KeyCommandError.digestLength(command: c, got: n)
             }
-            let name = args.string("key") ?? session.activeKey
-            // A card key (or --pinless) signs on the card.
-            if let signed = try signOnCard(args, session: session, name: name, digest: digest) { return signed }
-            guard let name else { throw KeyCommandError.noActiveKey(command: c) }
-            let s = try softwareSignature(name: name, session: session, digest: digest, command: c)
-            return .map(ValueMap([
-                ("digest", .bytes(digest)), ("signature", .bytes(s.signature.compact)),
-                ("r", .bytes(s.signature.signature.r)), ("s", .bytes(s.signature.signature.s)),
-                ("v", .int(Int(s.signature.recoveryID) + 27)), ("signer", .string(s.signer)), ("key", .string(s.keyName)),
-            ]))
+            let signed = try signer(args, c).sign(digest: digest, kind: .hash, chainID: nil)
+            return .map(ValueMap([("digest", .bytes(digest))] + signatureFields(signed)))
         },
 
         Builtin("history",
@@ -326,31 +318,6 @@ extension Builtins {
     ]
 
     // MARK: - Helpers
-
-    /// A signature made with a stored software key (RFC 6979), checked by recovery, and
-    /// recorded in the history as `kind`: the software half of every signing command.
-    struct SoftwareSigned {
-        let signature: RecoverableSignature
-        let signer: String
-        let keyName: String
-        let verified: Bool
-    }
-
-    static func softwareSignature(name: String, session: Session, digest: [UInt8], kind: SignatureKind = .hash,
-                                  chainID: UInt64? = nil, command c: String) throws -> SoftwareSigned {
-        let store = try session.unlockedStore(for: c)
-        let (record, key) = try store.read { tx in
-            let record = try tx.key(named: name)
-            return (record, try signingKey(record, tx, command: c))
-        }
-        let signature = try key.sign(digest: digest)
-        let verified = (try? signature.recoverPublicKey(digest: digest)) == key.publicKey
-        let signer = EthereumAddress(publicKey: key.publicKey).checksummed
-        _ = try store.recordSignature(NewHistoryEntry(keyName: record.name, kind: kind, digest: digest,
-                                                      signature: signature.compact, signer: signer, verified: verified,
-                                                      chainID: chainID))
-        return SoftwareSigned(signature: signature, signer: signer, keyName: record.name, verified: verified)
-    }
 
     /// `key.list` (and `keys` without a map, its older spelling): the stored keys as a table (records), or JSON text with `--json`.
     static func keyDashboard(_ args: CallArguments) throws -> Value {
@@ -488,48 +455,6 @@ extension Builtins {
         }
     }
 
-    /// The software HD-MASTER behind `record` — itself, or an HD-CHILD's parent — and its
-    /// seed, read in `tx`; nil for any other kind of key.
-    static func masterSeed(of record: KeyRecord, _ tx: StoreTransaction) throws -> (master: KeyRecord, seed: Secret)? {
-        let master: KeyRecord
-        switch record.kind {
-        case .hdMaster: master = record
-        case .hdChild:
-            guard let parentID = record.parentID else { return nil }
-            master = try tx.key(id: parentID)
-        default: return nil
-        }
-        guard master.kind == .hdMaster, master.storage == .software else { return nil }
-        return (master, try seed(of: tx.openSecret(of: master)))
-    }
-
-    /// The private key a stored software key signs with: its own (ECDSA), or derived from its
-    /// master's mnemonic or seed along its path (HD-CHILD). Reads in `tx`, the transaction
-    /// `record` came from, so signing costs one snapshot and no second lookup.
-    static func signingKey(_ record: KeyRecord, _ tx: StoreTransaction, command: String) throws -> PrivateKey {
-        switch record.kind {
-        case .ecdsa:
-            return try PrivateKey(try tx.openSecret(of: record).payload)
-        case .hdChild:
-            guard let path = record.path, let (_, seed) = try masterSeed(of: record, tx) else {
-                throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
-            }
-            guard let key = try ExtendedKey.master(seed: seed).derive(path).privateKey else {
-                throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
-            }
-            return key
-        default:
-            throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
-        }
-    }
-
-    /// The BIP-32 seed of an HD-MASTER's sealed secret: a mnemonic (with its passphrase) or a seed.
-    static func seed(of secret: KeySecret) throws -> Secret {
-        guard secret.kind == .mnemonic else { return secret.payload }
-        let m = try Mnemonic(phrase: secret.payload)
-        return try secret.passphrase.map { p throws(MnemonicError) in try m.seed(passphrase: p) } ?? m.seed()
-    }
-
     /// A private key argument: `0x` + 32 bytes (text or bytes), WIF text, or a secret of either.
     static func privateKeyArgument(_ value: Value?, _ command: String) throws -> PrivateKey {
         switch value {
@@ -577,56 +502,6 @@ extension Builtins {
                 let answer = try host.ask(prompt: "word #\(i + 1): ")?.trimmingCharacters(in: .whitespaces).lowercased()
                 guard answer == words[i] else { throw KeyCommandError.backupWordWrong(command: command, position: i + 1) }
             }
-        }
-    }
-}
-
-/// Errors of the key commands that the store and wallet core do not already name.
-public enum KeyCommandError: WalletError, Equatable {
-    case privateWhereWatchOnly(command: String)
-    case moveNeedsOneOption(command: String, given: Int)
-    case cannotSign(command: String, name: String, kind: String)
-    case digestLength(command: String, got: Int)
-    case noActiveKey(command: String)
-    case customNeedsPath(command: String)
-    case privateKeyLength(command: String, got: Int)
-    case backupNeedsTerminal(command: String)
-    case backupWordWrong(command: String, position: Int)
-
-    public var id: String {
-        switch self {
-        case .privateWhereWatchOnly: "key.privateWhereWatchOnly"
-        case .moveNeedsOneOption: "key.moveNeedsOneOption"
-        case .cannotSign: "key.cannotSign"
-        case .digestLength: "key.digestLength"
-        case .noActiveKey: "key.noActiveKey"
-        case .customNeedsPath: "key.customNeedsPath"
-        case .privateKeyLength: "key.privateKeyLength"
-        case .backupNeedsTerminal: "key.backupNeedsTerminal"
-        case .backupWordWrong: "key.backupWordWrong"
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .privateWhereWatchOnly(let c):
-            "\(c): expected an extended public key (xpub…), got a private one; import its mnemonic instead"
-        case .moveNeedsOneOption(let c, let given):
-            "\(c): give exactly one of --to N, --up, --down, got \(given)"
-        case .cannotSign(let c, let name, let kind):
-            "\(c): \(name) is \(kind), which cannot sign here; use an ECDSA or HD-CHILD key"
-        case .digestLength(let c, let got):
-            "\(c): the digest must be 32 bytes (0x + 64 hex digits), got \(got) bytes"
-        case .noActiveKey(let c):
-            "\(c): no active key; choose one with `use key NAME` or pass --key NAME"
-        case .customNeedsPath(let c):
-            "\(c): --preset custom needs --path TEMPLATE, e.g. --path \"m/44'/60'/{i}'/0/0\""
-        case .privateKeyLength(let c, let got):
-            "\(c): a private key is 32 bytes (0x + 64 hex digits) or WIF text, got \(got) bytes"
-        case .backupNeedsTerminal(let c):
-            "\(c): confirming a new mnemonic needs a terminal; add --skip-confirm in a batch run"
-        case .backupWordWrong(let c, let position):
-            "\(c): word #\(position) does not match; nothing was stored, write the words down and try again"
         }
     }
 }

@@ -64,7 +64,7 @@ extension Builtins {
             }
             let password = try newKeystorePassword(args, session: session, command: c)
             let store = try session.unlockedStore(for: c, reconfirm: true)
-            let key = try store.read { tx in try signingKey(tx.key(id: record.id), tx, command: c) }
+            let key = try store.read { tx in try Session.signingKey(tx.key(id: record.id), tx, command: c) }
             let kdf: KeystoreV3.KDF = args.flag("light") ? .light : .standard
             session.prompts?.status("deriving the keystore key (\(describe(kdf)))…")
             let random = session.random

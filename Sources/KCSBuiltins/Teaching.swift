@@ -274,7 +274,7 @@ extension Builtins {
         guard record.kind == .hdChild, record.parentID != nil, let own = record.path else {
             throw TeachingError.traceNeedsHDKey(command: c, name: record.name, kind: record.kind.rawValue)
         }
-        guard let (_, seed) = try session.unlockedStore(for: c).read({ tx in try masterSeed(of: record, tx) }) else {
+        guard let (_, seed) = try session.unlockedStore(for: c).read({ tx in try Session.masterSeed(of: record, tx) }) else {
             throw TeachingError.traceNeedsHDKey(command: c, name: record.name, kind: record.kind.rawValue)
         }
         let full = path.isAbsolute ? path : own.appending(path)

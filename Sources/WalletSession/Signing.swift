@@ -1,0 +1,248 @@
+import CardProtocol
+import Foundation
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+// Every way of signing is one `Signer` (docs/architecture.md, "The application layer"): a
+// stored software key and the card today; the two-party and air-gapped signers plug in here.
+// Each returns one `Signed`, checked and recorded in the signing history the same way.
+
+/// One signature, however it was made: what every signing command shows (docs/language.md,
+/// "Signatures").
+public struct Signed: Sendable {
+    /// The 32-byte digest that was signed.
+    public let digest: [UInt8]
+    /// The signature, with its recovery id (`v` 27/28, `yParity` 0/1).
+    public let signature: EthereumSignature
+    /// The public key that signed (the card's answer, or the software key's).
+    public let publicKey: PublicKey
+    /// Its Ethereum address (EIP-55).
+    public let signer: String
+    /// The stored key's name, under which the history records the signature.
+    public let keyName: String
+    /// The path that signed, when the signer knows it (a card's `--path` or PIN-less path).
+    public let path: DerivationPath?
+    /// True when the signature checked out against `checkedAgainst`.
+    public let verified: Bool
+    /// What the signature was checked against.
+    public let checkedAgainst: String
+    /// A warning that goes with every signature of this session (a duress login), if any.
+    public let warning: String?
+}
+
+/// Something that signs a digest for the session and records it.
+public protocol Signer {
+    /// The name the signature is recorded under.
+    var keyName: String { get }
+    /// Signs `digest`, checks the signature and records it in the history as `kind` (with
+    /// `chainID` for a transaction or typed data).
+    func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed
+}
+
+extension Session {
+    /// Records a signature in the history (one row per signature, whoever signed) and gives
+    /// the one result shape.
+    fileprivate func record(_ signature: RecoverableSignature, digest: [UInt8], publicKey: PublicKey, keyName: String,
+                            path: DerivationPath?, verified: Bool, checkedAgainst: String, warning: String?,
+                            kind: SignatureKind, chainID: UInt64?, store: WalletStore) throws -> Signed {
+        let signer = EthereumAddress(publicKey: publicKey).checksummed
+        _ = try store.recordSignature(NewHistoryEntry(keyName: keyName, kind: kind, digest: digest,
+                                                      signature: signature.compact, signer: signer, verified: verified,
+                                                      chainID: chainID))
+        return Signed(digest: digest, signature: try EthereumSignature(signature), publicKey: publicKey, signer: signer,
+                      keyName: keyName, path: path, verified: verified, checkedAgainst: checkedAgainst, warning: warning)
+    }
+}
+
+// MARK: - A stored software key
+
+/// A stored software key (ECDSA, or an HD-CHILD derived from its master's mnemonic or seed):
+/// RFC 6979, checked by recovering the key from the signature.
+public struct SoftwareSigner: Signer {
+    public let session: Session
+    public let keyName: String
+    /// The command that signs (for errors that name it).
+    public let command: String
+
+    public init(session: Session, keyName: String, command: String) {
+        self.session = session
+        self.keyName = keyName
+        self.command = command
+    }
+
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
+        let store = try session.unlockedStore(for: command)
+        let (record, key) = try store.read { tx in
+            let record = try tx.key(named: keyName)
+            return (record, try Session.signingKey(record, tx, command: command))
+        }
+        let signature = try key.sign(digest: digest)
+        let verified = (try? signature.recoverPublicKey(digest: digest)) == key.publicKey
+        return try session.record(signature, digest: digest, publicKey: key.publicKey, keyName: record.name, path: record.path,
+                                  verified: verified, checkedAgainst: "the stored key, by recovery", warning: nil,
+                                  kind: kind, chainID: chainID, store: store)
+    }
+}
+
+extension Session {
+    /// The software HD master a key derives from, and its BIP-32 seed: the key itself when it
+    /// is a master, its parent for an HD-CHILD; nil for other keys (or a master on a card).
+    public static func masterSeed(of record: KeyRecord, _ tx: StoreTransaction) throws -> (master: KeyRecord, seed: Secret)? {
+        let master: KeyRecord
+        switch record.kind {
+        case .hdMaster: master = record
+        case .hdChild:
+            guard let parentID = record.parentID else { return nil }
+            master = try tx.key(id: parentID)
+        default: return nil
+        }
+        guard master.kind == .hdMaster, master.storage == .software else { return nil }
+        return (master, try seed(of: tx.openSecret(of: master)))
+    }
+
+    /// The private key a stored software key signs with: its own (ECDSA), or derived from its
+    /// master's mnemonic or seed along its path (HD-CHILD). Reads in `tx`, the transaction
+    /// `record` came from, so signing costs one snapshot and no second lookup.
+    public static func signingKey(_ record: KeyRecord, _ tx: StoreTransaction, command: String) throws -> PrivateKey {
+        switch record.kind {
+        case .ecdsa:
+            return try PrivateKey(try tx.openSecret(of: record).payload)
+        case .hdChild:
+            guard let path = record.path, let (_, seed) = try masterSeed(of: record, tx) else {
+                throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
+            }
+            guard let key = try ExtendedKey.master(seed: seed).derive(path).privateKey else {
+                throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
+            }
+            return key
+        default:
+            throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
+        }
+    }
+
+    /// The BIP-32 seed of an HD-MASTER's sealed secret: a mnemonic (with its passphrase) or a seed.
+    public static func seed(of secret: KeySecret) throws -> Secret {
+        guard secret.kind == .mnemonic else { return secret.payload }
+        let m = try Mnemonic(phrase: secret.payload)
+        return try secret.passphrase.map { p throws(MnemonicError) in try m.seed(passphrase: p) } ?? m.seed()
+    }
+}
+
+// MARK: - The card
+
+/// The card's key: SIGN with the current key, a derived one (one SIGN) or the PIN-less path;
+/// checked against the key the card exports (or the PIN-less key `card.pinless` recorded).
+public struct CardSigner: Signer {
+    public let session: Session
+    public let card: CardLink
+    /// The stored card key signing, if any (else the card's newest record, else `card-UID`).
+    public let record: KeyRecord?
+    /// Which key of the card signs.
+    public let option: SignOption
+    /// The absolute path of a derived key (`option` `.derive…`), for the result.
+    public let derivedPath: DerivationPath?
+    public let command: String
+    public let keyName: String
+
+    /// A card signer; checks that `record` is a key of this card. `option` `.pinless` needs no
+    /// channel; the others need `card.login`.
+    public init(session: Session, card: CardLink, record: KeyRecord?, option: SignOption = .current,
+                derivedPath: DerivationPath? = nil, command: String) throws {
+        if let record { try card.checkHolds(record, command: command) }
+        self.session = session
+        self.card = card
+        self.record = record
+        self.option = option
+        self.derivedPath = derivedPath
+        self.command = command
+        keyName = try record?.name ?? session.cardKeys(of: card, command: command).last?.name ?? "card-" + card.shortUID
+    }
+
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
+        let store = try session.store(for: command)
+        let signed = try card.commands.sign(digest: digest, option: option)
+        // Which key should have signed, by the card's own export (or what card.pinless recorded).
+        var path = derivedPath
+        let expected: PublicKey?
+        let checkedAgainst: String
+        switch option {
+        case .pinless:
+            let saved = try store.setting(card.pinlessSetting).flatMap(PinlessRecord.init)
+            expected = saved?.publicKey
+            path = saved?.path
+            checkedAgainst = saved == nil ? "the key in the card's answer" : "the PIN-less key recorded by card.pinless"
+        case .current, .deriveAndMakeCurrent:
+            expected = try card.commands.exportKey(.current, kind: .publicKey).publicKey
+            checkedAgainst = "the key exported from the card"
+        case .derive(let p):
+            expected = try card.commands.exportKey(.derive(p), kind: .publicKey).publicKey
+            checkedAgainst = "the key exported from the card"
+        }
+        let key = expected ?? signed.publicKey
+        let recovered = try? signed.signature.recoverPublicKey(digest: digest)
+        let verified = key == signed.publicKey && recovered == key
+            && Secp256k1.verify(signed.signature.signature, digest: digest, publicKey: key)
+        return try session.record(signed.signature, digest: digest, publicKey: signed.publicKey, keyName: keyName, path: path,
+                                  verified: verified, checkedAgainst: checkedAgainst,
+                                  warning: card.pinVerified ? card.keyWarning : nil,
+                                  kind: kind, chainID: chainID, store: store)
+    }
+}
+
+/// The PIN-less path `card.pinless` set, with the public key the card exported for it:
+/// `m/44'/60'/0'/0/0 <compressed public key hex>` in the store's settings.
+public struct PinlessRecord {
+    public let path: DerivationPath
+    public let publicKey: PublicKey
+
+    public init(path: DerivationPath, publicKey: PublicKey) {
+        self.path = path
+        self.publicKey = publicKey
+    }
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: " ")
+        guard parts.count == 2, let p = try? DerivationPath(String(parts[0])),
+              let b = try? Hex.decode(String(parts[1])), let k = try? PublicKey(bytes: b) else { return nil }
+        path = p
+        publicKey = k
+    }
+
+    public var text: String { path.description + " " + Hex.encode(publicKey.compressed) }
+}
+
+extension CardLink {
+    /// The store setting that keeps this card's PIN-less path (`PinlessRecord`).
+    public var pinlessSetting: String { "card.pinless." + instanceUID }
+
+    /// Refuses a key record that is not an active key of this card.
+    public func checkHolds(_ record: KeyRecord, command: String) throws(CardKeyError) {
+        guard case .card(let uid) = record.storage else { throw .retiredCardKey(command: command, name: record.name) }
+        guard uid == instanceUID else {
+            throw .otherCard(command: command, name: record.name, keyCard: String(uid.prefix(8)), connected: shortUID)
+        }
+    }
+}
+
+extension Session {
+    /// The active card keys of `card`, oldest first.
+    public func cardKeys(of card: CardLink, command: String) throws -> [KeyRecord] {
+        let storage = KeyStorage.card(instanceUID: card.instanceUID)
+        return try store(for: command).keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
+    }
+
+    /// The signer of a signing command: the card when the signing key (`keyName`, else the
+    /// active key) is a card key, or for a PIN-less signature when no key was named (`named`
+    /// false); else the software key. `cardSigner` makes the card's signer for a card key
+    /// record (nil for the PIN-less case), so the command decides which key of the card signs.
+    public func signer(keyName: String?, named: Bool, pinless: Bool, command: String,
+                       cardSigner: (KeyRecord?) throws -> CardSigner) throws -> any Signer {
+        let name = keyName ?? activeKey
+        let record = try name.map { try store(for: command).key(named: $0) }
+        if let record, record.kind == .card { return try cardSigner(record) }
+        if pinless, !named { return try cardSigner(nil) }
+        guard let record else { throw KeyCommandError.noActiveKey(command: command) }
+        return SoftwareSigner(session: self, keyName: record.name, command: command)
+    }
+}

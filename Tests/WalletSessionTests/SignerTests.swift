@@ -1,0 +1,164 @@
+// The signers of the application layer, tested directly in Swift: the software signer and the
+// card signer return one `Signed`, checked and recorded in the history the same way, and the
+// session chooses between them. Expected values are published vectors, not our own output:
+// - BIP-39 "abandon … about" at m/44'/60'/0'/0/0 is 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+//   (the address MetaMask and every BIP-44 wallet show for that phrase);
+// - EIP-155's example transaction, signed with 0x4646…46, has r = 0x28ef…6276,
+//   s = 0x67cb…6d83 and v = 37 (https://eips.ethereum.org/EIPS/eip-155), that is recovery id 0.
+import CardProtocol
+import CardSimulator
+import Foundation
+import KCSTestSupport
+import Testing
+import WalletCore
+import WalletCrypto
+import WalletSession
+import WalletStore
+
+private let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+private let metaMaskAddress = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
+private let metaMaskPath = "m/44'/60'/0'/0/0"
+
+/// A batch session on a temporary home (vault passphrase from the environment).
+private final class Home {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-signer-\(UUID().uuidString)").path
+    let session: Session
+
+    init() {
+        session = Session(home: path, environment: ["KCS_VAULT_PASSPHRASE": "pw"], vaultParameters: .insecureForTesting())
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    var store: WalletStore { get throws { try session.unlockedStore(for: "test") } }
+
+    /// An HD master from "abandon … about" and its MetaMask child, named `child`.
+    func importAbandonAbout() throws {
+        let store = try self.store
+        let seed = try Mnemonic(phrase: abandonAbout).seed()
+        let root = try ExtendedKey.master(seed: seed)
+        let master = try store.addKey(
+            NewKey(name: "words", kind: .hdMaster, source: .mnemonic, storage: .software, publicKey: root.publicKey),
+            secret: .mnemonic(Secret(utf8: abandonAbout)))
+        let path = try DerivationPath(metaMaskPath)
+        let child = try root.derive(path).publicKey
+        _ = try store.addKey(NewKey(name: "child", kind: .hdChild, source: .mnemonic, storage: .software, publicKey: child,
+                                    address: EthereumAddress(publicKey: child).checksummed, path: path, parentID: master.id))
+    }
+
+    /// The ECDSA key of EIP-155's example, named `eip155`.
+    func importEIP155Key() throws {
+        let bytes = [UInt8](repeating: 0x46, count: 32)
+        let key = try PrivateKey(bytes: bytes)
+        _ = try store.addKey(NewKey(name: "eip155", kind: .ecdsa, source: .privkey, storage: .software, publicKey: key.publicKey,
+                                    address: EthereumAddress(publicKey: key.publicKey).checksummed),
+                             secret: .privateKey(Secret(bytes: bytes)))
+    }
+
+    /// A simulated card with "abandon … about" loaded, logged in through the session.
+    func connectCardWithAbandonAbout() throws -> CardLink {
+        let card = SimulatedCard(random: SeededRandom(seed: 51))
+        let setup = KeycardCommandSet(transport: card, random: SeededRandom(seed: 52))
+        try setup.select()
+        try setup.initialize(try InitParameters(pin: Secret(utf8: "123456"), puk: Secret(utf8: "987654321098"),
+                                                pairingSecret: PairingSecret(password: PairingSecret.defaultPassword)))
+        let link = try CardLink(medium: .simulator(card), name: "sim:t", random: SeededRandom(seed: 53))
+        session.card = link
+        _ = try session.login(pin: Secret(utf8: "123456"),
+                              CardLoginRequest { PairingSecret(password: PairingSecret.defaultPassword) }, command: "card.login")
+        _ = try link.commands.loadKey(seed: try Mnemonic(phrase: abandonAbout).seed())
+        return link
+    }
+}
+
+@Suite("Signers: one signature type, checked and recorded the same way")
+struct SignerTests {
+    @Test func softwareHDChild_signsWithTheDerivedKey_andRecordsIt() throws {
+        let home = Home()
+        try home.importAbandonAbout()
+        let digest = Hash.keccak256(Array("kcs".utf8))
+        let signer = try home.session.signer(keyName: "child", named: true, pinless: false, command: "sign") { _ in
+            Issue.record("a software key chose the card")
+            throw CardCommandError.notConnected(command: "sign")
+        }
+        #expect(signer is SoftwareSigner)
+        let signed = try signer.sign(digest: digest, kind: .message, chainID: nil)
+        #expect(signed.signer == metaMaskAddress)
+        #expect(signed.path?.description == metaMaskPath)
+        #expect(signed.verified && signed.checkedAgainst == "the stored key, by recovery")
+        #expect(try signed.signature.recoverPublicKey(digest: digest) == signed.publicKey)
+        #expect(signed.signature.v == 27 + signed.signature.recoveryID)
+        let history = try home.store.history(HistoryQuery(keyName: "child"))
+        #expect(history.count == 1)
+        #expect(history.first?.kind == .message && history.first?.digest == digest)
+        #expect(history.first?.signer == metaMaskAddress && history.first?.verified == true)
+    }
+
+    @Test func softwareECDSA_reproducesEIP155sSignature() throws {
+        let home = Home()
+        try home.importEIP155Key()
+        let hash = try Hex.decode("daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53")
+        let signed = try SoftwareSigner(session: home.session, keyName: "eip155", command: "sign tx")
+            .sign(digest: hash, kind: .transaction, chainID: 1)
+        #expect(Hex.encode(signed.signature.r) == "28ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276")
+        #expect(Hex.encode(signed.signature.s) == "67cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83")
+        #expect(signed.signature.recoveryID == 0 && signed.signature.v == 27)  // EIP-155's v 37 = 0 + 35 + 2·1
+        #expect(try home.store.history(HistoryQuery(keyName: "eip155")).first?.chainID == 1)
+    }
+
+    @Test func card_derivedKey_isCheckedAgainstTheCardsExport_andRecordedUnderTheCard() throws {
+        let home = Home()
+        let card = try home.connectCardWithAbandonAbout()
+        let path = try DerivationPath(metaMaskPath)
+        let digest = Hash.keccak256(Array("kcs on a card".utf8))
+        let signed = try CardSigner(session: home.session, card: card, record: nil, option: .derive(try CardKeyPath(path)),
+                                    derivedPath: path, command: "sign")
+            .sign(digest: digest, kind: .hash, chainID: nil)
+        #expect(signed.signer == metaMaskAddress)
+        #expect(signed.verified && signed.checkedAgainst == "the key exported from the card")
+        #expect(signed.path == path)
+        #expect(signed.keyName == "card-" + card.shortUID)
+        #expect(try signed.signature.recoverPublicKey(digest: digest) == signed.publicKey)
+        let row = try #require(try home.store.history(HistoryQuery(keyName: "card-" + card.shortUID)).first)
+        #expect(row.signer == metaMaskAddress && row.digest == digest && row.verified)
+    }
+
+    @Test func choice_cardKeyGoesToTheCard_pinlessWithoutAName_andNoKeyIsNamed() throws {
+        let home = Home()
+        try home.importEIP155Key()
+        let card = try home.connectCardWithAbandonAbout()
+        let master = try ExtendedKey.master(seed: try Mnemonic(phrase: abandonAbout).seed()).publicKey
+        _ = try home.store.addKey(NewKey(name: "card-key", kind: .card, source: .card,
+                                         storage: .card(instanceUID: card.instanceUID), publicKey: master))
+        var asked: [String?] = []
+        let make: (KeyRecord?) throws -> CardSigner = { record in
+            asked.append(record?.name)
+            return try CardSigner(session: home.session, card: card, record: record, command: "sign")
+        }
+        #expect(try home.session.signer(keyName: "card-key", named: true, pinless: false, command: "sign", cardSigner: make)
+            .keyName == "card-key")
+        // --pinless without --key: the card, whatever the active key is.
+        home.session.activeKey = "eip155"
+        #expect(try home.session.signer(keyName: nil, named: false, pinless: true, command: "sign", cardSigner: make)
+            is CardSigner)
+        // --key names a software key: that key, even with --pinless (the command refuses the option).
+        #expect(try home.session.signer(keyName: "eip155", named: true, pinless: true, command: "sign", cardSigner: make)
+            is SoftwareSigner)
+        #expect(asked == ["card-key", nil])
+        home.session.activeKey = nil
+        #expect(throws: KeyCommandError.noActiveKey(command: "sign")) {
+            try home.session.signer(keyName: nil, named: false, pinless: false, command: "sign", cardSigner: make)
+        }
+    }
+
+    @Test func card_keyOfAnotherCard_isRefusedBeforeAnythingIsSent() throws {
+        let home = Home()
+        let card = try home.connectCardWithAbandonAbout()
+        let other = try home.store.addKey(NewKey(name: "elsewhere", kind: .card, source: .card,
+                                                 storage: .card(instanceUID: String(repeating: "ab", count: 16)),
+                                                 publicKey: try PrivateKey(bytes: [UInt8](repeating: 7, count: 32)).publicKey))
+        #expect(throws: CardKeyError.otherCard(command: "sign", name: "elsewhere", keyCard: "abababab", connected: card.shortUID)) {
+            try CardSigner(session: home.session, card: card, record: other, command: "sign")
+        }
+    }
+}
