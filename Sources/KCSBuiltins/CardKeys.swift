@@ -37,7 +37,7 @@ extension Builtins {
                 return .mnemonic(try card.commands.generateMnemonic(wordCount: words))
             }
             let card = try session.requireLoggedIn(c)
-            try ensureReplaceable(card, force: args.flag("force"), c)
+            try card.ensureReplaceable(force: args.flag("force"), command: c)
             let mnemonic = try card.commands.generateMnemonic(wordCount: words)
             let seed = try Builtins.seed(mnemonic, args, c)
             let uid = try card.commands.loadKey(seed: seed)
@@ -46,7 +46,7 @@ extension Builtins {
                 for (i, w) in list.enumerated() { lines.append(String(format: "%3d. %@", i + 1, w)) }
                 session.show(lines.joined(separator: "\n"))
             }
-            return cardKeyValue(try recordCardKey(session, card, keyUID: uid, source: .generated, name: args.string("name"), c))
+            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: .generated, name: args.string("name"), command: c))
         },
 
         Builtin("card.load",
@@ -105,9 +105,9 @@ extension Builtins {
                 source = .privkey
             }
             let card = try session.requireLoggedIn(c)
-            try ensureReplaceable(card, force: args.flag("force"), c)
+            try card.ensureReplaceable(force: args.flag("force"), command: c)
             let uid = try load(card.commands)
-            return cardKeyValue(try recordCardKey(session, card, keyUID: uid, source: source, name: args.string("name"), c))
+            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: source, name: args.string("name"), command: c))
         },
 
         Builtin("card.generate",
@@ -120,9 +120,9 @@ extension Builtins {
             let c = args.command
             let session = try args.session(c)
             let card = try session.requireLoggedIn(c)
-            try ensureReplaceable(card, force: args.flag("force"), c)
+            try card.ensureReplaceable(force: args.flag("force"), command: c)
             let uid = try card.commands.generateKey()
-            return cardKeyValue(try recordCardKey(session, card, keyUID: uid, source: .generated, name: args.string("name"), c))
+            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: .generated, name: args.string("name"), command: c))
         },
 
         Builtin("card.remove-key",
@@ -134,9 +134,9 @@ extension Builtins {
             let card = try session.requireLoggedIn(c)
             guard args.flag("force") else { throw CardKeyError.removeNeedsForce(command: c) }
             try card.commands.removeKey()
-            let retired = try retireCardKeys(session, card, keeping: nil, c)
+            let retired = try session.retireCardKeys(of: card, keeping: nil, command: c)
             try session.store(for: c).deleteCardKeyCheck(instanceUID: card.info.instanceUID)
-            try? forgetPinlessPath(card, in: session.store(for: c))
+            try? card.forgetPinlessPath(in: session.store(for: c))
             return .map(ValueMap([("removed", .bool(true)), ("retired", .list(retired.map { .string($0) }))]))
         },
 
@@ -171,7 +171,7 @@ extension Builtins {
             let current = try card.commands.getKeyPath().components
             let target = try coinPath(current: current, coinType: coin.index, account: account,
                                       newAccount: args.flag("new-account"), next: args.flag("next"), c)
-            let (sent, key) = try deriveToCurrent(card, target, from: current, c)
+            let (sent, key) = try card.deriveToCurrent(target, from: current, command: c)
             var fields: [(String, Value)] = [
                 ("path", .string(DerivationPath(absolute: true, target).description)),
                 ("coin", .string(coin.symbol.isEmpty ? "coin type \(coin.index)" : coin.symbol)),
@@ -205,7 +205,7 @@ extension Builtins {
                     throw BuiltinError.optionNotApplicable(command: c, option: "clear", reason: "give a PATH or --clear, not both")
                 }
                 try card.commands.setPinlessPath(nil)
-                try forgetPinlessPath(card, in: store)
+                try card.forgetPinlessPath(in: store)
                 return .null
             }
             let requested = try parseCardPath(args["path"], c)
@@ -283,7 +283,7 @@ extension Builtins {
                 // Logged in: read the card's key, so a key loaded by another client is recorded
                 // (and a stale entry retired); the entry for the same key is reused.
                 guard try card.commands.getStatus().keyInitialized else { throw CardKeyError.noKeyOnCard(command: c) }
-                record = try recordCardKey(session, card, keyUID: nil, source: .card, name: nil, c).record
+                record = try session.recordCardKey(of: card, keyUID: nil, source: .card, name: nil, command: c).record
             } else if let existing = try session.cardKeys(of: card, command: c).last {
                 record = existing
             } else {
@@ -297,11 +297,6 @@ extension Builtins {
 
     // MARK: - Sessions
 
-    /// Refuses to replace a key the card holds unless `force`.
-    static func ensureReplaceable(_ card: CardLink, force: Bool, _ command: String) throws {
-        if !force, try card.commands.getStatus().keyInitialized { throw CardKeyError.keyPresent(command: command) }
-    }
-
     /// The stored key of the active signer when it is a card key, with the logged-in card that
     /// holds it; nil when the active signer is not a card key (or there is none).
     static func activeCardSigner(_ session: Session, _ command: String) throws -> (CardLink, KeyRecord)? {
@@ -314,49 +309,6 @@ extension Builtins {
 
     // MARK: - The store
 
-    /// Records the card's key (its master public key, read with EXPORT KEY) as a CARD key,
-    /// retiring the card keys of an earlier key of this card; an entry for the same key is
-    /// reused. Returns the key record with the key UID.
-    static func recordCardKey(_ session: Session, _ card: CardLink, keyUID: [UInt8]?, source: KeySource,
-                              name: String?, _ command: String) throws -> (record: KeyRecord, keyUID: [UInt8]) {
-        let master = try CardKeyPath(source: .master, components: [])
-        let key = try card.commands.exportKey(.derive(master), kind: .publicKey).publicKey
-        let uid = Hash.sha256(key.uncompressed)
-        if let keyUID, keyUID != uid {
-            throw CardError.malformedResponse(command: .exportKey, detail: "the master public key does not match the key UID")
-        }
-        let store = try session.store(for: command)
-        let storage = KeyStorage.card(instanceUID: card.instanceUID)
-        let previousActive = session.activeKey.flatMap { try? store.findKey(named: $0) }
-        let record: KeyRecord = try store.write { tx in
-            let mine = try tx.keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
-            if let same = mine.first(where: { $0.publicKey == key.compressed }) { return same }
-            for old in mine { _ = try tx.retireKey(named: old.name) }
-            return try tx.addKey(NewKey(name: name, kind: .card, source: source, storage: storage, publicKey: key,
-                                        address: EthereumAddress(publicKey: key).checksummed,
-                                        path: DerivationPath(absolute: true, [])))
-        }
-        // The active signer follows the card's new key.
-        if let previousActive, previousActive.kind == .card, previousActive.storage == storage {
-            session.activeKey = record.name
-        }
-        // LOAD KEY, GENERATE KEY and REMOVE KEY clear the card's PIN-less path.
-        if keyUID != nil { try forgetPinlessPath(card, in: store) }
-        // What later logins compare with: kept for the same key, unless kcs just put a key on the card.
-        let check = try store.cardKeyCheck(instanceUID: card.info.instanceUID)
-        if keyUID != nil || check?.keyUID != uid {
-            // A key without a chain code derives nothing, with any PIN: there is nothing to check.
-            if let derived = try card.keyCheckKey() {
-                try store.saveCardKeyCheck(CardKeyCheck(instanceUID: card.info.instanceUID, masterPublicKey: key,
-                                                        path: CardLink.keyCheckPath.description, publicKey: derived))
-            } else {
-                try store.deleteCardKeyCheck(instanceUID: card.info.instanceUID)
-            }
-            card.keyWarning = nil
-        }
-        return (record, uid)
-    }
-
     /// `[("warning", …)]` while the session's keys differ from the recorded ones, else empty.
     static func keyWarningField(_ card: CardLink) -> [(String, Value)] {
         card.keyWarning.map { [("warning", .string($0))] } ?? []
@@ -365,28 +317,6 @@ extension Builtins {
     /// A card key as a record value, with the card's key UID.
     static func cardKeyValue(_ r: (record: KeyRecord, keyUID: [UInt8])) -> Value {
         .map(ValueMap(keyFields(r.record) + [("keyUID", .bytes(r.keyUID))]))
-    }
-
-    /// Retires every card key of this card except `keeping`; returns their names.
-    static func retireCardKeys(_ session: Session, _ card: CardLink, keeping: String?, _ command: String) throws -> [String] {
-        let store = try session.store(for: command)
-        let storage = KeyStorage.card(instanceUID: card.instanceUID)
-        let names: [String] = try store.write { tx in
-            var out: [String] = []
-            for k in try tx.keys(includeRetired: false) where k.kind == .card && k.storage == storage && k.name != keeping {
-                _ = try tx.retireKey(named: k.name)
-                out.append(k.name)
-            }
-            return out
-        }
-        if let a = session.activeKey, names.contains(where: { $0.lowercased() == a.lowercased() }) { session.activeKey = nil }
-        return names
-    }
-
-    /// Forgets the card's PIN-less path, in the session and in the store (the card has none).
-    static func forgetPinlessPath(_ card: CardLink, in store: WalletStore) throws {
-        card.pinlessPath = nil
-        try store.setSetting(card.pinlessSetting, to: nil)
     }
 
     static func pinlessValue(_ p: PinlessRecord) -> Value {
@@ -417,31 +347,13 @@ extension Builtins {
         return try resolve(requested, current: card.commands.getKeyPath().components, command)
     }
 
-    /// DERIVE KEY, explaining the card's refusal of a key without a chain code.
-    static func deriveOnCard(_ card: CardLink, _ path: CardKeyPath, _ command: String) throws {
-        let result = Result { () throws(CardError) in try card.commands.deriveKey(path) }
-        if case .failure(.conditionsNotSatisfied(let sent)) = result, sent == .deriveKey, card.pinVerified, !path.isEmpty {
-            throw CardKeyError.notExtended(command: command)
-        }
-        try result.get()
-    }
-
-    /// Makes `target` the card's current key — DERIVE KEY from the shortest source, `current`
-    /// being the card's current path — and reads the new current key's public key.
-    static func deriveToCurrent(_ card: CardLink, _ target: [ChildIndex], from current: [ChildIndex],
-                                _ command: String) throws -> (sent: CardKeyPath, publicKey: PublicKey) {
-        let sent = CardKeyPath.shortest(to: target, from: current)
-        try deriveOnCard(card, sent, command)
-        return (sent, try card.commands.exportKey(.current, kind: .publicKey).publicKey)
-    }
-
     /// `derive PATH` with the card as the active signer: DERIVE KEY with the shortest source,
     /// then the new current key's public key and address.
     static func cardDerive(_ value: Value?, card: CardLink, _ command: String) throws -> Value {
         let requested = try parseCardPath(value, command)
         let current = try card.commands.getKeyPath().components
         let target = try resolve(requested, current: current, command)
-        let (sent, key) = try deriveToCurrent(card, target, from: current, command)
+        let (sent, key) = try card.deriveToCurrent(target, from: current, command: command)
         let path = DerivationPath(absolute: true, target)
         var fields: [(String, Value)] = [
             ("path", .string(path.description)), ("source", .string(sent.source.description)),

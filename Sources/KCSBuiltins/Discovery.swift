@@ -202,11 +202,11 @@ extension Builtins {
             guard card.instanceUID == uid else {
                 throw CardKeyError.otherCard(command: c, name: row.ownerName, keyCard: String(uid.prefix(8)), connected: card.shortUID)
             }
-            let key = try deriveToCurrent(card, row.path.components, from: card.commands.getKeyPath().components, c).publicKey
+            let key = try card.deriveToCurrent(row.path.components, from: card.commands.getKeyPath().components, command: c).publicKey
             guard EthereumAddress(publicKey: key) == address else {
                 throw CardError.malformedResponse(command: .exportKey, detail: "the card's key at \(row.path) is not \(address.checksummed)")
             }
-            let record = try recordCardKey(session, card, keyUID: nil, source: .card, name: nil, c).record
+            let record = try session.recordCardKey(of: card, keyUID: nil, source: .card, name: nil, command: c).record
             session.activeKey = record.name
             return .map(ValueMap([("address", .string(address.checksummed)), ("path", .string(row.path.description)),
                                   ("key", .string(record.name)), ("signer", .string("card"))]))

@@ -51,8 +51,8 @@ extension Builtins {
                 }
                 let mnemonic = Mnemonic(generating: words, language: .english, using: session.random)
                 let store = try session.unlockedStore(for: c)
-                mnemonic.withWords { session.show(backupLines($0).joined(separator: "\n")) }
-                if !args.flag("skip-confirm") { try confirmBackup(mnemonic, session: session, command: c) }
+                mnemonic.withWords { session.show(Session.backupLines($0).joined(separator: "\n")) }
+                if !args.flag("skip-confirm") { try session.confirmBackup(mnemonic, command: c) }
                 let records = try importMnemonic(mnemonic, passphrase: nil, preset: .metamask, customPath: nil, accounts: 1,
                                                  name: args.string("name"), source: .generated, store: store, command: c)
                 return .list(records.map(keyValue))
@@ -424,7 +424,7 @@ extension Builtins {
             children.append((path, try master.derive(path)))
         }
         let phrase = mnemonic.withPhrase { Secret(utf8: $0) }
-        let firstAddress = try children.first.map { try address(of: $0.1.publicKey, kind: kind) }
+        let firstAddress = try children.first.map { try Session.address(of: $0.1.publicKey, kind: kind) }
             ?? EthereumAddress(publicKey: master.publicKey).checksummed
         return try store.write { tx in
             let root = try tx.addKey(
@@ -438,20 +438,10 @@ extension Builtins {
                 let childName = try tx.findKey(named: "\(root.name)-\(i)") == nil ? "\(root.name)-\(i)" : nil
                 out.append(try tx.addKey(NewKey(
                     name: childName, kind: .hdChild, source: source, storage: .software, publicKey: child.publicKey,
-                    address: try address(of: child.publicKey, kind: kind), path: path, parentID: root.id,
+                    address: try Session.address(of: child.publicKey, kind: kind), path: path, parentID: root.id,
                     preset: presetName)))
             }
             return out
-        }
-    }
-
-    /// The address shown for a key under a preset's address kind.
-    static func address(of key: PublicKey, kind: PathPreset.AddressKind) throws -> String {
-        switch kind {
-        case .ethereum, .none: return EthereumAddress(publicKey: key).checksummed
-        default:
-            let bitcoin = BitcoinAddressKind(rawValue: kind.rawValue) ?? .p2pkh
-            return try CoinAddress.make(coin: SLIP44.coin(index: 0), publicKey: key, bitcoinKind: bitcoin)
         }
     }
 
@@ -483,25 +473,4 @@ extension Builtins {
         return try WIF(t).privateKey
     }
 
-    /// A new mnemonic as shown once: the instruction, then the words numbered `  1. word`.
-    static func backupLines(_ words: [String]) -> [String] {
-        ["Write these \(words.count) words down, in order; they are shown only now:"]
-            + words.enumerated().map { i, w in String(format: "%3d. %@", i + 1, w) }
-    }
-
-    /// Asks two words of a new mnemonic back (positions from the session's RNG).
-    static func confirmBackup(_ mnemonic: Mnemonic, session: Session, command: String) throws {
-        guard let host = session.prompts, host.isInteractive else { throw KeyCommandError.backupNeedsTerminal(command: command) }
-        try mnemonic.withWords { (words: [String]) throws in
-            var picks: [Int] = []
-            while picks.count < 2 {
-                let i = Int(session.random.bytes(1)[0]) % words.count
-                if !picks.contains(i) { picks.append(i) }
-            }
-            for i in picks.sorted() {
-                let answer = try host.ask(prompt: "word #\(i + 1): ")?.trimmingCharacters(in: .whitespaces).lowercased()
-                guard answer == words[i] else { throw KeyCommandError.backupWordWrong(command: command, position: i + 1) }
-            }
-        }
-    }
 }

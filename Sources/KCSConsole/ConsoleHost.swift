@@ -1,4 +1,5 @@
 import Foundation
+import KCSErrors
 import KCSRuntime
 import KCSSyntax
 import KCSBuiltins

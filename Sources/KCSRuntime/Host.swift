@@ -59,16 +59,6 @@ public protocol ScriptHost: AnyObject {
     var context: (any BuiltinContext)? { get }
 }
 
-/// Ctrl-C at a prompt (`ScriptHost.readSecret`, `ScriptHost.ask`). A builtin lets it pass
-/// (or adds a `note` saying what stays changed); the run then ends with
-/// `runtime.interrupted`, shown on one line.
-public struct PromptInterrupted: Error, Sendable {
-    /// What stays changed, when the command had already changed something before the prompt
-    /// (a rotation left pending); nil means nothing was.
-    public let note: String?
-    public init(note: String? = nil) { self.note = note }
-}
-
 extension ScriptHost {
     public func shouldInterrupt() -> Bool { false }
     public var now: Date { Date() }

@@ -1,0 +1,103 @@
+import CardProtocol
+import Foundation
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+// The card's key in kcs's books (docs/card.md, docs/store.md): the CARD key record kcs keeps for
+// the key a card holds, what later logins compare with (the duress check), the PIN-less path,
+// and moving the card's current key.
+
+extension Session {
+    /// Records the card's key (its master public key, read with EXPORT KEY) as a CARD key,
+    /// retiring the card keys of an earlier key of this card; an entry for the same key is
+    /// reused. `keyUID` is what LOAD KEY or GENERATE KEY just answered (nil when kcs did not put
+    /// the key there). Returns the key record with the key UID.
+    public func recordCardKey(of card: CardLink, keyUID: [UInt8]?, source: KeySource, name: String?,
+                              command: String) throws -> (record: KeyRecord, keyUID: [UInt8]) {
+        let master = try CardKeyPath(source: .master, components: [])
+        let key = try card.commands.exportKey(.derive(master), kind: .publicKey).publicKey
+        let uid = Hash.sha256(key.uncompressed)
+        if let keyUID, keyUID != uid {
+            throw CardError.malformedResponse(command: .exportKey, detail: "the master public key does not match the key UID")
+        }
+        let store = try self.store(for: command)
+        let storage = KeyStorage.card(instanceUID: card.instanceUID)
+        let previousActive = activeKey.flatMap { try? store.findKey(named: $0) }
+        let record: KeyRecord = try store.write { tx in
+            let mine = try tx.keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
+            if let same = mine.first(where: { $0.publicKey == key.compressed }) { return same }
+            for old in mine { _ = try tx.retireKey(named: old.name) }
+            return try tx.addKey(NewKey(name: name, kind: .card, source: source, storage: storage, publicKey: key,
+                                        address: EthereumAddress(publicKey: key).checksummed,
+                                        path: DerivationPath(absolute: true, [])))
+        }
+        // The active signer follows the card's new key.
+        if let previousActive, previousActive.kind == .card, previousActive.storage == storage {
+            activeKey = record.name
+        }
+        // LOAD KEY, GENERATE KEY and REMOVE KEY clear the card's PIN-less path.
+        if keyUID != nil { try card.forgetPinlessPath(in: store) }
+        // What later logins compare with: kept for the same key, unless kcs just put a key on the card.
+        let check = try store.cardKeyCheck(instanceUID: card.info.instanceUID)
+        if keyUID != nil || check?.keyUID != uid {
+            // A key without a chain code derives nothing, with any PIN: there is nothing to check.
+            if let derived = try card.keyCheckKey() {
+                try store.saveCardKeyCheck(CardKeyCheck(instanceUID: card.info.instanceUID, masterPublicKey: key,
+                                                        path: CardLink.keyCheckPath.description, publicKey: derived))
+            } else {
+                try store.deleteCardKeyCheck(instanceUID: card.info.instanceUID)
+            }
+            card.keyWarning = nil
+        }
+        return (record, uid)
+    }
+
+    /// Retires every card key of this card except `keeping`; returns their names. The active
+    /// key is forgotten when it is one of them.
+    public func retireCardKeys(of card: CardLink, keeping: String?, command: String) throws -> [String] {
+        let store = try self.store(for: command)
+        let storage = KeyStorage.card(instanceUID: card.instanceUID)
+        let names: [String] = try store.write { tx in
+            var out: [String] = []
+            for k in try tx.keys(includeRetired: false) where k.kind == .card && k.storage == storage && k.name != keeping {
+                _ = try tx.retireKey(named: k.name)
+                out.append(k.name)
+            }
+            return out
+        }
+        if let a = activeKey, names.contains(where: { $0.lowercased() == a.lowercased() }) { activeKey = nil }
+        return names
+    }
+}
+
+extension CardLink {
+    /// Refuses to replace a key the card holds unless `force`.
+    public func ensureReplaceable(force: Bool, command: String) throws {
+        if !force, try commands.getStatus().keyInitialized { throw CardKeyError.keyPresent(command: command) }
+    }
+
+    /// Forgets the card's PIN-less path, in the session and in the store (the card has none).
+    public func forgetPinlessPath(in store: WalletStore) throws {
+        pinlessPath = nil
+        try store.setSetting(pinlessSetting, to: nil)
+    }
+
+    /// DERIVE KEY, explaining the card's refusal of a key without a chain code.
+    public func derive(_ path: CardKeyPath, command: String) throws {
+        let result = Result { () throws(CardError) in try commands.deriveKey(path) }
+        if case .failure(.conditionsNotSatisfied(let sent)) = result, sent == .deriveKey, pinVerified, !path.isEmpty {
+            throw CardKeyError.notExtended(command: command)
+        }
+        try result.get()
+    }
+
+    /// Makes `target` the card's current key — DERIVE KEY from the shortest source, `current`
+    /// being the card's current path — and reads the new current key's public key.
+    public func deriveToCurrent(_ target: [ChildIndex], from current: [ChildIndex],
+                                command: String) throws -> (sent: CardKeyPath, publicKey: PublicKey) {
+        let sent = CardKeyPath.shortest(to: target, from: current)
+        try derive(sent, command: command)
+        return (sent, try commands.exportKey(.current, kind: .publicKey).publicKey)
+    }
+}
