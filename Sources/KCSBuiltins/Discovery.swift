@@ -64,71 +64,15 @@ extension Builtins {
         let maxAccounts = try args.integer("max-accounts").map { try smallInt($0, c, "--max-accounts", in: 1...1000) } ?? 20
         let coin = try discoveryCoin(args.value("coin"), c)
         let history = try historySource(args, session, c)
-
-        // Whose accounts: the card (asked, or the active signer), else a software HD key.
-        let activeRecord = try session.activeKey.flatMap { try session.existingStore()?.findKey(named: $0) }
-        let useCard = args.flag("card") || (args.string("key") == nil && activeRecord?.kind == .card)
-        if useCard && args.string("key") != nil {
+        if args.flag("card"), args.string("key") != nil {
             throw BuiltinError.optionNotApplicable(command: c, option: "card", reason: "it discovers on the card; drop --key")
         }
-        let owner: DiscoveryOwner
-        let ownerName: String
-        let externalChain: (UInt32) throws -> ExtendedKey
-        if useCard {
-            let card = try session.requireLoggedIn(c)
-            owner = .card(instanceUID: card.instanceUID)
-            ownerName = try session.cardKeys(of: card, command: c).last?.name ?? "card-" + card.shortUID
-            externalChain = { a in
-                // One EXPORT KEY (extended public) per account, without moving the current path.
-                let path = try CardKeyPath(source: .master, components: DerivationPath.bip44Account(coin: coin.index, account: a).components)
-                return try card.commands.exportKey(.derive(path), kind: .extendedPublicKey).extendedPublicKey(depth: 3)
-                    .derive(ChildIndex(0, hardened: false))
-            }
-        } else {
-            guard let name = args.string("key") ?? session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
-            let record = try activeRecord.flatMap { $0.name == name ? $0 : nil } ?? session.store(for: c).key(named: name)
-            guard record.storage == .software, record.kind == .hdMaster || record.kind == .hdChild else {
-                throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
-            }
-            let found = try session.unlockedStore(for: c).read { tx in try Session.masterSeed(of: record, tx) }
-            guard let (master, seed) = found else {
-                throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
-            }
-            let root = try ExtendedKey.master(seed: seed)
-            owner = .key(id: master.id)
-            ownerName = master.name
-            externalChain = { a in
-                try root.derive(DerivationPath.bip44Account(coin: coin.index, account: a).appending(ChildIndex(0)))
-            }
-        }
-
-        let host = session.prompts
-        var last: DiscoveryProgress?
-        let found = try AccountDiscovery.run(externalChain: externalChain, history: history, gap: gap, maxAccounts: maxAccounts) { p in
-            last = p
-            host?.progress(progressBar(p))
-        }
-        host?.progress(nil)
-        let rows = found.flatMap(\.used).map { u in
-            DiscoveredAddress(coinType: coin.index, account: u.account, change: 0, index: u.index,
-                              address: u.address.checksummed, publicKey: u.publicKey.compressed)
-        }
-        let records = try session.store(for: c).saveDiscovery(owner: owner, ownerName: ownerName, coinType: coin.index, addresses: rows)
-        host?.status("checked \(last?.checked ?? 0) addresses: \(records.count) used in \(found.count) account\(found.count == 1 ? "" : "s")")
+        let records = try session.discoverAccounts(onCard: args.flag("card"), keyName: args.string("key"), coin: coin,
+                                                   history: history, gap: gap, maxAccounts: maxAccounts, command: c)
         return .list(records.map { r in
             .map(ValueMap([("account", .int(Int(r.account))), ("index", .int(Int(r.index))),
                            ("path", .string(r.path.description)), ("address", .string(r.address))]))
         })
-    }
-
-    /// A one-line bar: how far the current account's scan is (it stops `gap` addresses after
-    /// the last used one), then the totals.
-    static func progressBar(_ p: DiscoveryProgress) -> String {
-        let width = 20
-        let filled = p.accountLimit > 0 ? min(width, p.accountChecked * width / p.accountLimit) : width
-        return "discovering [" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-            + "] account \(p.account), \(p.checked) address\(p.checked == 1 ? "" : "es") checked, "
-            + "\(p.used) used in \(p.accounts) account\(p.accounts == 1 ? "" : "s")"
     }
 
     static func discoveryCoin(_ value: Value?, _ c: String) throws -> SLIP44.Coin {
@@ -182,47 +126,12 @@ extension Builtins {
 
     static func select(_ args: CallArguments) throws -> Value {
         let c = args.command
-        let session = try args.session(c)
         let address = try addressArgument(args.value("address") ?? .null)
-        let store = try session.store(for: c)
-        var rows = try store.discovered(address: address.checksummed)
-        guard !rows.isEmpty else {
+        guard let selected = try args.session(c).selectDiscovered(address, command: c) else {
             throw BuiltinError.outOfRange(command: c, name: "address", expected: "an address wallet.discover found (see accounts)",
                                           got: address.checksummed)
         }
-        // Found under several owners (the same mnemonic on the card and in software): prefer
-        // the connected card, then the first.
-        if rows.count > 1, let card = session.card, let onCard = rows.first(where: { $0.owner == .card(instanceUID: card.instanceUID) }) {
-            rows = [onCard]
-        }
-        let row = rows[0]
-        switch row.owner {
-        case .card(let uid):
-            let card = try session.requireLoggedIn(c)
-            guard card.instanceUID == uid else {
-                throw CardKeyError.otherCard(command: c, name: row.ownerName, keyCard: String(uid.prefix(8)), connected: card.shortUID)
-            }
-            let key = try card.deriveToCurrent(row.path.components, from: card.commands.getKeyPath().components, command: c).publicKey
-            guard EthereumAddress(publicKey: key) == address else {
-                throw CardError.malformedResponse(command: .exportKey, detail: "the card's key at \(row.path) is not \(address.checksummed)")
-            }
-            let record = try session.recordCardKey(of: card, keyUID: nil, source: .card, name: nil, command: c).record
-            session.activeKey = record.name
-            return .map(ValueMap([("address", .string(address.checksummed)), ("path", .string(row.path.description)),
-                                  ("key", .string(record.name)), ("signer", .string("card"))]))
-        case .key(let id):
-            let record: KeyRecord = try store.write { tx in
-                let master = try tx.key(id: id)
-                if let existing = try tx.children(ofKeyNamed: master.name).first(where: { !$0.retired && $0.path == row.path }) {
-                    return existing
-                }
-                return try tx.addKey(NewKey(kind: .hdChild, source: .mnemonic, storage: .software,
-                                            publicKey: try PublicKey(bytes: row.publicKey), address: row.address,
-                                            path: row.path, parentID: master.id, preset: "bip44"))
-            }
-            session.activeKey = record.name
-            return .map(ValueMap([("address", .string(address.checksummed)), ("path", .string(row.path.description)),
-                                  ("key", .string(record.name)), ("signer", .string("software"))]))
-        }
+        return .map(ValueMap([("address", .string(address.checksummed)), ("path", .string(selected.path.description)),
+                              ("key", .string(selected.record.name)), ("signer", .string(selected.onCard ? "card" : "software"))]))
     }
 }

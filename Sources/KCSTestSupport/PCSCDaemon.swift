@@ -1,8 +1,8 @@
 import Foundation
 
 /// A real `pcscd` for tests: started in the foreground as a child process, stopped by its
-/// PID. pcscd loads vsmartcard's vpcd driver from /etc/reader.conf.d, which gives the
-/// "Virtual PCD 00 00" reader that `VPCDBridge` feeds. `make test` installed both packages.
+/// PID. pcscd loads vsmartcard's vpcd driver (from a reader.conf.d of its own, see `vpcdPort`),
+/// which gives the "Virtual PCD 00 00" reader that `VPCDBridge` feeds. `make test` installed both.
 public final class PCSCDaemon: @unchecked Sendable {
     /// The daemon's process id, while it runs.
     public private(set) var pid: Int32?
@@ -10,6 +10,29 @@ public final class PCSCDaemon: @unchecked Sendable {
 
     /// The control socket pcsc-lite uses on Debian.
     public static let socketPath = "/run/pcscd/pcscd.comm"
+
+    /// The TCP port vpcd's reader listens on in the tests' pcscd (`kcs sim attach --port`,
+    /// `VPCDBridge(port:)`): below Linux's ephemeral range (32768–60999), so no outgoing
+    /// connection can hold it when pcscd binds it. Debian's /etc/reader.conf.d/vpcd uses 35963
+    /// (0x8C7B), inside that range: a client port of the EVM tests' HTTP connections landing on
+    /// it (or its TIME_WAIT) kept vpcd from listening, and no "Virtual PCD 00 00" reader appeared
+    /// for a minute — every PC/SC test of the run failed.
+    public static let vpcdPort: UInt16 = 0x7C7B
+
+    /// The reader.conf.d this daemon loads: Debian's vpcd entry with `vpcdPort`.
+    private static func readerConfig() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pcscd-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let port = "0x" + String(vpcdPort, radix: 16, uppercase: true)
+        try """
+            FRIENDLYNAME "Virtual PCD"
+            DEVICENAME   /dev/null:\(port)
+            LIBPATH      /usr/lib/pcsc/drivers/serial/libifdvpcd.so
+            CHANNELID    \(port)
+
+            """.write(toFile: dir + "/vpcd", atomically: true, encoding: .utf8)
+        return dir
+    }
 
     public init() {}
 
@@ -22,7 +45,7 @@ public final class PCSCDaemon: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: Self.socketPath)  // stale socket of a dead daemon
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/pcscd")
-        p.arguments = ["--foreground", "--error"]
+        p.arguments = ["--foreground", "--error", "--config", try Self.readerConfig()]
         let log = FileHandle(forWritingAtPath: "/dev/null")
         p.standardOutput = log
         p.standardError = log

@@ -20,7 +20,7 @@ func withAttachedSimulator<R>(card: String = "e2e", _ body: (PCSCContext, String
     defer { try? FileManager.default.removeItem(atPath: home) }
     let kcs = Process()
     kcs.executableURL = kcsBinary
-    kcs.arguments = ["sim", "attach", "--card", card, "--home", home]
+    kcs.arguments = ["sim", "attach", "--card", card, "--home", home, "--port", String(PCSCDaemon.vpcdPort)]
     kcs.standardError = FileHandle(forWritingAtPath: "/dev/null")
     try kcs.runWithSignalsUnblocked()
     defer { terminate(kcs) }

@@ -47,7 +47,7 @@ struct RunningBridge {
     let done = DispatchSemaphore(value: 0)
 
     init(_ card: VirtualCard) {
-        let bridge = VPCDBridge(card: card)
+        let bridge = VPCDBridge(card: card, port: PCSCDaemon.vpcdPort)
         self.bridge = bridge
         let done = self.done
         Thread.detachNewThread {
