@@ -52,64 +52,10 @@ extension Builtins {
                 example: "card.init --generate") { args in
             let c = args.command
             let session = try args.session(c)
+            let warnings = try session.initializeCard(command: c) { try initRequest(args, session: session, command: c) }
             let card = try session.requireCard(c)
-            let info = try card.select()
-            guard !info.isInitialized else {
-                throw CardCommandError.alreadyInitialized(command: c, shortUID: card.shortUID)
-            }
-            let generate = args.flag("generate")
-            var shown: [String] = []
-            let pin = try initValue(args, "pin", what: "PIN", digits: 6, generate: generate, shown: &shown,
-                                    session: session, command: c)
-            var puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: generate, shown: &shown,
-                                    session: session, command: c)
-            // A generated PUK never starts with the PIN (the default duress PIN, see below).
-            while args.value("puk") == nil, generate, startsWith(puk, pin) {
-                shown.removeLast()
-                puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: true, shown: &shown,
-                                    session: session, command: c)
-            }
-            let password = try initValue(args, "pairing", what: "pairing password", digits: nil, generate: generate,
-                                         shown: &shown, session: session, command: c)
-            let duress = try secretArgument(args.value("duress"), c)
-            // The table declares the ranges (2 to 10, 3 to 12); `bind` has checked them.
-            let pinTries = try args.integer("pin-tries").map { UInt8(try smallInt($0, c, "--pin-tries", in: 2...10)) }
-            let pukTries = try args.integer("puk-tries").map { UInt8(try smallInt($0, c, "--puk-tries", in: 3...12)) }
-            let parameters = try InitParameters(
-                pin: pin, puk: puk, pairingSecret: try PairingSecret(password: password), pinRetries: pinTries,
-                pukRetries: pukTries, duressPIN: duress)
-            var warnings: [String] = []
-            // keycard-protocol §7.2, §10.2: applet 3.1+ makes the PUK's first 6 digits the duress
-            // PIN unless one is given, and a PIN equal to the duress PIN logs in under duress
-            // (other keys) every time. INIT cannot be undone but by a factory reset, so this is
-            // asked before it (docs/card-console.md, "The duress trap").
-            let trap: String? = if let duress, duress == pin {
-                "the duress PIN equals the PIN: every login would run in duress mode (other keys)"
-            } else if duress == nil, startsWith(puk, pin) {
-                "the PUK's first 6 digits equal the PIN; applet 3.1+ makes them the duress PIN, so "
-                    + "every login would run in duress mode (other keys)"
-            } else {
-                nil
-            }
-            if let trap {
-                if !args.flag("force") {
-                    guard let host = session.prompts, host.isInteractive else {
-                        throw CardCommandError.duressTrap(command: c, reason: trap)
-                    }
-                    host.write("\(trap): the words you load would give other keys than you expect, and signing "
-                               + "would still say verified. Choose another PIN or PUK, or give --duress PIN.\n")
-                    try session.confirm("Initialize the card anyway?", for: c, yes: false)
-                }
-                warnings.append(trap + ". Reset and choose another PIN or PUK, or give --duress")
-            }
-            try card.commands.initialize(parameters)
-            let after = try card.select()
-            if !shown.isEmpty {
-                session.show((["Write these down; they are shown only now:"] + shown.map { "  " + $0 })
-                    .joined(separator: "\n"))
-            }
-            var fields: [(String, Value)] = [("initialized", .bool(after.isInitialized)), ("shortUID", .string(card.shortUID))]
-            if let free = after.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
+            var fields: [(String, Value)] = [("initialized", .bool(card.info.isInitialized)), ("shortUID", .string(card.shortUID))]
+            if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
             return withWarnings(fields, warnings, session: session)
         },
 
@@ -277,62 +223,14 @@ extension Builtins {
             let given = [slotArgument != nil, args.flag("others"), args.flag("all")].filter { $0 }.count
             guard given <= 1 else { throw CardCommandError.unpairChoice(command: c) }
             guard let ours = card.pairing?.index else { throw CardCommandError.notOpen(command: c) }
-            let uid = card.info.instanceUID
-            let store = try session.store(for: c)
-            let stored = try store.pairings().first { $0.instanceUID == uid }?.slot
-            let total = card.pairingSlotCount
-
-            /// Frees our own slot and ends the session.
-            func unpairOurs() throws {
-                try card.commands.unpair(index: ours)
-                if stored == ours { try store.deletePairing(instanceUID: uid) }
-                card.ephemeralPairing = nil
-                try card.select()
+            if let slot = slotArgument, slot != ours, let total = card.pairingSlotCount, Int(slot) >= total {
+                throw BuiltinError.outOfRange(command: c, name: "the slot", expected: "0 to \(total - 1)", got: String(slot))
             }
-
-            if args.flag("others") || args.flag("all") {
-                try session.confirm(
-                    args.flag("all") ? "Unpair every client of this card, kcs included? All must pair again"
-                        : "Unpair every other client of this card? They must pair again",
-                    for: c, yes: args.flag("yes"))
-                var freed: [Value] = []
-                // Slot indexes stop at the table's end (6A 86), or at 0x7F (0x80 and up are refused):
-                // where they stop is the slot total, and all but this session's slot are free.
-                var end = UInt8(total ?? 0x7F)
-                for i in 0..<end where i != ours {
-                    do {
-                        try card.commands.unpair(index: i)
-                        freed.append(.int(Int(i)))
-                    } catch CardError.incorrectP1P2 {
-                        end = i
-                        break
-                    }
-                }
-                card.learnedPairingSlotCount = total ?? Int(end)
-                card.freePairingSlots = Int(end) - 1
-                if let stored, stored != ours { try store.deletePairing(instanceUID: uid) }
-                if args.flag("all") {
-                    try unpairOurs()
-                    freed.append(.int(Int(ours)))
-                    return .map(ValueMap([("unpaired", .list(freed)), ("loggedOut", .bool(true)),
-                                          ("freePairingSlots", card.info.freePairingSlots.map { .int($0) } ?? .null)]))
-                }
-                return .map(ValueMap([("unpaired", .list(freed)), ("loggedOut", .bool(false)),
-                                      ("freePairingSlots", card.freePairingSlots.map { .int($0) } ?? .null)]))
-            }
-            if let slot = slotArgument, slot != ours {
-                if let total, Int(slot) >= total {
-                    throw BuiltinError.outOfRange(command: c, name: "the slot", expected: "0 to \(total - 1)", got: String(slot))
-                }
-                try card.commands.unpair(index: slot)
-                // One more free slot, or none when it was free already: this session cannot tell.
-                card.freePairingSlots = nil
-                if stored == slot { try store.deletePairing(instanceUID: uid) }
-                return .map(ValueMap([("unpaired", .list([.int(Int(slot))])), ("loggedOut", .bool(false))]))
-            }
-            try unpairOurs()
-            return .map(ValueMap([("unpaired", .list([.int(Int(ours))])), ("loggedOut", .bool(true)),
-                                  ("freePairingSlots", card.info.freePairingSlots.map { .int($0) } ?? .null)]))
+            let choice: UnpairChoice = args.flag("others") ? .others : args.flag("all") ? .all : slotArgument.map { .slot($0) } ?? .own
+            let r = try session.unpair(choice, yes: args.flag("yes"), command: c)
+            var fields: [(String, Value)] = [("unpaired", .list(r.unpaired.map { .int(Int($0)) })), ("loggedOut", .bool(r.loggedOut))]
+            if r.reportsFreeSlots { fields.append(("freePairingSlots", r.freePairingSlots.map { .int($0) } ?? .null)) }
+            return .map(ValueMap(fields))
         },
 
         // MARK: - Credentials
@@ -394,43 +292,17 @@ extension Builtins {
                 summary: "Factory-resets the card (keys, PIN, PUK, every pairing) after its short instance UID is typed; forgets its stored pairing.",
                 example: "card.reset --confirm 1a2b3c4d") { args in
             let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireCard(c)
-            // An open session keeps its SELECT answer (and its pairing, should the reset be declined).
-            if !card.commands.isSecureChannelOpen { try card.select() }
-            let info = card.info
-            guard info.isInitialized else { throw CardCommandError.blank(command: c) }
-            guard info.capabilities.contains(.factoryReset) else { throw CardCommandError.resetUnsupported(command: c) }
-            let typed: String
-            switch args.value("confirm") {
-            case .string(let text)?: typed = text
+            let typed: String? = switch args.value("confirm") {
+            case .string(let text)?: text
             // An all-digit UID written bare is an integer (leading zeros lost), one written 0x… bytes.
-            case .int(let n)?: typed = n >= 0 && n < 100_000_000 ? String(format: "%08d", n) : String(n)
-            case .bigInt(let n)?: typed = String(describing: n)
-            case .bytes(let b)?: typed = Hex.encode(b)
-            default:
-                guard let host = session.prompts, host.isInteractive else {
-                    throw CardCommandError.resetNotConfirmed(command: c, typed: nil)
-                }
-                guard let answer = try host.ask(prompt: "card.reset erases this card's keys, PIN, PUK and every pairing. "
-                                            + "Type its short instance UID (shown in the prompt and by card.info) to confirm: ")
-                else { throw SessionError.cancelled(command: c) }
-                typed = answer
+            case .int(let n)?: n >= 0 && n < 100_000_000 ? String(format: "%08d", n) : String(n)
+            case .bigInt(let n)?: String(describing: n)
+            case .bytes(let b)?: Hex.encode(b)
+            default: nil
             }
-            guard typed.trimmingCharacters(in: .whitespaces).lowercased() == card.shortUID else {
-                throw CardCommandError.resetNotConfirmed(command: c, typed: typed)
-            }
-            // The reset frees every slot, an ephemeral one included.
-            card.ephemeralPairing = nil
-            // FACTORY RESET goes plain: an open session is closed first (otherwise the SELECT
-            // above is still the last APDU sent).
-            if card.commands.isSecureChannelOpen { try card.select() }
-            try card.commands.factoryReset()
-            let forgot = try session.store(for: c).deletePairing(instanceUID: info.instanceUID)
-            try session.store(for: c).deleteCardKeyCheck(instanceUID: info.instanceUID)
-            let after = try card.select()
-            return .map(ValueMap([("reset", .bool(true)), ("initialized", .bool(after.isInitialized)),
-                                  ("forgotPairing", .bool(forgot))]))
+            let reset = try args.session(c).factoryReset(typed: typed, command: c)
+            return .map(ValueMap([("reset", .bool(true)), ("initialized", .bool(reset.initialized)),
+                                  ("forgotPairing", .bool(reset.forgotPairing))]))
         },
     ]
 
@@ -472,6 +344,32 @@ extension Builtins {
         return first
     }
 
+    /// `card.init`'s values: given, generated (`--generate`, shown once after INIT) or asked
+    /// twice; a generated PUK never starts with the PIN (the default duress PIN).
+    private static func initRequest(_ args: CallArguments, session: Session, command c: String) throws -> CardInitRequest {
+        let generate = args.flag("generate")
+        var shown: [String] = []
+        let pin = try initValue(args, "pin", what: "PIN", digits: 6, generate: generate, shown: &shown,
+                                session: session, command: c)
+        var puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: generate, shown: &shown,
+                                session: session, command: c)
+        while args.value("puk") == nil, generate, Session.startsWith(puk, pin) {
+            shown.removeLast()
+            puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: true, shown: &shown,
+                                session: session, command: c)
+        }
+        let password = try initValue(args, "pairing", what: "pairing password", digits: nil, generate: generate,
+                                     shown: &shown, session: session, command: c)
+        let duress = try secretArgument(args.value("duress"), c)
+        // The table declares the ranges (2 to 10, 3 to 12); `bind` has checked them.
+        let pinTries = try args.integer("pin-tries").map { UInt8(try smallInt($0, c, "--pin-tries", in: 2...10)) }
+        let pukTries = try args.integer("puk-tries").map { UInt8(try smallInt($0, c, "--puk-tries", in: 3...12)) }
+        let parameters = try InitParameters(
+            pin: pin, puk: puk, pairingSecret: try PairingSecret(password: password), pinRetries: pinTries,
+            pukRetries: pukTries, duressPIN: duress)
+        return CardInitRequest(parameters: parameters, shown: shown, force: args.flag("force"))
+    }
+
     /// One INIT value: the option, a generated one (`digits` digits, or a password when nil;
     /// added to `shown`), or asked twice.
     private static func initValue(_ args: CallArguments, _ option: String, what: String, digits: Int?, generate: Bool,
@@ -499,13 +397,6 @@ extension Builtins {
         let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789A")
         let chars = random.bytes(16).map { alphabet[Int($0 & 31)] }
         return stride(from: 0, to: 16, by: 4).map { String(chars[$0..<$0 + 4]) }.joined(separator: "-")
-    }
-
-    /// True when `secret` starts with the bytes of `prefix` (compared in constant time).
-    private static func startsWith(_ secret: Secret, _ prefix: Secret) -> Bool {
-        secret.withUnsafeBytes { s in
-            prefix.withUnsafeBytes { p in s.count >= p.count && ConstantTime.equal(s.prefix(p.count), p) }
-        }
     }
 
     /// The pairing secret of `card.pair`/`card.login`: `--password`, `--default`, or asked once

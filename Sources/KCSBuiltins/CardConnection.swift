@@ -35,34 +35,23 @@ extension Builtins {
             let session = try args.session(c)
             // Without a medium: `KCS_CARD` (sim or pcsc) chooses, so one script runs on either.
             let medium = args.string("medium") ?? session.environment["KCS_CARD"].flatMap { $0.isEmpty ? nil : $0 } ?? "sim"
-            // An ephemeral pairing on the card we leave is freed first (issue 6 §2).
-            session.warn(session.releaseEphemeralPairing(for: c))
-            let link: CardLink
+            let choice: CardMediumChoice
             switch medium {
             case "sim":
                 let name = args.string("name") ?? "default"
                 guard SimulatedCard.isValidName(name) else {
                     throw BuiltinError.outOfRange(command: c, name: "the card name", expected: "letters, digits, . _ and -", got: name)
                 }
-                link = try CardLink.simulator(named: name, in: try session.cardsDirectory(c), random: session.random,
-                                              dropAfter: session.environment["KCS_SIM_DROP_AFTER"].flatMap { Int($0) })
+                choice = .simulator(name: name)
             case "pcsc":
-                let query = args.string("name") ?? args.string("reader") ?? session.environment["KCS_READER"]
                 let timeout = try args.integer("timeout").map { Double(try smallInt($0, c, "--timeout", in: 0...3600)) }
-                    ?? session.cardWaitTimeout
-                link = try CardLink.reader(matching: query, timeout: timeout, random: session.random) { session.prompts?.status($0) }
+                choice = .reader(query: args.string("name") ?? args.string("reader") ?? session.environment["KCS_READER"],
+                                 timeout: timeout ?? session.cardWaitTimeout)
             default:
                 throw BuiltinError.badChoice(command: c, option: "medium", expected: ["sim", "pcsc"], got: medium)
             }
-            session.card?.disconnect()
-            session.card = link
-            // A lost slot is never silent: used slots kcs's records do not explain are named.
-            guard link.info.isInitialized,
-                  let warning = link.unexplainedPairingSlotsWarning(stored: session.holdsPairing(for: link)) else {
-                return cardInfoValue(link)
-            }
-            session.warn([warning])
-            return cardInfoValue(link, extra: [("warning", .string(warning))])
+            let warning = try session.connectCard(choice, command: c)
+            return cardInfoValue(try session.requireCard(c), extra: warning.map { [("warning", .string($0))] } ?? [])
         },
 
         Builtin("card.disconnect", summary: "Closes the secure channel and lets go of the card.",
