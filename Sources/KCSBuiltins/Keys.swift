@@ -34,30 +34,16 @@ extension Builtins {
                 example: "key.generate --type hd --words 24 --name savings") { args in
             let c = args.command
             let session = try args.session(c)
-            let type = args.string("type") ?? "hd"
-            switch type {
+            switch args.string("type") ?? "hd" {
             case "ecdsa":
-                let key = PrivateKey.generate(using: session.random)
-                let store = try session.unlockedStore(for: c)
-                let record = try store.addKey(
-                    NewKey(name: args.string("name"), kind: .ecdsa, source: .generated, storage: .software,
-                           publicKey: key.publicKey, address: EthereumAddress(publicKey: key.publicKey).checksummed),
-                    secret: .privateKey(key.secret))
-                return keyValue(record)
-            case "hd":
+                return keyValue(try session.generateECDSAKey(name: args.string("name"), command: c))
+            default:  // hd; the table declares the choices
                 let words = try wordCount(args, c)
                 guard words == .twelve || words == .twentyFour else {
                     throw BuiltinError.badChoice(command: c, option: "words", expected: ["12", "24"], got: String(words.rawValue))
                 }
-                let mnemonic = Mnemonic(generating: words, language: .english, using: session.random)
-                let store = try session.unlockedStore(for: c)
-                mnemonic.withWords { session.show(Session.backupLines($0).joined(separator: "\n")) }
-                if !args.flag("skip-confirm") { try session.confirmBackup(mnemonic, command: c) }
-                let records = try importMnemonic(mnemonic, passphrase: nil, preset: .metamask, customPath: nil, accounts: 1,
-                                                 name: args.string("name"), source: .generated, store: store, command: c)
-                return .list(records.map(keyValue))
-            default:
-                throw BuiltinError.badChoice(command: c, option: "type", expected: ["ecdsa", "hd"], got: type)
+                return .list(try session.generateHDKey(words: words, name: args.string("name"),
+                                                       skipConfirm: args.flag("skip-confirm"), command: c).map(keyValue))
             }
         },
 
@@ -81,10 +67,8 @@ extension Builtins {
             case .secret(let s): try secretBytes(s, c)
             default: nil
             }
-            let store = try session.unlockedStore(for: c)
-            let records = try importMnemonic(mnemonic, passphrase: passphrase, preset: preset, customPath: custom,
-                                             accounts: accounts, name: args.string("name"), source: .mnemonic,
-                                             store: store, command: c)
+            let records = try session.importMnemonic(mnemonic, passphrase: passphrase, preset: preset, customPath: custom,
+                                                     accounts: accounts, name: args.string("name"), source: .mnemonic, command: c)
             return .list(records.map(keyValue))
         },
 
@@ -95,12 +79,7 @@ extension Builtins {
             let c = args.command
             let session = try args.session(c)
             let key = try privateKeyArgument(args["key"], c)
-            let store = try session.unlockedStore(for: c)
-            let record = try store.addKey(
-                NewKey(name: args.string("name"), kind: .ecdsa, source: .privkey, storage: .software,
-                       publicKey: key.publicKey, address: EthereumAddress(publicKey: key.publicKey).checksummed),
-                secret: .privateKey(key.secret))
-            return keyValue(record)
+            return keyValue(try session.importPrivateKey(key, name: args.string("name"), source: .privkey, command: c))
         },
 
         Builtin("import.xpub", params: [ParamSpec("xpub", .string)],
@@ -112,12 +91,7 @@ extension Builtins {
             let text = args.string("xpub") ?? ""
             let key = try ExtendedKey(text)
             guard !key.isPrivate else { throw KeyCommandError.privateWhereWatchOnly(command: c) }
-            let first = key.depth <= 3 ? try key.derive("0/0") : key
-            let store = try session.store(for: c)
-            let record = try store.addKey(NewKey(
-                name: args.string("name"), kind: .watch, source: .xpub, storage: .watch, publicKey: key.publicKey,
-                address: EthereumAddress(publicKey: first.publicKey).checksummed, extendedPublicKey: text))
-            return keyValue(record)
+            return keyValue(try session.importWatchOnly(xpub: key, text: text, name: args.string("name"), command: c))
         },
 
         Builtin("import.address", params: [ParamSpec("address", .oneOf([.string, .bytes]))],
@@ -129,10 +103,7 @@ extension Builtins {
             // A bare 0x… word arrives as bytes (no checksum to check); quoted text keeps EIP-55's.
             let address = if case .bytes(let b)? = args["address"] { try EthereumAddress(bytes: b) }
                 else { try EthereumAddress(args.string("address") ?? "") }
-            let store = try session.store(for: c)
-            let record = try store.addKey(NewKey(name: args.string("name"), kind: .watch, source: .address,
-                                                 storage: .watch, address: address.checksummed))
-            return keyValue(record)
+            return keyValue(try session.importWatchOnly(address: address, name: args.string("name"), command: c))
         },
 
         // MARK: - The dashboard
@@ -191,14 +162,8 @@ extension Builtins {
                 example: "key.delete old-key --yes") { args in
             let c = args.command
             let session = try args.session(c)
-            let name = args.string("name") ?? ""
-            let store = try session.store(for: c)
-            let record = try store.key(named: name)
-            try session.confirm("delete \(record.kind.withArticle) \(record.name)? Its secret is erased", for: c,
-                                yes: args.flag("yes"))
-            if record.hasSecret { _ = try session.unlockedStore(for: c, reconfirm: true) }
-            let deleted = try store.deleteKey(named: name, includingChildren: args.flag("children"))
-            session.forgetActiveKey(ifAmong: deleted.map(\.name))
+            let deleted = try session.deleteKey(named: args.string("name") ?? "", children: args.flag("children"),
+                                                yes: args.flag("yes"), command: c)
             return .list(deleted.map { .string($0.name) })
         },
 
@@ -207,10 +172,7 @@ extension Builtins {
                 example: "print (reveal (key.reveal savings))") { args in
             let c = args.command
             let session = try args.session(c)
-            let name = args.string("name") ?? ""
-            let store = try session.unlockedStore(for: c, reconfirm: true)
-            let secret = try store.openSecret(named: name)
-            _ = try store.markRevealed(named: name)
+            let secret = try session.revealSecret(ofKeyNamed: args.string("name") ?? "", command: c)
             switch secret.kind {
             case .mnemonic: return SecretKind.mnemonic.value(secret.payload)
             case .seed: return SecretKind.seed.value(secret.payload)
@@ -223,13 +185,7 @@ extension Builtins {
                 example: "use key savings") { args in
             let c = args.command
             let session = try args.session(c)
-            let record = try session.store(for: c).key(named: args.string("name") ?? "")
-            guard record.kind == .ecdsa || record.kind == .hdChild || record.kind == .card else {
-                throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
-            }
-            if record.kind == .card, record.retired { throw CardKeyError.retiredCardKey(command: c, name: record.name) }
-            session.activeKey = record.name
-            return keyValue(record)
+            return keyValue(try session.useKey(named: args.string("name") ?? "", command: c))
         },
 
         // MARK: - Signing and history
@@ -407,42 +363,6 @@ extension Builtins {
                                          got: name)
         }
         return (preset, nil)
-    }
-
-    /// Stores `mnemonic` as an HD-MASTER and `accounts` HD-CHILD keys, all in one transaction.
-    static func importMnemonic(_ mnemonic: Mnemonic, passphrase: Secret?, preset: PathPreset?, customPath: String?,
-                               accounts: Int, name: String?, source: KeySource, store: WalletStore,
-                               command: String) throws -> [KeyRecord] {
-        let seed = try passphrase.map { p throws(MnemonicError) in try mnemonic.seed(passphrase: p) } ?? mnemonic.seed()
-        let master = try ExtendedKey.master(seed: seed)
-        let template = preset?.template ?? customPath ?? PathPreset.metamask.template
-        let presetName = preset?.name ?? "custom"
-        let kind = preset?.addressKind ?? .ethereum
-        var children: [(DerivationPath, ExtendedKey)] = []
-        for i in 0..<accounts {
-            let path = try DerivationPath(template.replacingOccurrences(of: "{i}", with: String(i)))
-            children.append((path, try master.derive(path)))
-        }
-        let phrase = mnemonic.withPhrase { Secret(utf8: $0) }
-        let firstAddress = try children.first.map { try Session.address(of: $0.1.publicKey, kind: kind) }
-            ?? EthereumAddress(publicKey: master.publicKey).checksummed
-        return try store.write { tx in
-            let root = try tx.addKey(
-                NewKey(name: name, kind: .hdMaster, source: source, storage: .software, publicKey: master.publicKey,
-                       address: firstAddress, path: DerivationPath(absolute: true, []), preset: presetName,
-                       extendedPublicKey: try master.serialized(.xpub)),
-                secret: .mnemonic(phrase, passphrase: passphrase))
-            var out = [root]
-            for (i, (path, child)) in children.enumerated() {
-                // Children are named after their master and account: `savings-0`, `savings-1`.
-                let childName = try tx.findKey(named: "\(root.name)-\(i)") == nil ? "\(root.name)-\(i)" : nil
-                out.append(try tx.addKey(NewKey(
-                    name: childName, kind: .hdChild, source: source, storage: .software, publicKey: child.publicKey,
-                    address: try Session.address(of: child.publicKey, kind: kind), path: path, parentID: root.id,
-                    preset: presetName)))
-            }
-            return out
-        }
     }
 
     /// A private key argument: `0x` + 32 bytes (text or bytes), WIF text, or a secret of either.
