@@ -196,27 +196,18 @@ extension Builtins {
             if !args.flag("clear"), args.value("path") == nil {
                 // The card does not say its PIN-less path; show what kcs set last (no login needed).
                 let card = try session.requireCard(c)
-                guard let saved = try store.setting(card.pinlessSetting), let p = PinlessRecord(saved) else { return .null }
-                return pinlessValue(p)
+                return try card.pinless(in: store).map(pinlessValue) ?? .null
             }
             let card = try session.requireLoggedIn(c)
             if args.flag("clear") {
                 if args.value("path") != nil {
                     throw BuiltinError.optionNotApplicable(command: c, option: "clear", reason: "give a PATH or --clear, not both")
                 }
-                try card.commands.setPinlessPath(nil)
-                try card.forgetPinlessPath(in: store)
+                try card.clearPinlessPath(store: store)
                 return .null
             }
             let requested = try parseCardPath(args["path"], c)
-            let target = try absolutePath(requested, card: card, c)
-            let path = try CardKeyPath(source: .master, components: target)
-            try card.commands.setPinlessPath(path)
-            card.pinlessPath = DerivationPath(absolute: true, target)
-            let key = try card.commands.exportKey(.derive(path), kind: .publicKey).publicKey
-            let record = PinlessRecord(path: DerivationPath(absolute: true, target), publicKey: key)
-            try store.setSetting(card.pinlessSetting, to: record.text)
-            return pinlessValue(record)
+            return pinlessValue(try card.setPinlessPath(try absolutePath(requested, card: card, c), store: store))
         },
 
         Builtin("card.export", params: [ParamSpec("path", pathType, default: .null)],
@@ -238,37 +229,19 @@ extension Builtins {
             let requested = args.value("path") == nil ? CardPathRequest(source: .current, components: [])
                 : try parseCardPath(args["path"], c)
             let target = try absolutePath(requested, card: card, c)
-            let shown = DerivationPath(absolute: true, target)
-            let path = try CardKeyPath(source: .master, components: target)
-            switch kinds.first {
-            case "private":
-                guard CardKeyPath.isEIP1581(target) else { throw CardKeyError.privateNotExportable(command: c, path: shown.description) }
-                let exported = try card.commands.exportKey(.derive(path), kind: .privateKey)
-                guard let privateKey = exported.privateKey else {
-                    throw CardError.malformedResponse(command: .exportKey, detail: "no private key in the answer")
-                }
-                var fields = try exportFields(shown, exported.publicKey, coin: coin)
-                fields.append(("privateKey", SecretKind.privateKey.value(privateKey.secret)))
-                return .map(ValueMap(fields + keyWarningField(card)))
-            case "xpub":
-                guard !target.isEmpty else { throw CardKeyError.masterXpub(command: c) }
-                guard !CardKeyPath.isEIP1581(target) else { throw CardKeyError.xpubNotExportable(command: c, path: shown.description) }
-                let exported = try card.commands.exportKey(.derive(path), kind: .extendedPublicKey)
-                let parent = try card.commands.exportKey(
-                    .derive(try CardKeyPath(source: .master, components: Array(target.dropLast()))), kind: .publicKey)
-                let fingerprint = Hash.hash160(parent.publicKey.compressed).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                let xkey = try exported.extendedPublicKey(depth: UInt8(target.count), parentFingerprint: fingerprint,
-                                                          childNumber: target.last!.raw)
-                var fields = try exportFields(shown, exported.publicKey, coin: coin)
-                fields.append(("xpub", .string(try xkey.serialized(.xpub))))
-                return .map(ValueMap(fields + keyWarningField(card)))
-            default:
-                let exported = try card.commands.exportKey(.derive(path), kind: .publicKey)
-                if args.flag("address") {
-                    return .domain(try pathAddress(exported.publicKey, path: shown, coin: coin))
-                }
-                return .map(ValueMap(try exportFields(shown, exported.publicKey, coin: coin) + keyWarningField(card)))
+            let kind: CardExportKind = switch kinds.first {
+            case "private": .privateKey
+            case "xpub": .extendedPublicKey
+            default: .publicKey
             }
+            let exported = try card.export(kind, at: target, command: c)
+            if kind == .publicKey, args.flag("address") {
+                return .domain(try pathAddress(exported.publicKey, path: exported.path, coin: coin))
+            }
+            var fields = try exportFields(exported.path, exported.publicKey, coin: coin)
+            if let key = exported.privateKey { fields.append(("privateKey", SecretKind.privateKey.value(key.secret))) }
+            if let xpub = exported.xpub { fields.append(("xpub", .string(xpub))) }
+            return .map(ValueMap(fields + keyWarningField(card)))
         },
 
         Builtin("use.card",

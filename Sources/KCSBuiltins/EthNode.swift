@@ -109,22 +109,11 @@ extension Builtins {
                 raw = b
             default: raw = []
             }
-            // Decoded first: a malformed transaction is refused here, before anything is sent.
-            let stx = try SignedEthereumTransaction.decode(raw)
-            let sender = try stx.sender()
-            let node = try node(args, c)
-            let hash: [UInt8]
-            do {
-                hash = try node.sendRawTransaction(raw)
-            } catch let e as RPCError where e.mayHaveReachedNode {
-                throw EthCommandError.sendUnknown(command: c, hash: Hex.encodePrefixed(stx.hash), reason: e.description)
-            }
-            var out: [(String, Value)] = [("hash", .bytes(hash)), ("sender", .string(sender.checksummed)),
-                                          ("nonce", uintValue(stx.transaction.nonce)), ("type", .string(stx.transaction.type.description))]
-            if args.flag("wait") {
-                let receipt = try waitForReceipt(node, hash: hash, session: try args.session(c), c)
-                out.append(("receipt", receiptValue(receipt, hash: hash)))
-            }
+            let sent = try args.session(c).send(raw, to: try node(args, c), wait: args.flag("wait"), command: c)
+            let tx = sent.transaction.transaction
+            var out: [(String, Value)] = [("hash", .bytes(sent.hash)), ("sender", .string(sent.sender.checksummed)),
+                                          ("nonce", uintValue(tx.nonce)), ("type", .string(tx.type.description))]
+            if let receipt = sent.receipt { out.append(("receipt", receiptValue(receipt, hash: sent.hash))) }
             return .map(ValueMap(out))
         },
 
@@ -205,116 +194,10 @@ extension Builtins {
         ]))
     }
 
-    /// Polls for the receipt up to 3 × the node's time-out by the session's clock; Ctrl-C at the
-    /// console stops the waiting (the transaction stays sent).
-    static func waitForReceipt(_ node: EthereumNode, hash: [UInt8], session: Session, _ c: String) throws -> TransactionReceipt {
-        let deadline = session.clock().addingTimeInterval(node.client.timeout * 3)
-        var pause = 0.05
-        while true {
-            if let r = try node.receipt(hash) { return r }
-            if session.clock() > deadline {
-                throw EthCommandError.notMined(command: c, hash: Hex.encodePrefixed(hash), seconds: Int(node.client.timeout * 3))
-            }
-            var slept = 0.0
-            while slept < pause {
-                if session.prompts?.shouldInterrupt() == true {
-                    throw EthCommandError.waitStopped(command: c, hash: Hex.encodePrefixed(hash))
-                }
-                Thread.sleep(forTimeInterval: 0.05)
-                slept += 0.05
-            }
-            pause = min(pause * 2, 1)
-        }
-    }
-
     // MARK: - Filling a transaction from the node
 
-    /// Fills what `sign tx` was not given — chain id, nonce, gas, fees — from the node, and says
-    /// which. `given` are the keys the person wrote; `sender` (asked only when the nonce or the
-    /// gas estimate needs it) is the signer's address. Nothing missing: no request at all.
-    static func fillFromNode(_ tx: inout EthereumTransaction, given: Set<String>, sender: () throws -> EthereumAddress,
-                             node: EthereumNode, _ c: String) throws -> [(String, Value)] {
-        let needsNonce = !given.contains("nonce")
-        let needsGas = !given.contains("gas") && !given.contains("gasLimit")
-        let needsFee = !given.contains("gasPrice") && !(given.contains("maxFeePerGas") && given.contains("maxPriorityFeePerGas"))
-        guard !given.contains("chainId") || needsNonce || needsGas || needsFee else { return [] }
-
-        var filled: [(String, Value)] = []
-        let chain = try node.chainID()
-        if !given.contains("chainId") {
-            tx.chainID = chain
-            filled.append(("chainId", uintValue(chain)))
-        } else if let mine = tx.chainID, mine != chain {
-            throw EthCommandError.chainMismatch(command: c, given: mine.description, node: chain.description, endpoint: node.endpoint)
-        }
-        let from = needsNonce || needsGas ? try sender() : nil
-        if needsNonce, let from {
-            tx.nonce = try node.transactionCount(of: from, block: "pending")
-            filled.append(("nonce", uintValue(tx.nonce)))
-        }
-        if needsFee {
-            let chooseType = !given.contains("type") && !given.contains("maxFeePerGas") && !given.contains("maxPriorityFeePerGas")
-            if chooseType || tx.type == .dynamicFee {
-                let fees = try node.fees()
-                // No type and no cap given: EIP-1559 where the chain has a base fee, else legacy
-                // (EIP-2930 when there is an access list).
-                if chooseType && fees.baseFee != nil {
-                    tx.type = .dynamicFee
-                    tx.gasPrice = nil
-                } else if chooseType && !tx.accessList.isEmpty {
-                    tx.type = .accessList
-                }
-                if tx.type == .dynamicFee {
-                    let suggested = fees.maxPriorityFeePerGas ?? fees.gasPrice
-                    if !given.contains("maxPriorityFeePerGas") {
-                        // A given cap bounds the tip.
-                        tx.maxPriorityFeePerGas = given.contains("maxFeePerGas") ? min(suggested, tx.maxFeePerGas ?? suggested) : suggested
-                        filled.append(("maxPriorityFeePerGas", uintValue(tx.maxPriorityFeePerGas!)))
-                    }
-                    if !given.contains("maxFeePerGas") {
-                        tx.maxFeePerGas = try fees.maxFee(tip: tx.maxPriorityFeePerGas ?? suggested)
-                        filled.append(("maxFeePerGas", uintValue(tx.maxFeePerGas!)))
-                    }
-                } else {
-                    tx.gasPrice = fees.gasPrice
-                    filled.append(("gasPrice", uintValue(fees.gasPrice)))
-                }
-            } else {
-                // Legacy or EIP-2930 by its type: the gas price is all it needs.
-                tx.gasPrice = try node.gasPrice()
-                filled.append(("gasPrice", uintValue(tx.gasPrice!)))
-            }
-        }
-        if needsGas, let from {
-            var call: [String: Any] = ["from": from.checksummed, "value": tx.value.hexQuantity]
-            if let to = tx.to { call["to"] = to.checksummed }
-            if !tx.data.isEmpty { call["data"] = Hex.encodePrefixed(tx.data) }
-            // The access list costs gas of its own (EIP-2930: 2400 per address, 1900 per key).
-            if tx.type != .legacy {
-                call["accessList"] = tx.accessList.map { e in
-                    ["address": e.address.checksummed, "storageKeys": e.storageKeys.map { Hex.encodePrefixed($0) }] as [String: Any]
-                }
-            }
-            tx.gasLimit = try node.estimateGas(call)
-            filled.append(("gas", uintValue(tx.gasLimit)))
-        }
-        return filled
-    }
-
-    /// The address that will sign with `--key NAME` or the active key (before signing, for
-    /// the nonce and gas estimate): a software key's own, or the card's current key by export.
+    /// The address that will sign with `--key NAME` or the active key (`Session.signerAddress`).
     static func signerAddress(_ args: CallArguments, _ c: String) throws -> EthereumAddress {
-        let session = try args.session(c)
-        guard let name = args.string("key") ?? session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
-        let record = try session.store(for: c).key(named: name)
-        if record.kind == .card {
-            let card = try session.requireLoggedIn(c)
-            try card.checkHolds(record, command: c)
-            return EthereumAddress(publicKey: try card.commands.exportKey(.current, kind: .publicKey).publicKey)
-        }
-        guard record.kind == .ecdsa || record.kind == .hdChild, let p = record.publicKey else {
-            throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
-        }
-        return EthereumAddress(publicKey: try PublicKey(bytes: p))
+        try args.session(c).signerAddress(keyName: args.string("key"), command: c)
     }
 }

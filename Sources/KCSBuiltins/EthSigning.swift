@@ -74,7 +74,8 @@ extension Builtins {
             // With a node (and without --offline), what was not given comes from the node.
             var filled: [(String, Value)] = []
             if !args.flag("offline"), let node = try optionalNode(args, c) {
-                filled = try fillFromNode(&tx, given: Set(fields.keys), sender: { try signerAddress(args, c) }, node: node, c)
+                filled = try args.session(c).fill(&tx, given: Set(fields.keys), sender: { try signerAddress(args, c) }, node: node,
+                                                  command: c).map { ($0.field, uintValue($0.value)) }
                 if !filled.isEmpty {
                     try args.session(c).prompts?.status("filled from the node at \(node.endpoint): " + filled.map(\.0).joined(separator: ", "))
                 }
@@ -296,81 +297,5 @@ extension Builtins {
         f += [("sender", .string(try stx.sender().checksummed)), ("hash", .bytes(stx.hash)),
               ("signingHash", .bytes(tx.signingHash)), ("lowS", .bool(stx.isLowS))]
         return f
-    }
-}
-
-/// Errors of the Ethereum signing commands that the signing core does not name.
-public enum EthCommandError: WalletError, Equatable {
-    /// A typed-data file that cannot be read.
-    case unreadableFile(command: String, path: String)
-    /// A secret inside a map to be hashed.
-    case secretValue(command: String, path: String, kind: String)
-    /// `verify` without --address or --public-key.
-    case needsSigner(command: String)
-    /// `verify` with both --address and --public-key.
-    case bothSigners(command: String)
-    /// A digest argument together with --message or --typed, or both of those.
-    case digestSources(command: String)
-    /// A digest with no signature after it.
-    case needsSignature(command: String)
-    /// `sign tx` with a chain id that is not the node's, while filling fields from that node.
-    case chainMismatch(command: String, given: String, node: String, endpoint: String)
-    /// `eth.send` lost the connection: the node may or may not have the transaction.
-    case sendUnknown(command: String, hash: String, reason: String)
-    /// `eth.send --wait` saw no receipt in time.
-    case notMined(command: String, hash: String, seconds: Int)
-    /// `eth.send --wait` stopped waiting at Ctrl-C; the transaction was sent.
-    case waitStopped(command: String, hash: String)
-
-    public var id: String {
-        switch self {
-        case .unreadableFile: "eth.command.unreadableFile"
-        case .secretValue: "eth.command.secretValue"
-        case .needsSigner: "eth.command.needsSigner"
-        case .bothSigners: "eth.command.bothSigners"
-        case .digestSources: "eth.command.digestSources"
-        case .needsSignature: "eth.command.needsSignature"
-        case .chainMismatch: "eth.command.chainMismatch"
-        case .sendUnknown: "eth.command.sendUnknown"
-        case .notMined: "eth.command.notMined"
-        case .waitStopped: "eth.command.waitStopped"
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .unreadableFile(let c, let path):
-            "\(c): expected a readable EIP-712 JSON file, got \"\(path)\""
-        case .secretValue(let c, let path, let kind):
-            "\(c): \(path) must be a plain value, got a secret \(kind)"
-        case .needsSigner(let c):
-            "\(c): expected --address A or --public-key P, got neither"
-        case .bothSigners(let c):
-            "\(c): expected one of --address and --public-key, got both"
-        case .digestSources(let c):
-            "\(c): expected exactly one of DIGEST SIGNATURE, SIGNATURE --message TEXT, SIGNATURE --typed FILE"
-        case .needsSignature(let c):
-            "\(c): expected DIGEST SIGNATURE (65 bytes r ‖ s ‖ v), got only one argument"
-        case .chainMismatch(let c, let given, let node, let endpoint):
-            "\(c): chainId \(given) is not the chain of the node at \(endpoint) (\(node)); drop chainId, or sign with --offline"
-        case .sendUnknown(let c, let hash, let reason):
-            "\(c): not known whether the node took transaction \(hash) (\(reason)); it was not sent again — "
-                + "check eth.receipt \(hash) before sending it again (a resend of the same bytes cannot pay twice)"
-        case .notMined(let c, let hash, let seconds):
-            "\(c): transaction \(hash) was sent but not mined within \(seconds) s; check eth.receipt \(hash) later"
-        case .waitStopped(let c, let hash):
-            "\(c): stopped waiting; transaction \(hash) was sent — check eth.receipt \(hash) later"
-        }
-    }
-}
-
-extension EthCommandError {
-    public var exitClass: ExitClass {
-        switch self {
-        case .waitStopped: .cancelled
-        // The node may or may not have the transaction: as unavailable as a missing node.
-        case .sendUnknown: .noCard
-        default: .runtimeError
-        }
     }
 }

@@ -117,14 +117,7 @@ extension Builtins {
             }
             let outcome: PathSearch.Outcome
             if onCard {
-                // The card keeps its private key: each hardened node's xpub is exported once
-                // (without moving the current path) and the normal levels are derived here.
-                let card = try args.session(c).requireLoggedIn(c)
-                outcome = try PathSearch.search(target, maxIndex: UInt32(maxIndex)) { path in
-                    try card.commands.exportKey(
-                        .derive(try CardKeyPath(source: .master, components: path.components)), kind: .extendedPublicKey)
-                    .extendedPublicKey(depth: UInt8(path.components.count))
-                }
+                outcome = try args.session(c).requireLoggedIn(c).findPath(target, maxIndex: UInt32(maxIndex))
             } else {
                 let m = try parseMnemonic(args.value("mnemonic"), language: nil, c)
                 let master = try ExtendedKey.master(seed: seed(m, args, c))

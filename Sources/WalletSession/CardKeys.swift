@@ -101,3 +101,84 @@ extension CardLink {
         return (sent, try commands.exportKey(.current, kind: .publicKey).publicKey)
     }
 }
+
+/// What `card.export` reads.
+public enum CardExportKind {
+    case publicKey, extendedPublicKey, privateKey
+}
+
+/// A key the card exported.
+public struct CardExport {
+    /// The absolute path of the key.
+    public let path: DerivationPath
+    public let publicKey: PublicKey
+    /// Only for `.privateKey` (EIP-1581 paths).
+    public let privateKey: PrivateKey?
+    /// Only for `.extendedPublicKey`: the xpub, with its parent's fingerprint.
+    public let xpub: String?
+}
+
+extension CardLink {
+    /// EXPORT KEY of the key at `target` (an absolute path; the current path does not move).
+    /// A private key only under EIP-1581 (m/43'/60'/1581'/…), as the applet allows; an xpub
+    /// neither of the master nor under EIP-1581 — refused here, before anything is sent.
+    public func export(_ kind: CardExportKind, at target: [ChildIndex], command c: String) throws -> CardExport {
+        let shown = DerivationPath(absolute: true, target)
+        let path = try CardKeyPath(source: .master, components: target)
+        switch kind {
+        case .privateKey:
+            guard CardKeyPath.isEIP1581(target) else { throw CardKeyError.privateNotExportable(command: c, path: shown.description) }
+            let exported = try commands.exportKey(.derive(path), kind: .privateKey)
+            guard let privateKey = exported.privateKey else {
+                throw CardError.malformedResponse(command: .exportKey, detail: "no private key in the answer")
+            }
+            return CardExport(path: shown, publicKey: exported.publicKey, privateKey: privateKey, xpub: nil)
+        case .extendedPublicKey:
+            guard !target.isEmpty else { throw CardKeyError.masterXpub(command: c) }
+            guard !CardKeyPath.isEIP1581(target) else { throw CardKeyError.xpubNotExportable(command: c, path: shown.description) }
+            let exported = try commands.exportKey(.derive(path), kind: .extendedPublicKey)
+            let parent = try commands.exportKey(
+                .derive(try CardKeyPath(source: .master, components: Array(target.dropLast()))), kind: .publicKey)
+            let fingerprint = Hash.hash160(parent.publicKey.compressed).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let xkey = try exported.extendedPublicKey(depth: UInt8(target.count), parentFingerprint: fingerprint,
+                                                      childNumber: target.last!.raw)
+            return CardExport(path: shown, publicKey: exported.publicKey, privateKey: nil, xpub: try xkey.serialized(.xpub))
+        case .publicKey:
+            let exported = try commands.exportKey(.derive(path), kind: .publicKey)
+            return CardExport(path: shown, publicKey: exported.publicKey, privateKey: nil, xpub: nil)
+        }
+    }
+
+    /// The PIN-less path kcs set last for this card (the card does not report it), if any.
+    public func pinless(in store: WalletStore) throws -> PinlessRecord? {
+        try store.setting(pinlessSetting).flatMap(PinlessRecord.init)
+    }
+
+    /// SET PINLESS PATH to `target` (absolute), with the public key the card exports there kept
+    /// beside it in the store, so a PIN-less signature can be checked later.
+    public func setPinlessPath(_ target: [ChildIndex], store: WalletStore) throws -> PinlessRecord {
+        let path = try CardKeyPath(source: .master, components: target)
+        try commands.setPinlessPath(path)
+        pinlessPath = DerivationPath(absolute: true, target)
+        let key = try commands.exportKey(.derive(path), kind: .publicKey).publicKey
+        let record = PinlessRecord(path: DerivationPath(absolute: true, target), publicKey: key)
+        try store.setSetting(pinlessSetting, to: record.text)
+        return record
+    }
+
+    /// Removes the PIN-less path, on the card and in the store.
+    public func clearPinlessPath(store: WalletStore) throws {
+        try commands.setPinlessPath(nil)
+        try forgetPinlessPath(in: store)
+    }
+
+    /// `path.find --card`: searches the card's key for `target`. The card keeps its private key:
+    /// each hardened node's xpub is exported once (without moving the current path) and the
+    /// normal levels are derived on the host.
+    public func findPath(_ target: PathSearch.Target, maxIndex: UInt32) throws -> PathSearch.Outcome {
+        try PathSearch.search(target, maxIndex: maxIndex) { path in
+            try self.commands.exportKey(.derive(try CardKeyPath(source: .master, components: path.components)), kind: .extendedPublicKey)
+                .extendedPublicKey(depth: UInt8(path.components.count))
+        }
+    }
+}

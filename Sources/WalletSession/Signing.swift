@@ -245,4 +245,20 @@ extension Session {
         guard let record else { throw KeyCommandError.noActiveKey(command: command) }
         return SoftwareSigner(session: self, keyName: record.name, command: command)
     }
+
+    /// The address that will sign with `keyName` or the active key, before signing (for the
+    /// nonce and the gas estimate): a software key's own, or the card's current key by export.
+    public func signerAddress(keyName: String?, command c: String) throws -> EthereumAddress {
+        guard let name = keyName ?? activeKey else { throw KeyCommandError.noActiveKey(command: c) }
+        let record = try store(for: c).key(named: name)
+        if record.kind == .card {
+            let card = try requireLoggedIn(c)
+            try card.checkHolds(record, command: c)
+            return EthereumAddress(publicKey: try card.commands.exportKey(.current, kind: .publicKey).publicKey)
+        }
+        guard record.kind == .ecdsa || record.kind == .hdChild, let p = record.publicKey else {
+            throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
+        }
+        return EthereumAddress(publicKey: try PublicKey(bytes: p))
+    }
 }
