@@ -62,48 +62,7 @@ extension Builtins {
                 example: "card.load mnemonic \"abandon … about\" --passphrase TREZOR") { args in
             let c = args.command
             let session = try args.session(c)
-            let what = args.string("what") ?? ""  // one of the table's choices
-            if what != "mnemonic", args.value("passphrase") != nil {
-                throw BuiltinError.optionNotApplicable(command: c, option: "passphrase", reason: "it goes with a mnemonic")
-            }
-            if what != "keypair", args.value("chain-code") != nil {
-                throw BuiltinError.optionNotApplicable(command: c, option: "chain-code", reason: "it goes with a keypair")
-            }
-            guard let material = args["material"] else {
-                throw ArgumentError.missing(command: c, position: 2, name: "material", type: .oneOf([.string, .bytes, .secret(nil)]))
-            }
-            // Check the material before anything is sent.
-            let load: (KeycardCommandSet) throws -> [UInt8]
-            let source: KeySource
-            switch what {
-            case "mnemonic":
-                let seed = try Builtins.seed(try parseMnemonic(material, language: nil, c), args, c)
-                load = { try $0.loadKey(seed: seed) }
-                source = .mnemonic
-            case "seed":
-                let seed: Secret = switch material {
-                case .bytes(let b): Secret(bytes: b)
-                case .secret(let s): try secretBytes(s, c)
-                default: try Secret(bytes: Hex.decode((args.string("material") ?? "").trimmingCharacters(in: .whitespaces)))
-                }
-                guard (16...64).contains(seed.count) else {
-                    throw BuiltinError.outOfRange(command: c, name: "the seed", expected: "16 to 64 bytes (a BIP-39 seed is 64)",
-                                                  got: "\(seed.count) bytes")
-                }
-                load = { try $0.loadKey(seed: seed) }
-                source = .card
-            default:
-                let key = try privateKeyArgument(material, c)
-                var chainCode: [UInt8]?
-                if case .bytes(let cc)? = args.value("chain-code") {
-                    guard cc.count == 32 else {
-                        throw BuiltinError.outOfRange(command: c, name: "--chain-code", expected: "32 bytes", got: "\(cc.count) bytes")
-                    }
-                    chainCode = cc
-                }
-                load = { try $0.loadKey(privateKey: key, chainCode: chainCode) }
-                source = .privkey
-            }
+            let (load, source) = try loadMaterial(args, c)
             let card = try session.requireLoggedIn(c)
             try card.ensureReplaceable(force: args.flag("force"), command: c)
             let uid = try load(card.commands)
@@ -267,6 +226,56 @@ extension Builtins {
             return keyValue(record)
         },
     ]
+
+    /// `card.load`'s material, checked before anything is sent: LOAD KEY with the BIP-39 seed
+    /// of a mnemonic, a raw seed, or a keypair (with an optional chain code), and the source kcs
+    /// records for the key.
+    static func loadMaterial(_ args: CallArguments, _ c: String) throws
+        -> (load: (KeycardCommandSet) throws -> [UInt8], source: KeySource)
+    {
+        let what = args.string("what") ?? ""  // one of the table's choices
+        if what != "mnemonic", args.value("passphrase") != nil {
+            throw BuiltinError.optionNotApplicable(command: c, option: "passphrase", reason: "it goes with a mnemonic")
+        }
+        if what != "keypair", args.value("chain-code") != nil {
+            throw BuiltinError.optionNotApplicable(command: c, option: "chain-code", reason: "it goes with a keypair")
+        }
+        guard let material = args["material"] else {
+            throw ArgumentError.missing(command: c, position: 2, name: "material", type: .oneOf([.string, .bytes, .secret(nil)]))
+        }
+        let load: (KeycardCommandSet) throws -> [UInt8]
+        let source: KeySource
+        switch what {
+        case "mnemonic":
+            let seed = try Builtins.seed(try parseMnemonic(material, language: nil, c), args, c)
+            load = { try $0.loadKey(seed: seed) }
+            source = .mnemonic
+        case "seed":
+            let seed: Secret = switch material {
+            case .bytes(let b): Secret(bytes: b)
+            case .secret(let s): try secretBytes(s, c)
+            default: try Secret(bytes: Hex.decode((args.string("material") ?? "").trimmingCharacters(in: .whitespaces)))
+            }
+            guard (16...64).contains(seed.count) else {
+                throw BuiltinError.outOfRange(command: c, name: "the seed", expected: "16 to 64 bytes (a BIP-39 seed is 64)",
+                                              got: "\(seed.count) bytes")
+            }
+            load = { try $0.loadKey(seed: seed) }
+            source = .card
+        default:
+            let key = try privateKeyArgument(material, c)
+            var chainCode: [UInt8]?
+            if case .bytes(let cc)? = args.value("chain-code") {
+                guard cc.count == 32 else {
+                    throw BuiltinError.outOfRange(command: c, name: "--chain-code", expected: "32 bytes", got: "\(cc.count) bytes")
+                }
+                chainCode = cc
+            }
+            load = { try $0.loadKey(privateKey: key, chainCode: chainCode) }
+            source = .privkey
+        }
+        return (load, source)
+    }
 
     // MARK: - Sessions
 

@@ -104,17 +104,7 @@ extension Builtins {
             guard onCard || args.value("mnemonic") != nil else { throw TeachingError.needsMnemonic(command: c) }
             let limit = Int(PathSearch.maxIndexLimit)
             let maxIndex = try args.integer("max-index").map { try smallInt($0, c, "--max-index", in: 0...limit) } ?? 20
-            let target: PathSearch.Target
-            switch args["address"] {
-            case .bytes(let b):
-                // A bare 0x… word arrives as bytes: an Ethereum address without a checksum to check.
-                target = .ethereum(try EthereumAddress(bytes: b))
-            case .string(let text):
-                guard let t = try PathSearch.Target.parse(text) else { throw TeachingError.notAnAddress(command: c, given: text) }
-                target = t
-            default:
-                throw ArgumentError.missing(command: c, position: 1, name: "address", type: .string)
-            }
+            let target = try pathSearchTarget(args["address"], c)
             let outcome: PathSearch.Outcome
             if onCard {
                 outcome = try args.session(c).requireLoggedIn(c).findPath(target, maxIndex: UInt32(maxIndex))
@@ -128,17 +118,7 @@ extension Builtins {
                                                    presets: outcome.presets.map(\.name), grid: outcome.grid,
                                                    maxIndex: maxIndex)
             }
-            let levels = PathExplanation.levels(of: path).map { l in
-                let coin = l.role == "coin type" ? (try? SLIP44.coin(index: l.component.index)).map { " (\($0.symbol))" } : nil
-                return "\(l.role) \(l.component)" + (coin ?? "")
-            }
-            return .domain(ReportValue(typeName: "match", title: "\(target) at \(path)", rows: [
-                ("address", .domain(try pathAddress(key.publicKey, path: path, coin: nil))),
-                ("path", .domain(PathValue(path: path))),
-                ("layout", .string(levels.joined(separator: ", "))),
-                ("presets", presetMatches(path)),
-                ("searched", .int(outcome.searched)),
-            ]))
+            return try pathMatchValue(target, path: path, key: key, searched: outcome.searched)
         },
     ]
 
@@ -341,6 +321,36 @@ extension Builtins {
 
     static func masked(_ what: String, _ byteCount: Int?) -> Value {
         .domain(MaskedValue(text: maskedText(what, byteCount)))
+    }
+
+    /// `path.find`'s address: text (an Ethereum or Bitcoin address), or a bare `0x…` word, which
+    /// arrives as bytes (its EIP-55 spelling was checked when it was read).
+    static func pathSearchTarget(_ value: Value?, _ c: String) throws -> PathSearch.Target {
+        switch value {
+        case .bytes(let b)?:
+            return .ethereum(try EthereumAddress(bytes: b))
+        case .string(let text)?:
+            guard let t = try PathSearch.Target.parse(text) else { throw TeachingError.notAnAddress(command: c, given: text) }
+            return t
+        default:
+            throw ArgumentError.missing(command: c, position: 1, name: "address", type: .string)
+        }
+    }
+
+    /// What `path.find` found, as a report: the address, the path, its layout and the presets
+    /// that use it.
+    static func pathMatchValue(_ target: PathSearch.Target, path: DerivationPath, key: ExtendedKey, searched: Int) throws -> Value {
+        let levels = PathExplanation.levels(of: path).map { l in
+            let coin = l.role == "coin type" ? (try? SLIP44.coin(index: l.component.index)).map { " (\($0.symbol))" } : nil
+            return "\(l.role) \(l.component)" + (coin ?? "")
+        }
+        return .domain(ReportValue(typeName: "match", title: "\(target) at \(path)", rows: [
+            ("address", .domain(try pathAddress(key.publicKey, path: path, coin: nil))),
+            ("path", .domain(PathValue(path: path))),
+            ("layout", .string(levels.joined(separator: ", "))),
+            ("presets", presetMatches(path)),
+            ("searched", .int(searched)),
+        ]))
     }
 
     // MARK: - The reports
