@@ -3,17 +3,11 @@ import KCSRuntime
 import WalletCore
 import WalletCrypto
 
-// The `core` namespace (issue 3 §3): conversions, hashes, and string, list and map helpers.
-// Top-level names, no namespace word. `print` is a statement of the language, not a builtin.
-// One entry per builtin; help, completion, arity and type errors all come from this table.
+// The language's own functions, without a namespace word: conversions, hashes, and string,
+// list and map helpers (docs/language.md §5). `print` is a statement, not a builtin.
 
 extension Builtins {
-    /// Largest list `range` builds.
-    static let rangeLimit = 10_000_000
-
     static let core: [Builtin] = [
-        // MARK: - Inspecting values
-
         Builtin("len", params: [ParamSpec("value", .oneOf([.string, .bytes, .list, .map]))],
                 summary: "Number of characters of a string, bytes of bytes, items of a list or entries of a map.",
                 example: "len [1, 2, 3]   # 3") { args in
@@ -37,8 +31,6 @@ extension Builtins {
                 example: "str 42   # \"42\"") { args in
             .string((args["value"] ?? .null).inlineText)
         },
-
-        // MARK: - Conversions
 
         Builtin("int", params: [ParamSpec("value", .oneOf([.int, .string, .bytes]))],
                 summary: "An integer from a decimal or 0x hex string (at most 4096 digits), or from bytes read big-endian.",
@@ -91,8 +83,6 @@ extension Builtins {
             }
         },
 
-        // MARK: - Hashes
-
         Builtin("sha256", params: [ParamSpec("data", .oneOf([.bytes, .string]))],
                 summary: "SHA-256 of bytes, or of a string's UTF-8.",
                 example: "sha256 \"abc\"   # 0xba7816bf…") { args in
@@ -104,8 +94,6 @@ extension Builtins {
                 example: "keccak256 \"\"   # 0xc5d2460186f7…") { args in
             .bytes(Hash.keccak256(dataBytes(args["data"])))
         },
-
-        // MARK: - Lists and maps
 
         Builtin("range", params: [
                     ParamSpec("start", .int), ParamSpec("end", .int, default: .null), ParamSpec("step", .int, default: .int(1)),
@@ -177,8 +165,6 @@ extension Builtins {
             .list(args.list("list") + [args["item"] ?? .null])
         },
 
-        // MARK: - Strings
-
         Builtin("join", params: [ParamSpec("list", .list), ParamSpec("separator", .string, default: .string(" "))],
                 summary: "The items of a list as one string, separated by SEPARATOR (a space unless given).",
                 example: "join [\"a\", \"b\", 3] \", \"   # \"a, b, 3\"") { args in
@@ -208,8 +194,6 @@ extension Builtins {
             .string((args.string("text") ?? "").lowercased())
         },
 
-        // MARK: - Secrets
-
         Builtin("reveal", params: [ParamSpec("secret", .secret(nil))],
                 summary: "The one deliberate way to show a secret: its text (a mnemonic's words, an xprv), or 0x hex for a seed.",
                 example: "print (reveal $m)   # shows the words: only where nobody can see the screen") { args in
@@ -217,6 +201,11 @@ extension Builtins {
             return .string(try reveal(s))
         },
     ]
+}
+
+extension Builtins {
+    /// Largest list `range` builds.
+    static let rangeLimit = 10_000_000
 
     // MARK: - Helpers of the core table
 

@@ -3,39 +3,12 @@ import WalletCore
 import WalletCrypto
 import WalletSession
 
-// Software HD keys (BIP-32), paths (BIP-32/44), addresses and the SLIP-44 registry: `hd.master`,
-// `derive`, `address`, `xkey.encode`, `xkey.decode`, `path.parse`, `coins`. An HD key is a
-// domain value whose fields are public facts; its private half leaves only through
-// `xkey.encode --private`, as a secret.
+// Software HD keys (BIP-32) and addresses: `hd.master`, `derive` (with `--trace`, whose report
+// is in Teaching.swift), `address` and `coins` (docs/wallet-core.md). An HD key is a domain value
+// whose fields are public facts; its private half leaves only through `xkey.encode --private`.
 
 extension Builtins {
-    /// What a path parameter accepts: path text or a parsed path.
-    static let pathType = ValueType.oneOf([.string, .domain("path")])
-
     static let hd: [Builtin] = [
-        Builtin("hd.master",
-                params: [ParamSpec("source", .oneOf([mnemonicType, .secret(SecretKind.seed.rawValue), .bytes]), secret: true)],
-                options: [OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with a mnemonic", secret: true)],
-                summary: "The BIP-32 master key (path m) of a mnemonic, a secret seed, or seed bytes.",
-                example: "let root = hd.master $m") { args in
-            let command = "hd.master"
-            let seedBytes: Secret
-            switch args["source"] {
-            case .secret(let s) where s.kind == SecretKind.seed.rawValue:
-                seedBytes = try secretBytes(s, command)
-            case .bytes(let b):
-                seedBytes = Secret(bytes: b)
-            default:
-                let m = try parseMnemonic(args["source"], language: nil, command)
-                return .domain(HDKeyValue(try ExtendedKey.master(seed: seed(m, args, command)), path: nil))
-            }
-            if args.value("passphrase") != nil {
-                throw BuiltinError.optionNotApplicable(command: command, option: "passphrase",
-                                                      reason: "a seed already includes its passphrase")
-            }
-            return .domain(HDKeyValue(try ExtendedKey.master(seed: seedBytes), path: nil))
-        },
-
         Builtin("derive", params: [ParamSpec("path", pathType)],
                 options: [
                     OptionSpec("from", deriveSourceType, "the key to derive from (a master key for m/… paths), or a mnemonic, seed, xprv or xpub", secret: true),
@@ -70,52 +43,41 @@ extension Builtins {
             return .domain(try address(of: key, coin: coinArgument(args.value("coin"), "address"), kindName: args.string("kind")))
         },
 
-        Builtin("xkey.encode", params: [ParamSpec("key", .domain("hdkey"))],
-                options: [
-                    OptionSpec("version", .string, "xpub, ypub, zpub, tpub, … (default: the key's own family)"),
-                    OptionSpec("private", nil, "serialise the private key (xprv, …), returned as a secret"),
-                ],
-                summary: "The Base58Check serialisation of an HD key: xpub text, or with --private a secret xprv.",
-                example: "xkey.encode $key --version zpub") { args in
-            guard let key = args.domain("key", as: HDKeyValue.self)?.key else { return .null }
-            let command = "xkey.encode"
-            var version = key.version.publicVersion
-            if let name = args.string("version") {
-                guard let v = ExtendedKeyVersion(rawValue: name) else {
-                    throw BuiltinError.badChoice(command: command, option: "version",
-                                                 expected: ExtendedKeyVersion.allCases.map(\.rawValue), got: name)
-                }
-                guard !v.isPrivate || args.flag("private") else {
-                    throw BuiltinError.privateNeedsFlag(command: command, version: v.rawValue)
-                }
-                version = v
-            }
-            guard args.flag("private") else { return .string(try key.serialized(version)) }
-            let privateVersion = ExtendedKeyVersion(rawValue: String(version.rawValue.dropLast(3)) + "prv") ?? .xprv
-            var text = Array(try key.serialized(privateVersion).utf8)
-            return SecretKind.xprv.value(Secret(consuming: &text))
-        },
-
-        Builtin("xkey.decode", params: [ParamSpec("text", .oneOf([.string, .secret(SecretKind.xprv.rawValue)]), secret: true)],
-                summary: "The HD key of an xpub/xprv (or SLIP-132 ypub, zpub, …) serialisation.",
-                example: "let acct = xkey.decode \"xpub6C…\"") { args in
-            guard let text = try extendedKeyText(args["text"], "xkey.decode") else { return .null }
-            return .domain(HDKeyValue(try ExtendedKey(text), path: nil))
-        },
-
-        Builtin("path.parse", params: [ParamSpec("text", pathType)],
-                summary: "A derivation path from text: m/44'/60'/0'/0/0 (h or H also mark hardened), or relative 0/5.",
-                example: "let p = path.parse \"m/44h/60h/0h/0/0\"") { args in
-            .domain(PathValue(path: try pathArgument(args["text"])))
-        },
-
         Builtin("coins", params: [ParamSpec("coin", .oneOf([.string, .int]), default: .null)],
                 summary: "The SLIP-44 registry: every coin, or the one with a symbol or coin type.",
                 example: "coins ETH   # index 60, symbol ETH, name Ethereum") { args in
             guard let which = args.value("coin") else { return .list(SLIP44.coins.map { .domain(CoinValue(coin: $0)) }) }
             return .domain(CoinValue(coin: try coinArgument(which, "coins") ?? SLIP44.coin(index: 60)))
         },
+
+        Builtin("hd.master",
+                params: [ParamSpec("source", .oneOf([mnemonicType, .secret(SecretKind.seed.rawValue), .bytes]), secret: true)],
+                options: [OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with a mnemonic", secret: true)],
+                summary: "The BIP-32 master key (path m) of a mnemonic, a secret seed, or seed bytes.",
+                example: "let root = hd.master $m") { args in
+            let command = "hd.master"
+            let seedBytes: Secret
+            switch args["source"] {
+            case .secret(let s) where s.kind == SecretKind.seed.rawValue:
+                seedBytes = try secretBytes(s, command)
+            case .bytes(let b):
+                seedBytes = Secret(bytes: b)
+            default:
+                let m = try parseMnemonic(args["source"], language: nil, command)
+                return .domain(HDKeyValue(try ExtendedKey.master(seed: seed(m, args, command)), path: nil))
+            }
+            if args.value("passphrase") != nil {
+                throw BuiltinError.optionNotApplicable(command: command, option: "passphrase",
+                                                      reason: "a seed already includes its passphrase")
+            }
+            return .domain(HDKeyValue(try ExtendedKey.master(seed: seedBytes), path: nil))
+        },
     ]
+}
+
+extension Builtins {
+    /// What a path parameter accepts: path text or a parsed path.
+    static let pathType = ValueType.oneOf([.string, .domain("path")])
 
     // MARK: - Helpers
 

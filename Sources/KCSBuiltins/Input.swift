@@ -2,9 +2,8 @@ import Foundation
 import KCSRuntime
 import WalletCrypto
 
-/// Ways a batch script gets a secret without a prompt: from the environment or from a file
-/// (the error for a missing secret argument points here). With `--secret KIND` the value is a
-/// secret from the start and never a printable string.
+// Input from outside the program: `env NAME` (optionally as a secret) and `file.read PATH`.
+
 extension Builtins {
     static let input: [Builtin] = [
         Builtin("env", params: [ParamSpec("name", .string)],
@@ -16,6 +15,7 @@ extension Builtins {
             if case .string(let kind)? = args.options["secret"] { return .secret(secret(kind: kind, text: value)) }
             return .string(value)
         },
+
         Builtin("file.read", params: [ParamSpec("path", .string)],
                 options: [OptionSpec("secret", .string, "return a secret of this kind instead of a string")],
                 summary: "A text file's contents without the final line break.",
@@ -31,3 +31,7 @@ extension Builtins {
         },
     ]
 }
+
+/// Ways a batch script gets a secret without a prompt: from the environment or from a file
+/// (the error for a missing secret argument points here). With `--secret KIND` the value is a
+/// secret from the start and never a printable string.

@@ -1,18 +1,15 @@
+import CardProtocol
+import Foundation
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletSession
+import WalletStore
 
-// The `mnemonic` namespace: BIP-39 phrases. A phrase is a secret value (`<secret mnemonic>`)
-// from the moment it is made or parsed; only `reveal` shows its words.
+// The `mnemonic` namespace: BIP-39 phrases (docs/wallet-core.md). A phrase is a secret value
+// (`<secret mnemonic>`) from the moment it is made or parsed; only `reveal` shows its words.
 
 extension Builtins {
-    /// What a mnemonic parameter accepts: a secret mnemonic, or a phrase typed as a string
-    /// (the history keeps `<secret>` in its place, since the parameter is secret).
-    static let mnemonicType = ValueType.oneOf([.secret(SecretKind.mnemonic.rawValue), .string])
-
-    /// What a passphrase option accepts.
-    static let passphraseType = ValueType.oneOf([.string, .secret(SecretKind.passphrase.rawValue)])
-
     static let mnemonic: [Builtin] = [
         Builtin("mnemonic.generate",
                 options: [
@@ -43,7 +40,41 @@ extension Builtins {
             let m = try parseMnemonic(args["mnemonic"], language: nil, "mnemonic.seed")
             return SecretKind.seed.value(try seed(m, args, "mnemonic.seed"))
         },
+
+        Builtin("mnemonic.explain", params: [ParamSpec("mnemonic", mnemonicType, secret: true)],
+                options: [
+                    OptionSpec("language", .string, "require this word list instead of detecting it"),
+                    OptionSpec("reveal", nil, "explain a secret mnemonic value (its words and entropy are shown)"),
+                ],
+                summary: "A BIP-39 phrase bit by bit: each word's 11-bit index, the entropy, the checksum bits and whether they match.",
+                example: "mnemonic.explain \"abandon abandon … about\"") { args in
+            let c = args.command
+            let language = try language(args, c)
+            let anatomy: MnemonicAnatomy
+            switch args["mnemonic"] {
+            case .string(let phrase):
+                anatomy = try MnemonicAnatomy(phrase: phrase, language: language)
+            case .secret(let s):
+                guard args.flag("reveal") else {
+                    throw TeachingError.secretNeedsReveal(command: c, argument: "argument 1 (mnemonic)",
+                                                          shows: "its words and entropy")
+                }
+                anatomy = try MnemonicAnatomy(phrase: secretBytes(s, c), language: language)
+            default:
+                throw ArgumentError.missing(command: c, position: 1, name: "mnemonic", type: mnemonicType)
+            }
+            return .domain(mnemonicExplanation(anatomy))
+        },
     ]
+}
+
+extension Builtins {
+    /// What a mnemonic parameter accepts: a secret mnemonic, or a phrase typed as a string
+    /// (the history keeps `<secret>` in its place, since the parameter is secret).
+    static let mnemonicType = ValueType.oneOf([.secret(SecretKind.mnemonic.rawValue), .string])
+
+    /// What a passphrase option accepts.
+    static let passphraseType = ValueType.oneOf([.string, .secret(SecretKind.passphrase.rawValue)])
 
     // MARK: - Helpers
 

@@ -4,16 +4,19 @@ import KCSSyntax
 import WalletCore
 import WalletCrypto
 
-/// The builtin namespaces (STYLE §3). Each namespace is one file in this module that owns a
-/// table; this file is touched only when a namespace is added.
+/// The builtin namespaces (STYLE §3). Each namespace is one file in this module that owns its
+/// table (`card.*` is the folder `Card/`); commands without a namespace live with their family
+/// (`Core.swift` the language's functions, `HD.swift` derive/address/coins, `Sign.swift`
+/// sign/verify/recover/history, `Wallet.swift` accounts). This file is touched only when a
+/// namespace is added.
 public enum Builtins {
     /// Every builtin of the language, in help order.
     public static var all: [Builtin] { tables + [help(answering: nil)] }
 
     /// The namespace tables, in help order (one place to add a namespace).
     static var tables: [Builtin] {
-        core + input + wallet + keyStore + keystoreFiles + rotation + cardConnection + cardAccess + cardKeys + ethSigning
-            + ethNode + discovery
+        core + input + mnemonic + hd + xkey + path + presets + key + importing + use + vault + keystore + rotation + store
+            + cardConnection + cardAccess + cardKeys + signing + tx + eth + wallet
     }
 
     /// The registry the interpreter and the console use.

@@ -5,43 +5,12 @@ import WalletCrypto
 import WalletSession
 import WalletStore
 
-// Key rotation (issue 5 §6) as console commands: flag a key, rotate it, follow its lineage,
-// list the keys that need rotating, and resume or roll back a rotation that was interrupted.
-// Every step of a rotation is one store call, so the journal (`rotations`, docs/store.md)
-// always says how far it got:
-//
-//     key.rotate ─► beginRotation ─► createSuccessor ─► (backup confirmed) ─► confirmSuccessorBackedUp ─► completeRotation
-//                     started         successor-created                        backed-up                    completed
-//
-// A kill at any point leaves the rotation in the last state that committed;
-// `rotation.resume` continues from there and `rotation.rollback` abandons it. Nothing here
-// prints except a new mnemonic, shown once through the session.
+// The `rotation` namespace and `keys.rotation`: key rotation as console commands (docs/store.md,
+// "Rotation"). The steps are the session's rotation driver (`WalletSession/Rotation.swift`);
+// every step is one store call, so the journal always says how far a rotation got.
 
 extension Builtins {
     static let rotation: [Builtin] = [
-        // MARK: - Flagging and policy
-
-        Builtin("key.flag", params: [ParamSpec("name", .string)],
-                options: [
-                    OptionSpec("exposed", nil, "the secret is known (or feared) to be exposed, not just due for rotation"),
-                    OptionSpec("clear", nil, "remove the flag"),
-                ],
-                summary: "Flags a key for rotation (listed by keys.rotation and when the console starts), or clears the flag.",
-                example: "key.flag hot-wallet --exposed") { args in
-            let c = args.command
-            let store = try args.session(c).store(for: c)
-            let record = try store.key(named: args.string("name") ?? "")
-            guard !record.retired else { throw StoreError.keyRetired(name: record.name) }
-            if args.flag("clear") {
-                guard !args.flag("exposed") else {
-                    throw BuiltinError.optionNotApplicable(command: c, option: "exposed", reason: "--clear removes the flag")
-                }
-                return rotationKeyValue(try store.clearRotationFlag(named: record.name), open: nil)
-            }
-            let flagged = try store.flagForRotation(named: record.name, reason: args.flag("exposed") ? .exposed : .user)
-            return rotationKeyValue(flagged, open: nil)
-        },
-
         Builtin("keys.rotation",
                 options: [OptionSpec("max-age-days", .int,
                                      "also list software keys older than this many days (default: the rotation.max-age-days setting)")],
@@ -59,49 +28,6 @@ extension Builtins {
                 return .map(ValueMap(fields))
             })
         },
-
-        // MARK: - Rotating
-
-        Builtin("key.rotate", params: [ParamSpec("name", .string)],
-                options: [
-                    OptionSpec("successor", .string, "the new key's name (default from its kind and address)"),
-                    OptionSpec("yes", nil, "confirm that the successor is backed up without asking (batch runs)"),
-                    OptionSpec("skip-confirm", nil, "do not ask two words of a new mnemonic back (batch runs)"),
-                ],
-                summary: "Replaces a key by a new one of the same kind and preset; the old secret is wiped once the new one is backed up.",
-                example: "key.rotate hot-wallet --successor hot-2026") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let store = try session.store(for: c)
-            let old = try store.key(named: args.string("name") ?? "")
-            try session.checkBackupCanBeConfirmed(of: old, skipConfirm: args.flag("skip-confirm"), command: c)
-            let unlocked = try session.unlockedStore(for: c, reconfirm: true)
-            let begun = try unlocked.beginRotation(ofKeyNamed: old.name)
-            let done = try session.advanceRotation(begun.id, successorName: args.string("successor"), yes: args.flag("yes"),
-                                           skipConfirm: args.flag("skip-confirm"), store: unlocked,
-                                           command: c)
-            return rotationValue(done)
-        },
-
-        Builtin("key.lineage", params: [ParamSpec("name", .string)],
-                summary: "The rotation chain through a key, oldest first: each key with its rotation state and successor.",
-                example: "key.lineage hot-wallet") { args in
-            let c = args.command
-            let store = try args.session(c).store(for: c)
-            let chain = try store.lineage(ofKeyNamed: args.string("name") ?? "")
-            let open = try store.pendingRotations()
-            let names = Dictionary(chain.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-            return .list(try chain.map { r in
-                var value = rotationKeyValue(r, open: open.first { $0.oldKeyID == r.id || $0.newKeyID == r.id })
-                if let next = r.successorID, case .map(var fields) = value {
-                    fields["successor"] = .string(try names[next] ?? store.key(id: next).name)
-                    value = .map(fields)
-                }
-                return value
-            })
-        },
-
-        // MARK: - The journal
 
         Builtin("rotation.pending",
                 summary: "Unfinished rotations, oldest first: id, old and new key, the step reached and what comes next.",
@@ -162,21 +88,10 @@ extension Builtins {
             session.forgetActiveKey(ifAmong: doomed)
             return rotationValue(done)
         },
-
-        // MARK: - Checking the store
-
-        Builtin("store.check",
-                summary: "Checks the store file: SQLite's integrity_check and the store's invariants (positions, secrets, parents).",
-                example: "print (store.check).ok, (store.check).problems") { args in
-            let c = args.command
-            let check = try args.session(c).store(for: c).check()
-            return .map(ValueMap([
-                ("ok", .bool(check.integrity == ["ok"] && check.problems.isEmpty)),
-                ("integrity", .string(check.integrity.joined(separator: "\n"))),
-                ("problems", .list(check.problems.map { .string($0) })),
-            ]))
-        },
     ]
+}
+
+extension Builtins {
 
     // MARK: - Driving a rotation
 
@@ -216,12 +131,12 @@ extension Builtins {
     }
 
     /// The rotation id argument as the store's row id.
-    private static func rotationID(_ args: CallArguments, _ command: String) throws -> Int64 {
+    static func rotationID(_ args: CallArguments, _ command: String) throws -> Int64 {
         Int64(try smallInt(args.integer("id") ?? 0, command, "argument 1 (id)", in: 1...Int(Int32.max)))
     }
 
     /// `--max-age-days N`, else the `rotation.max-age-days` setting, else no age rule.
-    private static func maxAgeDays(_ args: CallArguments, store: WalletStore, command c: String) throws -> Int? {
+    static func maxAgeDays(_ args: CallArguments, store: WalletStore, command c: String) throws -> Int? {
         if let n = args.integer("max-age-days") { return try smallInt(n, c, "--max-age-days", in: 1...1_000_000) }
         guard let text = try store.setting(Session.maxAgeSetting) else { return nil }
         guard let days = Int(text.trimmingCharacters(in: .whitespaces)), days >= 1 else {

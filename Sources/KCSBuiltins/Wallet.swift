@@ -1,10 +1,138 @@
+import CardProtocol
+import EthRPC
+import Foundation
 import KCSRuntime
+import WalletCore
+import WalletCrypto
+import WalletSession
+import WalletStore
 
-// The wallet namespaces bound to the wallet core (issue 3 §3). Each family is one table in its
-// own file — `Mnemonic.swift` (mnemonic.*) and `HD.swift` (hd.master, derive, address, xkey.*,
-// path.parse, coins); card, store and signing namespaces plug in beside them.
+// The `wallet` namespace and `accounts`: BIP-44 account discovery with a gap limit and choosing
+// a discovered address (docs/eth-node.md, "Discovery"); the driver is the session's
+// (`WalletSession/Discovery.swift`).
 
 extension Builtins {
-    /// Every wallet builtin, in help order.
-    static let wallet: [Builtin] = mnemonic + hd + teaching
+    static let wallet: [Builtin] = [
+        Builtin("accounts", options: [OptionSpec("json", nil, "JSON text instead of a table")],
+                summary: "The addresses discovery found, by owner (key or card), coin, account and index.",
+                example: "accounts") { args in
+            let c = args.command
+            let rows = try args.session(c).store(for: c).discoveredAddresses()
+            let values: [Value] = rows.enumerated().map { n, r in
+                .map(ValueMap([
+                    ("#", .int(n + 1)), ("owner", .string(r.ownerName)), ("coin", .int(Int(r.coinType))),
+                    ("account", .int(Int(r.account))), ("index", .int(Int(r.index))), ("path", .string(r.path.description)),
+                    ("address", .string(r.address)),
+                ]))
+            }
+            if args.flag("json") { return .string(Value.list(values).json) }
+            return .list(values)
+        },
+
+        Builtin("wallet.discover",
+                options: [
+                    OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "ETH (default) or ETC, or its coin type: m/44'/coin'/…"),
+                    OptionSpec("gap", .int, "unused addresses in a row that end an account (default 20)"),
+                    OptionSpec("max-accounts", .int, "stop after this many accounts (default 20)"),
+                    OptionSpec("key", .string, "discover under this stored HD key instead of the active signer"),
+                    OptionSpec("card", nil, "discover on the connected card (the default when the card is the active signer)"),
+                    rpcOption,
+                    OptionSpec("explorer", .string, "an Etherscan-compatible API URL (its txlist) instead of a node"),
+                    OptionSpec("api-key", .string, "the explorer's API key"),
+                    OptionSpec("used", .oneOf([.list, .string]), "offline: the used addresses, as a list or a file with one per line"),
+                ],
+                summary: "BIP-44 account discovery with a gap limit: the used addresses of account 0, 1, … until an account has none; stored for `accounts` and `wallet.select`.",
+                example: "wallet.discover --gap 20") { args in
+            try discover(args)
+        },
+
+        Builtin("wallet.select", params: [ParamSpec("address", .oneOf([.string, .bytes, .domain("address")]))],
+                summary: "Makes a discovered address the active signer: on the card, derives to its path; for a software key, its HD-CHILD key (added if missing).",
+                example: "wallet.select 0x9858EfFD232B4033E47d90003D41EC34EcaEda94") { args in
+            try select(args)
+        },
+    ]
+}
+
+extension Builtins {
+
+    // MARK: - Discovery
+
+    static func discover(_ args: CallArguments) throws -> Value {
+        let c = args.command
+        let session = try args.session(c)
+        let gap = try args.integer("gap").map { try smallInt($0, c, "--gap", in: 1...1000) } ?? 20
+        let maxAccounts = try args.integer("max-accounts").map { try smallInt($0, c, "--max-accounts", in: 1...1000) } ?? 20
+        let coin = try discoveryCoin(args.value("coin"), c)
+        let history = try historySource(args, session, c)
+        if args.flag("card"), args.string("key") != nil {
+            throw BuiltinError.optionNotApplicable(command: c, option: "card", reason: "it discovers on the card; drop --key")
+        }
+        let records = try session.discoverAccounts(onCard: args.flag("card"), keyName: args.string("key"), coin: coin,
+                                                   history: history, gap: gap, maxAccounts: maxAccounts, command: c)
+        return .list(records.map { r in
+            .map(ValueMap([("account", .int(Int(r.account))), ("index", .int(Int(r.index))),
+                           ("path", .string(r.path.description)), ("address", .string(r.address))]))
+        })
+    }
+
+    static func discoveryCoin(_ value: Value?, _ c: String) throws -> SLIP44.Coin {
+        let coin = try coinArgument(value, c) ?? SLIP44.coin(index: 60)
+        guard CoinAddress.ethereumCoinTypes.contains(coin.index) else {
+            throw BuiltinError.outOfRange(command: c, name: "--coin", expected: "ETH or ETC (discovery checks Ethereum addresses)",
+                                          got: coin.description)
+        }
+        return coin
+    }
+
+    /// --used (offline list), --explorer, or the node (this command's --rpc or the session's).
+    static func historySource(_ args: CallArguments, _ session: Session, _ c: String) throws -> any AddressHistory {
+        let chosen = [args.value("used") != nil, args.value("explorer") != nil, args.value("rpc") != nil].filter { $0 }.count
+        if chosen > 1 {
+            throw BuiltinError.outOfRange(command: c, name: "the history source", expected: "one of --used, --explorer and --rpc",
+                                          got: "\(chosen) of them")
+        }
+        if args.value("api-key") != nil && args.value("explorer") == nil {
+            throw BuiltinError.optionNotApplicable(command: c, option: "api-key", reason: "it goes with --explorer URL")
+        }
+        switch args.value("used") {
+        case .list(let items)?:
+            return AddressListHistory(try items.map(addressArgument))
+        case .string(let path)?:
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw BuiltinError.outOfRange(command: c, name: "--used", expected: "a list of addresses or a readable file",
+                                              got: "\"\(path)\"")
+            }
+            var addresses: [EthereumAddress] = []
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let t = line.trimmingCharacters(in: .whitespaces)
+                if t.isEmpty || t.hasPrefix("#") { continue }
+                do { addresses.append(try EthereumAddress(t)) } catch {
+                    throw BuiltinError.outOfRange(command: c, name: "--used \(path):\(n + 1)", expected: "an address", got: "\"\(t)\"")
+                }
+            }
+            return AddressListHistory(addresses)
+        default: break
+        }
+        if let url = args.string("explorer") {
+            return try ExplorerHistory(url: url, apiKey: args.string("api-key"), timeout: session.rpcTimeout)
+        }
+        guard let node = try optionalNode(args, c) else {
+            throw RPCError.noNode(command: c, alternatives: "--used LIST or --explorer URL")
+        }
+        return NodeHistory(node: node)
+    }
+
+    // MARK: - Selecting a discovered address
+
+    static func select(_ args: CallArguments) throws -> Value {
+        let c = args.command
+        let address = try addressArgument(args.value("address") ?? .null)
+        guard let selected = try args.session(c).selectDiscovered(address, command: c) else {
+            throw BuiltinError.outOfRange(command: c, name: "address", expected: "an address wallet.discover found (see accounts)",
+                                          got: address.checksummed)
+        }
+        return .map(ValueMap([("address", .string(address.checksummed)), ("path", .string(selected.path.description)),
+                              ("key", .string(selected.record.name)), ("signer", .string(selected.onCard ? "card" : "software"))]))
+    }
 }

@@ -9,7 +9,7 @@ import WalletCrypto
 
 extension Session {
     /// Fills what `sign tx` was not given — chain id, nonce, gas, fees — from the node, and says
-    /// which. `given` are the keys the person wrote; `sender` (asked only when the nonce or the
+    /// which (on the status line too). `given` are the keys the person wrote; `sender` (asked only when the nonce or the
     /// gas estimate needs it) is the signer's address. Nothing missing: no request at all.
     public func fill(_ tx: inout EthereumTransaction, given: Set<String>, sender: () throws -> EthereumAddress,
                      node: EthereumNode, command c: String) throws -> [(field: String, value: UInt256)] {
@@ -76,6 +76,9 @@ extension Session {
             }
             tx.gasLimit = try node.estimateGas(call)
             filled.append(("gas", tx.gasLimit))
+        }
+        if !filled.isEmpty {
+            prompts?.status("filled from the node at \(node.endpoint): " + filled.map(\.field).joined(separator: ", "))
         }
         return filled
     }

@@ -6,16 +6,12 @@ import WalletCrypto
 import WalletSession
 import WalletStore
 
-// The card's wallet (issue 6 §4–§8): creating the card's key the app's four ways, deriving on
-// the card, signing (current key, derive-and-sign, PIN-less), exporting, and the card-backed
-// key in the store that `use card` makes the active signer. Every command works on the card of
-// `card.connect`, logged in by `card.login`; nothing here prints except `card.mnemonic --load`,
-// which shows the new words once.
+// The `card` namespace, the card's wallet (docs/card-console.md): creating the card's key four
+// ways, deriving on the card, the PIN-less path and exporting. The card key in kcs's books is the
+// session's (`WalletSession/CardKeys.swift`).
 
 extension Builtins {
     static let cardKeys: [Builtin] = [
-        // MARK: - Creating the card's key
-
         Builtin("card.mnemonic",
                 options: [
                     OptionSpec("words", .int, "12, 15, 18, 21 or 24 (default 12)", choices: ["12", "15", "18", "21", "24"]),
@@ -99,8 +95,6 @@ extension Builtins {
             return .map(ValueMap([("removed", .bool(true)), ("retired", .list(retired.map { .string($0) }))]))
         },
 
-        // MARK: - Derivation
-
         Builtin("card.path",
                 summary: "The card's current key path (GET STATUS), m for the master.",
                 example: "card.path") { args in
@@ -142,8 +136,6 @@ extension Builtins {
             }
             return .map(ValueMap(fields))
         },
-
-        // MARK: - Signing setup and export
 
         Builtin("card.pinless", params: [ParamSpec("path", pathType, default: .null)],
                 options: [OptionSpec("clear", nil, "remove the PIN-less path")],
@@ -202,30 +194,10 @@ extension Builtins {
             if let xpub = exported.xpub { fields.append(("xpub", .string(xpub))) }
             return .map(ValueMap(fields + keyWarningField(card)))
         },
-
-        Builtin("use.card",
-                summary: "Makes the connected card's key the active signer (recorded in the store on first use).",
-                example: "use card") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireCard(c)
-            let store = try session.store(for: c)
-            let record: KeyRecord
-            if card.pinVerified, card.commands.isSecureChannelOpen {
-                // Logged in: read the card's key, so a key loaded by another client is recorded
-                // (and a stale entry retired); the entry for the same key is reused.
-                guard try card.commands.getStatus().keyInitialized else { throw CardKeyError.noKeyOnCard(command: c) }
-                record = try session.recordCardKey(of: card, keyUID: nil, source: .card, name: nil, command: c).record
-            } else if let existing = try session.cardKeys(of: card, command: c).last {
-                record = existing
-            } else {
-                _ = try session.requireLoggedIn(c)
-                throw CardKeyError.noKeyOnCard(command: c)
-            }
-            session.activeKey = record.name
-            return keyValue(record)
-        },
     ]
+}
+
+extension Builtins {
 
     /// `card.load`'s material, checked before anything is sent: LOAD KEY with the BIP-39 seed
     /// of a mnemonic, a raw seed, or a keypair (with an optional chain code), and the source kcs

@@ -7,14 +7,11 @@ import WalletCrypto
 import WalletSession
 import WalletStore
 
-// Talking to an Ethereum node (issue 7 §2): the node is `--rpc URL` on the command line,
-// KCS_RPC_URL, `eth.node URL`, or `--rpc URL` on one command. Reads may be retried after a
-// transient failure; `eth.send` posts exactly once.
+// The `eth` namespace: an Ethereum node (docs/eth-node.md) — `--rpc URL`, KCS_RPC_URL or
+// `eth.node URL`. Reads may be retried after a transient failure; `eth.send` posts exactly once.
 
 extension Builtins {
-    static let rpcOption = OptionSpec("rpc", .string, "the node's JSON-RPC URL for this command (else eth.node, --rpc, KCS_RPC_URL)")
-
-    static let ethNode: [Builtin] = [
+    static let eth: [Builtin] = [
         Builtin("eth.node", params: [ParamSpec("url", .string, default: .null)],
                 options: [
                     OptionSpec("timeout", .int, "seconds to wait for each answer (default 10)"),
@@ -135,6 +132,10 @@ extension Builtins {
             return receiptValue(try node(args, c).receipt(hash), hash: hash)
         },
     ]
+}
+
+extension Builtins {
+    static let rpcOption = OptionSpec("rpc", .string, "the node's JSON-RPC URL for this command (else eth.node, --rpc, KCS_RPC_URL)")
 
     // MARK: - Helpers
 

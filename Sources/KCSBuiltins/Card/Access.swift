@@ -7,19 +7,13 @@ import WalletCrypto
 import WalletSession
 import WalletStore
 
-// Getting into a card and keeping its pairing slots (issue 6 §1–§3, §7 change/reset): status,
-// INIT, pairing that is stored (sealed, by instance UID) and never lost, the secure channel,
-// the PIN with its safety rules, and the factory reset. Secrets come in as secret values (or
-// are asked without echo at a terminal) and never reach the history; nothing here prints
-// except values shown once on purpose (`card.init --generate`).
+// The `card` namespace, getting in (docs/card-console.md): status, INIT, pairing that is stored
+// and never lost, the secure channel, the PIN with its safety rules, and the factory reset. The
+// walk and the bookkeeping are the session's (`WalletSession/CardLogin.swift`,
+// `CardAdministration.swift`); secrets come in as secret values or are asked without echo.
 
 extension Builtins {
-    /// What a PIN, PUK or password argument accepts: text or a secret value.
-    private static let credentialType: ValueType = .oneOf([.string, .secret(nil)])
-
     static let cardAccess: [Builtin] = [
-        // MARK: - Looking
-
         Builtin("card.status",
                 summary: "PIN and PUK tries left, key loaded, current path, PIN-less path (needs the secure channel).",
                 example: "card.status") { args in
@@ -34,8 +28,6 @@ extension Builtins {
                 ("pinVerified", .bool(card.pinVerified)),
             ]))
         },
-
-        // MARK: - A blank card
 
         Builtin("card.init",
                 options: [
@@ -58,8 +50,6 @@ extension Builtins {
             if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
             return withWarnings(fields, warnings, session: session)
         },
-
-        // MARK: - Pairing and the secure channel
 
         Builtin("card.pair",
                 options: [
@@ -175,8 +165,6 @@ extension Builtins {
             return withWarnings([("loggedOut", .bool(true)), ("unpaired", freed)], warnings, session: session)
         },
 
-        // MARK: - Pairing slots
-
         Builtin("card.pairings",
                 options: [OptionSpec("all", nil, "every pairing kcs holds, for any card (no card needed)")],
                 summary: "What kcs holds for this card (stored and session pairing) and the card's free pairing slots.",
@@ -233,8 +221,6 @@ extension Builtins {
             return .map(ValueMap(fields))
         },
 
-        // MARK: - Credentials
-
         Builtin("card.unblock",
                 params: [ParamSpec("puk", credentialType, secret: true),
                          ParamSpec("pin", credentialType, default: .null, secret: true)],
@@ -284,8 +270,6 @@ extension Builtins {
             return .map(ValueMap([("changed", .string(what))]))
         },
 
-        // MARK: - Factory reset
-
         Builtin("card.reset",
                 options: [OptionSpec("confirm", .oneOf([.string, .int, .bytes]),
                                      "the card's short instance UID (batch runs; a terminal asks for it)")],
@@ -305,6 +289,11 @@ extension Builtins {
                                   ("forgotPairing", .bool(reset.forgotPairing))]))
         },
     ]
+}
+
+extension Builtins {
+    /// What a PIN, PUK or password argument accepts: text or a secret value.
+    static let credentialType: ValueType = .oneOf([.string, .secret(nil)])
 
     // MARK: - Helpers
 
@@ -346,7 +335,7 @@ extension Builtins {
 
     /// `card.init`'s values: given, generated (`--generate`, shown once after INIT) or asked
     /// twice; a generated PUK never starts with the PIN (the default duress PIN).
-    private static func initRequest(_ args: CallArguments, session: Session, command c: String) throws -> CardInitRequest {
+    static func initRequest(_ args: CallArguments, session: Session, command c: String) throws -> CardInitRequest {
         let generate = args.flag("generate")
         var shown: [String] = []
         let pin = try initValue(args, "pin", what: "PIN", digits: 6, generate: generate, shown: &shown,
@@ -372,7 +361,7 @@ extension Builtins {
 
     /// One INIT value: the option, a generated one (`digits` digits, or a password when nil;
     /// added to `shown`), or asked twice.
-    private static func initValue(_ args: CallArguments, _ option: String, what: String, digits: Int?, generate: Bool,
+    static func initValue(_ args: CallArguments, _ option: String, what: String, digits: Int?, generate: Bool,
                                   shown: inout [String], session: Session, command c: String) throws -> Secret {
         if let given = try secretArgument(args.value(option), c) { return given }
         guard generate else {
@@ -384,7 +373,7 @@ extension Builtins {
     }
 
     /// `count` uniformly random decimal digits.
-    private static func randomDigits(_ count: Int, _ random: any RandomSource) -> String {
+    static func randomDigits(_ count: Int, _ random: any RandomSource) -> String {
         var out = ""
         while out.count < count {
             for b in random.bytes(count) where b < 250 && out.count < count { out.append(Character(String(b % 10))) }
@@ -393,7 +382,7 @@ extension Builtins {
     }
 
     /// A pairing password of 16 characters from 32 unambiguous ones, in groups of four.
-    private static func randomPassword(_ random: any RandomSource) -> String {
+    static func randomPassword(_ random: any RandomSource) -> String {
         let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789A")
         let chars = random.bytes(16).map { alphabet[Int($0 & 31)] }
         return stride(from: 0, to: 16, by: 4).map { String(chars[$0..<$0 + 4]) }.joined(separator: "-")
@@ -401,7 +390,7 @@ extension Builtins {
 
     /// The pairing secret of `card.pair`/`card.login`: `--password`, `--default`, or asked once
     /// at a terminal.
-    private static func pairingSecret(_ args: CallArguments, session: Session, command c: String) throws -> PairingSecret {
+    static func pairingSecret(_ args: CallArguments, session: Session, command c: String) throws -> PairingSecret {
         if let password = try secretArgument(args.value("password"), c) { return try PairingSecret(password: password) }
         if args.flag("default") { return PairingSecret(password: PairingSecret.defaultPassword) }
         guard let host = session.prompts, host.isInteractive else {
@@ -415,7 +404,7 @@ extension Builtins {
     }
 
     /// A result record with a `warning` field when there are warnings (also shown at a terminal).
-    private static func withWarnings(_ fields: [(String, Value)], _ warnings: [String], session: Session) -> Value {
+    static func withWarnings(_ fields: [(String, Value)], _ warnings: [String], session: Session) -> Value {
         session.warn(warnings)
         return .map(ValueMap(warnings.isEmpty ? fields : fields + [("warning", .string(warnings.joined(separator: "; ")))]))
     }

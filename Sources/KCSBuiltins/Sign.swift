@@ -8,13 +8,60 @@ import WalletCrypto
 import WalletSession
 import WalletStore
 
-// Ethereum signing formats (issue 7 §1, §3): EIP-191 personal messages, EIP-712 typed data,
-// legacy/EIP-2930/EIP-1559 transactions, decoding, verification and recovery. Every command
-// signs the 32-byte digest with the active signer — a software key or the card — and records
-// the signature in the history with its kind and chain id. `--dry-run` shows what is hashed.
+// Signing and checking signatures: `sign` (a digest), `sign.message` (EIP-191), `sign.typed`
+// (EIP-712), `sign.tx` (legacy, EIP-2930, EIP-1559), `verify`, `recover`, and the signing
+// `history`. Every signature comes from one `Signer` (docs/architecture.md) and has one shape
+// (`signatureFields`, docs/language.md §11).
 
 extension Builtins {
-    static let ethSigning: [Builtin] = [
+    static let signing: [Builtin] = [
+        Builtin("sign", params: [ParamSpec("digest", .bytes)],
+                options: [
+                    OptionSpec("key", .string, "sign with this stored key instead of the active one"),
+                    OptionSpec("path", pathType, "card: derive the key at this path and sign with it (one SIGN)"),
+                    OptionSpec("make-current", nil, "card: with --path, the path becomes the card's current path"),
+                    OptionSpec("pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)"),
+                ],
+                summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, yParity, signer, …}; recorded in the history.",
+                example: "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8") { args in
+            let c = args.command
+            let session = try args.session(c)
+            guard case .bytes(let digest)? = args["digest"], digest.count == 32 else {
+                let n = if case .bytes(let b)? = args["digest"] { b.count } else { 0 }
+                throw KeyCommandError.digestLength(command: c, got: n)
+            }
+            let signed = try signer(args, c).sign(digest: digest, kind: .hash, chainID: nil)
+            return .map(ValueMap([("digest", .bytes(digest))] + signatureFields(signed)))
+        },
+
+        Builtin("history",
+                options: [
+                    OptionSpec("key", .string, "only this key's signatures"),
+                    OptionSpec("since", .string, "only from this date on (YYYY-MM-DD, or ISO 8601)"),
+                    OptionSpec("kind", .string, "hash, message, typed or transaction", choices: SignatureKind.allCases.map(\.rawValue)),
+                    OptionSpec("limit", .int, "at most this many, newest first (default 50)"),
+                    OptionSpec("json", nil, "as JSON text"),
+                    OptionSpec("csv", nil, "as CSV text"),
+                ],
+                summary: "The signing history, newest first: time, key, kind, digest, signer, verified.",
+                example: "history --key savings --since 2026-01-01 --csv") { args in
+            let c = args.command
+            let store = try args.session(c).store(for: c)
+            var query = HistoryQuery(keyName: args.string("key"), limit: 50)
+            if let n = args.integer("limit") { query.limit = try smallInt(n, c, "--limit", in: 1...10_000_000) }
+            if let since = args.string("since") { query.since = try parseDate(since, c) }
+            if let kind = args.string("kind") {
+                guard let k = SignatureKind(rawValue: kind) else {
+                    throw BuiltinError.badChoice(command: c, option: "kind", expected: SignatureKind.allCases.map(\.rawValue), got: kind)
+                }
+                query.kind = k
+            }
+            let records = try store.history(query)
+            if args.flag("csv") { return .string(HistoryExport.csv(records)) }
+            if args.flag("json") { return .string(HistoryExport.json(records)) }
+            return .list(records.map(historyValue))
+        },
+
         Builtin("sign.message", params: [ParamSpec("message", .oneOf([.string, .bytes]))],
                 options: [
                     OptionSpec("key", .string, "sign with this stored key instead of the active one"),
@@ -76,9 +123,6 @@ extension Builtins {
             if !args.flag("offline"), let node = try optionalNode(args, c) {
                 filled = try args.session(c).fill(&tx, given: Set(fields.keys), sender: { try signerAddress(args, c) }, node: node,
                                                   command: c).map { ($0.field, uintValue($0.value)) }
-                if !filled.isEmpty {
-                    try args.session(c).prompts?.status("filled from the node at \(node.endpoint): " + filled.map(\.0).joined(separator: ", "))
-                }
             }
             try tx.validate()
             let chainID = tx.chainID?.uint64
@@ -94,17 +138,6 @@ extension Builtins {
             let networkV: [(String, Value)] = tx.type == .legacy ? [("networkV", uintValue(stx.v))] : []
             return .map(ValueMap(shown + [("raw", .bytes(stx.rawBytes)), ("hash", .bytes(stx.hash))]
                 + signatureFields(signed, networkV: networkV)))
-        },
-
-        Builtin("tx.decode", params: [ParamSpec("raw", .oneOf([.bytes, .string]))],
-                summary: "Decodes a raw signed transaction (legacy, EIP-2930, EIP-1559): its fields, the sender by recovery, and the hash.",
-                example: "tx.decode 0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83") { args in
-            let stx: SignedEthereumTransaction = switch args.value("raw") {
-            case .bytes(let b)?: try SignedEthereumTransaction.decode(b)
-            case .string(let s)?: try SignedEthereumTransaction.decode(hex: s)
-            default: try SignedEthereumTransaction.decode([])
-            }
-            return .map(ValueMap(try decodedFields(stx)))
         },
 
         Builtin("verify", params: [ParamSpec("digest", .bytes), ParamSpec("signature", .bytes, default: .null)],
@@ -146,6 +179,9 @@ extension Builtins {
             return .string(try signature.recoverAddress(digest: digest).checksummed)
         },
     ]
+}
+
+extension Builtins {
 
     // MARK: - Signing with the active signer
 

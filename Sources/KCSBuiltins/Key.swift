@@ -5,14 +5,12 @@ import WalletCrypto
 import WalletSession
 import WalletStore
 
-// The `key`, `import`, `use` and `vault` namespaces, `keys`, `sign` and `history`: the wallet
-// store as console commands (issue 5). Every command is one store transaction; secrets come
-// in as secret values and go to the store sealed; nothing here prints.
+// The `key` namespace: the key dashboard of the store (docs/store.md, "Keys") — list, generate,
+// show, rename, move, delete, reveal, and the rotation steps of one key. The work is the
+// session's key book (`WalletSession/KeyBook.swift`); bodies convert arguments and results.
 
 extension Builtins {
-    static let keyStore: [Builtin] = [
-        // MARK: - Creating keys
-
+    static let key: [Builtin] = [
         Builtin("key.list",
                 options: [
                     OptionSpec("json", nil, "as JSON text"),
@@ -46,67 +44,6 @@ extension Builtins {
                                                        skipConfirm: args.flag("skip-confirm"), command: c).map(keyValue))
             }
         },
-
-        Builtin("import.mnemonic", params: [ParamSpec("mnemonic", mnemonicType, secret: true)],
-                options: [
-                    OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true),
-                    OptionSpec("preset", .string, "metamask, trezor, ledger-live, ledger-legacy, bip44, bip49, bip84, bip86 or custom"),
-                    OptionSpec("path", .string, "the path template for --preset custom, with {i} for the account (e.g. m/44'/60'/{i}'/0/0)"),
-                    OptionSpec("accounts", .int, "how many accounts (HD-CHILD keys) to add under the preset (default 1)"),
-                    OptionSpec("name", .string, "the master key's name"),
-                ],
-                summary: "Stores a mnemonic as an HD-MASTER key and N HD-CHILD keys at the preset's paths.",
-                example: "import mnemonic \"abandon … about\" --preset ledger-live --accounts 3") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let mnemonic = try parseMnemonic(args["mnemonic"], language: nil, c)
-            let (preset, custom) = try presetArgument(args, c)
-            let accounts = try args.integer("accounts").map { try smallInt($0, c, "--accounts", in: 0...1000) } ?? 1
-            let passphrase: Secret? = switch args.value("passphrase") {
-            case .string(let p): Secret(utf8: p)
-            case .secret(let s): try secretBytes(s, c)
-            default: nil
-            }
-            let records = try session.importMnemonic(mnemonic, passphrase: passphrase, preset: preset, customPath: custom,
-                                                     accounts: accounts, name: args.string("name"), source: .mnemonic, command: c)
-            return .list(records.map(keyValue))
-        },
-
-        Builtin("import.privkey", params: [ParamSpec("key", .oneOf([.string, .bytes, .secret(nil)]), secret: true)],
-                options: [OptionSpec("name", .string, "the key's name")],
-                summary: "Stores a raw private key (0x + 64 hex digits, or WIF) as an ECDSA key.",
-                example: "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let key = try privateKeyArgument(args["key"], c)
-            return keyValue(try session.importPrivateKey(key, name: args.string("name"), source: .privkey, command: c))
-        },
-
-        Builtin("import.xpub", params: [ParamSpec("xpub", .string)],
-                options: [OptionSpec("name", .string, "the key's name")],
-                summary: "Stores an extended public key as a watch-only key (its first address shown).",
-                example: "import xpub xpub6BosfCnifzxcFwrSzQiqu2DBVTshkCXacvNsWGYJVVhhawA7d4R5WSWGFNbi8Aw6ZRc1brxMyWMzG3DSSSSoekkudhUd9yLb6qx39T9nMdj") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let text = args.string("xpub") ?? ""
-            let key = try ExtendedKey(text)
-            guard !key.isPrivate else { throw KeyCommandError.privateWhereWatchOnly(command: c) }
-            return keyValue(try session.importWatchOnly(xpub: key, text: text, name: args.string("name"), command: c))
-        },
-
-        Builtin("import.address", params: [ParamSpec("address", .oneOf([.string, .bytes]))],
-                options: [OptionSpec("name", .string, "the key's name")],
-                summary: "Stores an Ethereum address as a watch-only key (EIP-55 checksum checked when mixed case).",
-                example: "import address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 --name cold") { args in
-            let c = args.command
-            let session = try args.session(c)
-            // A bare 0x… word arrives as bytes (no checksum to check); quoted text keeps EIP-55's.
-            let address = if case .bytes(let b)? = args["address"] { try EthereumAddress(bytes: b) }
-                else { try EthereumAddress(args.string("address") ?? "") }
-            return keyValue(try session.importWatchOnly(address: address, name: args.string("name"), command: c))
-        },
-
-        // MARK: - The dashboard
 
         Builtin("key.show", params: [ParamSpec("name", .string)],
                 summary: "One key: kind, public key, curve, address, path, storage, created, parent, rotation, last 10 signatures.",
@@ -180,98 +117,69 @@ extension Builtins {
             }
         },
 
-        Builtin("use.key", params: [ParamSpec("name", .string)],
-                summary: "Makes a stored key (software, or a card key: the card signs) the active signer for `sign`.",
-                example: "use key savings") { args in
-            let c = args.command
-            let session = try args.session(c)
-            return keyValue(try session.useKey(named: args.string("name") ?? "", command: c))
-        },
-
-        // MARK: - Signing and history
-
-        Builtin("sign", params: [ParamSpec("digest", .bytes)],
+        Builtin("key.flag", params: [ParamSpec("name", .string)],
                 options: [
-                    OptionSpec("key", .string, "sign with this stored key instead of the active one"),
-                    OptionSpec("path", pathType, "card: derive the key at this path and sign with it (one SIGN)"),
-                    OptionSpec("make-current", nil, "card: with --path, the path becomes the card's current path"),
-                    OptionSpec("pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)"),
+                    OptionSpec("exposed", nil, "the secret is known (or feared) to be exposed, not just due for rotation"),
+                    OptionSpec("clear", nil, "remove the flag"),
                 ],
-                summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, yParity, signer, …}; recorded in the history.",
-                example: "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8") { args in
-            let c = args.command
-            let session = try args.session(c)
-            guard case .bytes(let digest)? = args["digest"], digest.count == 32 else {
-                let n = if case .bytes(let b)? = args["digest"] { b.count } else { 0 }
-                throw KeyCommandError.digestLength(command: c, got: n)
-            }
-            let signed = try signer(args, c).sign(digest: digest, kind: .hash, chainID: nil)
-            return .map(ValueMap([("digest", .bytes(digest))] + signatureFields(signed)))
-        },
-
-        Builtin("history",
-                options: [
-                    OptionSpec("key", .string, "only this key's signatures"),
-                    OptionSpec("since", .string, "only from this date on (YYYY-MM-DD, or ISO 8601)"),
-                    OptionSpec("kind", .string, "hash, message, typed or transaction", choices: SignatureKind.allCases.map(\.rawValue)),
-                    OptionSpec("limit", .int, "at most this many, newest first (default 50)"),
-                    OptionSpec("json", nil, "as JSON text"),
-                    OptionSpec("csv", nil, "as CSV text"),
-                ],
-                summary: "The signing history, newest first: time, key, kind, digest, signer, verified.",
-                example: "history --key savings --since 2026-01-01 --csv") { args in
+                summary: "Flags a key for rotation (listed by keys.rotation and when the console starts), or clears the flag.",
+                example: "key.flag hot-wallet --exposed") { args in
             let c = args.command
             let store = try args.session(c).store(for: c)
-            var query = HistoryQuery(keyName: args.string("key"), limit: 50)
-            if let n = args.integer("limit") { query.limit = try smallInt(n, c, "--limit", in: 1...10_000_000) }
-            if let since = args.string("since") { query.since = try parseDate(since, c) }
-            if let kind = args.string("kind") {
-                guard let k = SignatureKind(rawValue: kind) else {
-                    throw BuiltinError.badChoice(command: c, option: "kind", expected: SignatureKind.allCases.map(\.rawValue), got: kind)
+            let record = try store.key(named: args.string("name") ?? "")
+            guard !record.retired else { throw StoreError.keyRetired(name: record.name) }
+            if args.flag("clear") {
+                guard !args.flag("exposed") else {
+                    throw BuiltinError.optionNotApplicable(command: c, option: "exposed", reason: "--clear removes the flag")
                 }
-                query.kind = k
+                return rotationKeyValue(try store.clearRotationFlag(named: record.name), open: nil)
             }
-            let records = try store.history(query)
-            if args.flag("csv") { return .string(HistoryExport.csv(records)) }
-            if args.flag("json") { return .string(HistoryExport.json(records)) }
-            return .list(records.map(historyValue))
+            let flagged = try store.flagForRotation(named: record.name, reason: args.flag("exposed") ? .exposed : .user)
+            return rotationKeyValue(flagged, open: nil)
         },
 
-        // MARK: - The vault
-
-        Builtin("vault.status",
-                summary: "Whether the vault exists and is unlocked, with its scrypt parameters.",
-                example: "vault.status") { args in
-            let c = args.command
-            let store = try args.session(c).store(for: c)
-            var fields: [(String, Value)] = [("state", .string(try store.vaultStatus().rawValue))]
-            if let info = try store.vaultInfo() { fields.append(("kdf", .string(info.parameters.description))) }
-            return .map(ValueMap(fields))
-        },
-
-        Builtin("vault.lock", summary: "Locks the vault now: the next command that needs a secret asks the passphrase.",
-                example: "vault.lock") { args in
-            try args.session("vault.lock").lockVault()
-            return .null
-        },
-
-        Builtin("vault.change-passphrase",
-                summary: "Re-seals every secret under a new vault passphrase (the old one asked first).",
-                example: "vault.change-passphrase") { args in
+        Builtin("key.rotate", params: [ParamSpec("name", .string)],
+                options: [
+                    OptionSpec("successor", .string, "the new key's name (default from its kind and address)"),
+                    OptionSpec("yes", nil, "confirm that the successor is backed up without asking (batch runs)"),
+                    OptionSpec("skip-confirm", nil, "do not ask two words of a new mnemonic back (batch runs)"),
+                ],
+                summary: "Replaces a key by a new one of the same kind and preset; the old secret is wiped once the new one is backed up.",
+                example: "key.rotate hot-wallet --successor hot-2026") { args in
             let c = args.command
             let session = try args.session(c)
             let store = try session.store(for: c)
-            let old = try session.passphrase(for: c, prompt: "current vault passphrase: ")
-            let new = try session.passphrase(for: c, prompt: "new vault passphrase: ")
-            if session.prompts?.isInteractive == true {
-                guard try session.passphrase(for: c, prompt: "the new passphrase again: ") == new else {
-                    throw SessionError.passphrasesDiffer(command: c)
+            let old = try store.key(named: args.string("name") ?? "")
+            try session.checkBackupCanBeConfirmed(of: old, skipConfirm: args.flag("skip-confirm"), command: c)
+            let unlocked = try session.unlockedStore(for: c, reconfirm: true)
+            let begun = try unlocked.beginRotation(ofKeyNamed: old.name)
+            let done = try session.advanceRotation(begun.id, successorName: args.string("successor"), yes: args.flag("yes"),
+                                           skipConfirm: args.flag("skip-confirm"), store: unlocked,
+                                           command: c)
+            return rotationValue(done)
+        },
+
+        Builtin("key.lineage", params: [ParamSpec("name", .string)],
+                summary: "The rotation chain through a key, oldest first: each key with its rotation state and successor.",
+                example: "key.lineage hot-wallet") { args in
+            let c = args.command
+            let store = try args.session(c).store(for: c)
+            let chain = try store.lineage(ofKeyNamed: args.string("name") ?? "")
+            let open = try store.pendingRotations()
+            let names = Dictionary(chain.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            return .list(try chain.map { r in
+                var value = rotationKeyValue(r, open: open.first { $0.oldKeyID == r.id || $0.newKeyID == r.id })
+                if let next = r.successorID, case .map(var fields) = value {
+                    fields["successor"] = .string(try names[next] ?? store.key(id: next).name)
+                    value = .map(fields)
                 }
-            }
-            try store.changePassphrase(old: old, new: new)
-            return .null
+                return value
+            })
         },
     ]
+}
+
+extension Builtins {
 
     // MARK: - Helpers
 
@@ -320,7 +228,7 @@ extension Builtins {
     /// a formatter for every history row.
     static func isoDate(_ d: Date) -> String { isoDateStyle.format(d) }
 
-    private static let isoDateStyle = Date.ISO8601FormatStyle()
+    static let isoDateStyle = Date.ISO8601FormatStyle()
 
     /// `YYYY-MM-DD` (midnight UTC) or a full ISO 8601 time.
     static func parseDate(_ text: String, _ command: String) throws -> Date {
@@ -383,7 +291,7 @@ extension Builtins {
         }
     }
 
-    private static func privateKey(text: String, _ command: String) throws -> PrivateKey {
+    static func privateKey(text: String, _ command: String) throws -> PrivateKey {
         let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if t.hasPrefix("0x") || t.hasPrefix("0X") {
             let bytes = try Hex.decode(t)

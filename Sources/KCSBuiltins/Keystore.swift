@@ -6,14 +6,12 @@ import WalletCrypto
 import WalletSession
 import WalletStore
 
-// The `keystore` namespace: Ethereum keystore V3 files (Web3 Secret Storage) in and out of the
-// store (issue 5 §3, way 4). `keystore.load` decrypts a file and stores its key as an ECDSA key;
-// `keystore.save` exports a stored key under a new password. The file format, the KDFs and
-// the checks are WalletCore's `KeystoreV3`; its errors (missing field, unsupported KDF or
-// cipher, wrong password, address mismatch) pass through with their ids.
+// The `keystore` namespace: Ethereum keystore V3 files in and out of the store (docs/store.md,
+// docs/wallet-core.md). The file format, the KDFs, their cost ceilings and the checks are
+// WalletCore's `KeystoreV3`; a KDF runs where Ctrl-C can abandon it (`Session.abandonable`).
 
 extension Builtins {
-    static let keystoreFiles: [Builtin] = [
+    static let keystore: [Builtin] = [
         Builtin("keystore.load",
                 params: [ParamSpec("file", .string), ParamSpec("password", .oneOf([.string, .secret(nil)]), secret: true)],
                 options: [
@@ -80,6 +78,9 @@ extension Builtins {
             ]))
         },
     ]
+}
+
+extension Builtins {
 
     // MARK: - Helpers
 

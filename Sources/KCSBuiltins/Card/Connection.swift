@@ -6,6 +6,9 @@ import KCSRuntime
 import WalletCore
 import WalletSession
 
+// The `card` namespace, connecting (docs/card-console.md): readers, simulated cards, the
+// connection and SELECT's answer.
+
 extension Builtins {
     static let cardConnection: [Builtin] = [
         Builtin("card.readers",
@@ -72,6 +75,9 @@ extension Builtins {
             return cardInfoValue(card)
         },
     ]
+}
+
+extension Builtins {
 
     /// SELECT's answer as a record (`extra` fields last).
     static func cardInfoValue(_ card: CardLink, extra: [(String, Value)] = []) -> Value {

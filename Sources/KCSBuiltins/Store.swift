@@ -1,0 +1,24 @@
+import Foundation
+import KCSRuntime
+import WalletCore
+import WalletCrypto
+import WalletSession
+import WalletStore
+
+// The `store` namespace: the store's integrity check (docs/store.md).
+
+extension Builtins {
+    static let store: [Builtin] = [
+        Builtin("store.check",
+                summary: "Checks the store file: SQLite's integrity_check and the store's invariants (positions, secrets, parents).",
+                example: "print (store.check).ok, (store.check).problems") { args in
+            let c = args.command
+            let check = try args.session(c).store(for: c).check()
+            return .map(ValueMap([
+                ("ok", .bool(check.integrity == ["ok"] && check.problems.isEmpty)),
+                ("integrity", .string(check.integrity.joined(separator: "\n"))),
+                ("problems", .list(check.problems.map { .string($0) })),
+            ]))
+        },
+    ]
+}
