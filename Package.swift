@@ -42,7 +42,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
-        .target(name: "WalletCore", dependencies: ["WalletCrypto"]),
+        .target(name: "WalletCore", dependencies: ["KCSErrors", "WalletCrypto"]),
 
         // MARK: - Layer 2: the card (protocol client, simulator, PC/SC)
         .target(name: "CardProtocol", dependencies: ["KCSErrors", "WalletCore", "WalletCrypto"]),
@@ -52,7 +52,7 @@ let package = Package(
         // MARK: - Layer 3: the store (SQLite through GRDB.swift, which links Debian's libsqlite3)
         .target(
             name: "WalletStore",
-            dependencies: ["WalletCore", "WalletCrypto", "CardProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "CardProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
 
         // MARK: - Layer 3½: the application layer (typed; no language module)
         .target(

@@ -1,4 +1,5 @@
 import BigInt
+import KCSErrors
 
 /// The two renderings every value has (issue 3 §3): text for people (records and lists of
 /// records as aligned tables) and JSON for scripts (`--json`). Secrets render as

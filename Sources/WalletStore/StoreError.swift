@@ -1,4 +1,5 @@
 import Foundation
+import KCSErrors
 import WalletCore
 import GRDB
 import WalletCrypto

@@ -1,3 +1,5 @@
+import KCSErrors
+
 // Errors of the Ethereum signing core (units, EIP-191, EIP-712, transactions). Each case has a
 // stable dotted id and one sentence naming what was expected and what was given.
 

@@ -11,6 +11,7 @@
 // at most `maximumArrayDimensions` array suffixes and struct types nest at most
 // `maximumStructDepth` levels (the JSON itself at most `JSONText.maximumDepth`).
 import Foundation
+import KCSErrors
 
 // MARK: - Values
 

@@ -1,4 +1,5 @@
 import Foundation
+import KCSErrors
 
 // Ethereum keystore files, version 3: the "Web3 Secret Storage Definition"
 // (ethereum/ethereum-org-website, public/content/developers/docs/data-structures-and-encoding/
