@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: ["KCSConsole", "KCSBuiltins", "KCSErrors", "WalletSession", "CardProtocol", "EthRPC", "KCSTestSupport"]),
-        .testTarget(name: "TranscriptTests", dependencies: ["KCSTestSupport"], exclude: ["Examples", "Stdlib"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["KCSTestSupport"], exclude: ["Examples", "Stdlib", "Scripts"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]
 )

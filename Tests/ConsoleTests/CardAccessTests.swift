@@ -4,6 +4,7 @@
 // freed on every way out, pairing-slot exhaustion and its way out, factory reset, exit codes.
 // Each test gets an empty kcs home and a vault passphrase in the environment (BatchHome).
 import Foundation
+import KCSTestSupport
 import Testing
 
 /// The values every test initializes its card with (the PUK does not start with the PIN).

@@ -3,6 +3,7 @@
 // later runs), so what a batch user sees is what is checked — across separate processes for
 // the card key in the store, the stored pairing and the PIN-less key kcs remembers.
 import Foundation
+import KCSTestSupport
 import Testing
 
 /// The lines a card session starts with: a blank simulated card initialised and logged in.

@@ -4,6 +4,7 @@
 // named after a reconnect, with the way out; the duress question at a terminal comes before
 // INIT (a real pseudo-terminal, `TerminalSession`).
 import Foundation
+import KCSTestSupport
 import Testing
 
 /// PIN 123456, PUK 111122223333: applet 3.1 makes 111122 the duress PIN (keycard-protocol §7.2).

@@ -10,6 +10,7 @@
 // Delays and keys come from a seeded generator; the seed is in every failure message and
 // `KCS_CRASH_SEED=N` replays a run.
 import Foundation
+import KCSTestSupport
 import Testing
 
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014):

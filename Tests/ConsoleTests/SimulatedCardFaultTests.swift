@@ -4,6 +4,7 @@
 // so the temporary file was written first); `rename` answered with SIGKILL is a kill at each commit
 // point, after the temporary file holding the card's secrets was written and synced.
 import Foundation
+import KCSTestSupport
 import Testing
 
 private let strace = "/usr/bin/strace"

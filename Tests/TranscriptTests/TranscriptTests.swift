@@ -74,15 +74,8 @@ private func check(_ t: Transcript) throws {
         return
     }
     if actual != expected {
-        let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
-        let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
-        var diff: [String] = []
-        for i in 0..<max(a.count, e.count) {
-            let x = i < e.count ? String(e[i]) : "<none>", y = i < a.count ? String(a[i]) : "<none>"
-            if x != y { diff.append("line \(i + 1):\n  - \(x)\n  + \(y)") }
-        }
-        let shown = diff.prefix(10).joined(separator: "\n")
-        Issue.record("\(t.script) differs from its golden:\n\(shown)")
+        let diff = lineDiff(expected: expected, actual: actual).joined(separator: "\n")
+        Issue.record(Comment(rawValue: "\(t.script) differs from its golden:\n\(diff)"))
     }
 }
 
