@@ -1,7 +1,7 @@
 import BigInt
 import KCSErrors
 
-/// The two renderings every value has (issue 3 §3): text for people (records and lists of
+/// The two renderings every value has (docs/language.md §5): text for people (records and lists of
 /// records as aligned tables) and JSON for scripts (`--json`). Secrets render as
 /// `<secret KIND>` in both; nothing here can reveal one.
 extension Value {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// The local EVM for tests (issue 7 §4): `tools/evm-node/evm_node.py`, eth-tester over py-evm,
+/// The local EVM for tests (docs/eth-node.md): `tools/evm-node/evm_node.py`, eth-tester over py-evm,
 /// run by the Python of the virtual environment `make test` creates (`.build/evm-venv`, or
 /// `KCS_EVM_PYTHON`). Started as a child process and stopped by its PID.
 public final class EVMNode: @unchecked Sendable {

@@ -6,7 +6,7 @@ import KCSErrors
 import WalletCore
 import WalletCrypto
 
-/// The card a console session is connected to (issue 6): a simulated Keycard kept in the kcs
+/// The card a console session is connected to (docs/card-console.md): a simulated Keycard kept in the kcs
 /// home (`cards/NAME.json`, the default) or a card in a PC/SC reader, the Keycard command set
 /// on it, and what the session has learned (SELECT's answer, the pairing in use, whether the
 /// PIN is verified). Both kinds answer the same APDUs, so every card command is written once.
@@ -269,7 +269,7 @@ public enum CardCommandError: WalletError, Equatable {
     }
 }
 
-// MARK: - Helpers of the card commands (issue 6 §2, §3)
+// MARK: - Helpers of the card commands (docs/card-console.md)
 
 extension CardLink {
     /// How many persistent pairing slots the card has: the simulator's profile; what this
@@ -324,7 +324,7 @@ public enum CardCredential: String {
 }
 
 extension Session {
-    /// PIN safety (issue 6 §3): refuses to send `credential` when `status` (GET STATUS over the
+    /// PIN safety (docs/card-console.md): refuses to send `credential` when `status` (GET STATUS over the
     /// open channel) shows it blocked, or one try left and `force` is false.
     public static func checkTries(_ credential: CardCredential, in status: ApplicationStatus, force: Bool,
                            command c: String) throws(CardCommandError) {

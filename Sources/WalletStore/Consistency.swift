@@ -8,7 +8,7 @@ extension StoreTransaction {
     /// every HD-CHILD has a parent. (At most one unfinished rotation per key is enforced
     /// by the `rotations_open_by_old_key` index itself.)
     ///
-    /// Used after a crash (the SIGKILL tests of issue 5 §7) and by `kcs doctor`-style commands.
+    /// Used after a crash (the SIGKILL tests, docs/store.md) and by `kcs doctor`-style commands.
     public func consistencyProblems() throws(StoreError) -> [String] {
         try problems(integrity: integrityCheck())
     }

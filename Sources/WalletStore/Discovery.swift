@@ -1,4 +1,4 @@
-// BIP44 account discovery results (issue 8): the used addresses a discovery found, per
+// BIP44 account discovery results (docs/eth-node.md, "Discovery"): the used addresses a discovery found, per
 // owner (a stored HD key or a card) and coin type, so `accounts` can list them and
 // `wallet.select ADDRESS` can make one the active address. Public data only: paths,
 // addresses and compressed public keys; nothing here is sealed.

@@ -1,4 +1,4 @@
-// Signing history (issue 5 §5): every signature kcs makes, with a verified flag the
+// Signing history (docs/store.md): every signature kcs makes, with a verified flag the
 // caller computed by recovering the signer at record time. Queries go newest first
 // through the `history_by_*` indexes; exports are CSV text and Encodable records.
 import Foundation

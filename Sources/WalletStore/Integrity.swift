@@ -1,5 +1,5 @@
 // SQLite's own check of the database file beside the store's invariants: what a crash test
-// (issue 5 §7) asserts after killing kcs, and what `store.check` shows.
+// (docs/store.md) asserts after killing kcs, and what `store.check` shows.
 import GRDB
 
 extension WalletStore {

@@ -7,7 +7,7 @@ import WalletCrypto
 
 // MARK: - Kinds, sources, storage
 
-/// The five kinds of key the dashboard shows (issue 5 §3).
+/// The five kinds of key the dashboard shows (docs/store.md).
 public enum KeyKind: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     /// A single secp256k1 private key (imported raw, from WIF or from a keystore file).
     case ecdsa = "ECDSA"
@@ -43,7 +43,7 @@ public enum KeyKind: String, Sendable, Hashable, CaseIterable, Codable, CustomSt
     }
 }
 
-/// How a key entered the store (one of the five ways of issue 5 §3, plus the card).
+/// How a key entered the store (one of the five ways of docs/store.md, "Keys", plus the card).
 public enum KeySource: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     /// Generated here from the CSPRNG (`key.generate`).
     case generated
@@ -303,7 +303,7 @@ public struct KeyRecord: Sendable, Hashable, Identifiable, Encodable, CustomStri
 
 // MARK: - Rotation policy
 
-/// Why a key should be rotated (issue 5 §6).
+/// Why a key should be rotated (docs/store.md).
 public enum RotationReason: Sendable, Hashable, CustomStringConvertible {
     /// The user flagged it.
     case flagged(RotationFlag)

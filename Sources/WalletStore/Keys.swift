@@ -1,4 +1,4 @@
-// The key operations (issue 5 §3, §4): add with an optional sealed secret, list, look up,
+// The key operations (docs/store.md): add with an optional sealed secret, list, look up,
 // rename, reorder, delete, reveal, flag, retire, and the rotation policy.
 import Foundation
 import GRDB

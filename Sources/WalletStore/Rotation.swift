@@ -1,4 +1,4 @@
-// The rotation journal (issue 5 §6). A rotation moves through
+// The rotation journal (docs/store.md). A rotation moves through
 //
 //     started ──► successor-created ──► backed-up ──► completed
 //        └──────────────┴──────────────────┴─────────► rolled-back

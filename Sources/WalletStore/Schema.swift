@@ -113,7 +113,7 @@ enum Schema {
                 WHERE state NOT IN ('completed', 'rolled-back');
             CREATE INDEX rotations_by_new_key ON rotations(new_key_id);
             """),
-        // BIP44 account discovery (issue 8): used addresses, public data only. An owner is a
+        // BIP44 account discovery (docs/eth-node.md, "Discovery"): used addresses, public data only. An owner is a
         // stored key (key_id, rows go with the key) or a card (card_uid, no foreign key):
         // exactly one of the two is set. Uniqueness per owner is two partial indexes,
         // because a UNIQUE over a NULL column would never fire.

@@ -1,4 +1,4 @@
-// Secrets at rest (issue 5 §2): a vault passphrase → scrypt → a 32-byte key-encryption
+// Secrets at rest (docs/store.md): a vault passphrase → scrypt → a 32-byte key-encryption
 // key (KEK); every secret is sealed with AES-256-GCM under the KEK, with a fresh random
 // 12-byte nonce and associated data that names the row it belongs to.
 import Foundation

@@ -1,4 +1,4 @@
-// The kcs store: one SQLite database, `kcs.db`, in the kcs home (issue 5 §1). GRDB.swift
+// The kcs store: one SQLite database, `kcs.db`, in the kcs home (docs/store.md). GRDB.swift
 // drives Debian's libsqlite3; this file opens the file safely and hands out transactions.
 import Foundation
 import GRDB
