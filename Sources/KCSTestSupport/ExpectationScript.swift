@@ -16,6 +16,9 @@ import Foundation
 ///   exit code of its class); at most one, and nothing of the script runs after it.
 /// - `# expect exit: N` — the exit status, when it is neither 0 nor an error's.
 /// - `# env: NAME=VALUE` lines set the environment of the run (before any code).
+/// - A line `# run` starts another run of kcs in the same kcs home (a new process: the card
+///   connection and the unlocked vault are gone, the store and the simulated cards stay); each
+///   run is checked on its own, and an error ends only its run.
 public struct ExpectationScript: Sendable {
     /// The script, relative to the repository root (or absolute).
     public let path: String
@@ -66,15 +69,34 @@ public struct ExpectationScript: Sendable {
         return e
     }
 
-    /// Runs the script and returns what went wrong (empty: it behaved as its comments say).
+    /// Runs the script (each `# run` part in turn, in one kcs home) and returns what went wrong
+    /// (empty: it behaved as its comments say).
     public func failures() throws -> [String] {
         let file = path.hasPrefix("/") ? URL(fileURLWithPath: path) : TestPaths.root.appendingPathComponent(path)
-        let text = try String(contentsOf: file, encoding: .utf8)
-        let expected = Self.expectations(of: text)
+        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            .map(String.init)
         var home = try BatchHome()
         defer { home.remove() }
-        for (k, v) in expected.environment { home.environment[k] = v }
-        let r = try home.run(arguments: ["--json", file.path], in: file.deletingLastPathComponent())
+        for (k, v) in Self.expectations(of: lines.joined(separator: "\n")).environment { home.environment[k] = v }
+        let starts = [0] + lines.indices.filter { lines[$0] == "# run" }
+        var problems: [String] = []
+        for (n, start) in starts.enumerated() {
+            let end = n + 1 < starts.count ? starts[n + 1] : lines.count
+            // Lines outside the part stay as empty lines, so errors keep the script's line numbers.
+            let part = lines.indices.map { $0 >= start && $0 < end ? lines[$0] : "" }.joined(separator: "\n")
+            let partFile = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).run\(n + 1).kcs")
+            try part.write(to: partFile, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: partFile) }
+            let r = try home.run(arguments: ["--json", partFile.path], in: file.deletingLastPathComponent())
+            let label = starts.count > 1 ? "\(path) (run \(n + 1))" : path
+            problems += Self.check(r, against: Self.expectations(of: part), script: path, label: label)
+        }
+        return problems
+    }
+
+    /// What differs between a run's output, errors and exit status and the expectations.
+    static func check(_ r: (code: Int32, out: String, err: String), against expected: Expectations, script path: String,
+                      label: String) -> [String] {
         var problems: [String] = []
         let printed = r.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let lines = printed.last == "" ? Array(printed.dropLast()) : printed
@@ -82,7 +104,7 @@ public struct ExpectationScript: Sendable {
         if lines != wanted {
             // Name the first difference by the script line that expected it.
             let i = zip(lines, wanted).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(lines.count, wanted.count)
-            let at = i < expected.output.count ? "\(path):\(expected.output[i].line)" : path
+            let at = i < expected.output.count ? "\(path):\(expected.output[i].line)" : label
             problems.append("\(at): printed line \(i + 1) is \(i < lines.count ? "\"\(lines[i])\"" : "missing")"
                             + (i < wanted.count ? ", expected \"\(wanted[i])\"" : ", expected nothing more"))
         }
@@ -100,12 +122,12 @@ public struct ExpectationScript: Sendable {
             } else {
                 problems.append("\(path):\(error.line): expected error \(error.id), the script ran to the end (exit \(r.code))")
             }
-            if r.code == 0 { problems.append("\(path): exit 0 after an error") }
+            if r.code == 0 { problems.append("\(label): exit 0 after an error") }
         } else if let got = errors.last {
             problems.append("\(path):\(got.line.map(String.init) ?? "?"): unexpected error \(got.id): \(r.err)")
         }
         let exit = expected.exit ?? (expected.error == nil ? 0 : nil)
-        if let exit, r.code != exit { problems.append("\(path): exit \(r.code), expected \(exit)") }
+        if let exit, r.code != exit { problems.append("\(label): exit \(r.code), expected \(exit)") }
         return problems
     }
 }

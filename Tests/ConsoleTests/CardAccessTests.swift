@@ -1,8 +1,10 @@
-// The card access commands of issue 6 (§1–§3, §7 change/reset, §9) through the real kcs binary
+// The card access commands (docs/card-console.md) through the real kcs binary
 // on the simulator (`card.connect` opens `$KCS_HOME/cards/default.json`, created blank): INIT,
 // pairing stored in the vault and reused, the secure channel, PIN safety, ephemeral pairings
 // freed on every way out, pairing-slot exhaustion and its way out, factory reset, exit codes.
-// Each test gets an empty kcs home and a vault passphrase in the environment (BatchHome).
+// Each test gets an empty kcs home and a vault passphrase in the environment (BatchHome). What a
+// script can say lives in Tests/TranscriptTests/Scripts/card (INIT, pairing, login, PIN and PUK
+// safety); these are the runs with several processes, faults or a terminal.
 import Foundation
 import KCSTestSupport
 import Testing
@@ -22,92 +24,6 @@ private func kcs(_ home: BatchHome, _ code: String, name: String = "run.kcs") th
 @Suite("Card access commands")
 struct CardAccessTests {
     // MARK: - Setting up, pairing, opening
-
-    @Test func initPairOpenVerify_thenLoginReusesTheStoredPairing() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let first = try kcs(home, """
-            let c = card.connect
-            print "BLANK", c.initialized
-            let i = card.init --pin "\(pin)" --puk "\(puk)" --pairing "\(password)"
-            print "INIT", i.initialized, i.freePairingSlots, len(i.shortUID), contains(i, "warning")
-            let p = card.pair --password "\(password)"
-            print "PAIR", p.slot, p.stored, p.freePairingSlots
-            let o = card.open
-            print "OPEN", o.slot, o.open
-            card.verify "\(pin)"
-            let s = card.status
-            print "STATUS", s.pinTriesLeft, s.pukTriesLeft, s.keyLoaded, s.path, s.pinlessPath, s.pinVerified
-            let l = card.logout
-            print "LOGOUT", l.loggedOut, l.unpaired
-            let ps = card.pairings
-            print "PAIRINGS", ps.pairingSlots, ps.freePairingSlots, ps.stored, ps.session, ps.ephemeral
-            """, name: "first.kcs")
-        #expect(first.code == 0, "\(first.err)")
-        #expect(tagged("BLANK", in: first.out) == ["false"])
-        #expect(tagged("INIT", in: first.out) == ["true 5 8 false"])
-        #expect(tagged("PAIR", in: first.out) == ["0 true 4"])
-        #expect(tagged("OPEN", in: first.out) == ["0 true"])
-        #expect(tagged("STATUS", in: first.out) == ["3 5 false m nil true"])
-        #expect(tagged("LOGOUT", in: first.out) == ["true nil"])
-        #expect(tagged("PAIRINGS", in: first.out) == ["5 4 0 nil false"])
-
-        // A later run: card.login reuses slot 0 (no new slot), then the stored pairing is listed.
-        let second = try kcs(home, """
-            card.connect
-            let l = card.login "\(pin)"
-            print "LOGIN", l.slot, l.paired, l.ephemeral, l.freePairingSlots
-            let all = card.pairings --all
-            print "ALL", len(all), all[0].slot
-            """, name: "second.kcs")
-        #expect(second.code == 0, "\(second.err)")
-        #expect(tagged("LOGIN", in: second.out) == ["0 false false 4"])
-        #expect(tagged("ALL", in: second.out) == ["1 0"])
-    }
-
-    @Test func loginOnANewCard_pairsStoresAndWarnsNothing_pairTwiceNeedsForce() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let r = try kcs(home, """
-            \(setUp)
-            let l = card.login "\(pin)" --password "\(password)"
-            print "LOGIN", l.slot, l.paired, l.freePairingSlots, contains(l, "warning")
-            try { card.pair --password "\(password)" } catch e { print "AGAIN", e.kind }
-            try { card.init --pin "\(pin)" --puk "\(puk)" --pairing "x" } catch e { print "INIT", e.kind }
-            try { card.pair --password "not the password" --force } catch e { print "WRONG", e.kind }
-            """)
-        #expect(r.code == 0, "\(r.err)")
-        #expect(tagged("LOGIN", in: r.out) == ["0 true 4 false"])
-        #expect(tagged("AGAIN", in: r.out) == ["card.alreadyPaired"])
-        #expect(tagged("INIT", in: r.out) == ["card.alreadyInitialized"])
-        #expect(tagged("WRONG", in: r.out) == ["card.cardCryptogramMismatch"])
-    }
-
-    @Test func initFailures_andTheDuressWarning() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let r = try kcs(home, """
-            card.connect
-            try { card.init } catch e { print "NONE", e.kind }
-            try { card.init --pin "12ab56" --puk "\(puk)" --pairing "p" } catch e { print "BAD", e.kind, e.message }
-            try { card.login "\(pin)" --default } catch e { print "BLANK", e.kind }
-            try { card.init --pin "123456" --puk "123456789012" --pairing "p" } catch e { print "TRAP", e.kind }
-            print "STILL BLANK", not card.info().initialized
-            try { card.init --pin "123456" --puk "111111111111" --duress "123456" --pairing "p" } catch e { print "EQUAL", e.kind }
-            let i = card.init --pin "123456" --puk "123456789012" --pairing "p" --force
-            print "DURESS", i.initialized, i.warning
-            """)
-        #expect(r.code == 0, "\(r.err)")
-        #expect(tagged("TRAP", in: r.out) == ["card.duressTrap"])
-        #expect(tagged("STILL", in: r.out) == ["BLANK true"])
-        #expect(tagged("EQUAL", in: r.out) == ["card.duressTrap"])
-        #expect(tagged("NONE", in: r.out) == ["card.valueNeeded"])
-        #expect(tagged("BAD", in: r.out) == ["card.invalidInput INIT: the PIN must be 6 digits"])
-        #expect(tagged("BLANK", in: r.out) == ["card.blank"])
-        let duress = tagged("DURESS", in: r.out).first ?? ""
-        #expect(duress.hasPrefix("true ") && duress.contains("duress PIN"), "\(r.out)")
-        #expect(!r.out.contains("123456789012"), "a secret was printed: \(r.out)")
-    }
 
     @Test func initGenerate_showsTheValuesOnce_andTheyWork() throws {
         let home = try BatchHome()
@@ -147,92 +63,6 @@ struct CardAccessTests {
         // card.open without a stored pairing: a card error, exit 76.
         #expect(noChannel.code == 76, "\(noChannel.err)")
         #expect(noChannel.err.contains("kcs holds no pairing for this card"))
-    }
-
-    // MARK: - PIN safety
-
-    @Test func wrongPINs_showTriesLeft_oneTryLeftIsRefused_blockedThenUnblocked() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let r = try kcs(home, """
-            \(setUp)
-            card.login "\(pin)" --password "\(password)"
-            try { card.verify "000000" } catch e { print "W1", e.kind, e.message }
-            try { card.verify "000000" } catch e { print "W2", e.kind, e.message }
-            try { card.verify "\(pin)" } catch e { print "LAST", e.kind }
-            print "TRIES", card.status().pinTriesLeft
-            try { card.verify "12" } catch e { print "FORMAT", e.kind, e.message }
-            print "TRIES", card.status().pinTriesLeft
-            try { card.unblock "\(puk)" "654321" } catch e { print "NOTBLOCKED", e.kind }
-            card.verify "\(pin)" --force
-            print "TRIES", card.status().pinTriesLeft
-            """, name: "safety.kcs")
-        #expect(r.code == 0, "\(r.err)")
-        #expect(tagged("W1", in: r.out) == ["card.wrongPIN wrong PIN: 2 tries left"])
-        #expect(tagged("W2", in: r.out) == ["card.wrongPIN wrong PIN: 1 try left"])
-        #expect(tagged("LAST", in: r.out) == ["card.lastTry"])
-        #expect(tagged("FORMAT", in: r.out) == ["card.invalidInput VERIFY PIN: the PIN must be 6 digits"])
-        #expect(tagged("TRIES", in: r.out) == ["1", "1", "3"])
-        #expect(tagged("NOTBLOCKED", in: r.out) == ["card.pinNotBlocked"])
-
-        // Three wrong PINs in a run that does not catch: exit 77 with the tries left.
-        let wrong = try kcs(home, "card.connect\ncard.login \"\(pin)\"\ncard.verify \"000000\"\n", name: "wrong.kcs")
-        #expect(wrong.code == 77, "wrong PIN: exit 77, got \(wrong.code): \(wrong.err)")
-        #expect(wrong.err.contains("wrong PIN: 2 tries left"))
-        // (card.open, not card.login: a right PIN would set the count back to 3.)
-        let refused = try kcs(home, "card.connect\ncard.open\ntry { card.verify \"000000\" } catch e { }\ncard.verify \"000000\"\n",
-                              name: "refused.kcs")
-        #expect(refused.code == 77, "\(refused.err)")
-        #expect(refused.err.contains("1 try left; kcs does not send a PIN"), "\(refused.err)")
-        let blocked = try kcs(home, "card.connect\ncard.login \"000000\" --force\n", name: "blocked.kcs")
-        #expect(blocked.code == 78, "blocked: exit 78, got \(blocked.code): \(blocked.err)")
-        #expect(blocked.err.contains("the PIN is now blocked; unblock it with the PUK"))
-        let still = try kcs(home, "card.connect\ncard.login \"\(pin)\" --force\n", name: "still.kcs")
-        #expect(still.code == 78, "\(still.err)")
-
-        // The PUK unblocks it and sets a new PIN, verified at once.
-        let unblock = try kcs(home, """
-            card.connect
-            card.open
-            card.unblock "\(puk)" "654321"
-            let s = card.status
-            print "UNBLOCKED", s.pinTriesLeft, s.pinVerified
-            card.logout
-            print "LOGIN", card.login("654321").slot
-            """, name: "unblock.kcs")
-        #expect(unblock.code == 0, "\(unblock.err)")
-        #expect(tagged("UNBLOCKED", in: unblock.out) == ["3 true"])
-        #expect(tagged("LOGIN", in: unblock.out) == ["0"])
-    }
-
-    @Test func wrongPUKs_showTriesLeft_lastTryRefused_blockedPUKLeavesOnlyReset() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let r = try kcs(home, """
-            \(setUp)
-            card.login "\(pin)" --password "\(password)"
-            for i in range(2) { try { card.verify "000000" } catch e { } }
-            try { card.verify "000000" --force } catch e { print "PIN", e.kind }
-            for i in range(4) { try { card.unblock "999999999999" "654321" } catch e { print "PUK", e.message } }
-            try { card.unblock "999999999999" "654321" } catch e { print "LAST", e.kind }
-            """, name: "puk.kcs")
-        #expect(r.code == 0, "\(r.err)")
-        #expect(tagged("PIN", in: r.out) == ["card.pinBlocked"])
-        #expect(tagged("PUK", in: r.out) == ["wrong PUK: 4 tries left", "wrong PUK: 3 tries left",
-                                             "wrong PUK: 2 tries left", "wrong PUK: 1 try left"])
-        #expect(tagged("LAST", in: r.out) == ["card.lastTry"])
-        let blocked = try kcs(home, "card.connect\ncard.open\ncard.unblock \"999999999999\" \"654321\" --force\n", name: "b.kcs")
-        #expect(blocked.code == 78, "\(blocked.err)")
-        #expect(blocked.err.contains("the PUK is now blocked; only a factory reset (card.reset)"), "\(blocked.err)")
-        // A blocked card is recovered by the factory reset.
-        let reset = try kcs(home, """
-            let i = card.connect
-            let r = card.reset --confirm $i.shortUID
-            let all = card.pairings --all
-            print "RESET", r.reset, r.initialized, r.forgotPairing, len(all)
-            """, name: "reset.kcs")
-        #expect(reset.code == 0, "\(reset.err)")
-        #expect(tagged("RESET", in: reset.out) == ["true false true 0"])
     }
 
     // MARK: - Changing credentials

@@ -34,6 +34,11 @@ struct ScriptTests {
         #expect(try problems("print 1   # expect: 1\nlet y = 1   # expect error: card.notConnected\n").first?
             .contains("the script ran to the end") == true)
         #expect(try problems("let x = card.info\n").first?.contains("unexpected error card.notConnected") == true)
+        // Runs share the home: the second run sees the key the first one stored, not its variables.
+        let twoRuns = "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name k\n"
+            + "let x = 1\n# run\nprint len(key.list())   # expect: 1\nprint x   # expect error: runtime.undefinedVariable\n"
+        let shared = try problems(twoRuns)
+        #expect(shared.isEmpty, "\(shared)")
     }
 
     @Test func expectations_areReadFromTheComments() {
