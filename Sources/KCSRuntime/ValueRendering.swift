@@ -93,22 +93,8 @@ extension Value {
 
     // MARK: helpers
 
-    /// A double-quoted string with JSON escapes (also the language's own string syntax).
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20: out += "\\u" + String(u.value, radix: 16).padding(to: 4, left: "0")
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
+    /// A double-quoted string with JSON escapes: `JSONString`, the one JSON quoting rule.
+    static func quote(_ s: String) -> String { JSONString.quoted(s) }
 
     static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
