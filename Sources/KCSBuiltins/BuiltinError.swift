@@ -30,6 +30,8 @@ public enum BuiltinError: WalletError, Equatable {
     case privateNeedsFlag(command: String, version: String)
     /// `help TOPIC` for a name that is neither a command nor a namespace.
     case noHelpTopic(topic: String, suggestion: String?)
+    /// `keys` without a map: it lists a map's keys; the store's key list is `key.list`.
+    case keysNeedsMap(command: String)
 
     /// Stable identifier.
     public var id: String {
@@ -47,12 +49,15 @@ public enum BuiltinError: WalletError, Equatable {
         case .optionNotApplicable: "builtin.optionNotApplicable"
         case .privateNeedsFlag: "builtin.privateNeedsFlag"
         case .noHelpTopic: "builtin.noHelpTopic"
+        case .keysNeedsMap: "builtin.keysNeedsMap"
         }
     }
 
     /// One sentence naming the command.
     public var description: String {
         switch self {
+        case .keysNeedsMap(let c):
+            "\(c): expected a map (keys MAP lists its keys); the store's key list is key.list"
         case .notAnInteger(let c, let text):
             "\(c): expected a decimal or 0x hex integer, got \"\(text)\""
         case .negative(let c, let value):

@@ -122,14 +122,10 @@ extension Builtins {
         },
 
         Builtin("keys", params: [ParamSpec("map", .map, default: .null)],
-                options: [
-                    OptionSpec("json", nil, "the key dashboard as JSON text"),
-                    OptionSpec("active", nil, "leave retired keys out of the dashboard"),
-                ],
-                summary: "The keys of a map, in insertion order. Alone it is the older spelling of key.list (the key dashboard).",
+                summary: "The keys of a map, in insertion order (the key list of the store is key.list).",
                 example: "keys {\"a\": 1, \"b\": 2}   # [\"a\", \"b\"]") { args in
-            // Without a map: the dashboard, as `keys` showed it before `key.list` (docs/language.md §4).
-            guard case .map(let m)? = args["map"] else { return try keyDashboard(args) }
+            // One name, one meaning (docs/language.md §4): the dashboard is key.list.
+            guard case .map(let m)? = args["map"] else { throw BuiltinError.keysNeedsMap(command: args.command) }
             return .list(m.keys.map { .string($0) })
         },
 

@@ -183,7 +183,7 @@ extension Builtins {
 
     // MARK: - Helpers
 
-    /// `key.list` (and `keys` without a map, its older spelling): the stored keys as a table (records), or JSON text with `--json`.
+    /// `key.list`: the stored keys as a table (records), or JSON text with `--json`.
     static func keyDashboard(_ args: CallArguments) throws -> Value {
         let c = args.command
         let store = try args.session(c).store(for: c)

@@ -28,7 +28,7 @@ struct CardKeysConsoleTests {
             use card
             let s = sign \(testDigest) --path "m/44'/60'/0'/0/0"
             print "S", s.key, s.verified, s.signer
-            for row in keys() { print "R", row.name, row.kind }
+            for row in key.list() { print "R", row.name, row.kind }
             """, name: "one.kcs")
         #expect(first.code == 0, "\(first.err)")
         let k = tagged("K", in: first.out).first ?? ""
@@ -130,11 +130,11 @@ struct CardKeysConsoleTests {
         let after = try home.run("""
             card.connect
             card.login "123456"
-            print "N", len(keys())
+            print "N", len(key.list())
             try { card.load mnemonic "\(words)" } catch e { print "E", e.kind }
             use card
-            let k = keys()[0]
-            print "K", len(keys()), k.kind
+            let k = key.list()[0]
+            print "K", len(key.list()), k.kind
             let s = sign \(testDigest) --path "m/44'/60'/0'/0/0"
             print "S", s.verified, s.signer
             """, name: "after.kcs")

@@ -26,7 +26,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-/// One stored key as `keys --json` lists it.
+/// One stored key as `key.list --json` lists it.
 struct ListedKey {
     let id: Int
     let name: String
@@ -187,7 +187,7 @@ struct CrashTests {
 
     /// A second kcs run on the store a (possibly killed) run left: `store.check`, then (with
     /// `resume`) `rotation resume` of every pending rotation and `store.check` again, then
-    /// every live signing key signs once. Returns the keys as `keys --json` lists them and the
+    /// every live signing key signs once. Returns the keys as `key.list --json` lists them and the
     /// `RESUMED` lines (state found, state reached).
     private func reopenAndCheck(_ home: BatchHome, resume: Bool, context: Comment) throws
         -> (keys: [ListedKey], resumed: [String]) {
@@ -207,9 +207,9 @@ struct CrashTests {
             let open = rotation pending
             print "PENDING", len(open)
             \(resume ? resumeAll : "")
-            let all = keys --json
+            let all = key.list --json
             print "JSON", all
-            let live = keys --active
+            let live = key.list --active
             for k in live {
               if k.kind == "ECDSA" or k.kind == "HD-CHILD" {
                 print "SIGNED", k.name, (sign \(testDigest) --key (k.name)).signer

@@ -27,7 +27,7 @@ struct PromptCancelTests {
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         // The vault passphrase of a first import: nothing is stored, no vault is made.
         try t.cancel("import privkey \(testPrivateKey) --name hot", question: "new vault passphrase: ", command: "import.privkey")
-        try t.answer("kcs> ", with: "print \"keys\", len(keys()), vault.status().state")
+        try t.answer("kcs> ", with: "print \"keys\", len(key.list()), vault.status().state")
         try t.expect("keys 0 missing")
         // The same import goes through afterwards: the prompt reads again.
         try t.answer("kcs> ", with: "import privkey \(testPrivateKey) --name hot")
@@ -43,7 +43,7 @@ struct PromptCancelTests {
         try t.expect("[y/N] ")
         t.type("\u{03}")
         try t.expect("key.rotate cancelled at its prompt (Ctrl-C); rotation 1 stays pending")
-        try t.answer("kcs> ", with: "for k in keys() { print \"K\", k.name }")
+        try t.answer("kcs> ", with: "for k in key.list() { print \"K\", k.name }")
         try t.expect("K hot")
         try t.answer("kcs> ", with: "print \"R\", rotation.pending()[0].state")
         try t.expect("R successor-created")
@@ -78,7 +78,7 @@ struct PromptCancelTests {
         #expect(text.contains("prompt.kcs:2:1: error: import.privkey cancelled at its prompt (Ctrl-C); nothing was changed"),
                 "\(text)")
         #expect(!text.contains("unreached"), "\(text)")
-        let after = try home.run("print \"N\", len(keys())")
+        let after = try home.run("print \"N\", len(key.list())")
         #expect(tagged("N", in: after.out) == ["0"], "no key was stored: \(after.out) \(after.err)")
     }
 }

@@ -99,7 +99,7 @@ struct SecretsOnScreenTests {
                 "\(open.err)")
         #expect(open.err.contains("chmod 600 \(file)"))
         chmod(file, 0o600)
-        let closed = try home.run("print len(keys())\nsign \(testDigest) --key a\n")
+        let closed = try home.run("print len(key.list())\nsign \(testDigest) --key a\n")
         #expect(closed.code == 0 && closed.err.isEmpty, "\(closed.err)")
     }
 
@@ -149,7 +149,7 @@ struct SecretsOnScreenTests {
             try { path.find \(mistypedAddress) --mnemonic "\(testMnemonic)" } catch e { print "E", e.kind }
             try { wallet.select \(mistypedAddress) } catch e { print "E", e.kind }
             print "L", 0x9858effd232b4033e47d90003d41ec34ecaeda95, 0x9858EFFD232B4033E47D90003D41EC34ECAEDA95
-            print "N", len(keys())
+            print "N", len(key.list())
             """, name: "tx.kcs")
         #expect(tagged("E", in: tx.out) == ["address.ethereum.badChecksum", "address.ethereum.badChecksum",
                                            "address.ethereum.badChecksum"], "\(tx.out) \(tx.err)")

@@ -42,7 +42,7 @@ struct StoreCommandTests {
             try { import privkey 0x\(String(repeating: "42", count: 32)) --name b } catch e { print "E", e.kind }
             try { sign \(testDigest) --key a } catch e { print "E", e.kind }
             try { key.reveal a } catch e { print "E", e.kind }
-            print "N", len(keys()), len(history())
+            print "N", len(key.list()), len(history())
             print "V", vault.status().state
             sign \(testDigest) --key a
             """)
@@ -99,7 +99,7 @@ struct StoreCommandTests {
             for f in files {
               try { keystore load (f[0]) (env (f[1]) --secret password) } catch e { print "E", e.kind, "|", e.message }
             }
-            print "N", len(keys())
+            print "N", len(key.list())
             print "V", vault.status().state
             """)
         #expect(r.code == 0, "\(r.err)")
@@ -211,7 +211,7 @@ struct StoreCommandTests {
             try { key rotate next } catch e { print "E2", e.kind }
             let p2 = rotation pending
             let rb = rotation rollback (p2[0].id) --yes
-            print "RB", rb.state, len(rotation.pending()), len(keys())
+            print "RB", rb.state, len(rotation.pending()), len(key.list())
             print "NEXT-SIGNS", (sign \(testDigest) --key next).key
             print "CHECK", (store.check).ok
             """)
@@ -243,7 +243,7 @@ struct StoreCommandTests {
             try { key rotate seed --yes } catch e { print "E", e.kind }
             let rot = key rotate seed --yes --skip-confirm --successor seed2
             print "ROT", rot.state, rot.new
-            for k in keys() { print "K", k.name, k.kind }
+            for k in key.list() { print "K", k.name, k.kind }
             print "PATH", (key show seed2-0).path, (key show seed2-1).path
             print "SAME", (key show seed2-0).address == (key show seed-0).address
             use key seed2-1

@@ -175,7 +175,7 @@ final class CardFixture {
                 let a = card.export "m/44'/60'/0'/0/{i}" --address
                 print a
             }
-            for row in keys() { print row.name, row.kind, row.storage }
+            for row in key.list() { print row.name, row.kind, row.storage }
             """)
         let uid = f.card.instanceUID
         #expect(out[0] == "CARD card:\(uid) mnemonic m 0xb98373b5f78c88bdd753fe8fc3e3300bc8060d8b723a10ea062ca63554a23e7a")
