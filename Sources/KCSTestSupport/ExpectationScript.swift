@@ -30,7 +30,9 @@ public struct ExpectationScript: Sendable {
     public static func all(in folder: String) -> [ExpectationScript] {
         let dir = TestPaths.root.appendingPathComponent(folder)
         let files = FileManager.default.enumerator(atPath: dir.path)?.compactMap { $0 as? String } ?? []
-        return files.filter { $0.hasSuffix(".kcs") }.sorted().map { ExpectationScript(path: folder + "/" + $0) }
+        // A dot file is a part being run (`failures()` writes one beside its script).
+        return files.filter { $0.hasSuffix(".kcs") && !($0 as NSString).lastPathComponent.hasPrefix(".") }.sorted()
+            .map { ExpectationScript(path: folder + "/" + $0) }
     }
 
     /// What the script's comments expect.

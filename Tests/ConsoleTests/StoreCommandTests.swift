@@ -1,5 +1,5 @@
-// The store commands of issue 5 through the real kcs binary in batch mode: keystore files in
-// and out (published vectors, wrong passwords, bad files), and key rotation end to end,
+// The store commands (docs/store.md) through the real kcs binary in batch mode: keystore files
+// out and back (keystore.load itself: Tests/TranscriptTests/Scripts/keystore), key rotation end to end,
 // including a declined backup confirmation that leaves the rotation pending until
 // `rotation resume`. Each test gets an empty kcs home and a vault passphrase in the
 // environment, as a batch user gives them; each runs kcs once or twice (a vault unlock
@@ -10,16 +10,6 @@ import Testing
 
 /// The kcs binary these tests run (`TestPaths.kcsBinary`).
 let storeTestBinary = TestPaths.kcsBinary
-
-/// One case of `Tests/WalletCoreTests/Vectors/keystore-v3.json`, as the file's JSON text.
-func keystoreVector(_ name: String) throws -> String {
-    let url = root.appendingPathComponent("Tests/WalletCoreTests/Vectors/keystore-v3.json")
-    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
-    let cases = object?["cases"] as? [[String: Any]] ?? []
-    let row = try #require(cases.first { $0["name"] as? String == name }, "no keystore vector \(name)")
-    let json = try JSONSerialization.data(withJSONObject: try #require(row["json"]), options: [.sortedKeys])
-    return String(decoding: json, as: UTF8.self)
-}
 
 /// A digest to sign (the one of the examples).
 let testDigest = "0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8"
@@ -53,72 +43,7 @@ struct StoreCommandTests {
         #expect(r.err.contains("the vault passphrase is wrong; nothing was changed"), "\(r.err)")
     }
 
-    // MARK: - keystore.load
-
-    /// ethereum/tests KeyStoreTests `mycrypto` (scrypt n=8192, with `address`) and `test1`
-    /// (pbkdf2 c=262144, key 7a28b5…fe9d); see Vectors/keystore-v3.json.
-    @Test func keystoreLoad_scryptAndPBKDF2Vectors_storeKeystoreKeysAtTheirAddresses() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let scrypt = try home.write(try keystoreVector("ethereum_tests_mycrypto"), to: "mycrypto.json")
-        let pbkdf2 = try home.write(try keystoreVector("ethereum_tests_test1"), to: "test1.json")
-        var h = home
-        h.environment["KS_SCRYPT_PW"] = "foobartest121"
-        h.environment["KS_PBKDF2_PW"] = "testpassword"
-        let r = try h.run("""
-            let a = keystore load "\(scrypt)" (env "KS_SCRYPT_PW" --secret password) --name mycrypto
-            print "A", a.name, a.kind, a.source, a.address
-            let b = keystore load "\(pbkdf2)" (env "KS_PBKDF2_PW" --secret password)
-            print "B", b.name, b.kind, b.source, b.address
-            let ks = keys.rotation
-            for k in ks { print "R", k.name, k.reasons[0] }
-            """)
-        #expect(r.code == 0, "\(r.err)")
-        #expect(tagged("A", in: r.out) == ["mycrypto ECDSA keystore 0x460121576Cc7DF020759730751f92bd62FD78dD6"])
-        #expect(tagged("B", in: r.out) == ["ecdsa-008a-786b ECDSA keystore 0x008AeEda4D805471dF9b2A5B0f38A0C3bCBA786b"])
-        #expect(tagged("R", in: r.out) == ["mycrypto imported from a keystore file",
-                                           "ecdsa-008a-786b imported from a keystore file"])
-    }
-
-    @Test func keystoreLoad_wrongPasswordOrBadFile_clearErrorAndNothingStored() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let good = try keystoreVector("ethereum_tests_mycrypto")
-        let file = try home.write(good, to: "good.json")
-        let noMAC = try home.write(good.replacingOccurrences(of: "\"mac\"", with: "\"mac-gone\""), to: "nomac.json")
-        let argon = try home.write(good.replacingOccurrences(of: "\"kdf\":\"scrypt\"", with: "\"kdf\":\"argon2id\""),
-                                   to: "argon.json")
-        let cbc = try home.write(good.replacingOccurrences(of: "aes-128-ctr", with: "aes-128-cbc"), to: "cbc.json")
-        let text = try home.write("this is not json", to: "text.json")
-        var h = home
-        h.environment["KS_PW"] = "foobartest121"
-        h.environment["KS_WRONG"] = "foobartest122"
-        let r = try h.run("""
-            let files = [["\(file)", "KS_WRONG"], ["\(noMAC)", "KS_PW"], ["\(argon)", "KS_PW"], ["\(cbc)", "KS_PW"],
-                         ["\(text)", "KS_PW"], ["\(home.path("missing.json"))", "KS_PW"]]
-            for f in files {
-              try { keystore load (f[0]) (env (f[1]) --secret password) } catch e { print "E", e.kind, "|", e.message }
-            }
-            print "N", len(key.list())
-            print "V", vault.status().state
-            """)
-        #expect(r.code == 0, "\(r.err)")
-        let errors = tagged("E", in: r.out)
-        try #require(errors.count == 6, "\(r.out)")
-        #expect(Array(errors[0..<4]) == [
-            "keystore.macMismatch | wrong password: MAC mismatch",
-            "keystore.missingField | keystore field crypto.mac is missing",
-            "keystore.unsupportedKDF | keystore field crypto.kdf must be \"scrypt\" or \"pbkdf2\", got \"argon2id\"",
-            "keystore.unsupportedCipher | keystore field crypto.cipher must be \"aes-128-ctr\", got \"aes-128-cbc\"",
-        ])
-        // The parser's own explanation in parentheses differs between Foundation versions.
-        #expect(errors[4].hasPrefix("keystore.notJSON | keystore file must be a JSON object, got text that does not parse as JSON ("))
-        #expect(errors[5] == "keystore.unreadable | keystore file \(home.path("missing.json")) cannot be read: no such file")
-        // Nothing was stored, and the vault was not even created: decryption comes first.
-        #expect(tagged("N", in: r.out) == ["0"] && tagged("V", in: r.out) == ["missing"], "\(r.out)")
-    }
-
-    // MARK: - keystore.save
+    // MARK: - keystore.save (keystore.load: Tests/TranscriptTests/Scripts/keystore)
 
     @Test func keystoreSave_thenLoad_roundTripsTheAddressAndMarksTheKeyRevealed() throws {
         let home = try BatchHome()
