@@ -30,9 +30,7 @@ public struct ExpectationScript: Sendable {
     public static func all(in folder: String) -> [ExpectationScript] {
         let dir = TestPaths.root.appendingPathComponent(folder)
         let files = FileManager.default.enumerator(atPath: dir.path)?.compactMap { $0 as? String } ?? []
-        // A dot file is a part being run (`failures()` writes one beside its script).
-        return files.filter { $0.hasSuffix(".kcs") && !($0 as NSString).lastPathComponent.hasPrefix(".") }.sorted()
-            .map { ExpectationScript(path: folder + "/" + $0) }
+        return files.filter { $0.hasSuffix(".kcs") }.sorted().map { ExpectationScript(path: folder + "/" + $0) }
     }
 
     /// What the script's comments expect.
@@ -86,9 +84,10 @@ public struct ExpectationScript: Sendable {
             let end = n + 1 < starts.count ? starts[n + 1] : lines.count
             // Lines outside the part stay as empty lines, so errors keep the script's line numbers.
             let part = lines.indices.map { $0 >= start && $0 < end ? lines[$0] : "" }.joined(separator: "\n")
-            let partFile = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).run\(n + 1).kcs")
+            // The part is written beside the home, not into the source tree; it runs with the
+            // script's folder as working directory, so fixtures are found by their names.
+            let partFile = home.folder.appendingPathComponent("run\(n + 1)-\(file.lastPathComponent)")
             try part.write(to: partFile, atomically: true, encoding: .utf8)
-            defer { try? FileManager.default.removeItem(at: partFile) }
             let r = try home.run(arguments: ["--json", partFile.path], in: file.deletingLastPathComponent())
             let label = starts.count > 1 ? "\(path) (run \(n + 1))" : path
             problems += Self.check(r, against: Self.expectations(of: part), script: path, label: label)
