@@ -15,6 +15,8 @@ import Foundation
 /// - `# expect error: ID` — the script stops on this line with the uncaught error ID (and the
 ///   exit code of its class); at most one, and nothing of the script runs after it.
 /// - `# expect exit: N` — the exit status, when it is neither 0 nor an error's.
+/// - `# expect warning: TEXT` — a line kcs writes to standard error that is not an error (e.g.
+///   `kcs: warning: …`); those lines must be exactly the `warning:` lines, in order.
 /// - `# env: NAME=VALUE` lines set the environment of the run (before any code).
 /// - A line `# run` starts another run of kcs in the same kcs home (a new process: the card
 ///   connection and the unlocked vault are gone, the store and the simulated cards stay); each
@@ -36,6 +38,7 @@ public struct ExpectationScript: Sendable {
     /// What the script's comments expect.
     public struct Expectations: Equatable {
         public var output: [(line: Int, text: String)] = []
+        public var warnings: [String] = []
         public var error: (line: Int, id: String)?
         public var exit: Int32?
         public var environment: [String: String] = [:]
@@ -62,6 +65,8 @@ public struct ExpectationScript: Sendable {
                 e.output.append((i + 1, String(directive.dropFirst(2))))
             } else if directive.hasPrefix(" error: ") {
                 e.error = (i + 1, String(directive.dropFirst(8)).trimmingCharacters(in: .whitespaces))
+            } else if directive.hasPrefix(" warning: ") {
+                e.warnings.append(String(directive.dropFirst(10)))
             } else if directive.hasPrefix(" exit: "), let n = Int32(directive.dropFirst(7).trimmingCharacters(in: .whitespaces)) {
                 e.exit = n
             }
@@ -108,6 +113,10 @@ public struct ExpectationScript: Sendable {
             let at = i < expected.output.count ? "\(path):\(expected.output[i].line)" : label
             problems.append("\(at): printed line \(i + 1) is \(i < lines.count ? "\"\(lines[i])\"" : "missing")"
                             + (i < wanted.count ? ", expected \"\(wanted[i])\"" : ", expected nothing more"))
+        }
+        let other = r.err.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("{\"error\"") }
+        if other != expected.warnings {
+            problems.append("\(label): standard error has \(other), expected \(expected.warnings)")
         }
         let errors = r.err.split(separator: "\n").compactMap { line -> (id: String, line: Int?)? in
             guard let data = line.data(using: .utf8),

@@ -1,6 +1,7 @@
 // The card tells the truth about what happened (docs/card.md, "Duress logins" and "Pairing
-// slots"), through the real kcs binary on the simulator: a duress-PIN login is named in the
-// results of card.login, card.export and sign; used pairing slots kcs has no record of are
+// slots"), through the real kcs binary on the simulator (the duress login itself is
+// Tests/TranscriptTests/Scripts/card/duress_login.kcs): a key another client loaded is named;
+// used pairing slots kcs has no record of are
 // named after a reconnect, with the way out; the duress question at a terminal comes before
 // INIT (a real pseudo-terminal, `TerminalSession`).
 import Foundation
@@ -11,80 +12,9 @@ import Testing
 private let pin = "123456", duressPIN = "111122", puk = "111122223333", password = "truth test pairing"
 /// BIP-39's all-`abandon` mnemonic: m/44'/60'/0'/0/0 is 0x9858EfFD232B4033E47d90003D41EC34EcaEda94.
 private let words = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-private let ethPath = "m/44'/60'/0'/0/0"
-private let duressWarning = "this session's keys differ from the ones recorded for this card — a duress login?"
 
 @Suite("The card tells the truth")
 struct CardTruthTests {
-    @Test func duressLogin_isNamedInLoginExportAndSign_andANormalLoginIsNot() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let setUp = try home.run("""
-            card.connect
-            let i = card.init --pin "\(pin)" --puk "\(puk)" --pairing "\(password)"
-            print "INIT", contains(i, "warning")
-            let l = card.login "\(pin)" --password "\(password)"
-            print "LOGIN", contains(l, "warning")
-            card.load mnemonic "\(words)" --name cold
-            print "EXPORT", card.export("\(ethPath)").address
-            use card
-            """, name: "setup.kcs")
-        #expect(setUp.code == 0, "\(setUp.err)")
-        #expect(tagged("INIT", in: setUp.out) == ["false"])
-        #expect(tagged("LOGIN", in: setUp.out) == ["false"])
-        #expect(tagged("EXPORT", in: setUp.out) == ["0x9858EfFD232B4033E47d90003D41EC34EcaEda94"])
-
-        // The duress PIN: the card says 90 00 as for the PIN, and derives other keys.
-        let duress = try home.run("""
-            card.connect
-            let l = card.login "\(duressPIN)"
-            print "LOGIN", l.warning
-            let e = card.export "\(ethPath)"
-            print "EXPORT", e.address
-            print "EXPORTWARNING", e.warning
-            use card
-            let s = sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8
-            print "SIGN", s.verified, s.warning
-            """, name: "duress.kcs")
-        #expect(duress.code == 0, "\(duress.err)")
-        let loginWarning = try #require(tagged("LOGIN", in: duress.out).first, "\(duress.out)\(duress.err)")
-        #expect(loginWarning.hasPrefix(duressWarning), "\(loginWarning)")
-        let exported = try #require(tagged("EXPORT", in: duress.out).first)
-        #expect(exported != "0x9858EfFD232B4033E47d90003D41EC34EcaEda94" && exported.hasPrefix("0x"), "\(exported)")
-        #expect(tagged("EXPORTWARNING", in: duress.out).first?.hasPrefix(duressWarning) == true, "\(duress.out)")
-        // The card checks its own signature against its own (duress) key: verified, and named.
-        #expect(tagged("SIGN", in: duress.out).first?.hasPrefix("true " + duressWarning) == true, "\(duress.out)")
-
-        // The PIN again: no warning anywhere, the recorded address.
-        let normal = try home.run("""
-            card.connect
-            let l = card.login "\(pin)"
-            print "LOGIN", contains(l, "warning")
-            let e = card.export "\(ethPath)"
-            print "EXPORT", e.address, contains(e, "warning")
-            use card
-            print "SIGN", contains(sign(0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8), "warning")
-            """, name: "normal.kcs")
-        #expect(normal.code == 0, "\(normal.err)")
-        #expect(tagged("LOGIN", in: normal.out) == ["false"])
-        #expect(tagged("EXPORT", in: normal.out) == ["0x9858EfFD232B4033E47d90003D41EC34EcaEda94 false"])
-        #expect(tagged("SIGN", in: normal.out) == ["false"])
-        #expect(!normal.err.contains("duress"), "\(normal.err)")
-
-        // card.verify after card.open (a login in steps) checks the same way.
-        let steps = try home.run("""
-            card.connect
-            card.open
-            print "VERIFY", card.verify("\(duressPIN)").warning
-            card.logout
-            card.open
-            print "PLAIN", card.verify("\(pin)")
-            """, name: "steps.kcs")
-        #expect(steps.code == 0, "\(steps.err)")
-        #expect(tagged("VERIFY", in: steps.out).first?.hasPrefix(duressWarning) == true, "\(steps.out)")
-        #expect(tagged("PLAIN", in: steps.out) == ["nil"], "\(steps.out)")
-    }
-
     @Test func aKeyLoadedByAnotherClient_isNamedAtLogin() throws {
         let home = try BatchHome()
         defer { home.remove() }
