@@ -1,7 +1,8 @@
-// The card's wallet commands (issue 6 §4–§8) through the real kcs binary in batch runs, on a
+// The card's wallet commands (docs/card-console.md) through the real kcs binary in batch runs, on a
 // simulated card in the kcs home: each test logs in with `card.login` (the stored pairing in
 // later runs), so what a batch user sees is what is checked — across separate processes for
-// the card key in the store, the stored pairing and the PIN-less key kcs remembers.
+// the card key in the store, the stored pairing and the PIN-less key kcs remembers (the plain
+// two-run cases are scripts: Tests/TranscriptTests/Scripts/card/card_key_two_runs.kcs, pinless_next_run.kcs).
 import Foundation
 import KCSTestSupport
 import Testing
@@ -18,60 +19,6 @@ private let firstAddress = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
 
 @Suite("Card keys in batch runs")
 struct CardKeysConsoleTests {
-    @Test func loadUseCardAndSign_acrossTwoRuns_withTheStoredPairingAndCardKey() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let first = try home.run("""
-            \(setUp)
-            let k = card.load mnemonic "\(words)" --name kc
-            print "K", k.kind, k.source, k.storage
-            use card
-            let s = sign \(testDigest) --path "m/44'/60'/0'/0/0"
-            print "S", s.key, s.verified, s.signer
-            for row in key.list() { print "R", row.name, row.kind }
-            """, name: "one.kcs")
-        #expect(first.code == 0, "\(first.err)")
-        let k = tagged("K", in: first.out).first ?? ""
-        #expect(k.range(of: #"^CARD mnemonic card:[0-9a-f]{32}$"#, options: .regularExpression) != nil, "\(k)")
-        #expect(tagged("S", in: first.out) == ["kc true \(firstAddress)"])
-        #expect(tagged("R", in: first.out) == ["kc CARD"])
-        // A new process: the stored pairing opens the channel; `use key` picks the card key.
-        let second = try home.run("""
-            card.connect
-            let l = card.login "123456"
-            print "L", l.paired
-            use key kc
-            let s = sign \(testDigest)
-            print "S", s.verified, s.checkedAgainst
-            let h = history --key kc
-            print "H", len(h), h[0].verified, h[1].signer
-            """, name: "two.kcs")
-        #expect(second.code == 0, "\(second.err)")
-        #expect(tagged("L", in: second.out) == ["false"])
-        #expect(tagged("S", in: second.out) == ["true the key exported from the card"])
-        #expect(tagged("H", in: second.out) == ["2 true \(firstAddress)"])
-    }
-
-    @Test func pinless_setInOneRun_signsInTheNextWithoutLogin() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let first = try home.run("""
-            \(setUp)
-            card.load mnemonic "\(words)" --name kc
-            card.pinless "m/44'/60'/0'/0/0"
-            """, name: "one.kcs")
-        #expect(first.code == 0, "\(first.err)")
-        let second = try home.run("""
-            card.connect
-            let s = sign \(testDigest) --pinless
-            print "S", s.key, s.verified, s.signer, s.checkedAgainst
-            print "P", (card.pinless()).path
-            """, name: "two.kcs")
-        #expect(second.code == 0, "\(second.err)")
-        #expect(tagged("S", in: second.out) == ["kc true \(firstAddress) the PIN-less key recorded by card.pinless"])
-        #expect(tagged("P", in: second.out) == ["m/44'/60'/0'/0/0"])
-    }
-
     @Test func refusals_sayWhatToDo_andSendNothing() throws {
         let home = try BatchHome()
         defer { home.remove() }
