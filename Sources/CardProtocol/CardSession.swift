@@ -146,26 +146,26 @@ public final class CardSession {
         if let version = info.version, version.usesSecureChannelV2 {
             throw CardError.unsupportedVersion(major: version.major, minor: version.minor)
         }
-        var pairing: Pairing?
+        var reused: Pairing?
         if let stored = try steps.storedPairing(info) {
             if let refusal = try openRefusal(with: stored) {
                 guard try steps.pairingRefused(stored, refusal) else { throw refusal }
                 info = try commands.select()
                 try steps.selected(info)
             } else {
-                pairing = stored
+                reused = stored
             }
         }
-        var paired = false
-        if pairing == nil {
+        let pairing: Pairing
+        if let reused {
+            pairing = reused
+        } else {
             guard let request = try steps.pairingSecret(info) else { throw CardError.pairingRequired }
-            let new = try commands.pair(secret: request.secret, mode: request.mode)
-            paired = true
-            try steps.paired(new)
-            try commands.openSecureChannel(pairing: new)
-            pairing = new
+            pairing = try commands.pair(secret: request.secret, mode: request.mode)
+            try steps.paired(pairing)
+            try commands.openSecureChannel(pairing: pairing)
         }
-        guard let pairing else { throw CardError.pairingRequired }
+        let paired = reused == nil
         try steps.opened(pairing)
         var verified = false
         if let pin = steps.pin {

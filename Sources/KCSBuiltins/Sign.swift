@@ -190,8 +190,7 @@ extension Builtins {
     /// options the command has. The card-only options with a software key are an error.
     static func signer(_ args: CallArguments, _ c: String) throws -> any Signer {
         let session = try args.session(c)
-        let signer = try session.signer(keyName: args.string("key"), named: args.string("key") != nil,
-                                        pinless: args.flag("pinless"), command: c) { record in
+        let signer = try session.signer(keyName: args.string("key"), pinless: args.flag("pinless"), command: c) { record in
             try cardSigner(args, session: session, record: record, c)
         }
         if signer is SoftwareSigner {

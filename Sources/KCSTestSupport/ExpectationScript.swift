@@ -36,17 +36,12 @@ public struct ExpectationScript: Sendable {
     }
 
     /// What the script's comments expect.
-    public struct Expectations: Equatable {
+    public struct Expectations {
         public var output: [(line: Int, text: String)] = []
         public var warnings: [String] = []
         public var error: (line: Int, id: String)?
         public var exit: Int32?
         public var environment: [String: String] = [:]
-
-        public static func == (a: Self, b: Self) -> Bool {
-            a.output.map(\.text) == b.output.map(\.text) && a.error?.id == b.error?.id && a.error?.line == b.error?.line
-                && a.exit == b.exit && a.environment == b.environment
-        }
     }
 
     /// Reads the expectations of `text` (the marker is the last `# expect` of a line).

@@ -20,8 +20,11 @@ public final class PCSCDaemon: @unchecked Sendable {
     public static let vpcdPort: UInt16 = 0x7C7B
 
     /// The reader.conf.d this daemon loads: Debian's vpcd entry with `vpcdPort`.
+    private static let readerConfigDirectory =
+        FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pcscd-\(getpid())").path
+
     private static func readerConfig() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pcscd-\(getpid())").path
+        let dir = readerConfigDirectory
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let port = "0x" + String(vpcdPort, radix: 16, uppercase: true)
         try """
@@ -64,10 +67,12 @@ public final class PCSCDaemon: @unchecked Sendable {
         usleep(200_000)  // let it finish loading reader drivers after creating the socket
     }
 
-    /// Stops the daemon this object started (SIGTERM, then SIGKILL), and waits for it.
+    /// Stops the daemon this object started (SIGTERM, then SIGKILL), waits for it, and removes
+    /// its reader.conf.d.
     public func stop() {
         guard let p = process else { return }
         terminate(p)
+        try? FileManager.default.removeItem(atPath: Self.readerConfigDirectory)
         process = nil
         self.pid = nil
     }

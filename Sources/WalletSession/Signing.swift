@@ -233,15 +233,15 @@ extension Session {
     }
 
     /// The signer of a signing command: the card when the signing key (`keyName`, else the
-    /// active key) is a card key, or for a PIN-less signature when no key was named (`named`
-    /// false); else the software key. `cardSigner` makes the card's signer for a card key
+    /// active key) is a card key, or for a PIN-less signature when no key was named; else the
+    /// software key. `cardSigner` makes the card's signer for a card key
     /// record (nil for the PIN-less case), so the command decides which key of the card signs.
-    public func signer(keyName: String?, named: Bool, pinless: Bool, command: String,
+    public func signer(keyName: String?, pinless: Bool, command: String,
                        cardSigner: (KeyRecord?) throws -> CardSigner) throws -> any Signer {
         let name = keyName ?? activeKey
         let record = try name.map { try store(for: command).key(named: $0) }
         if let record, record.kind == .card { return try cardSigner(record) }
-        if pinless, !named { return try cardSigner(nil) }
+        if pinless, keyName == nil { return try cardSigner(nil) }
         guard let record else { throw KeyCommandError.noActiveKey(command: command) }
         return SoftwareSigner(session: self, keyName: record.name, command: command)
     }

@@ -77,7 +77,7 @@ struct SignerTests {
         let home = Home()
         try home.importAbandonAbout()
         let digest = Hash.keccak256(Array("kcs".utf8))
-        let signer = try home.session.signer(keyName: "child", named: true, pinless: false, command: "sign") { _ in
+        let signer = try home.session.signer(keyName: "child", pinless: false, command: "sign") { _ in
             Issue.record("a software key chose the card")
             throw CardCommandError.notConnected(command: "sign")
         }
@@ -135,19 +135,19 @@ struct SignerTests {
             asked.append(record?.name)
             return try CardSigner(session: home.session, card: card, record: record, command: "sign")
         }
-        #expect(try home.session.signer(keyName: "card-key", named: true, pinless: false, command: "sign", cardSigner: make)
+        #expect(try home.session.signer(keyName: "card-key", pinless: false, command: "sign", cardSigner: make)
             .keyName == "card-key")
         // --pinless without --key: the card, whatever the active key is.
         home.session.activeKey = "eip155"
-        #expect(try home.session.signer(keyName: nil, named: false, pinless: true, command: "sign", cardSigner: make)
+        #expect(try home.session.signer(keyName: nil, pinless: true, command: "sign", cardSigner: make)
             is CardSigner)
         // --key names a software key: that key, even with --pinless (the command refuses the option).
-        #expect(try home.session.signer(keyName: "eip155", named: true, pinless: true, command: "sign", cardSigner: make)
+        #expect(try home.session.signer(keyName: "eip155", pinless: true, command: "sign", cardSigner: make)
             is SoftwareSigner)
         #expect(asked == ["card-key", nil])
         home.session.activeKey = nil
         #expect(throws: KeyCommandError.noActiveKey(command: "sign")) {
-            try home.session.signer(keyName: nil, named: false, pinless: false, command: "sign", cardSigner: make)
+            try home.session.signer(keyName: nil, pinless: false, command: "sign", cardSigner: make)
         }
     }
 
