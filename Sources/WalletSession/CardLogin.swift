@@ -155,8 +155,9 @@ extension Session {
             return true
         }
         steps.pairingSecret = { info in
-            let secret = try request.pairingSecret()
+            // A card with no free slot is not asked to pair, nor the person for a password.
             try card.checkFreePairingSlot()
+            let secret = try request.pairingSecret()
             // Applet 3.2 pairs an ephemeral login in its RAM slot (FF), which uses no slot.
             let mode: PairingMode = store == nil && (info.version.map { $0 >= AppletVersion(major: 3, minor: 2) } ?? false)
                 ? .ephemeral : .persistentOrEphemeral

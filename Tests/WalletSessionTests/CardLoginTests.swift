@@ -171,10 +171,15 @@ struct CardLoginTests {
         _ = try other.pair(secret: Bench.pairingSecret)
         let wire = try bench.connect()
         let before = wire.count
-        #expect(throws: CardCommandError.noFreePairingSlots(total: 5)) {
-            try bench.login("123456", bench.request(ephemeral: true))
+        var askedForAPassword = false
+        var request = bench.request(ephemeral: true)
+        request.pairingSecret = {
+            askedForAPassword = true
+            return Bench.pairingSecret
         }
+        #expect(throws: CardCommandError.noFreePairingSlots(total: 5)) { try bench.login("123456", request) }
         #expect(wire.count - before == 1)  // SELECT only
+        #expect(!askedForAPassword)
     }
 
     /// The first login takes nine APDUs counting the link's own SELECT: SELECT, SELECT, PAIR ×2,

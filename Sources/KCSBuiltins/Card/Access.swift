@@ -69,6 +69,7 @@ extension Builtins {
             if let held = try store.pairings().first(where: { $0.instanceUID == info.instanceUID }), !args.flag("force") {
                 throw CardCommandError.alreadyPaired(command: c, slot: held.slot)
             }
+            try card.checkFreePairingSlot()  // before the password is asked
             let secret = try pairingSecret(args, session: session, command: c)
             let (pairing, slotWarnings) = try card.pair(secret: secret) { pairing in
                 try store.savePairing(pairing, instanceUID: info.instanceUID)
