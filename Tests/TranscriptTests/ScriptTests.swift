@@ -37,6 +37,17 @@ struct ScriptTests {
         // Runs share the home: the second run sees the key the first one stored, not its variables.
         let twoRuns = "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name k\n"
             + "let x = 1\n# run\nprint len(key.list())   # expect: 1\nprint x   # expect error: runtime.undefinedVariable\n"
+        // Standard error is held to the # expect warning: lines.
+        let passphraseFile = folder.appendingPathComponent("pw").path
+        try "store test vault passphrase\n".write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: passphraseFile)
+        let importing = "# env: KCS_VAULT_PASSPHRASE_FILE=\(passphraseFile)\n"
+            + "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name k\n"
+        let warning = "kcs: warning: KCS_VAULT_PASSPHRASE_FILE \(passphraseFile) is open to other users (mode 644); "
+            + "anyone who can read it can unlock the vault: chmod 600 \(passphraseFile)"
+        let warned = try problems(importing + "# expect warning: \(warning)\n")
+        #expect(warned.isEmpty, "\(warned)")
+        #expect(try problems(importing).first?.contains("standard error has [\"\(warning)\"], expected []") == true)
         let shared = try problems(twoRuns)
         #expect(shared.isEmpty, "\(shared)")
     }

@@ -3,6 +3,7 @@
 import CardProtocol
 import CardSimulator
 import Foundation
+import KCSErrors
 import KCSTestSupport
 import Testing
 import WalletCore
@@ -92,6 +93,21 @@ struct CardAdministrationTests {
         #expect(throws: CardCommandError.resetNotConfirmed(command: "card.reset", typed: nil)) {
             try bench.session.factoryReset(typed: nil, command: "card.reset")  // a batch run is not asked
         }
+        // At a terminal the UID is asked: a wrong one or Ctrl-C erases nothing.
+        for answer in ["1a2b3c4d", ScriptedPrompts.ctrlC] {
+            let person = ScriptedPrompts([answer])
+            bench.session.prompts = person
+            if answer == ScriptedPrompts.ctrlC {
+                #expect(throws: PromptInterrupted.self) { try bench.session.factoryReset(typed: nil, command: "card.reset") }
+            } else {
+                #expect(throws: CardCommandError.resetNotConfirmed(command: "card.reset", typed: answer)) {
+                    try bench.session.factoryReset(typed: nil, command: "card.reset")
+                }
+            }
+            #expect(person.asked.count == 1 && person.asked[0].hasPrefix("card.reset erases this card's keys"))
+            #expect(try bench.select().isInitialized, "after \(answer)")
+        }
+        bench.session.prompts = nil
         let reset = try bench.session.factoryReset(typed: " \(short.uppercased()) ", command: "card.reset")
         #expect(!reset.initialized && reset.forgotPairing)
         #expect(try !bench.select().isInitialized)

@@ -4,6 +4,7 @@
 import CardProtocol
 import CardSimulator
 import Foundation
+import KCSErrors
 import KCSTestSupport
 import Testing
 import WalletCore
@@ -138,6 +139,34 @@ struct CardLoginTests {
         let again = try bench.login("123456", bench.request(repair: true))
         #expect(again.paired)
         #expect(again.warnings == ["forgot the refused pairing (slot \(first.pairing.index))"])
+        #expect(try bench.storedPairing()?.slot == again.pairing.index)
+        #expect(try bench.freeSlots() == 4)
+    }
+
+    @Test func refusedStoredPairing_atATerminal_isAsked_noOrCtrlCKeepsIt_yesPairsAgain() throws {
+        let bench = try Bench()
+        try bench.connect()
+        let first = try bench.login()
+        try #require(bench.session.card).commands.unpair(index: first.pairing.index)
+        // The vault is unlocked now; only the card's question is asked from here on.
+        for answer in ["n", ScriptedPrompts.ctrlC] {
+            let person = ScriptedPrompts([answer])
+            bench.session.prompts = person
+            try bench.connect()
+            if answer == "n" {
+                #expect(throws: SessionError.cancelled(command: "card.login")) { try bench.login() }
+            } else {
+                #expect(throws: PromptInterrupted.self) { try bench.login() }
+            }
+            #expect(person.asked.count == 1 && person.asked[0].hasPrefix("The card refused kcs's stored pairing (slot 0)"))
+            #expect(try bench.storedPairing()?.slot == first.pairing.index, "after \(answer)")
+            #expect(try bench.freeSlots() == 5)
+        }
+        let person = ScriptedPrompts(["y"])
+        bench.session.prompts = person
+        try bench.connect()
+        let again = try bench.login()
+        #expect(again.paired && again.warnings == ["forgot the refused pairing (slot 0)"])
         #expect(try bench.storedPairing()?.slot == again.pairing.index)
         #expect(try bench.freeSlots() == 4)
     }

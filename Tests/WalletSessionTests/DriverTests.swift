@@ -8,25 +8,6 @@ import WalletCrypto
 import WalletSession
 import WalletStore
 
-/// Questions answered from a script; what is shown is kept.
-private final class Answers: SessionPrompts {
-    var answers: [String]
-    var shown = ""
-    var asked: [String] = []
-    init(_ answers: [String]) { self.answers = answers }
-    var isInteractive: Bool { true }
-    func write(_ text: String) { shown += text }
-    func askSecret(prompt: String) throws -> Secret? { asked.append(prompt); return nil }
-    func ask(prompt: String) throws -> String? {
-        asked.append(prompt)
-        return answers.isEmpty ? nil : answers.removeFirst()
-    }
-    func status(_ text: String) {}
-    func warn(_ text: String) {}
-    func progress(_ text: String?) {}
-    func shouldInterrupt() -> Bool { false }
-}
-
 private let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
 
 private final class Home {
@@ -103,7 +84,7 @@ struct DriverTests {
         try home.addAbandonAbout()
         let store = try home.store
         // A wrong word: nothing of the new mnemonic is kept and the rotation is rolled back.
-        let wrong = Answers(["nope", "nope"])
+        let wrong = ScriptedPrompts(["nope", "nope"])
         home.session.prompts = wrong
         let first = try store.beginRotation(ofKeyNamed: "words")
         #expect(throws: KeyCommandError.self) {
