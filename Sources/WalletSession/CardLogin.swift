@@ -105,14 +105,37 @@ extension CardLink {
 }
 
 extension Session {
-    /// The way into a pairing or a channel (`card.pair`, `card.open`): frees the session's
-    /// ephemeral pairing, then SELECT; refuses a blank card. Returns SELECT's answer and the
-    /// warnings of the release.
+    /// The way into a pairing (`card.pair`): frees the session's ephemeral pairing, then SELECT;
+    /// refuses a blank card. Returns SELECT's answer and the warnings of the release.
     public func startOver(_ card: CardLink, command c: String) throws -> (info: ApplicationInfo, warnings: [String]) {
         let warnings = releaseEphemeralPairing(for: c)
         let info = try card.select()
         guard info.isInitialized else { throw CardCommandError.blank(command: c) }
         return (info, warnings)
+    }
+
+    /// `card.open`: the card walk (`CardSession`) up to the open channel with the pairing kcs
+    /// stored for the card, the PIN left unverified. Frees an earlier ephemeral pairing first;
+    /// refuses a blank card, a card kcs holds no pairing for, and names a refused pairing
+    /// (`card.login --yes` pairs again). Returns the slot and the warnings of the release.
+    public func openChannel(command c: String) throws -> (slot: UInt8, warnings: [String]) {
+        let card = try requireCard(c)
+        let warnings = releaseEphemeralPairing(for: c)
+        var slot: UInt8 = 0
+        var steps = CardWalkSteps()
+        steps.selected = { card.noteSelected($0) }
+        steps.initialization = { _ in throw CardCommandError.blank(command: c) }
+        steps.storedPairing = { info in
+            guard let stored = try self.unlockedStore(for: c).pairing(instanceUID: info.instanceUID) else {
+                throw CardCommandError.notPaired(command: c)
+            }
+            slot = stored.slot
+            return stored.pairing
+        }
+        steps.pairingRefused = { _, _ in throw CardCommandError.pairingRefused(command: c, slot: slot) }
+        steps.opened = { card.pairing = $0 }
+        _ = try CardSession(commands: card.commands).open(steps)
+        return (slot, warnings)
     }
 
     /// After VERIFY PIN: the duress check against what kcs recorded for the card (none without

@@ -171,6 +171,27 @@ struct CardLoginTests {
         #expect(try bench.freeSlots() == 4)
     }
 
+    @Test func openChannel_isTheSameWalk_withoutThePIN() throws {
+        let bench = try Bench()
+        try bench.connect()
+        #expect(throws: CardCommandError.notPaired(command: "card.open")) { try bench.session.openChannel(command: "card.open") }
+        let first = try bench.login()
+        let wire = try bench.connect()
+        let before = wire.count
+        let opened = try bench.session.openChannel(command: "card.open")
+        // SELECT, OPEN SECURE CHANNEL, MUTUALLY AUTHENTICATE: no PIN sent.
+        #expect(opened.slot == first.pairing.index && wire.count - before == 3)
+        let link = try #require(bench.session.card)
+        #expect(link.pairing == first.pairing && link.commands.isSecureChannelOpen && !link.pinVerified)
+        try link.commands.verifyPIN(Bench.pin)
+        try link.commands.unpair(index: first.pairing.index)
+        try bench.connect()
+        #expect(throws: CardCommandError.pairingRefused(command: "card.open", slot: first.pairing.index)) {
+            try bench.session.openChannel(command: "card.open")
+        }
+        #expect(try bench.storedPairing() != nil)  // only card.login --yes forgets it
+    }
+
     @Test func ephemeralLogin_storesNothing_andClosingTheSessionFreesTheSlot() throws {
         let bench = try Bench()
         try bench.connect()

@@ -85,19 +85,8 @@ extension Builtins {
                 example: "card.open") { args in
             let c = args.command
             let session = try args.session(c)
-            let card = try session.requireCard(c)
-            let (info, warnings) = try session.startOver(card, command: c)
-            let store = try session.unlockedStore(for: c)
-            guard let stored = try store.pairing(instanceUID: info.instanceUID) else {
-                throw CardCommandError.notPaired(command: c)
-            }
-            do {
-                try card.commands.openSecureChannel(pairing: stored.pairing)
-            } catch let e as CardError where e.isPairingRefusal {
-                throw CardCommandError.pairingRefused(command: c, slot: stored.slot)
-            }
-            card.pairing = stored.pairing
-            return withWarnings([("slot", .int(Int(stored.slot))), ("open", .bool(true))], warnings, session: session)
+            let opened = try session.openChannel(command: c)
+            return withWarnings([("slot", .int(Int(opened.slot))), ("open", .bool(true))], opened.warnings, session: session)
         },
 
         Builtin("card.verify", params: [ParamSpec("pin", credentialType, secret: true)],
