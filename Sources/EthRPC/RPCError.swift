@@ -22,7 +22,7 @@ public enum RPCError: WalletError, Equatable {
     case badResponse(method: String, reason: String)
     /// A command needs a node and none is configured; `alternatives` are the command's other
     /// ways to get what it would ask the node (`--used LIST`), if any.
-    case noNode(command: String, alternatives: String? = nil)
+    case noNode(alternatives: String? = nil)
 
     public var id: String {
         switch self {
@@ -53,10 +53,15 @@ public enum RPCError: WalletError, Equatable {
             "rpc: the node refused \(method): \(message) (JSON-RPC error \(code))"
         case .badResponse(let method, let reason):
             "rpc: \(method) answered something unexpected: \(reason)"
-        case .noNode(let command, let alternatives):
-            "\(command): expected a node, got none (give --rpc URL, set KCS_RPC_URL, or run eth.node URL"
+        case .noNode(let alternatives):
+            "expected a node, got none (give --rpc URL, set KCS_RPC_URL, or run eth.node URL"
                 + (alternatives.map { "; or \($0)" } ?? "") + ")"
         }
+    }
+
+    /// Only `noNode` is about the command that needed the node; the others stand alone.
+    public var followsCommandName: Bool {
+        if case .noNode = self { true } else { false }
     }
 
     /// A failure after which the request may be sent again without harm, if it is a read.

@@ -44,16 +44,16 @@ extension CallArguments {
 }
 
 extension Builtins {
-    /// A secret's `Secret` payload, or an error naming the command when another layer made it.
-    static func secretBytes(_ s: SecretValue, _ command: String) throws(BuiltinError) -> Secret {
-        guard let secret = s.walletSecret else { throw .foreignSecret(command: command, kind: s.kind) }
+    /// A secret's `Secret` payload, or an error when another layer made it.
+    static func secretBytes(_ s: SecretValue) throws(BuiltinError) -> Secret {
+        guard let secret = s.walletSecret else { throw .foreignSecret(kind: s.kind) }
         return secret
     }
 
     /// A non-negative integer argument that fits an `Int`, or an error naming it.
-    static func smallInt(_ n: BigInt, _ command: String, _ name: String, in range: ClosedRange<Int>) throws(BuiltinError) -> Int {
+    static func smallInt(_ n: BigInt, _ name: String, in range: ClosedRange<Int>) throws(BuiltinError) -> Int {
         guard let v = Int(exactly: n), range.contains(v) else {
-            throw .outOfRange(command: command, name: name, expected: "\(range.lowerBound) to \(range.upperBound)",
+            throw .outOfRange(name: name, expected: "\(range.lowerBound) to \(range.upperBound)",
                               got: String(n))
         }
         return v

@@ -5,35 +5,38 @@ import WalletCrypto
 /// as `ArgumentError`: the command, what was expected, what was given. Secrets are never quoted.
 public enum BuiltinError: WalletError, Equatable {
     /// A string that is not a decimal or `0x` hex integer.
-    case notAnInteger(command: String, text: String)
+    case notAnInteger(text: String)
     /// A negative integer where only 0 and up make sense (`hex`, `bytes`).
-    case negative(command: String, value: String)
+    case negative(value: String)
     /// A value that does not fit the length asked for.
-    case tooLong(command: String, needed: Int, length: Int)
+    case tooLong(needed: Int, length: Int)
     /// A value outside the range a parameter accepts.
-    case outOfRange(command: String, name: String, expected: String, got: String)
+    case outOfRange(name: String, expected: String, got: String)
     /// A `range` that would hold more items than a list may.
-    case rangeTooLarge(command: String, count: String, limit: Int)
+    case rangeTooLarge(count: String, limit: Int)
     /// A `range` step of zero.
-    case zeroStep(command: String)
+    case zeroStep
     /// A secret whose bytes are not UTF-8 text where text is needed.
-    case secretNotText(command: String, kind: String)
+    case secretNotText(kind: String)
     /// A secret made by another namespace that this command cannot open.
-    case foreignSecret(command: String, kind: String)
+    case foreignSecret(kind: String)
     /// An option value that is not one of the listed choices.
-    case badChoice(command: String, option: String, expected: [String], got: String)
+    case badChoice(option: String, expected: [String], got: String)
     /// `derive` without `--from` while the session has no current HD key.
-    case noCurrentKey(command: String)
+    case noCurrentKey
     /// An option that makes no sense with the arguments given.
-    case optionNotApplicable(command: String, option: String, reason: String)
+    case optionNotApplicable(option: String, reason: String)
     /// A private serialisation asked for without `--private`.
-    case privateNeedsFlag(command: String, version: String)
+    case privateNeedsFlag(version: String)
     /// `help TOPIC` for a name that is neither a command nor a namespace.
     case noHelpTopic(topic: String, suggestion: String?)
     /// `keys` without a map: it lists a map's keys; the store's key list is `key.list`.
-    case keysNeedsMap(command: String)
+    case keysNeedsMap
 
     /// Stable identifier.
+    /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
+    public var followsCommandName: Bool { true }
+
     public var id: String {
         switch self {
         case .notAnInteger: "builtin.notAnInteger"
@@ -56,34 +59,34 @@ public enum BuiltinError: WalletError, Equatable {
     /// One sentence naming the command.
     public var description: String {
         switch self {
-        case .keysNeedsMap(let c):
-            "\(c): expected a map (keys MAP lists its keys); the store's key list is key.list"
-        case .notAnInteger(let c, let text):
-            "\(c): expected a decimal or 0x hex integer, got \"\(text)\""
-        case .negative(let c, let value):
-            "\(c): expected an integer of 0 or more, got \(value)"
-        case .tooLong(let c, let needed, let length):
-            "\(c): the value needs \(needed) byte\(needed == 1 ? "" : "s"), more than --length \(length)"
-        case .outOfRange(let c, let name, let expected, let got):
-            "\(c): \(name) must be \(expected), got \(got)"
-        case .rangeTooLarge(let c, let count, let limit):
-            "\(c): a range may hold at most \(limit) items, this one holds \(count)"
-        case .zeroStep(let c):
-            "\(c): the step must not be 0"
-        case .secretNotText(let c, let kind):
-            "\(c): the secret \(kind) must be UTF-8 text, got bytes that are not"
-        case .foreignSecret(let c, let kind):
-            "\(c): cannot use a secret \(kind) here"
-        case .badChoice(let c, let option, let expected, let got):
-            "\(c): --\(option) must be one of \(expected.joined(separator: ", ")), got \(got)"
-        case .noCurrentKey(let c):
-            "\(c): no current HD key; pass one with --from KEY (e.g. --from (hd.master $m))"
-        case .optionNotApplicable(let c, let option, let reason):
-            "\(c): --\(option) does not apply here: \(reason)"
-        case .privateNeedsFlag(let c, let version):
-            "\(c): \(version) holds the private key; add --private to export it (as a secret)"
+        case .keysNeedsMap:
+            "expected a map (keys MAP lists its keys); the store's key list is key.list"
+        case .notAnInteger(let text):
+            "expected a decimal or 0x hex integer, got \"\(text)\""
+        case .negative(let value):
+            "expected an integer of 0 or more, got \(value)"
+        case .tooLong(let needed, let length):
+            "the value needs \(needed) byte\(needed == 1 ? "" : "s"), more than --length \(length)"
+        case .outOfRange(let name, let expected, let got):
+            "\(name) must be \(expected), got \(got)"
+        case .rangeTooLarge(let count, let limit):
+            "a range may hold at most \(limit) items, this one holds \(count)"
+        case .zeroStep:
+            "the step must not be 0"
+        case .secretNotText(let kind):
+            "the secret \(kind) must be UTF-8 text, got bytes that are not"
+        case .foreignSecret(let kind):
+            "cannot use a secret \(kind) here"
+        case .badChoice(let option, let expected, let got):
+            "--\(option) must be one of \(expected.joined(separator: ", ")), got \(got)"
+        case .noCurrentKey:
+            "no current HD key; pass one with --from KEY (e.g. --from (hd.master $m))"
+        case .optionNotApplicable(let option, let reason):
+            "--\(option) does not apply here: \(reason)"
+        case .privateNeedsFlag(let version):
+            "\(version) holds the private key; add --private to export it (as a secret)"
         case .noHelpTopic(let topic, let suggestion):
-            "help: no command or namespace called \(topic)" + (suggestion.map { "; did you mean \($0)?" } ?? "")
+            "no command or namespace called \(topic)" + (suggestion.map { "; did you mean \($0)?" } ?? "")
         }
     }
 }

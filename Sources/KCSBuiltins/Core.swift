@@ -36,7 +36,7 @@ extension Builtins {
                 summary: "An integer from a decimal or 0x hex string (at most 4096 digits), or from bytes read big-endian.",
                 example: "int \"0xff\"   # 255") { args in
             switch args.value("value") {
-            case .string(let s): return try .integer(parseInteger(s, "int"))
+            case .string(let s): return try .integer(parseInteger(s))
             case .bytes(let b): return .integer(integer(bigEndian: b))
             case let v?: return v
             case nil: return .null
@@ -50,7 +50,7 @@ extension Builtins {
             case .bytes(let b): return .string(Hex.encodePrefixed(b))
             case let v?:
                 let n = v.bigIntValue ?? 0
-                guard n.sign == .plus || n.isZero else { throw BuiltinError.negative(command: "hex", value: String(n)) }
+                guard n.sign == .plus || n.isZero else { throw BuiltinError.negative(value: String(n)) }
                 return .string("0x" + String(n, radix: 16))
             case nil: return .null
             }
@@ -70,12 +70,12 @@ extension Builtins {
             case .bytes(let b): return .bytes(b)
             case let v?:
                 let n = v.bigIntValue ?? 0
-                guard n.sign == .plus || n.isZero else { throw BuiltinError.negative(command: "bytes", value: String(n)) }
+                guard n.sign == .plus || n.isZero else { throw BuiltinError.negative(value: String(n)) }
                 var out = bigEndian(n)
                 if let length = args.integer("length") {
-                    let want = try smallInt(length, "bytes", "--length", in: 1...4096)
+                    let want = try smallInt(length, "--length", in: 1...4096)
                     if out.count > want, out.first == 0 { out.removeFirst() }
-                    guard out.count <= want else { throw BuiltinError.tooLong(command: "bytes", needed: out.count, length: want) }
+                    guard out.count <= want else { throw BuiltinError.tooLong(needed: out.count, length: want) }
                     out = [UInt8](repeating: 0, count: want - out.count) + out
                 }
                 return .bytes(out)
@@ -104,12 +104,12 @@ extension Builtins {
             var end = args.integer("end") ?? 0
             if args.value("end") == nil { (start, end) = (0, start) }
             let step = args.integer("step") ?? 1
-            guard !step.isZero else { throw BuiltinError.zeroStep(command: "range") }
+            guard !step.isZero else { throw BuiltinError.zeroStep }
             let span = end - start
             var count = (span + step - (step.sign == .plus ? 1 : -1)) / step
             if count.sign == .minus { count = 0 }
             guard count <= BigInt(rangeLimit) else {
-                throw BuiltinError.rangeTooLarge(command: "range", count: String(count), limit: rangeLimit)
+                throw BuiltinError.rangeTooLarge(count: String(count), limit: rangeLimit)
             }
             var out: [Value] = []
             out.reserveCapacity(Int(count))
@@ -125,7 +125,7 @@ extension Builtins {
                 summary: "The keys of a map, in insertion order (the key list of the store is key.list).",
                 example: "keys {\"a\": 1, \"b\": 2}   # [\"a\", \"b\"]") { args in
             // One name, one meaning (docs/language.md §4): the dashboard is key.list.
-            guard case .map(let m)? = args["map"] else { throw BuiltinError.keysNeedsMap(command: args.command) }
+            guard case .map(let m)? = args["map"] else { throw BuiltinError.keysNeedsMap }
             return .list(m.keys.map { .string($0) })
         },
 
@@ -140,7 +140,7 @@ extension Builtins {
                 example: "contains [1, 2] 2   # true") { args in
             let item = args["item"] ?? .null
             func wrong(_ expected: ValueType) -> ArgumentError {
-                .wrongType(command: "contains", position: 2, name: "item", expected: expected, got: item.typeName)
+                .wrongType(position: 2, name: "item", expected: expected, got: item.typeName)
             }
             switch (args.value("collection"), item) {
             case (.list(let l), _): return .bool(l.contains(item))
@@ -211,7 +211,7 @@ extension Builtins {
     static let maximumIntegerDigits = 4096
 
     /// Parses `[-+]digits` (with `_` separators) or `[-]0x hex`, surrounding blanks ignored.
-    static func parseInteger(_ text: String, _ command: String) throws(BuiltinError) -> BigInt {
+    static func parseInteger(_ text: String) throws(BuiltinError) -> BigInt {
         var s = Substring(text.trimmed(" \t\n"))
         var negative = false
         if let first = s.first, first == "-" || first == "+" {
@@ -225,14 +225,14 @@ extension Builtins {
         }
         // Checked first, so a long text is neither converted (quadratic in its length) nor quoted.
         guard s.utf8.count <= maximumIntegerDigits else {
-            throw .outOfRange(command: command, name: "argument 1 (value)",
+            throw .outOfRange(name: "argument 1 (value)",
                               expected: "at most \(maximumIntegerDigits) digits long", got: String(s.utf8.count))
         }
         let digits = s.filter { $0 != "_" }
         guard !digits.isEmpty, !s.hasPrefix("_"), !s.hasSuffix("_"),
               digits.allSatisfy({ $0.isASCII && $0.isHexDigit && (radix == 16 || $0.isNumber) }),
               let magnitude = BigUInt(digits, radix: radix)
-        else { throw .notAnInteger(command: command, text: text) }
+        else { throw .notAnInteger(text: text) }
         let n = BigInt(magnitude)
         return negative ? -n : n
     }
@@ -256,7 +256,7 @@ extension Builtins {
     /// The text of a secret: UTF-8 for text kinds (a mnemonic in its display form), 0x hex
     /// for byte kinds (a seed).
     static func reveal(_ s: SecretValue) throws(BuiltinError) -> String {
-        let secret = try secretBytes(s, "reveal")
+        let secret = try secretBytes(s)
         if s.kind == SecretKind.mnemonic.rawValue, let m = try? Mnemonic(phrase: secret) {
             return m.withDisplayPhrase { $0 }
         }

@@ -19,14 +19,13 @@ extension Builtins {
                 ],
                 summary: "Shows the node in use ({url, chainId, block}), or with URL checks it answers and uses it for the rest of the session.",
                 example: "eth.node \"http://127.0.0.1:8545\"") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             if args.flag("clear") {
                 if args.value("url") != nil {
-                    throw BuiltinError.optionNotApplicable(command: c, option: "clear", reason: "it takes no URL")
+                    throw BuiltinError.optionNotApplicable(option: "clear", reason: "it takes no URL")
                 }
                 if args.value("timeout") != nil {
-                    throw BuiltinError.optionNotApplicable(command: c, option: "clear", reason: "it forgets the node; drop --timeout")
+                    throw BuiltinError.optionNotApplicable(option: "clear", reason: "it forgets the node; drop --timeout")
                 }
                 session.setNode(url: nil)
                 return .null
@@ -34,13 +33,13 @@ extension Builtins {
             var timeout: TimeInterval? = nil
             if let t = args.integer("timeout") {
                 guard t >= 1, t <= 600 else {
-                    throw BuiltinError.outOfRange(command: c, name: "--timeout", expected: "seconds from 1 to 600", got: "\(t)")
+                    throw BuiltinError.outOfRange(name: "--timeout", expected: "seconds from 1 to 600", got: "\(t)")
                 }
                 timeout = TimeInterval(Int(t))
             }
             // With URL, the new node; without, the one in use (with --timeout, now waited for that long).
             // A node that does not answer is not taken: the previous one and its time-out stay.
-            guard let url = args.string("url") ?? session.rpcURL else { throw RPCError.noNode(command: c) }
+            guard let url = args.string("url") ?? session.rpcURL else { throw RPCError.noNode() }
             let info = try nodeInfo(try EthereumNode(url: url, timeout: timeout ?? session.rpcTimeout))
             session.setNode(url: url, timeout: timeout)
             return info
@@ -48,17 +47,16 @@ extension Builtins {
 
         Builtin("eth.chain-id", aliases: ["eth.chainId"], options: [rpcOption],
                 summary: "The node's chain id (eth_chainId).", example: "eth.chain-id") { args in
-            uintValue(try node(args, args.command).chainID())
+            uintValue(try node(args).chainID())
         },
 
         Builtin("eth.balance", params: [ParamSpec("address", .oneOf([.string, .bytes, .domain("address")]), default: .null)],
                 options: [rpcOption, OptionSpec("block", .string, "latest (default), pending, earliest or a block number")],
                 summary: "An address's balance (default: the active key's): {address, wei, ether, block}.",
                 example: "eth.balance 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
-            let c = args.command
-            let address = try addressOrActive(args, c)
-            let block = try blockArgument(args, c, default: "latest")
-            let wei = try node(args, c).balance(of: address, block: block)
+            let address = try addressOrActive(args)
+            let block = try blockArgument(args, default: "latest")
+            let wei = try node(args).balance(of: address, block: block)
             return .map(ValueMap([("address", .string(address.checksummed)), ("wei", uintValue(wei)),
                                   ("ether", .string(EthereumUnits.format(wei, unit: "ether"))), ("block", .string(block))]))
         },
@@ -67,20 +65,19 @@ extension Builtins {
                 options: [rpcOption, OptionSpec("block", .string, "pending (default: the next nonce), latest, or a block number")],
                 summary: "The transaction count of an address (default: the active key's), i.e. its next nonce.",
                 example: "eth.nonce 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
-            let c = args.command
-            let address = try addressOrActive(args, c)
-            return uintValue(try node(args, c).transactionCount(of: address, block: try blockArgument(args, c, default: "pending")))
+            let address = try addressOrActive(args)
+            return uintValue(try node(args).transactionCount(of: address, block: try blockArgument(args, default: "pending")))
         },
 
         Builtin("eth.gas-price", aliases: ["eth.gasPrice"], options: [rpcOption],
                 summary: "The node's legacy gas price in wei (eth_gasPrice).", example: "eth.gas-price") { args in
-            uintValue(try node(args, args.command).gasPrice())
+            uintValue(try node(args).gasPrice())
         },
 
         Builtin("eth.fees", options: [rpcOption],
                 summary: "What to bid, in wei: {baseFee, maxPriorityFeePerGas, maxFeePerGas (2 × base fee + tip), gasPrice}.",
                 example: "eth.fees") { args in
-            let fees = try node(args, "eth.fees").fees()
+            let fees = try node(args).fees()
             return .map(ValueMap([
                 ("baseFee", fees.baseFee.map(uintValue) ?? .null),
                 ("maxPriorityFeePerGas", fees.maxPriorityFeePerGas.map(uintValue) ?? .null),
@@ -93,20 +90,19 @@ extension Builtins {
                 options: [rpcOption, OptionSpec("wait", nil, "wait for the receipt (polling, up to the node time-out × 3)")],
                 summary: "Sends a signed raw transaction (0x…, or what sign tx returned) once: {hash, sender, nonce, type}; never retried.",
                 example: "eth.send (sign tx {\"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"0.1 ether\"})") { args in
-            let c = args.command
             let raw: [UInt8]
             switch args.value("raw") {
             case .bytes(let b)?: raw = b
             case .string(let s)?: raw = try Hex.decode(s)
             case .map(let m)?:
                 guard case .bytes(let b)? = m["raw"] else {
-                    throw BuiltinError.outOfRange(command: c, name: "raw", expected: "signed transaction bytes or a map with raw",
+                    throw BuiltinError.outOfRange(name: "raw", expected: "signed transaction bytes or a map with raw",
                                                    got: "a map without raw")
                 }
                 raw = b
             default: raw = []
             }
-            let sent = try args.session(c).send(raw, to: try node(args, c), wait: args.flag("wait"), command: c)
+            let sent = try args.session().send(raw, to: try node(args), wait: args.flag("wait"))
             let tx = sent.transaction.transaction
             var out: [(String, Value)] = [("hash", .bytes(sent.hash)), ("sender", .string(sent.sender.checksummed)),
                                           ("nonce", uintValue(tx.nonce)), ("type", .string(tx.type.description))]
@@ -118,7 +114,6 @@ extension Builtins {
                 options: [rpcOption],
                 summary: "A transaction's receipt: {hash, mined, status, block, from, to, gasUsed, effectiveGasPrice, contractAddress, logs}.",
                 example: "eth.receipt $sent.hash") { args in
-            let c = args.command
             let hash: [UInt8]
             switch args.value("hash") {
             case .bytes(let b)?: hash = b
@@ -126,10 +121,10 @@ extension Builtins {
             default: hash = []
             }
             guard hash.count == 32 else {
-                throw BuiltinError.outOfRange(command: c, name: "hash", expected: "a 32-byte transaction hash",
+                throw BuiltinError.outOfRange(name: "hash", expected: "a 32-byte transaction hash",
                                                got: "\(hash.count) bytes")
             }
-            return receiptValue(try node(args, c).receipt(hash), hash: hash)
+            return receiptValue(try node(args).receipt(hash), hash: hash)
         },
     ]
 }
@@ -140,16 +135,16 @@ extension Builtins {
     // MARK: - Helpers
 
     /// The node for this command: its --rpc option, else the session's.
-    static func node(_ args: CallArguments, _ c: String) throws -> EthereumNode {
-        let session = try args.session(c)
+    static func node(_ args: CallArguments) throws -> EthereumNode {
+        let session = try args.session()
         if let url = args.string("rpc") { return try EthereumNode(url: url, timeout: session.rpcTimeout) }
-        return try session.node(for: c)
+        return try session.node()
     }
 
     /// The node if one is configured (this command's --rpc or the session's), else nil.
-    static func optionalNode(_ args: CallArguments, _ c: String) throws -> EthereumNode? {
-        let session = try args.session(c)
-        if args.string("rpc") != nil || session.hasNode { return try node(args, c) }
+    static func optionalNode(_ args: CallArguments) throws -> EthereumNode? {
+        let session = try args.session()
+        if args.string("rpc") != nil || session.hasNode { return try node(args) }
         return nil
     }
 
@@ -161,24 +156,24 @@ extension Builtins {
 
     /// The address argument, or the active key's address when it is omitted: for a card key
     /// the card's current key (its stored address is the master's), else the stored address.
-    static func addressOrActive(_ args: CallArguments, _ c: String) throws -> EthereumAddress {
+    static func addressOrActive(_ args: CallArguments) throws -> EthereumAddress {
         if let value = args.value("address") { return try addressArgument(value) }
-        let session = try args.session(c)
-        guard let name = session.activeKey else { throw KeyCommandError.noActiveKey(command: c) }
-        let record = try session.store(for: c).key(named: name)
-        if record.kind == .card { return try signerAddress(args, c) }
+        let session = try args.session()
+        guard let name = session.activeKey else { throw KeyCommandError.noActiveKey }
+        let record = try session.store().key(named: name)
+        if record.kind == .card { return try signerAddress(args) }
         if let text = record.address, let a = try? EthereumAddress(text) { return a }
         if let p = record.publicKey, let key = try? PublicKey(bytes: p) { return EthereumAddress(publicKey: key) }
-        throw BuiltinError.outOfRange(command: c, name: "address", expected: "an address (the active key \(name) has none)",
+        throw BuiltinError.outOfRange(name: "address", expected: "an address (the active key \(name) has none)",
                                       got: "nothing")
     }
 
-    static func blockArgument(_ args: CallArguments, _ c: String, default d: String) throws -> String {
+    static func blockArgument(_ args: CallArguments, default d: String) throws -> String {
         guard let text = args.string("block") else { return d }
         if ["latest", "pending", "earliest", "safe", "finalized"].contains(text) { return text }
         if let n = UInt64(text) { return "0x" + String(n, radix: 16) }
         if text.hasPrefix("0x"), UInt64(text.dropFirst(2), radix: 16) != nil { return text }
-        throw BuiltinError.outOfRange(command: c, name: "--block", expected: "latest, pending, earliest, safe, finalized or a block number",
+        throw BuiltinError.outOfRange(name: "--block", expected: "latest, pending, earliest, safe, finalized or a block number",
                                        got: "\"\(text)\"")
     }
 
@@ -198,7 +193,7 @@ extension Builtins {
     // MARK: - Filling a transaction from the node
 
     /// The address that will sign with `--key NAME` or the active key (`Session.signerAddress`).
-    static func signerAddress(_ args: CallArguments, _ c: String) throws -> EthereumAddress {
-        try args.session(c).signerAddress(keyName: args.string("key"), command: c)
+    static func signerAddress(_ args: CallArguments) throws -> EthereumAddress {
+        try args.session().signerAddress(keyName: args.string("key"))
     }
 }

@@ -19,12 +19,12 @@ extension Builtins {
                 example: "let key = derive \"m/44'/60'/0'/0/0\" --from $root") { args in
             if args.flag("trace") || args.flag("reveal") { return try traceDerive(args) }
             // The session's current HD key (the default for --from) arrives with the store.
-            guard let from = try deriveSource(args.value("from"), "derive") else {
+            guard let from = try deriveSource(args.value("from")) else {
                 // With the card as the active signer (`use card`), the card derives (DERIVE KEY).
-                if let session = args.context as? Session, let (card, _) = try activeCardSigner(session, "derive") {
-                    return try cardDerive(args["path"], card: card, "derive")
+                if let session = args.context as? Session, let (card, _) = try activeCardSigner(session) {
+                    return try cardDerive(args["path"], card: card)
                 }
-                throw BuiltinError.noCurrentKey(command: "derive")
+                throw BuiltinError.noCurrentKey
             }
             let path = try pathArgument(args["path"])
             let key = try from.key.derive(path)
@@ -40,14 +40,14 @@ extension Builtins {
                 summary: "The address of an HD key for a coin: EIP-55 for ETH (the default), or a Bitcoin-family kind.",
                 example: "address $key --coin BTC --kind p2wpkh") { args in
             guard let key = args.domain("key", as: HDKeyValue.self) else { return .null }
-            return .domain(try address(of: key, coin: coinArgument(args.value("coin"), "address"), kindName: args.string("kind")))
+            return .domain(try address(of: key, coin: coinArgument(args.value("coin")), kindName: args.string("kind")))
         },
 
         Builtin("coins", params: [ParamSpec("coin", .oneOf([.string, .int]), default: .null)],
                 summary: "The SLIP-44 registry: every coin, or the one with a symbol or coin type.",
                 example: "coins ETH   # index 60, symbol ETH, name Ethereum") { args in
             guard let which = args.value("coin") else { return .list(SLIP44.coins.map { .domain(CoinValue(coin: $0)) }) }
-            return .domain(CoinValue(coin: try coinArgument(which, "coins") ?? SLIP44.coin(index: 60)))
+            return .domain(CoinValue(coin: try coinArgument(which) ?? SLIP44.coin(index: 60)))
         },
 
         Builtin("hd.master",
@@ -59,15 +59,15 @@ extension Builtins {
             let seedBytes: Secret
             switch args["source"] {
             case .secret(let s) where s.kind == SecretKind.seed.rawValue:
-                seedBytes = try secretBytes(s, command)
+                seedBytes = try secretBytes(s)
             case .bytes(let b):
                 seedBytes = Secret(bytes: b)
             default:
-                let m = try parseMnemonic(args["source"], language: nil, command)
-                return .domain(HDKeyValue(try ExtendedKey.master(seed: seed(m, args, command)), path: nil))
+                let m = try parseMnemonic(args["source"], language: nil)
+                return .domain(HDKeyValue(try ExtendedKey.master(seed: seed(m, args)), path: nil))
             }
             if args.value("passphrase") != nil {
-                throw BuiltinError.optionNotApplicable(command: command, option: "passphrase",
+                throw BuiltinError.optionNotApplicable(option: "passphrase",
                                                       reason: "a seed already includes its passphrase")
             }
             return .domain(HDKeyValue(try ExtendedKey.master(seed: seedBytes), path: nil))
@@ -92,32 +92,32 @@ extension Builtins {
 
     /// The text of an xpub/xprv argument (a string, or a secret xprv read as UTF-8) without the
     /// blanks and line breaks pasted keys often carry; nil for any other value.
-    static func extendedKeyText(_ value: Value?, _ command: String) throws -> String? {
+    static func extendedKeyText(_ value: Value?) throws -> String? {
         switch value {
         case .string(let text): return text.trimmed
-        case .secret(let s): return try secretText(s, command).trimmed
+        case .secret(let s): return try secretText(s).trimmed
         default: return nil
         }
     }
 
     /// The bytes of a secret as UTF-8 text (an xprv, a phrase); `builtin.secretNotText` otherwise.
-    static func secretText(_ s: SecretValue, _ command: String) throws -> String {
-        let secret = try secretBytes(s, command)
+    static func secretText(_ s: SecretValue) throws -> String {
+        let secret = try secretBytes(s)
         guard let text = secret.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
-            throw BuiltinError.secretNotText(command: command, kind: s.kind)
+            throw BuiltinError.secretNotText(kind: s.kind)
         }
         return text
     }
 
     /// A `--coin` value: a SLIP-44 symbol, a coin type number, or a coin record; nil when absent.
-    static func coinArgument(_ value: Value?, _ command: String) throws -> SLIP44.Coin? {
+    static func coinArgument(_ value: Value?) throws -> SLIP44.Coin? {
         switch value {
         case .string(let symbol): return try SLIP44.coin(symbol: symbol)
         case .domain(let d as CoinValue): return d.coin
         case let v?:
             guard let n = v.bigIntValue else { return nil }
             guard let index = UInt32(exactly: n), index < ChildIndex.hardenedOffset else {
-                throw BuiltinError.outOfRange(command: command, name: "a coin type", expected: "0 to 2147483647",
+                throw BuiltinError.outOfRange(name: "a coin type", expected: "0 to 2147483647",
                                               got: String(n))
             }
             return try SLIP44.coin(index: index)
@@ -146,7 +146,7 @@ extension Builtins {
         let kind: BitcoinAddressKind
         if let kindName {
             guard let k = BitcoinAddressKind(rawValue: kindName) else {
-                throw BuiltinError.badChoice(command: "address", option: "kind",
+                throw BuiltinError.badChoice(option: "kind",
                                              expected: BitcoinAddressKind.allCases.map(\.rawValue), got: kindName)
             }
             kind = k

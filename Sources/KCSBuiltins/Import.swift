@@ -20,18 +20,17 @@ extension Builtins {
                 ],
                 summary: "Stores a mnemonic as an HD-MASTER key and N HD-CHILD keys at the preset's paths.",
                 example: "import mnemonic \"abandon … about\" --preset ledger-live --accounts 3") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let mnemonic = try parseMnemonic(args["mnemonic"], language: nil, c)
-            let (preset, custom) = try presetArgument(args, c)
-            let accounts = try args.integer("accounts").map { try smallInt($0, c, "--accounts", in: 0...1000) } ?? 1
+            let session = try args.session()
+            let mnemonic = try parseMnemonic(args["mnemonic"], language: nil)
+            let (preset, custom) = try presetArgument(args)
+            let accounts = try args.integer("accounts").map { try smallInt($0, "--accounts", in: 0...1000) } ?? 1
             let passphrase: Secret? = switch args.value("passphrase") {
             case .string(let p): Secret(utf8: p)
-            case .secret(let s): try secretBytes(s, c)
+            case .secret(let s): try secretBytes(s)
             default: nil
             }
             let records = try session.importMnemonic(mnemonic, passphrase: passphrase, preset: preset, customPath: custom,
-                                                     accounts: accounts, name: args.string("name"), source: .mnemonic, command: c)
+                                                     accounts: accounts, name: args.string("name"), source: .mnemonic)
             return .list(records.map(keyValue))
         },
 
@@ -39,34 +38,31 @@ extension Builtins {
                 options: [OptionSpec("name", .string, "the key's name")],
                 summary: "Stores a raw private key (0x + 64 hex digits, or WIF) as an ECDSA key.",
                 example: "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let key = try privateKeyArgument(args["key"], c)
-            return keyValue(try session.importPrivateKey(key, name: args.string("name"), source: .privkey, command: c))
+            let session = try args.session()
+            let key = try privateKeyArgument(args["key"])
+            return keyValue(try session.importPrivateKey(key, name: args.string("name"), source: .privkey))
         },
 
         Builtin("import.xpub", params: [ParamSpec("xpub", .string)],
                 options: [OptionSpec("name", .string, "the key's name")],
                 summary: "Stores an extended public key as a watch-only key (its first address shown).",
                 example: "import xpub xpub6BosfCnifzxcFwrSzQiqu2DBVTshkCXacvNsWGYJVVhhawA7d4R5WSWGFNbi8Aw6ZRc1brxMyWMzG3DSSSSoekkudhUd9yLb6qx39T9nMdj") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             let text = args.string("xpub") ?? ""
             let key = try ExtendedKey(text)
-            guard !key.isPrivate else { throw KeyCommandError.privateWhereWatchOnly(command: c) }
-            return keyValue(try session.importWatchOnly(xpub: key, text: text, name: args.string("name"), command: c))
+            guard !key.isPrivate else { throw KeyCommandError.privateWhereWatchOnly }
+            return keyValue(try session.importWatchOnly(xpub: key, text: text, name: args.string("name")))
         },
 
         Builtin("import.address", params: [ParamSpec("address", .oneOf([.string, .bytes]))],
                 options: [OptionSpec("name", .string, "the key's name")],
                 summary: "Stores an Ethereum address as a watch-only key (EIP-55 checksum checked when mixed case).",
                 example: "import address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 --name cold") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             // A bare 0x… word arrives as bytes (no checksum to check); quoted text keeps EIP-55's.
             let address = if case .bytes(let b)? = args["address"] { try EthereumAddress(bytes: b) }
                 else { try EthereumAddress(args.string("address") ?? "") }
-            return keyValue(try session.importWatchOnly(address: address, name: args.string("name"), command: c))
+            return keyValue(try session.importWatchOnly(address: address, name: args.string("name")))
         },
     ]
 }

@@ -22,7 +22,7 @@ extension Builtins {
                 example: "let m = file.read \"phrase.txt\" --secret mnemonic") { args in
             guard case .string(let path)? = args["path"] else { return .null }
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw BuiltinError.outOfRange(command: "file.read", name: "path", expected: "a readable file", got: path)
+                throw BuiltinError.outOfRange(name: "path", expected: "a readable file", got: path)
             }
             var text = String(decoding: data, as: UTF8.self)
             while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }

@@ -30,26 +30,24 @@ extension Builtins {
                 ],
                 summary: "A new key from the secure random source: an HD master (its mnemonic shown once) or one ECDSA key.",
                 example: "key.generate --type hd --words 24 --name savings") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             switch args.string("type") ?? "hd" {
             case "ecdsa":
-                return keyValue(try session.generateECDSAKey(name: args.string("name"), command: c))
+                return keyValue(try session.generateECDSAKey(name: args.string("name")))
             default:  // hd; the table declares the choices
-                let words = try wordCount(args, c)
+                let words = try wordCount(args)
                 guard words == .twelve || words == .twentyFour else {
-                    throw BuiltinError.badChoice(command: c, option: "words", expected: ["12", "24"], got: String(words.rawValue))
+                    throw BuiltinError.badChoice(option: "words", expected: ["12", "24"], got: String(words.rawValue))
                 }
                 return .list(try session.generateHDKey(words: words, name: args.string("name"),
-                                                       skipConfirm: args.flag("skip-confirm"), command: c).map(keyValue))
+                                                       skipConfirm: args.flag("skip-confirm")).map(keyValue))
             }
         },
 
         Builtin("key.show", params: [ParamSpec("name", .string)],
                 summary: "One key: kind, public key, curve, address, path, storage, created, parent, rotation, last 10 signatures.",
                 example: "key.show savings") { args in
-            let c = args.command
-            let store = try args.session(c).store(for: c)
+            let store = try args.session().store()
             let name = args.string("name") ?? ""
             return try store.read { tx in
                 let r = try tx.key(named: name)
@@ -66,8 +64,7 @@ extension Builtins {
         Builtin("key.rename", params: [ParamSpec("name", .string), ParamSpec("new", .string)],
                 summary: "Renames a key (its signing history follows).",
                 example: "key.rename eth-9858-da94 savings") { args in
-            let c = args.command
-            let store = try args.session(c).store(for: c)
+            let store = try args.session().store()
             return keyValue(try store.renameKey(named: args.string("name") ?? "", to: args.string("new") ?? ""))
         },
 
@@ -79,14 +76,13 @@ extension Builtins {
                 ],
                 summary: "Moves a key in the dashboard's order.",
                 example: "key.move savings --to 1") { args in
-            let c = args.command
-            let store = try args.session(c).store(for: c)
+            let store = try args.session().store()
             let name = args.string("name") ?? ""
             let given = [args.value("to") != nil, args.flag("up"), args.flag("down")].filter { $0 }.count
-            guard given == 1 else { throw KeyCommandError.moveNeedsOneOption(command: c, given: given) }
+            guard given == 1 else { throw KeyCommandError.moveNeedsOneOption(given: given) }
             if args.flag("up") { return keyValue(try store.moveKeyUp(named: name)) }
             if args.flag("down") { return keyValue(try store.moveKeyDown(named: name)) }
-            let to = try smallInt(args.integer("to") ?? 0, c, "--to", in: 1...Int(Int32.max))
+            let to = try smallInt(args.integer("to") ?? 0, "--to", in: 1...Int(Int32.max))
             return keyValue(try store.moveKey(named: name, to: to))
         },
 
@@ -97,19 +93,17 @@ extension Builtins {
                 ],
                 summary: "Deletes a key and its sealed secret; its signing history stays under its name.",
                 example: "key.delete old-key --yes") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             let deleted = try session.deleteKey(named: args.string("name") ?? "", children: args.flag("children"),
-                                                yes: args.flag("yes"), command: c)
+                                                yes: args.flag("yes"), operation: args.command)
             return .list(deleted.map { .string($0.name) })
         },
 
         Builtin("key.reveal", params: [ParamSpec("name", .string)],
                 summary: "The key's secret (mnemonic, seed or private key) as a secret value; marks the key revealed.",
                 example: "print (reveal (key.reveal savings))") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let secret = try session.revealSecret(ofKeyNamed: args.string("name") ?? "", command: c)
+            let session = try args.session()
+            let secret = try session.revealSecret(ofKeyNamed: args.string("name") ?? "", operation: args.command)
             switch secret.kind {
             case .mnemonic: return SecretKind.mnemonic.value(secret.payload)
             case .seed: return SecretKind.seed.value(secret.payload)
@@ -124,13 +118,12 @@ extension Builtins {
                 ],
                 summary: "Flags a key for rotation (listed by keys.rotation and when the console starts), or clears the flag.",
                 example: "key.flag hot-wallet --exposed") { args in
-            let c = args.command
-            let store = try args.session(c).store(for: c)
+            let store = try args.session().store()
             let record = try store.key(named: args.string("name") ?? "")
             guard !record.retired else { throw StoreError.keyRetired(name: record.name) }
             if args.flag("clear") {
                 guard !args.flag("exposed") else {
-                    throw BuiltinError.optionNotApplicable(command: c, option: "exposed", reason: "--clear removes the flag")
+                    throw BuiltinError.optionNotApplicable(option: "exposed", reason: "--clear removes the flag")
                 }
                 return rotationKeyValue(try store.clearRotationFlag(named: record.name), open: nil)
             }
@@ -146,24 +139,21 @@ extension Builtins {
                 ],
                 summary: "Replaces a key by a new one of the same kind and preset; the old secret is wiped once the new one is backed up.",
                 example: "key.rotate hot-wallet --successor hot-2026") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let store = try session.store(for: c)
+            let session = try args.session()
+            let store = try session.store()
             let old = try store.key(named: args.string("name") ?? "")
-            try session.checkBackupCanBeConfirmed(of: old, skipConfirm: args.flag("skip-confirm"), command: c)
-            let unlocked = try session.unlockedStore(for: c, reconfirm: true)
+            try session.checkBackupCanBeConfirmed(of: old, skipConfirm: args.flag("skip-confirm"))
+            let unlocked = try session.unlockedStore(reconfirming: args.command)
             let begun = try unlocked.beginRotation(ofKeyNamed: old.name)
             let done = try session.advanceRotation(begun.id, successorName: args.string("successor"), yes: args.flag("yes"),
-                                           skipConfirm: args.flag("skip-confirm"), store: unlocked,
-                                           command: c)
+                                           skipConfirm: args.flag("skip-confirm"), store: unlocked)
             return rotationValue(done)
         },
 
         Builtin("key.lineage", params: [ParamSpec("name", .string)],
                 summary: "The rotation chain through a key, oldest first: each key with its rotation state and successor.",
                 example: "key.lineage hot-wallet") { args in
-            let c = args.command
-            let store = try args.session(c).store(for: c)
+            let store = try args.session().store()
             let chain = try store.lineage(ofKeyNamed: args.string("name") ?? "")
             let open = try store.pendingRotations()
             let names = Dictionary(chain.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
@@ -185,8 +175,7 @@ extension Builtins {
 
     /// `key.list`: the stored keys as a table (records), or JSON text with `--json`.
     static func keyDashboard(_ args: CallArguments) throws -> Value {
-        let c = args.command
-        let store = try args.session(c).store(for: c)
+        let store = try args.session().store()
         let records = try store.keys(includeRetired: !args.flag("active"))
         if args.flag("json") { return .string(try jsonText(records)) }
         return .list(records.map { r in
@@ -231,13 +220,13 @@ extension Builtins {
     static let isoDateStyle = Date.ISO8601FormatStyle()
 
     /// `YYYY-MM-DD` (midnight UTC) or a full ISO 8601 time.
-    static func parseDate(_ text: String, _ command: String) throws -> Date {
+    static func parseDate(_ text: String) throws -> Date {
         let full = ISO8601DateFormatter()
         if let d = full.date(from: text) { return d }
         let day = ISO8601DateFormatter()
         day.formatOptions = [.withFullDate]
         if let d = day.date(from: text) { return d }
-        throw BuiltinError.outOfRange(command: command, name: "--since", expected: "a date like 2026-01-31", got: text)
+        throw BuiltinError.outOfRange(name: "--since", expected: "a date like 2026-01-31", got: text)
     }
 
     /// `0x1234…abcd` for the dashboard.
@@ -254,19 +243,19 @@ extension Builtins {
     }
 
     /// `--preset` (metamask when absent) or `--preset custom --path TEMPLATE`.
-    static func presetArgument(_ args: CallArguments, _ command: String) throws -> (PathPreset?, String?) {
+    static func presetArgument(_ args: CallArguments) throws -> (PathPreset?, String?) {
         let name = args.string("preset") ?? "metamask"
         if name == "custom" {
-            guard let path = args.string("path") else { throw KeyCommandError.customNeedsPath(command: command) }
+            guard let path = args.string("path") else { throw KeyCommandError.customNeedsPath }
             let probe = path.replacingOccurrences(of: "{i}", with: "0")
             _ = try DerivationPath(probe)
             return (nil, path)
         }
         if args.string("path") != nil {
-            throw BuiltinError.optionNotApplicable(command: command, option: "path", reason: "it goes with --preset custom")
+            throw BuiltinError.optionNotApplicable(option: "path", reason: "it goes with --preset custom")
         }
         guard let preset = PathPreset.named(name), preset.name != "eip1581" else {
-            throw BuiltinError.badChoice(command: command, option: "preset",
+            throw BuiltinError.badChoice(option: "preset",
                                          expected: PathPreset.all.filter { $0.name != "eip1581" }.map(\.name) + ["trezor", "custom"],
                                          got: name)
         }
@@ -274,28 +263,28 @@ extension Builtins {
     }
 
     /// A private key argument: `0x` + 32 bytes (text or bytes), WIF text, or a secret of either.
-    static func privateKeyArgument(_ value: Value?, _ command: String) throws -> PrivateKey {
+    static func privateKeyArgument(_ value: Value?) throws -> PrivateKey {
         switch value {
         case .bytes(let b):
-            guard b.count == 32 else { throw KeyCommandError.privateKeyLength(command: command, got: b.count) }
+            guard b.count == 32 else { throw KeyCommandError.privateKeyLength(got: b.count) }
             return try PrivateKey(bytes: b)
         case .string(let text):
-            return try privateKey(text: text, command)
+            return try privateKey(text: text)
         case .secret(let s):
-            let secret = try secretBytes(s, command)
+            let secret = try secretBytes(s)
             if secret.count == 32 { return try PrivateKey(secret) }
             let text = secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-            return try privateKey(text: text, command)
+            return try privateKey(text: text)
         default:
-            throw KeyCommandError.privateKeyLength(command: command, got: 0)
+            throw KeyCommandError.privateKeyLength(got: 0)
         }
     }
 
-    static func privateKey(text: String, _ command: String) throws -> PrivateKey {
+    static func privateKey(text: String) throws -> PrivateKey {
         let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if t.hasPrefix("0x") || t.hasPrefix("0X") {
             let bytes = try Hex.decode(t)
-            guard bytes.count == 32 else { throw KeyCommandError.privateKeyLength(command: command, got: bytes.count) }
+            guard bytes.count == 32 else { throw KeyCommandError.privateKeyLength(got: bytes.count) }
             return try PrivateKey(bytes: bytes)
         }
         return try WIF(t).privateKey

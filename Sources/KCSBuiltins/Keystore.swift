@@ -21,21 +21,20 @@ extension Builtins {
                 ],
                 summary: "Decrypts a keystore V3 file (scrypt or pbkdf2) and stores its private key as an ECDSA key.",
                 example: "keystore load wallet.json (env \"KEYSTORE_PASSWORD\" --secret password) --name geth") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             let path = expandedPath(args.string("file") ?? "")
             // Parse first: a missing file, a bad field or a KDF past the ceiling is reported
             // before any slow work and before the password is asked.
             let file = try KeystoreV3(contentsOf: path)
             let ceiling: KeystoreV3.CostCeiling = args.flag("allow-expensive-kdf") ? .unbounded : .standard
             do throws(KeystoreError) { try file.checkCost(ceiling) } catch {
-                throw KeystoreCommandError.kdfTooExpensive(command: c, error)
+                throw KeystoreCommandError.kdfTooExpensive(error)
             }
-            let password = try keystorePassword(args["password"], command: c, position: 2)
+            let password = try keystorePassword(args, position: 2)
             session.prompts?.status("deriving the keystore key (\(describe(file.kdf)))…")
             // The KDF runs where Ctrl-C can leave it behind; the ceiling bounds what it wastes.
-            let key = try session.abandonable(for: c) { try file.decrypt(password: password, ceiling: ceiling) }
-            let store = try session.unlockedStore(for: c)
+            let key = try session.abandonable() { try file.decrypt(password: password, ceiling: ceiling) }
+            let store = try session.unlockedStore()
             let record = try store.addKey(
                 NewKey(name: args.string("name"), kind: .ecdsa, source: .keystore, storage: .software,
                        publicKey: key.publicKey, address: EthereumAddress(publicKey: key.publicKey).checksummed),
@@ -52,21 +51,20 @@ extension Builtins {
                 ],
                 summary: "Exports a stored ECDSA or HD-CHILD key as a keystore V3 file (scrypt) under a new password.",
                 example: "keystore save savings-0 backup.json (env \"KEYSTORE_PASSWORD\" --secret password)") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             let path = expandedPath(args.string("file") ?? "")
-            let record = try session.store(for: c).key(named: args.string("name") ?? "")
-            try checkExportable(record, command: c)
+            let record = try session.store().key(named: args.string("name") ?? "")
+            try checkExportable(record)
             if !args.flag("force"), FileManager.default.fileExists(atPath: path) {
-                throw KeystoreCommandError.fileExists(command: c, path: path)
+                throw KeystoreCommandError.fileExists(path: path)
             }
-            let password = try newKeystorePassword(args, session: session, command: c)
-            let store = try session.unlockedStore(for: c, reconfirm: true)
-            let key = try store.read { tx in try Session.signingKey(tx.key(id: record.id), tx, command: c) }
+            let password = try newKeystorePassword(args, session: session)
+            let store = try session.unlockedStore(reconfirming: args.command)
+            let key = try store.read { tx in try Session.signingKey(tx.key(id: record.id), tx) }
             let kdf: KeystoreV3.KDF = args.flag("light") ? .light : .standard
             session.prompts?.status("deriving the keystore key (\(describe(kdf)))…")
             let random = session.random
-            let file = try session.abandonable(for: c) { try KeystoreV3.seal(key, password: password, kdf: kdf, random: random) }
+            let file = try session.abandonable() { try KeystoreV3.seal(key, password: password, kdf: kdf, random: random) }
             // The secret leaves the vault: mark it revealed first, so a crash between the two
             // never leaves an exported key that the rotation policy does not know about.
             _ = try store.markRevealed(named: record.name)
@@ -97,41 +95,41 @@ extension Builtins {
 
     /// A password argument (text or a secret of any kind) as its UTF-8 bytes, or the runtime's
     /// usual "secret not given" error (with its hint) when there is none.
-    static func keystorePassword(_ value: Value?, command: String, position: Int) throws -> Secret {
-        switch value {
+    static func keystorePassword(_ args: CallArguments, position: Int) throws -> Secret {
+        switch args.value("password") {
         case .string(let text)?: return Secret(utf8: text)
-        case .secret(let s)?: return try secretBytes(s, command)
+        case .secret(let s)?: return try secretBytes(s)
         default:
-            throw RuntimeError(.secretNotSupplied(command: command, parameter: "password", position: position),
+            throw RuntimeError(.secretNotSupplied(command: args.command, parameter: "password", position: position),
                                at: SourceRange(start: 0, end: 0))
         }
     }
 
     /// The new password of `keystore.save`: the argument, or asked twice without echo at a
     /// terminal. Never empty: a key under an empty password is as good as plaintext.
-    static func newKeystorePassword(_ args: CallArguments, session: Session, command c: String) throws -> Secret {
+    static func newKeystorePassword(_ args: CallArguments, session: Session) throws -> Secret {
         let password: Secret
-        if let given = args.value("password") {
-            password = try keystorePassword(given, command: c, position: 3)
+        if args.value("password") != nil {
+            password = try keystorePassword(args, position: 3)
         } else if let host = session.prompts, host.isInteractive {
             guard let first = try host.askSecret(prompt: "new keystore password: ") else {
-                throw SessionError.cancelled(command: c)
+                throw SessionError.cancelled
             }
             guard let again = try host.askSecret(prompt: "the same password again: ") else {
-                throw SessionError.cancelled(command: c)
+                throw SessionError.cancelled
             }
-            guard first == again else { throw KeystoreCommandError.passwordsDiffer(command: c) }
+            guard first == again else { throw KeystoreCommandError.passwordsDiffer }
             password = first
         } else {
-            password = try keystorePassword(nil, command: c, position: 3)
+            password = try keystorePassword(args, position: 3)
         }
-        guard password.count > 0 else { throw KeystoreCommandError.emptyPassword(command: c) }
+        guard password.count > 0 else { throw KeystoreCommandError.emptyPassword }
         return password
     }
 
     /// A keystore file holds one private key: an ECDSA key, or an HD-CHILD's derived key,
     /// kept in software and not retired.
-    static func checkExportable(_ record: KeyRecord, command c: String) throws {
+    static func checkExportable(_ record: KeyRecord) throws {
         let reason: String? = switch record.kind {
         case _ where record.retired: "it is retired and its secret was wiped"
         case .ecdsa, .hdChild: record.storage == .software ? nil : "its secret is not in the store"
@@ -140,7 +138,7 @@ extension Builtins {
         case .watch: "it is watch-only and has no secret"
         }
         if let reason {
-            throw KeystoreCommandError.notExportable(command: c, name: record.name, kind: record.kind, reason: reason)
+            throw KeystoreCommandError.notExportable(name: record.name, kind: record.kind, reason: reason)
         }
     }
 }
@@ -148,16 +146,19 @@ extension Builtins {
 /// Errors of the keystore commands that `KeystoreError` does not already name.
 public enum KeystoreCommandError: WalletError, Equatable {
     /// `keystore.save` to a path that exists, without `--force`.
-    case fileExists(command: String, path: String)
+    case fileExists(path: String)
     /// The new password and its repetition differ.
-    case passwordsDiffer(command: String)
+    case passwordsDiffer
     /// An empty new password.
-    case emptyPassword(command: String)
+    case emptyPassword
     /// A key whose private key cannot go into a keystore file.
-    case notExportable(command: String, name: String, kind: KeyKind, reason: String)
+    case notExportable(name: String, kind: KeyKind, reason: String)
     /// A file whose KDF costs more than the ceiling, loaded without `--allow-expensive-kdf`;
     /// `error` is the wallet core's `.kdfTooExpensive` naming the parameter.
-    case kdfTooExpensive(command: String, KeystoreError)
+    case kdfTooExpensive(KeystoreError)
+
+    /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
+    public var followsCommandName: Bool { true }
 
     public var id: String {
         switch self {
@@ -171,16 +172,16 @@ public enum KeystoreCommandError: WalletError, Equatable {
 
     public var description: String {
         switch self {
-        case .fileExists(let c, let path):
-            "\(c): \(path) already exists; add --force to replace it"
-        case .passwordsDiffer(let c):
-            "\(c): the two passwords differ; nothing was written"
-        case .emptyPassword(let c):
-            "\(c): the keystore password must not be empty"
-        case .notExportable(let c, let name, let kind, let reason):
-            "\(c): \(name) is \(kind.withArticle) key and cannot be exported: \(reason)"
-        case .kdfTooExpensive(let c, let error):
-            "\(c): \(error.description); add --allow-expensive-kdf to derive it anyway"
+        case .fileExists(let path):
+            "\(path) already exists; add --force to replace it"
+        case .passwordsDiffer:
+            "the two passwords differ; nothing was written"
+        case .emptyPassword:
+            "the keystore password must not be empty"
+        case .notExportable(let name, let kind, let reason):
+            "\(name) is \(kind.withArticle) key and cannot be exported: \(reason)"
+        case .kdfTooExpensive(let error):
+            "\(error.description); add --allow-expensive-kdf to derive it anyway"
         }
     }
 }

@@ -18,8 +18,8 @@ extension Builtins {
                 ],
                 summary: "A new random BIP-39 mnemonic from the system's secure random source, as a secret.",
                 example: "let m = mnemonic.generate --words 24") { args in
-            let words = try wordCount(args, "mnemonic.generate")
-            let language = try language(args, "mnemonic.generate") ?? .english
+            let words = try wordCount(args)
+            let language = try language(args) ?? .english
             return .mnemonic(Mnemonic(generating: words, language: language, using: SystemRandom()))
         },
 
@@ -27,7 +27,7 @@ extension Builtins {
                 options: [OptionSpec("language", .string, "require this word list instead of detecting it")],
                 summary: "Checks a phrase: {valid, words, language}, or an error naming the first bad word and its position.",
                 example: "mnemonic.check \"abandon abandon … about\"") { args in
-            let m = try parseMnemonic(args["phrase"], language: language(args, "mnemonic.check"), "mnemonic.check")
+            let m = try parseMnemonic(args["phrase"], language: language(args))
             return .map(ValueMap([
                 ("valid", .bool(true)), ("words", .int(m.wordCount.rawValue)), ("language", .string(m.language.rawValue)),
             ]))
@@ -37,8 +37,8 @@ extension Builtins {
                 options: [OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true)],
                 summary: "The 64-byte BIP-39 seed of a mnemonic and optional passphrase, as a secret.",
                 example: "let seed = mnemonic.seed $m --passphrase \"TREZOR\"") { args in
-            let m = try parseMnemonic(args["mnemonic"], language: nil, "mnemonic.seed")
-            return SecretKind.seed.value(try seed(m, args, "mnemonic.seed"))
+            let m = try parseMnemonic(args["mnemonic"], language: nil)
+            return SecretKind.seed.value(try seed(m, args))
         },
 
         Builtin("mnemonic.explain", params: [ParamSpec("mnemonic", mnemonicType, secret: true)],
@@ -48,20 +48,19 @@ extension Builtins {
                 ],
                 summary: "A BIP-39 phrase bit by bit: each word's 11-bit index, the entropy, the checksum bits and whether they match.",
                 example: "mnemonic.explain \"abandon abandon … about\"") { args in
-            let c = args.command
-            let language = try language(args, c)
+            let language = try language(args)
             let anatomy: MnemonicAnatomy
             switch args["mnemonic"] {
             case .string(let phrase):
                 anatomy = try MnemonicAnatomy(phrase: phrase, language: language)
             case .secret(let s):
                 guard args.flag("reveal") else {
-                    throw TeachingError.secretNeedsReveal(command: c, argument: "argument 1 (mnemonic)",
+                    throw TeachingError.secretNeedsReveal(argument: "argument 1 (mnemonic)",
                                                           shows: "its words and entropy")
                 }
-                anatomy = try MnemonicAnatomy(phrase: secretBytes(s, c), language: language)
+                anatomy = try MnemonicAnatomy(phrase: secretBytes(s), language: language)
             default:
-                throw ArgumentError.missing(command: c, position: 1, name: "mnemonic", type: mnemonicType)
+                throw ArgumentError.missing(position: 1, name: "mnemonic", type: mnemonicType)
             }
             return .domain(mnemonicExplanation(anatomy))
         },
@@ -79,39 +78,39 @@ extension Builtins {
     // MARK: - Helpers
 
     /// The mnemonic in `value`: a phrase string or a secret mnemonic, parsed and checked.
-    static func parseMnemonic(_ value: Value?, language: Wordlist.Language?, _ command: String) throws -> Mnemonic {
+    static func parseMnemonic(_ value: Value?, language: Wordlist.Language?) throws -> Mnemonic {
         switch value {
         case .string(let phrase): return try Mnemonic(phrase: phrase, language: language)
-        case .secret(let s): return try Mnemonic(phrase: secretBytes(s, command), language: language)
-        default: throw ArgumentError.missing(command: command, position: 1, name: "mnemonic", type: mnemonicType)
+        case .secret(let s): return try Mnemonic(phrase: secretBytes(s), language: language)
+        default: throw ArgumentError.missing(position: 1, name: "mnemonic", type: mnemonicType)
         }
     }
 
     /// The seed of `m` with the `--passphrase` option, if any.
-    static func seed(_ m: Mnemonic, _ args: CallArguments, _ command: String) throws -> Secret {
+    static func seed(_ m: Mnemonic, _ args: CallArguments) throws -> Secret {
         switch args.value("passphrase") {
         case .string(let p): return m.seed(passphrase: p)
-        case .secret(let s): return try m.seed(passphrase: secretBytes(s, command))
+        case .secret(let s): return try m.seed(passphrase: secretBytes(s))
         default: return m.seed()
         }
     }
 
     /// `--words`: one of BIP-39's word counts (12 when absent).
-    static func wordCount(_ args: CallArguments, _ command: String) throws(BuiltinError) -> Mnemonic.WordCount {
+    static func wordCount(_ args: CallArguments) throws(BuiltinError) -> Mnemonic.WordCount {
         guard let n = args.integer("words") else { return .twelve }
         guard let small = Int(exactly: n), let count = Mnemonic.WordCount(rawValue: small) else {
-            throw .badChoice(command: command, option: "words",
+            throw .badChoice(option: "words",
                              expected: Mnemonic.WordCount.allCases.map { String($0.rawValue) }, got: String(n))
         }
         return count
     }
 
     /// `--language`: a BIP-39 word list by name (`english`, `chinese_simplified`, …).
-    static func language(_ args: CallArguments, _ command: String) throws(BuiltinError) -> Wordlist.Language? {
+    static func language(_ args: CallArguments) throws(BuiltinError) -> Wordlist.Language? {
         guard let name = args.string("language") else { return nil }
         let key = String(name.lowercased().map { $0 == "-" ? "_" : $0 })
         guard let language = Wordlist.Language(rawValue: key) else {
-            throw .badChoice(command: command, option: "language",
+            throw .badChoice(option: "language",
                              expected: Wordlist.Language.allCases.map(\.rawValue), got: name)
         }
         return language

@@ -32,26 +32,25 @@ extension Builtins {
                 ],
                 summary: "Names the path that made an address: searches the presets and accounts × indexes 0…N offline (a mnemonic, or the card).",
                 example: "path.find 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 --mnemonic $m") { args in
-            let c = args.command
             let onCard = args.flag("card")
             if onCard, args.value("mnemonic") != nil || args.value("passphrase") != nil {
-                throw BuiltinError.optionNotApplicable(command: c, option: "card",
+                throw BuiltinError.optionNotApplicable(option: "card",
                                                       reason: "it searches the card's key; drop --mnemonic and --passphrase")
             }
-            guard onCard || args.value("mnemonic") != nil else { throw TeachingError.needsMnemonic(command: c) }
+            guard onCard || args.value("mnemonic") != nil else { throw TeachingError.needsMnemonic }
             let limit = Int(PathSearch.maxIndexLimit)
-            let maxIndex = try args.integer("max-index").map { try smallInt($0, c, "--max-index", in: 0...limit) } ?? 20
-            let target = try pathSearchTarget(args["address"], c)
+            let maxIndex = try args.integer("max-index").map { try smallInt($0, "--max-index", in: 0...limit) } ?? 20
+            let target = try pathSearchTarget(args["address"])
             let outcome: PathSearch.Outcome
             if onCard {
-                outcome = try args.session(c).requireLoggedIn(c).findPath(target, maxIndex: UInt32(maxIndex))
+                outcome = try args.session().requireLoggedIn().findPath(target, maxIndex: UInt32(maxIndex))
             } else {
-                let m = try parseMnemonic(args.value("mnemonic"), language: nil, c)
-                let master = try ExtendedKey.master(seed: seed(m, args, c))
+                let m = try parseMnemonic(args.value("mnemonic"), language: nil)
+                let master = try ExtendedKey.master(seed: seed(m, args))
                 outcome = try PathSearch.search(target, master: master, maxIndex: UInt32(maxIndex))
             }
             guard let path = outcome.path, let key = outcome.key else {
-                throw TeachingError.addressNotFound(command: c, address: target.description, searched: outcome.searched,
+                throw TeachingError.addressNotFound(address: target.description, searched: outcome.searched,
                                                    presets: outcome.presets.map(\.name), grid: outcome.grid,
                                                    maxIndex: maxIndex)
             }

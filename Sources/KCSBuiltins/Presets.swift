@@ -17,11 +17,10 @@ extension Builtins {
                 ],
                 summary: "The addresses of one mnemonic under MetaMask, Ledger Live, Ledger legacy and BIP-44/49/84/86, index by index.",
                 example: "presets.compare \"abandon abandon … about\" --count 3") { args in
-            let c = args.command
-            let m = try parseMnemonic(args["mnemonic"], language: nil, c)
-            let count = try smallInt(args.integer("count") ?? 5, c, "--count", in: 1...100)
+            let m = try parseMnemonic(args["mnemonic"], language: nil)
+            let count = try smallInt(args.integer("count") ?? 5, "--count", in: 1...100)
             // Cached by path: the presets share their first levels, so each node is derived once.
-            var keys = PathSearch.NodeCache(master: try ExtendedKey.master(seed: seed(m, args, c)))
+            var keys = PathSearch.NodeCache(master: try ExtendedKey.master(seed: seed(m, args)))
             let presets = PathPreset.all.filter { $0.addressKind != .none }
             var rows: [Value] = []
             for i in 0..<count {

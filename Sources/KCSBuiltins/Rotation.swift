@@ -16,10 +16,9 @@ extension Builtins {
                                      "also list software keys older than this many days (default: the rotation.max-age-days setting)")],
                 summary: "The keys that need rotation, each with its reasons: flagged, revealed, imported raw, or too old.",
                 example: "keys.rotation --max-age-days 365") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let store = try session.store(for: c)
-            let maxAge = try maxAgeDays(args, store: store, command: c)
+            let session = try args.session()
+            let store = try session.store()
+            let maxAge = try maxAgeDays(args, store: store)
             return .list(try store.keysNeedingRotation(now: session.clock(), maxAgeDays: maxAge).map { candidate in
                 var fields: [(String, Value)] = [("name", .string(candidate.key.name)),
                                                  ("kind", .string(candidate.key.kind.rawValue))]
@@ -32,8 +31,7 @@ extension Builtins {
         Builtin("rotation.pending",
                 summary: "Unfinished rotations, oldest first: id, old and new key, the step reached and what comes next.",
                 example: "let open = rotation pending") { args in
-            let c = args.command
-            return .list(try args.session(c).store(for: c).pendingRotations().map(rotationValue))
+            return .list(try args.session().store().pendingRotations().map(rotationValue))
         },
 
         Builtin("rotation.resume", params: [ParamSpec("id", .int)],
@@ -44,25 +42,23 @@ extension Builtins {
                 ],
                 summary: "Continues an unfinished rotation from the step it reached (see rotation.pending).",
                 example: "rotation.resume 3 --yes") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let store = try session.store(for: c)
-            let rotation = try store.rotation(id: try rotationID(args, c))
+            let session = try args.session()
+            let store = try session.store()
+            let rotation = try store.rotation(id: try rotationID(args))
             guard !rotation.state.isFinished else {
-                throw RotationCommandError.finished(command: c, rotationID: rotation.id, state: rotation.state.rawValue)
+                throw RotationCommandError.finished(rotationID: rotation.id, state: rotation.state.rawValue)
             }
             if rotation.state == .started {
                 let old = try store.key(id: rotation.oldKeyID)
-                try session.checkBackupCanBeConfirmed(of: old, skipConfirm: args.flag("skip-confirm"), command: c)
+                try session.checkBackupCanBeConfirmed(of: old, skipConfirm: args.flag("skip-confirm"))
             } else if args.string("successor") != nil {
                 throw BuiltinError.optionNotApplicable(
-                    command: c, option: "successor",
+                    option: "successor",
                     reason: "rotation \(rotation.id) already has its successor \(rotation.newKeyName ?? "")")
             }
-            let unlocked = try session.unlockedStore(for: c, reconfirm: true)
+            let unlocked = try session.unlockedStore(reconfirming: args.command)
             let done = try session.advanceRotation(rotation.id, successorName: args.string("successor"), yes: args.flag("yes"),
-                                           skipConfirm: args.flag("skip-confirm"), store: unlocked,
-                                           command: c)
+                                           skipConfirm: args.flag("skip-confirm"), store: unlocked)
             return rotationValue(done)
         },
 
@@ -70,19 +66,18 @@ extension Builtins {
                 options: [OptionSpec("yes", nil, "confirm deleting the successor without asking (batch runs)")],
                 summary: "Abandons an unfinished rotation: deletes the successor, if one was made; the old key stays as it was.",
                 example: "rotation.rollback 3 --yes") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let store = try session.store(for: c)
-            let rotation = try store.rotation(id: try rotationID(args, c))
+            let session = try args.session()
+            let store = try session.store()
+            let rotation = try store.rotation(id: try rotationID(args))
             guard !rotation.state.isFinished else {
-                throw RotationCommandError.finished(command: c, rotationID: rotation.id, state: rotation.state.rawValue)
+                throw RotationCommandError.finished(rotationID: rotation.id, state: rotation.state.rawValue)
             }
             var doomed: [String] = []
             if let successor = rotation.newKeyName {
                 doomed = [successor] + (try store.children(ofKeyNamed: successor).map(\.name))
                 try session.confirm("roll back rotation \(rotation.id)? \(successor) and its secret are deleted; "
-                                    + "\(rotation.oldKeyName) stays as it is", for: c, yes: args.flag("yes"))
-                _ = try session.unlockedStore(for: c, reconfirm: true)
+                                    + "\(rotation.oldKeyName) stays as it is", yes: args.flag("yes"))
+                _ = try session.unlockedStore(reconfirming: args.command)
             }
             let done = try store.rollBackRotation(rotationID: rotation.id)
             session.forgetActiveKey(ifAmong: doomed)
@@ -131,16 +126,16 @@ extension Builtins {
     }
 
     /// The rotation id argument as the store's row id.
-    static func rotationID(_ args: CallArguments, _ command: String) throws -> Int64 {
-        Int64(try smallInt(args.integer("id") ?? 0, command, "argument 1 (id)", in: 1...Int(Int32.max)))
+    static func rotationID(_ args: CallArguments) throws -> Int64 {
+        Int64(try smallInt(args.integer("id") ?? 0, "argument 1 (id)", in: 1...Int(Int32.max)))
     }
 
     /// `--max-age-days N`, else the `rotation.max-age-days` setting, else no age rule.
-    static func maxAgeDays(_ args: CallArguments, store: WalletStore, command c: String) throws -> Int? {
-        if let n = args.integer("max-age-days") { return try smallInt(n, c, "--max-age-days", in: 1...1_000_000) }
+    static func maxAgeDays(_ args: CallArguments, store: WalletStore) throws -> Int? {
+        if let n = args.integer("max-age-days") { return try smallInt(n, "--max-age-days", in: 1...1_000_000) }
         guard let text = try store.setting(Session.maxAgeSetting) else { return nil }
         guard let days = Int(text.trimmingCharacters(in: .whitespaces)), days >= 1 else {
-            throw BuiltinError.outOfRange(command: c, name: "the setting \(Session.maxAgeSetting)",
+            throw BuiltinError.outOfRange(name: "the setting \(Session.maxAgeSetting)",
                                           expected: "a whole number of days, 1 or more", got: text)
         }
         return days

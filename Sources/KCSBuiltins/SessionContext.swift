@@ -6,8 +6,8 @@ extension Session: BuiltinContext {}
 
 extension CallArguments {
     /// The console session, or an error naming the command when the host has none.
-    func session(_ command: String) throws -> Session {
-        guard let session = context as? Session else { throw SessionError.noSession(command: command) }
+    func session() throws -> Session {
+        guard let session = context as? Session else { throw SessionError.noSession }
         return session
     }
 }

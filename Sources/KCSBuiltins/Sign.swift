@@ -24,13 +24,12 @@ extension Builtins {
                 ],
                 summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, yParity, signer, …}; recorded in the history.",
                 example: "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             guard case .bytes(let digest)? = args["digest"], digest.count == 32 else {
                 let n = if case .bytes(let b)? = args["digest"] { b.count } else { 0 }
-                throw KeyCommandError.digestLength(command: c, got: n)
+                throw KeyCommandError.digestLength(got: n)
             }
-            let signed = try signer(args, c).sign(digest: digest, kind: .hash, chainID: nil)
+            let signed = try signer(args).sign(digest: digest, kind: .hash, chainID: nil)
             return .map(ValueMap([("digest", .bytes(digest))] + signatureFields(signed)))
         },
 
@@ -45,14 +44,13 @@ extension Builtins {
                 ],
                 summary: "The signing history, newest first: time, key, kind, digest, signer, verified.",
                 example: "history --key savings --since 2026-01-01 --csv") { args in
-            let c = args.command
-            let store = try args.session(c).store(for: c)
+            let store = try args.session().store()
             var query = HistoryQuery(keyName: args.string("key"), limit: 50)
-            if let n = args.integer("limit") { query.limit = try smallInt(n, c, "--limit", in: 1...10_000_000) }
-            if let since = args.string("since") { query.since = try parseDate(since, c) }
+            if let n = args.integer("limit") { query.limit = try smallInt(n, "--limit", in: 1...10_000_000) }
+            if let since = args.string("since") { query.since = try parseDate(since) }
             if let kind = args.string("kind") {
                 guard let k = SignatureKind(rawValue: kind) else {
-                    throw BuiltinError.badChoice(command: c, option: "kind", expected: SignatureKind.allCases.map(\.rawValue), got: kind)
+                    throw BuiltinError.badChoice(option: "kind", expected: SignatureKind.allCases.map(\.rawValue), got: kind)
                 }
                 query.kind = k
             }
@@ -69,7 +67,6 @@ extension Builtins {
                 ],
                 summary: "EIP-191 personal_sign of text (a quoted string, even 0x-looking) or bytes (0x…): {prefix, digest, signature, r, s, v, yParity, signer, …}.",
                 example: "sign message \"hello\"") { args in
-            let c = args.command
             let message: [UInt8] = switch args.value("message") {
             case .bytes(let b)?: b
             case .string(let s)?: Array(s.utf8)
@@ -79,7 +76,7 @@ extension Builtins {
             let digest = PersonalMessage.digest(message)
             let shown: [(String, Value)] = [("prefix", .bytes(prefix)), ("message", .bytes(message)), ("digest", .bytes(digest))]
             if args.flag("dry-run") { return .map(ValueMap(shown)) }
-            let signed = try signer(args, c).sign(digest: digest, kind: .message, chainID: nil)
+            let signed = try signer(args).sign(digest: digest, kind: .message, chainID: nil)
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
@@ -90,8 +87,7 @@ extension Builtins {
                 ],
                 summary: "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, yParity, signer, …}.",
                 example: "sign typed mail.json --dry-run") { args in
-            let c = args.command
-            let typed = try typedDataArgument(args.value("data"), c)
+            let typed = try typedDataArgument(args.value("data"))
             let domainSeparator = try typed.domainSeparator()
             let structHash = try typed.messageHash()
             let digest = try typed.digest()
@@ -102,7 +98,7 @@ extension Builtins {
             ]
             if let chainID { shown.append(("chainId", uintValue(UInt256(chainID)))) }
             if args.flag("dry-run") { return .map(ValueMap(shown)) }
-            let signed = try signer(args, c).sign(digest: digest, kind: .typed, chainID: chainID)
+            let signed = try signer(args).sign(digest: digest, kind: .typed, chainID: chainID)
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
@@ -115,14 +111,12 @@ extension Builtins {
                 ],
                 summary: "Signs a transaction map (type, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, signature, r, s, v, yParity, networkV (legacy), signer, …}.",
                 example: "sign tx {\"type\": 2, \"chainId\": 1, \"nonce\": 0, \"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"1.5 ether\", \"gas\": 21000, \"maxFeePerGas\": \"20 gwei\", \"maxPriorityFeePerGas\": \"1 gwei\"}") { args in
-            let c = args.command
-            let fields = try jsonMap(args.map("tx"), c, "tx")
+            let fields = try jsonMap(args.map("tx"), "tx")
             var tx = try EthereumTransaction(fields: fields)
             // With a node (and without --offline), what was not given comes from the node.
             var filled: [(String, Value)] = []
-            if !args.flag("offline"), let node = try optionalNode(args, c) {
-                filled = try args.session(c).fill(&tx, given: Set(fields.keys), sender: { try signerAddress(args, c) }, node: node,
-                                                  command: c).map { ($0.field, uintValue($0.value)) }
+            if !args.flag("offline"), let node = try optionalNode(args) {
+                filled = try args.session().fill(&tx, given: Set(fields.keys), sender: { try signerAddress(args) }, node: node).map { ($0.field, uintValue($0.value)) }
             }
             try tx.validate()
             let chainID = tx.chainID?.uint64
@@ -132,7 +126,7 @@ extension Builtins {
             ]
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
             if args.flag("dry-run") { return .map(ValueMap(shown)) }
-            let signed = try signer(args, c).sign(digest: tx.signingHash, kind: .transaction, chainID: chainID)
+            let signed = try signer(args).sign(digest: tx.signingHash, kind: .transaction, chainID: chainID)
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
             // The transaction's own v: EIP-155's for a legacy transaction (the 27/28 of `v` otherwise).
             let networkV: [(String, Value)] = tx.type == .legacy ? [("networkV", uintValue(stx.v))] : []
@@ -150,14 +144,13 @@ extension Builtins {
                 ],
                 summary: "verify DIGEST SIG | verify SIG --message TEXT | verify SIG --typed FILE, with --address A or --public-key P: {valid, recovered, digest}.",
                 example: "verify $sig --message \"hello\" --address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
-            let c = args.command
-            let (digest, signature) = try digestAndSignature(args, c)
+            let (digest, signature) = try digestAndSignature(args)
             let address: EthereumAddress
             switch (args.value("address"), args.value("public-key")) {
             case (let a?, nil): address = try addressArgument(a)
             case (nil, .bytes(let p)?): address = EthereumAddress(publicKey: try PublicKey(bytes: p))
-            case (nil, _): throw EthCommandError.needsSigner(command: c)
-            default: throw EthCommandError.bothSigners(command: c)
+            case (nil, _): throw EthCommandError.needsSigner
+            default: throw EthCommandError.bothSigners
             }
             let valid = try signature.verify(digest: digest, address: address, allowHighS: args.flag("allow-high-s"))
             let recovered = (try? signature.recoverAddress(digest: digest))?.checksummed
@@ -175,7 +168,7 @@ extension Builtins {
                 ],
                 summary: "recover DIGEST SIG | recover SIG --message TEXT | recover SIG --typed FILE: the signer's address (EIP-55).",
                 example: "recover $sig --message \"hello\"") { args in
-            let (digest, signature) = try digestAndSignature(args, "recover")
+            let (digest, signature) = try digestAndSignature(args)
             return .string(try signature.recoverAddress(digest: digest).checksummed)
         },
     ]
@@ -188,14 +181,14 @@ extension Builtins {
     /// The signer of a signing command (`sign`, `sign message|typed|tx`): `--key NAME` or the
     /// active key; a card key (or `--pinless` without `--key`) signs on the card, with the card
     /// options the command has. The card-only options with a software key are an error.
-    static func signer(_ args: CallArguments, _ c: String) throws -> any Signer {
-        let session = try args.session(c)
-        let signer = try session.signer(keyName: args.string("key"), pinless: args.flag("pinless"), command: c) { record in
-            try cardSigner(args, session: session, record: record, c)
+    static func signer(_ args: CallArguments) throws -> any Signer {
+        let session = try args.session()
+        let signer = try session.signer(keyName: args.string("key"), pinless: args.flag("pinless")) { record in
+            try cardSigner(args, session: session, record: record)
         }
         if signer is SoftwareSigner {
             for option in ["path", "make-current", "pinless"] where args.value(option) != nil {
-                throw CardKeyError.needsCardSigner(command: c, option: option, name: signer.keyName)
+                throw CardKeyError.needsCardSigner(option: option, name: signer.keyName)
             }
         }
         return signer
@@ -222,25 +215,25 @@ extension Builtins {
     // MARK: - Arguments
 
     /// The digest (positional, or from --message / --typed) and the 65-byte signature.
-    static func digestAndSignature(_ args: CallArguments, _ c: String) throws -> ([UInt8], EthereumSignature) {
+    static func digestAndSignature(_ args: CallArguments) throws -> ([UInt8], EthereumSignature) {
         let first: [UInt8] = if case .bytes(let b)? = args.value("digest") { b } else { [] }
         let second: [UInt8]? = if case .bytes(let b)? = args.value("signature") { b } else { nil }
         let message = args.value("message"), typed = args.value("typed")
-        if message != nil && typed != nil { throw EthCommandError.digestSources(command: c) }
+        if message != nil && typed != nil { throw EthCommandError.digestSources }
         let digest: [UInt8]
         let sigBytes: [UInt8]
         if message != nil || typed != nil {
-            if second != nil { throw EthCommandError.digestSources(command: c) }
+            if second != nil { throw EthCommandError.digestSources }
             sigBytes = first
             if case .bytes(let b)? = message {
                 digest = PersonalMessage.digest(b)
             } else if case .string(let s)? = message {
                 digest = PersonalMessage.digest(text: s)
             } else {
-                digest = try typedDataArgument(typed, c).digest()
+                digest = try typedDataArgument(typed).digest()
             }
         } else {
-            guard let second else { throw EthCommandError.needsSignature(command: c) }
+            guard let second else { throw EthCommandError.needsSignature }
             guard first.count == 32 else { throw EthereumError.digestLength(got: first.count) }
             digest = first
             sigBytes = second
@@ -258,18 +251,18 @@ extension Builtins {
     }
 
     /// A typed-data document from a JSON file path or a map.
-    static func typedDataArgument(_ value: Value?, _ c: String) throws -> TypedData {
+    static func typedDataArgument(_ value: Value?) throws -> TypedData {
         switch value {
         case .string(let path)?:
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw EthCommandError.unreadableFile(command: c, path: path)
+                throw EthCommandError.unreadableFile(path: path)
             }
             return try TypedData(json: Array(data))
         case .map(let m)?:
-            return try TypedData(jsonObject: jsonMap(m, c, "typed data"))
+            return try TypedData(jsonObject: jsonMap(m, "typed data"))
         default:
-            throw EthCommandError.unreadableFile(command: c, path: "")
+            throw EthCommandError.unreadableFile(path: "")
         }
     }
 
@@ -283,13 +276,13 @@ extension Builtins {
 
     /// A console map as a JSON-like `[String: Any]` (bytes become 0x hex text, big integers
     /// decimal text, addresses their text).
-    static func jsonMap(_ m: ValueMap, _ c: String, _ what: String) throws -> [String: Any] {
+    static func jsonMap(_ m: ValueMap, _ what: String) throws -> [String: Any] {
         var out: [String: Any] = [:]
-        for (k, v) in m.pairs { out[k] = try jsonAny(v, c, what + "." + k) }
+        for (k, v) in m.pairs { out[k] = try jsonAny(v, what + "." + k) }
         return out
     }
 
-    static func jsonAny(_ v: Value, _ c: String, _ path: String) throws -> Any {
+    static func jsonAny(_ v: Value, _ path: String) throws -> Any {
         switch v {
         case .null: return NSNull()
         case .bool(let b): return b
@@ -297,10 +290,10 @@ extension Builtins {
         case .bigInt(let n): return String(n)
         case .string(let s): return s
         case .bytes(let b): return Hex.encodePrefixed(b)
-        case .list(let l): return try l.enumerated().map { try jsonAny($1, c, "\(path)[\($0)]") }
-        case .map(let m): return try jsonMap(m, c, path)
+        case .list(let l): return try l.enumerated().map { try jsonAny($1, "\(path)[\($0)]") }
+        case .map(let m): return try jsonMap(m, path)
         case .domain(let d): return d.text
-        case .secret(let s): throw EthCommandError.secretValue(command: c, path: path, kind: s.kind)
+        case .secret(let s): throw EthCommandError.secretValue(path: path, kind: s.kind)
         }
     }
 

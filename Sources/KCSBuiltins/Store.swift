@@ -12,8 +12,7 @@ extension Builtins {
         Builtin("store.check",
                 summary: "Checks the store file: SQLite's integrity_check and the store's invariants (positions, secrets, parents).",
                 example: "print (store.check).ok, (store.check).problems") { args in
-            let c = args.command
-            let check = try args.session(c).store(for: c).check()
+            let check = try args.session().store().check()
             return .map(ValueMap([
                 ("ok", .bool(check.integrity == ["ok"] && check.problems.isEmpty)),
                 ("integrity", .string(check.integrity.joined(separator: "\n"))),

@@ -44,32 +44,32 @@ extension Builtins {
     }
 
     /// The HD key `derive --from` names, or nil when the option is absent.
-    static func deriveSource(_ value: Value?, _ command: String) throws -> HDKeyValue? {
+    static func deriveSource(_ value: Value?) throws -> HDKeyValue? {
         guard let value else { return nil }
-        let start = try deriveStart(value, command)
+        let start = try deriveStart(value)
         return HDKeyValue(start.key, path: start.path)
     }
 
     /// An HD key as it is; a mnemonic (secret, or text with spaces) or a seed (secret or
     /// bytes) as its master key; xprv/xpub text (secret or not) decoded.
-    static func deriveStart(_ value: Value, _ command: String) throws -> DeriveStart {
+    static func deriveStart(_ value: Value) throws -> DeriveStart {
         switch value {
         case .domain(let d as HDKeyValue):
             return DeriveStart(key: d.key, path: d.path)
         case .bytes(let b):
             return try DeriveStart(seed: Secret(bytes: b))
         case .secret(let s) where s.kind == SecretKind.mnemonic.rawValue:
-            return try DeriveStart(seed: try parseMnemonic(value, language: nil, command).seed())
+            return try DeriveStart(seed: try parseMnemonic(value, language: nil).seed())
         case .secret(let s) where s.kind == SecretKind.seed.rawValue:
-            return try DeriveStart(seed: try secretBytes(s, command))
+            return try DeriveStart(seed: try secretBytes(s))
         case .string, .secret:
             // Text (or a secret xprv): words with blanks between them are a phrase, else an xprv or xpub.
-            let text = try extendedKeyText(value, command) ?? ""
+            let text = try extendedKeyText(value) ?? ""
             if text.contains(where: \.isWhitespace) { return try DeriveStart(seed: try Mnemonic(phrase: text).seed()) }
             let key = try ExtendedKey(text)
             return DeriveStart(key: key, path: key.depth == 0 ? DerivationPath(absolute: true, []) : nil)
         default:
-            throw ArgumentError.optionWrongType(command: command, option: "from", expected: deriveSourceType,
+            throw ArgumentError.optionWrongType(option: "from", expected: deriveSourceType,
                                                 got: value.typeName)
         }
     }
@@ -79,17 +79,16 @@ extension Builtins {
     /// `derive PATH --trace [--reveal]`: every BIP-32 step from the start key (or from the
     /// seed, with the master key's step) down to PATH.
     static func traceDerive(_ args: CallArguments) throws -> Value {
-        let c = args.command
         guard args.flag("trace") else {
-            throw BuiltinError.optionNotApplicable(command: c, option: "reveal", reason: "it goes with --trace (derive PATH --trace --reveal)")
+            throw BuiltinError.optionNotApplicable(option: "reveal", reason: "it goes with --trace (derive PATH --trace --reveal)")
         }
         let reveal = args.flag("reveal")
         var path = try pathArgument(args["path"])
         let start: DeriveStart
         if let from = args.value("from") {
-            start = try deriveStart(from, c)
+            start = try deriveStart(from)
         } else {
-            let (s, full) = try activeTraceStart(args, path: path, c)
+            let (s, full) = try activeTraceStart(args, path: path)
             start = s
             path = full
         }
@@ -122,23 +121,23 @@ extension Builtins {
     /// With no --from: the active signer's master seed and the absolute path below it. A card
     /// shows no intermediate values, so a card key as the active signer is an error naming
     /// --trace; an ECDSA key has no chain code.
-    static func activeTraceStart(_ args: CallArguments, path: DerivationPath, _ c: String) throws
+    static func activeTraceStart(_ args: CallArguments, path: DerivationPath) throws
         -> (DeriveStart, DerivationPath) {
         guard let session = args.context as? Session, let name = session.activeKey,
               let record = try session.existingStore()?.findKey(named: name) else {
-            throw BuiltinError.noCurrentKey(command: c)
+            throw BuiltinError.noCurrentKey
         }
         if record.kind == .card {
             throw BuiltinError.optionNotApplicable(
-                command: c, option: "trace",
+                option: "trace",
                 reason: "the active signer \(record.name) is a card key, and a card derives inside without showing "
                     + "its steps; --trace needs host-side keys: pass --from with a mnemonic, seed, xprv or xpub")
         }
         guard record.kind == .hdChild, record.parentID != nil, let own = record.path else {
-            throw TeachingError.traceNeedsHDKey(command: c, name: record.name, kind: record.kind.rawValue)
+            throw TeachingError.traceNeedsHDKey(name: record.name, kind: record.kind.rawValue)
         }
-        guard let (_, seed) = try session.unlockedStore(for: c).read({ tx in try Session.masterSeed(of: record, tx) }) else {
-            throw TeachingError.traceNeedsHDKey(command: c, name: record.name, kind: record.kind.rawValue)
+        guard let (_, seed) = try session.unlockedStore().read({ tx in try Session.masterSeed(of: record, tx) }) else {
+            throw TeachingError.traceNeedsHDKey(name: record.name, kind: record.kind.rawValue)
         }
         let full = path.isAbsolute ? path : own.appending(path)
         return (try DeriveStart(seed: seed), full)
@@ -215,15 +214,15 @@ extension Builtins {
 
     /// `path.find`'s address: text (an Ethereum or Bitcoin address), or a bare `0x…` word, which
     /// arrives as bytes (its EIP-55 spelling was checked when it was read).
-    static func pathSearchTarget(_ value: Value?, _ c: String) throws -> PathSearch.Target {
+    static func pathSearchTarget(_ value: Value?) throws -> PathSearch.Target {
         switch value {
         case .bytes(let b)?:
             return .ethereum(try EthereumAddress(bytes: b))
         case .string(let text)?:
-            guard let t = try PathSearch.Target.parse(text) else { throw TeachingError.notAnAddress(command: c, given: text) }
+            guard let t = try PathSearch.Target.parse(text) else { throw TeachingError.notAnAddress(given: text) }
             return t
         default:
-            throw ArgumentError.missing(command: c, position: 1, name: "address", type: .string)
+            throw ArgumentError.missing(position: 1, name: "address", type: .string)
         }
     }
 
@@ -482,15 +481,18 @@ struct PresetMatchValue: DomainValue {
 /// Errors of the teaching commands that the wallet core does not already name.
 public enum TeachingError: WalletError, Equatable {
     /// A secret value whose explanation would show it, without --reveal.
-    case secretNeedsReveal(command: String, argument: String, shows: String)
+    case secretNeedsReveal(argument: String, shows: String)
     /// `path.find` without --mnemonic.
-    case needsMnemonic(command: String)
+    case needsMnemonic
     /// Text that is neither an Ethereum nor a Bitcoin mainnet address.
-    case notAnAddress(command: String, given: String)
+    case notAnAddress(given: String)
     /// No searched path makes the address.
-    case addressNotFound(command: String, address: String, searched: Int, presets: [String], grid: String, maxIndex: Int)
+    case addressNotFound(address: String, searched: Int, presets: [String], grid: String, maxIndex: Int)
     /// `derive --trace` with an active key that has no chain code.
-    case traceNeedsHDKey(command: String, name: String, kind: String)
+    case traceNeedsHDKey(name: String, kind: String)
+
+    /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
+    public var followsCommandName: Bool { true }
 
     public var id: String {
         switch self {
@@ -504,19 +506,19 @@ public enum TeachingError: WalletError, Equatable {
 
     public var description: String {
         switch self {
-        case .secretNeedsReveal(let c, let argument, let shows):
-            "\(c): \(argument) is a secret value and explaining it shows \(shows); add --reveal to show them"
-        case .needsMnemonic(let c):
-            "\(c): --mnemonic is needed (the phrase whose derivation paths are searched), or --card"
-        case .notAnAddress(let c, let given):
-            "\(c): argument 1 (address) must be an Ethereum address (0x + 40 hex digits) or a Bitcoin mainnet "
+        case .secretNeedsReveal(let argument, let shows):
+            "\(argument) is a secret value and explaining it shows \(shows); add --reveal to show them"
+        case .needsMnemonic:
+            "--mnemonic is needed (the phrase whose derivation paths are searched), or --card"
+        case .notAnAddress(let given):
+            "argument 1 (address) must be an Ethereum address (0x + 40 hex digits) or a Bitcoin mainnet "
                 + "address (1…, 3…, bc1q…, bc1p…), got \"\(given)\""
-        case .addressNotFound(let c, let address, let searched, let presets, let grid, let maxIndex):
-            "\(c): \(address) is at none of the \(searched) paths searched (\(presets.joined(separator: ", ")) with "
+        case .addressNotFound(let address, let searched, let presets, let grid, let maxIndex):
+            "\(address) is at none of the \(searched) paths searched (\(presets.joined(separator: ", ")) with "
                 + "index 0…\(maxIndex), then \(grid) with account and index 0…\(maxIndex)); try a larger --max-index, "
                 + "the BIP-39 passphrase, or another mnemonic"
-        case .traceNeedsHDKey(let c, let name, let kind):
-            "\(c): --trace needs an HD key, but the active key \(name) is \(kind) (no chain code); "
+        case .traceNeedsHDKey(let name, let kind):
+            "--trace needs an HD key, but the active key \(name) is \(kind) (no chain code); "
                 + "pass --from with a mnemonic, seed, xprv or xpub"
         }
     }

@@ -16,8 +16,7 @@ extension Builtins {
         Builtin("accounts", options: [OptionSpec("json", nil, "JSON text instead of a table")],
                 summary: "The addresses discovery found, by owner (key or card), coin, account and index.",
                 example: "accounts") { args in
-            let c = args.command
-            let rows = try args.session(c).store(for: c).discoveredAddresses()
+            let rows = try args.session().store().discoveredAddresses()
             let values: [Value] = rows.enumerated().map { n, r in
                 .map(ValueMap([
                     ("#", .int(n + 1)), ("owner", .string(r.ownerName)), ("coin", .int(Int(r.coinType))),
@@ -59,48 +58,47 @@ extension Builtins {
     // MARK: - Discovery
 
     static func discover(_ args: CallArguments) throws -> Value {
-        let c = args.command
-        let session = try args.session(c)
-        let gap = try args.integer("gap").map { try smallInt($0, c, "--gap", in: 1...1000) } ?? 20
-        let maxAccounts = try args.integer("max-accounts").map { try smallInt($0, c, "--max-accounts", in: 1...1000) } ?? 20
-        let coin = try discoveryCoin(args.value("coin"), c)
-        let history = try historySource(args, session, c)
+        let session = try args.session()
+        let gap = try args.integer("gap").map { try smallInt($0, "--gap", in: 1...1000) } ?? 20
+        let maxAccounts = try args.integer("max-accounts").map { try smallInt($0, "--max-accounts", in: 1...1000) } ?? 20
+        let coin = try discoveryCoin(args.value("coin"))
+        let history = try historySource(args, session)
         if args.flag("card"), args.string("key") != nil {
-            throw BuiltinError.optionNotApplicable(command: c, option: "card", reason: "it discovers on the card; drop --key")
+            throw BuiltinError.optionNotApplicable(option: "card", reason: "it discovers on the card; drop --key")
         }
         let records = try session.discoverAccounts(onCard: args.flag("card"), keyName: args.string("key"), coin: coin,
-                                                   history: history, gap: gap, maxAccounts: maxAccounts, command: c)
+                                                   history: history, gap: gap, maxAccounts: maxAccounts)
         return .list(records.map { r in
             .map(ValueMap([("account", .int(Int(r.account))), ("index", .int(Int(r.index))),
                            ("path", .string(r.path.description)), ("address", .string(r.address))]))
         })
     }
 
-    static func discoveryCoin(_ value: Value?, _ c: String) throws -> SLIP44.Coin {
-        let coin = try coinArgument(value, c) ?? SLIP44.coin(index: 60)
+    static func discoveryCoin(_ value: Value?) throws -> SLIP44.Coin {
+        let coin = try coinArgument(value) ?? SLIP44.coin(index: 60)
         guard CoinAddress.ethereumCoinTypes.contains(coin.index) else {
-            throw BuiltinError.outOfRange(command: c, name: "--coin", expected: "ETH or ETC (discovery checks Ethereum addresses)",
+            throw BuiltinError.outOfRange(name: "--coin", expected: "ETH or ETC (discovery checks Ethereum addresses)",
                                           got: coin.description)
         }
         return coin
     }
 
     /// --used (offline list), --explorer, or the node (this command's --rpc or the session's).
-    static func historySource(_ args: CallArguments, _ session: Session, _ c: String) throws -> any AddressHistory {
+    static func historySource(_ args: CallArguments, _ session: Session) throws -> any AddressHistory {
         let chosen = [args.value("used") != nil, args.value("explorer") != nil, args.value("rpc") != nil].filter { $0 }.count
         if chosen > 1 {
-            throw BuiltinError.outOfRange(command: c, name: "the history source", expected: "one of --used, --explorer and --rpc",
+            throw BuiltinError.outOfRange(name: "the history source", expected: "one of --used, --explorer and --rpc",
                                           got: "\(chosen) of them")
         }
         if args.value("api-key") != nil && args.value("explorer") == nil {
-            throw BuiltinError.optionNotApplicable(command: c, option: "api-key", reason: "it goes with --explorer URL")
+            throw BuiltinError.optionNotApplicable(option: "api-key", reason: "it goes with --explorer URL")
         }
         switch args.value("used") {
         case .list(let items)?:
             return AddressListHistory(try items.map(addressArgument))
         case .string(let path)?:
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw BuiltinError.outOfRange(command: c, name: "--used", expected: "a list of addresses or a readable file",
+                throw BuiltinError.outOfRange(name: "--used", expected: "a list of addresses or a readable file",
                                               got: "\"\(path)\"")
             }
             var addresses: [EthereumAddress] = []
@@ -108,7 +106,7 @@ extension Builtins {
                 let t = line.trimmingCharacters(in: .whitespaces)
                 if t.isEmpty || t.hasPrefix("#") { continue }
                 do { addresses.append(try EthereumAddress(t)) } catch {
-                    throw BuiltinError.outOfRange(command: c, name: "--used \(path):\(n + 1)", expected: "an address", got: "\"\(t)\"")
+                    throw BuiltinError.outOfRange(name: "--used \(path):\(n + 1)", expected: "an address", got: "\"\(t)\"")
                 }
             }
             return AddressListHistory(addresses)
@@ -117,8 +115,8 @@ extension Builtins {
         if let url = args.string("explorer") {
             return try ExplorerHistory(url: url, apiKey: args.string("api-key"), timeout: session.rpcTimeout)
         }
-        guard let node = try optionalNode(args, c) else {
-            throw RPCError.noNode(command: c, alternatives: "--used LIST or --explorer URL")
+        guard let node = try optionalNode(args) else {
+            throw RPCError.noNode(alternatives: "--used LIST or --explorer URL")
         }
         return NodeHistory(node: node)
     }
@@ -126,10 +124,9 @@ extension Builtins {
     // MARK: - Selecting a discovered address
 
     static func select(_ args: CallArguments) throws -> Value {
-        let c = args.command
         let address = try addressArgument(args.value("address") ?? .null)
-        guard let selected = try args.session(c).selectDiscovered(address, command: c) else {
-            throw BuiltinError.outOfRange(command: c, name: "address", expected: "an address wallet.discover found (see accounts)",
+        guard let selected = try args.session().selectDiscovered(address) else {
+            throw BuiltinError.outOfRange(name: "address", expected: "an address wallet.discover found (see accounts)",
                                           got: address.checksummed)
         }
         return .map(ValueMap([("address", .string(address.checksummed)), ("path", .string(selected.path.description)),

@@ -23,11 +23,11 @@ extension Builtins {
             var version = key.version.publicVersion
             if let name = args.string("version") {
                 guard let v = ExtendedKeyVersion(rawValue: name) else {
-                    throw BuiltinError.badChoice(command: command, option: "version",
+                    throw BuiltinError.badChoice(option: "version",
                                                  expected: ExtendedKeyVersion.allCases.map(\.rawValue), got: name)
                 }
                 guard !v.isPrivate || args.flag("private") else {
-                    throw BuiltinError.privateNeedsFlag(command: command, version: v.rawValue)
+                    throw BuiltinError.privateNeedsFlag(version: v.rawValue)
                 }
                 version = v
             }
@@ -40,7 +40,7 @@ extension Builtins {
         Builtin("xkey.decode", params: [ParamSpec("text", .oneOf([.string, .secret(SecretKind.xprv.rawValue)]), secret: true)],
                 summary: "The HD key of an xpub/xprv (or SLIP-132 ypub, zpub, …) serialisation.",
                 example: "let acct = xkey.decode \"xpub6C…\"") { args in
-            guard let text = try extendedKeyText(args["text"], "xkey.decode") else { return .null }
+            guard let text = try extendedKeyText(args["text"]) else { return .null }
             return .domain(HDKeyValue(try ExtendedKey(text), path: nil))
         },
 
@@ -48,9 +48,8 @@ extension Builtins {
                 options: [OptionSpec("reveal", nil, "show the private key of an xprv instead of masking it")],
                 summary: "An xpub/xprv (or ypub, zpub, tpub, …) field by field: version bytes and their meaning, depth, parent fingerprint, child number, chain code, key, checksum.",
                 example: "xkey.explain \"xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8\"") { args in
-            let c = args.command
-            guard let text = try extendedKeyText(args["text"], c) else {
-                throw ArgumentError.missing(command: c, position: 1, name: "text", type: .string)
+            guard let text = try extendedKeyText(args["text"]) else {
+                throw ArgumentError.missing(position: 1, name: "text", type: .string)
             }
             let fields = try ExtendedKeyFields(text)
             return .domain(xkeyExplanation(fields, reveal: args.flag("reveal")))

@@ -12,10 +12,21 @@ public protocol IdentifiableError: Error, CustomStringConvertible {
     /// How a run that this error stops ends (the console turns it into an exit code);
     /// `.runtimeError` unless the error says otherwise.
     var exitClass: ExitClass { get }
+    /// True when `description` is a sentence about the command that raised the error, written
+    /// to follow the command's name: whoever runs commands renders it as `NAME: sentence`, so
+    /// no command writes its own name (docs/architecture.md, "Errors"). False for errors of
+    /// the lower layers, whose sentences stand alone.
+    var followsCommandName: Bool { get }
 }
 
 extension IdentifiableError {
     public var exitClass: ExitClass { .runtimeError }
+    public var followsCommandName: Bool { false }
+
+    /// The sentence as a person reads it when `command` raised this error.
+    public func rendered(by command: String) -> String {
+        followsCommandName ? command + ": " + description : description
+    }
 }
 
 /// What kind of failure stopped a run, as the exit code reports it (docs/card-console.md,

@@ -197,17 +197,17 @@ public struct Builtin: Sendable {
 /// Why arguments do not fit a builtin; rendered in one voice ("card.sign: argument 2 (path)
 /// must be a derivation path, got string").
 public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
-    case tooMany(command: String, max: Int, got: Int)
-    case missing(command: String, position: Int, name: String, type: ValueType)
-    case wrongType(command: String, position: Int, name: String, expected: ValueType, got: String)
-    case unknownOption(command: String, option: String, known: [String])
-    case optionNeedsValue(command: String, option: String, type: ValueType)
-    case flagTakesNoValue(command: String, option: String)
-    case optionWrongType(command: String, option: String, expected: ValueType, got: String)
+    case tooMany(max: Int, got: Int)
+    case missing(position: Int, name: String, type: ValueType)
+    case wrongType(position: Int, name: String, expected: ValueType, got: String)
+    case unknownOption(option: String, known: [String])
+    case optionNeedsValue(option: String, type: ValueType)
+    case flagTakesNoValue(option: String)
+    case optionWrongType(option: String, expected: ValueType, got: String)
     /// A value outside the declared choices; `option` is the option's or the parameter's name.
-    case badChoice(command: String, option: String, expected: [String], got: String)
+    case badChoice(option: String, expected: [String], got: String)
     /// An integer outside the declared range; `name` is `--option`.
-    case outOfRange(command: String, name: String, expected: String, got: String)
+    case outOfRange(name: String, expected: String, got: String)
 
     /// Stable identifier.
     public var id: String {
@@ -228,25 +228,25 @@ public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .tooMany(let c, let max, let got):
-            "\(c): takes at most \(max) argument\(max == 1 ? "" : "s"), got \(got)"
-        case .missing(let c, let pos, let name, let type):
-            "\(c): argument \(pos) (\(name)) is missing; expected \(type)"
-        case .wrongType(let c, let pos, let name, let expected, let got):
-            "\(c): argument \(pos) (\(name)) must be \(expected), got \(got)"
-        case .unknownOption(let c, let option, let known):
-            known.isEmpty ? "\(c): takes no options, got --\(option)"
-                : "\(c): unknown option --\(option); expected one of \(known.map { "--" + $0 }.joined(separator: ", "))"
-        case .optionNeedsValue(let c, let option, let type):
-            "\(c): option --\(option) needs a value (\(type))"
-        case .flagTakesNoValue(let c, let option):
-            "\(c): --\(option) is a flag and takes no value"
-        case .optionWrongType(let c, let option, let expected, let got):
-            "\(c): option --\(option) must be \(expected), got \(got)"
-        case .badChoice(let c, let option, let expected, let got):
-            "\(c): --\(option) must be one of \(expected.joined(separator: ", ")), got \(got)"
-        case .outOfRange(let c, let name, let expected, let got):
-            "\(c): \(name) must be \(expected), got \(got)"
+        case .tooMany(let max, let got):
+            "takes at most \(max) argument\(max == 1 ? "" : "s"), got \(got)"
+        case .missing(let pos, let name, let type):
+            "argument \(pos) (\(name)) is missing; expected \(type)"
+        case .wrongType(let pos, let name, let expected, let got):
+            "argument \(pos) (\(name)) must be \(expected), got \(got)"
+        case .unknownOption(let option, let known):
+            known.isEmpty ? "takes no options, got --\(option)"
+                : "unknown option --\(option); expected one of \(known.map { "--" + $0 }.joined(separator: ", "))"
+        case .optionNeedsValue(let option, let type):
+            "option --\(option) needs a value (\(type))"
+        case .flagTakesNoValue(let option):
+            "--\(option) is a flag and takes no value"
+        case .optionWrongType(let option, let expected, let got):
+            "option --\(option) must be \(expected), got \(got)"
+        case .badChoice(let option, let expected, let got):
+            "--\(option) must be one of \(expected.joined(separator: ", ")), got \(got)"
+        case .outOfRange(let name, let expected, let got):
+            "\(name) must be \(expected), got \(got)"
         }
     }
 }
@@ -258,42 +258,42 @@ extension Builtin {
     /// for them (terminal) or reports how to supply them (batch).
     public func bind(_ positional: [Value], options given: [(String, Value?)]) throws(ArgumentError) -> CallArguments {
         guard positional.count <= params.count else {
-            throw .tooMany(command: name, max: params.count, got: positional.count)
+            throw .tooMany(max: params.count, got: positional.count)
         }
         var values: [String: Value] = [:]
         for (i, p) in params.enumerated() {
             if i < positional.count {
                 let v = positional[i]
                 guard p.type.accepts(v) else {
-                    throw .wrongType(command: name, position: i + 1, name: p.name, expected: p.type, got: v.typeName)
+                    throw .wrongType(position: i + 1, name: p.name, expected: p.type, got: v.typeName)
                 }
                 if !p.choices.isEmpty, choiceText(v).map(p.choices.contains) != true {
-                    throw .badChoice(command: name, option: p.name, expected: p.choices, got: choiceText(v) ?? v.typeName)
+                    throw .badChoice(option: p.name, expected: p.choices, got: choiceText(v) ?? v.typeName)
                 }
                 values[p.name] = v
             } else if let d = p.defaultValue {
                 values[p.name] = d
             } else if !p.isSecret {
-                throw .missing(command: name, position: i + 1, name: p.name, type: p.type)
+                throw .missing(position: i + 1, name: p.name, type: p.type)
             }
         }
         var opts: [String: Value] = [:]
         for (key, value) in given {
             guard let spec = options.first(where: { $0.name == key }) else {
-                throw .unknownOption(command: name, option: key, known: options.map(\.name))
+                throw .unknownOption(option: key, known: options.map(\.name))
             }
             switch (spec.type, value) {
             case (nil, nil): opts[key] = .bool(true)
-            case (nil, .some): throw .flagTakesNoValue(command: name, option: key)
-            case (.some(let t), nil): throw .optionNeedsValue(command: name, option: key, type: t)
+            case (nil, .some): throw .flagTakesNoValue(option: key)
+            case (.some(let t), nil): throw .optionNeedsValue(option: key, type: t)
             case (.some(let t), .some(let v)):
-                guard t.accepts(v) else { throw .optionWrongType(command: name, option: key, expected: t, got: v.typeName) }
+                guard t.accepts(v) else { throw .optionWrongType(option: key, expected: t, got: v.typeName) }
                 if !spec.choices.isEmpty, choiceText(v).map(spec.choices.contains) != true {
-                    throw .badChoice(command: name, option: key, expected: spec.choices, got: choiceText(v) ?? v.typeName)
+                    throw .badChoice(option: key, expected: spec.choices, got: choiceText(v) ?? v.typeName)
                 }
                 if let range = spec.range, let text = choiceText(v) {
                     guard let n = Int(text), range.contains(n) else {
-                        throw .outOfRange(command: name, name: "--" + key,
+                        throw .outOfRange(name: "--" + key,
                                           expected: "\(range.lowerBound) to \(range.upperBound)", got: text)
                     }
                 }

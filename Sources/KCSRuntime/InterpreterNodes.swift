@@ -418,8 +418,8 @@ extension Environment {
             bound = try b.bind(positional, options: options)
         } catch {
             var at = range
-            if case .wrongType(_, let pos, _, _, _) = error, pos - 1 < argRanges.count { at = argRanges[pos - 1] }
-            throw RuntimeError(.argument(error), at: at)
+            if case .wrongType(let pos, _, _, _) = error, pos - 1 < argRanges.count { at = argRanges[pos - 1] }
+            throw RuntimeError(.argument(error, command: b.name), at: at)
         }
         var values = bound.values
         for (i, p) in b.params.enumerated() where p.isSecret && values[p.name] == nil {
@@ -456,7 +456,7 @@ extension Environment {
         guard let e = error as? any IdentifiableError else {
             return RuntimeError(.builtin(id: nil, command: b.name, message: String(describing: error)), at: range)
         }
-        return RuntimeError(.builtin(id: e.id, command: b.name, message: e.description), at: range,
+        return RuntimeError(.builtin(id: e.id, command: b.name, message: e.rendered(by: b.name)), at: range,
                             exitClass: e.exitClass)
     }
 

@@ -7,7 +7,10 @@
 import KCSErrors
 import KCSSyntax
 
-extension ArgumentError: IdentifiableError {}
+extension ArgumentError: IdentifiableError {
+    /// Every sentence is about the call's arguments, after the command's name.
+    public var followsCommandName: Bool { true }
+}
 
 /// What went wrong at run time, with the facts needed to explain it.
 public enum RuntimeErrorKind: Sendable, Equatable {
@@ -64,7 +67,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
     /// A secret argument left out where nobody can be asked for it.
     case secretNotSupplied(command: String, parameter: String, position: Int)
     /// Arguments that do not fit a builtin's table entry.
-    case argument(ArgumentError)
+    case argument(ArgumentError, command: String)
     /// An error thrown by a builtin's body: its ID if it has one, and its text.
     case builtin(id: String?, command: String, message: String)
     /// The host asked to stop (Ctrl-C).
@@ -109,7 +112,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
         case .moduleCycle: "runtime.moduleCycle"
         case .moduleSyntax(let id, _): id
         case .secretNotSupplied: "runtime.secretNotSupplied"
-        case .argument(let e): e.id
+        case .argument(let e, _): e.id
         case .builtin(let id, _, _): id ?? "runtime.builtinFailed"
         case .interrupted, .promptCancelled: "runtime.interrupted"
         }
@@ -146,7 +149,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
         case .moduleSyntax(_, let m): m
         case .secretNotSupplied(let c, let p, let pos):
             "\(c): argument \(pos) (\(p)) is a secret and was not given, and stdin is not a terminal to ask for it"
-        case .argument(let e): e.description
+        case .argument(let e, let c): e.rendered(by: c)
         case .builtin(_, _, let m): m
         case .interrupted: "interrupted"
         case .promptCancelled(let c, let note): "\(c) cancelled at its prompt (Ctrl-C); \(note ?? "nothing was changed")"

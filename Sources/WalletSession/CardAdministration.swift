@@ -61,13 +61,13 @@ extension Session {
     /// `card.connect`: opens the card (a simulated card is made blank when missing), lets go of
     /// the card before (an ephemeral pairing on it freed first), and returns the warning when
     /// the card has used pairing slots kcs's records do not explain (a lost slot is never silent).
-    public func connectCard(_ choice: CardMediumChoice, command c: String) throws -> String? {
+    public func connectCard(_ choice: CardMediumChoice) throws -> String? {
         // An ephemeral pairing on the card we leave is freed first.
-        warn(releaseEphemeralPairing(for: c))
+        warn(releaseEphemeralPairing())
         let link: CardLink
         switch choice {
         case .simulator(let name):
-            link = try CardLink.simulator(named: name, in: try cardsDirectory(c), random: random,
+            link = try CardLink.simulator(named: name, in: try cardsDirectory(), random: random,
                                           dropAfter: environment["KCS_SIM_DROP_AFTER"].flatMap { Int($0) })
         case .reader(let query, let timeout):
             link = try CardLink.reader(matching: query, timeout: timeout, random: random) { self.prompts?.status($0) }
@@ -87,19 +87,19 @@ extension Session {
     /// terminal it explains and asks, in a batch run it refuses unless `force`. Then INIT,
     /// SELECT, and the generated values shown once. `values` gives them (asking or generating)
     /// once the card is known to be blank. Returns the warnings.
-    public func initializeCard(command c: String, values: () throws -> CardInitRequest) throws -> [String] {
-        let card = try requireCard(c)
+    public func initializeCard(values: () throws -> CardInitRequest) throws -> [String] {
+        let card = try requireCard()
         guard !(try card.select()).isInitialized else {
-            throw CardCommandError.alreadyInitialized(command: c, shortUID: card.shortUID)
+            throw CardCommandError.alreadyInitialized(shortUID: card.shortUID)
         }
         let request = try values()
         var warnings: [String] = []
         if let trap = Self.duressTrap(request.parameters) {
             if !request.force {
-                guard let prompts, prompts.isInteractive else { throw CardCommandError.duressTrap(command: c, reason: trap) }
+                guard let prompts, prompts.isInteractive else { throw CardCommandError.duressTrap(reason: trap) }
                 prompts.write("\(trap): the words you load would give other keys than you expect, and signing "
                               + "would still say verified. Choose another PIN or PUK, or give --duress PIN.\n")
-                try confirm("Initialize the card anyway?", for: c, yes: false)
+                try confirm("Initialize the card anyway?", yes: false)
             }
             warnings.append(trap + ". Reset and choose another PIN or PUK, or give --duress")
         }
@@ -134,11 +134,11 @@ extension Session {
     /// `others`/`all` (`yes` in a batch run), and forgets kcs's stored pairing when its slot
     /// goes. Walking the table for `others` learns the card's slot total where UNPAIR answers
     /// `6A 86` (docs/card.md, "Pairing slots").
-    public func unpair(_ choice: UnpairChoice, yes: Bool, command c: String) throws -> UnpairResult {
-        let card = try requireLoggedIn(c)
-        guard let ours = card.pairing?.index else { throw CardCommandError.notOpen(command: c) }
+    public func unpair(_ choice: UnpairChoice, yes: Bool) throws -> UnpairResult {
+        let card = try requireLoggedIn()
+        guard let ours = card.pairing?.index else { throw CardCommandError.notOpen }
         let uid = card.info.instanceUID
-        let store = try self.store(for: c)
+        let store = try self.store()
         let stored = try store.pairings().first { $0.instanceUID == uid }?.slot
         let total = card.pairingSlotCount
 
@@ -147,7 +147,7 @@ extension Session {
         case .others, .all:
             try confirm(choice == .all ? "Unpair every client of this card, kcs included? All must pair again"
                             : "Unpair every other client of this card? They must pair again",
-                        for: c, yes: yes)
+                        yes: yes)
             var freed: [UInt8] = []
             // Slot indexes stop at the table's end (6A 86), or at 0x7F (0x80 and up are refused):
             // where they stop is the slot total, and all but this session's slot are free.
@@ -196,25 +196,25 @@ extension Session {
     /// `card.reset`: FACTORY RESET once `typed` (asked at a terminal when nil) is the card's
     /// short instance UID; frees every slot (an ephemeral one too) and forgets what kcs kept
     /// for the card (its pairing, its key check). Returns whether a stored pairing was forgotten.
-    public func factoryReset(typed given: String?, command c: String) throws -> (initialized: Bool, forgotPairing: Bool) {
-        let card = try requireCard(c)
+    public func factoryReset(typed given: String?) throws -> (initialized: Bool, forgotPairing: Bool) {
+        let card = try requireCard()
         // An open session keeps its SELECT answer (and its pairing, should the reset be declined).
         if !card.commands.isSecureChannelOpen { try card.select() }
         let info = card.info
-        guard info.isInitialized else { throw CardCommandError.blank(command: c) }
-        guard info.capabilities.contains(.factoryReset) else { throw CardCommandError.resetUnsupported(command: c) }
+        guard info.isInitialized else { throw CardCommandError.blank }
+        guard info.capabilities.contains(.factoryReset) else { throw CardCommandError.resetUnsupported }
         let typed: String
         if let given {
             typed = given
         } else {
-            guard let prompts, prompts.isInteractive else { throw CardCommandError.resetNotConfirmed(command: c, typed: nil) }
+            guard let prompts, prompts.isInteractive else { throw CardCommandError.resetNotConfirmed(typed: nil) }
             guard let answer = try prompts.ask(prompt: "card.reset erases this card's keys, PIN, PUK and every pairing. "
                                                + "Type its short instance UID (shown in the prompt and by card.info) to confirm: ")
-            else { throw SessionError.cancelled(command: c) }
+            else { throw SessionError.cancelled }
             typed = answer
         }
         guard typed.trimmingCharacters(in: .whitespaces).lowercased() == card.shortUID else {
-            throw CardCommandError.resetNotConfirmed(command: c, typed: typed)
+            throw CardCommandError.resetNotConfirmed(typed: typed)
         }
         // The reset frees every slot, an ephemeral one included.
         card.ephemeralPairing = nil
@@ -222,8 +222,8 @@ extension Session {
         // above is still the last APDU sent).
         if card.commands.isSecureChannelOpen { try card.select() }
         try card.commands.factoryReset()
-        let forgot = try self.store(for: c).deletePairing(instanceUID: info.instanceUID)
-        try self.store(for: c).deleteCardKeyCheck(instanceUID: info.instanceUID)
+        let forgot = try self.store().deletePairing(instanceUID: info.instanceUID)
+        try self.store().deleteCardKeyCheck(instanceUID: info.instanceUID)
         return (try card.select().isInitialized, forgot)
     }
 }

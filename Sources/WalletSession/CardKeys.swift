@@ -13,15 +13,14 @@ extension Session {
     /// retiring the card keys of an earlier key of this card; an entry for the same key is
     /// reused. `keyUID` is what LOAD KEY or GENERATE KEY just answered (nil when kcs did not put
     /// the key there). Returns the key record with the key UID.
-    public func recordCardKey(of card: CardLink, keyUID: [UInt8]?, source: KeySource, name: String?,
-                              command: String) throws -> (record: KeyRecord, keyUID: [UInt8]) {
+    public func recordCardKey(of card: CardLink, keyUID: [UInt8]?, source: KeySource, name: String?) throws -> (record: KeyRecord, keyUID: [UInt8]) {
         let master = try CardKeyPath(source: .master, components: [])
         let key = try card.commands.exportKey(.derive(master), kind: .publicKey).publicKey
         let uid = Hash.sha256(key.uncompressed)
         if let keyUID, keyUID != uid {
             throw CardError.malformedResponse(command: .exportKey, detail: "the master public key does not match the key UID")
         }
-        let store = try self.store(for: command)
+        let store = try self.store()
         let storage = KeyStorage.card(instanceUID: card.instanceUID)
         let previousActive = activeKey.flatMap { try? store.findKey(named: $0) }
         let record: KeyRecord = try store.write { tx in
@@ -55,8 +54,8 @@ extension Session {
 
     /// Retires every card key of this card except `keeping`; returns their names. The active
     /// key is forgotten when it is one of them.
-    public func retireCardKeys(of card: CardLink, keeping: String?, command: String) throws -> [String] {
-        let store = try self.store(for: command)
+    public func retireCardKeys(of card: CardLink, keeping: String?) throws -> [String] {
+        let store = try self.store()
         let storage = KeyStorage.card(instanceUID: card.instanceUID)
         let names: [String] = try store.write { tx in
             var out: [String] = []
@@ -73,8 +72,8 @@ extension Session {
 
 extension CardLink {
     /// Refuses to replace a key the card holds unless `force`.
-    public func ensureReplaceable(force: Bool, command: String) throws {
-        if !force, try commands.getStatus().keyInitialized { throw CardKeyError.keyPresent(command: command) }
+    public func ensureReplaceable(force: Bool) throws {
+        if !force, try commands.getStatus().keyInitialized { throw CardKeyError.keyPresent }
     }
 
     /// Forgets the card's PIN-less path, in the session and in the store (the card has none).
@@ -84,20 +83,19 @@ extension CardLink {
     }
 
     /// DERIVE KEY, explaining the card's refusal of a key without a chain code.
-    public func derive(_ path: CardKeyPath, command: String) throws {
+    public func derive(_ path: CardKeyPath) throws {
         let result = Result { () throws(CardError) in try commands.deriveKey(path) }
         if case .failure(.conditionsNotSatisfied(let sent)) = result, sent == .deriveKey, pinVerified, !path.isEmpty {
-            throw CardKeyError.notExtended(command: command)
+            throw CardKeyError.notExtended
         }
         try result.get()
     }
 
     /// Makes `target` the card's current key — DERIVE KEY from the shortest source, `current`
     /// being the card's current path — and reads the new current key's public key.
-    public func deriveToCurrent(_ target: [ChildIndex], from current: [ChildIndex],
-                                command: String) throws -> (sent: CardKeyPath, publicKey: PublicKey) {
+    public func deriveToCurrent(_ target: [ChildIndex], from current: [ChildIndex]) throws -> (sent: CardKeyPath, publicKey: PublicKey) {
         let sent = CardKeyPath.shortest(to: target, from: current)
-        try derive(sent, command: command)
+        try derive(sent)
         return (sent, try commands.exportKey(.current, kind: .publicKey).publicKey)
     }
 }
@@ -122,20 +120,20 @@ extension CardLink {
     /// EXPORT KEY of the key at `target` (an absolute path; the current path does not move).
     /// A private key only under EIP-1581 (m/43'/60'/1581'/…), as the applet allows; an xpub
     /// neither of the master nor under EIP-1581 — refused here, before anything is sent.
-    public func export(_ kind: CardExportKind, at target: [ChildIndex], command c: String) throws -> CardExport {
+    public func export(_ kind: CardExportKind, at target: [ChildIndex]) throws -> CardExport {
         let shown = DerivationPath(absolute: true, target)
         let path = try CardKeyPath(source: .master, components: target)
         switch kind {
         case .privateKey:
-            guard CardKeyPath.isEIP1581(target) else { throw CardKeyError.privateNotExportable(command: c, path: shown.description) }
+            guard CardKeyPath.isEIP1581(target) else { throw CardKeyError.privateNotExportable(path: shown.description) }
             let exported = try commands.exportKey(.derive(path), kind: .privateKey)
             guard let privateKey = exported.privateKey else {
                 throw CardError.malformedResponse(command: .exportKey, detail: "no private key in the answer")
             }
             return CardExport(path: shown, publicKey: exported.publicKey, privateKey: privateKey, xpub: nil)
         case .extendedPublicKey:
-            guard !target.isEmpty else { throw CardKeyError.masterXpub(command: c) }
-            guard !CardKeyPath.isEIP1581(target) else { throw CardKeyError.xpubNotExportable(command: c, path: shown.description) }
+            guard !target.isEmpty else { throw CardKeyError.masterXpub }
+            guard !CardKeyPath.isEIP1581(target) else { throw CardKeyError.xpubNotExportable(path: shown.description) }
             let exported = try commands.exportKey(.derive(path), kind: .extendedPublicKey)
             let parent = try commands.exportKey(
                 .derive(try CardKeyPath(source: .master, components: Array(target.dropLast()))), kind: .publicKey)

@@ -121,73 +121,79 @@ public final class CardLink {
 
 extension Session {
     /// The connected card, or an error that says how to connect.
-    public func requireCard(_ command: String) throws -> CardLink {
-        guard let card else { throw CardCommandError.notConnected(command: command) }
+    public func requireCard() throws -> CardLink {
+        guard let card else { throw CardCommandError.notConnected }
         return card
     }
 
     /// The connected card with an open secure channel (the PIN may be unverified), or an error
     /// that says what to run.
-    public func requireChannel(_ command: String) throws -> CardLink {
-        let card = try requireCard(command)
+    public func requireChannel() throws -> CardLink {
+        let card = try requireCard()
         guard card.pairing != nil, card.commands.isSecureChannelOpen else {
-            throw CardCommandError.notOpen(command: command)
+            throw CardCommandError.notOpen
         }
         return card
     }
 
     /// The connected card with an open secure channel and a verified PIN (`card.login`), or an
     /// error that says what to run.
-    public func requireLoggedIn(_ command: String) throws -> CardLink {
-        let card = try requireChannel(command)
-        guard card.pinVerified else { throw CardCommandError.pinNotVerified(command: command) }
+    public func requireLoggedIn() throws -> CardLink {
+        let card = try requireChannel()
+        guard card.pinVerified else { throw CardCommandError.pinNotVerified }
         return card
     }
 
     /// `$KCS_HOME/cards`, where simulated cards live.
-    public func cardsDirectory(_ command: String) throws -> String {
-        guard let home else { throw SessionError.noHome(command: command) }
+    public func cardsDirectory() throws -> String {
+        guard let home else { throw SessionError.noHome }
         return (home as NSString).appendingPathComponent("cards")
     }
 }
 
 /// Errors of the card commands that the protocol layer does not already name.
 public enum CardCommandError: WalletError, Equatable {
-    case notConnected(command: String)
-    case notOpen(command: String)
-    case pinNotVerified(command: String)
+    case notConnected
+    case notOpen
+    case pinNotVerified
     /// The card is blank (pre-initialized) and the command needs an initialized one.
-    case blank(command: String)
+    case blank
     /// `card.init` on a card that is already initialized.
-    case alreadyInitialized(command: String, shortUID: String)
+    case alreadyInitialized(shortUID: String)
     /// PAIR found no free slot; `total` when the card's slot count is known.
     case noFreePairingSlots(total: Int?)
     /// `card.open` without a stored pairing for this card.
-    case notPaired(command: String)
+    case notPaired
     /// `card.pair` while kcs already holds a pairing for this card.
-    case alreadyPaired(command: String, slot: UInt8)
+    case alreadyPaired(slot: UInt8)
     /// The card refused the stored pairing and nobody confirmed pairing again.
-    case pairingRefused(command: String, slot: UInt8)
+    case pairingRefused(slot: UInt8)
     /// One try is left and `--force` was not given; nothing was sent.
-    case lastTry(command: String, credential: String)
+    case lastTry(credential: String)
     /// The PIN is blocked (`justNow`: by the PIN just sent).
-    case pinBlocked(command: String, justNow: Bool)
+    case pinBlocked(justNow: Bool)
     /// The PUK is blocked (`justNow`: by the PUK just sent).
-    case pukBlocked(command: String, justNow: Bool)
+    case pukBlocked(justNow: Bool)
     /// `card.unblock` while the PIN still has tries.
-    case pinNotBlocked(command: String, triesLeft: Int)
+    case pinNotBlocked(triesLeft: Int)
     /// A value needed in a batch run and not given (`option` says how to give it).
-    case valueNeeded(command: String, what: String, option: String)
+    case valueNeeded(what: String, option: String)
     /// A new value typed twice differently.
-    case valuesDiffer(command: String, what: String)
+    case valuesDiffer(what: String)
     /// `card.reset` without the right short instance UID (`typed` nil: none given in a batch run).
-    case resetNotConfirmed(command: String, typed: String?)
+    case resetNotConfirmed(typed: String?)
     /// The applet has no FACTORY RESET (older than 3.1).
-    case resetUnsupported(command: String)
+    case resetUnsupported
     /// `card.unpair` with more than one of SLOT, `--others`, `--all`.
-    case unpairChoice(command: String)
+    case unpairChoice
     /// `card.init` in a batch run whose PIN would equal the duress PIN, without `--duress` or `--force`.
-    case duressTrap(command: String, reason: String)
+    case duressTrap(reason: String)
+
+    /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`), but
+    /// for the one about pairing slots, which stands alone as the SDK's sentence does.
+    public var followsCommandName: Bool {
+        if case .noFreePairingSlots = self { false } else { true }
+    }
 
     public var id: String {
         switch self {
@@ -215,55 +221,55 @@ public enum CardCommandError: WalletError, Equatable {
 
     public var description: String {
         switch self {
-        case .notConnected(let c):
-            "\(c): no card connected; run card.connect (the simulator) or card.connect pcsc [READER]"
-        case .notOpen(let c):
-            "\(c): no secure channel is open; run card.login (or card.pair and card.open)"
-        case .pinNotVerified(let c):
-            "\(c): the PIN is not verified; run card.verify or card.login"
-        case .blank(let c):
-            "\(c): the card is blank (not initialized); run card.init first"
-        case .alreadyInitialized(let c, let uid):
-            "\(c): the card is already initialized (instance \(uid)); card.reset erases it first"
+        case .notConnected:
+            "no card connected; run card.connect (the simulator) or card.connect pcsc [READER]"
+        case .notOpen:
+            "no secure channel is open; run card.login (or card.pair and card.open)"
+        case .pinNotVerified:
+            "the PIN is not verified; run card.verify or card.login"
+        case .blank:
+            "the card is blank (not initialized); run card.init first"
+        case .alreadyInitialized(let uid):
+            "the card is already initialized (instance \(uid)); card.reset erases it first"
         case .noFreePairingSlots(let total):
             "The card has no free pairing slots\(total.map { " (\($0) of \($0) used)" } ?? ""). From a paired session run "
                 + "`card.unpair --others`, or factory-reset the card with `card.reset`."
-        case .notPaired(let c):
-            "\(c): kcs holds no pairing for this card; run card.login (it pairs and stores the pairing) or card.pair"
-        case .alreadyPaired(let c, let slot):
-            "\(c): kcs already holds a pairing for this card (slot \(slot)); card.login and card.open use it. "
+        case .notPaired:
+            "kcs holds no pairing for this card; run card.login (it pairs and stores the pairing) or card.pair"
+        case .alreadyPaired(let slot):
+            "kcs already holds a pairing for this card (slot \(slot)); card.login and card.open use it. "
                 + "To pair anyway add --force (slot \(slot) stays taken until card.unpair \(slot))"
-        case .pairingRefused(let c, let slot):
-            "\(c): the card refused kcs's stored pairing (slot \(slot)): it was unpaired or taken over by another client. "
+        case .pairingRefused(let slot):
+            "the card refused kcs's stored pairing (slot \(slot)): it was unpaired or taken over by another client. "
                 + "Run card.login --yes to forget it and pair again (this uses a free slot)"
-        case .lastTry(let c, let what):
+        case .lastTry(let what):
             what == "PUK"
-                ? "\(c): the PUK has 1 try left; kcs does not send a PUK that could block the card for good. "
+                ? "the PUK has 1 try left; kcs does not send a PUK that could block the card for good. "
                     + "Check it, then add --force (a wrong PUK leaves only card.reset)"
-                : "\(c): the PIN has 1 try left; kcs does not send a PIN that could block the card. "
+                : "the PIN has 1 try left; kcs does not send a PIN that could block the card. "
                     + "Check it, then add --force (a wrong PIN blocks it; card.unblock with the PUK frees it)"
-        case .pinBlocked(let c, let justNow):
+        case .pinBlocked(let justNow):
             justNow
-                ? "\(c): wrong PIN: no tries left, the PIN is now blocked; unblock it with the PUK: card.unblock"
-                : "\(c): the PIN is blocked (no tries left); unblock it with the PUK: card.unblock"
-        case .pukBlocked(let c, let justNow):
-            (justNow ? "\(c): wrong PUK: no tries left, the PUK is now blocked" : "\(c): the PUK is blocked (no tries left)")
+                ? "wrong PIN: no tries left, the PIN is now blocked; unblock it with the PUK: card.unblock"
+                : "the PIN is blocked (no tries left); unblock it with the PUK: card.unblock"
+        case .pukBlocked(let justNow):
+            (justNow ? "wrong PUK: no tries left, the PUK is now blocked" : "the PUK is blocked (no tries left)")
                 + "; only a factory reset (card.reset) makes the card usable again"
-        case .pinNotBlocked(let c, let n):
-            "\(c): the PIN is not blocked (\(n) \(n == 1 ? "try" : "tries") left), so there is nothing to unblock; use card.verify"
-        case .valueNeeded(let c, let what, let option):
-            "\(c): the \(what) is needed and standard input is not a terminal to ask for it; pass \(option)"
-        case .valuesDiffer(let c, let what):
-            "\(c): the two \(what)s differ; nothing was changed"
-        case .resetNotConfirmed(let c, let typed):
-            typed.map { "\(c): \"\($0)\" is not this card's short instance UID; nothing was erased" }
-                ?? "\(c): erasing the card needs its short instance UID; add --confirm UID (the shortUID of card.info)"
-        case .resetUnsupported(let c):
-            "\(c): this applet (older than 3.1) has no factory reset"
-        case .unpairChoice(let c):
-            "\(c): give one of SLOT, --others or --all (none unpairs this session's own slot)"
-        case .duressTrap(let c, let reason):
-            "\(c): \(reason); nothing was written to the card. Choose another PIN or PUK, give --duress PIN, "
+        case .pinNotBlocked(let n):
+            "the PIN is not blocked (\(n) \(n == 1 ? "try" : "tries") left), so there is nothing to unblock; use card.verify"
+        case .valueNeeded(let what, let option):
+            "the \(what) is needed and standard input is not a terminal to ask for it; pass \(option)"
+        case .valuesDiffer(let what):
+            "the two \(what)s differ; nothing was changed"
+        case .resetNotConfirmed(let typed):
+            typed.map { "\"\($0)\" is not this card's short instance UID; nothing was erased" }
+                ?? "erasing the card needs its short instance UID; add --confirm UID (the shortUID of card.info)"
+        case .resetUnsupported:
+            "this applet (older than 3.1) has no factory reset"
+        case .unpairChoice:
+            "give one of SLOT, --others or --all (none unpairs this session's own slot)"
+        case .duressTrap(let reason):
+            "\(reason); nothing was written to the card. Choose another PIN or PUK, give --duress PIN, "
                 + "or add --force to initialize anyway"
         }
     }
@@ -326,22 +332,21 @@ public enum CardCredential: String {
 extension Session {
     /// PIN safety (docs/card-console.md): refuses to send `credential` when `status` (GET STATUS over the
     /// open channel) shows it blocked, or one try left and `force` is false.
-    public static func checkTries(_ credential: CardCredential, in status: ApplicationStatus, force: Bool,
-                           command c: String) throws(CardCommandError) {
+    public static func checkTries(_ credential: CardCredential, in status: ApplicationStatus, force: Bool) throws(CardCommandError) {
         let tries = credential == .pin ? status.pinRetries : status.pukRetries
         if tries == 0 {
-            throw credential == .pin ? .pinBlocked(command: c, justNow: false) : .pukBlocked(command: c, justNow: false)
+            throw credential == .pin ? .pinBlocked(justNow: false) : .pukBlocked(justNow: false)
         }
-        if tries == 1 && !force { throw .lastTry(command: c, credential: credential.rawValue) }
+        if tries == 1 && !force { throw .lastTry(credential: credential.rawValue) }
     }
 
     /// A failure of a command that sent a PIN or PUK, as the console reports it: the last try
     /// gone becomes "blocked"; anything else (tries left, a lost connection) stays as it is, so
     /// a transport failure is never a wrong PIN.
-    public static func credentialFailure(_ error: Error, command c: String) -> Error {
+    public static func credentialFailure(_ error: Error) -> Error {
         switch error as? CardError {
-        case .wrongPIN(0)?: CardCommandError.pinBlocked(command: c, justNow: true)
-        case .wrongPUK(0)?: CardCommandError.pukBlocked(command: c, justNow: true)
+        case .wrongPIN(0)?: CardCommandError.pinBlocked(justNow: true)
+        case .wrongPUK(0)?: CardCommandError.pukBlocked(justNow: true)
         default: error
         }
     }
@@ -352,7 +357,7 @@ extension Session {
     /// already), so `card.login` reuses the slot and `card.unpair` can free it: a slot is never
     /// lost silently. Returns the warnings to show; empty when the slot was freed.
     @discardableResult
-    public func releaseEphemeralPairing(for command: String) -> [String] {
+    public func releaseEphemeralPairing() -> [String] {
         guard let card, let pairing = card.ephemeralPairing else { return [] }
         card.ephemeralPairing = nil
         // Applet 3.2's ephemeral slot FF lives in RAM; the card forgets it on deselection.
@@ -372,7 +377,7 @@ extension Session {
         }
         let slot = pairing.index
         do {
-            let store = try unlockedStore(for: command)
+            let store = try unlockedStore()
             let uid = card.info.instanceUID
             if uid.count == 16, try !store.pairings().contains(where: { $0.instanceUID == uid }) {
                 try store.savePairing(pairing, instanceUID: uid)
@@ -402,7 +407,7 @@ extension Session {
     /// `releaseEphemeralPairing`) and lets go of the card. The console calls it once when kcs
     /// exits, however the run ended; warnings go to standard error. Calling it again does nothing.
     public func close() {
-        for warning in releaseEphemeralPairing(for: "kcs") {
+        for warning in releaseEphemeralPairing() {
             FileHandle.standardError.write(Data("kcs: warning: \(warning)\n".utf8))
         }
         card?.disconnect()

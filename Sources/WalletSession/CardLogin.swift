@@ -107,10 +107,10 @@ extension CardLink {
 extension Session {
     /// The way into a pairing (`card.pair`): frees the session's ephemeral pairing, then SELECT;
     /// refuses a blank card. Returns SELECT's answer and the warnings of the release.
-    public func startOver(_ card: CardLink, command c: String) throws -> (info: ApplicationInfo, warnings: [String]) {
-        let warnings = releaseEphemeralPairing(for: c)
+    public func startOver(_ card: CardLink) throws -> (info: ApplicationInfo, warnings: [String]) {
+        let warnings = releaseEphemeralPairing()
         let info = try card.select()
-        guard info.isInitialized else { throw CardCommandError.blank(command: c) }
+        guard info.isInitialized else { throw CardCommandError.blank }
         return (info, warnings)
     }
 
@@ -118,21 +118,21 @@ extension Session {
     /// stored for the card, the PIN left unverified. Frees an earlier ephemeral pairing first;
     /// refuses a blank card, a card kcs holds no pairing for, and names a refused pairing
     /// (`card.login --yes` pairs again). Returns the slot and the warnings of the release.
-    public func openChannel(command c: String) throws -> (slot: UInt8, warnings: [String]) {
-        let card = try requireCard(c)
-        let warnings = releaseEphemeralPairing(for: c)
+    public func openChannel() throws -> (slot: UInt8, warnings: [String]) {
+        let card = try requireCard()
+        let warnings = releaseEphemeralPairing()
         var slot: UInt8 = 0
         var steps = CardWalkSteps()
         steps.selected = { card.noteSelected($0) }
-        steps.initialization = { _ in throw CardCommandError.blank(command: c) }
+        steps.initialization = { _ in throw CardCommandError.blank }
         steps.storedPairing = { info in
-            guard let stored = try self.unlockedStore(for: c).pairing(instanceUID: info.instanceUID) else {
-                throw CardCommandError.notPaired(command: c)
+            guard let stored = try self.unlockedStore().pairing(instanceUID: info.instanceUID) else {
+                throw CardCommandError.notPaired
             }
             slot = stored.slot
             return stored.pairing
         }
-        steps.pairingRefused = { _, _ in throw CardCommandError.pairingRefused(command: c, slot: slot) }
+        steps.pairingRefused = { _, _ in throw CardCommandError.pairingRefused(slot: slot) }
         steps.opened = { card.pairing = $0 }
         _ = try CardSession(commands: card.commands).open(steps)
         return (slot, warnings)
@@ -151,28 +151,28 @@ extension Session {
     /// reuses the pairing stored in the vault (an ephemeral login keeps nothing there), and when
     /// the card refuses it, forgets it and pairs again once confirmed; keeps a new pairing the
     /// moment PAIR answers; refuses a PIN that could block the card; then the duress check.
-    public func login(pin: Secret, _ request: CardLoginRequest, command c: String) throws -> CardLoginResult {
-        let card = try requireCard(c)
+    public func login(pin: Secret, _ request: CardLoginRequest) throws -> CardLoginResult {
+        let card = try requireCard()
         try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
-        var warnings = releaseEphemeralPairing(for: c)
+        var warnings = releaseEphemeralPairing()
         var store: WalletStore?
         var steps = CardWalkSteps()
         steps.selected = { card.noteSelected($0) }
-        steps.initialization = { _ in throw CardCommandError.blank(command: c) }
+        steps.initialization = { _ in throw CardCommandError.blank }
         steps.storedPairing = { info in
             // An ephemeral login keeps nothing in the vault.
-            store = request.ephemeral ? nil : try self.unlockedStore(for: c)
+            store = request.ephemeral ? nil : try self.unlockedStore()
             return try store?.pairing(instanceUID: info.instanceUID)?.pairing
         }
         steps.pairingRefused = { stored, _ in
             guard let store else { return false }
             guard request.repairWithoutAsking || self.prompts?.isInteractive == true else {
-                throw CardCommandError.pairingRefused(command: c, slot: stored.index)
+                throw CardCommandError.pairingRefused(slot: stored.index)
             }
             try self.confirm(
                 "The card refused kcs's stored pairing (slot \(stored.index)): it was unpaired or taken over "
                     + "by another client. Forget it and pair again (this uses a free slot)?",
-                for: c, yes: request.repairWithoutAsking)
+                yes: request.repairWithoutAsking)
             try store.deletePairing(instanceUID: card.info.instanceUID)
             warnings.append("forgot the refused pairing (slot \(stored.index))")
             return true
@@ -196,14 +196,14 @@ extension Session {
         }
         steps.opened = { card.pairing = $0 }
         steps.pin = pin
-        steps.beforeVerify = { try Session.checkTries(.pin, in: $0, force: request.force, command: c) }
+        steps.beforeVerify = { try Session.checkTries(.pin, in: $0, force: request.force) }
         let result: SessionResult
         do {
             result = try CardSession(commands: card.commands).open(steps)
         } catch CardError.noFreePairingSlot {
             throw CardCommandError.noFreePairingSlots(total: card.pairingSlotCount)
         } catch {
-            throw Session.credentialFailure(error, command: c)
+            throw Session.credentialFailure(error)
         }
         card.pinVerified = true
         // A duress PIN opens the card with other keys and nothing in the answer says so

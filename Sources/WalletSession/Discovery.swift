@@ -15,7 +15,7 @@ extension Session {
     /// is a card key) or of a software HD key (`keyName`, else the active key), shows progress,
     /// and stores what it found. Returns the stored records.
     public func discoverAccounts(onCard: Bool, keyName: String?, coin: SLIP44.Coin, history: any AddressHistory,
-                                 gap: Int, maxAccounts: Int, command c: String) throws -> [DiscoveredAccountRecord] {
+                                 gap: Int, maxAccounts: Int) throws -> [DiscoveredAccountRecord] {
         // Whose accounts: the card (asked, or the active signer), else a software HD key.
         let activeRecord = try activeKey.flatMap { try existingStore()?.findKey(named: $0) }
         let useCard = onCard || (keyName == nil && activeRecord?.kind == .card)
@@ -23,9 +23,9 @@ extension Session {
         let ownerName: String
         let externalChain: (UInt32) throws -> ExtendedKey
         if useCard {
-            let card = try requireLoggedIn(c)
+            let card = try requireLoggedIn()
             owner = .card(instanceUID: card.instanceUID)
-            ownerName = try cardKeys(of: card, command: c).last?.name ?? "card-" + card.shortUID
+            ownerName = try cardKeys(of: card).last?.name ?? "card-" + card.shortUID
             externalChain = { a in
                 // One EXPORT KEY (extended public) per account, without moving the current path.
                 let path = try CardKeyPath(source: .master, components: DerivationPath.bip44Account(coin: coin.index, account: a).components)
@@ -33,14 +33,14 @@ extension Session {
                     .derive(ChildIndex(0, hardened: false))
             }
         } else {
-            guard let name = keyName ?? activeKey else { throw KeyCommandError.noActiveKey(command: c) }
-            let record = try activeRecord.flatMap { $0.name == name ? $0 : nil } ?? store(for: c).key(named: name)
+            guard let name = keyName ?? activeKey else { throw KeyCommandError.noActiveKey }
+            let record = try activeRecord.flatMap { $0.name == name ? $0 : nil } ?? store().key(named: name)
             guard record.storage == .software, record.kind == .hdMaster || record.kind == .hdChild else {
-                throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
+                throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
             }
-            let found = try unlockedStore(for: c).read { tx in try Session.masterSeed(of: record, tx) }
+            let found = try unlockedStore().read { tx in try Session.masterSeed(of: record, tx) }
             guard let (master, seed) = found else {
-                throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
+                throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
             }
             let root = try ExtendedKey.master(seed: seed)
             owner = .key(id: master.id)
@@ -61,7 +61,7 @@ extension Session {
             DiscoveredAddress(coinType: coin.index, account: u.account, change: 0, index: u.index,
                               address: u.address.checksummed, publicKey: u.publicKey.compressed)
         }
-        let records = try store(for: c).saveDiscovery(owner: owner, ownerName: ownerName, coinType: coin.index, addresses: rows)
+        let records = try store().saveDiscovery(owner: owner, ownerName: ownerName, coinType: coin.index, addresses: rows)
         host?.status("checked \(last?.checked ?? 0) addresses: \(records.count) used in \(found.count) account\(found.count == 1 ? "" : "s")")
         return records
     }
@@ -81,10 +81,10 @@ extension Session {
     /// the card's key recorded); for a software key, its HD-CHILD (added when missing). Found
     /// under several owners (the same mnemonic on the card and in software), the connected
     /// card is preferred, then the first. Nil when discovery never found `address`.
-    public func selectDiscovered(_ address: EthereumAddress, command c: String)
+    public func selectDiscovered(_ address: EthereumAddress)
         throws -> (record: KeyRecord, path: DerivationPath, onCard: Bool)?
     {
-        let store = try self.store(for: c)
+        let store = try self.store()
         var rows = try store.discovered(address: address.checksummed)
         guard !rows.isEmpty else { return nil }
         if rows.count > 1, let card, let onCard = rows.first(where: { $0.owner == .card(instanceUID: card.instanceUID) }) {
@@ -93,15 +93,15 @@ extension Session {
         let row = rows[0]
         switch row.owner {
         case .card(let uid):
-            let card = try requireLoggedIn(c)
+            let card = try requireLoggedIn()
             guard card.instanceUID == uid else {
-                throw CardKeyError.otherCard(command: c, name: row.ownerName, keyCard: String(uid.prefix(8)), connected: card.shortUID)
+                throw CardKeyError.otherCard(name: row.ownerName, keyCard: String(uid.prefix(8)), connected: card.shortUID)
             }
-            let key = try card.deriveToCurrent(row.path.components, from: card.commands.getKeyPath().components, command: c).publicKey
+            let key = try card.deriveToCurrent(row.path.components, from: card.commands.getKeyPath().components).publicKey
             guard EthereumAddress(publicKey: key) == address else {
                 throw CardError.malformedResponse(command: .exportKey, detail: "the card's key at \(row.path) is not \(address.checksummed)")
             }
-            let record = try recordCardKey(of: card, keyUID: nil, source: .card, name: nil, command: c).record
+            let record = try recordCardKey(of: card, keyUID: nil, source: .card, name: nil).record
             activeKey = record.name
             return (record, row.path, true)
         case .key(let id):

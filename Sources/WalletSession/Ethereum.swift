@@ -12,7 +12,7 @@ extension Session {
     /// which (on the status line too). `given` are the keys the person wrote; `sender` (asked only when the nonce or the
     /// gas estimate needs it) is the signer's address. Nothing missing: no request at all.
     public func fill(_ tx: inout EthereumTransaction, given: Set<String>, sender: () throws -> EthereumAddress,
-                     node: EthereumNode, command c: String) throws -> [(field: String, value: UInt256)] {
+                     node: EthereumNode) throws -> [(field: String, value: UInt256)] {
         let needsNonce = !given.contains("nonce")
         let needsGas = !given.contains("gas") && !given.contains("gasLimit")
         let needsFee = !given.contains("gasPrice") && !(given.contains("maxFeePerGas") && given.contains("maxPriorityFeePerGas"))
@@ -24,7 +24,7 @@ extension Session {
             tx.chainID = chain
             filled.append(("chainId", chain))
         } else if let mine = tx.chainID, mine != chain {
-            throw EthCommandError.chainMismatch(command: c, given: mine.description, node: chain.description, endpoint: node.endpoint)
+            throw EthCommandError.chainMismatch(given: mine.description, node: chain.description, endpoint: node.endpoint)
         }
         let from = needsNonce || needsGas ? try sender() : nil
         if needsNonce, let from {
@@ -86,7 +86,7 @@ extension Session {
     /// Sends a signed raw transaction once, decoded first so a malformed one is refused before
     /// anything is sent; `wait` polls for the receipt. A failure after which the node may have
     /// the transaction is `EthCommandError.sendUnknown`, naming its hash.
-    public func send(_ raw: [UInt8], to node: EthereumNode, wait: Bool, command c: String)
+    public func send(_ raw: [UInt8], to node: EthereumNode, wait: Bool)
         throws -> (transaction: SignedEthereumTransaction, sender: EthereumAddress, hash: [UInt8], receipt: TransactionReceipt?)
     {
         let stx = try SignedEthereumTransaction.decode(raw)
@@ -95,25 +95,25 @@ extension Session {
         do {
             hash = try node.sendRawTransaction(raw)
         } catch let e as RPCError where e.mayHaveReachedNode {
-            throw EthCommandError.sendUnknown(command: c, hash: Hex.encodePrefixed(stx.hash), reason: e.description)
+            throw EthCommandError.sendUnknown(hash: Hex.encodePrefixed(stx.hash), reason: e.description)
         }
-        return (stx, sender, hash, wait ? try waitForReceipt(node, hash: hash, command: c) : nil)
+        return (stx, sender, hash, wait ? try waitForReceipt(node, hash: hash) : nil)
     }
 
     /// Polls for the receipt up to 3 × the node's time-out by the session's clock; Ctrl-C at the
     /// console stops the waiting (the transaction stays sent).
-    public func waitForReceipt(_ node: EthereumNode, hash: [UInt8], command c: String) throws -> TransactionReceipt {
+    public func waitForReceipt(_ node: EthereumNode, hash: [UInt8]) throws -> TransactionReceipt {
         let deadline = clock().addingTimeInterval(node.client.timeout * 3)
         var pause = 0.05
         while true {
             if let r = try node.receipt(hash) { return r }
             if clock() > deadline {
-                throw EthCommandError.notMined(command: c, hash: Hex.encodePrefixed(hash), seconds: Int(node.client.timeout * 3))
+                throw EthCommandError.notMined(hash: Hex.encodePrefixed(hash), seconds: Int(node.client.timeout * 3))
             }
             var slept = 0.0
             while slept < pause {
                 if prompts?.shouldInterrupt() == true {
-                    throw EthCommandError.waitStopped(command: c, hash: Hex.encodePrefixed(hash))
+                    throw EthCommandError.waitStopped(hash: Hex.encodePrefixed(hash))
                 }
                 Thread.sleep(forTimeInterval: 0.05)
                 slept += 0.05
@@ -126,25 +126,28 @@ extension Session {
 /// Errors of the Ethereum signing commands that the signing core does not name.
 public enum EthCommandError: WalletError, Equatable {
     /// A typed-data file that cannot be read.
-    case unreadableFile(command: String, path: String)
+    case unreadableFile(path: String)
     /// A secret inside a map to be hashed.
-    case secretValue(command: String, path: String, kind: String)
+    case secretValue(path: String, kind: String)
     /// `verify` without --address or --public-key.
-    case needsSigner(command: String)
+    case needsSigner
     /// `verify` with both --address and --public-key.
-    case bothSigners(command: String)
+    case bothSigners
     /// A digest argument together with --message or --typed, or both of those.
-    case digestSources(command: String)
+    case digestSources
     /// A digest with no signature after it.
-    case needsSignature(command: String)
+    case needsSignature
     /// `sign tx` with a chain id that is not the node's, while filling fields from that node.
-    case chainMismatch(command: String, given: String, node: String, endpoint: String)
+    case chainMismatch(given: String, node: String, endpoint: String)
     /// `eth.send` lost the connection: the node may or may not have the transaction.
-    case sendUnknown(command: String, hash: String, reason: String)
+    case sendUnknown(hash: String, reason: String)
     /// `eth.send --wait` saw no receipt in time.
-    case notMined(command: String, hash: String, seconds: Int)
+    case notMined(hash: String, seconds: Int)
     /// `eth.send --wait` stopped waiting at Ctrl-C; the transaction was sent.
-    case waitStopped(command: String, hash: String)
+    case waitStopped(hash: String)
+
+    /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
+    public var followsCommandName: Bool { true }
 
     public var id: String {
         switch self {
@@ -163,27 +166,27 @@ public enum EthCommandError: WalletError, Equatable {
 
     public var description: String {
         switch self {
-        case .unreadableFile(let c, let path):
-            "\(c): expected a readable EIP-712 JSON file, got \"\(path)\""
-        case .secretValue(let c, let path, let kind):
-            "\(c): \(path) must be a plain value, got a secret \(kind)"
-        case .needsSigner(let c):
-            "\(c): expected --address A or --public-key P, got neither"
-        case .bothSigners(let c):
-            "\(c): expected one of --address and --public-key, got both"
-        case .digestSources(let c):
-            "\(c): expected exactly one of DIGEST SIGNATURE, SIGNATURE --message TEXT, SIGNATURE --typed FILE"
-        case .needsSignature(let c):
-            "\(c): expected DIGEST SIGNATURE (65 bytes r ‖ s ‖ v), got only one argument"
-        case .chainMismatch(let c, let given, let node, let endpoint):
-            "\(c): chainId \(given) is not the chain of the node at \(endpoint) (\(node)); drop chainId, or sign with --offline"
-        case .sendUnknown(let c, let hash, let reason):
-            "\(c): not known whether the node took transaction \(hash) (\(reason)); it was not sent again — "
+        case .unreadableFile(let path):
+            "expected a readable EIP-712 JSON file, got \"\(path)\""
+        case .secretValue(let path, let kind):
+            "\(path) must be a plain value, got a secret \(kind)"
+        case .needsSigner:
+            "expected --address A or --public-key P, got neither"
+        case .bothSigners:
+            "expected one of --address and --public-key, got both"
+        case .digestSources:
+            "expected exactly one of DIGEST SIGNATURE, SIGNATURE --message TEXT, SIGNATURE --typed FILE"
+        case .needsSignature:
+            "expected DIGEST SIGNATURE (65 bytes r ‖ s ‖ v), got only one argument"
+        case .chainMismatch(let given, let node, let endpoint):
+            "chainId \(given) is not the chain of the node at \(endpoint) (\(node)); drop chainId, or sign with --offline"
+        case .sendUnknown(let hash, let reason):
+            "not known whether the node took transaction \(hash) (\(reason)); it was not sent again — "
                 + "check eth.receipt \(hash) before sending it again (a resend of the same bytes cannot pay twice)"
-        case .notMined(let c, let hash, let seconds):
-            "\(c): transaction \(hash) was sent but not mined within \(seconds) s; check eth.receipt \(hash) later"
-        case .waitStopped(let c, let hash):
-            "\(c): stopped waiting; transaction \(hash) was sent — check eth.receipt \(hash) later"
+        case .notMined(let hash, let seconds):
+            "transaction \(hash) was sent but not mined within \(seconds) s; check eth.receipt \(hash) later"
+        case .waitStopped(let hash):
+            "stopped waiting; transaction \(hash) was sent — check eth.receipt \(hash) later"
         }
     }
 }

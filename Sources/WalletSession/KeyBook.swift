@@ -8,26 +8,26 @@ import WalletStore
 
 extension Session {
     /// A new random ECDSA key.
-    public func generateECDSAKey(name: String?, command: String) throws -> KeyRecord {
+    public func generateECDSAKey(name: String?) throws -> KeyRecord {
         let key = PrivateKey.generate(using: random)
-        return try importPrivateKey(key, name: name, source: .generated, command: command)
+        return try importPrivateKey(key, name: name, source: .generated)
     }
 
     /// A new HD master from a new mnemonic (shown once; unless `skipConfirm`, two words asked
     /// back first) with its first MetaMask account.
-    public func generateHDKey(words: Mnemonic.WordCount, name: String?, skipConfirm: Bool, command: String) throws -> [KeyRecord] {
+    public func generateHDKey(words: Mnemonic.WordCount, name: String?, skipConfirm: Bool) throws -> [KeyRecord] {
         let mnemonic = Mnemonic(generating: words, language: .english, using: self.random)
-        _ = try unlockedStore(for: command)
+        _ = try unlockedStore()
         mnemonic.withWords { show(Session.backupLines($0).joined(separator: "\n")) }
-        if !skipConfirm { try confirmBackup(mnemonic, command: command) }
+        if !skipConfirm { try confirmBackup(mnemonic) }
         return try importMnemonic(mnemonic, passphrase: nil, preset: .metamask, customPath: nil, accounts: 1, name: name,
-                                  source: .generated, command: command)
+                                  source: .generated)
     }
 
     /// Stores `mnemonic` as an HD-MASTER and `accounts` HD-CHILD keys, all in one transaction.
     public func importMnemonic(_ mnemonic: Mnemonic, passphrase: Secret?, preset: PathPreset?, customPath: String?,
-                               accounts: Int, name: String?, source: KeySource, command: String) throws -> [KeyRecord] {
-        let store = try unlockedStore(for: command)
+                               accounts: Int, name: String?, source: KeySource) throws -> [KeyRecord] {
+        let store = try unlockedStore()
         let seed = try passphrase.map { p throws(MnemonicError) in try mnemonic.seed(passphrase: p) } ?? mnemonic.seed()
         let master = try ExtendedKey.master(seed: seed)
         let template = preset?.template ?? customPath ?? PathPreset.metamask.template
@@ -62,8 +62,8 @@ extension Session {
 
 
     /// A private key as an ECDSA key.
-    public func importPrivateKey(_ key: PrivateKey, name: String?, source: KeySource, command: String) throws -> KeyRecord {
-        try unlockedStore(for: command).addKey(
+    public func importPrivateKey(_ key: PrivateKey, name: String?, source: KeySource) throws -> KeyRecord {
+        try unlockedStore().addKey(
             NewKey(name: name, kind: .ecdsa, source: source, storage: .software,
                    publicKey: key.publicKey, address: EthereumAddress(publicKey: key.publicKey).checksummed),
             secret: .privateKey(key.secret))
@@ -71,47 +71,49 @@ extension Session {
 
     /// An extended public key as a watch-only key; its address is the first receiving address
     /// when the key is an account's (depth 3 or less).
-    public func importWatchOnly(xpub key: ExtendedKey, text: String, name: String?, command: String) throws -> KeyRecord {
-        guard !key.isPrivate else { throw KeyCommandError.privateWhereWatchOnly(command: command) }
+    public func importWatchOnly(xpub key: ExtendedKey, text: String, name: String?) throws -> KeyRecord {
+        guard !key.isPrivate else { throw KeyCommandError.privateWhereWatchOnly }
         let first = key.depth <= 3 ? try key.derive("0/0") : key
-        return try store(for: command).addKey(NewKey(
+        return try store().addKey(NewKey(
             name: name, kind: .watch, source: .xpub, storage: .watch, publicKey: key.publicKey,
             address: EthereumAddress(publicKey: first.publicKey).checksummed, extendedPublicKey: text))
     }
 
     /// An address as a watch-only key.
-    public func importWatchOnly(address: EthereumAddress, name: String?, command: String) throws -> KeyRecord {
-        try store(for: command).addKey(NewKey(name: name, kind: .watch, source: .address, storage: .watch,
+    public func importWatchOnly(address: EthereumAddress, name: String?) throws -> KeyRecord {
+        try store().addKey(NewKey(name: name, kind: .watch, source: .address, storage: .watch,
                                               address: address.checksummed))
     }
 
     /// Deletes a key (and with `children` an HD master's children) after a confirmation, and
-    /// the vault passphrase again when a secret goes; the active key is forgotten when deleted.
-    public func deleteKey(named name: String, children: Bool, yes: Bool, command c: String) throws -> [KeyRecord] {
-        let store = try self.store(for: c)
+    /// the vault passphrase again (the prompt naming `operation`) when a secret goes; the
+    /// active key is forgotten when deleted.
+    public func deleteKey(named name: String, children: Bool, yes: Bool, operation: String) throws -> [KeyRecord] {
+        let store = try self.store()
         let record = try store.key(named: name)
-        try confirm("delete \(record.kind.withArticle) \(record.name)? Its secret is erased", for: c, yes: yes)
-        if record.hasSecret { _ = try unlockedStore(for: c, reconfirm: true) }
+        try confirm("delete \(record.kind.withArticle) \(record.name)? Its secret is erased", yes: yes)
+        if record.hasSecret { _ = try unlockedStore(reconfirming: operation) }
         let deleted = try store.deleteKey(named: name, includingChildren: children)
         forgetActiveKey(ifAmong: deleted.map(\.name))
         return deleted
     }
 
-    /// A key's secret, after the vault passphrase again; the key is marked revealed.
-    public func revealSecret(ofKeyNamed name: String, command: String) throws -> KeySecret {
-        let store = try unlockedStore(for: command, reconfirm: true)
+    /// A key's secret, after the vault passphrase again (the prompt naming `operation`); the
+    /// key is marked revealed.
+    public func revealSecret(ofKeyNamed name: String, operation: String) throws -> KeySecret {
+        let store = try unlockedStore(reconfirming: operation)
         let secret = try store.openSecret(named: name)
         _ = try store.markRevealed(named: name)
         return secret
     }
 
     /// Makes a key that can sign (ECDSA, HD-CHILD, an active card key) the active signer.
-    public func useKey(named name: String, command c: String) throws -> KeyRecord {
-        let record = try store(for: c).key(named: name)
+    public func useKey(named name: String) throws -> KeyRecord {
+        let record = try store().key(named: name)
         guard record.kind == .ecdsa || record.kind == .hdChild || record.kind == .card else {
-            throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
+            throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
         }
-        if record.kind == .card, record.retired { throw CardKeyError.retiredCardKey(command: c, name: record.name) }
+        if record.kind == .card, record.retired { throw CardKeyError.retiredCardKey(name: record.name) }
         activeKey = record.name
         return record
     }

@@ -22,8 +22,8 @@ extension Session {
     }
 
     /// Asks two words of a new mnemonic back (positions from the session's RNG).
-    public func confirmBackup(_ mnemonic: Mnemonic, command: String) throws {
-        guard let host = prompts, host.isInteractive else { throw KeyCommandError.backupNeedsTerminal(command: command) }
+    public func confirmBackup(_ mnemonic: Mnemonic) throws {
+        guard let host = prompts, host.isInteractive else { throw KeyCommandError.backupNeedsTerminal }
         try mnemonic.withWords { (words: [String]) throws in
             var picks: [Int] = []
             while picks.count < 2 {
@@ -32,7 +32,7 @@ extension Session {
             }
             for i in picks.sorted() {
                 let answer = try host.ask(prompt: "word #\(i + 1): ")?.trimmingCharacters(in: .whitespaces).lowercased()
-                guard answer == words[i] else { throw KeyCommandError.backupWordWrong(command: command, position: i + 1) }
+                guard answer == words[i] else { throw KeyCommandError.backupWordWrong(position: i + 1) }
             }
         }
     }

@@ -17,20 +17,20 @@ extension Session {
     ///   `successor-created` with the old secret intact. Store and wallet-core errors pass
     ///   through; each leaves the rotation at the last step that committed.
     public func advanceRotation(_ id: Int64, successorName: String?, yes: Bool, skipConfirm: Bool,
-                                store: WalletStore, command c: String) throws -> RotationRecord {
+                                store: WalletStore) throws -> RotationRecord {
         var rotation = try store.rotation(id: id)
         if rotation.state == .started {
-            try createSuccessor(for: rotation, name: successorName, skipConfirm: skipConfirm, store: store, command: c)
+            try createSuccessor(for: rotation, name: successorName, skipConfirm: skipConfirm, store: store)
             rotation = try store.rotation(id: id)
         }
         if rotation.state == .successorCreated {
             let successor = rotation.newKeyName ?? "the successor"
             do {
                 try confirm("Is \(successor) backed up? Confirming wipes the secret of \(rotation.oldKeyName)",
-                                    for: c, yes: yes)
+                                    yes: yes)
             } catch let error as SessionError {
                 let declined = if case .cancelled = error { true } else { false }
-                throw RotationCommandError.backupNotConfirmed(command: c, rotationID: id, old: rotation.oldKeyName,
+                throw RotationCommandError.backupNotConfirmed(rotationID: id, old: rotation.oldKeyName,
                                                               successor: successor, declined: declined)
             } catch is PromptInterrupted {
                 throw PromptInterrupted(note: "rotation \(id) stays pending: \(successor) was made and \(rotation.oldKeyName) "
@@ -50,8 +50,7 @@ extension Session {
     /// `skipConfirm`, two words asked back) with HD-CHILD keys at the old children's paths,
     /// placed below it. Master, children and the journal's `successor-created` commit together.
     /// A wrong word rolls the rotation back (nothing of the new mnemonic is kept).
-    func createSuccessor(for rotation: RotationRecord, name: String?, skipConfirm: Bool, store: WalletStore,
-                         command c: String) throws {
+    func createSuccessor(for rotation: RotationRecord, name: String?, skipConfirm: Bool, store: WalletStore) throws {
         let old = try store.key(id: rotation.oldKeyID)
         switch old.kind {
         case .ecdsa:
@@ -62,7 +61,7 @@ extension Session {
                             address: EthereumAddress(publicKey: key.publicKey).checksummed),
                 secret: .privateKey(key.secret))
         case .hdMaster:
-            try createHDSuccessor(of: old, rotation: rotation, name: name, skipConfirm: skipConfirm, store: store, command: c)
+            try createHDSuccessor(of: old, rotation: rotation, name: name, skipConfirm: skipConfirm, store: store)
         default:
             // beginRotation refuses these; a journal row pointing at one was written by something else.
             throw StoreError.notRotatable(name: old.name, reason: "\(old.kind.withArticle) key has no secret to replace")
@@ -70,7 +69,7 @@ extension Session {
     }
 
     private func createHDSuccessor(of old: KeyRecord, rotation: RotationRecord, name: String?, skipConfirm: Bool,
-                                   store: WalletStore, command c: String) throws {
+                                   store: WalletStore) throws {
         let oldSecret = try store.openSecret(named: old.name)
         let words: Mnemonic.WordCount = if oldSecret.kind == .mnemonic,
             let m = try? Mnemonic(phrase: oldSecret.payload) { m.wordCount } else { .twentyFour }
@@ -98,7 +97,7 @@ extension Session {
         }
         if !skipConfirm {
             do {
-                try confirmBackup(mnemonic, command: c)
+                try confirmBackup(mnemonic)
             } catch {
                 _ = try? store.rollBackRotation(rotationID: rotation.id)
                 throw error
@@ -142,9 +141,9 @@ extension Session {
 
     /// Refuses, before anything is asked or stored, an HD rotation whose new mnemonic could not
     /// be confirmed: two words are asked back at a terminal, and a batch run must say `--skip-confirm`.
-    public func checkBackupCanBeConfirmed(of old: KeyRecord, skipConfirm: Bool, command c: String) throws {
+    public func checkBackupCanBeConfirmed(of old: KeyRecord, skipConfirm: Bool) throws {
         guard old.kind == .hdMaster, !skipConfirm, prompts?.isInteractive != true else { return }
-        throw KeyCommandError.backupNeedsTerminal(command: c)
+        throw KeyCommandError.backupNeedsTerminal
     }
 
     /// After a completed rotation, a session whose active signer was the old key (or one of
@@ -167,9 +166,12 @@ extension Session {
 public enum RotationCommandError: WalletError, Equatable {
     /// The successor exists but its backup was not confirmed (declined at the terminal, or a
     /// batch run without `--yes`): the rotation stays at `successor-created`.
-    case backupNotConfirmed(command: String, rotationID: Int64, old: String, successor: String, declined: Bool)
+    case backupNotConfirmed(rotationID: Int64, old: String, successor: String, declined: Bool)
     /// Resuming or rolling back a rotation that already completed or was rolled back.
-    case finished(command: String, rotationID: Int64, state: String)
+    case finished(rotationID: Int64, state: String)
+
+    /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
+    public var followsCommandName: Bool { true }
 
     public var id: String {
         switch self {
@@ -180,13 +182,13 @@ public enum RotationCommandError: WalletError, Equatable {
 
     public var description: String {
         switch self {
-        case .backupNotConfirmed(let c, let id, let old, let successor, let declined):
-            "\(c): \(successor) is stored, but "
+        case .backupNotConfirmed(let id, let old, let successor, let declined):
+            "\(successor) is stored, but "
                 + (declined ? "its backup was not confirmed" : "confirming its backup needs a terminal or --yes")
                 + "; rotation \(id) stays pending (successor-created) and \(old) keeps its secret. "
                 + "Once \(successor) is backed up run `rotation resume \(id) --yes`, or undo it with `rotation rollback \(id)`"
-        case .finished(let c, let id, let state):
-            "\(c): rotation \(id) is already \(state); only unfinished rotations (rotation.pending) can be resumed or rolled back"
+        case .finished(let id, let state):
+            "rotation \(id) is already \(state); only unfinished rotations (rotation.pending) can be resumed or rolled back"
         }
     }
 }

@@ -67,9 +67,9 @@ public final class Session {
     }
 
     /// The configured node, or `RPCError.noNode` naming the command.
-    public func node(for command: String) throws -> EthereumNode {
+    public func node() throws -> EthereumNode {
         if let openedNode { return openedNode }
-        guard let rpcURL else { throw RPCError.noNode(command: command) }
+        guard let rpcURL else { throw RPCError.noNode() }
         let node = try EthereumNode(url: rpcURL, timeout: rpcTimeout)
         openedNode = node
         return node
@@ -83,9 +83,9 @@ public final class Session {
     // MARK: The store
 
     /// The store, opened on first use (so `kcs -e 'print 1'` never touches the disk).
-    public func store(for command: String) throws -> WalletStore {
+    public func store() throws -> WalletStore {
         if let openedStore { return openedStore }
-        guard let home else { throw SessionError.noHome(command: command) }
+        guard let home else { throw SessionError.noHome }
         let store = try WalletStore.open(home: home, options: WalletStore.Options(random: random, clock: clock))
         openedStore = store
         return store
@@ -100,7 +100,7 @@ public final class Session {
         else {
             return nil
         }
-        return try? store(for: "kcs")
+        return try? store()
     }
 
     /// Names of the stored keys (Tab completion); empty without a store.
@@ -110,30 +110,31 @@ public final class Session {
 
     /// The store with the vault unlocked: creates the vault on first use (the passphrase asked
     /// twice), asks the passphrase when the vault is locked or has been idle longer than
-    /// `idleTimeout`, and — with `reconfirm` — again before a destructive or revealing
-    /// operation even when unlocked (the console's stand-in for the app's biometric check).
-    public func unlockedStore(for command: String, reconfirm: Bool = false) throws -> WalletStore {
-        let store = try store(for: command)
+    /// `idleTimeout`, and — given the `reconfirming` operation's name — again before that
+    /// destructive or revealing operation even when unlocked (the console's stand-in for the
+    /// app's biometric check); the prompt names the operation.
+    public func unlockedStore(reconfirming operation: String? = nil) throws -> WalletStore {
+        let store = try store()
         let now = clock()
         switch try store.vaultStatus() {
         case .missing:
-            let first = try passphrase(for: command, prompt: "new vault passphrase: ")
+            let first = try passphrase(prompt: "new vault passphrase: ")
             if prompts?.isInteractive == true {
-                let again = try passphrase(for: command, prompt: "the same passphrase again: ")
-                guard first == again else { throw SessionError.passphrasesDiffer(command: command) }
+                let again = try passphrase(prompt: "the same passphrase again: ")
+                guard first == again else { throw SessionError.passphrasesDiffer }
             }
             // createVault leaves the vault unlocked: a second scrypt (unlock) would only repeat it.
             try store.createVault(passphrase: first, scrypt: vaultParameters)
         case .locked:
             prompts?.status("unlocking the vault (scrypt)…")
-            try store.unlock(passphrase: try passphrase(for: command, prompt: "vault passphrase: "))
+            try store.unlock(passphrase: try passphrase(prompt: "vault passphrase: "))
         case .unlocked:
             let idle = lastVaultUse.map { now.timeIntervalSince($0) > idleTimeout } ?? false
             if idle { store.lock() }
-            if idle || reconfirm {
+            if idle || operation != nil {
                 try store.unlock(passphrase: try passphrase(
-                    for: command, prompt: idle ? "vault locked after \(Int(idleTimeout / 60)) idle minutes; passphrase: "
-                        : "\(command) needs the vault passphrase again: "))
+                    prompt: idle ? "vault locked after \(Int(idleTimeout / 60)) idle minutes; passphrase: "
+                        : "\(operation ?? "") needs the vault passphrase again: "))
             }
         }
         lastVaultUse = now
@@ -150,10 +151,10 @@ public final class Session {
 
     /// The vault passphrase: asked without echo at a terminal; in a batch run read from
     /// `$KCS_VAULT_PASSPHRASE_FILE` (its first line) or `$KCS_VAULT_PASSPHRASE`, never prompted.
-    public func passphrase(for command: String, prompt: String) throws -> Secret {
+    public func passphrase(prompt: String) throws -> Secret {
         if let prompts, prompts.isInteractive {
             guard let secret = try prompts.askSecret(prompt: prompt) else {
-                throw SessionError.cancelled(command: command)
+                throw SessionError.cancelled
             }
             return secret
         }
@@ -167,7 +168,7 @@ public final class Session {
                            + "chmod 600 \(file)")
             }
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw SessionError.passphraseFileUnreadable(command: command, path: file)
+                throw SessionError.passphraseFileUnreadable(path: file)
             }
             var bytes = Array(data)
             if let end = bytes.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) { bytes.removeSubrange(end...) }
@@ -176,16 +177,16 @@ public final class Session {
         if let text = environment[Session.passphraseVariable], !text.isEmpty {
             return Secret(utf8: text)
         }
-        throw SessionError.passphraseNeeded(command: command)
+        throw SessionError.passphraseNeeded
     }
 
     /// Asks the person to confirm `question`; `yes` is the command's `--yes` flag, the only
     /// way to confirm in a batch run.
-    public func confirm(_ question: String, for command: String, yes: Bool) throws {
+    public func confirm(_ question: String, yes: Bool) throws {
         if yes { return }
-        guard let prompts, prompts.isInteractive else { throw SessionError.needsConfirmation(command: command) }
+        guard let prompts, prompts.isInteractive else { throw SessionError.needsConfirmation }
         let answer = try prompts.ask(prompt: question + " [y/N] ")?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard answer == "y" || answer == "yes" else { throw SessionError.cancelled(command: command) }
+        guard answer == "y" || answer == "yes" else { throw SessionError.cancelled }
     }
 
     /// Runs `work` (a KDF, a computation that changes nothing) on its own thread and waits for
@@ -194,7 +195,7 @@ public final class Session {
     /// and the thread's result is thrown away when it finishes. The caller bounds what that
     /// wastes (the keystore KDF ceiling, `KeystoreV3.CostCeiling`); `work` must change nothing
     /// that outlives it.
-    public func abandonable<T: Sendable>(for command: String, _ work: @escaping @Sendable () throws -> T) throws -> T {
+    public func abandonable<T: Sendable>(_ work: @escaping @Sendable () throws -> T) throws -> T {
         guard let prompts else { return try work() }
         let outcome = AbandonableOutcome<T>()
         let thread = Thread { outcome.finish(Result { try work() }) }
@@ -202,7 +203,7 @@ public final class Session {
         thread.start()
         while true {
             if let result = outcome.wait(seconds: 0.05) { return try result.get() }
-            if prompts.shouldInterrupt() { throw SessionError.cancelled(command: command) }
+            if prompts.shouldInterrupt() { throw SessionError.cancelled }
         }
     }
 
@@ -239,13 +240,16 @@ private final class AbandonableOutcome<T: Sendable>: @unchecked Sendable {
 
 /// Errors of the session: passphrases, confirmations, the home.
 public enum SessionError: WalletError, Equatable {
-    case noSession(command: String)
-    case noHome(command: String)
-    case passphraseNeeded(command: String)
-    case passphraseFileUnreadable(command: String, path: String)
-    case passphrasesDiffer(command: String)
-    case needsConfirmation(command: String)
-    case cancelled(command: String)
+    case noSession
+    case noHome
+    case passphraseNeeded
+    case passphraseFileUnreadable(path: String)
+    case passphrasesDiffer
+    case needsConfirmation
+    case cancelled
+
+    /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
+    public var followsCommandName: Bool { true }
 
     public var id: String {
         switch self {
@@ -261,21 +265,21 @@ public enum SessionError: WalletError, Equatable {
 
     public var description: String {
         switch self {
-        case .noSession(let c):
-            "\(c): needs the console's session (run it in kcs)"
-        case .noHome(let c):
-            "\(c): no kcs home to keep the store in; pass --home DIR or set KCS_HOME"
-        case .passphraseNeeded(let c):
-            "\(c): the vault passphrase is needed and standard input is not a terminal; put it in a file and set "
+        case .noSession:
+            "needs the console's session (run it in kcs)"
+        case .noHome:
+            "no kcs home to keep the store in; pass --home DIR or set KCS_HOME"
+        case .passphraseNeeded:
+            "the vault passphrase is needed and standard input is not a terminal; put it in a file and set "
                 + "\(Session.passphraseFileVariable)=FILE (or set \(Session.passphraseVariable))"
-        case .passphraseFileUnreadable(let c, let path):
-            "\(c): cannot read the passphrase file \(path) named by \(Session.passphraseFileVariable)"
-        case .passphrasesDiffer(let c):
-            "\(c): the two passphrases differ; nothing was created"
-        case .needsConfirmation(let c):
-            "\(c): needs a confirmation and standard input is not a terminal; add --yes to confirm"
-        case .cancelled(let c):
-            "\(c): cancelled; nothing changed"
+        case .passphraseFileUnreadable(let path):
+            "cannot read the passphrase file \(path) named by \(Session.passphraseFileVariable)"
+        case .passphrasesDiffer:
+            "the two passphrases differ; nothing was created"
+        case .needsConfirmation:
+            "needs a confirmation and standard input is not a terminal; add --yes to confirm"
+        case .cancelled:
+            "cancelled; nothing changed"
         }
     }
 }

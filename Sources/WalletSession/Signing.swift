@@ -62,20 +62,17 @@ extension Session {
 public struct SoftwareSigner: Signer {
     public let session: Session
     public let keyName: String
-    /// The command that signs (for errors that name it).
-    public let command: String
 
-    public init(session: Session, keyName: String, command: String) {
+    public init(session: Session, keyName: String) {
         self.session = session
         self.keyName = keyName
-        self.command = command
     }
 
     public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
-        let store = try session.unlockedStore(for: command)
+        let store = try session.unlockedStore()
         let (record, key) = try store.read { tx in
             let record = try tx.key(named: keyName)
-            return (record, try Session.signingKey(record, tx, command: command))
+            return (record, try Session.signingKey(record, tx))
         }
         let signature = try key.sign(digest: digest)
         let verified = (try? signature.recoverPublicKey(digest: digest)) == key.publicKey
@@ -104,20 +101,20 @@ extension Session {
     /// The private key a stored software key signs with: its own (ECDSA), or derived from its
     /// master's mnemonic or seed along its path (HD-CHILD). Reads in `tx`, the transaction
     /// `record` came from, so signing costs one snapshot and no second lookup.
-    public static func signingKey(_ record: KeyRecord, _ tx: StoreTransaction, command: String) throws -> PrivateKey {
+    public static func signingKey(_ record: KeyRecord, _ tx: StoreTransaction) throws -> PrivateKey {
         switch record.kind {
         case .ecdsa:
             return try PrivateKey(try tx.openSecret(of: record).payload)
         case .hdChild:
             guard let path = record.path, let (_, seed) = try masterSeed(of: record, tx) else {
-                throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
+                throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
             }
             guard let key = try ExtendedKey.master(seed: seed).derive(path).privateKey else {
-                throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
+                throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
             }
             return key
         default:
-            throw KeyCommandError.cannotSign(command: command, name: record.name, kind: record.kind.rawValue)
+            throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
         }
     }
 
@@ -142,25 +139,23 @@ public struct CardSigner: Signer {
     public let option: SignOption
     /// The absolute path of a derived key (`option` `.derive…`), for the result.
     public let derivedPath: DerivationPath?
-    public let command: String
     public let keyName: String
 
     /// A card signer; checks that `record` is a key of this card. `option` `.pinless` needs no
     /// channel; the others need `card.login`.
     public init(session: Session, card: CardLink, record: KeyRecord?, option: SignOption = .current,
-                derivedPath: DerivationPath? = nil, command: String) throws {
-        if let record { try card.checkHolds(record, command: command) }
+                derivedPath: DerivationPath? = nil) throws {
+        if let record { try card.checkHolds(record) }
         self.session = session
         self.card = card
         self.record = record
         self.option = option
         self.derivedPath = derivedPath
-        self.command = command
-        keyName = try record?.name ?? session.cardKeys(of: card, command: command).last?.name ?? "card-" + card.shortUID
+        keyName = try record?.name ?? session.cardKeys(of: card).last?.name ?? "card-" + card.shortUID
     }
 
     public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
-        let store = try session.store(for: command)
+        let store = try session.store()
         let signed = try card.commands.sign(digest: digest, option: option)
         // Which key should have signed, by the card's own export (or what card.pinless recorded).
         var path = derivedPath
@@ -217,47 +212,47 @@ extension CardLink {
     public var pinlessSetting: String { "card.pinless." + instanceUID }
 
     /// Refuses a key record that is not an active key of this card.
-    public func checkHolds(_ record: KeyRecord, command: String) throws(CardKeyError) {
-        guard case .card(let uid) = record.storage else { throw .retiredCardKey(command: command, name: record.name) }
+    public func checkHolds(_ record: KeyRecord) throws(CardKeyError) {
+        guard case .card(let uid) = record.storage else { throw .retiredCardKey(name: record.name) }
         guard uid == instanceUID else {
-            throw .otherCard(command: command, name: record.name, keyCard: String(uid.prefix(8)), connected: shortUID)
+            throw .otherCard(name: record.name, keyCard: String(uid.prefix(8)), connected: shortUID)
         }
     }
 }
 
 extension Session {
     /// The active card keys of `card`, oldest first.
-    public func cardKeys(of card: CardLink, command: String) throws -> [KeyRecord] {
+    public func cardKeys(of card: CardLink) throws -> [KeyRecord] {
         let storage = KeyStorage.card(instanceUID: card.instanceUID)
-        return try store(for: command).keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
+        return try store().keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
     }
 
     /// The signer of a signing command: the card when the signing key (`keyName`, else the
     /// active key) is a card key, or for a PIN-less signature when no key was named; else the
     /// software key. `cardSigner` makes the card's signer for a card key
     /// record (nil for the PIN-less case), so the command decides which key of the card signs.
-    public func signer(keyName: String?, pinless: Bool, command: String,
+    public func signer(keyName: String?, pinless: Bool,
                        cardSigner: (KeyRecord?) throws -> CardSigner) throws -> any Signer {
         let name = keyName ?? activeKey
-        let record = try name.map { try store(for: command).key(named: $0) }
+        let record = try name.map { try store().key(named: $0) }
         if let record, record.kind == .card { return try cardSigner(record) }
         if pinless, keyName == nil { return try cardSigner(nil) }
-        guard let record else { throw KeyCommandError.noActiveKey(command: command) }
-        return SoftwareSigner(session: self, keyName: record.name, command: command)
+        guard let record else { throw KeyCommandError.noActiveKey }
+        return SoftwareSigner(session: self, keyName: record.name)
     }
 
     /// The address that will sign with `keyName` or the active key, before signing (for the
     /// nonce and the gas estimate): a software key's own, or the card's current key by export.
-    public func signerAddress(keyName: String?, command c: String) throws -> EthereumAddress {
-        guard let name = keyName ?? activeKey else { throw KeyCommandError.noActiveKey(command: c) }
-        let record = try store(for: c).key(named: name)
+    public func signerAddress(keyName: String?) throws -> EthereumAddress {
+        guard let name = keyName ?? activeKey else { throw KeyCommandError.noActiveKey }
+        let record = try store().key(named: name)
         if record.kind == .card {
-            let card = try requireLoggedIn(c)
-            try card.checkHolds(record, command: c)
+            let card = try requireLoggedIn()
+            try card.checkHolds(record)
             return EthereumAddress(publicKey: try card.commands.exportKey(.current, kind: .publicKey).publicKey)
         }
         guard record.kind == .ecdsa || record.kind == .hdChild, let p = record.publicKey else {
-            throw KeyCommandError.cannotSign(command: c, name: record.name, kind: record.kind.rawValue)
+            throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
         }
         return EthereumAddress(publicKey: try PublicKey(bytes: p))
     }

@@ -48,14 +48,14 @@ private let errors: [any IdentifiableError] = {
     // card.* of the console's card link: each case
     let c = "card.x"
     out += ([
-        CardCommandError.notConnected(command: c), .notOpen(command: c), .pinNotVerified(command: c), .blank(command: c),
-        .alreadyInitialized(command: c, shortUID: "1a2b"), .noFreePairingSlots(total: 5), .noFreePairingSlots(total: nil),
-        .notPaired(command: c), .alreadyPaired(command: c, slot: 1), .pairingRefused(command: c, slot: 1),
-        .lastTry(command: c, credential: "PIN"), .pinBlocked(command: c, justNow: true),
-        .pukBlocked(command: c, justNow: false), .pinNotBlocked(command: c, triesLeft: 3),
-        .valueNeeded(command: c, what: "PIN", option: "pin"), .valuesDiffer(command: c, what: "PIN"),
-        .resetNotConfirmed(command: c, typed: "x"), .resetNotConfirmed(command: c, typed: nil),
-        .resetUnsupported(command: c), .unpairChoice(command: c), .duressTrap(command: c, reason: "r"),
+        CardCommandError.notConnected, .notOpen, .pinNotVerified, .blank,
+        .alreadyInitialized(shortUID: "1a2b"), .noFreePairingSlots(total: 5), .noFreePairingSlots(total: nil),
+        .notPaired, .alreadyPaired(slot: 1), .pairingRefused(slot: 1),
+        .lastTry(credential: "PIN"), .pinBlocked(justNow: true),
+        .pukBlocked(justNow: false), .pinNotBlocked(triesLeft: 3),
+        .valueNeeded(what: "PIN", option: "pin"), .valuesDiffer(what: "PIN"),
+        .resetNotConfirmed(typed: "x"), .resetNotConfirmed(typed: nil),
+        .resetUnsupported, .unpairChoice, .duressTrap(reason: "r"),
     ] as [CardCommandError]).map { $0 as any IdentifiableError }
     // card.* of the protocol: status words, the secure channel, and the transport under it
     out += ([
@@ -76,12 +76,12 @@ private let errors: [any IdentifiableError] = {
         RPCError.badURL(given: "x"), .timeout(endpoint: "e", seconds: 5, method: "m"),
         .noConnection(endpoint: "e", method: "m", reason: "r"), .unreachable(endpoint: "e", method: "m", reason: "r"),
         .http(endpoint: "e", method: "m", status: 502, body: ""), .node(method: "m", code: -32000, message: "no"),
-        .badResponse(method: "m", reason: "r"), .noNode(command: "eth.balance"),
+        .badResponse(method: "m", reason: "r"), .noNode(),
     ] as [RPCError]).map { $0 as any IdentifiableError }
     // session.* and eth.command.*
-    let session: [SessionError] = [.cancelled(command: c), .noSession(command: c), .needsConfirmation(command: c)]
-    let eth: [EthCommandError] = [.waitStopped(command: "eth.wait", hash: "0x00"),
-                                  .sendUnknown(command: "eth.send", hash: "0x00", reason: "r")]
+    let session: [SessionError] = [.cancelled, .noSession, .needsConfirmation]
+    let eth: [EthCommandError] = [.waitStopped(hash: "0x00"),
+                                  .sendUnknown(hash: "0x00", reason: "r")]
     out += session.map { $0 as any IdentifiableError } + eth.map { $0 as any IdentifiableError }
     // the default: lower-module errors whose ids start with none of the old prefixes
     out.append(WalletCryptoError.authenticationFailed)
@@ -137,7 +137,7 @@ struct ExitClassTests {
         #expect(ExitStatus.code(for: RuntimeError(.promptCancelled(command: "card.x", note: nil), at: at)) == 130)
         #expect(runBoom(PromptInterrupted(note: nil)).code == 130)
         #expect(ExitStatus.code(for: RuntimeError(.divisionByZero, at: at)) == 70)
-        #expect(ExitStatus.code(for: RuntimeError(.argument(.unknownOption(command: "x", option: "y", known: [])),
+        #expect(ExitStatus.code(for: RuntimeError(.argument(.unknownOption(option: "y", known: []), command: "x"),
                                                   at: at)) == 70)
     }
 

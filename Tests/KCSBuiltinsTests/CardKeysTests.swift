@@ -24,62 +24,62 @@ private let eth0 = [h(44), h(60), h(0), n(0), n(0)]
     // MARK: - Resolving and the depth limit
 
     @Test func parseCardPath_readsTheSDKSyntax() throws {
-        #expect(try Builtins.parseCardPath(.string("m/44'/60'/0'/0/0"), "t") == .init(source: .master, components: eth0))
-        #expect(try Builtins.parseCardPath(.string("m"), "t") == .init(source: .master, components: []))
-        #expect(try Builtins.parseCardPath(.string("../5"), "t") == .init(source: .parent, components: [n(5)]))
-        #expect(try Builtins.parseCardPath(.string("./0/1"), "t") == .init(source: .current, components: [n(0), n(1)]))
-        #expect(try Builtins.parseCardPath(.string("2h/3"), "t") == .init(source: .current, components: [h(2), n(3)]))
-        #expect(throws: HDError.self) { try Builtins.parseCardPath(.string("../m/1"), "t") }
+        #expect(try Builtins.parseCardPath(.string("m/44'/60'/0'/0/0")) == .init(source: .master, components: eth0))
+        #expect(try Builtins.parseCardPath(.string("m")) == .init(source: .master, components: []))
+        #expect(try Builtins.parseCardPath(.string("../5")) == .init(source: .parent, components: [n(5)]))
+        #expect(try Builtins.parseCardPath(.string("./0/1")) == .init(source: .current, components: [n(0), n(1)]))
+        #expect(try Builtins.parseCardPath(.string("2h/3")) == .init(source: .current, components: [h(2), n(3)]))
+        #expect(throws: HDError.self) { try Builtins.parseCardPath(.string("../m/1")) }
     }
 
     @Test func resolve_beyondTenLevels_isRefusedWithTheDepth() throws {
         let eleven = Array(repeating: n(1), count: 11)
-        #expect(throws: CardKeyError.tooDeep(command: "derive", path: "m/" + Array(repeating: "1", count: 11).joined(separator: "/"),
+        #expect(throws: CardKeyError.tooDeep(path: "m/" + Array(repeating: "1", count: 11).joined(separator: "/"),
                                              depth: 11)) {
-            try Builtins.resolve(.init(source: .master, components: eleven), current: [], "derive")
+            try Builtins.resolve(.init(source: .master, components: eleven), current: [])
         }
         // Relative paths count from the current key: 5 + 6 = 11.
         #expect(throws: CardKeyError.self) {
-            try Builtins.resolve(.init(source: .current, components: Array(eleven.prefix(6))), current: eth0, "derive")
+            try Builtins.resolve(.init(source: .current, components: Array(eleven.prefix(6))), current: eth0)
         }
-        #expect(try Builtins.resolve(.init(source: .parent, components: [n(9)]), current: eth0, "d")
+        #expect(try Builtins.resolve(.init(source: .parent, components: [n(9)]), current: eth0)
             == [h(44), h(60), h(0), n(0), n(9)])
-        #expect(throws: CardKeyError.parentOfMaster(command: "d")) {
-            try Builtins.resolve(.init(source: .parent, components: [n(1)]), current: [], "d")
+        #expect(throws: CardKeyError.parentOfMaster) {
+            try Builtins.resolve(.init(source: .parent, components: [n(1)]), current: [])
         }
-        let message = CardKeyError.tooDeep(command: "derive", path: "m/1", depth: 11).description
+        let message = CardKeyError.tooDeep(path: "m/1", depth: 11).description
         #expect(message.contains("at most 10 levels") && message.contains("nothing was sent"))
     }
 
     // MARK: - The coin screen
 
     @Test func coinPath_startsAtAccountZero_andKeepsTheCurrentAddress() throws {
-        #expect(try Builtins.coinPath(current: [], coinType: 60, account: nil, newAccount: false, next: false, "c") == eth0)
+        #expect(try Builtins.coinPath(current: [], coinType: 60, account: nil, newAccount: false, next: false) == eth0)
         let at3 = [h(44), h(60), h(2), n(0), n(3)]
-        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: false, "c") == at3)
+        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: false) == at3)
         // Another coin's tree starts at its account 0.
-        #expect(try Builtins.coinPath(current: at3, coinType: 0, account: nil, newAccount: false, next: false, "c")
+        #expect(try Builtins.coinPath(current: at3, coinType: 0, account: nil, newAccount: false, next: false)
             == [h(44), h(0), h(0), n(0), n(0)])
     }
 
     @Test func coinPath_nextAndNewAccount() throws {
         let at3 = [h(44), h(60), h(2), n(0), n(3)]
-        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: true, "c")
+        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: true)
             == [h(44), h(60), h(2), n(0), n(4)])
-        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: false, "c")
+        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: false)
             == [h(44), h(60), h(3), n(0), n(0)])
-        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: 2, newAccount: false, next: true, "c")
+        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: 2, newAccount: false, next: true)
             == [h(44), h(60), h(2), n(0), n(4)])
-        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: 7, newAccount: false, next: true, "c")
+        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: 7, newAccount: false, next: true)
             == [h(44), h(60), h(7), n(0), n(0)])
-        #expect(try Builtins.coinPath(current: [], coinType: 2, account: nil, newAccount: true, next: false, "c")
+        #expect(try Builtins.coinPath(current: [], coinType: 2, account: nil, newAccount: true, next: false)
             == [h(44), h(2), h(0), n(0), n(0)])
-        #expect(throws: CardKeyError.conflictingOptions(command: "c", first: "new-account", second: "next")) {
-            try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: true, "c")
+        #expect(throws: CardKeyError.conflictingOptions(first: "new-account", second: "next")) {
+            try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: true)
         }
         let last = [h(44), h(60), h(0), n(0), n(ChildIndex.hardenedOffset - 1)]
-        #expect(throws: CardKeyError.indexOverflow(command: "c")) {
-            try Builtins.coinPath(current: last, coinType: 60, account: nil, newAccount: false, next: true, "c")
+        #expect(throws: CardKeyError.indexOverflow) {
+            try Builtins.coinPath(current: last, coinType: 60, account: nil, newAccount: false, next: true)
         }
     }
 }
@@ -363,7 +363,7 @@ final class CardFixture {
         let out = try f.lines("let g = card.generate --force --name second\nprint g.kind, g.source")
         #expect(out == ["CARD generated"])
         #expect(f.session.activeKey == "second", "the active signer follows the card's new key")
-        let store = try f.session.store(for: "t")
+        let store = try f.session.store()
         #expect(try store.key(named: "first").retired)
         #expect(f.errorID("card.remove-key") == "cardKey.removeNeedsForce")
         #expect(try f.lines("print (card.remove-key --force).retired") == ["[\"second\"]"])

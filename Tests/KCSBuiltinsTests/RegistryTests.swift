@@ -1,4 +1,5 @@
 import Foundation
+import KCSErrors
 import KCSRuntime
 import KCSSyntax
 import Testing
@@ -15,11 +16,14 @@ enum Call {
         return try builtin.body(builtin.bind(args, options: options))
     }
 
-    /// The `description` of the error `name` throws (the user's message), or nil.
+    /// The message of the error `name` throws as the interpreter renders it (the user's
+    /// message, after the command's name where the error follows it), or nil.
     static func message(_ name: String, _ args: [Value] = [], _ options: [(String, Value?)] = []) -> String? {
         do {
             _ = try run(name, args, options)
             return nil
+        } catch let error as any IdentifiableError {
+            return error.rendered(by: name)
         } catch {
             return String(describing: error)
         }

@@ -88,8 +88,8 @@ final class TestClock: @unchecked Sendable {
         #expect(throws: RuntimeError.self) {
             try run("import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318", host)
         }
-        #expect(try host.session.store(for: "t").vaultStatus() == .missing)
-        #expect(try host.session.store(for: "t").keyCount() == 1, "the watch-only import needs no vault")
+        #expect(try host.session.store().vaultStatus() == .missing)
+        #expect(try host.session.store().keyCount() == 1, "the watch-only import needs no vault")
     }
 
     @Test func idleTimeout_asksAgain_andReconfirmAsksBeforeReveal() throws {
@@ -105,7 +105,7 @@ final class TestClock: @unchecked Sendable {
         let revealed = try run("reveal(key.reveal(\"a\"))", host)
         #expect(revealed == .string(key))
         #expect(host.prompts.count == 4 && host.prompts[3].contains("key.reveal"), "\(host.prompts)")
-        #expect(try host.session.store(for: "t").key(named: "a").revealedAt != nil)
+        #expect(try host.session.store().key(named: "a").revealedAt != nil)
     }
 
     @Test func wrongPassphrase_changesNothing() throws {
@@ -119,7 +119,7 @@ final class TestClock: @unchecked Sendable {
         } catch {
             #expect(error.id.hasPrefix("store."), "\(error.id): \(error.message)")
         }
-        #expect(try host.session.store(for: "t").keyCount() == 1)
+        #expect(try host.session.store().keyCount() == 1)
     }
 
     @Test func batch_neverPrompts_andSaysHowToSupplyThePassphrase() throws {
@@ -138,10 +138,10 @@ final class TestClock: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(atPath: file) }
         let batch = ScriptedHost(interactive: false, session: session(["KCS_VAULT_PASSPHRASE_FILE": file]))
         _ = try run("import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name a", batch)
-        try batch.session.store(for: "t").lock()
-        try batch.session.store(for: "t").unlock(passphrase: Secret(utf8: "from a file"))
+        try batch.session.store().lock()
+        try batch.session.store().unlock(passphrase: Secret(utf8: "from a file"))
         #expect(throws: RuntimeError.self) { try run("key.delete a", batch) }
-        #expect(try batch.session.store(for: "t").keyCount() == 1, "a delete without --yes in batch changes nothing")
+        #expect(try batch.session.store().keyCount() == 1, "a delete without --yes in batch changes nothing")
     }
 
     // MARK: - Paths a user reaches by answering wrongly or not at all
@@ -167,8 +167,8 @@ final class TestClock: @unchecked Sendable {
         #expect(error?.id == "session.cancelled")
         #expect(error?.message == "import.privkey: cancelled; nothing changed")
         #expect(host.prompts == ["new vault passphrase: "])
-        #expect(try host.session.store(for: "t").vaultStatus() == .missing)
-        #expect(try host.session.store(for: "t").keyCount() == 0)
+        #expect(try host.session.store().vaultStatus() == .missing)
+        #expect(try host.session.store().keyCount() == 0)
     }
 
     @Test func batch_passphraseFileMissing_namesTheFileAndStoresNothing() throws {
@@ -178,7 +178,7 @@ final class TestClock: @unchecked Sendable {
         let error = failure("import privkey \(Self.privateKey)", host)
         #expect(error?.id == "session.passphraseFileUnreadable")
         #expect(error?.message == "import.privkey: cannot read the passphrase file \(file) named by KCS_VAULT_PASSPHRASE_FILE")
-        #expect(try host.session.store(for: "t").keyCount() == 0)
+        #expect(try host.session.store().keyCount() == 0)
     }
 
     @Test func changePassphrase_wrongOldOrDifferingNew_keepsTheOldPassphrase() throws {
@@ -192,7 +192,7 @@ final class TestClock: @unchecked Sendable {
             "current vault passphrase: ", "new vault passphrase: ", "the new passphrase again: ",
             "current vault passphrase: ", "new vault passphrase: ", "the new passphrase again: ",
         ])
-        let store = try host.session.store(for: "t")
+        let store = try host.session.store()
         store.lock()
         try store.unlock(passphrase: Secret(utf8: "pw"))
         #expect(try store.openSecret(named: "a").kind == .privkey)
@@ -208,7 +208,7 @@ final class TestClock: @unchecked Sendable {
             "\(String(describing: error))")
         #expect(host.output.contains("Write these 12 words down, in order; they are shown only now:"))
         #expect(host.prompts.last?.hasPrefix("word #") == true, "\(host.prompts)")
-        #expect(try host.session.store(for: "t").keyCount() == 0)
+        #expect(try host.session.store().keyCount() == 0)
     }
 
     @Test func rotateHD_wrongBackupWord_rollsTheRotationBack() throws {
@@ -218,7 +218,7 @@ final class TestClock: @unchecked Sendable {
         let error = failure("key.rotate m --yes --successor m2", host)
         #expect(error?.id == "key.backupWordWrong")
         #expect(host.output.contains("The successor of m is a new mnemonic."))
-        let store = try host.session.store(for: "t")
+        let store = try host.session.store()
         #expect(try store.pendingRotations().isEmpty)
         #expect(try store.rotations(ofKeyNamed: "m").map(\.state) == [.rolledBack])
         #expect(try store.keys().map { "\($0.name) \($0.retired)" } == ["m false", "m-0 false"])
@@ -237,13 +237,13 @@ final class TestClock: @unchecked Sendable {
         #expect(failure("key.move a", host)?.message == "key.move: give exactly one of --to N, --up, --down, got 0")
         #expect(failure("key.move a --up --to 2", host)?.id == "key.moveNeedsOneOption")
         _ = try run("key.move b --up", host)
-        #expect(try host.session.store(for: "t").keys().map(\.name) == ["b", "a"])
+        #expect(try host.session.store().keys().map(\.name) == ["b", "a"])
         let xprv = "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi"
         #expect(failure("import xpub \"\(xprv)\"", host)?.id == "key.privateWhereWatchOnly")
         #expect(failure("sign 0x" + String(repeating: "11", count: 32), host)?.message
                 == "sign: no active key; choose one with `use key NAME` or pass --key NAME")
         #expect(failure("history --kind bogus", host)?.id == "builtin.badChoice")
-        #expect(try host.session.store(for: "t").keyCount() == 2)
+        #expect(try host.session.store().keyCount() == 2)
     }
 
     @Test func dates_showAsISO8601UTCInWholeSeconds() throws {
@@ -267,7 +267,7 @@ final class TestClock: @unchecked Sendable {
         let deleted = try run("key.delete m --yes --children", host)
         #expect(deleted == .list([.string("m-0"), .string("m-1"), .string("m")]))
         #expect(host.session.activeKey == nil)
-        #expect(try host.session.store(for: "t").keyCount() == 0)
+        #expect(try host.session.store().keyCount() == 0)
     }
 
     @Test func startupNotice_listsInterruptedRotationsAndKeysDue() throws {
@@ -281,7 +281,7 @@ final class TestClock: @unchecked Sendable {
             try { key.rotate hot --successor next } catch e { }
             key.flag cold --exposed
             """, host)
-        try host.session.store(for: "t").setSetting(Session.maxAgeSetting, to: "1")
+        try host.session.store().setSetting(Session.maxAgeSetting, to: "1")
         clock.advance(2 * 86_400)
         #expect(session().startupNotice() == """
             1 key rotation was interrupted:

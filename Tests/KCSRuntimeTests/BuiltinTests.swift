@@ -30,23 +30,23 @@ struct BuiltinTests {
     }
 
     @Test func bind_errorsNameTheArgumentExpectedAndGiven() {
-        #expect(throws: ArgumentError.wrongType(command: "card.sign", position: 2, name: "path",
+        #expect(throws: ArgumentError.wrongType(position: 2, name: "path",
                                                 expected: .domain("derivation path"), got: "string")) {
             try sign.bind([.bytes([1]), .string("m/0")], options: [])
         }
-        #expect(ArgumentError.wrongType(command: "card.sign", position: 2, name: "path", expected: .domain("derivation path"),
-                                        got: "string").description
+        #expect(ArgumentError.wrongType(position: 2, name: "path", expected: .domain("derivation path"),
+                                        got: "string").rendered(by: "card.sign")
                 == "card.sign: argument 2 (path) must be a derivation path, got string")
-        #expect(throws: ArgumentError.missing(command: "card.sign", position: 1, name: "hash", type: .bytes)) {
+        #expect(throws: ArgumentError.missing(position: 1, name: "hash", type: .bytes)) {
             try sign.bind([], options: [])
         }
-        #expect(throws: ArgumentError.tooMany(command: "derive", max: 1, got: 2)) { try derive.bind([.string("a"), .string("b")], options: []) }
-        #expect(ArgumentError.unknownOption(command: "card.sign", option: "pinles", known: ["pinless", "reader"]).description
+        #expect(throws: ArgumentError.tooMany(max: 1, got: 2)) { try derive.bind([.string("a"), .string("b")], options: []) }
+        #expect(ArgumentError.unknownOption(option: "pinles", known: ["pinless", "reader"]).rendered(by: "card.sign")
                 == "card.sign: unknown option --pinles; expected one of --pinless, --reader")
-        #expect(throws: ArgumentError.optionNeedsValue(command: "card.sign", option: "reader", type: .string)) {
+        #expect(throws: ArgumentError.optionNeedsValue(option: "reader", type: .string)) {
             try sign.bind([.bytes([1])], options: [("reader", nil)])
         }
-        #expect(throws: ArgumentError.flagTakesNoValue(command: "card.sign", option: "pinless")) {
+        #expect(throws: ArgumentError.flagTakesNoValue(option: "pinless")) {
             try sign.bind([.bytes([1])], options: [("pinless", .string("yes"))])
         }
     }

@@ -33,7 +33,7 @@ private final class Bench {
     func select() throws -> ApplicationInfo { try KeycardCommandSet(transport: card, random: SeededRandom(seed: 63)).select() }
 
     func login() throws {
-        _ = try session.login(pin: Secret(utf8: "123456"), CardLoginRequest { secret }, command: "card.login")
+        _ = try session.login(pin: Secret(utf8: "123456"), CardLoginRequest { secret })
     }
 }
 
@@ -43,16 +43,16 @@ struct CardAdministrationTests {
         let bench = try Bench()
         // The PUK starts with the PIN: applet 3.1 would make every login a duress login.
         #expect(throws: CardCommandError.self) {
-            try bench.session.initializeCard(command: "card.init") { try bench.request(pin: "123456", puk: "123456789012") }
+            try bench.session.initializeCard { try bench.request(pin: "123456", puk: "123456789012") }
         }
         #expect(try !bench.select().isInitialized)
-        let warnings = try bench.session.initializeCard(command: "card.init") {
+        let warnings = try bench.session.initializeCard {
             try bench.request(pin: "123456", puk: "123456789012", force: true)
         }
         #expect(warnings.count == 1 && warnings[0].hasPrefix("the PUK's first 6 digits equal the PIN"))
         #expect(try bench.select().isInitialized)
-        #expect(throws: CardCommandError.alreadyInitialized(command: "card.init", shortUID: bench.session.card!.shortUID)) {
-            try bench.session.initializeCard(command: "card.init") {
+        #expect(throws: CardCommandError.alreadyInitialized(shortUID: bench.session.card!.shortUID)) {
+            try bench.session.initializeCard {
                 Issue.record("values asked of an initialized card")
                 return try bench.request(pin: "123456", puk: "987654321098")
             }
@@ -61,7 +61,7 @@ struct CardAdministrationTests {
 
     @Test func unpair_others_freesEveryOtherSlot_learnsTheTotal_thenAllLogsOut() throws {
         let bench = try Bench()
-        _ = try bench.session.initializeCard(command: "card.init") { try bench.request(pin: "123456", puk: "987654321098") }
+        _ = try bench.session.initializeCard { try bench.request(pin: "123456", puk: "987654321098") }
         try bench.login()
         for seed in 1...3 {
             let other = KeycardCommandSet(transport: bench.card, random: SeededRandom(seed: UInt64(70 + seed)))
@@ -69,46 +69,46 @@ struct CardAdministrationTests {
             _ = try other.pair(secret: secret)
         }
         try bench.login()  // the stored pairing again, after the others' SELECTs closed the channel
-        #expect(throws: SessionError.needsConfirmation(command: "card.unpair")) {
-            try bench.session.unpair(.others, yes: false, command: "card.unpair")
+        #expect(throws: SessionError.needsConfirmation) {
+            try bench.session.unpair(.others, yes: false)
         }
-        let others = try bench.session.unpair(.others, yes: true, command: "card.unpair")
+        let others = try bench.session.unpair(.others, yes: true)
         #expect(others.unpaired == [1, 2, 3, 4] && !others.loggedOut && others.freePairingSlots == 4)
         #expect(try bench.select().freePairingSlots == 4)
         try bench.login()
-        let all = try bench.session.unpair(.all, yes: true, command: "card.unpair")
+        let all = try bench.session.unpair(.all, yes: true)
         #expect(all.loggedOut && all.unpaired.last == 0 && all.freePairingSlots == 5)
-        #expect(try bench.session.unlockedStore(for: "test").pairings().isEmpty)  // the stored pairing went with its slot
+        #expect(try bench.session.unlockedStore().pairings().isEmpty)  // the stored pairing went with its slot
     }
 
     @Test func factoryReset_wrongUIDChangesNothing_rightUIDErasesAndForgets() throws {
         let bench = try Bench()
-        _ = try bench.session.initializeCard(command: "card.init") { try bench.request(pin: "123456", puk: "987654321098") }
+        _ = try bench.session.initializeCard { try bench.request(pin: "123456", puk: "987654321098") }
         try bench.login()
         let short = try #require(bench.session.card?.shortUID)
-        #expect(throws: CardCommandError.resetNotConfirmed(command: "card.reset", typed: "00000000")) {
-            try bench.session.factoryReset(typed: "00000000", command: "card.reset")
+        #expect(throws: CardCommandError.resetNotConfirmed(typed: "00000000")) {
+            try bench.session.factoryReset(typed: "00000000")
         }
         #expect(try bench.select().isInitialized)
-        #expect(throws: CardCommandError.resetNotConfirmed(command: "card.reset", typed: nil)) {
-            try bench.session.factoryReset(typed: nil, command: "card.reset")  // a batch run is not asked
+        #expect(throws: CardCommandError.resetNotConfirmed(typed: nil)) {
+            try bench.session.factoryReset(typed: nil)  // a batch run is not asked
         }
         // At a terminal the UID is asked: a wrong one or Ctrl-C erases nothing.
         for answer in ["1a2b3c4d", ScriptedPrompts.ctrlC] {
             let person = ScriptedPrompts([answer])
             bench.session.prompts = person
             if answer == ScriptedPrompts.ctrlC {
-                #expect(throws: PromptInterrupted.self) { try bench.session.factoryReset(typed: nil, command: "card.reset") }
+                #expect(throws: PromptInterrupted.self) { try bench.session.factoryReset(typed: nil) }
             } else {
-                #expect(throws: CardCommandError.resetNotConfirmed(command: "card.reset", typed: answer)) {
-                    try bench.session.factoryReset(typed: nil, command: "card.reset")
+                #expect(throws: CardCommandError.resetNotConfirmed(typed: answer)) {
+                    try bench.session.factoryReset(typed: nil)
                 }
             }
             #expect(person.asked.count == 1 && person.asked[0].hasPrefix("card.reset erases this card's keys"))
             #expect(try bench.select().isInitialized, "after \(answer)")
         }
         bench.session.prompts = nil
-        let reset = try bench.session.factoryReset(typed: " \(short.uppercased()) ", command: "card.reset")
+        let reset = try bench.session.factoryReset(typed: " \(short.uppercased()) ")
         #expect(!reset.initialized && reset.forgotPairing)
         #expect(try !bench.select().isInitialized)
     }

@@ -52,7 +52,7 @@ private final class Bench {
     }
 
     func login(_ pin: String = "123456", _ request: CardLoginRequest? = nil) throws -> CardLoginResult {
-        try session.login(pin: Secret(utf8: pin), request ?? self.request(), command: "card.login")
+        try session.login(pin: Secret(utf8: pin), request ?? self.request())
     }
 
     /// SELECT on a fresh connection: what the card itself says, whatever this session believes.
@@ -64,7 +64,7 @@ private final class Bench {
     func storedPairing() throws -> PairingRecord? {
         let uid = card.applet.instanceUID
         guard FileManager.default.fileExists(atPath: home + "/" + WalletStore.databaseFileName) else { return nil }
-        return try session.unlockedStore(for: "test").pairing(instanceUID: uid)
+        return try session.unlockedStore().pairing(instanceUID: uid)
     }
 }
 
@@ -95,7 +95,7 @@ struct CardLoginTests {
         let bench = try Bench(initialized: false)
         let wire = try bench.connect()
         let before = wire.count
-        #expect(throws: CardCommandError.blank(command: "card.login")) { try bench.login() }
+        #expect(throws: CardCommandError.blank) { try bench.login() }
         #expect(wire.count - before == 1)
         #expect(bench.session.existingStore() == nil)
     }
@@ -113,16 +113,16 @@ struct CardLoginTests {
         try bench.connect()
         #expect(throws: CardError.wrongPIN(triesLeft: 2)) { try bench.login("000000") }
         #expect(throws: CardError.wrongPIN(triesLeft: 1)) { try bench.login("000000") }
-        #expect(throws: CardCommandError.lastTry(command: "card.login", credential: "PIN")) { try bench.login("000000") }
+        #expect(throws: CardCommandError.lastTry(credential: "PIN")) { try bench.login("000000") }
         // Nothing was sent: the right PIN with --force still has its try.
         #expect(try bench.login("123456", bench.request(force: true)).pairing.index == 0)
         #expect(try bench.session.card?.commands.getStatus().pinRetries == 3)
         // Used up: the last try gone is "blocked", not "wrong PIN, 0 left".
         for left in [2, 1] { #expect(throws: CardError.wrongPIN(triesLeft: left)) { try bench.login("000000") } }
-        #expect(throws: CardCommandError.pinBlocked(command: "card.login", justNow: true)) {
+        #expect(throws: CardCommandError.pinBlocked(justNow: true)) {
             try bench.login("000000", bench.request(force: true))
         }
-        #expect(throws: CardCommandError.pinBlocked(command: "card.login", justNow: false)) { try bench.login() }
+        #expect(throws: CardCommandError.pinBlocked(justNow: false)) { try bench.login() }
     }
 
     @Test func refusedStoredPairing_batchNamesIt_repairForgetsItAndPairsAgain() throws {
@@ -132,7 +132,7 @@ struct CardLoginTests {
         // Another client (or a lost UNPAIR) freed kcs's slot behind its back.
         try #require(bench.session.card).commands.unpair(index: first.pairing.index)
         try bench.connect()
-        #expect(throws: CardCommandError.pairingRefused(command: "card.login", slot: first.pairing.index)) {
+        #expect(throws: CardCommandError.pairingRefused(slot: first.pairing.index)) {
             try bench.login()
         }
         #expect(try bench.storedPairing() != nil)  // nothing forgotten without a yes
@@ -154,7 +154,7 @@ struct CardLoginTests {
             bench.session.prompts = person
             try bench.connect()
             if answer == "n" {
-                #expect(throws: SessionError.cancelled(command: "card.login")) { try bench.login() }
+                #expect(throws: SessionError.cancelled) { try bench.login() }
             } else {
                 #expect(throws: PromptInterrupted.self) { try bench.login() }
             }
@@ -174,11 +174,11 @@ struct CardLoginTests {
     @Test func openChannel_isTheSameWalk_withoutThePIN() throws {
         let bench = try Bench()
         try bench.connect()
-        #expect(throws: CardCommandError.notPaired(command: "card.open")) { try bench.session.openChannel(command: "card.open") }
+        #expect(throws: CardCommandError.notPaired) { try bench.session.openChannel() }
         let first = try bench.login()
         let wire = try bench.connect()
         let before = wire.count
-        let opened = try bench.session.openChannel(command: "card.open")
+        let opened = try bench.session.openChannel()
         // SELECT, OPEN SECURE CHANNEL, MUTUALLY AUTHENTICATE: no PIN sent.
         #expect(opened.slot == first.pairing.index && wire.count - before == 3)
         let link = try #require(bench.session.card)
@@ -186,8 +186,8 @@ struct CardLoginTests {
         try link.commands.verifyPIN(Bench.pin)
         try link.commands.unpair(index: first.pairing.index)
         try bench.connect()
-        #expect(throws: CardCommandError.pairingRefused(command: "card.open", slot: first.pairing.index)) {
-            try bench.session.openChannel(command: "card.open")
+        #expect(throws: CardCommandError.pairingRefused(slot: first.pairing.index)) {
+            try bench.session.openChannel()
         }
         #expect(try bench.storedPairing() != nil)  // only card.login --yes forgets it
     }

@@ -18,7 +18,7 @@ private final class Home {
                           vaultParameters: .insecureForTesting())
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
-    var store: WalletStore { get throws { try session.unlockedStore(for: "test") } }
+    var store: WalletStore { get throws { try session.unlockedStore() } }
 
     @discardableResult
     func addECDSA(_ name: String, byte: UInt8) throws -> KeyRecord {
@@ -51,12 +51,12 @@ struct DriverTests {
         let store = try home.store
         let begun = try store.beginRotation(ofKeyNamed: "hot")
         let done = try home.session.advanceRotation(begun.id, successorName: "hot-2", yes: true, skipConfirm: true,
-                                                    store: store, command: "key.rotate")
+                                                    store: store)
         #expect(done.state == .completed && done.newKeyName == "hot-2")
         #expect(try store.key(named: "hot").retired)
         #expect(home.session.activeKey == "hot-2")
         // The successor signs; the old key's secret is gone.
-        let signed = try SoftwareSigner(session: home.session, keyName: "hot-2", command: "sign")
+        let signed = try SoftwareSigner(session: home.session, keyName: "hot-2")
             .sign(digest: [UInt8](repeating: 1, count: 32), kind: .hash, chainID: nil)
         #expect(signed.verified)
         #expect(throws: (any Error).self) { try store.openSecret(named: "hot") }
@@ -68,13 +68,12 @@ struct DriverTests {
         let store = try home.store
         let begun = try store.beginRotation(ofKeyNamed: "hot")
         #expect(throws: RotationCommandError.self) {
-            try home.session.advanceRotation(begun.id, successorName: nil, yes: false, skipConfirm: true, store: store,
-                                             command: "key.rotate")
+            try home.session.advanceRotation(begun.id, successorName: nil, yes: false, skipConfirm: true, store: store)
         }
         #expect(try store.rotation(id: begun.id).state == .successorCreated)
         #expect(try store.openSecret(named: "hot").kind == .privkey)  // the old secret is intact
         let done = try home.session.advanceRotation(begun.id, successorName: nil, yes: true, skipConfirm: true,
-                                                    store: store, command: "rotation.resume")
+                                                    store: store)
         #expect(done.state == .completed)
         #expect(try store.pendingRotations().isEmpty)
     }
@@ -88,8 +87,7 @@ struct DriverTests {
         home.session.prompts = wrong
         let first = try store.beginRotation(ofKeyNamed: "words")
         #expect(throws: KeyCommandError.self) {
-            try home.session.advanceRotation(first.id, successorName: "fresh", yes: true, skipConfirm: false, store: store,
-                                             command: "key.rotate")
+            try home.session.advanceRotation(first.id, successorName: "fresh", yes: true, skipConfirm: false, store: store)
         }
         #expect(wrong.shown.contains("Write these 12 words down"))
         #expect(try store.findKey(named: "fresh") == nil)
@@ -99,7 +97,7 @@ struct DriverTests {
         home.session.prompts = nil
         let second = try store.beginRotation(ofKeyNamed: "words")
         let done = try home.session.advanceRotation(second.id, successorName: "fresh", yes: true, skipConfirm: true,
-                                                    store: store, command: "key.rotate")
+                                                    store: store)
         #expect(done.state == .completed)
         let children = try store.children(ofKeyNamed: "fresh")
         #expect(children.map(\.name) == ["fresh-0"])
@@ -120,16 +118,15 @@ struct DriverTests {
         #expect(try address(0, 0).checksummed == "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
         let used = [try address(0, 0), try address(0, 7), try address(1, 3)]
         let records = try home.session.discoverAccounts(onCard: false, keyName: nil, coin: try SLIP44.coin(index: 60),
-                                                        history: AddressListHistory(used), gap: 20, maxAccounts: 20,
-                                                        command: "wallet.discover")
+                                                        history: AddressListHistory(used), gap: 20, maxAccounts: 20)
         #expect(records.map(\.path.description) == ["m/44'/60'/0'/0/0", "m/44'/60'/0'/0/7", "m/44'/60'/1'/0/3"])
         #expect(records.map(\.address) == used.map(\.checksummed))
         #expect(try home.store.discoveredAddresses().count == 3)
 
-        let selected = try #require(try home.session.selectDiscovered(used[2], command: "wallet.select"))
+        let selected = try #require(try home.session.selectDiscovered(used[2]))
         #expect(!selected.onCard && selected.path.description == "m/44'/60'/1'/0/3")
         #expect(home.session.activeKey == selected.record.name)
         #expect(selected.record.kind == .hdChild && selected.record.address == used[2].checksummed)
-        #expect(try home.session.selectDiscovered(address(2, 0), command: "wallet.select") == nil)
+        #expect(try home.session.selectDiscovered(address(2, 0)) == nil)
     }
 }

@@ -30,7 +30,7 @@ private final class Home {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
-    var store: WalletStore { get throws { try session.unlockedStore(for: "test") } }
+    var store: WalletStore { get throws { try session.unlockedStore() } }
 
     /// An HD master from "abandon … about" and its MetaMask child, named `child`.
     func importAbandonAbout() throws {
@@ -65,7 +65,7 @@ private final class Home {
         let link = try CardLink(medium: .simulator(card), name: "sim:t", random: SeededRandom(seed: 53))
         session.card = link
         _ = try session.login(pin: Secret(utf8: "123456"),
-                              CardLoginRequest { PairingSecret(password: PairingSecret.defaultPassword) }, command: "card.login")
+                              CardLoginRequest { PairingSecret(password: PairingSecret.defaultPassword) })
         _ = try link.commands.loadKey(seed: try Mnemonic(phrase: abandonAbout).seed())
         return link
     }
@@ -77,9 +77,9 @@ struct SignerTests {
         let home = Home()
         try home.importAbandonAbout()
         let digest = Hash.keccak256(Array("kcs".utf8))
-        let signer = try home.session.signer(keyName: "child", pinless: false, command: "sign") { _ in
+        let signer = try home.session.signer(keyName: "child", pinless: false) { _ in
             Issue.record("a software key chose the card")
-            throw CardCommandError.notConnected(command: "sign")
+            throw CardCommandError.notConnected
         }
         #expect(signer is SoftwareSigner)
         let signed = try signer.sign(digest: digest, kind: .message, chainID: nil)
@@ -98,7 +98,7 @@ struct SignerTests {
         let home = Home()
         try home.importEIP155Key()
         let hash = try Hex.decode("daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53")
-        let signed = try SoftwareSigner(session: home.session, keyName: "eip155", command: "sign tx")
+        let signed = try SoftwareSigner(session: home.session, keyName: "eip155")
             .sign(digest: hash, kind: .transaction, chainID: 1)
         #expect(Hex.encode(signed.signature.r) == "28ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276")
         #expect(Hex.encode(signed.signature.s) == "67cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83")
@@ -112,7 +112,7 @@ struct SignerTests {
         let path = try DerivationPath(metaMaskPath)
         let digest = Hash.keccak256(Array("kcs on a card".utf8))
         let signed = try CardSigner(session: home.session, card: card, record: nil, option: .derive(try CardKeyPath(path)),
-                                    derivedPath: path, command: "sign")
+                                    derivedPath: path)
             .sign(digest: digest, kind: .hash, chainID: nil)
         #expect(signed.signer == metaMaskAddress)
         #expect(signed.verified && signed.checkedAgainst == "the key exported from the card")
@@ -133,21 +133,21 @@ struct SignerTests {
         var asked: [String?] = []
         let make: (KeyRecord?) throws -> CardSigner = { record in
             asked.append(record?.name)
-            return try CardSigner(session: home.session, card: card, record: record, command: "sign")
+            return try CardSigner(session: home.session, card: card, record: record)
         }
-        #expect(try home.session.signer(keyName: "card-key", pinless: false, command: "sign", cardSigner: make)
+        #expect(try home.session.signer(keyName: "card-key", pinless: false, cardSigner: make)
             .keyName == "card-key")
         // --pinless without --key: the card, whatever the active key is.
         home.session.activeKey = "eip155"
-        #expect(try home.session.signer(keyName: nil, pinless: true, command: "sign", cardSigner: make)
+        #expect(try home.session.signer(keyName: nil, pinless: true, cardSigner: make)
             is CardSigner)
         // --key names a software key: that key, even with --pinless (the command refuses the option).
-        #expect(try home.session.signer(keyName: "eip155", pinless: true, command: "sign", cardSigner: make)
+        #expect(try home.session.signer(keyName: "eip155", pinless: true, cardSigner: make)
             is SoftwareSigner)
         #expect(asked == ["card-key", nil])
         home.session.activeKey = nil
-        #expect(throws: KeyCommandError.noActiveKey(command: "sign")) {
-            try home.session.signer(keyName: nil, pinless: false, command: "sign", cardSigner: make)
+        #expect(throws: KeyCommandError.noActiveKey) {
+            try home.session.signer(keyName: nil, pinless: false, cardSigner: make)
         }
     }
 
@@ -157,8 +157,8 @@ struct SignerTests {
         let other = try home.store.addKey(NewKey(name: "elsewhere", kind: .card, source: .card,
                                                  storage: .card(instanceUID: String(repeating: "ab", count: 16)),
                                                  publicKey: try PrivateKey(bytes: [UInt8](repeating: 7, count: 32)).publicKey))
-        #expect(throws: CardKeyError.otherCard(command: "sign", name: "elsewhere", keyCard: "abababab", connected: card.shortUID)) {
-            try CardSigner(session: home.session, card: card, record: other, command: "sign")
+        #expect(throws: CardKeyError.otherCard(name: "elsewhere", keyCard: "abababab", connected: card.shortUID)) {
+            try CardSigner(session: home.session, card: card, record: other)
         }
     }
 }

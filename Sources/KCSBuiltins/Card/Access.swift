@@ -17,8 +17,7 @@ extension Builtins {
         Builtin("card.status",
                 summary: "PIN and PUK tries left, key loaded, current path, PIN-less path (needs the secure channel).",
                 example: "card.status") { args in
-            let c = args.command
-            let card = try args.session(c).requireChannel(c)
+            let card = try args.session().requireChannel()
             let status = try card.commands.getStatus()
             let path = try card.commands.getKeyPath()
             return .map(ValueMap([
@@ -42,10 +41,9 @@ extension Builtins {
                 ],
                 summary: "Initializes a blank card with a PIN, a PUK and a pairing password (asked twice, given, or generated).",
                 example: "card.init --generate") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let warnings = try session.initializeCard(command: c) { try initRequest(args, session: session, command: c) }
-            let card = try session.requireCard(c)
+            let session = try args.session()
+            let warnings = try session.initializeCard { try initRequest(args, session: session) }
+            let card = try session.requireCard()
             var fields: [(String, Value)] = [("initialized", .bool(card.info.isInitialized)), ("shortUID", .string(card.shortUID))]
             if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
             return withWarnings(fields, warnings, session: session)
@@ -59,18 +57,17 @@ extension Builtins {
                 ],
                 summary: "Pairs with the card and stores the pairing (sealed, by instance UID) so later sessions reuse the slot.",
                 example: "card.pair --default") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireCard(c)
-            let (info, released) = try session.startOver(card, command: c)
+            let session = try args.session()
+            let card = try session.requireCard()
+            let (info, released) = try session.startOver(card)
             var warnings = released
             // The vault first: a slot is used only when its pairing can be kept.
-            let store = try session.unlockedStore(for: c)
+            let store = try session.unlockedStore()
             if let held = try store.pairings().first(where: { $0.instanceUID == info.instanceUID }), !args.flag("force") {
-                throw CardCommandError.alreadyPaired(command: c, slot: held.slot)
+                throw CardCommandError.alreadyPaired(slot: held.slot)
             }
             try card.checkFreePairingSlot()  // before the password is asked
-            let secret = try pairingSecret(args, session: session, command: c)
+            let secret = try pairingSecret(args, session: session)
             let (pairing, slotWarnings) = try card.pair(secret: secret) { pairing in
                 try store.savePairing(pairing, instanceUID: info.instanceUID)
             }
@@ -83,9 +80,8 @@ extension Builtins {
         Builtin("card.open",
                 summary: "Opens the secure channel with the pairing kcs stored for this card.",
                 example: "card.open") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let opened = try session.openChannel(command: c)
+            let session = try args.session()
+            let opened = try session.openChannel()
             return withWarnings([("slot", .int(Int(opened.slot))), ("open", .bool(true))], opened.warnings, session: session)
         },
 
@@ -93,14 +89,13 @@ extension Builtins {
                 options: [OptionSpec("force", nil, "send the PIN even when only one try is left")],
                 summary: "Verifies the PIN over the open secure channel (refused with one try left unless --force).",
                 example: "card.verify (env \"KC_PIN\" --secret pin)") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireChannel(c)
-            let pin = try requiredSecret(args, "pin", c)
+            let session = try args.session()
+            let card = try session.requireChannel()
+            let pin = try requiredSecret(args, "pin")
             try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
-            try Session.checkTries(.pin, in: card.commands.getStatus(), force: args.flag("force"), command: c)
+            try Session.checkTries(.pin, in: card.commands.getStatus(), force: args.flag("force"))
             card.pinVerified = false
-            do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error, command: c) }
+            do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error) }
             card.pinVerified = true
             // The same duress check as card.login's (docs/card.md, "Duress logins").
             guard let warning = try session.checkCardKeys(card) else { return .null }
@@ -117,15 +112,14 @@ extension Builtins {
                 ],
                 summary: "Select, pair (or reuse the stored pairing), open the secure channel and verify the PIN, in one step.",
                 example: "card.login (env \"KC_PIN\" --secret pin) --default") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireCard(c)
-            let pin = try requiredSecret(args, "pin", c)
-            var request = CardLoginRequest { try pairingSecret(args, session: session, command: c) }
+            let session = try args.session()
+            let card = try session.requireCard()
+            let pin = try requiredSecret(args, "pin")
+            var request = CardLoginRequest { try pairingSecret(args, session: session) }
             request.ephemeral = args.flag("ephemeral")
             request.force = args.flag("force")
             request.repairWithoutAsking = args.flag("yes")
-            let login = try session.login(pin: pin, request, command: c)
+            let login = try session.login(pin: pin, request)
             let pairing = login.pairing
             var fields: [(String, Value)] = [
                 ("card", .string(card.name)), ("shortUID", .string(card.shortUID)), ("slot", .int(Int(pairing.index))),
@@ -138,11 +132,10 @@ extension Builtins {
         Builtin("card.logout",
                 summary: "Ends the card session (an ephemeral pairing is unpaired first); the PIN must be verified again.",
                 example: "card.logout") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireCard(c)
+            let session = try args.session()
+            let card = try session.requireCard()
             let ephemeral = card.ephemeralPairing
-            let warnings = session.releaseEphemeralPairing(for: c)
+            let warnings = session.releaseEphemeralPairing()
             do {
                 try card.select()
             } catch {
@@ -159,16 +152,15 @@ extension Builtins {
                 options: [OptionSpec("all", nil, "every pairing kcs holds, for any card (no card needed)")],
                 summary: "What kcs holds for this card (stored and session pairing) and the card's free pairing slots.",
                 example: "card.pairings") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let store = try session.store(for: c)
+            let session = try args.session()
+            let store = try session.store()
             if args.flag("all") {
                 return .list(try store.pairings().map { p in
                     .map(ValueMap([("instanceUID", .bytes(p.instanceUID)), ("shortUID", .string(String(p.instanceUIDHex.prefix(8)))),
                                    ("slot", .int(Int(p.slot))), ("created", .string(isoDate(p.createdAt)))]))
                 })
             }
-            let card = try session.requireCard(c)
+            let card = try session.requireCard()
             // SELECT refreshes the free-slot count, but would end an open session.
             if !card.commands.isSecureChannelOpen { try card.select() }
             let uid = card.info.instanceUID
@@ -194,18 +186,17 @@ extension Builtins {
                 ],
                 summary: "Frees pairing slots: this session's (no argument), SLOT, every other (--others) or all (--all).",
                 example: "card.unpair --others --yes") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireLoggedIn(c)
-            let slotArgument = try args.integer("slot").map { UInt8(try smallInt($0, c, "the slot", in: 0...255)) }
+            let session = try args.session()
+            let card = try session.requireLoggedIn()
+            let slotArgument = try args.integer("slot").map { UInt8(try smallInt($0, "the slot", in: 0...255)) }
             let given = [slotArgument != nil, args.flag("others"), args.flag("all")].filter { $0 }.count
-            guard given <= 1 else { throw CardCommandError.unpairChoice(command: c) }
-            guard let ours = card.pairing?.index else { throw CardCommandError.notOpen(command: c) }
+            guard given <= 1 else { throw CardCommandError.unpairChoice }
+            guard let ours = card.pairing?.index else { throw CardCommandError.notOpen }
             if let slot = slotArgument, slot != ours, let total = card.pairingSlotCount, Int(slot) >= total {
-                throw BuiltinError.outOfRange(command: c, name: "the slot", expected: "0 to \(total - 1)", got: String(slot))
+                throw BuiltinError.outOfRange(name: "the slot", expected: "0 to \(total - 1)", got: String(slot))
             }
             let choice: UnpairChoice = args.flag("others") ? .others : args.flag("all") ? .all : slotArgument.map { .slot($0) } ?? .own
-            let r = try session.unpair(choice, yes: args.flag("yes"), command: c)
+            let r = try session.unpair(choice, yes: args.flag("yes"))
             var fields: [(String, Value)] = [("unpaired", .list(r.unpaired.map { .int(Int($0)) })), ("loggedOut", .bool(r.loggedOut))]
             if r.reportsFreeSlots { fields.append(("freePairingSlots", r.freePairingSlots.map { .int($0) } ?? .null)) }
             return .map(ValueMap(fields))
@@ -217,17 +208,16 @@ extension Builtins {
                 options: [OptionSpec("force", nil, "send the PUK even when only one try is left")],
                 summary: "Unblocks a blocked PIN with the PUK and sets a new PIN (asked twice at a terminal).",
                 example: "card.unblock (env \"KC_PUK\" --secret puk) (env \"KC_NEW_PIN\" --secret pin)") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireChannel(c)
-            let puk = try requiredSecret(args, "puk", c)
+            let session = try args.session()
+            let card = try session.requireChannel()
+            let puk = try requiredSecret(args, "puk")
             try KeycardCommands.checkDigits(puk, count: 12, what: "PUK", command: .unblockPIN)
             // One GET STATUS answers both: is the PIN blocked, and may the PUK be sent.
             let status = try card.commands.getStatus()
-            guard status.pinRetries == 0 else { throw CardCommandError.pinNotBlocked(command: c, triesLeft: status.pinRetries) }
-            try Session.checkTries(.puk, in: status, force: args.flag("force"), command: c)
-            let pin = try newValue(args.value("pin"), what: "PIN", option: "the new PIN as argument 2", session: session, command: c)
-            do { try card.commands.unblockPIN(puk: puk, newPIN: pin) } catch { throw Session.credentialFailure(error, command: c) }
+            guard status.pinRetries == 0 else { throw CardCommandError.pinNotBlocked(triesLeft: status.pinRetries) }
+            try Session.checkTries(.puk, in: status, force: args.flag("force"))
+            let pin = try newValue(args.value("pin"), what: "PIN", option: "the new PIN as argument 2", session: session)
+            do { try card.commands.unblockPIN(puk: puk, newPIN: pin) } catch { throw Session.credentialFailure(error) }
             card.pinVerified = true
             return .null
         },
@@ -237,25 +227,24 @@ extension Builtins {
                          ParamSpec("value", credentialType, default: .null, secret: true)],
                 summary: "Changes the PIN, the PUK or the pairing password (asked twice at a terminal); needs card.login.",
                 example: "card.change pin (env \"KC_NEW_PIN\" --secret pin)") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireLoggedIn(c)
+            let session = try args.session()
+            let card = try session.requireLoggedIn()
             let what = args.string("what") ?? ""
             switch what {
             case "pin":
                 let pin = try newValue(args.value("value"), what: "PIN", option: "the new PIN as argument 2",
-                                       session: session, command: c)
+                                       session: session)
                 try card.commands.changePIN(pin)
             case "puk":
                 let puk = try newValue(args.value("value"), what: "PUK", option: "the new PUK as argument 2",
-                                       session: session, command: c)
+                                       session: session)
                 try card.commands.changePUK(puk)
             case "pairing":
                 let password = try newValue(args.value("value"), what: "pairing password",
-                                            option: "the new pairing password as argument 2", session: session, command: c)
+                                            option: "the new pairing password as argument 2", session: session)
                 try card.commands.changePairingSecret(try PairingSecret(password: password))
             default:
-                throw BuiltinError.badChoice(command: c, option: "what", expected: ["pin", "puk", "pairing"], got: what)
+                throw BuiltinError.badChoice(option: "what", expected: ["pin", "puk", "pairing"], got: what)
             }
             return .map(ValueMap([("changed", .string(what))]))
         },
@@ -265,7 +254,6 @@ extension Builtins {
                                      "the card's short instance UID (batch runs; a terminal asks for it)")],
                 summary: "Factory-resets the card (keys, PIN, PUK, every pairing) after its short instance UID is typed; forgets its stored pairing.",
                 example: "card.reset --confirm 1a2b3c4d") { args in
-            let c = args.command
             let typed: String? = switch args.value("confirm") {
             case .string(let text)?: text
             // An all-digit UID written bare is an integer (leading zeros lost), one written 0x… bytes.
@@ -274,7 +262,7 @@ extension Builtins {
             case .bytes(let b)?: Hex.encode(b)
             default: nil
             }
-            let reset = try args.session(c).factoryReset(typed: typed, command: c)
+            let reset = try args.session().factoryReset(typed: typed)
             return .map(ValueMap([("reset", .bool(true)), ("initialized", .bool(reset.initialized)),
                                   ("forgotPairing", .bool(reset.forgotPairing))]))
         },
@@ -288,18 +276,18 @@ extension Builtins {
     // MARK: - Helpers
 
     /// A PIN, PUK or password argument's bytes (text or a secret), nil when absent.
-    static func secretArgument(_ value: Value?, _ command: String) throws -> Secret? {
+    static func secretArgument(_ value: Value?) throws -> Secret? {
         switch value {
         case .string(let text)?: Secret(utf8: text)
-        case .secret(let s)?: try secretBytes(s, command)
+        case .secret(let s)?: try secretBytes(s)
         default: nil
         }
     }
 
     /// A secret parameter the interpreter has already asked for (or reported missing).
-    static func requiredSecret(_ args: CallArguments, _ name: String, _ command: String) throws -> Secret {
-        guard let secret = try secretArgument(args.value(name), command) else {
-            throw RuntimeError(.secretNotSupplied(command: command, parameter: name, position: 1),
+    static func requiredSecret(_ args: CallArguments, _ name: String) throws -> Secret {
+        guard let secret = try secretArgument(args.value(name)) else {
+            throw RuntimeError(.secretNotSupplied(command: args.command, parameter: name, position: 1),
                                at: SourceRange(start: 0, end: 0))
         }
         return secret
@@ -307,42 +295,41 @@ extension Builtins {
 
     /// A new value: `given`, else asked twice without echo at a terminal, else the batch
     /// error that says how to give it.
-    static func newValue(_ given: Value?, what: String, option: String, session: Session,
-                         command c: String) throws -> Secret {
-        if let secret = try secretArgument(given, c) { return secret }
+    static func newValue(_ given: Value?, what: String, option: String, session: Session) throws -> Secret {
+        if let secret = try secretArgument(given) { return secret }
         guard let host = session.prompts, host.isInteractive else {
-            throw CardCommandError.valueNeeded(command: c, what: what, option: option)
+            throw CardCommandError.valueNeeded(what: what, option: option)
         }
         guard let first = try host.askSecret(prompt: "new \(what): ") else {
-            throw SessionError.cancelled(command: c)
+            throw SessionError.cancelled
         }
         guard let again = try host.askSecret(prompt: "the same \(what) again: ") else {
-            throw SessionError.cancelled(command: c)
+            throw SessionError.cancelled
         }
-        guard first == again else { throw CardCommandError.valuesDiffer(command: c, what: what) }
+        guard first == again else { throw CardCommandError.valuesDiffer(what: what) }
         return first
     }
 
     /// `card.init`'s values: given, generated (`--generate`, shown once after INIT) or asked
     /// twice; a generated PUK never starts with the PIN (the default duress PIN).
-    static func initRequest(_ args: CallArguments, session: Session, command c: String) throws -> CardInitRequest {
+    static func initRequest(_ args: CallArguments, session: Session) throws -> CardInitRequest {
         let generate = args.flag("generate")
         var shown: [String] = []
         let pin = try initValue(args, "pin", what: "PIN", digits: 6, generate: generate, shown: &shown,
-                                session: session, command: c)
+                                session: session)
         var puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: generate, shown: &shown,
-                                session: session, command: c)
+                                session: session)
         while args.value("puk") == nil, generate, Session.startsWith(puk, pin) {
             shown.removeLast()
             puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: true, shown: &shown,
-                                session: session, command: c)
+                                session: session)
         }
         let password = try initValue(args, "pairing", what: "pairing password", digits: nil, generate: generate,
-                                     shown: &shown, session: session, command: c)
-        let duress = try secretArgument(args.value("duress"), c)
+                                     shown: &shown, session: session)
+        let duress = try secretArgument(args.value("duress"))
         // The table declares the ranges (2 to 10, 3 to 12); `bind` has checked them.
-        let pinTries = try args.integer("pin-tries").map { UInt8(try smallInt($0, c, "--pin-tries", in: 2...10)) }
-        let pukTries = try args.integer("puk-tries").map { UInt8(try smallInt($0, c, "--puk-tries", in: 3...12)) }
+        let pinTries = try args.integer("pin-tries").map { UInt8(try smallInt($0, "--pin-tries", in: 2...10)) }
+        let pukTries = try args.integer("puk-tries").map { UInt8(try smallInt($0, "--puk-tries", in: 3...12)) }
         let parameters = try InitParameters(
             pin: pin, puk: puk, pairingSecret: try PairingSecret(password: password), pinRetries: pinTries,
             pukRetries: pukTries, duressPIN: duress)
@@ -352,10 +339,10 @@ extension Builtins {
     /// One INIT value: the option, a generated one (`digits` digits, or a password when nil;
     /// added to `shown`), or asked twice.
     static func initValue(_ args: CallArguments, _ option: String, what: String, digits: Int?, generate: Bool,
-                                  shown: inout [String], session: Session, command c: String) throws -> Secret {
-        if let given = try secretArgument(args.value(option), c) { return given }
+                                  shown: inout [String], session: Session) throws -> Secret {
+        if let given = try secretArgument(args.value(option)) { return given }
         guard generate else {
-            return try newValue(nil, what: what, option: "--\(option) or --generate", session: session, command: c)
+            return try newValue(nil, what: what, option: "--\(option) or --generate", session: session)
         }
         let text = digits.map { randomDigits($0, session.random) } ?? randomPassword(session.random)
         shown.append("\(what): \(text)")
@@ -380,15 +367,15 @@ extension Builtins {
 
     /// The pairing secret of `card.pair`/`card.login`: `--password`, `--default`, or asked once
     /// at a terminal.
-    static func pairingSecret(_ args: CallArguments, session: Session, command c: String) throws -> PairingSecret {
-        if let password = try secretArgument(args.value("password"), c) { return try PairingSecret(password: password) }
+    static func pairingSecret(_ args: CallArguments, session: Session) throws -> PairingSecret {
+        if let password = try secretArgument(args.value("password")) { return try PairingSecret(password: password) }
         if args.flag("default") { return PairingSecret(password: PairingSecret.defaultPassword) }
         guard let host = session.prompts, host.isInteractive else {
-            throw CardCommandError.valueNeeded(command: c, what: "pairing password",
+            throw CardCommandError.valueNeeded(what: "pairing password",
                                                option: "--password (or --default for KeycardDefaultPairing)")
         }
         guard let password = try host.askSecret(prompt: "pairing password: ") else {
-            throw SessionError.cancelled(command: c)
+            throw SessionError.cancelled
         }
         return try PairingSecret(password: password)
     }

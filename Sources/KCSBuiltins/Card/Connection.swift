@@ -14,13 +14,12 @@ extension Builtins {
         Builtin("card.readers",
                 summary: "The PC/SC readers pcscd knows, and the simulated cards in the kcs home.",
                 example: "card.readers") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             var rows: [Value] = []
             if let readers = try? PCSCContext().readers() {
                 for r in readers { rows.append(.map(ValueMap([("kind", .string("pcsc")), ("name", .string(r))]))) }
             }
-            for n in SimulatedCard.cardNames(in: try session.cardsDirectory(c)) {
+            for n in SimulatedCard.cardNames(in: try session.cardsDirectory()) {
                 rows.append(.map(ValueMap([("kind", .string("sim")), ("name", .string(n))])))
             }
             return .list(rows)
@@ -34,8 +33,7 @@ extension Builtins {
                 ],
                 summary: "Connects to a simulated card (sim [NAME]; NAME default) or a reader (pcsc [READER]); without either, $KCS_CARD or sim.",
                 example: "card.connect pcsc --reader ACS") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             // Without a medium: `KCS_CARD` (sim or pcsc) chooses, so one script runs on either.
             let medium = args.string("medium") ?? session.environment["KCS_CARD"].flatMap { $0.isEmpty ? nil : $0 } ?? "sim"
             let choice: CardMediumChoice
@@ -43,24 +41,24 @@ extension Builtins {
             case "sim":
                 let name = args.string("name") ?? "default"
                 guard SimulatedCard.isValidName(name) else {
-                    throw BuiltinError.outOfRange(command: c, name: "the card name", expected: "letters, digits, . _ and -", got: name)
+                    throw BuiltinError.outOfRange(name: "the card name", expected: "letters, digits, . _ and -", got: name)
                 }
                 choice = .simulator(name: name)
             case "pcsc":
-                let timeout = try args.integer("timeout").map { Double(try smallInt($0, c, "--timeout", in: 0...3600)) }
+                let timeout = try args.integer("timeout").map { Double(try smallInt($0, "--timeout", in: 0...3600)) }
                 choice = .reader(query: args.string("name") ?? args.string("reader") ?? session.environment["KCS_READER"],
                                  timeout: timeout ?? session.cardWaitTimeout)
             default:
-                throw BuiltinError.badChoice(command: c, option: "medium", expected: ["sim", "pcsc"], got: medium)
+                throw BuiltinError.badChoice(option: "medium", expected: ["sim", "pcsc"], got: medium)
             }
-            let warning = try session.connectCard(choice, command: c)
-            return cardInfoValue(try session.requireCard(c), extra: warning.map { [("warning", .string($0))] } ?? [])
+            let warning = try session.connectCard(choice)
+            return cardInfoValue(try session.requireCard(), extra: warning.map { [("warning", .string($0))] } ?? [])
         },
 
         Builtin("card.disconnect", summary: "Closes the secure channel and lets go of the card.",
                 example: "card.disconnect") { args in
-            let session = try args.session("card.disconnect")
-            session.warn(session.releaseEphemeralPairing(for: "card.disconnect"))
+            let session = try args.session()
+            session.warn(session.releaseEphemeralPairing())
             session.card?.disconnect()
             session.card = nil
             return .null
@@ -69,8 +67,7 @@ extension Builtins {
         Builtin("card.info",
                 summary: "The card's Info screen: initialised, key loaded, free pairing slots, version, instance and key UID, capabilities.",
                 example: "card.info") { args in
-            let c = args.command
-            let card = try args.session(c).requireCard(c)
+            let card = try args.session().requireCard()
             if card.pairing == nil { try card.select() }
             return cardInfoValue(card)
         },

@@ -22,27 +22,26 @@ extension Builtins {
                 ],
                 summary: "A mnemonic from the card's random generator, as a secret; --load makes it the card's key (words shown once).",
                 example: "card.mnemonic --words 24 --load") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let words = try wordCount(args, c)
+            let session = try args.session()
+            let words = try wordCount(args)
             guard args.flag("load") else {
                 if args.value("passphrase") != nil {
-                    throw BuiltinError.optionNotApplicable(command: c, option: "passphrase", reason: "it goes with --load")
+                    throw BuiltinError.optionNotApplicable(option: "passphrase", reason: "it goes with --load")
                 }
-                let card = try session.requireChannel(c)
+                let card = try session.requireChannel()
                 return .mnemonic(try card.commands.generateMnemonic(wordCount: words))
             }
-            let card = try session.requireLoggedIn(c)
-            try card.ensureReplaceable(force: args.flag("force"), command: c)
+            let card = try session.requireLoggedIn()
+            try card.ensureReplaceable(force: args.flag("force"))
             let mnemonic = try card.commands.generateMnemonic(wordCount: words)
-            let seed = try Builtins.seed(mnemonic, args, c)
+            let seed = try Builtins.seed(mnemonic, args)
             let uid = try card.commands.loadKey(seed: seed)
             mnemonic.withWords { list in
                 var lines = ["Write these \(list.count) words down, in order; they are shown only now:"]
                 for (i, w) in list.enumerated() { lines.append(String(format: "%3d. %@", i + 1, w)) }
                 session.show(lines.joined(separator: "\n"))
             }
-            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: .generated, name: args.string("name"), command: c))
+            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: .generated, name: args.string("name")))
         },
 
         Builtin("card.load",
@@ -56,13 +55,12 @@ extension Builtins {
                 ],
                 summary: "Loads a key into the card: mnemonic \"WORDS\", seed 0x…, or keypair 0xPRIVATE [--chain-code 0x…].",
                 example: "card.load mnemonic \"abandon … about\" --passphrase TREZOR") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let (load, source) = try loadMaterial(args, c)
-            let card = try session.requireLoggedIn(c)
-            try card.ensureReplaceable(force: args.flag("force"), command: c)
+            let session = try args.session()
+            let (load, source) = try loadMaterial(args)
+            let card = try session.requireLoggedIn()
+            try card.ensureReplaceable(force: args.flag("force"))
             let uid = try load(card.commands)
-            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: source, name: args.string("name"), command: c))
+            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: source, name: args.string("name")))
         },
 
         Builtin("card.generate",
@@ -72,34 +70,31 @@ extension Builtins {
                 ],
                 summary: "GENERATE KEY: a new master key made on the card, which never leaves it (no backup exists).",
                 example: "card.generate --name cold") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireLoggedIn(c)
-            try card.ensureReplaceable(force: args.flag("force"), command: c)
+            let session = try args.session()
+            let card = try session.requireLoggedIn()
+            try card.ensureReplaceable(force: args.flag("force"))
             let uid = try card.commands.generateKey()
-            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: .generated, name: args.string("name"), command: c))
+            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: .generated, name: args.string("name")))
         },
 
         Builtin("card.remove-key",
                 options: [OptionSpec("force", nil, "confirm: the key is erased from the card for good")],
                 summary: "REMOVE KEY: erases the card's key (and its PIN-less path); its stored card key is retired.",
                 example: "card.remove-key --force") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let card = try session.requireLoggedIn(c)
-            guard args.flag("force") else { throw CardKeyError.removeNeedsForce(command: c) }
+            let session = try args.session()
+            let card = try session.requireLoggedIn()
+            guard args.flag("force") else { throw CardKeyError.removeNeedsForce }
             try card.commands.removeKey()
-            let retired = try session.retireCardKeys(of: card, keeping: nil, command: c)
-            try session.store(for: c).deleteCardKeyCheck(instanceUID: card.info.instanceUID)
-            try? card.forgetPinlessPath(in: session.store(for: c))
+            let retired = try session.retireCardKeys(of: card, keeping: nil)
+            try session.store().deleteCardKeyCheck(instanceUID: card.info.instanceUID)
+            try? card.forgetPinlessPath(in: session.store())
             return .map(ValueMap([("removed", .bool(true)), ("retired", .list(retired.map { .string($0) }))]))
         },
 
         Builtin("card.path",
                 summary: "The card's current key path (GET STATUS), m for the master.",
                 example: "card.path") { args in
-            let c = args.command
-            let card = try args.session(c).requireChannel(c)
+            let card = try args.session().requireChannel()
             return .string(try card.commands.getKeyPath().description)
         },
 
@@ -112,19 +107,18 @@ extension Builtins {
                 ],
                 summary: "Makes m/44'/COIN'/ACCOUNT'/0/INDEX current on the card (the app's coin screen): {path, coin, account, index, address}.",
                 example: "card.derive --coin ETH --next") { args in
-            let c = args.command
-            let session = try args.session(c)
-            guard let coin = try coinArgument(args.value("coin"), c) else {
-                throw ArgumentError.optionNeedsValue(command: c, option: "coin", type: .string)
+            let session = try args.session()
+            guard let coin = try coinArgument(args.value("coin")) else {
+                throw ArgumentError.optionNeedsValue(option: "coin", type: .string)
             }
             let account = try args.integer("account").map {
-                UInt32(try smallInt($0, c, "--account", in: 0...Int(ChildIndex.hardenedOffset - 1)))
+                UInt32(try smallInt($0, "--account", in: 0...Int(ChildIndex.hardenedOffset - 1)))
             }
-            let card = try session.requireLoggedIn(c)
+            let card = try session.requireLoggedIn()
             let current = try card.commands.getKeyPath().components
             let target = try coinPath(current: current, coinType: coin.index, account: account,
-                                      newAccount: args.flag("new-account"), next: args.flag("next"), c)
-            let (sent, key) = try card.deriveToCurrent(target, from: current, command: c)
+                                      newAccount: args.flag("new-account"), next: args.flag("next"))
+            let (sent, key) = try card.deriveToCurrent(target, from: current)
             var fields: [(String, Value)] = [
                 ("path", .string(DerivationPath(absolute: true, target).description)),
                 ("coin", .string(coin.symbol.isEmpty ? "coin type \(coin.index)" : coin.symbol)),
@@ -141,24 +135,23 @@ extension Builtins {
                 options: [OptionSpec("clear", nil, "remove the PIN-less path")],
                 summary: "SET PINLESS PATH: `sign --pinless` then signs with the key at PATH without PIN or channel; no PATH shows it.",
                 example: "card.pinless \"m/44'/60'/0'/0/0\"") { args in
-            let c = args.command
-            let session = try args.session(c)
-            let store = try session.store(for: c)
+            let session = try args.session()
+            let store = try session.store()
             if !args.flag("clear"), args.value("path") == nil {
                 // The card does not say its PIN-less path; show what kcs set last (no login needed).
-                let card = try session.requireCard(c)
+                let card = try session.requireCard()
                 return try card.pinless(in: store).map(pinlessValue) ?? .null
             }
-            let card = try session.requireLoggedIn(c)
+            let card = try session.requireLoggedIn()
             if args.flag("clear") {
                 if args.value("path") != nil {
-                    throw BuiltinError.optionNotApplicable(command: c, option: "clear", reason: "give a PATH or --clear, not both")
+                    throw BuiltinError.optionNotApplicable(option: "clear", reason: "give a PATH or --clear, not both")
                 }
                 try card.clearPinlessPath(store: store)
                 return .null
             }
-            let requested = try parseCardPath(args["path"], c)
-            return pinlessValue(try card.setPinlessPath(try absolutePath(requested, card: card, c), store: store))
+            let requested = try parseCardPath(args["path"])
+            return pinlessValue(try card.setPinlessPath(try absolutePath(requested, card: card), store: store))
         },
 
         Builtin("card.export", params: [ParamSpec("path", pathType, default: .null)],
@@ -171,21 +164,20 @@ extension Builtins {
                 ],
                 summary: "EXPORT KEY at PATH (default: the current key): {path, publicKey, address}, an xpub, or an EIP-1581 private key.",
                 example: "card.export \"m/44'/60'/0'\" --xpub") { args in
-            let c = args.command
-            let session = try args.session(c)
+            let session = try args.session()
             let kinds = ["public", "xpub", "private"].filter { args.flag($0) }
-            guard kinds.count <= 1 else { throw CardKeyError.oneExportKind(command: c, given: kinds) }
-            let coin = try coinArgument(args.value("coin"), c)
-            let card = try session.requireLoggedIn(c)
+            guard kinds.count <= 1 else { throw CardKeyError.oneExportKind(given: kinds) }
+            let coin = try coinArgument(args.value("coin"))
+            let card = try session.requireLoggedIn()
             let requested = args.value("path") == nil ? CardPathRequest(source: .current, components: [])
-                : try parseCardPath(args["path"], c)
-            let target = try absolutePath(requested, card: card, c)
+                : try parseCardPath(args["path"])
+            let target = try absolutePath(requested, card: card)
             let kind: CardExportKind = switch kinds.first {
             case "private": .privateKey
             case "xpub": .extendedPublicKey
             default: .publicKey
             }
-            let exported = try card.export(kind, at: target, command: c)
+            let exported = try card.export(kind, at: target)
             if kind == .publicKey, args.flag("address") {
                 return .domain(try pathAddress(exported.publicKey, path: exported.path, coin: coin))
             }
@@ -202,44 +194,44 @@ extension Builtins {
     /// `card.load`'s material, checked before anything is sent: LOAD KEY with the BIP-39 seed
     /// of a mnemonic, a raw seed, or a keypair (with an optional chain code), and the source kcs
     /// records for the key.
-    static func loadMaterial(_ args: CallArguments, _ c: String) throws
+    static func loadMaterial(_ args: CallArguments) throws
         -> (load: (KeycardCommandSet) throws -> [UInt8], source: KeySource)
     {
         let what = args.string("what") ?? ""  // one of the table's choices
         if what != "mnemonic", args.value("passphrase") != nil {
-            throw BuiltinError.optionNotApplicable(command: c, option: "passphrase", reason: "it goes with a mnemonic")
+            throw BuiltinError.optionNotApplicable(option: "passphrase", reason: "it goes with a mnemonic")
         }
         if what != "keypair", args.value("chain-code") != nil {
-            throw BuiltinError.optionNotApplicable(command: c, option: "chain-code", reason: "it goes with a keypair")
+            throw BuiltinError.optionNotApplicable(option: "chain-code", reason: "it goes with a keypair")
         }
         guard let material = args["material"] else {
-            throw ArgumentError.missing(command: c, position: 2, name: "material", type: .oneOf([.string, .bytes, .secret(nil)]))
+            throw ArgumentError.missing(position: 2, name: "material", type: .oneOf([.string, .bytes, .secret(nil)]))
         }
         let load: (KeycardCommandSet) throws -> [UInt8]
         let source: KeySource
         switch what {
         case "mnemonic":
-            let seed = try Builtins.seed(try parseMnemonic(material, language: nil, c), args, c)
+            let seed = try Builtins.seed(try parseMnemonic(material, language: nil), args)
             load = { try $0.loadKey(seed: seed) }
             source = .mnemonic
         case "seed":
             let seed: Secret = switch material {
             case .bytes(let b): Secret(bytes: b)
-            case .secret(let s): try secretBytes(s, c)
+            case .secret(let s): try secretBytes(s)
             default: try Secret(bytes: Hex.decode((args.string("material") ?? "").trimmingCharacters(in: .whitespaces)))
             }
             guard (16...64).contains(seed.count) else {
-                throw BuiltinError.outOfRange(command: c, name: "the seed", expected: "16 to 64 bytes (a BIP-39 seed is 64)",
+                throw BuiltinError.outOfRange(name: "the seed", expected: "16 to 64 bytes (a BIP-39 seed is 64)",
                                               got: "\(seed.count) bytes")
             }
             load = { try $0.loadKey(seed: seed) }
             source = .card
         default:
-            let key = try privateKeyArgument(material, c)
+            let key = try privateKeyArgument(material)
             var chainCode: [UInt8]?
             if case .bytes(let cc)? = args.value("chain-code") {
                 guard cc.count == 32 else {
-                    throw BuiltinError.outOfRange(command: c, name: "--chain-code", expected: "32 bytes", got: "\(cc.count) bytes")
+                    throw BuiltinError.outOfRange(name: "--chain-code", expected: "32 bytes", got: "\(cc.count) bytes")
                 }
                 chainCode = cc
             }
@@ -253,11 +245,11 @@ extension Builtins {
 
     /// The stored key of the active signer when it is a card key, with the logged-in card that
     /// holds it; nil when the active signer is not a card key (or there is none).
-    static func activeCardSigner(_ session: Session, _ command: String) throws -> (CardLink, KeyRecord)? {
+    static func activeCardSigner(_ session: Session) throws -> (CardLink, KeyRecord)? {
         guard let name = session.activeKey, let store = session.existingStore(),
               let record = try store.findKey(named: name), record.kind == .card else { return nil }
-        let card = try session.requireLoggedIn(command)
-        try card.checkHolds(record, command: command)
+        let card = try session.requireLoggedIn()
+        try card.checkHolds(record)
         return (card, record)
     }
 
@@ -284,30 +276,30 @@ extension Builtins {
 
     /// A path value keeps its absolute/relative kind; a string is read as the card's path text
     /// (`CardPathRequest`).
-    static func parseCardPath(_ value: Value?, _ command: String) throws -> CardPathRequest {
+    static func parseCardPath(_ value: Value?) throws -> CardPathRequest {
         if case .domain(let d as PathValue)? = value { return CardPathRequest(d.path) }
         guard case .string(let raw)? = value else { throw HDError.pathEmpty }
         return try CardPathRequest(raw)
     }
 
     /// `requested.resolve(current:)`, its refusal named for `command`.
-    static func resolve(_ requested: CardPathRequest, current: [ChildIndex], _ command: String) throws(CardKeyError) -> [ChildIndex] {
-        do { return try requested.resolve(current: current) } catch { throw CardKeyError(error, command: command) }
+    static func resolve(_ requested: CardPathRequest, current: [ChildIndex]) throws(CardKeyError) -> [ChildIndex] {
+        do { return try requested.resolve(current: current) } catch { throw CardKeyError(error) }
     }
 
     /// The absolute path on `card`; asks the card for its current path only when needed.
-    static func absolutePath(_ requested: CardPathRequest, card: CardLink, _ command: String) throws -> [ChildIndex] {
-        if requested.source == .master { return try resolve(requested, current: [], command) }
-        return try resolve(requested, current: card.commands.getKeyPath().components, command)
+    static func absolutePath(_ requested: CardPathRequest, card: CardLink) throws -> [ChildIndex] {
+        if requested.source == .master { return try resolve(requested, current: []) }
+        return try resolve(requested, current: card.commands.getKeyPath().components)
     }
 
     /// `derive PATH` with the card as the active signer: DERIVE KEY with the shortest source,
     /// then the new current key's public key and address.
-    static func cardDerive(_ value: Value?, card: CardLink, _ command: String) throws -> Value {
-        let requested = try parseCardPath(value, command)
+    static func cardDerive(_ value: Value?, card: CardLink) throws -> Value {
+        let requested = try parseCardPath(value)
         let current = try card.commands.getKeyPath().components
-        let target = try resolve(requested, current: current, command)
-        let (sent, key) = try card.deriveToCurrent(target, from: current, command: command)
+        let target = try resolve(requested, current: current)
+        let (sent, key) = try card.deriveToCurrent(target, from: current)
         let path = DerivationPath(absolute: true, target)
         var fields: [(String, Value)] = [
             ("path", .string(path.description)), ("source", .string(sent.source.description)),
@@ -319,13 +311,12 @@ extension Builtins {
     }
 
     /// `CardKeyPath.coinPath`, its refusal named for `command`.
-    static func coinPath(current: [ChildIndex], coinType: UInt32, account: UInt32?, newAccount: Bool, next: Bool,
-                         _ command: String) throws(CardKeyError) -> [ChildIndex] {
+    static func coinPath(current: [ChildIndex], coinType: UInt32, account: UInt32?, newAccount: Bool, next: Bool) throws(CardKeyError) -> [ChildIndex] {
         do {
             return try CardKeyPath.coinPath(current: current, coinType: coinType, account: account, newAccount: newAccount,
                                             next: next)
         } catch {
-            throw CardKeyError(error, command: command)
+            throw CardKeyError(error)
         }
     }
 
@@ -362,24 +353,24 @@ extension Builtins {
     /// command has those options. A relative path is resolved against the card's current path
     /// (one GET STATUS), so its depth is checked before SIGN is sent and the result names the
     /// path that signed.
-    static func cardSigner(_ args: CallArguments, session: Session, record: KeyRecord?, _ c: String) throws -> CardSigner {
+    static func cardSigner(_ args: CallArguments, session: Session, record: KeyRecord?) throws -> CardSigner {
         let pinless = args.flag("pinless")
         if pinless, args.value("path") != nil || args.flag("make-current") {
-            throw BuiltinError.optionNotApplicable(command: c, option: "pinless",
+            throw BuiltinError.optionNotApplicable(option: "pinless",
                                                   reason: "the card signs with its PIN-less path; drop --path and --make-current")
         }
         if args.flag("make-current"), args.value("path") == nil {
-            throw BuiltinError.optionNotApplicable(command: c, option: "make-current", reason: "it goes with --path P")
+            throw BuiltinError.optionNotApplicable(option: "make-current", reason: "it goes with --path P")
         }
-        let card = pinless ? try session.requireCard(c) : try session.requireLoggedIn(c)
-        if let record { try card.checkHolds(record, command: c) }
-        guard !pinless else { return try CardSigner(session: session, card: card, record: record, option: .pinless, command: c) }
-        guard args.value("path") != nil else { return try CardSigner(session: session, card: card, record: record, command: c) }
-        let requested = try parseCardPath(args.value("path"), c)
-        let path = DerivationPath(absolute: true, try absolutePath(requested, card: card, c))
+        let card = pinless ? try session.requireCard() : try session.requireLoggedIn()
+        if let record { try card.checkHolds(record) }
+        guard !pinless else { return try CardSigner(session: session, card: card, record: record, option: .pinless) }
+        guard args.value("path") != nil else { return try CardSigner(session: session, card: card, record: record) }
+        let requested = try parseCardPath(args.value("path"))
+        let path = DerivationPath(absolute: true, try absolutePath(requested, card: card))
         let cardPath = try CardKeyPath(source: requested.source, components: requested.components)
         return try CardSigner(session: session, card: card, record: record,
                               option: args.flag("make-current") ? .deriveAndMakeCurrent(cardPath) : .derive(cardPath),
-                              derivedPath: path, command: c)
+                              derivedPath: path)
     }
 }
