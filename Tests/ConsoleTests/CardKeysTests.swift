@@ -1,8 +1,9 @@
 // The card's wallet commands (docs/card-console.md) through the real kcs binary in batch runs, on a
 // simulated card in the kcs home: each test logs in with `card.login` (the stored pairing in
 // later runs), so what a batch user sees is what is checked — across separate processes for
-// the card key in the store, the stored pairing and the PIN-less key kcs remembers (the plain
-// two-run cases are scripts: Tests/TranscriptTests/Scripts/card/card_key_two_runs.kcs, pinless_next_run.kcs).
+// the card key in the store, the stored pairing and the PIN-less key kcs remembers. What a script
+// can say is in Tests/TranscriptTests/Scripts/card (card_key_two_runs, pinless_next_run,
+// key_refusals, info_follows_key); these need generated words or a dropped connection.
 import Foundation
 import KCSTestSupport
 import Testing
@@ -19,31 +20,6 @@ private let firstAddress = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
 
 @Suite("Card keys in batch runs")
 struct CardKeysConsoleTests {
-    @Test func refusals_sayWhatToDo_andSendNothing() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let r = try home.run("""
-            \(setUp)
-            card.load mnemonic "\(words)" --name kc
-            use card
-            try { card.load mnemonic "\(words)" } catch e { print "E", e.message }
-            try { derive "m/1/2/3/4/5/6/7/8/9/10/11" } catch e { print "E", e.message }
-            try { card.export "m/44'/60'/0'/0/0" --private } catch e { print "E", e.kind }
-            print "P", card.path()
-            """)
-        #expect(r.code == 0, "\(r.err)")
-        let errors = tagged("E", in: r.out)
-        #expect(errors.count == 3)
-        #expect(errors.first?.contains("add --force to replace it") == true)
-        #expect(errors.dropFirst().first == "derive: m/1/2/3/4/5/6/7/8/9/10/11 is 11 levels deep; the card derives at most "
-            + "10 levels (nothing was sent)")
-        #expect(errors.last == "cardKey.privateNotExportable")
-        #expect(tagged("P", in: r.out) == ["m"])
-        // An uncaught refusal ends the batch run with a message on stderr and a failing exit code.
-        let u = try home.run("card.connect\ncard.login \"123456\"\ncard.remove-key\n", name: "u.kcs")
-        #expect(u.code != 0 && u.err.contains("add --force to confirm"), "\(u.code) \(u.err)")
-    }
-
     @Test func cardMnemonicLoad_showsTheWordsOnce_onStandardOutput() throws {
         let home = try BatchHome()
         defer { home.remove() }
@@ -90,29 +66,5 @@ struct CardKeysConsoleTests {
         #expect(tagged("E", in: after.out) == ["cardKey.keyPresent"])
         #expect(tagged("K", in: after.out) == ["1 CARD"])
         #expect(tagged("S", in: after.out) == ["true \(firstAddress)"])
-    }
-}
-
-@Suite("Card info follows the key")
-struct CardInfoFollowsTheKeyTests {
-    @Test func cardInfo_afterLoadGenerateRemove_inTheSameSession_showsTheKeyState() throws {
-        let home = try BatchHome()
-        defer { home.remove() }
-        let r = try home.run("""
-            \(setUp)
-            print "BEFORE", card.info().keyLoaded
-            let k = card.load mnemonic "\(words)" --name kc
-            let i = card.info()
-            print "LOADED", i.keyLoaded, len(i.keyUID)
-            card.remove-key --force
-            print "REMOVED", card.info().keyLoaded
-            card.generate --name g
-            print "GENERATED", card.info().keyLoaded
-            """)
-        #expect(r.code == 0, "\(r.err)")
-        #expect(tagged("BEFORE", in: r.out) == ["false"])
-        #expect(tagged("LOADED", in: r.out) == ["true 32"])
-        #expect(tagged("REMOVED", in: r.out) == ["false"])
-        #expect(tagged("GENERATED", in: r.out) == ["true"])
     }
 }
