@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates Sources/WalletCore/generated/SLIP44Registry.swift from the SLIP-44 table.
 
-Input: ../shared/vectors/slip44.json (satoshilabs/slips slip-0044.md, "Registered coin types"),
+Input: Tests/WalletCoreTests/Vectors/slip44.json (satoshilabs/slips slip-0044.md, "Registered coin types"),
 or a path given as the first argument. Run from the repository root:
     python3 tools/generate-slip44.py [path/to/slip44.json]
 """
@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-src = sys.argv[1] if len(sys.argv) > 1 else os.path.join("..", "shared", "vectors", "slip44.json")
+src = sys.argv[1] if len(sys.argv) > 1 else os.path.join("Tests", "WalletCoreTests", "Vectors", "slip44.json")
 data = json.load(open(src, encoding="utf-8"))
 rows = data["coin_types"]
 assert len(rows) == data["count"], "row count does not match the file's count"

@@ -2,7 +2,7 @@ import WalletCrypto
 
 // MARK: - Command APDU
 
-/// One ISO 7816-4 command APDU, short form only (keycard-protocol §2: Lc ≤ 255, no
+/// One ISO 7816-4 command APDU, short form only (docs/keycard-protocol.md §2: Lc ≤ 255, no
 /// extended length, no command chaining).
 ///
 /// The value is not checked when built; `encoded()` refuses data that cannot travel as a
@@ -113,7 +113,7 @@ public struct ResponseAPDU: Sendable, Equatable, CustomStringConvertible {
 
 // MARK: - Status words
 
-/// The status words of keycard-protocol §13 (and the T=0 procedure bytes of §2).
+/// The status words of docs/keycard-protocol.md §13 (and the T=0 procedure bytes of §2).
 public enum StatusWord {
     /// `90 00` success.
     public static let ok: UInt16 = 0x9000

@@ -1,7 +1,7 @@
 import WalletCore
 import WalletCrypto
 
-/// The applet version from SELECT tag `02` (keycard-protocol §1).
+/// The applet version from SELECT tag `02` (docs/keycard-protocol.md §1).
 public struct AppletVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Major version (3 for Secure Channel V1 applets).
     public let major: UInt8
@@ -56,7 +56,7 @@ public struct Capabilities: OptionSet, Sendable, Hashable, CustomStringConvertib
     }
 }
 
-/// What SELECT tells about the card (keycard-protocol §5).
+/// What SELECT tells about the card (docs/keycard-protocol.md §5).
 ///
 /// A pre-initialized card (`80 41 <key>`) gives only the key for INIT: no version, UID,
 /// slots or capabilities; its capabilities are taken as all, minus the secure channel when
@@ -165,7 +165,7 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// GET STATUS P1=00 (keycard-protocol §10.1): `A3 { 02 01 pin; 02 01 puk; 01 01 keyLoaded }`.
+/// GET STATUS P1=00 (docs/keycard-protocol.md §10.1): `A3 { 02 01 pin; 02 01 puk; 01 01 keyLoaded }`.
 public struct ApplicationStatus: Sendable, Equatable, CustomStringConvertible {
     /// PIN tries left (of the PIN in use: main, or duress after a duress login).
     public let pinRetries: Int

@@ -1,4 +1,4 @@
-/// Which Keycard command an APDU is, recognised from its header (keycard-protocol §10.0).
+/// Which Keycard command an APDU is, recognised from its header (docs/keycard-protocol.md §10.0).
 /// Errors carry it so that every message can name the command the user asked for.
 public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
     /// SELECT (`00 A4`, §5).

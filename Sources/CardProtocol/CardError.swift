@@ -3,7 +3,7 @@ import WalletCore
 import WalletCrypto
 
 /// The reason a `6F 01` … `6F 05` status word gives: a Java Card `CryptoException`
-/// caught by the applet (keycard-protocol §13).
+/// caught by the applet (docs/keycard-protocol.md §13).
 public enum CardCryptoReason: UInt8, Sendable, Hashable, CustomStringConvertible {
     /// `6F 01`: illegal value.
     case illegalValue = 1
@@ -29,7 +29,7 @@ public enum CardCryptoReason: UInt8, Sendable, Hashable, CustomStringConvertible
 
 /// Every way talking to a Keycard can fail, one enum for the card layer (STYLE habit 2).
 ///
-/// Status words of keycard-protocol §13 become typed cases that carry their facts (the
+/// Status words of docs/keycard-protocol.md §13 become typed cases that carry their facts (the
 /// command, the tries left); failures below the APDU level stay `transport(_:)` and are
 /// never mistaken for a wrong PIN; the secure channel and the response parsers add their
 /// own cases. `description` renders one sentence that names the command and says what it

@@ -1,6 +1,6 @@
 import WalletCore
 
-/// Where a card-side derivation starts (keycard-protocol §2.1): bits 7–6 of P1 for
+/// Where a card-side derivation starts (docs/keycard-protocol.md §2.1): bits 7–6 of P1 for
 /// DERIVE KEY, SIGN and EXPORT KEY.
 public enum DerivationSource: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// From the master key: the path is absolute.

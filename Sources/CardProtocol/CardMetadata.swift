@@ -1,5 +1,5 @@
 /// The card metadata Status wallets keep in the public data slot (GET DATA / STORE DATA
-/// P1 `00`, keycard-protocol §10.12): a card name and the indexes of the wallet accounts in
+/// P1 `00`, docs/keycard-protocol.md §10.12): a card name and the indexes of the wallet accounts in
 /// use. Layout (keycard-go `types/metadata.go`, Keycard.swift; vectors in keycard.json
 /// `metadata`): byte 0 = version 1 << 5 | name length (≤ 31), the UTF-8 name, then
 /// (start, count) pairs, each number in TLV length encoding, covering start…start+count.

@@ -17,7 +17,7 @@ public struct SessionOptions: Sendable {
     public var pairingMode: PairingMode
     /// Called as soon as PAIR succeeds, before the channel is opened: persist the pairing here.
     /// If a later step fails (a lost connection, a wrong PIN) the slot is used on the card,
-    /// and only a stored pairing can free or reuse it (keycard-protocol §8.3).
+    /// and only a stored pairing can free or reuse it (docs/keycard-protocol.md §8.3).
     public var onPaired: (@Sendable (Pairing) -> Void)?
 
     /// Options; leave out what the walk should not do.
@@ -66,7 +66,7 @@ public struct CardWalkSteps {
     public var pairingSecret: (ApplicationInfo) throws -> (secret: PairingSecret, mode: PairingMode)? = { _ in nil }
     /// PAIR succeeded, before the channel is opened: keep the pairing here. If a later step
     /// fails the slot stays used on the card, and only a kept pairing can free or reuse it
-    /// (keycard-protocol §8.3).
+    /// (docs/keycard-protocol.md §8.3).
     public var paired: (Pairing) throws -> Void = { _ in }
     /// The secure channel is open with this pairing.
     public var opened: (Pairing) throws -> Void = { _ in }
@@ -80,7 +80,7 @@ public struct CardWalkSteps {
     public init() {}
 }
 
-/// The usual way into a card (keycard-protocol §9.11 recovery sequence, plus INIT and PAIR
+/// The usual way into a card (docs/keycard-protocol.md §9.11 recovery sequence, plus INIT and PAIR
 /// when needed): SELECT → INIT (blank card) → SELECT → OPEN SECURE CHANNEL with the stored
 /// pairing, or PAIR → OPEN SECURE CHANNEL → MUTUALLY AUTHENTICATE → (GET STATUS) → VERIFY PIN.
 /// This is the one walk kcs has: the console's `card.login` takes it with its own steps.

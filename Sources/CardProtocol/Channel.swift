@@ -11,7 +11,7 @@ public protocol APDUChannel: AnyObject {
 }
 
 /// A channel without encryption that runs the ISO 7816-3 T=0 procedure bytes
-/// (keycard-protocol §2): `61 XX` → GET RESPONSE `00 C0 00 00 XX`, appending the data,
+/// (docs/keycard-protocol.md §2): `61 XX` → GET RESPONSE `00 C0 00 00 XX`, appending the data,
 /// until the final status word; `6C XX` → the same command again with Le = XX.
 public final class PlainChannel: APDUChannel {
     /// The transport the bytes go through.

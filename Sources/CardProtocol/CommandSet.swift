@@ -1,7 +1,7 @@
 import WalletCore
 import WalletCrypto
 
-/// Sends the Keycard commands of keycard-protocol §10 and turns their status words into
+/// Sends the Keycard commands of docs/keycard-protocol.md §10 and turns their status words into
 /// `CardError`s. It owns the `SecureChannel` (opened by `openSecureChannel(pairing:)`) and
 /// decides per command whether it travels plain or protected; the bytes themselves come
 /// from the pure builders in `KeycardCommands`.

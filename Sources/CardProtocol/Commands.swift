@@ -3,7 +3,7 @@ import WalletCrypto
 
 // MARK: - Parameters
 
-/// What INIT stores on a blank card (keycard-protocol §7.2).
+/// What INIT stores on a blank card (docs/keycard-protocol.md §7.2).
 ///
 /// The payload is 50 bytes (PIN ‖ PUK ‖ pairing secret), 52 with retry limits, 58 with a
 /// duress PIN. Limits and the duress PIN are 3.1+; when only a duress PIN is given the
@@ -64,7 +64,7 @@ public struct InitParameters: Sendable {
     }
 }
 
-/// What SIGN signs with (P1 bits 1–0 and 7–6, keycard-protocol §10.9).
+/// What SIGN signs with (P1 bits 1–0 and 7–6, docs/keycard-protocol.md §10.9).
 public enum SignOption: Sendable, Hashable {
     /// The current key (P1 `00`).
     case current
@@ -76,7 +76,7 @@ public enum SignOption: Sendable, Hashable {
     case pinless
 }
 
-/// Which key EXPORT KEY exports (P1, keycard-protocol §10.11).
+/// Which key EXPORT KEY exports (P1, docs/keycard-protocol.md §10.11).
 public enum ExportOption: Sendable, Hashable {
     /// The current key (P1 `00`).
     case current
@@ -116,7 +116,7 @@ public enum StatusKind: UInt8, Sendable {
 
 // MARK: - Builders
 
-/// Pure builders for every 3.x command (keycard-protocol §10) and the pure parts of their
+/// Pure builders for every 3.x command (docs/keycard-protocol.md §10) and the pure parts of their
 /// handshakes. Nothing here sends or keeps state; random inputs are arguments, so every
 /// APDU is reproducible in tests. Commands that travel in the secure channel are built in
 /// plaintext; `SecureChannel` wraps them.

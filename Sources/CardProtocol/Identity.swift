@@ -1,6 +1,6 @@
 import WalletCrypto
 
-/// The result of IDENTIFY (keycard-protocol §11): the card proved it holds the identity key
+/// The result of IDENTIFY (docs/keycard-protocol.md §11): the card proved it holds the identity key
 /// of its certificate, and the certificate names the CA that issued it.
 ///
 /// Verification never depends on which CA it is: a valid proof under an unknown CA parses

@@ -2,7 +2,7 @@ import Foundation
 import WalletCrypto
 
 /// The 32-byte pairing secret ("pairing token") stored on the card by INIT and proven by
-/// PAIR (keycard-protocol §7.1, §8.1). Held as a `Secret`; never prints.
+/// PAIR (docs/keycard-protocol.md §7.1, §8.1). Held as a `Secret`; never prints.
 public struct PairingSecret: Sendable, Equatable, CustomStringConvertible {
     /// PBKDF2 salt: the 29 ASCII bytes `Keycard Pairing Password Salt` (§7.1).
     public static let salt = Array("Keycard Pairing Password Salt".utf8)

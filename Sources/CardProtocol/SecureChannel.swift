@@ -2,7 +2,7 @@ import WalletCrypto
 
 // MARK: - Session keys
 
-/// The keys of one Secure Channel V1 session (keycard-protocol §9.2).
+/// The keys of one Secure Channel V1 session (docs/keycard-protocol.md §9.2).
 ///
 /// `K = SHA-512(ECDH-X ‖ pairing key ‖ salt)`; the encryption key is `K[0..<32]`, the MAC
 /// key `K[32..<64]`, both AES-256; the first IV comes from the OPEN SECURE CHANNEL answer.
@@ -60,7 +60,7 @@ public struct SessionKeys: Sendable, CustomStringConvertible {
 
 // MARK: - Secure channel
 
-/// Secure Channel V1 (keycard-protocol §9): wraps every command in AES-256-CBC with an
+/// Secure Channel V1 (docs/keycard-protocol.md §9): wraps every command in AES-256-CBC with an
 /// AES-CBC-MAC, checks and decrypts every answer, and keeps the IV chain of §9.7.
 ///
 /// It adopts `APDUChannel` and wraps another channel (STYLE habit 7): callers send

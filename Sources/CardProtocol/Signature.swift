@@ -1,7 +1,7 @@
 import WalletCore
 import WalletCrypto
 
-/// A signature made by the card, completed with its recovery id (keycard-protocol §10.9).
+/// A signature made by the card, completed with its recovery id (docs/keycard-protocol.md §10.9).
 public struct CardSignature: Sendable, Equatable, CustomStringConvertible {
     /// The key that signed (the derived key, for SIGN with a path).
     public let publicKey: PublicKey
@@ -83,7 +83,7 @@ public struct CardSignature: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(signature) by \(publicKey)" }
 }
 
-/// EXPORT KEY's answer (keycard-protocol §10.11): `A1 { [80 public key] [81 private key] [82 chain code] }`.
+/// EXPORT KEY's answer (docs/keycard-protocol.md §10.11): `A1 { [80 public key] [81 private key] [82 chain code] }`.
 public struct ExportedKey: Sendable, CustomStringConvertible {
     /// The public key (computed from the private key when only that was sent).
     public let publicKey: PublicKey

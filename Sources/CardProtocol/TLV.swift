@@ -1,5 +1,5 @@
 /// One BER-TLV field with a one-byte tag, as the Keycard applet writes them
-/// (keycard-protocol §2): length one byte when < 0x80, otherwise `81 LL`; `82 LL LL` is
+/// (docs/keycard-protocol.md §2): length one byte when < 0x80, otherwise `81 LL`; `82 LL LL` is
 /// accepted when parsing and written for values over 255 bytes. Templates nest: a
 /// constructed field's value is itself a TLV sequence (`children()`).
 public struct TLV: Sendable, Equatable, CustomStringConvertible {

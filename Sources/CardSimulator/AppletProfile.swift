@@ -1,10 +1,10 @@
 /// A released Keycard applet build the simulator can be (checklist §17 #15). The profile is fixed when a
 /// card is created and stored in its state file; the SELECT version bytes alone cannot tell 3.1.0 from
-/// 3.1.1/3.1.2 (keycard-protocol §1), but the pairing-slot count can.
+/// 3.1.1/3.1.2 (docs/keycard-protocol.md §1), but the pairing-slot count can.
 public struct AppletProfile: Sendable, Hashable, CustomStringConvertible {
     /// What EXPORT KEY P2=02 (xpub) returns as chain code for the empty path (the master key).
     public enum MasterXpubChainCode: String, Sendable, Hashable {
-        /// Faithful to 3.1/3.2 (keycard-protocol §10.11): the chain-code half of the transient derivation
+        /// Faithful to 3.1/3.2 (docs/keycard-protocol.md §10.11): the chain-code half of the transient derivation
         /// buffer — zeros after power-up or reset, otherwise the chain code of the key derived last.
         case scratchBuffer
         /// The active (normal or duress) master chain code: what a client would hope for. A deliberate

@@ -1,6 +1,6 @@
 import WalletCrypto
 
-/// The card-side primitives of Secure Channel V1 (keycard-protocol §6): ISO/IEC 9797-1 method 2
+/// The card-side primitives of Secure Channel V1 (docs/keycard-protocol.md §6): ISO/IEC 9797-1 method 2
 /// padding, AES-256-CBC with it (Java Card `ALG_AES_CBC_ISO9797_M2`) and the AES CBC-MAC without
 /// padding (`ALG_AES_MAC_128_NOPAD`). Failures are the Java Card `CryptoException`s the applet sees.
 enum ChannelCrypto {

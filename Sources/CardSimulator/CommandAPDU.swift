@@ -1,5 +1,5 @@
 /// A short command APDU as the Java Card runtime hands it to the applet (ISO 7816-4 cases 1–4;
-/// extended length is not supported, keycard-protocol §2).
+/// extended length is not supported, docs/keycard-protocol.md §2).
 struct CommandAPDU {
     let cla: UInt8
     let ins: UInt8

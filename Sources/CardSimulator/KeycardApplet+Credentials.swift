@@ -1,6 +1,6 @@
 import WalletCrypto
 
-// MARK: - INIT, PINs, status, FACTORY RESET (keycard-protocol §7, §10.1–§10.4, §10.13)
+// MARK: - INIT, PINs, status, FACTORY RESET (docs/keycard-protocol.md §7, §10.1–§10.4, §10.13)
 
 extension KeycardApplet {
     // MARK: OwnerPIN model

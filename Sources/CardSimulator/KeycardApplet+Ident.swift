@@ -1,6 +1,6 @@
 import WalletCrypto
 
-// MARK: - Card identity: IDENTIFY (14) and the Ident applet (keycard-protocol §11)
+// MARK: - Card identity: IDENTIFY (14) and the Ident applet (docs/keycard-protocol.md §11)
 
 extension KeycardApplet {
     /// The length of a Keycard certificate: compressed identity key (33) ‖ r (32) ‖ s (32) ‖ v (1).
@@ -60,7 +60,7 @@ extension KeycardApplet {
     }
 }
 
-/// Builds Keycard identity certificates (keycard-protocol §11) for simulated cards: the identity public
+/// Builds Keycard identity certificates (docs/keycard-protocol.md §11) for simulated cards: the identity public
 /// key, compressed, followed by a recoverable signature (r ‖ s ‖ v, v = recovery id 0/1) of a CA key
 /// over SHA-256 of that compressed key. Never use a test CA for anything but tests.
 public enum IdentityCertificate {

@@ -1,6 +1,6 @@
 import WalletCrypto
 
-// MARK: - Keys, derivation, signing, export, data (keycard-protocol §10.5–§10.12)
+// MARK: - Keys, derivation, signing, export, data (docs/keycard-protocol.md §10.5–§10.12)
 
 extension KeycardApplet {
     /// `m/43'/60'/1581'`, the EIP-1581 prefix of the export policy.
@@ -237,7 +237,7 @@ extension KeycardApplet {
 
     /// The DER signature the applet emits: ECDSA with a random nonce, then `fixS`. The card's raw S is
     /// high about half the time; `fixS` then writes n − S as a fixed 32-byte INTEGER (non-minimal when it
-    /// is below 2²⁴⁸, keycard-protocol §18); a low raw S keeps the minimal encoding. Which case applies
+    /// is below 2²⁴⁸, docs/keycard-protocol.md §18); a low raw S keeps the minimal encoding. Which case applies
     /// is drawn from the nonce entropy, so the distribution matches the card's.
     func cardSignature(key: PrivateKey, digest: [UInt8]) throws(CardStatus) -> [UInt8] {
         let entropy = random.bytes(32)

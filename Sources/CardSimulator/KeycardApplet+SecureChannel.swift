@@ -1,6 +1,6 @@
 import WalletCrypto
 
-// MARK: - Secure Channel V1, card side (keycard-protocol §8, §9; applet `SecureChannel.java`)
+// MARK: - Secure Channel V1, card side (docs/keycard-protocol.md §8, §9; applet `SecureChannel.java`)
 
 extension KeycardApplet {
     /// `SecureChannel.isOpen()`: session keys set and MUTUALLY AUTHENTICATE done.

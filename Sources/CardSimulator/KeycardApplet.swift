@@ -2,7 +2,7 @@ import WalletCrypto
 
 /// The Keycard package on a simulated Java Card: the Keycard applet 3.1 (and the Ident applet, which
 /// shares its memory) as a state machine that takes raw command APDUs and returns raw responses
-/// (data ‖ SW1 SW2), byte for byte what the Java Card applet answers (keycard-protocol §4–§13).
+/// (data ‖ SW1 SW2), byte for byte what the Java Card applet answers (docs/keycard-protocol.md §4–§13).
 ///
 /// State is split as on the card:
 /// - **persistent** (`CardState`, the EEPROM): credentials, pairings, keys, chain codes, the current and

@@ -3,7 +3,7 @@ import WalletCrypto
 
 /// A `RandomSource` that hands out given bytes in order, then continues with a fallback source. Feed it
 /// the card's random values in the order the applet draws them (see `KeycardApplet`) to reproduce a
-/// transcript byte for byte, e.g. keycard-protocol §16.2: instance UID ‖ pre-INIT channel key ‖
+/// transcript byte for byte, e.g. docs/keycard-protocol.md §16.2: instance UID ‖ pre-INIT channel key ‖
 /// post-INIT channel key ‖ PAIR card challenge ‖ pairing salt ‖ OPEN SC salt ‖ OPEN SC IV ‖ MUTUALLY
 /// AUTHENTICATE card random.
 public final class ReplayRandom: RandomSource {

@@ -1,4 +1,4 @@
-/// The ISO 7816 status words the applet produces (keycard-protocol §13), and the error a command
+/// The ISO 7816 status words the applet produces (docs/keycard-protocol.md §13), and the error a command
 /// handler throws to answer with one of them (the applet's `ISOException.throwIt`).
 struct CardStatus: Error, Equatable {
     let sw: UInt16

@@ -154,7 +154,7 @@ public struct PrivateKey: Sendable, CustomStringConvertible {
     }
 
     /// ECDH as the Keycard secure channel uses it: the shared secret is the raw
-    /// 32-byte X coordinate of k·P, not hashed (keycard-protocol §6).
+    /// 32-byte X coordinate of k·P, not hashed (docs/keycard-protocol.md §6).
     public func sharedSecretX(with publicKey: PublicKey) throws(WalletCryptoError) -> Secret {
         var pub = publicKey.raw
         return try Secret(count: 32) { (buf: UnsafeMutableRawBufferPointer) throws(WalletCryptoError) in

@@ -83,7 +83,7 @@ extension Session {
 
     /// `card.init`: refuses an initialized card; checks the duress trap before INIT (applet
     /// 3.1+ makes the PUK's first 6 digits the duress PIN unless one is given, and a PIN equal
-    /// to the duress PIN logs in under duress every time — keycard-protocol §7.2, §10.2): at a
+    /// to the duress PIN logs in under duress every time — docs/keycard-protocol.md §7.2, §10.2): at a
     /// terminal it explains and asks, in a batch run it refuses unless `force`. Then INIT,
     /// SELECT, and the generated values shown once. `values` gives them (asking or generating)
     /// once the card is known to be blank. Returns the warnings.

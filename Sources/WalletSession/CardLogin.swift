@@ -68,7 +68,7 @@ extension CardLink {
 
     /// The key kcs records beside the master key to tell a duress login (docs/card.md, "Duress
     /// logins"): `m/0`, one public derivation. A duress PIN keeps the master key and its key UID
-    /// but derives with another chain code (keycard-protocol §10.2), so every child differs.
+    /// but derives with another chain code (docs/keycard-protocol.md §10.2), so every child differs.
     public static let keyCheckPath = try! CardKeyPath(source: .master, components: [ChildIndex(0)])
 
     /// The card's public key at `keyCheckPath`; nil when the card's key has no chain code (the

@@ -2,7 +2,7 @@
 // independent Python client for applets 3.x and 4.x) drives a blank simulated card through the
 // real stack — libpcsclite → pcscd → vpcd → `kcs sim attach` — and every answer it reads is
 // compared here with values computed by kcs's own wallet core or fixed by the applet's
-// protocol (../shared/spec/keycard-protocol.md). The client runs unchanged from
+// protocol (docs/keycard-protocol.md). The client runs unchanged from
 // `tools/keycard-py/check.py`; `make test` installs it in .build/keycard-venv.
 import CardProtocol
 import Foundation

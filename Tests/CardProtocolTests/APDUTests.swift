@@ -1,4 +1,4 @@
-// Short APDUs (ISO 7816-4 §5.1; keycard-protocol §2), TLV (§2), and the T=0 procedure
+// Short APDUs (ISO 7816-4 §5.1; docs/keycard-protocol.md §2), TLV (§2), and the T=0 procedure
 // bytes handled by PlainChannel (§2: 61 XX → GET RESPONSE, 6C XX → resend with Le).
 import CardProtocol
 import KCSTestSupport

@@ -1,4 +1,4 @@
-// Status words → CardError (keycard-protocol §13): one row per SW, with the command that
+// Status words → CardError (docs/keycard-protocol.md §13): one row per SW, with the command that
 // gives it its meaning; a few rendered messages asserted whole (STYLE habit 5).
 import CardProtocol
 import Testing

@@ -1,4 +1,4 @@
-// Key paths as the card takes them (keycard-protocol §2.1). Rows from keycard.json
+// Key paths as the card takes them (docs/keycard-protocol.md §2.1). Rows from keycard.json
 // (keycard-go derivationpath/{decoder,encoder}_test.go; Keycard.swift KeycardTests.swift).
 import CardProtocol
 import KCSTestSupport

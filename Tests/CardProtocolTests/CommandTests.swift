@@ -1,4 +1,4 @@
-// Pure command builders and response parsers (keycard-protocol §5, §7, §10, §11), against
+// Pure command builders and response parsers (docs/keycard-protocol.md §5, §7, §10, §11), against
 // §16.1 V5 (keycard-py tests/test_vectors.py) and V6 (keycard-go types/certificate_test.go),
 // keycard.json application_info (Keycard.swift KeycardTests.swift) and mnemonic_indexes,
 // and §16.2's computed key rows.

@@ -1,6 +1,6 @@
-// Secure Channel V1 (keycard-protocol §9) against published vectors: §16.1 V1–V4 (keycard-go
+// Secure Channel V1 (docs/keycard-protocol.md §9) against published vectors: §16.1 V1–V4 (keycard-go
 // crypto/crypto_test.go and secure_channel_test.go) and the same cases in keycard.json
-// (../shared/vectors/README.md, section keycard.json). Then the channel's behaviour with a
+// (the `_sources` of Vectors/keycard.json). Then the channel's behaviour with a
 // card double: MAC tampering, plain answers while open, the stale IV of §9.9.
 import CardProtocol
 import KCSTestSupport

@@ -57,7 +57,7 @@ final class ScriptedTransport: CardTransport {
 /// The card side of Secure Channel V1 with fixed session keys, just enough to answer
 /// protected commands: it checks each command MAC, decrypts the payload, records it and
 /// answers `reply(plaintext command)` (data ‖ SW) encrypted with the command MAC as IV,
-/// or with the previous IV when `staleIV` is set (keycard-protocol §9.5, §9.9).
+/// or with the previous IV when `staleIV` is set (docs/keycard-protocol.md §9.5, §9.9).
 final class MiniSecureCard: CardTransport {
     let keys: SessionKeys
     private var iv: [UInt8]

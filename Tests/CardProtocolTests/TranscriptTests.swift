@@ -1,4 +1,4 @@
-// The whole SC V1 session transcript of keycard-protocol §16.2 ("computed for this project",
+// The whole SC V1 session transcript of docs/keycard-protocol.md §16.2 ("computed for this project",
 // applet 3.1, PIN 123456, PUK 123456789012, pairing password KeycardDefaultPairing) replayed
 // against the client: every command the client builds must equal the transcript byte for
 // byte, given the transcript's random inputs; every answer is the transcript's.

@@ -1,6 +1,6 @@
 // Integration: the real protocol client (CardProtocol: `CardSession`, `KeycardCommandSet`,
 // `SecureChannel`) against the real applet simulator (CardSimulator: `SimulatedCard`), in process,
-// for every 3.1 command and the error paths of keycard-protocol §7–§13. Expected values come from
+// for every 3.1 command and the error paths of docs/keycard-protocol.md §7–§13. Expected values come from
 // the spec (§16.1 V7, §16.2) and from WalletCore's own BIP-32 derivation, never from either side
 // under test.
 //

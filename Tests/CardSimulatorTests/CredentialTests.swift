@@ -1,4 +1,4 @@
-// INIT, PINs and PUK, pairing slots, FACTORY RESET (keycard-protocol §7, §8, §10.1–§10.4, §10.13).
+// INIT, PINs and PUK, pairing slots, FACTORY RESET (docs/keycard-protocol.md §7, §8, §10.1–§10.4, §10.13).
 import CardProtocol
 import Testing
 import WalletCrypto

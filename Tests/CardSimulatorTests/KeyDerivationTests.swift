@@ -1,4 +1,4 @@
-// LOAD KEY, DERIVE KEY, EXPORT KEY, SIGN and the PIN-less path against keycard-protocol §16.1 V7 and the
+// LOAD KEY, DERIVE KEY, EXPORT KEY, SIGN and the PIN-less path against docs/keycard-protocol.md §16.1 V7 and the
 // §16.2 key-derivation rows, plus the check orders of §10.5–§10.11.
 import CardProtocol
 import Testing

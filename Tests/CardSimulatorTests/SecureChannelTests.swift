@@ -1,4 +1,4 @@
-// Secure Channel V1 card behaviour (keycard-protocol §9): MAC failures, plain answers, the stale-IV
+// Secure Channel V1 card behaviour (docs/keycard-protocol.md §9): MAC failures, plain answers, the stale-IV
 // quirk of §9.9, and what SELECT / de-selection / reset clear.
 import CardProtocol
 import Testing

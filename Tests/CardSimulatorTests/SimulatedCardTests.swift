@@ -1,5 +1,5 @@
 // SimulatedCard: persistence in a cards directory, names, determinism, power events, the APDU log, the
-// ATR and the card identity (keycard-protocol §11).
+// ATR and the card identity (docs/keycard-protocol.md §11).
 import CardProtocol
 import Foundation
 import Testing

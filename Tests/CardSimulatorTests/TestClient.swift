@@ -1,4 +1,4 @@
-// A deliberately small, test-only Keycard client: just enough Secure Channel V1 (keycard-protocol §9.4,
+// A deliberately small, test-only Keycard client: just enough Secure Channel V1 (docs/keycard-protocol.md §9.4,
 // §9.6) and INIT/PAIR to drive the simulator. Written independently of the simulator's own code.
 import CardProtocol
 import Testing
@@ -186,7 +186,7 @@ final class TestSession {
         return (body(r), sw(r))
     }
 
-    /// Loads the BIP39 seed of keycard-protocol V7 (LOAD KEY P1=03).
+    /// Loads the BIP39 seed of vector V7 (docs/keycard-protocol.md §16.1) (LOAD KEY P1=03).
     @discardableResult
     func loadV7Seed() -> (data: [UInt8], sw: UInt16) { command(0xD0, 0x03, data: Vectors162.seed) }
 
@@ -196,7 +196,7 @@ final class TestSession {
     }
 }
 
-/// Values of keycard-protocol §16.1 V7 and §16.2 (key derivation rows).
+/// Values of docs/keycard-protocol.md §16.1 V7 and §16.2 (key derivation rows).
 enum Vectors162 {
     static let seed = h("B059400CE0F55498A5527667E77048BB482FF6DAA16C37B4B9E8AF70C85B3F4DF588004F19812A1A027C9A51E5E94259A560268E91CD10E206451A129826E740")
     static let masterPublic = h("04CC620F846055ED43995391CA5E490C52251EA40453F64A0515BEF84C24A653A7C4E02B9DE56F66D9EE58DC6B591B534F5A20C0550B2C33A086B90B866CF70799")

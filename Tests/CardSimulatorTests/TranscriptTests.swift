@@ -1,4 +1,4 @@
-// keycard-protocol §16.2 "Session transcript (SC V1)", card side: the transcript's command APDUs are fed
+// docs/keycard-protocol.md §16.2 "Session transcript (SC V1)", card side: the transcript's command APDUs are fed
 // to a 3.1.2 card whose random draws replay the transcript's inputs; every response must match byte for
 // byte (response data ‖ outer SW 9000).
 import CardProtocol

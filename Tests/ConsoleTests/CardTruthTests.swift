@@ -8,7 +8,7 @@ import Foundation
 import KCSTestSupport
 import Testing
 
-/// PIN 123456, PUK 111122223333: applet 3.1 makes 111122 the duress PIN (keycard-protocol §7.2).
+/// PIN 123456, PUK 111122223333: applet 3.1 makes 111122 the duress PIN (docs/keycard-protocol.md §7.2).
 private let pin = "123456", duressPIN = "111122", puk = "111122223333", password = "truth test pairing"
 /// BIP-39's all-`abandon` mnemonic: m/44'/60'/0'/0/0 is 0x9858EfFD232B4033E47d90003D41EC34EcaEda94.
 private let words = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"

@@ -3,7 +3,7 @@
 // itself is tested in CardProtocolTests/CardPathArithmeticTests.swift), and the
 // commands themselves on a simulated card in a temporary kcs home, logged in through the
 // protocol layer (the console's `card.login` is tested through the binary in ConsoleTests).
-// Key vectors: keycard-protocol §16.2 (the "legal winner …" mnemonic).
+// Key vectors: docs/keycard-protocol.md §16.2 (the "legal winner …" mnemonic).
 import CardProtocol
 import Foundation
 import KCSRuntime

@@ -1,6 +1,6 @@
 // Addresses and SLIP-44. Sources: eip55.json — ethereum/ERCs ERCS/erc-55.md "Test Cases",
 // ethers.js testcases/accounts.json.gz, ethereum/tests BasicTests/keyaddrtest.json;
-// slip44.json — satoshilabs/slips slip-0044.md. See ../shared/vectors/README.md.
+// slip44.json — satoshilabs/slips slip-0044.md. See the `_sources` of Vectors/*.json.
 import Foundation
 import KCSTestSupport
 import Testing

@@ -3,7 +3,7 @@
 // Sources: bip32.json — bitcoin/bips bip-0032.mediawiki "Test Vectors" 1–5, ethers.js
 // testcases/mnemonics.json.gz (node cases); bip39.json — trezor/python-mnemonic vectors.json and
 // tests/test_mnemonic.py (bad checksum); bip44-49-84.json — bitcoin/bips bip-0084 test vectors,
-// NomicFoundation/hardhat default accounts. See ../shared/vectors/README.md.
+// NomicFoundation/hardhat default accounts. See the `_sources` of Vectors/*.json.
 import KCSTestSupport
 import Testing
 import WalletCore

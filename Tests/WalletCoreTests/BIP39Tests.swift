@@ -1,4 +1,4 @@
-// BIP-39 mnemonics. Vectors (Vectors/bip39.json, `_sources`; ../shared/vectors/README.md § bip39.json):
+// BIP-39 mnemonics. Vectors (Vectors/bip39.json; its `_sources` say where each comes from):
 // - english[], japanese_trezor: trezor/python-mnemonic vectors.json (the file BIP-39 points to);
 // - japanese_bip32JP: bip32JP/bip32JP.github.io test_JP_BIP39.json (also referenced by BIP-39);
 //   stored in NFC while our words are NFKD, so phrases are compared after NFKD (README

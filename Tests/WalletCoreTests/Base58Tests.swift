@@ -1,6 +1,6 @@
 // Base58 and Base58Check. Source: Vectors/base58.json, Bitcoin Core src/test/data/base58_encode_decode.json
 // and base58_keys_valid.json as copied into bitcoinjs/bitcoinjs-lib test/fixtures/core/ (commit
-// 248789d25b9833ed286c9ca4b9bfd93f099fd8a3); see ../shared/vectors/README.md, section base58.
+// 248789d25b9833ed286c9ca4b9bfd93f099fd8a3); see the `_sources` of Vectors/base58.json.
 // Keys and addresses (WIF, legacy versions) are tested in WIFTests.swift.
 import KCSTestSupport
 import Testing

@@ -1,6 +1,6 @@
 // Bech32 (BIP-173), bech32m (BIP-350) and SegWit addresses. Source: Vectors/bech32.json, copied from
 // bitcoin/bips bip-0173.mediawiki "Test vectors" and bip-0350.mediawiki "Test vectors" (commit
-// 7fe0b034ec967b52a5a28276419117326df93263); see ../shared/vectors/README.md, section bech32, and its
+// 7fe0b034ec967b52a5a28276419117326df93263); see the `_sources` of Vectors/bech32.json, and its
 // "Disagreements" item 2: the BIP-350 address lists are the valid/invalid truth, and the three v1+
 // addresses BIP-173 published with bech32 checksums must now be rejected.
 import KCSTestSupport

@@ -2,7 +2,7 @@
 // Source: eth-tx.json — ethereum/EIPs EIPS/eip-155.md (Example), EIPS/eip-712.md and
 // assets/eip-712/Example.js; ethereum/tests BasicTests/txtest.json; ethereum/eth-account
 // tests/core/test_accounts.py and tests/core/test_typed_transactions.py; ethers.js
-// testcases/transaction.json.gz and testcases/typed-data.json.gz. See ../shared/vectors/README.md.
+// testcases/transaction.json.gz and testcases/typed-data.json.gz. See the `_sources` of Vectors/*.json.
 // Cases with a `_caveat` (ethers transactions with a missing or zero chainId) skip their EIP-155
 // pair as the README says; the high-S txtest case is checked by decoding and recovery.
 import Foundation

@@ -1,7 +1,7 @@
 // BIP-32 keys and derivation paths. Sources: bip32.json — bitcoin/bips bip-0032.mediawiki
 // "Test Vectors" 1–5, ethers.js testcases/mnemonics.json.gz (node cases); bip44-49-84.json —
 // bitcoin/bips bip-0084/bip-0049 test vectors (SLIP-132 zprv/uprv), NomicFoundation/hardhat
-// default accounts. See ../shared/vectors/README.md.
+// default accounts. See the `_sources` of Vectors/*.json.
 import Foundation
 import KCSTestSupport
 import Testing

@@ -1,6 +1,6 @@
 // Mnemonic → seed → BIP-32 master, end to end. Sources: bip39.json — trezor/python-mnemonic
 // vectors.json (`bip32_xprv` of each English vector, passphrase "TREZOR"), bip32JP test_JP_BIP39.json,
-// ethers.js testcases/mnemonics.json.gz (`nodes` for en and ja). See ../shared/vectors/README.md.
+// ethers.js testcases/mnemonics.json.gz (`nodes` for en and ja). See the `_sources` of Vectors/*.json.
 import Foundation
 import KCSTestSupport
 import Testing

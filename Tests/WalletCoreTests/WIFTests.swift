@@ -1,7 +1,7 @@
 // WIF private keys and legacy Base58Check addresses. Sources:
 // - Vectors/base58.json: Bitcoin Core src/test/data/base58_keys_valid.json and base58_keys_invalid.json
 //   as copied into bitcoinjs/bitcoinjs-lib test/fixtures/core/ (commit 248789d25b9833ed286c9ca4b9bfd93f099fd8a3);
-//   see ../shared/vectors/README.md, section base58.
+//   see the `_sources` of Vectors/base58.json.
 // - Litecoin addresses and the too-short/too-long Base58Check strings: bitcoinjs/bitcoinjs-lib
 //   test/fixtures/address.json (commit 0438f151bc19d19c25432de325489cc84d4f5978), quoted inline below.
 import KCSTestSupport

@@ -1,4 +1,4 @@
-// Hash vectors. Sources (see Vectors/*.json `_sources` and ../shared/vectors/README.md):
+// Hash vectors. Sources (see Vectors/*.json `_sources`):
 // - keccak.json: Keccak team KATs (Keccak[r=1088,c=512], original padding) as kept by
 //   Legrandin/pycryptodome test_vectors/.../keccak/*MsgKAT_256.txt; golang/crypto sha3_test.go;
 //   ethers.js testcases/hashes.json.gz; XKCP ShortMsgKAT_SHA3-256.txt for the contrast set.

@@ -1,6 +1,6 @@
 // secp256k1 through libsecp256k1. Sources: secp256k1-rfc6979.json — bitcoinjs/bitcoinjs-lib
 // test/fixtures/ecdsa.json (at c58ada36… and 7cdabef9…), test/fixtures/core/sig_canonical.json and
-// sig_noncanonical.json (copies of Bitcoin Core test data). See ../shared/vectors/README.md.
+// sig_noncanonical.json (copies of Bitcoin Core test data). See the `_sources` of Vectors/*.json.
 import Foundation
 import KCSTestSupport
 import Testing
