@@ -56,6 +56,9 @@ public final class InputLoop {
     /// Stop at the first error, with its exit code (`.bail on`): off by default at a prompt, on
     /// for a batch run.
     public var bail: Bool
+    /// Show the value of each top-level expression or command statement of a script file, as
+    /// the prompt does (`kcs --echo FILE`); `-e` code and piped standard input always show them.
+    public var echo = false
     /// What the prompt shows besides `kcs` (the active key; the card once one is connected).
     public var context: () -> String? = { nil }
     /// Set when the session ends (`.quit`, or an error under `.bail on`).
@@ -79,9 +82,11 @@ public final class InputLoop {
 
     /// Runs a script; `args` become the list `args` inside it. Returns the exit code: the first
     /// error's (under `.bail off` the script goes on after it), else 0.
-    public func run(_ source: Source, args: [String] = []) -> Int32 {
+    /// `showing` shows the value of each top-level expression or command statement (`echo`
+    /// when nil).
+    public func run(_ source: Source, args: [String] = [], showing: Bool? = nil) -> Int32 {
         runner.interpreter.define("args", .list(args.map { .string($0) }))
-        return run(script: source)
+        return run(script: source, showing: showing ?? echo)
     }
 
     /// `run(_:args:)` for a script given as bytes (a file's contents) named `name`.
@@ -89,11 +94,17 @@ public final class InputLoop {
         run(Source(name: name, bytes: bytes), args: args)
     }
 
+    /// Piped standard input: a script that shows its values as the prompt would (sqlite3 prints
+    /// `select 1` the same way at a terminal and in a pipe; docs/language.md §10).
+    public func run(standardInput bytes: [UInt8]) -> Int32 {
+        run(Source(name: "<stdin>", bytes: bytes), showing: true)
+    }
+
     /// `kcs -e CODE`: warns once when CODE holds a secret (`commandLineSecretWarning`), then runs it.
     public func run(commandLine code: String, args: [String] = []) -> Int32 {
         let source = Source(name: "<-e>", text: code)
         if !runner.parse(source).source.secretRanges.isEmpty { errorOutput(InputLoop.commandLineSecretWarning) }
-        return run(source, args: args)
+        return run(source, args: args, showing: true)
     }
 
     /// Said once when a `-e` program holds a secret (`Builtins.secretRanges`): a command line is
@@ -106,7 +117,7 @@ public final class InputLoop {
         """
 
     /// The pieces of `source` (text between meta-commands) in order, each run as a whole.
-    private func run(script source: Source) -> Int32 {
+    private func run(script source: Source, showing: Bool) -> Int32 {
         var firstError: Int32?
         func failed(_ status: Int32) -> Bool {
             firstError = firstError ?? status
@@ -116,7 +127,7 @@ public final class InputLoop {
         for piece in pieces(of: source) {
             let status: Int32
             switch piece {
-            case .program(let program): status = execute(program, printing: false)
+            case .program(let program): status = execute(program, printing: showing ? .each : .none)
             case .meta(let line, let location): status = meta(line, at: location)
             }
             if status != ExitStatus.ok, failed(status) { break }
@@ -190,7 +201,7 @@ public final class InputLoop {
                let safe = HistoryRedaction.redact(parsed.source, diagnostics: parsed.diagnostics) {
                 editor.add(toHistory: safe)
             }
-            failed(execute(parsed, printing: true))
+            failed(execute(parsed, printing: .last))
         }
         return exitStatus ?? ExitStatus.ok
     }
@@ -202,24 +213,36 @@ public final class InputLoop {
 
     // MARK: - One statement or script, one meta-command
 
-    /// Parses and runs `source`, reporting its errors; returns the exit code. `printing`: a bare
-    /// expression prints its value (the prompt).
-    private func execute(_ source: Source, printing: Bool) -> Int32 {
+    /// Which values of a run are shown.
+    private enum Showing {
+        /// None: a script file prints only what it `print`s.
+        case none
+        /// The last statement's, if it is an expression or a command: the prompt.
+        case last
+        /// Each top-level expression or command statement's, as it finishes: `-e`, a pipe, `--echo`.
+        case each
+    }
+
+    /// Parses and runs `source`, reporting its errors; returns the exit code.
+    private func execute(_ source: Source, printing: Showing) -> Int32 {
         execute(runner.parse(source), printing: printing)
     }
 
     /// `execute` for a source `ScriptRunner.parse` has already parsed and marked.
-    private func execute(_ parsed: (source: Source, program: Program, diagnostics: [Diagnostic]), printing: Bool) -> Int32 {
+    private func execute(_ parsed: (source: Source, program: Program, diagnostics: [Diagnostic]), printing: Showing) -> Int32 {
         let (source, program, diagnostics) = parsed
         if !diagnostics.isEmpty {
             runner.report(diagnostics, source)
             return ExitStatus.scriptError
         }
         do {
-            if printing {
+            switch printing {
+            case .none: _ = try runner.interpreter.run(program, source: source)
+            case .last:
                 if let value = try runner.interpreter.evaluate(program, source: source) { output(value.text + "\n") }
-            } else {
-                _ = try runner.interpreter.run(program, source: source)
+            case .each:
+                let output = self.output
+                try runner.interpreter.run(program, source: source) { output($0.text + "\n") }
             }
             return ExitStatus.ok
         } catch {
@@ -250,7 +273,7 @@ public final class InputLoop {
             }
             depth += 1
             defer { depth -= 1 }
-            return run(script: Source(name: words[1], bytes: Array(data)))
+            return run(script: Source(name: words[1], bytes: Array(data)), showing: echo)
         case ".bail":
             switch words.dropFirst().first {
             case "on": bail = true

@@ -68,6 +68,8 @@ final class Environment {
     var moduleRequests: [String: String] = [:]
     /// The value of the last top-level expression statement of the current run.
     @exclusivity(unchecked) var lastResult: Value?
+    /// Shown each top-level expression statement's value as it finishes (`Interpreter.run(_:source:showing:)`).
+    var show: ((Value) -> Void)?
     /// The command table the interpreter parses modules with.
     let commandTable: CommandTable
 

@@ -53,6 +53,15 @@ public final class Interpreter {
         try evaluate(program, source: source) ?? .null
     }
 
+    /// Runs `program` as `run` does, handing `show` the value of each top-level expression or
+    /// command statement as it finishes: a batch run that shows values the way the prompt does
+    /// (docs/language.md §10).
+    public func run(_ program: Program, source: Source, showing show: @escaping (Value) -> Void) throws(RuntimeError) {
+        env.show = show
+        defer { env.show = nil }
+        _ = try evaluate(program, source: source)
+    }
+
     /// Like `run`, but returns nil when the program's last statement is not an expression or
     /// a command (so the REPL shows nothing after `let x = 1`).
     public func evaluate(_ program: Program, source: Source) throws(RuntimeError) -> Value? {

@@ -78,7 +78,10 @@ final class ExprStmt: StmtNode {
     }
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
         let v = try expr.eval(env, fp)
-        if recordsResult { env.lastResult = v }
+        if recordsResult {
+            env.lastResult = v
+            if let show = env.show { show(v) }
+        }
         return .next
     }
 }

@@ -33,6 +33,9 @@ struct Console: ParsableCommand {
     @Flag(name: .long, help: "Errors as JSON on standard error.")
     var json = false
 
+    @Flag(name: .long, help: "Show the value of each top-level expression or command of FILE, as the prompt does (-e and piped input always do).")
+    var echo = false
+
     @OptionGroup var common: CommonOptions
 
     @Option(name: [.customLong("init"), .customLong("init-file")],
@@ -53,6 +56,7 @@ struct Console: ParsableCommand {
         let terminal = code == nil && file == nil && isatty(STDIN_FILENO) == 1
         // Every input goes through this one loop (docs/language.md §10).
         let loop = InputLoop(runner: runner, interactive: terminal)
+        loop.echo = echo
         if let code {
             throw ExitCode(loop.run(commandLine: code, args: ([file].compactMap { $0 }) + args))
         }
@@ -60,7 +64,7 @@ struct Console: ParsableCommand {
             throw ExitCode(loop.run(name: file, bytes: try readScript(file), args: args))
         }
         guard terminal else {
-            throw ExitCode(loop.run(name: "<stdin>", bytes: Array(FileHandle.standardInput.readDataToEndOfFile())))
+            throw ExitCode(loop.run(standardInput: Array(FileHandle.standardInput.readDataToEndOfFile())))
         }
         let initPath = initFile ?? Console.defaultInitFile()
         if let data = FileManager.default.contents(atPath: initPath) {
@@ -131,11 +135,13 @@ struct Completions: ParsableCommand {
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run a .kcs script.")
     @Flag(name: .long, help: "Errors as JSON on standard error.") var json = false
+    @Flag(name: .long, help: "Show the value of each top-level expression or command, as the prompt does.") var echo = false
     @OptionGroup var common: CommonOptions
     @Argument(help: "The script.") var file: String
     @Argument(parsing: .captureForPassthrough, help: "Arguments for the script.") var args: [String] = []
     func run() throws {
         let loop = InputLoop(runner: try common.runner(host: ConsoleHost(), json: json), interactive: false)
+        loop.echo = echo
         throw ExitCode(loop.run(name: file, bytes: try readScript(file), args: args))
     }
 }

@@ -40,6 +40,25 @@ struct CLITests {
         #expect(r.code == 0 && r.out == "42\n" && r.err.isEmpty)
     }
 
+    @Test func dashE_andPipedInput_showValuesAsThePromptDoes_scriptFilesOnlyWithEcho() throws {
+        // -e: each top-level expression or command statement shows its value; `let` shows nothing.
+        #expect(try kcs(["-e", "1+1"]).out == "2\n")
+        #expect(try kcs(["-e", "let x = 2; x * 3; hex 255"]).out == "6\n0xff\n")
+        let help = try kcs(["-e", "help \"hex\""])
+        #expect(help.code == 0 && help.out.hasPrefix("hex VALUE\n  Lower-case 0x hex text"), "\(help.out)")
+        // A pipe, the same, values between what the script prints, in order.
+        let piped = try kcs([], stdin: "let x = 2\nx * 3\nprint \"p\"\nupper \"a\"\n")
+        #expect(piped.code == 0 && piped.out == "6\np\nA\n", "\(piped.out)")
+        // A script file prints only what it prints, unless --echo (also for `kcs run`).
+        let path = try script("1+1\nprint \"only\"\n")
+        #expect(try kcs([path]).out == "only\n")
+        #expect(try kcs(["--echo", path]).out == "2\nonly\n")
+        #expect(try kcs(["run", "--echo", path]).out == "2\nonly\n")
+        // A value shown before an error stays shown; the error ends the run as before.
+        let failing = try kcs(["-e", "1+1; 1/0; 3"])
+        #expect(failing.code == 70 && failing.out == "2\n", "\(failing.out)")
+    }
+
     @Test func file_withArgs_seesTheArgsList() throws {
         let path = try script("print len(args), args[1]\n")
         let r = try kcs([path, "one", "two"])
