@@ -2,10 +2,10 @@
 # README's two commands: both first install the Debian packages that are missing.
 SHELL := /bin/bash
 SWIFT ?= swift
-DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace
+DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace binutils
 BENCH_PACKAGES := libssl-dev gcc
 
-.PHONY: deps bench-deps evm-venv keycard-venv build release run test bench fuzz fuzz-build clean
+.PHONY: deps bench-deps evm-venv keycard-venv build release run test bench fuzz fuzz-build clean static install uninstall install-check
 
 # Installs only what dpkg says is missing; apt-get update runs once, and only then.
 deps:
@@ -84,6 +84,44 @@ fuzz: fuzz-build
 
 bench: bench-deps evm-venv
 	bench/run
+
+# `make install [PREFIX=~/.local]`: the release binary with the Swift runtime linked in (it runs
+# where no Swift toolchain is installed; the Debian libraries of DEB_PACKAGES stay shared), the
+# standard library, shell completions for bash, zsh and fish (`kcs completions`), and a man page
+# generated from the argument parser's own declarations. `make uninstall` removes them again.
+PREFIX ?= /usr/local
+STATIC_BUILD := .build/static
+KCS_STATIC := $(STATIC_BUILD)/release/kcs
+INSTALLED := $(PREFIX)/bin/kcs $(PREFIX)/share/man/man1/kcs.1 \
+  $(PREFIX)/share/bash-completion/completions/kcs $(PREFIX)/share/zsh/site-functions/_kcs \
+  $(PREFIX)/share/fish/vendor_completions.d/kcs.fish
+static: deps
+	$(SWIFT) build -c release --product kcs --static-swift-stdlib --scratch-path $(STATIC_BUILD)
+
+install: static
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kcs/stdlib $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 -s $(KCS_STATIC) $(DESTDIR)$(PREFIX)/bin/kcs
+	install -m 644 stdlib/*.kcs $(DESTDIR)$(PREFIX)/share/kcs/stdlib/
+	$(KCS_STATIC) completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kcs
+	$(KCS_STATIC) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kcs
+	$(KCS_STATIC) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kcs.fish
+	$(SWIFT) build --product generate-manual
+	mkdir -p $(STATIC_BUILD)/man
+	$$($(SWIFT) build --show-bin-path)/generate-manual $(KCS_STATIC) --output-directory $(STATIC_BUILD)/man
+	install -m 644 $(STATIC_BUILD)/man/kcs.1 $(DESTDIR)$(PREFIX)/share/man/man1/kcs.1
+	@echo "installed kcs in $(DESTDIR)$(PREFIX)/bin (make uninstall PREFIX=$(PREFIX) removes it)"
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -rf $(DESTDIR)$(PREFIX)/share/kcs
+
+# What make install promises, checked as a user would: install into a throw-away prefix, copy
+# the binary into an empty folder and run it with a minimal environment, find the stdlib from
+# the installed kcs through PATH in another folder, read the man page, uninstall.
+install-check:
+	tools/install-check
 
 clean:
 	rm -rf .build bench/out

@@ -92,29 +92,66 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
                 return markSecrets?(source) ?? source
             }
         }
-        throw ModuleNotFound(name: name, searched: candidates)
+        throw ModuleNotFound(name: name, searched: candidates,
+                             stdlibSearched: stdlibDirectories.isEmpty ? ConsoleHost.stdlibSearchPath() : nil)
     }
 
-    /// `$KCS_STDLIB`, else the `stdlib` folder of the checkout the binary was built in (found by
-    /// walking up from the executable), so `make run` finds `stdlib/bip44.kcs`.
-    public static func defaultStdlib(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    /// Where the standard library is looked for, in order: `$KCS_STDLIB` when set; else a
+    /// `stdlib` folder beside the executable's real location or up to five folders above it (a
+    /// checkout: `.build/debug/kcs` finds `stdlib/`), then `share/kcs/stdlib` under its prefix
+    /// (`make install` puts `kcs` in PREFIX/bin). The executable is found by its real path, not
+    /// by `argv[0]`, so a `kcs` reached through `PATH` or a symbolic link finds it from anywhere.
+    public static func stdlibSearchPath(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                        executable: String? = ConsoleHost.executablePath()) -> [String] {
         if let dir = environment["KCS_STDLIB"], !dir.isEmpty { return [dir] }
-        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        guard let executable else { return [] }
+        var dir = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        var out: [String] = []
         for _ in 0..<6 {
-            let candidate = dir.appendingPathComponent("stdlib")
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), isDir.boolValue {
-                return [candidate.path]
-            }
+            out.append(dir.appendingPathComponent("stdlib").path)
             dir = dir.deletingLastPathComponent()
         }
-        return []
+        let prefix = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
+        out.append(prefix.appendingPathComponent("share/kcs/stdlib").path)
+        return out
+    }
+
+    /// The first folder of `stdlibSearchPath` that exists (`[]` when none does).
+    public static func defaultStdlib(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        let searched = stdlibSearchPath(environment: environment)
+        if environment["KCS_STDLIB"].map({ !$0.isEmpty }) == true { return searched }
+        return searched.first { path in
+            var isDir: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+        }.map { [$0] } ?? []
+    }
+
+    /// The running executable's real path (symbolic links resolved), from `/proc/self/exe`, else
+    /// `argv[0]` looked up in `PATH` as the shell did.
+    public static func executablePath() -> String? {
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return exe }
+        guard let argv0 = CommandLine.arguments.first, !argv0.isEmpty else { return nil }
+        if argv0.contains("/") { return URL(fileURLWithPath: argv0).resolvingSymlinksInPath().path }
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(dir)).appendingPathComponent(argv0)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.resolvingSymlinksInPath().path }
+        }
+        return nil
     }
 
     struct ModuleNotFound: Error, CustomStringConvertible {
         let name: String
         let searched: [String]
-        var description: String { "module \"\(name)\" not found; looked in " + searched.joined(separator: ", ") }
+        /// Where the standard library was looked for, when it was not found.
+        let stdlibSearched: [String]?
+        var description: String {
+            "module \"\(name)\" not found; looked in " + searched.joined(separator: ", ")
+                + (stdlibSearched.map {
+                    "; the standard library was not found either (looked for "
+                        + ($0.isEmpty ? "it beside the kcs executable" : $0.joined(separator: ", "))
+                        + "); set KCS_STDLIB to its folder"
+                } ?? "")
+        }
     }
 }
 

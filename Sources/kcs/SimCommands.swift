@@ -9,6 +9,7 @@ import WalletCrypto
 /// `kcs sim …`: the simulated Keycards kept under the kcs home.
 struct Sim: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sim",
         abstract: "Manage simulated Keycards and put one behind a virtual PC/SC reader.",
         discussion: """
             A simulated card is a file, not a chip: its PIN, PUK, pairing secret and keys are kept in \
@@ -20,6 +21,7 @@ struct Sim: ParsableCommand {
     /// `kcs sim attach`: serve a simulated card to vsmartcard's vpcd driver inside pcscd.
     struct Attach: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "attach",
             abstract: "Connect a simulated card to the vpcd virtual reader (\"Virtual PCD 00 00\").",
             discussion: """
                 pcscd must be running with vsmartcard-vpcd installed; the card then appears in the reader
@@ -86,7 +88,7 @@ struct Sim: ParsableCommand {
 
     /// `kcs sim list`: the simulated cards in the home.
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the simulated cards in the kcs home.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the simulated cards in the kcs home.")
 
         @Option(name: .long, help: "kcs home directory.")
         var home: String?

@@ -9,12 +9,19 @@ struct KCS: ParsableCommand {
         commandName: "kcs",
         abstract: "kcs, the Keycard console: a prompt and a scripting language over a wallet core.",
         discussion: """
-            kcs                      the console (a REPL at a terminal; otherwise standard input is a script)
-            kcs FILE.kcs [ARGS…]     run a script; ARGS are the list `args` inside it
-            kcs -e CODE              run CODE
-            kcs check FILE           report every error without running
-            kcs parse FILE           print the syntax tree
-            kcs sim attach           put a simulated Keycard behind the vpcd virtual reader
+            kcs                    the console: a REPL at a terminal, else stdin
+            kcs FILE.kcs [ARGS…]   run a script; ARGS are the list `args` in it
+            kcs -e CODE            run CODE, showing values as the prompt does
+            kcs check FILE         report every error without running
+            kcs sim attach         a simulated Keycard behind a PC/SC reader
+
+            Options of the console (kcs console --help has them all):
+              -e CODE              run CODE and exit
+              --json               errors as JSON lines on standard error
+              --echo               show the values of a script file's statements
+              --home DIR           the store and simulated cards (default $KCS_HOME)
+              --rpc URL            the Ethereum node (default $KCS_RPC_URL)
+              --init FILE          a script run before the prompt starts
             The language is described in docs/language.md.
             """,
         version: "kcs \(InputLoop.version)",
@@ -25,6 +32,7 @@ struct KCS: ParsableCommand {
 /// `kcs [FILE [ARGS…]]`, `kcs -e CODE`: the default.
 struct Console: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "console",
         abstract: "The console: a REPL at a terminal, else standard input (or FILE, or -e CODE) as a script.")
 
     @Option(name: .customShort("e"), help: "Run CODE and exit.")
@@ -119,7 +127,7 @@ func readScript(_ path: String) throws -> [UInt8] {
 
 /// `kcs completions bash|zsh|fish`: the shell completion script for the kcs command line.
 struct Completions: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print a shell completion script (bash, zsh or fish).")
+    static let configuration = CommandConfiguration(commandName: "completions", abstract: "Print a shell completion script (bash, zsh or fish).")
     @Argument(help: "bash, zsh or fish.") var shell: String
     func validate() throws {
         guard CompletionShell(rawValue: shell) != nil else {
@@ -133,7 +141,7 @@ struct Completions: ParsableCommand {
 
 /// `kcs run FILE [ARGS…]`.
 struct Run: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run a .kcs script.")
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run a .kcs script.")
     @Flag(name: .long, help: "Errors as JSON on standard error.") var json = false
     @Flag(name: .long, help: "Show the value of each top-level expression or command, as the prompt does.") var echo = false
     @OptionGroup var common: CommonOptions
@@ -148,7 +156,7 @@ struct Run: ParsableCommand {
 
 /// `kcs check FILE`.
 struct Check: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Report every syntax error and unknown command without running.")
+    static let configuration = CommandConfiguration(commandName: "check", abstract: "Report every syntax error and unknown command without running.")
     @Flag(name: .long, help: "Errors as JSON on standard error.") var json = false
     @Argument(help: "The script.") var file: String
     func run() throws {
@@ -159,7 +167,7 @@ struct Check: ParsableCommand {
 
 /// `kcs parse FILE`.
 struct Parse: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the syntax tree of a script in a stable text form.")
+    static let configuration = CommandConfiguration(commandName: "parse", abstract: "Print the syntax tree of a script in a stable text form.")
     @Argument(help: "The script.") var file: String
     func run() throws {
         let result = ScriptRunner(host: ConsoleHost(interactive: false)).parseTree(name: file, bytes: try readScript(file))

@@ -59,6 +59,14 @@ struct CLITests {
         #expect(failing.code == 70 && failing.out == "2\n", "\(failing.out)")
     }
 
+    @Test func topLevelHelp_showsTheOptionsPeopleUseMost() throws {
+        let r = try kcs(["--help"])
+        #expect(r.code == 0)
+        for option in ["-e CODE", "--json", "--echo", "--home DIR", "--rpc URL", "--init FILE"] {
+            #expect(r.out.contains("\n  \(option) "), "kcs --help does not show \(option): \(r.out)")
+        }
+    }
+
     @Test func file_withArgs_seesTheArgsList() throws {
         let path = try script("print len(args), args[1]\n")
         let r = try kcs([path, "one", "two"])
