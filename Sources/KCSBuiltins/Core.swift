@@ -26,6 +26,12 @@ extension Builtins {
             .string((args["value"] ?? .null).typeName)
         },
 
+        Builtin("json", params: [ParamSpec("value", .any)],
+                summary: "The JSON text of any value, as --json prints it: maps in order, bytes as \"0x…\", big integers as strings, secrets as \"<secret KIND>\".",
+                example: "json {\"to\": 0x35, \"n\": 2}   # {\"to\":\"0x35\",\"n\":2}") { args in
+            .string((args["value"] ?? .null).json)
+        },
+
         Builtin("str", params: [ParamSpec("value", .any)],
                 summary: "A value as a one-line string (secrets stay <secret KIND>).",
                 example: "str 42   # \"42\"") { args in

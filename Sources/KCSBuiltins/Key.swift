@@ -53,10 +53,9 @@ extension Builtins {
                 let r = try tx.key(named: name)
                 var fields = keyFields(r)
                 if let parent = r.parentID { fields.append(("parent", .string(try tx.key(id: parent).name))) }
-                let rotation: String = if r.retired { "retired" } else if let f = r.rotationFlag { "flagged (\(f))" } else { "ok" }
-                fields.append(("rotation", .string(rotation)))
+                fields.append(("rotation", .string(rotationText(r))))
                 let recent = try tx.history(HistoryQuery(keyName: r.name, limit: 10))
-                fields.append(("signatures", .list(recent.map(historyValue))))
+                fields.append(("signatures", .list(recent.map { historyValue($0) })))
                 return .map(ValueMap(fields))
             }
         },
@@ -177,7 +176,7 @@ extension Builtins {
     static func keyDashboard(_ args: CallArguments) throws -> Value {
         let store = try args.session().store()
         let records = try store.keys(includeRetired: !args.flag("active"))
-        if args.flag("json") { return .string(try jsonText(records)) }
+        if args.flag("json") { return .string(Value.list(records.map(keyListRecord)).json) }
         return .list(records.map { r in
             .map(ValueMap([
                 ("#", .int(r.position)), ("name", .string(r.name)), ("address", .string(snippet(r.address))),
@@ -185,6 +184,24 @@ extension Builtins {
                 ("storage", .string(r.storage.rawValue)),
             ]))
         })
+    }
+
+    /// One key of `key.list --json`: every field, under the names `key.show` uses (`rotation`
+    /// as it says it), plus what only a program needs: ids, `retired`, `hasSecret`, `revealed`.
+    static func keyListRecord(_ r: KeyRecord) -> Value {
+        var f: [(String, Value)] = [("id", .int(Int(r.id)))] + keyFields(r)
+        f.append(("rotation", .string(rotationText(r))))
+        f.append(("retired", .bool(r.retired)))
+        f.append(("hasSecret", .bool(r.hasSecret)))
+        f.append(("revealed", r.revealedAt.map { .string(isoDate($0)) } ?? .null))
+        f.append(("parentID", r.parentID.map { .int(Int($0)) } ?? .null))
+        f.append(("successorID", r.successorID.map { .int(Int($0)) } ?? .null))
+        return .map(ValueMap(f))
+    }
+
+    /// `retired`, `flagged (REASON)` or `ok`: a key's rotation status as `key.show` says it.
+    static func rotationText(_ r: KeyRecord) -> String {
+        if r.retired { "retired" } else if let f = r.rotationFlag { "flagged (\(f))" } else { "ok" }
     }
 
     /// A key as a record value (what `keys`, `key.show` and the import commands return).
@@ -203,11 +220,15 @@ extension Builtins {
         return f
     }
 
-    static func historyValue(_ h: HistoryRecord) -> Value {
-        var f: [(String, Value)] = [
+    /// A history row as the table shows it; `full` adds its id and signature (`history --json`).
+    static func historyValue(_ h: HistoryRecord, full: Bool = false) -> Value {
+        var f: [(String, Value)] = full ? [("id", .int(Int(h.id)))] : []
+        f += [
             ("time", .string(isoDate(h.date))), ("key", .string(h.keyName)), ("kind", .string(h.kind.rawValue)),
-            ("digest", .bytes(h.digest)), ("signer", .string(h.signer)), ("verified", .bool(h.verified)),
+            ("digest", .bytes(h.digest)),
         ]
+        if full { f.append(("signature", .bytes(h.signature))) }
+        f += [("signer", .string(h.signer)), ("verified", .bool(h.verified))]
         if let chain = h.chainID { f.append(("chainId", .int(Int(chain)))) }
         return .map(ValueMap(f))
     }
@@ -236,11 +257,6 @@ extension Builtins {
         return String(a.prefix(6)) + "…" + String(a.suffix(4))
     }
 
-    static func jsonText(_ records: [KeyRecord]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(records), as: UTF8.self)
-    }
 
     /// `--preset` (metamask when absent) or `--preset custom --path TEMPLATE`.
     static func presetArgument(_ args: CallArguments) throws -> (PathPreset?, String?) {

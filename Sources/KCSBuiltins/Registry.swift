@@ -44,6 +44,7 @@ public enum Builtins {
                 example: "help derive") { args in
             guard let registry else { return .null }
             let topic: String? = if case .string(let t) = args.value("topic") { t } else { nil }
+            if let topic, let other = otherToolsWords[topic] { return .string(other) }
             guard let text = registry.help(topic) else {
                 let names = registry.builtins.map(\.name) + registry.namespaces
                 throw BuiltinError.noHelpTopic(topic: topic ?? "", suggestion: suggestion(for: topic ?? "", among: names))
@@ -54,6 +55,19 @@ public enum Builtins {
 }
 
 extension Builtins {
+    /// Commands of other Keycard tools that people look for, with the kcs way to do the same:
+    /// what `help NAME` answers for them.
+    static let otherToolsWords: [String: String] = [
+        "card.sign": """
+            card.sign is keycard-cli's command; in kcs the card is a signer like any key:
+              card.login "PIN"             open the secure channel and verify the PIN
+              use card                     make the card's key the active signer
+              sign 0x<32-byte digest>      sign with it (also: sign message, sign typed, sign tx)
+              sign DIGEST --path m/…       with a key derived on the card; --pinless for the PIN-less path
+            see help sign, help use, help card.login
+            """,
+    ]
+
     /// A secret value holding the UTF-8 of `text` (what a terminal prompt produces).
     public static func secret(kind: String, text: String) -> SecretValue {
         SecretValue(kind: kind, payload: Secret(utf8: text))

@@ -56,8 +56,9 @@ extension Builtins {
             }
             let records = try store.history(query)
             if args.flag("csv") { return .string(HistoryExport.csv(records)) }
-            if args.flag("json") { return .string(HistoryExport.json(records)) }
-            return .list(records.map(historyValue))
+            // JSON: the fields the table shows, under the same names, plus the id and signature.
+            if args.flag("json") { return .string(Value.list(records.map { historyValue($0, full: true) }).json) }
+            return .list(records.map { historyValue($0) })
         },
 
         Builtin("sign.message", params: [ParamSpec("message", .oneOf([.string, .bytes]))],

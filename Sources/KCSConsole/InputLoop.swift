@@ -213,6 +213,11 @@ public final class InputLoop {
 
     // MARK: - One statement or script, one meta-command
 
+    /// A shown value's line: its text, or with `--json` its JSON.
+    private func shown(_ value: Value) -> String {
+        (runner.interpreter.printsJSON ? value.json : value.text) + "\n"
+    }
+
     /// Which values of a run are shown.
     private enum Showing {
         /// None: a script file prints only what it `print`s.
@@ -239,10 +244,10 @@ public final class InputLoop {
             switch printing {
             case .none: _ = try runner.interpreter.run(program, source: source)
             case .last:
-                if let value = try runner.interpreter.evaluate(program, source: source) { output(value.text + "\n") }
+                if let value = try runner.interpreter.evaluate(program, source: source) { output(shown(value)) }
             case .each:
-                let output = self.output
-                try runner.interpreter.run(program, source: source) { output($0.text + "\n") }
+                let output = self.output, json = runner.interpreter.printsJSON
+                try runner.interpreter.run(program, source: source) { output((json ? $0.json : $0.text) + "\n") }
             }
             return ExitStatus.ok
         } catch {

@@ -70,6 +70,8 @@ final class Environment {
     @exclusivity(unchecked) var lastResult: Value?
     /// Shown each top-level expression statement's value as it finishes (`Interpreter.run(_:source:showing:)`).
     var show: ((Value) -> Void)?
+    /// `print` writes one JSON document per statement instead of text (`kcs --json`).
+    var printsJSON = false
     /// The command table the interpreter parses modules with.
     let commandTable: CommandTable
 

@@ -34,6 +34,13 @@ public final class Interpreter {
                           nativeStackBudget: nativeStackBudget)
     }
 
+    /// With `true`, `print` writes each statement's values as one JSON document on its own
+    /// line (one value as itself, several as an array): `kcs --json` (docs/language.md §10).
+    public var printsJSON: Bool {
+        get { env.printsJSON }
+        set { env.printsJSON = newValue }
+    }
+
     /// The command names programs for this interpreter must be parsed with.
     public var commandTable: CommandTable { env.commandTable }
 

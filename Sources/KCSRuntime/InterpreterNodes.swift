@@ -71,8 +71,10 @@ final class GlobalGet: ExprNode {
     }
     override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
         guard env.globalDefined[slot] else {
-            throw RuntimeError(.undefinedVariable(name, suggestion: suggestion(for: name, among: env.definedGlobalNames)),
-                               at: range)
+            // A variable first; else a command the name is close to (`histroy`, `kyes`).
+            let near = suggestion(for: name, among: env.definedGlobalNames)
+                ?? suggestion(for: name, among: env.builtinNames.filter { !$0.contains(".") })
+            throw RuntimeError(.undefinedVariable(name, suggestion: near), at: range)
         }
         return env.globals[slot]
     }
@@ -419,6 +421,13 @@ extension Environment {
         } catch {
             var at = range
             if case .wrongType(let pos, _, _, _) = error, pos - 1 < argRanges.count { at = argRanges[pos - 1] }
+            // `sign mesage "x"`: a first word close to one of the command's subcommands.
+            if case .tooMany = error, case .string(let word)? = positional.first {
+                let subcommands = builtinNames.filter { $0.hasPrefix(b.name + ".") }.map { String($0.dropFirst(b.name.count + 1)) }
+                if let near = suggestion(for: word, among: subcommands) {
+                    throw RuntimeError(.unknownCommand(b.name + " " + word, suggestion: b.name + " " + near), at: range)
+                }
+            }
             throw RuntimeError(.argument(error, command: b.name), at: at)
         }
         var values = bound.values

@@ -472,6 +472,12 @@ final class PrintNode: StmtNode {
         super.init(range: range)
     }
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
+        if env.printsJSON {
+            var items: [Value] = []
+            for e in values { items.append(try e.eval(env, fp)) }
+            env.host.write((items.count == 1 ? items[0] : .list(items)).json + "\n")
+            return .next
+        }
         var line = ""
         for (i, e) in values.enumerated() {
             if i > 0 { line += " " }

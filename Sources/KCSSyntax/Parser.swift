@@ -178,7 +178,16 @@ public struct Parser {
             do {
                 let s = try parseStatement()
                 let end = peek()
-                guard isTerminator(end.kind) else { throw fail(expected: "end of statement", at: end) }
+                guard isTerminator(end.kind) else {
+                    // `prnt 1`, `improt mnemonic …`: a mistyped first word reads as a variable
+                    // followed by more; name the command or keyword it is close to instead.
+                    if case .expression(let e) = s.kind, case .identifier(let word) = e.kind,
+                       let near = Parser.statementWordSuggestion(for: word, commands: commands) {
+                        report(.unknownCommand(word, suggestion: near), e.range)
+                        throw ParseAbort()
+                    }
+                    throw fail(expected: "end of statement", at: end)
+                }
                 statements.append(s)
             } catch {
                 (nesting, depth, noMapLiteral) = saved
@@ -186,6 +195,14 @@ public struct Parser {
             }
             if consumed == before, peek().kind != .endOfInput, !(inBlock && check(.rightBrace)) { advance() }
         }
+    }
+
+    /// The command or statement keyword (`print`, `let`, `use`, …) closest to `word`, when a
+    /// statement starts with `word` and it is not a name the program could mean.
+    static func statementWordSuggestion(for word: String, commands: CommandTable) -> String? {
+        let keywords: [Keyword] = [.let, .if, .for, .while, .def, .return, .try, .assert, .print, .use]
+        let firstWords = commands.commands.filter { !$0.contains(".") } + commands.namespaces
+        return suggestion(for: word, among: firstWords + keywords.map(\.rawValue))
     }
 
     /// Skips to the next statement boundary (not consuming it). Braces opened while skipping

@@ -2,7 +2,8 @@ import Foundation
 
 /// A behaviour test written as a `.kcs` script with its expectations beside the lines that
 /// produce them (docs/architecture.md, "Tests"), run through the real kcs binary in a batch
-/// run with an empty kcs home, the script's folder as working directory, and `--json` errors:
+/// run with an empty kcs home, the script's folder as working directory, and JSON errors
+/// (`--json-errors`: the printed lines stay text):
 ///
 /// ```
 /// print hex(keccak256 "")   # expect: 0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470
@@ -88,7 +89,7 @@ public struct ExpectationScript: Sendable {
             // script's folder as working directory, so fixtures are found by their names.
             let partFile = home.folder.appendingPathComponent("run\(n + 1)-\(file.lastPathComponent)")
             try part.write(to: partFile, atomically: true, encoding: .utf8)
-            let r = try home.run(arguments: ["--json", partFile.path], in: file.deletingLastPathComponent())
+            let r = try home.run(arguments: ["--json-errors", partFile.path], in: file.deletingLastPathComponent())
             let label = starts.count > 1 ? "\(path) (run \(n + 1))" : path
             problems += Self.check(r, against: Self.expectations(of: part), script: path, label: label)
         }

@@ -239,15 +239,6 @@ public enum HistoryExport {
         return out
     }
 
-    /// A JSON array of the records (keys sorted, so output is stable).
-    public static func json(_ records: [HistoryRecord]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        // Encoding strings, integers and booleans cannot fail.
-        let data = try! encoder.encode(records)
-        return String(decoding: data, as: UTF8.self)
-    }
-
     /// Quotes a field when it holds a comma, a quote or a line break (doubling quotes), and
     /// prefixes a quote to text a spreadsheet would run as a formula (`=`, `+`, `-`, `@`).
     static func csvField(_ text: String) -> String {

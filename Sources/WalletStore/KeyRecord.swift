@@ -228,7 +228,7 @@ public struct NewKey: Sendable, Hashable {
 }
 
 /// One row of the `keys` table, as the dashboard shows it. Contains no secret.
-public struct KeyRecord: Sendable, Hashable, Identifiable, Encodable, CustomStringConvertible {
+public struct KeyRecord: Sendable, Hashable, Identifiable, CustomStringConvertible {
     /// The row id; stable for the life of the key, and the associated data of its sealed secret.
     public let id: Int64
     /// The unique name (case-insensitively unique).
@@ -271,34 +271,6 @@ public struct KeyRecord: Sendable, Hashable, Identifiable, Encodable, CustomStri
 
     /// The public key as lower-case hex, without `0x`.
     public var publicKeyHex: String? { publicKey.map { Hex.encode($0) } }
-
-    private enum CodingKeys: String, CodingKey {
-        case id, name, kind, position, createdAt, publicKey, address, path, parentID, storage, preset, source,
-             extendedPublicKey, revealedAt, rotationFlag, retired, successorID, hasSecret
-    }
-
-    /// JSON for `keys --json`: dates as ISO 8601 UTC text, bytes as `0x` hex, absent values as null.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(position, forKey: .position)
-        try c.encode(Timestamp.iso8601(createdAt), forKey: .createdAt)
-        try c.encode(publicKey.map { Hex.encodePrefixed($0) }, forKey: .publicKey)
-        try c.encode(address, forKey: .address)
-        try c.encode(path?.description, forKey: .path)
-        try c.encode(parentID, forKey: .parentID)
-        try c.encode(storage, forKey: .storage)
-        try c.encode(preset, forKey: .preset)
-        try c.encode(source, forKey: .source)
-        try c.encode(extendedPublicKey, forKey: .extendedPublicKey)
-        try c.encode(revealedAt.map(Timestamp.iso8601), forKey: .revealedAt)
-        try c.encode(rotationFlag, forKey: .rotationFlag)
-        try c.encode(retired, forKey: .retired)
-        try c.encode(successorID, forKey: .successorID)
-        try c.encode(hasSecret, forKey: .hasSecret)
-    }
 }
 
 // MARK: - Rotation policy

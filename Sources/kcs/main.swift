@@ -17,7 +17,7 @@ struct KCS: ParsableCommand {
 
             Options of the console (kcs console --help has them all):
               -e CODE              run CODE and exit
-              --json               errors as JSON lines on standard error
+              --json               values, prints and errors as JSON lines
               --echo               show the values of a script file's statements
               --home DIR           the store and simulated cards (default $KCS_HOME)
               --rpc URL            the Ethereum node (default $KCS_RPC_URL)
@@ -38,8 +38,11 @@ struct Console: ParsableCommand {
     @Option(name: .customShort("e"), help: "Run CODE and exit.")
     var code: String?
 
-    @Flag(name: .long, help: "Errors as JSON on standard error.")
+    @Flag(name: .long, help: "Every value shown or printed as one JSON document per line, and errors as JSON on standard error.")
     var json = false
+
+    @Flag(name: .long, help: "Errors as JSON on standard error; values and prints stay text.")
+    var jsonErrors = false
 
     @Flag(name: .long, help: "Show the value of each top-level expression or command of FILE, as the prompt does (-e and piped input always do).")
     var echo = false
@@ -60,7 +63,7 @@ struct Console: ParsableCommand {
         let host = ConsoleHost()
         // However the run ends: an ephemeral card pairing is unpaired, the card let go.
         defer { host.session.close() }
-        let runner = try common.runner(host: host, json: json)
+        let runner = try common.runner(host: host, json: json, jsonErrors: jsonErrors)
         let terminal = code == nil && file == nil && isatty(STDIN_FILENO) == 1
         // Every input goes through this one loop (docs/language.md §10).
         let loop = InputLoop(runner: runner, interactive: terminal)
@@ -108,12 +111,15 @@ struct CommonOptions: ParsableArguments {
     var errorStyle: ErrorStyle { ErrorStyle.forStandardError(noColorFlag: noColor) }
 
     /// A runner whose errors are coloured as asked, for a host given the resolved home.
-    func runner(host: ConsoleHost, json: Bool) throws -> ScriptRunner {
+    /// `json`: values, prints and errors as JSON lines; `jsonErrors`: the errors only.
+    func runner(host: ConsoleHost, json: Bool, jsonErrors: Bool = false) throws -> ScriptRunner {
         host.home = Home(explicit: home).path
         host.rpcURL = rpc
         let style = errorStyle
-        return ScriptRunner(host: host, json: json,
-                            errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })
+        let runner = ScriptRunner(host: host, json: json || jsonErrors,
+                                  errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })
+        runner.interpreter.printsJSON = json
+        return runner
     }
 }
 
@@ -142,13 +148,14 @@ struct Completions: ParsableCommand {
 /// `kcs run FILE [ARGS…]`.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Run a .kcs script.")
-    @Flag(name: .long, help: "Errors as JSON on standard error.") var json = false
+    @Flag(name: .long, help: "Values, prints and errors as JSON lines.") var json = false
+    @Flag(name: .long, help: "Errors as JSON on standard error; values and prints stay text.") var jsonErrors = false
     @Flag(name: .long, help: "Show the value of each top-level expression or command, as the prompt does.") var echo = false
     @OptionGroup var common: CommonOptions
     @Argument(help: "The script.") var file: String
     @Argument(parsing: .captureForPassthrough, help: "Arguments for the script.") var args: [String] = []
     func run() throws {
-        let loop = InputLoop(runner: try common.runner(host: ConsoleHost(), json: json), interactive: false)
+        let loop = InputLoop(runner: try common.runner(host: ConsoleHost(), json: json, jsonErrors: jsonErrors), interactive: false)
         loop.echo = echo
         throw ExitCode(loop.run(name: file, bytes: try readScript(file), args: args))
     }

@@ -59,6 +59,50 @@ struct CLITests {
         #expect(failing.code == 70 && failing.out == "2\n", "\(failing.out)")
     }
 
+    @Test func json_everyValueShownOrPrinted_isOneJSONDocumentPerLine() throws {
+        let r = try kcs(["--json", "-e", """
+            print "a/b"
+            print 1, "x"
+            let m = {"n": 2, "b": 0x00ff, "big": 18446744073709551616}
+            m
+            let s = json [1, nil]
+            print s
+            let quiet = 1
+            """])
+        #expect(r.code == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines == ["\"a/b\"", "[1,\"x\"]", "{\"n\":2,\"b\":\"0x00ff\",\"big\":\"18446744073709551616\"}", "\"[1,null]\""],
+                "\(r.out)")
+        for line in lines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8), options: .fragmentsAllowed)) != nil, "\(line)")
+        }
+        // --json-errors: the errors only; values and prints stay text.
+        let e = try kcs(["--json-errors", "-e", "print \"a/b\"; 1/0"])
+        #expect(e.out == "a/b\n" && e.err.hasPrefix("{\"error\":\"runtime.divisionByZero\""), "\(e.out) \(e.err)")
+    }
+
+    @Test func aMistypedFirstWord_namesTheCommandItIsCloseTo() throws {
+        let cases: [(code: String, error: String, hint: String)] = [
+            ("prnt 1", "unknown command `prnt`", "did you mean `print`?"),
+            ("drive \"m/0\"", "unknown command `drive`", "did you mean `derive`?"),
+            ("improt mnemonic \"x\"", "unknown command `improt`", "did you mean `import`?"),
+            ("kyes", "undefined variable `kyes`", "did you mean `keys`?"),
+            ("histroy", "undefined variable `histroy`", "did you mean `history`?"),
+            ("sign mesage \"x\"", "unknown command `sign mesage`", "did you mean `sign message`?"),
+        ]
+        for c in cases {
+            let r = try kcs(["--no-color", "-e", c.code])
+            #expect(r.code != 0 && r.err.contains("error: " + c.error) && r.err.contains("hint: " + c.hint),
+                    "\(c.code): \(r.err)")
+        }
+        // A name the program declared is still preferred, and a far word keeps the plain error.
+        #expect(try kcs(["--no-color", "-e", "let history2 = 1\nprint histroy2"]).err.contains("did you mean `history2`?"))
+        #expect(try kcs(["--no-color", "-e", "zzzz 1"]).err.contains("expected end of statement"))
+        // keycard-cli's card.sign points to the kcs way.
+        let help = try kcs(["-e", "help card.sign"])
+        #expect(help.code == 0 && help.out.contains("use card") && help.out.contains("sign 0x<32-byte digest>"), "\(help.out)")
+    }
+
     @Test func topLevelHelp_showsTheOptionsPeopleUseMost() throws {
         let r = try kcs(["--help"])
         #expect(r.code == 0)

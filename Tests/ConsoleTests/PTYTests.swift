@@ -137,6 +137,6 @@ struct PTYTests {
         let text = try t.quit()
         #expect(text.contains("{\"error\":\"runtime.undefinedVariable\",\"message\":\"undefined variable `nope`\",\"file\":\"\(inner.path)\",\"line\":2,\"column\":7}"),
                 "\(text)")
-        #expect(text.contains("\nhi"), "the init file ran in the session: \(text)")
+        #expect(text.contains("\n\"hi\""), "the init file ran in the session (--json prints JSON): \(text)")
     }
 }

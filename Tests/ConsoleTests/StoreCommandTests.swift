@@ -43,6 +43,31 @@ struct StoreCommandTests {
         #expect(r.err.contains("the vault passphrase is wrong; nothing was changed"), "\(r.err)")
     }
 
+    // MARK: - JSON exports
+
+    @Test func keyListAndHistory_json_useTheFieldNamesOfTheirText() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run("""
+            import mnemonic "\(testMnemonic)" --name m
+            sign \(testDigest) --key m-0
+            print (key.list --json)
+            print (history --json)
+            print history()[0]
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let keys = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [[String: Any]])
+        #expect(keys.map { $0["name"] as? String } == ["m", "m-0"])
+        #expect(keys[1]["path"] as? String == "m/44'/60'/0'/0/0" && keys[1]["retired"] as? Bool == false)
+        #expect(keys[1]["created"] != nil && keys[1]["createdAt"] == nil)
+        #expect(!lines[0].contains("\\/"), "no escaped slashes: \(lines[0])")
+        let history = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [[String: Any]])
+        #expect(history.count == 1 && history[0]["key"] as? String == "m-0" && history[0]["time"] != nil)
+        #expect(history[0]["timestamp"] == nil && (history[0]["signature"] as? String)?.count == 132)
+        #expect(lines.dropFirst(2).contains { $0.hasPrefix("time ") }, "the text's field is time too: \(r.out)")
+    }
+
     // MARK: - keystore.save (keystore.load: Tests/TranscriptTests/Scripts/keystore)
 
     @Test func keystoreSave_thenLoad_roundTripsTheAddressAndMarksTheKeyRevealed() throws {

@@ -103,19 +103,6 @@ struct HistoryTests {
         #expect(HistoryExport.csvField("-5") == "-5")
     }
 
-    @Test func json_isAnArrayOfRecords() throws {
-        let store = try makeStore()
-        try store.recordSignature(signature(key: "a", chainID: 5))
-        let json = HistoryExport.json(try store.history())
-        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
-        #expect(parsed.count == 1)
-        #expect(parsed[0]["key"] as? String == "a")
-        #expect(parsed[0]["timestamp"] as? String == "2024-01-01T00:00:00.000Z")
-        #expect(parsed[0]["chainId"] as? Int == 5)
-        #expect(parsed[0]["verified"] as? Bool == true)
-        #expect(parsed[0]["digest"] as? String == "0x" + String(repeating: "11", count: 32))
-    }
-
     @Test func filters_useTheHistoryIndexes() throws {
         let store = try makeStore()
         func plan(_ sql: String) throws -> String {

@@ -281,19 +281,6 @@ struct KeyTests {
         }
         #expect(plan.contains { $0.contains("keys_by_position") }, "plan: \(plan)")
     }
-
-    @Test func keyRecord_encodesAsJSON() throws {
-        let store = try makeStore()
-        let key = try store.addKey(keyA.newKey(name: "a"), secret: keyA.secret)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let json = String(decoding: try encoder.encode(key), as: UTF8.self)
-        #expect(json.contains("\"createdAt\":\"2024-01-01T00:00:00.000Z\""))
-        #expect(json.contains("\"kind\":\"ECDSA\""))
-        #expect(json.contains("\"publicKey\":\"0x\(Hex.encode(keyA.publicKey.compressed))\""))
-        #expect(json.contains("\"storage\":\"software\""))
-        #expect(!json.contains(Hex.encode(keyA.privateKey)))
-    }
 }
 
 /// A signing record for `key` with a fixed digest and signature.
