@@ -3,13 +3,54 @@ import Foundation
 /// A real `pcscd` for tests: started in the foreground as a child process, stopped by its
 /// PID. pcscd loads vsmartcard's vpcd driver (from a reader.conf.d of its own, see `vpcdPort`),
 /// which gives the "Virtual PCD 00 00" reader that `VPCDBridge` feeds. `make test` installed both.
+///
+/// The daemon never meets the machine's own pcscd (a desktop's, started by systemd's socket, or
+/// one a user runs for a reader): pcscd's socket path is fixed at build time, so it runs in a
+/// private mount namespace (`unshare --mount`) where a folder of the tests' own is bound over
+/// `/run/pcscd`, and every client — libpcsclite in this process, kcs, keycard-py — is pointed at
+/// that folder's socket with `PCSCLITE_CSOCK_NAME`, which the client library honours. Where no
+/// namespace can be made (no privileges), the daemon runs on the default socket as long as no
+/// other pcscd does; with one running, `unavailableReason` says why the PC/SC tests cannot run.
 public final class PCSCDaemon: @unchecked Sendable {
     /// The daemon's process id, while it runs.
     public private(set) var pid: Int32?
     private var process: Process?
 
-    /// The control socket pcsc-lite uses on Debian.
-    public static let socketPath = "/run/pcscd/pcscd.comm"
+    /// The control socket pcsc-lite uses on Debian; the machine's pcscd answers there.
+    public static let systemSocketPath = "/run/pcscd/pcscd.comm"
+
+    /// The folder the tests' daemon sees as `/run/pcscd`: one per test process.
+    static let privateRun = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pcscd-run-\(getpid())").path
+
+    /// Whether a private mount namespace can be made here (`unshare --mount`, as root).
+    public static let isolated: Bool = {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        p.arguments = ["--mount", "--propagation", "private", "/bin/true"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }()
+
+    /// The socket the tests' daemon answers on, and that this process's clients use: the
+    /// private folder's when `isolated` (exported as `PCSCLITE_CSOCK_NAME` the first time it is
+    /// read, before any PC/SC call: the client library reads the variable once).
+    public static let socketPath: String = {
+        guard isolated else { return systemSocketPath }
+        let path = privateRun + "/pcscd.comm"
+        setenv("PCSCLITE_CSOCK_NAME", path, 1)
+        return path
+    }()
+
+    /// Why the PC/SC tests cannot run here, or nil when they can: no namespace could be made
+    /// and a pcscd the tests did not start answers on the default socket (never stopped).
+    public static var unavailableReason: String? {
+        guard !isolated, let other = runningPID(socket: systemSocketPath) else { return nil }
+        return "skipped: a pcscd the tests did not start runs here (pid \(other)) and no private mount namespace "
+            + "can be made for the tests' own (unshare --mount needs root or user namespaces)"
+    }
 
     /// The TCP port vpcd's reader listens on in the tests' pcscd (`kcs sim attach --port`,
     /// `VPCDBridge(port:)`): below Linux's ephemeral range (32768–60999), so no outgoing
@@ -39,16 +80,27 @@ public final class PCSCDaemon: @unchecked Sendable {
 
     public init() {}
 
-    /// Starts `pcscd -f`, then waits until the socket exists. Throws when pcscd cannot be
-    /// started; a test never skips for it. A pcscd the tests did not start (a system service)
-    /// is an error that says so: the tests restart their daemon and need vpcd's reader fresh,
-    /// and they never stop a service of the machine's.
+    /// Starts `pcscd -f` (in its private namespace when `isolated`), then waits until its socket
+    /// exists. Throws when pcscd cannot be started; a test never skips for it. Without a
+    /// namespace, a pcscd the tests did not start is an error that says so: the tests restart
+    /// their daemon and need vpcd's reader fresh, and they never stop a service of the machine's.
     public func start(timeout: Double = 10) throws {
-        if let other = Self.runningPID() { throw DaemonError.foreign(pid: other) }
-        try? FileManager.default.removeItem(atPath: Self.socketPath)  // stale socket of a dead daemon
+        let socket = Self.socketPath
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/sbin/pcscd")
-        p.arguments = ["--foreground", "--error", "--config", try Self.readerConfig()]
+        if Self.isolated {
+            try FileManager.default.createDirectory(atPath: Self.privateRun, withIntermediateDirectories: true)
+            try? FileManager.default.removeItem(atPath: socket)  // stale socket of a dead daemon
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            // In the namespace: the private folder over /run/pcscd, then pcscd in this process.
+            p.arguments = ["--mount", "--propagation", "private", "/bin/sh", "-c",
+                           "mkdir -p /run/pcscd && mount --bind \"$0\" /run/pcscd && exec /usr/sbin/pcscd --foreground --error --config \"$1\"",
+                           Self.privateRun, try Self.readerConfig()]
+        } else {
+            if let other = Self.runningPID(socket: socket) { throw DaemonError.foreign(pid: other) }
+            try? FileManager.default.removeItem(atPath: socket)  // stale socket of a dead daemon
+            p.executableURL = URL(fileURLWithPath: "/usr/sbin/pcscd")
+            p.arguments = ["--foreground", "--error", "--config", try Self.readerConfig()]
+        }
         let log = FileHandle(forWritingAtPath: "/dev/null")
         p.standardOutput = log
         p.standardError = log
@@ -56,7 +108,7 @@ public final class PCSCDaemon: @unchecked Sendable {
         process = p
         pid = p.processIdentifier
         let deadline = Date().addingTimeInterval(timeout)
-        while !FileManager.default.fileExists(atPath: Self.socketPath) {
+        while !FileManager.default.fileExists(atPath: socket) {
             guard p.isRunning else { throw DaemonError.exited(status: p.terminationStatus) }
             guard Date() < deadline else {
                 stop()
@@ -79,10 +131,12 @@ public final class PCSCDaemon: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// The pid of a pcscd process that answers on the socket, if one does.
-    public static func runningPID() -> Int32? {
-        guard FileManager.default.fileExists(atPath: socketPath),
-              let text = try? String(contentsOfFile: "/run/pcscd/pcscd.pid", encoding: .utf8),
+    /// The pid of a pcscd process that answers on `socket` (the machine's by default), if one
+    /// does: the daemon writes its pid beside its socket.
+    public static func runningPID(socket: String = systemSocketPath) -> Int32? {
+        let pidFile = (socket as NSString).deletingLastPathComponent + "/pcscd.pid"
+        guard FileManager.default.fileExists(atPath: socket),
+              let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
               let pid = Int32(text.filter { $0.isNumber }) else { return nil }  // the file may end in NUL
         return kill(pid, 0) == 0 ? pid : nil
     }

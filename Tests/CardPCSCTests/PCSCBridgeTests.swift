@@ -76,8 +76,11 @@ func withVirtualReader<R>(_ card: VirtualCard, _ body: (PCSCContext, String) thr
 }
 
 /// Every test that starts pcscd lives under this one serialized suite: two daemons (or two
-/// bridges on vpcd's port) at once would fight over /run/pcscd and port 35963.
-@Suite("Real pcscd", .serialized)
+/// bridges on vpcd's port) at once would fight over the tests' socket and vpcd's port. It runs
+/// whether or not the machine has a pcscd of its own (`PCSCDaemon`), and is skipped, saying
+/// why, only where that pcscd runs and no private mount namespace can be made.
+@Suite("Real pcscd", .serialized,
+       .enabled(if: PCSCDaemon.unavailableReason == nil, Comment(rawValue: PCSCDaemon.unavailableReason ?? "")))
 struct RealPCSCD {}
 
 extension RealPCSCD {
@@ -187,22 +190,39 @@ struct PCSCBridgeTests {
         }
     }
 
-    /// A pcscd the tests did not start (here one started by hand, as a service would be) is
-    /// neither used nor stopped: `start` names its pid, and it keeps running.
-    @Test func foreignPcscd_isRefusedWithItsPID_andLeftRunning() throws {
-        let other = Process()
-        other.executableURL = URL(fileURLWithPath: "/usr/sbin/pcscd")
-        other.arguments = ["--foreground", "--error"]
-        other.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        other.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try other.runWithSignalsUnblocked()
-        defer { terminate(other) }
-        for _ in 0..<200 where PCSCDaemon.runningPID() == nil { usleep(50_000) }
-        #expect(PCSCDaemon.runningPID() == other.processIdentifier)
-        let daemon = PCSCDaemon()
-        #expect(throws: PCSCDaemon.DaemonError.foreign(pid: other.processIdentifier)) { try daemon.start() }
-        #expect(daemon.pid == nil)
-        #expect(other.isRunning && FileManager.default.fileExists(atPath: PCSCDaemon.socketPath))
+    /// A pcscd the tests did not start (here one started by hand on the default socket, as a
+    /// desktop's service would be) is neither used nor stopped: the tests' own daemon serves the
+    /// virtual reader beside it (in its private namespace), and the other keeps running. Where
+    /// no namespace can be made, `start` refuses, naming the other's pid.
+    @Test func aPcscdOfTheMachine_isNeitherUsedNorStopped() throws {
+        // The machine's own, when one runs; else one started here as a service would be.
+        var started: Process?
+        if PCSCDaemon.runningPID() == nil {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/sbin/pcscd")
+            p.arguments = ["--foreground", "--error"]
+            p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try p.runWithSignalsUnblocked()
+            started = p
+            for _ in 0..<200 where PCSCDaemon.runningPID() == nil { usleep(50_000) }
+        }
+        defer { if let started { terminate(started) } }
+        let otherPID = try #require(PCSCDaemon.runningPID())
+        #expect(started == nil || otherPID == started?.processIdentifier)
+        if PCSCDaemon.isolated {
+            #expect(PCSCDaemon.socketPath != PCSCDaemon.systemSocketPath)
+            try withVirtualReader(EchoCard()) { context, reader in
+                let t = try context.connect(reader: reader)
+                #expect(try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x02]) == [0, 1, 0x90, 0x00])
+            }
+        } else {
+            let daemon = PCSCDaemon()
+            #expect(throws: PCSCDaemon.DaemonError.foreign(pid: otherPID)) { try daemon.start() }
+            #expect(daemon.pid == nil)
+        }
+        #expect(kill(otherPID, 0) == 0 && PCSCDaemon.runningPID() == otherPID)
+        #expect(FileManager.default.fileExists(atPath: PCSCDaemon.systemSocketPath))
         #expect(PCSCDaemon.DaemonError.foreign(pid: 42).description
                 == "a pcscd the tests did not start is running (pid 42); the PC/SC tests start and restart their own. "
                 + "Stop it first (`systemctl stop pcscd.socket pcscd` or `/etc/init.d/pcscd stop`)")
