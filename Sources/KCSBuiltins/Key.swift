@@ -16,7 +16,7 @@ extension Builtins {
                     OptionSpec("json", nil, "as JSON text"),
                     OptionSpec("active", nil, "leave retired keys out"),
                 ],
-                summary: "The key dashboard: position, name, address, kind, storage of each stored key.",
+                summary: "The key dashboard: position, active mark (*), name, address, kind, storage of each stored key.",
                 example: "key.list --active") { args in
             try keyDashboard(args)
         },
@@ -174,12 +174,16 @@ extension Builtins {
 
     /// `key.list`: the stored keys as a table (records), or JSON text with `--json`.
     static func keyDashboard(_ args: CallArguments) throws -> Value {
-        let store = try args.session().store()
+        let session = try args.session()
+        let store = try session.store()
         let records = try store.keys(includeRetired: !args.flag("active"))
         if args.flag("json") { return .string(Value.list(records.map(keyListRecord)).json) }
+        // `*` marks the active signer (`use key`, `use card`).
+        let active = session.activeKey
         return .list(records.map { r in
             .map(ValueMap([
-                ("#", .int(r.position)), ("name", .string(r.name)), ("address", .string(snippet(r.address))),
+                ("#", .int(r.position)), ("active", .string(r.name == active ? "*" : "")), ("name", .string(r.name)),
+                ("address", .string(snippet(r.address))),
                 ("kind", .string(r.kind.rawValue + (r.retired ? " (retired)" : ""))),
                 ("storage", .string(r.storage.rawValue)),
             ]))

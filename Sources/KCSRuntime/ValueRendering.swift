@@ -2,7 +2,7 @@ import BigInt
 import KCSErrors
 
 /// The two renderings every value has (docs/language.md §5): text for people (records and lists of
-/// records as aligned tables) and JSON for scripts (`--json`). Secrets render as
+/// records as aligned tables, strings in them unquoted) and JSON for scripts (`--json`). Secrets render as
 /// `<secret KIND>` in both; nothing here can reveal one.
 extension Value {
     /// Text rendering: strings are shown raw at the top level and quoted inside structures.
@@ -36,15 +36,17 @@ extension Value {
         }
     }
 
-    /// `name  value` rows with the names padded to one width.
+    /// `name  value` rows with the names padded to one width; strings unquoted, as in every table.
     static func table(_ rows: [(String, Value)]) -> String {
         let width = rows.map { $0.0.count }.max() ?? 0
         return rows.map { name, value in
-            name.padding(to: width) + "  " + value.render(top: false).replacingNewlines()
+            (name.padding(to: width) + "  " + value.cellText).trimmingTrailingSpaces()
         }.joined(separator: "\n")
     }
 
-    /// A list whose items are all records with the same fields becomes a table with a header.
+    /// A list whose items are all records becomes a table with a header: the columns are every
+    /// field in the order first met (a record without one leaves its cell empty, as an HD-MASTER
+    /// has an `xpub` its children lack), strings unquoted.
     static func recordTable(_ items: [Value]) -> String? {
         guard !items.isEmpty else { return nil }
         var rows: [[(String, Value)]] = []
@@ -55,14 +57,22 @@ extension Value {
             default: return nil
             }
         }
-        let header = rows[0].map(\.0)
-        guard rows.allSatisfy({ $0.map(\.0) == header }) else { return nil }
-        let cells = rows.map { $0.map { $0.1.render(top: false).replacingNewlines() } }
+        var header: [String] = []
+        for row in rows { for (name, _) in row where !header.contains(name) { header.append(name) } }
+        let cells = rows.map { row in
+            header.map { name in row.first { $0.0 == name }.map { $0.1.cellText } ?? "" }
+        }
         let widths = header.indices.map { i in max(header[i].count, cells.map { $0[i].count }.max() ?? 0) }
         func line(_ parts: [String]) -> String {
             zip(parts, widths).map { $0.padding(to: $1) }.joined(separator: "  ").trimmingTrailingSpaces()
         }
         return ([line(header)] + cells.map(line)).joined(separator: "\n")
+    }
+
+    /// A table cell: a string as it is (no quotes), anything else inline, on one line.
+    var cellText: String {
+        if case .string(let s) = self { return s.replacingNewlines() }
+        return render(top: false).replacingNewlines()
     }
 
     // MARK: JSON

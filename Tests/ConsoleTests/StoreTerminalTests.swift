@@ -151,8 +151,8 @@ struct StoreTerminalTests {
         #expect(text.contains("key.rotate: next is stored, but its backup was not confirmed; rotation 1 stays pending "
                               + "(successor-created) and hot keeps its secret."), "\(text)")
         #expect(text.contains("keystore.save: the two passwords differ; nothing was written"), "\(text)")
-        #expect(text.contains("kdf      \"scrypt n=4096, r=8, p=6\""), "\(text)")
-        #expect(text.contains("state     \"completed\""), "\(text)")
+        #expect(text.contains("kdf      scrypt n=4096, r=8, p=6"), "\(text)")
+        #expect(text.contains("state     completed"), "\(text)")
         #expect(text.contains("lineage 2 0"), "\(text)")
         for secret in ["vault-pw-1", "ks-pw-one", "ks-pw-two"] {
             #expect(!text.contains(secret), "\(secret) was echoed: \(text)")

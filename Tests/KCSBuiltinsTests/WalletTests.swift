@@ -181,7 +181,7 @@ enum Vectors {
     @Test func pathParse_normalisesAndListsComponents() throws {
         let p = try Call.run("path.parse", [.string("m/44h/60H/0'/0/7")])
         #expect(p.text == """
-            text        "m/44'/60'/0'/0/7"
+            text        m/44'/60'/0'/0/7
             depth       5
             absolute    true
             components  ["44'", "60'", "0'", "0", "7"]

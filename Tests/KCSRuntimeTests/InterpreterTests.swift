@@ -150,12 +150,12 @@ struct InterpreterTests {
         let (output, error) = runScript("try { [1][2] } catch e { print e }\n", name: "t.kcs")
         #expect(error == nil)
         #expect(output == """
-            kind      "runtime.indexOutOfRange"
-            message   "index 2 is out of range for length 1"
-            file      "t.kcs"
+            kind      runtime.indexOutOfRange
+            message   index 2 is out of range for length 1
+            file      t.kcs
             line      1
             column    11
-            position  "t.kcs:1:11"
+            position  t.kcs:1:11
             hint      nil
 
             """)
