@@ -192,8 +192,11 @@ extension Builtins {
 
     // MARK: - Filling a transaction from the node
 
-    /// The address that will sign with `--key NAME` or the active key (`Session.signerAddress`).
+    /// The address that will sign: a key given to `--key`, the stored key it names, or the active
+    /// key (`Session.signerAddress`).
     static func signerAddress(_ args: CallArguments) throws -> EthereumAddress {
-        try args.session().signerAddress(keyName: args.string("key"))
+        let session = try args.session()
+        if let given = try givenKey(args, session: session) { return EthereumAddress(publicKey: given.key.publicKey) }
+        return try session.signerAddress(keyName: args.string("key"))
     }
 }

@@ -17,7 +17,7 @@ extension Builtins {
     static let signing: [Builtin] = [
         Builtin("sign", params: [ParamSpec("digest", .bytes)],
                 options: [
-                    OptionSpec("key", .string, "sign with this stored key instead of the active one"),
+                    OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
                     OptionSpec("path", pathType, "card: derive the key at this path and sign with it (one SIGN)"),
                     OptionSpec("make-current", nil, "card: with --path, the path becomes the card's current path"),
                     OptionSpec("pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)"),
@@ -63,7 +63,7 @@ extension Builtins {
 
         Builtin("sign.message", params: [ParamSpec("message", .oneOf([.string, .bytes]))],
                 options: [
-                    OptionSpec("key", .string, "sign with this stored key instead of the active one"),
+                    OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
                     OptionSpec("dry-run", nil, "show the prefix, payload and digest without signing"),
                 ],
                 summary: "EIP-191 personal_sign of text (a quoted string, even 0x-looking) or bytes (0x…): {prefix, digest, signature, r, s, v, yParity, signer, …}.",
@@ -83,7 +83,7 @@ extension Builtins {
 
         Builtin("sign.typed", params: [ParamSpec("data", .oneOf([.string, .map]))],
                 options: [
-                    OptionSpec("key", .string, "sign with this stored key instead of the active one"),
+                    OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
                     OptionSpec("dry-run", nil, "show the domain separator, struct hash and digest without signing"),
                 ],
                 summary: "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, yParity, signer, …}.",
@@ -105,7 +105,7 @@ extension Builtins {
 
         Builtin("sign.tx", params: [ParamSpec("tx", .map)],
                 options: [
-                    OptionSpec("key", .string, "sign with this stored key instead of the active one"),
+                    OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
                     OptionSpec("dry-run", nil, "show the unsigned RLP and the signing hash without signing"),
                     rpcOption,
                     OptionSpec("offline", nil, "fill nothing from the node, even when one is configured"),
@@ -184,15 +184,37 @@ extension Builtins {
     /// options the command has. The card-only options with a software key are an error.
     static func signer(_ args: CallArguments) throws -> any Signer {
         let session = try args.session()
-        let signer = try session.signer(keyName: args.string("key"), pinless: args.flag("pinless")) { record in
-            try cardSigner(args, session: session, record: record)
-        }
-        if signer is SoftwareSigner {
+        let signer: any Signer = try givenKey(args, session: session)
+            ?? session.signer(keyName: args.string("key"), pinless: args.flag("pinless")) { record in
+                try cardSigner(args, session: session, record: record)
+            }
+        if signer is SoftwareSigner || signer is GivenKeySigner {
             for option in ["path", "make-current", "pinless"] where args.value(option) != nil {
                 throw CardKeyError.needsCardSigner(option: option, name: signer.keyName)
             }
         }
         return signer
+    }
+
+    /// What `--key` of a signing command takes: a stored key's name, or a key value.
+    static let givenKeyType = ValueType.oneOf([.string, .domain("hdkey"), .secret(nil)])
+
+    /// The signer of a key given as a value to `--key` (an HD key with its private key, a secret
+    /// private key or xprv), or nil when `--key` names a stored key or is absent.
+    static func givenKey(_ args: CallArguments, session: Session) throws -> GivenKeySigner? {
+        switch args.value("key") {
+        case .domain(let d)?:
+            guard let hd = d as? HDKeyValue else { return nil }
+            guard let key = hd.key.privateKey else { throw KeyCommandError.publicKeyGiven }
+            return GivenKeySigner(session: session, key: key, path: hd.path)
+        case .secret(let s)? where s.kind == SecretKind.xprv.rawValue:
+            guard let key = try ExtendedKey(try secretText(s)).privateKey else { throw KeyCommandError.publicKeyGiven }
+            return GivenKeySigner(session: session, key: key, path: nil)
+        case .secret(let s)?:
+            return GivenKeySigner(session: session, key: try privateKeyArgument(.secret(s)), path: nil)
+        default:
+            return nil
+        }
     }
 
     /// The one shape of a signature in every signing result (docs/language.md, "Signatures"):

@@ -13,6 +13,8 @@ public enum KeyCommandError: WalletError, Equatable {
     case privateKeyLength(got: Int)
     case backupNeedsTerminal
     case backupWordWrong(position: Int)
+    /// `--key` given an extended public key: it has no private key to sign with.
+    case publicKeyGiven
 
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
     public var followsCommandName: Bool { true }
@@ -28,6 +30,7 @@ public enum KeyCommandError: WalletError, Equatable {
         case .privateKeyLength: "key.privateKeyLength"
         case .backupNeedsTerminal: "key.backupNeedsTerminal"
         case .backupWordWrong: "key.backupWordWrong"
+        case .publicKeyGiven: "key.publicKeyGiven"
         }
     }
 
@@ -49,6 +52,8 @@ public enum KeyCommandError: WalletError, Equatable {
             "a private key is 32 bytes (0x + 64 hex digits) or WIF text, got \(got) bytes"
         case .backupNeedsTerminal:
             "confirming a new mnemonic needs a terminal; add --skip-confirm in a batch run"
+        case .publicKeyGiven:
+            "--key is an extended public key, which cannot sign; give the private key (an xprv, or the HD key from hd.master or derive) or a stored key's name"
         case .backupWordWrong(let position):
             "word #\(position) does not match; nothing was stored, write the words down and try again"
         }

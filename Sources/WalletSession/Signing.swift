@@ -43,13 +43,14 @@ public protocol Signer {
 extension Session {
     /// Records a signature in the history (one row per signature, whoever signed) and gives
     /// the one result shape.
+    /// `store` nil: nothing is recorded (a given key, with no store in the home yet).
     fileprivate func record(_ signature: RecoverableSignature, digest: [UInt8], publicKey: PublicKey, keyName: String,
                             path: DerivationPath?, verified: Bool, checkedAgainst: String, warning: String?,
-                            kind: SignatureKind, chainID: UInt64?, store: WalletStore) throws -> Signed {
+                            kind: SignatureKind, chainID: UInt64?, store: WalletStore?) throws -> Signed {
         let signer = EthereumAddress(publicKey: publicKey).checksummed
-        _ = try store.recordSignature(NewHistoryEntry(keyName: keyName, kind: kind, digest: digest,
-                                                      signature: signature.compact, signer: signer, verified: verified,
-                                                      chainID: chainID))
+        _ = try store?.recordSignature(NewHistoryEntry(keyName: keyName, kind: kind, digest: digest,
+                                                       signature: signature.compact, signer: signer, verified: verified,
+                                                       chainID: chainID))
         return Signed(digest: digest, signature: try EthereumSignature(signature), publicKey: publicKey, signer: signer,
                       keyName: keyName, path: path, verified: verified, checkedAgainst: checkedAgainst, warning: warning)
     }
@@ -79,6 +80,36 @@ public struct SoftwareSigner: Signer {
         return try session.record(signature, digest: digest, publicKey: key.publicKey, keyName: record.name, path: record.path,
                                   verified: verified, checkedAgainst: "the stored key, by recovery", warning: nil,
                                   kind: kind, chainID: chainID, store: store)
+    }
+}
+
+// MARK: - A key given as a value
+
+/// A key the command was given as a value (`sign … --key $k`: an HD key, a private key) and
+/// that is not stored, as `cast wallet sign --private-key` signs: RFC 6979, checked by recovery.
+/// The history holds no secret, so the signature is recorded — under the key's address — in
+/// the home's store when there is one, without asking for the vault; none is made for it.
+public struct GivenKeySigner: Signer {
+    public let session: Session
+    public let key: PrivateKey
+    /// The key's path from its master, when the value knew it.
+    public let path: DerivationPath?
+
+    public init(session: Session, key: PrivateKey, path: DerivationPath?) {
+        self.session = session
+        self.key = key
+        self.path = path
+    }
+
+    /// The key's address (EIP-55): what the history and the result name it by.
+    public var keyName: String { EthereumAddress(publicKey: key.publicKey).checksummed }
+
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
+        let signature = try key.sign(digest: digest)
+        let verified = (try? signature.recoverPublicKey(digest: digest)) == key.publicKey
+        return try session.record(signature, digest: digest, publicKey: key.publicKey, keyName: keyName, path: path,
+                                  verified: verified, checkedAgainst: "the given key, by recovery", warning: nil,
+                                  kind: kind, chainID: chainID, store: session.existingStore())
     }
 }
 
