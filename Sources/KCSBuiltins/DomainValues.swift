@@ -35,6 +35,8 @@ enum SecretKind: String, CaseIterable {
     case passphrase
     /// A raw 32-byte secp256k1 private key (from the store or `import privkey`).
     case privateKey = "privkey"
+    /// A private key in Wallet Import Format (compressed), held as its Base58Check text.
+    case wif
 
     /// True when the bytes are text (revealed as a string); false for raw bytes (revealed as hex).
     var isText: Bool { self != .seed && self != .privateKey }
@@ -75,9 +77,10 @@ struct PathValue: DomainValue {
 
 // MARK: - HD key
 
-/// A software BIP-32 key (private or public). Its fields are public facts only: the private
-/// key and the xprv serialisation never appear here (`xkey.encode --private` is the one way
-/// to get the latter, as a secret).
+/// A software BIP-32 key (private or public). Its fields are public facts, and for a private
+/// key its WIF forms as secret values (`<secret wif>` until `reveal`); the raw private key and
+/// the xprv serialisation never appear here (`xkey.encode --private` is the one way to get the
+/// latter, as a secret).
 struct HDKeyValue: DomainValue {
     let key: ExtendedKey
     /// The path from the master key, when known (a key from `hd.master`, derived from one, or
@@ -112,6 +115,10 @@ struct HDKeyValue: DomainValue {
             ("xpub", .string(key.publicString)),
             ("private", .bool(key.isPrivate)),
         ]
+        if let privateKey = key.privateKey {
+            out.append(("wif", SecretKind.wif.value(WIF(privateKey: privateKey).encoded())))
+            out.append(("wifTestnet", SecretKind.wif.value(WIF(privateKey: privateKey, network: .testnet).encoded())))
+        }
         return out
     }
 

@@ -45,10 +45,13 @@ extension Builtins {
         },
 
         Builtin("key.show", params: [ParamSpec("name", .string)],
+                options: [OptionSpec("reveal", nil, "also show the private key and its WIF (mainnet, testnet), after the vault passphrase again")],
                 summary: "One key: kind, public key, curve, address, path, storage, created, parent, rotation, last 10 signatures.",
                 example: "key.show savings") { args in
-            let store = try args.session().store()
+            let session = try args.session()
+            let store = try session.store()
             let name = args.string("name") ?? ""
+            let revealed = try args.flag("reveal") ? revealedFields(session.revealSigningKey(ofKeyNamed: name, operation: args.command)) : []
             return try store.read { tx in
                 let r = try tx.key(named: name)
                 var fields = keyFields(r)
@@ -56,7 +59,7 @@ extension Builtins {
                 fields.append(("rotation", .string(rotationText(r))))
                 let recent = try tx.history(HistoryQuery(keyName: r.name, limit: 10))
                 fields.append(("signatures", .list(recent.map { historyValue($0) })))
-                return .map(ValueMap(fields))
+                return .map(ValueMap(fields + revealed))
             }
         },
 
@@ -188,6 +191,17 @@ extension Builtins {
                 ("storage", .string(r.storage.rawValue)),
             ]))
         })
+    }
+
+    /// What `key.show --reveal` adds: the private key and its compressed WIF on both networks,
+    /// as text (the person asked to see them).
+    static func revealedFields(_ key: PrivateKey) -> [(String, Value)] {
+        func text(_ secret: Secret) -> Value { .string(secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }) }
+        return [
+            ("privateKey", .bytes(key.secret.withUnsafeBytes { Array($0) })),
+            ("wif", text(WIF(privateKey: key).encoded())),
+            ("wifTestnet", text(WIF(privateKey: key, network: .testnet).encoded())),
+        ]
     }
 
     /// One key of `key.list --json`: every field, under the names `key.show` uses (`rotation`

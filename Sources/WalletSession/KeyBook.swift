@@ -107,6 +107,16 @@ extension Session {
         return secret
     }
 
+    /// The private key a stored software key signs with (its own, or derived for an HD-CHILD),
+    /// after the vault passphrase again (the prompt naming `operation`); the key is marked
+    /// revealed. Keys that cannot sign here are refused (`key.cannotSign`).
+    public func revealSigningKey(ofKeyNamed name: String, operation: String) throws -> PrivateKey {
+        let store = try unlockedStore(reconfirming: operation)
+        let key = try store.read { tx in try Session.signingKey(try tx.key(named: name), tx) }
+        _ = try store.markRevealed(named: name)
+        return key
+    }
+
     /// Makes a key that can sign (ECDSA, HD-CHILD, an active card key) the active signer.
     public func useKey(named name: String) throws -> KeyRecord {
         let record = try store().key(named: name)

@@ -24,7 +24,7 @@ private let commandErrors: [any IdentifiableError & Sendable] = {
             .resetNotConfirmed(typed: nil), .resetUnsupported, .unpairChoice, .duressTrap(reason: "r")]
     out += [KeyCommandError.privateWhereWatchOnly, .moveNeedsOneOption(given: 2), .cannotSign(name: "a", kind: "WATCH"),
             .digestLength(got: 3), .noActiveKey, .customNeedsPath, .privateKeyLength(got: 3), .backupNeedsTerminal,
-            .backupWordWrong(position: 4)]
+            .backupWordWrong(position: 4), .publicKeyGiven]
     out += [CardKeyError.keyPresent, .removeNeedsForce, .noKeyOnCard, .tooDeep(path: "m/1", depth: 11), .parentOfMaster,
             .notExtended, .privateNotExportable(path: "m/44'"), .xpubNotExportable(path: "m/43'"), .masterXpub,
             .oneExportKind(given: ["public", "xpub"]), .conflictingOptions(first: "next", second: "new-account"),
