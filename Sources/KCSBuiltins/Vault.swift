@@ -25,18 +25,11 @@ extension Builtins {
         },
 
         Builtin("vault.change-passphrase",
-                summary: "Re-seals every secret under a new vault passphrase (the old one asked first).",
+                options: [OptionSpec("new", .secret(nil), "the new passphrase (a secret); else asked twice at a terminal, else $KCS_VAULT_NEW_PASSPHRASE_FILE or $KCS_VAULT_NEW_PASSPHRASE")],
+                summary: "Re-seals every secret under a new vault passphrase (the old one asked first; the same one is refused).",
                 example: "vault.change-passphrase") { args in
-            let session = try args.session()
-            let store = try session.store()
-            let old = try session.passphrase(prompt: "current vault passphrase: ")
-            let new = try session.passphrase(prompt: "new vault passphrase: ")
-            if session.prompts?.isInteractive == true {
-                guard try session.passphrase(prompt: "the new passphrase again: ") == new else {
-                    throw SessionError.passphrasesDiffer
-                }
-            }
-            try store.changePassphrase(old: old, new: new)
+            let new: Secret? = if case .secret(let s)? = args.value("new") { try secretBytes(s) } else { nil }
+            try args.session().changeVaultPassphrase(new: new)
             return .null
         },
     ]

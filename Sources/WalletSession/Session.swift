@@ -79,6 +79,12 @@ public final class Session {
     public static let passphraseFileVariable = "KCS_VAULT_PASSPHRASE_FILE"
     /// … or, less safely, from this variable.
     public static let passphraseVariable = "KCS_VAULT_PASSPHRASE"
+    /// `vault.change-passphrase` in a batch run reads the new passphrase from this file …
+    public static let newPassphraseFileVariable = "KCS_VAULT_NEW_PASSPHRASE_FILE"
+    /// … or from this variable: never from the old one's.
+    public static let newPassphraseVariable = "KCS_VAULT_NEW_PASSPHRASE"
+    /// A passphrase shorter than this is accepted with a warning (ssh-keygen and gpg warn too).
+    public static let weakPassphraseLength = 8
 
     // MARK: The store
 
@@ -123,6 +129,7 @@ public final class Session {
                 let again = try passphrase(prompt: "the same passphrase again: ")
                 guard first == again else { throw SessionError.passphrasesDiffer }
             }
+            warnIfWeak(first)
             // createVault leaves the vault unlocked: a second scrypt (unlock) would only repeat it.
             try store.createVault(passphrase: first, scrypt: vaultParameters)
         case .locked:
@@ -158,26 +165,66 @@ public final class Session {
             }
             return secret
         }
-        if let file = environment[Session.passphraseFileVariable], !file.isEmpty {
+        guard let secret = try batchSecret(file: Session.passphraseFileVariable, text: Session.passphraseVariable) else {
+            throw SessionError.passphraseNeeded
+        }
+        return secret
+    }
+
+    /// A batch run's secret from the file named by `$file` (its first line) or from `$text`;
+    /// nil when neither is set. A file others can read is named once in a warning.
+    private func batchSecret(file fileVariable: String, text textVariable: String) throws -> Secret? {
+        if let file = environment[fileVariable], !file.isEmpty {
             var info = stat()
             if !warnedPassphraseFile, stat(file, &info) == 0, info.st_mode & 0o077 != 0 {
                 // As ssh does for a private key file: others can read (or write) the passphrase.
                 warnedPassphraseFile = true
-                prompts?.warn("\(Session.passphraseFileVariable) \(file) is open to other users (mode "
+                prompts?.warn("\(fileVariable) \(file) is open to other users (mode "
                            + String(info.st_mode & 0o777, radix: 8) + "); anyone who can read it can unlock the vault: "
                            + "chmod 600 \(file)")
             }
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw SessionError.passphraseFileUnreadable(path: file)
+                throw SessionError.passphraseFileUnreadable(path: file, variable: fileVariable)
             }
             var bytes = Array(data)
             if let end = bytes.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) { bytes.removeSubrange(end...) }
             return Secret(consuming: &bytes)
         }
-        if let text = environment[Session.passphraseVariable], !text.isEmpty {
-            return Secret(utf8: text)
+        if let text = environment[textVariable], !text.isEmpty { return Secret(utf8: text) }
+        return nil
+    }
+
+    /// Re-seals every secret under a new vault passphrase. The old one is asked (or read) as
+    /// always; the new one is `given`, else asked twice at a terminal, else read from
+    /// `$KCS_VAULT_NEW_PASSPHRASE_FILE` or `$KCS_VAULT_NEW_PASSPHRASE` — never from where the old
+    /// one came. A new passphrase equal to the old is refused (nothing would change), and a
+    /// short one is taken with a warning.
+    public func changeVaultPassphrase(new given: Secret?) throws {
+        let store = try self.store()
+        let old = try passphrase(prompt: "current vault passphrase: ")
+        let new: Secret
+        if let given {
+            new = given
+        } else if let prompts, prompts.isInteractive {
+            new = try passphrase(prompt: "new vault passphrase: ")
+            guard try passphrase(prompt: "the new passphrase again: ") == new else { throw SessionError.passphrasesDiffer }
+        } else if let read = try batchSecret(file: Session.newPassphraseFileVariable, text: Session.newPassphraseVariable) {
+            new = read
+        } else {
+            throw SessionError.newPassphraseNeeded
         }
-        throw SessionError.passphraseNeeded
+        guard new != old else { throw SessionError.samePassphrase }
+        warnIfWeak(new)
+        try store.changePassphrase(old: old, new: new)
+    }
+
+    /// Says so when a new vault passphrase is shorter than `weakPassphraseLength` characters.
+    func warnIfWeak(_ passphrase: Secret) {
+        let length = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self).count }
+        guard length > 0, length < Session.weakPassphraseLength else { return }
+        prompts?.warn("the vault passphrase has \(length) character\(length == 1 ? "" : "s"); anyone who copies kcs.db "
+                      + "can try passphrases that short quickly. \(Session.weakPassphraseLength) or more (several words "
+                      + "are easiest to remember) resist far longer; vault.change-passphrase changes it")
     }
 
     /// Asks the person to confirm `question`; `yes` is the command's `--yes` flag, the only
@@ -243,8 +290,12 @@ public enum SessionError: WalletError, Equatable {
     case noSession
     case noHome
     case passphraseNeeded
-    case passphraseFileUnreadable(path: String)
+    case passphraseFileUnreadable(path: String, variable: String)
     case passphrasesDiffer
+    /// `vault.change-passphrase` in a batch run with no new passphrase given.
+    case newPassphraseNeeded
+    /// A new vault passphrase equal to the old one.
+    case samePassphrase
     case needsConfirmation
     case cancelled
 
@@ -258,6 +309,8 @@ public enum SessionError: WalletError, Equatable {
         case .passphraseNeeded: "session.passphraseNeeded"
         case .passphraseFileUnreadable: "session.passphraseFileUnreadable"
         case .passphrasesDiffer: "session.passphrasesDiffer"
+        case .newPassphraseNeeded: "session.newPassphraseNeeded"
+        case .samePassphrase: "session.samePassphrase"
         case .needsConfirmation: "session.needsConfirmation"
         case .cancelled: "session.cancelled"
         }
@@ -272,10 +325,16 @@ public enum SessionError: WalletError, Equatable {
         case .passphraseNeeded:
             "the vault passphrase is needed and standard input is not a terminal; put it in a file and set "
                 + "\(Session.passphraseFileVariable)=FILE (or set \(Session.passphraseVariable))"
-        case .passphraseFileUnreadable(let path):
-            "cannot read the passphrase file \(path) named by \(Session.passphraseFileVariable)"
+        case .passphraseFileUnreadable(let path, let variable):
+            "cannot read the passphrase file \(path) named by \(variable)"
         case .passphrasesDiffer:
-            "the two passphrases differ; nothing was created"
+            "the two passphrases differ; nothing was changed"
+        case .newPassphraseNeeded:
+            "the new vault passphrase is needed and standard input is not a terminal; give it with --new "
+                + "(a secret: --new (env \"NAME\" --secret passphrase)), or put it in a file and set "
+                + "\(Session.newPassphraseFileVariable)=FILE (or set \(Session.newPassphraseVariable)); nothing was changed"
+        case .samePassphrase:
+            "the new vault passphrase is the old one; nothing was changed"
         case .needsConfirmation:
             "needs a confirmation and standard input is not a terminal; add --yes to confirm"
         case .cancelled:

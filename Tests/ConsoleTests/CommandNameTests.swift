@@ -36,7 +36,8 @@ private let commandErrors: [any IdentifiableError & Sendable] = {
     out += [RotationCommandError.backupNotConfirmed(rotationID: 1, old: "a", successor: "b", declined: true),
             .backupNotConfirmed(rotationID: 1, old: "a", successor: "b", declined: false),
             .finished(rotationID: 1, state: "done")]
-    out += [SessionError.noSession, .noHome, .passphraseNeeded, .passphraseFileUnreadable(path: "/p"), .passphrasesDiffer,
+    out += [SessionError.noSession, .noHome, .passphraseNeeded, .passphraseFileUnreadable(path: "/p", variable: "KCS_VAULT_PASSPHRASE_FILE"), .passphrasesDiffer,
+            .newPassphraseNeeded, .samePassphrase,
             .needsConfirmation, .cancelled]
     out += [KeystoreCommandError.fileExists(path: "/p"), .passwordsDiffer, .emptyPassword,
             .notExportable(name: "w", kind: .watch, reason: "it has no private key")]
