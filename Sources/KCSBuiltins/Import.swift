@@ -14,12 +14,12 @@ extension Builtins {
                 options: [
                     OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true),
                     OptionSpec("preset", .string, "metamask, trezor, ledger-live, ledger-legacy, bip44, bip49, bip84, bip86 or custom"),
-                    OptionSpec("path", .string, "the path template for --preset custom, with {i} for the account (e.g. m/44'/60'/{i}'/0/0)"),
+                    OptionSpec("path", .string, "the path template for --preset custom, with * for the account (e.g. \"m/44'/60'/*'/0/0\")"),
                     OptionSpec("accounts", .int, "how many accounts (HD-CHILD keys) to add under the preset (default 1)"),
                     OptionSpec("name", .string, "the master key's name"),
                 ],
                 summary: "Stores a mnemonic as an HD-MASTER key and N HD-CHILD keys at the preset's paths.",
-                example: "import mnemonic \"abandon … about\" --preset ledger-live --accounts 3") { args in
+                example: "import mnemonic \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\" --preset custom --path \"m/44'/60'/*'/0/0\" --accounts 3") { args in
             let session = try args.session()
             let mnemonic = try parseMnemonic(args["mnemonic"], language: nil)
             let (preset, custom) = try presetArgument(args)

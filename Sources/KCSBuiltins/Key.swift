@@ -65,7 +65,7 @@ extension Builtins {
 
         Builtin("key.rename", params: [ParamSpec("name", .string), ParamSpec("new", .string)],
                 summary: "Renames a key (its signing history follows).",
-                example: "key.rename eth-9858-da94 savings") { args in
+                example: "key.rename eth-9858-da94 spending") { args in
             let store = try args.session().store()
             return keyValue(try store.renameKey(named: args.string("name") ?? "", to: args.string("new") ?? ""))
         },
@@ -280,9 +280,14 @@ extension Builtins {
     static func presetArgument(_ args: CallArguments) throws -> (PathPreset?, String?) {
         let name = args.string("preset") ?? "metamask"
         if name == "custom" {
-            guard let path = args.string("path") else { throw KeyCommandError.customNeedsPath }
-            let probe = path.replacingOccurrences(of: "{i}", with: "0")
-            _ = try DerivationPath(probe)
+            guard let typed = args.string("path") else { throw KeyCommandError.customNeedsPath }
+            // `*` marks the account number (`m/44'/60'/*'/0/0`): a form that can be typed in a
+            // string, where `{i}` would be an interpolation. Presets spell it `{i}`.
+            let path = typed.replacingOccurrences(of: "*", with: "{i}")
+            guard path.components(separatedBy: "{i}").count == 2 else {
+                throw BuiltinError.outOfRange(name: "--path", expected: "a template with one * where the account number goes, e.g. \"m/44'/60'/*'/0/0\"", got: typed)
+            }
+            _ = try DerivationPath(path.replacingOccurrences(of: "{i}", with: "0"))
             return (nil, path)
         }
         if args.string("path") != nil {

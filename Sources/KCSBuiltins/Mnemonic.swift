@@ -26,7 +26,7 @@ extension Builtins {
         Builtin("mnemonic.check", params: [ParamSpec("phrase", mnemonicType, secret: true)],
                 options: [OptionSpec("language", .string, "require this word list instead of detecting it")],
                 summary: "Checks a phrase: {valid, words, language}, or an error naming the first bad word and its position.",
-                example: "mnemonic.check \"abandon abandon … about\"") { args in
+                example: "mnemonic.check \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\"") { args in
             let m = try parseMnemonic(args["phrase"], language: language(args))
             return .map(ValueMap([
                 ("valid", .bool(true)), ("words", .int(m.wordCount.rawValue)), ("language", .string(m.language.rawValue)),
@@ -47,7 +47,7 @@ extension Builtins {
                     OptionSpec("reveal", nil, "explain a secret mnemonic value (its words and entropy are shown)"),
                 ],
                 summary: "A BIP-39 phrase bit by bit: each word's 11-bit index, the entropy, the checksum bits and whether they match.",
-                example: "mnemonic.explain \"abandon abandon … about\"") { args in
+                example: "mnemonic.explain \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\"") { args in
             let language = try language(args)
             let anatomy: MnemonicAnatomy
             switch args["mnemonic"] {

@@ -16,7 +16,7 @@ extension Builtins {
                     OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true),
                 ],
                 summary: "The addresses of one mnemonic under MetaMask, Ledger Live, Ledger legacy and BIP-44/49/84/86, index by index.",
-                example: "presets.compare \"abandon abandon … about\" --count 3") { args in
+                example: "presets.compare \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\" --count 3") { args in
             let m = try parseMnemonic(args["mnemonic"], language: nil)
             let count = try smallInt(args.integer("count") ?? 5, "--count", in: 1...100)
             // Cached by path: the presets share their first levels, so each node is derived once.

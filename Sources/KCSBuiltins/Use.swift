@@ -12,7 +12,7 @@ extension Builtins {
     static let use: [Builtin] = [
         Builtin("use.key", params: [ParamSpec("name", .string)],
                 summary: "Makes a stored key (software, or a card key: the card signs) the active signer for `sign`.",
-                example: "use key savings") { args in
+                example: "use key savings-0") { args in
             let session = try args.session()
             return keyValue(try session.useKey(named: args.string("name") ?? ""))
         },

@@ -39,7 +39,7 @@ extension Builtins {
 
         Builtin("xkey.decode", params: [ParamSpec("text", .oneOf([.string, .secret(SecretKind.xprv.rawValue)]), secret: true)],
                 summary: "The HD key of an xpub/xprv (or SLIP-132 ypub, zpub, …) serialisation.",
-                example: "let acct = xkey.decode \"xpub6C…\"") { args in
+                example: "let acct = xkey.decode \"xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt\"") { args in
             guard let text = try extendedKeyText(args["text"]) else { return .null }
             return .domain(HDKeyValue(try ExtendedKey(text), path: nil))
         },

@@ -47,7 +47,7 @@ public enum KeyCommandError: WalletError, Equatable {
         case .noActiveKey:
             "no active key; choose one with `use key NAME` or pass --key NAME"
         case .customNeedsPath:
-            "--preset custom needs --path TEMPLATE, e.g. --path \"m/44'/60'/{i}'/0/0\""
+            "--preset custom needs --path TEMPLATE, with * for the account, e.g. --path \"m/44'/60'/*'/0/0\""
         case .privateKeyLength(let got):
             "a private key is 32 bytes (0x + 64 hex digits) or WIF text, got \(got) bytes"
         case .backupNeedsTerminal:

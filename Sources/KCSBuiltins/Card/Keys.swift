@@ -54,7 +54,7 @@ extension Builtins {
                     OptionSpec("name", .string, "the stored card key's name"),
                 ],
                 summary: "Loads a key into the card: mnemonic \"WORDS\", seed 0x…, or keypair 0xPRIVATE [--chain-code 0x…].",
-                example: "card.load mnemonic \"abandon … about\" --passphrase TREZOR") { args in
+                example: "card.load mnemonic \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\" --passphrase TREZOR") { args in
             let session = try args.session()
             let (load, source) = try loadMaterial(args)
             let card = try session.requireLoggedIn()

@@ -1,0 +1,141 @@
+// Every `help` example runs (docs/language.md §4): each builtin's example is run through the
+// real binary in a batch run with an empty kcs home, after a prelude that sets up what its words
+// take for granted — a mnemonic in `$m`, a stored key called `savings`, a simulated card that is
+// logged in, a file called `mail.json` — and must succeed. Only what needs a node or a PC/SC
+// reader may end with the error that says so, and only that error.
+import Foundation
+import KCSBuiltins
+import KCSTestSupport
+import Testing
+
+private let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+/// MetaMask's first key of `phrase` (m/44'/60'/0'/0/0, 0x9858…da94).
+private let firstKey = "0x1ab42cc412b618bdea3a599e3c9bae199ebf030895b039e9db1e30dafb12b727"
+
+/// Lines that define what an example may use. Each is added when the example mentions its word.
+private let preludes: [(uses: String, code: String)] = [
+    ("$m", "let m = env \"KCS_MNEMONIC\" --secret mnemonic"),
+    ("$root", "let root = hd.master $m"),
+    ("$key", "let key = derive \"m/44'/60'/0'/0/0\" --from (hd.master $m)"),
+    ("$sig", "let sig = (sign message \"hello\" --key (derive \"m/44'/60'/0'/0/0\" --from (hd.master $m))).signature"),
+    ("savings", "import mnemonic \"\(phrase)\" --name savings"),
+    ("hot-wallet", "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name hot-wallet"),
+    ("eth-9858-da94", "import privkey \(firstKey) --name eth-9858-da94"),
+    ("old-key", "import address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23 --name old-key"),
+]
+
+/// Three pending rotations (ids 1, 2, 3): a batch run without --yes leaves each pending.
+private let threeRotations =
+    "for n in range(3) { import privkey (bytes (1000 + n) --length 32) --name \"r{n}\"; try { key rotate \"r{n}\" } catch e { } }"
+private let savings = "import mnemonic \"\(phrase)\" --name savings"
+
+/// The card an example finds: connected, initialized, logged in, with a key loaded — or less,
+/// as the command needs.
+private enum CardState { case none, connected, initialized, paired, loggedIn, keyLoaded, pinBlocked }
+
+private let connect = "card.connect"
+private let initialize = "card.init --pin \"123456\" --puk \"111122223333\" --pairing \"KeycardDefaultPairing\""
+private let login = "card.login \"123456\" --default"
+private let loadKey = "card.load mnemonic \"\(phrase)\""
+
+private func cardPrelude(_ state: CardState) -> [String] {
+    switch state {
+    case .none: []
+    case .connected: [connect]
+    case .initialized: [connect, initialize]
+    case .paired: [connect, initialize, "card.pair --default"]
+    case .loggedIn: [connect, initialize, login]
+    case .keyLoaded: [connect, initialize, login, loadKey]
+    case .pinBlocked:
+        [connect, initialize, login, "card.logout",
+         "for i in range(3) { try { card.login \"000000\" --force } catch e { } }", "card.open"]
+    }
+}
+
+/// What the card must be for each card command's example (the rest need none).
+private let cardStates: [String: CardState] = [
+    "card.info": .connected, "card.status": .loggedIn, "card.init": .connected, "card.pair": .initialized,
+    "card.open": .paired, "card.verify": .paired, "card.login": .initialized, "card.logout": .loggedIn,
+    "card.pairings": .loggedIn, "card.unpair": .loggedIn, "card.unblock": .pinBlocked, "card.change": .loggedIn,
+    "card.reset": .loggedIn, "card.mnemonic": .loggedIn, "card.load": .loggedIn, "card.generate": .loggedIn,
+    "card.remove-key": .keyLoaded, "card.path": .keyLoaded, "card.derive": .keyLoaded, "card.pinless": .keyLoaded,
+    "card.export": .keyLoaded, "use.card": .keyLoaded, "card.disconnect": .connected,
+]
+
+/// More lines some examples need before them.
+private let extraPrelude: [String: [String]] = [
+    // card.open after a pairing made by another run: the channel is not open yet.
+    "card.open": ["card.disconnect", connect],
+    "card.verify": ["card.open"],
+    "sign": [savings, "use key savings-0"], "sign.message": [savings, "use key savings-0"],
+    "sign.tx": [savings, "use key savings-0"], "sign.typed": [savings, "use key savings-0"],
+    "eth.send": [savings, "use key savings-0"],
+    "eth.receipt": ["let sent = {\"hash\": keccak256(\"a transaction\")}"],
+    "vault.change-passphrase": [savings],
+    "rotation.resume": [threeRotations], "rotation.rollback": [threeRotations],
+]
+
+/// The only errors an example may end with, and why: a node or a reader this test has none of,
+/// a confirmation only a terminal can give, a short UID that changes with every card.
+private let allowedErrors: [String: Set<String>] = [
+    "eth.node": ["rpc.noConnection"], "eth.chain-id": ["rpc.noNode"], "eth.balance": ["rpc.noNode"],
+    "eth.gas-price": ["rpc.noNode"],
+    "eth.nonce": ["rpc.noNode"], "eth.fees": ["rpc.noNode"], "eth.send": ["rpc.noNode"], "eth.receipt": ["rpc.noNode"],
+    // wallet.select picks an address wallet.discover found, which needs a node.
+    "wallet.discover": ["rpc.noNode"], "wallet.select": ["builtin.outOfRange"],
+    "card.connect": ["transport.noService", "transport.noReader"],
+    "key.generate": ["key.backupNeedsTerminal"], "key.rotate": ["rotation.backupNotConfirmed"],
+    "card.reset": ["card.resetNotConfirmed"],
+]
+
+/// Files the examples read, in the folder they run in.
+private func writeFixtures(in folder: URL) throws {
+    try (phrase + "\n").write(to: folder.appendingPathComponent("phrase.txt"), atomically: true, encoding: .utf8)
+    let scripts = TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts")
+    for (from, to) in [("eth/mail.json", "mail.json"), ("keystore/mycrypto.json", "wallet.json")] {
+        try FileManager.default.copyItem(at: scripts.appendingPathComponent(from), to: folder.appendingPathComponent(to))
+    }
+}
+
+@Suite("Help examples")
+struct HelpExampleTests {
+    @Test func everyHelpExample_runsInAWorldItsWordsAssume() throws {
+        let builtins = Builtins.registry().builtins
+        #expect(builtins.count > 90)
+        var failures: [String] = []
+        for b in builtins {
+            var home = try BatchHome()
+            defer { home.remove() }
+            home.environment["KCS_MNEMONIC"] = phrase
+            home.environment["KEYSTORE_PASSWORD"] = "foobartest121"  // mycrypto.json's (ethereum/tests)
+            home.environment["KC_PIN"] = "123456"
+            home.environment["KC_PUK"] = "111122223333"
+            home.environment["KC_NEW_PIN"] = "654321"
+            home.environment["KCS_VAULT_NEW_PASSPHRASE"] = "the new example vault passphrase"
+            let work = home.folder.appendingPathComponent("work")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            try writeFixtures(in: work)
+            var lines = cardPrelude(cardStates[b.name] ?? .none)
+            var chosen = preludes.filter { b.example.contains($0.uses) }.map(\.code)
+            if chosen.contains(where: { $0.contains("$m") }), !chosen.contains(preludes[0].code) { chosen.insert(preludes[0].code, at: 0) }
+            lines += chosen
+            lines += extraPrelude[b.name] ?? []
+            let script = (lines + [b.example]).joined(separator: "\n") + "\n"
+            let file = work.appendingPathComponent("example.kcs")
+            try script.write(to: file, atomically: true, encoding: .utf8)
+            let r = try home.run(arguments: ["--json-errors", file.path], in: work)
+            let ids = r.err.split(separator: "\n").compactMap { line -> String? in
+                guard let data = line.data(using: .utf8),
+                      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+                return object["error"] as? String
+            }
+            if r.code == 0 && ids.isEmpty { continue }
+            if let id = ids.last, allowedErrors[b.name]?.contains(id) == true,
+               let line = r.err.split(separator: "\n").last, line.contains("\"line\":\(lines.count + 1)") {
+                continue  // the example itself, not its prelude, ended with the one allowed error
+            }
+            failures.append("\(b.name): `\(b.example)` → exit \(r.code) \(ids) \(r.err.prefix(300))")
+        }
+        #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) help examples do not run:\n" + failures.joined(separator: "\n")))
+    }
+}
