@@ -52,11 +52,12 @@ extension Builtins {
             let store = try session.store()
             let name = args.string("name") ?? ""
             let revealed = try args.flag("reveal") ? revealedFields(session.revealSigningKey(ofKeyNamed: name, operation: args.command)) : []
+            let due = try rotationDue(session, store, args)
             return try store.read { tx in
                 let r = try tx.key(named: name)
                 var fields = keyFields(r)
                 if let parent = r.parentID { fields.append(("parent", .string(try tx.key(id: parent).name))) }
-                fields.append(("rotation", .string(rotationText(r))))
+                fields.append(("rotation", .string(rotationText(r, due: due))))
                 let recent = try tx.history(HistoryQuery(keyName: r.name, limit: 10))
                 fields.append(("signatures", .list(recent.map { historyValue($0) })))
                 return .map(ValueMap(fields + revealed))
@@ -180,7 +181,10 @@ extension Builtins {
         let session = try args.session()
         let store = try session.store()
         let records = try store.keys(includeRetired: !args.flag("active"))
-        if args.flag("json") { return .string(Value.list(records.map(keyListRecord)).json) }
+        if args.flag("json") {
+            let due = try rotationDue(session, store, args)
+            return .string(Value.list(records.map { keyListRecord($0, due: due) }).json)
+        }
         // `*` marks the active signer (`use key`, `use card`).
         let active = session.activeKey
         return .list(records.map { r in
@@ -206,9 +210,9 @@ extension Builtins {
 
     /// One key of `key.list --json`: every field, under the names `key.show` uses (`rotation`
     /// as it says it), plus what only a program needs: ids, `retired`, `hasSecret`, `revealed`.
-    static func keyListRecord(_ r: KeyRecord) -> Value {
+    static func keyListRecord(_ r: KeyRecord, due: [RotationCandidate]) -> Value {
         var f: [(String, Value)] = [("id", .int(Int(r.id)))] + keyFields(r)
-        f.append(("rotation", .string(rotationText(r))))
+        f.append(("rotation", .string(rotationText(r, due: due))))
         f.append(("retired", .bool(r.retired)))
         f.append(("hasSecret", .bool(r.hasSecret)))
         f.append(("revealed", r.revealedAt.map { .string(isoDate($0)) } ?? .null))
@@ -217,9 +221,17 @@ extension Builtins {
         return .map(ValueMap(f))
     }
 
-    /// `retired`, `flagged (REASON)` or `ok`: a key's rotation status as `key.show` says it.
-    static func rotationText(_ r: KeyRecord) -> String {
-        if r.retired { "retired" } else if let f = r.rotationFlag { "flagged (\(f))" } else { "ok" }
+    /// A key's rotation status as `key.show` says it: `retired`, `due: REASONS` when
+    /// `keys.rotation` lists it (flagged, revealed, imported raw, too old), else `ok`.
+    static func rotationText(_ r: KeyRecord, due: [RotationCandidate]) -> String {
+        if r.retired { return "retired" }
+        guard let candidate = due.first(where: { $0.key.id == r.id }) else { return "ok" }
+        return "due: " + candidate.reasons.map(\.description).joined(separator: "; ")
+    }
+
+    /// The keys the rotation policy lists now (`keys.rotation` without options).
+    static func rotationDue(_ session: Session, _ store: WalletStore, _ args: CallArguments) throws -> [RotationCandidate] {
+        try store.keysNeedingRotation(now: session.clock(), maxAgeDays: maxAgeDays(args, store: store))
     }
 
     /// A key as a record value (what `keys`, `key.show` and the import commands return).

@@ -31,6 +31,7 @@ extension Builtins {
                 throw KeystoreCommandError.kdfTooExpensive(error)
             }
             let password = try keystorePassword(args, position: 2)
+            warnIfEmpty(password, session: session)
             session.prompts?.status("deriving the keystore key (\(describe(file.kdf)))…")
             // The KDF runs where Ctrl-C can leave it behind; the ceiling bounds what it wastes.
             let key = try session.abandonable() { try file.decrypt(password: password, ceiling: ceiling) }
@@ -105,8 +106,15 @@ extension Builtins {
         }
     }
 
+    /// A keystore file under an empty password is as good as plaintext: both `keystore.load` and
+    /// `keystore.save` take one (geth and others write such files), and both say so.
+    static func warnIfEmpty(_ password: Secret, session: Session) {
+        guard password.count == 0 else { return }
+        session.prompts?.warn("the keystore password is empty: anyone who has the file has the key")
+    }
+
     /// The new password of `keystore.save`: the argument, or asked twice without echo at a
-    /// terminal. Never empty: a key under an empty password is as good as plaintext.
+    /// terminal. An empty one is taken with a warning, the rule `keystore.load` follows too.
     static func newKeystorePassword(_ args: CallArguments, session: Session) throws -> Secret {
         let password: Secret
         if args.value("password") != nil {
@@ -123,7 +131,7 @@ extension Builtins {
         } else {
             password = try keystorePassword(args, position: 3)
         }
-        guard password.count > 0 else { throw KeystoreCommandError.emptyPassword }
+        warnIfEmpty(password, session: session)
         return password
     }
 
@@ -149,8 +157,6 @@ public enum KeystoreCommandError: WalletError, Equatable {
     case fileExists(path: String)
     /// The new password and its repetition differ.
     case passwordsDiffer
-    /// An empty new password.
-    case emptyPassword
     /// A key whose private key cannot go into a keystore file.
     case notExportable(name: String, kind: KeyKind, reason: String)
     /// A file whose KDF costs more than the ceiling, loaded without `--allow-expensive-kdf`;
@@ -164,7 +170,6 @@ public enum KeystoreCommandError: WalletError, Equatable {
         switch self {
         case .fileExists: "keystore.fileExists"
         case .passwordsDiffer: "keystore.passwordsDiffer"
-        case .emptyPassword: "keystore.emptyPassword"
         case .notExportable: "keystore.notExportable"
         case .kdfTooExpensive: "keystore.kdfTooExpensive"
         }
@@ -176,8 +181,6 @@ public enum KeystoreCommandError: WalletError, Equatable {
             "\(path) already exists; add --force to replace it"
         case .passwordsDiffer:
             "the two passwords differ; nothing was written"
-        case .emptyPassword:
-            "the keystore password must not be empty"
         case .notExportable(let name, let kind, let reason):
             "\(name) is \(kind.withArticle) key and cannot be exported: \(reason)"
         case .kdfTooExpensive(let error):

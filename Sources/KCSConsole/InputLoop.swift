@@ -183,7 +183,10 @@ public final class InputLoop {
             let line: String
             let prompt = pending.isEmpty ? (context().map { "kcs[\($0)]> " } ?? "kcs> ") : "...> "
             switch reader.readLine(prompt: prompt) {
-            case .end: return ExitStatus.ok
+            case .end:
+                // Ctrl-D at a terminal: end the prompt's line, as a shell does.
+                if reader is EditLineReader { output("\n") }
+                return ExitStatus.ok
             case .interrupted:
                 pending = ""
                 continue
@@ -257,6 +260,17 @@ public final class InputLoop {
         }
     }
 
+    /// The file name after a meta-command's word: the rest of the line, spaces included (quotes
+    /// around it dropped), with a leading `~` for the home folder; nil when there is none.
+    public static func fileArgument(of line: String,
+                                    home: String = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) -> String? {
+        guard let space = line.firstIndex(of: " ") else { return nil }
+        var name = line[space...].trimmingCharacters(in: .whitespaces)
+        if name.count >= 2, let q = name.first, q == "\"" || q == "'", name.last == q { name = String(name.dropFirst().dropLast()) }
+        if name == "~" || name.hasPrefix("~/") { name = home + name.dropFirst() }
+        return name.isEmpty ? nil : name
+    }
+
     /// Handles a meta-command; returns its exit code (64 when it is wrong). `location` is the
     /// file and line of a meta-command in a script, nil at the prompt.
     private func meta(_ line: String, at location: (String, Int)?) -> Int32 {
@@ -269,16 +283,16 @@ public final class InputLoop {
         case ".quit", ".exit":
             exitStatus = exitStatus ?? ExitStatus.ok
         case ".read":
-            guard words.count == 2 else { return usage("meta.usage", ".read needs one file name, got \(words.count - 1)") }
+            guard let name = InputLoop.fileArgument(of: line) else { return usage("meta.usage", ".read needs one file name, got 0") }
             guard depth < InputLoop.readDepthLimit else {
-                return usage("meta.readDepth", ".read \(words[1]): more than \(InputLoop.readDepthLimit) files read inside each other (does a file .read itself?)")
+                return usage("meta.readDepth", ".read \(name): more than \(InputLoop.readDepthLimit) files read inside each other (does a file .read itself?)")
             }
-            guard let data = FileManager.default.contents(atPath: words[1]) else {
-                return usage("meta.read", ".read: cannot read \(words[1])")
+            guard let data = FileManager.default.contents(atPath: name) else {
+                return usage("meta.read", ".read: cannot read \(name)")
             }
             depth += 1
             defer { depth -= 1 }
-            return run(script: Source(name: words[1], bytes: Array(data)), showing: echo)
+            return run(script: Source(name: name, bytes: Array(data)), showing: echo)
         case ".bail":
             switch words.dropFirst().first {
             case "on": bail = true

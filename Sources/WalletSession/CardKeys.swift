@@ -121,6 +121,15 @@ extension CardLink {
     /// A private key only under EIP-1581 (m/43'/60'/1581'/…), as the applet allows; an xpub
     /// neither of the master nor under EIP-1581 — refused here, before anything is sent.
     public func export(_ kind: CardExportKind, at target: [ChildIndex]) throws -> CardExport {
+        do {
+            return try exportRefusingHere(kind, at: target)
+        } catch CardError.conditionsNotSatisfied(.exportKey) where (try? commands.getStatus().keyInitialized) == false {
+            // SW 6985 has several meanings; with no key on the card it is this one.
+            throw CardKeyError.noKeyOnCard
+        }
+    }
+
+    private func exportRefusingHere(_ kind: CardExportKind, at target: [ChildIndex]) throws -> CardExport {
         let shown = DerivationPath(absolute: true, target)
         let path = try CardKeyPath(source: .master, components: target)
         switch kind {

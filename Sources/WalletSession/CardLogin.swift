@@ -114,6 +114,16 @@ extension Session {
         return (info, warnings)
     }
 
+    /// The secure channel for a command that needs no PIN — `card.unblock`, which a blocked PIN
+    /// cannot log in for: the open one, else one opened with the stored pairing (as `card.open`),
+    /// so a new process goes straight from `card.login`'s "unblock it with the PUK" to unblocking.
+    public func channelOpeningIfNeeded() throws -> CardLink {
+        let card = try requireCard()
+        if card.pairing != nil, card.commands.isSecureChannelOpen { return card }
+        warn(try openChannel().warnings)
+        return try requireChannel()
+    }
+
     /// `card.open`: the card walk (`CardSession`) up to the open channel with the pairing kcs
     /// stored for the card, the PIN left unverified. Frees an earlier ephemeral pairing first;
     /// refuses a blank card, a card kcs holds no pairing for, and names a refused pairing

@@ -15,6 +15,8 @@ public enum KeyCommandError: WalletError, Equatable {
     case backupWordWrong(position: Int)
     /// `--key` given an extended public key: it has no private key to sign with.
     case publicKeyGiven
+    /// A key retired by a rotation: its secret is gone; `successor` replaced it.
+    case retired(name: String, successor: String?)
 
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
     public var followsCommandName: Bool { true }
@@ -31,6 +33,7 @@ public enum KeyCommandError: WalletError, Equatable {
         case .backupNeedsTerminal: "key.backupNeedsTerminal"
         case .backupWordWrong: "key.backupWordWrong"
         case .publicKeyGiven: "key.publicKeyGiven"
+        case .retired: "key.retired"
         }
     }
 
@@ -43,17 +46,20 @@ public enum KeyCommandError: WalletError, Equatable {
         case .cannotSign(let name, let kind):
             "\(name) is \(kind), which cannot sign here; use an ECDSA or HD-CHILD key"
         case .digestLength(let got):
-            "the digest must be 32 bytes (0x + 64 hex digits), got \(got) bytes"
+            "the digest must be 32 bytes (0x + 64 hex digits), got \(got) byte\(got == 1 ? "" : "s")"
         case .noActiveKey:
             "no active key; choose one with `use key NAME` or pass --key NAME"
         case .customNeedsPath:
             "--preset custom needs --path TEMPLATE, with * for the account, e.g. --path \"m/44'/60'/*'/0/0\""
         case .privateKeyLength(let got):
-            "a private key is 32 bytes (0x + 64 hex digits) or WIF text, got \(got) bytes"
+            "a private key is 32 bytes (0x + 64 hex digits) or WIF text, got \(got) byte\(got == 1 ? "" : "s")"
         case .backupNeedsTerminal:
             "confirming a new mnemonic needs a terminal; add --skip-confirm in a batch run"
         case .publicKeyGiven:
             "--key is an extended public key, which cannot sign; give the private key (an xprv, or the HD key from hd.master or derive) or a stored key's name"
+        case .retired(let name, let successor):
+            "\(name) was retired by a rotation and its secret is gone; "
+                + (successor.map { "sign with its successor \($0) (use key \($0))" } ?? "sign with another key")
         case .backupWordWrong(let position):
             "word #\(position) does not match; nothing was stored, write the words down and try again"
         }

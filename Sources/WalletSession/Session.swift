@@ -133,8 +133,9 @@ public final class Session {
             // createVault leaves the vault unlocked: a second scrypt (unlock) would only repeat it.
             try store.createVault(passphrase: first, scrypt: vaultParameters)
         case .locked:
+            let typed = try passphrase(prompt: "vault passphrase: ")
             prompts?.status("unlocking the vault (scrypt)…")
-            try store.unlock(passphrase: try passphrase(prompt: "vault passphrase: "))
+            try store.unlock(passphrase: typed)
         case .unlocked:
             let idle = lastVaultUse.map { now.timeIntervalSince($0) > idleTimeout } ?? false
             if idle { store.lock() }

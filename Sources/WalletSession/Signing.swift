@@ -133,6 +133,9 @@ extension Session {
     /// master's mnemonic or seed along its path (HD-CHILD). Reads in `tx`, the transaction
     /// `record` came from, so signing costs one snapshot and no second lookup.
     public static func signingKey(_ record: KeyRecord, _ tx: StoreTransaction) throws -> PrivateKey {
+        if record.retired {
+            throw KeyCommandError.retired(name: record.name, successor: try record.successorID.map { try tx.key(id: $0).name })
+        }
         switch record.kind {
         case .ecdsa:
             return try PrivateKey(try tx.openSecret(of: record).payload)

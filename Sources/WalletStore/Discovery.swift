@@ -187,7 +187,7 @@ extension StoreTransaction {
             }
             guard entry.publicKey.count == 33 else {
                 throw .invalidDiscovery(field: field("publicKey"),
-                                        reason: "must be a 33-byte compressed public key, got \(entry.publicKey.count) bytes")
+                                        reason: "must be a 33-byte compressed public key, got \(entry.publicKey.count) byte\(entry.publicKey.count == 1 ? "" : "s")")
             }
             let publicKey: PublicKey
             do { publicKey = try PublicKey(bytes: entry.publicKey) } catch {

@@ -247,11 +247,11 @@ extension StoreTransaction {
             switch secret.kind {
             case .privkey:
                 guard secret.payload.count == 32 else {
-                    throw .invalidKey(field: "secret", reason: "must be a 32-byte private key, got \(secret.payload.count) bytes")
+                    throw .invalidKey(field: "secret", reason: "must be a 32-byte private key, got \(secret.payload.count) byte\(secret.payload.count == 1 ? "" : "s")")
                 }
             case .seed:
                 guard (16...64).contains(secret.payload.count) else {
-                    throw .invalidKey(field: "secret", reason: "must be a 16 to 64-byte seed, got \(secret.payload.count) bytes")
+                    throw .invalidKey(field: "secret", reason: "must be a 16 to 64-byte seed, got \(secret.payload.count) byte\(secret.payload.count == 1 ? "" : "s")")
                 }
             case .mnemonic:
                 guard secret.payload.count > 0 else { throw .invalidKey(field: "secret", reason: "must be a non-empty mnemonic") }

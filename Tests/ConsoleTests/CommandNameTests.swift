@@ -24,7 +24,8 @@ private let commandErrors: [any IdentifiableError & Sendable] = {
             .resetNotConfirmed(typed: nil), .resetUnsupported, .unpairChoice, .duressTrap(reason: "r")]
     out += [KeyCommandError.privateWhereWatchOnly, .moveNeedsOneOption(given: 2), .cannotSign(name: "a", kind: "WATCH"),
             .digestLength(got: 3), .noActiveKey, .customNeedsPath, .privateKeyLength(got: 3), .backupNeedsTerminal,
-            .backupWordWrong(position: 4), .publicKeyGiven]
+            .backupWordWrong(position: 4), .publicKeyGiven,
+            .retired(name: "old", successor: "new"), .retired(name: "old", successor: nil)]
     out += [CardKeyError.keyPresent, .removeNeedsForce, .noKeyOnCard, .tooDeep(path: "m/1", depth: 11), .parentOfMaster,
             .notExtended, .privateNotExportable(path: "m/44'"), .xpubNotExportable(path: "m/43'"), .masterXpub,
             .oneExportKind(given: ["public", "xpub"]), .conflictingOptions(first: "next", second: "new-account"),
@@ -39,7 +40,7 @@ private let commandErrors: [any IdentifiableError & Sendable] = {
     out += [SessionError.noSession, .noHome, .passphraseNeeded, .passphraseFileUnreadable(path: "/p", variable: "KCS_VAULT_PASSPHRASE_FILE"), .passphrasesDiffer,
             .newPassphraseNeeded, .samePassphrase,
             .needsConfirmation, .cancelled]
-    out += [KeystoreCommandError.fileExists(path: "/p"), .passwordsDiffer, .emptyPassword,
+    out += [KeystoreCommandError.fileExists(path: "/p"), .passwordsDiffer,
             .notExportable(name: "w", kind: .watch, reason: "it has no private key")]
     out += [BuiltinError.notAnInteger(text: "x"), .negative(value: "-1"), .tooLong(needed: 3, length: 2),
             .outOfRange(name: "--n", expected: "1 to 2", got: "3"), .rangeTooLarge(count: "9", limit: 5), .zeroStep,

@@ -2,6 +2,8 @@
 // the same meta-commands, `.bail` and `--json` errors as the prompt; `.read` keeps its file's
 // positions and stops at a nesting limit. Runs the built executable, as CLITests does.
 import Foundation
+import KCSConsole
+import KCSTestSupport
 import Testing
 
 @Suite("One input loop")
@@ -87,6 +89,26 @@ struct InputLoopTests {
         #expect(r.out == String(repeating: "in\n", count: 17), "the file and 16 reads of it: \(r.out)")
         #expect(r.err == "\(path):2: error: .read \(path): more than 16 files read inside each other (does a file .read itself?)\n",
                 "\(r.err)")
+    }
+
+    @Test func read_takesANameWithSpaces_quotesAndATilde() throws {
+        let spaced = try script("print \"from a spaced name\"\n", name: "my script.kcs")
+        #expect(try kcs(["-e", ".read \(spaced)"]).out == "from a spaced name\n")
+        #expect(try kcs(["-e", ".read \"\(spaced)\""]).out == "from a spaced name\n")
+        // `~` is the home folder (HOME), as in a shell.
+        let home = (spaced as NSString).deletingLastPathComponent
+        let p = Process()
+        p.executableURL = TestPaths.kcsBinary
+        p.arguments = ["-e", ".read ~/my script.kcs"]
+        p.environment = ProcessInfo.processInfo.environment.merging(["HOME": home]) { $1 }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0 && text == "from a spaced name\n", "\(text)")
+        #expect(InputLoop.fileArgument(of: ".read ~", home: "/h") == "/h" && InputLoop.fileArgument(of: ".read") == nil)
     }
 
     @Test func json_errorsFromAReadFile_nameThatFile() throws {

@@ -301,7 +301,7 @@ struct KeystoreBadInputTests {
         let e = Self.error(Self.base.json, password: "bad")
         #expect(e == .macMismatch)
         #expect(e?.id == "keystore.macMismatch")
-        #expect(e?.description == "wrong password: MAC mismatch")
+        #expect(e?.description == "wrong password, or the file was changed: its MAC does not match")
     }
 
     @Test func parse_missingCrypto_throwsMissingField() {

@@ -209,7 +209,7 @@ extension Builtins {
                 summary: "Unblocks a blocked PIN with the PUK and sets a new PIN (asked twice at a terminal).",
                 example: "card.unblock (env \"KC_PUK\" --secret puk) (env \"KC_NEW_PIN\" --secret pin)") { args in
             let session = try args.session()
-            let card = try session.requireChannel()
+            let card = try session.channelOpeningIfNeeded()
             let puk = try requiredSecret(args, "puk")
             try KeycardCommands.checkDigits(puk, count: 12, what: "PUK", command: .unblockPIN)
             // One GET STATUS answers both: is the PIN blocked, and may the PUK be sent.

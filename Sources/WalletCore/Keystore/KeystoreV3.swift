@@ -106,7 +106,7 @@ public enum KeystoreError: WalletError, Equatable {
         case .kdfTooExpensive(let field, let ceiling, let given):
             "keystore field \(field) must be at most \(ceiling), got \(given)"
         case .macMismatch:
-            "wrong password: MAC mismatch"
+            "wrong password, or the file was changed: its MAC does not match"
         case .invalidPrivateKey:
             "keystore decrypted to a value that is not a secp256k1 private key (must be between 1 and n-1); "
                 + "the file is corrupted or crafted"
