@@ -5,10 +5,17 @@ import WalletCrypto
 import WalletSession
 import WalletStore
 
-// The `store` namespace: the store's integrity check (docs/store.md).
+// The `store` namespace: where the store lives, and its integrity check (docs/store.md).
 
 extension Builtins {
     static let store: [Builtin] = [
+        Builtin("store.home",
+                summary: "The kcs home folder: where kcs.db and the simulated cards live (--home, KCS_HOME, …).",
+                example: "let backup = store.home() + \"/backup.json\"") { args in
+            guard let home = try args.session().home else { throw SessionError.noHome }
+            return .string(home)
+        },
+
         Builtin("store.check",
                 summary: "Checks the store file: SQLite's integrity_check and the store's invariants (positions, secrets, parents).",
                 example: "print (store.check).ok, (store.check).problems") { args in

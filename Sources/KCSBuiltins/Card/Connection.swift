@@ -30,6 +30,7 @@ extension Builtins {
                 options: [
                     OptionSpec("reader", .string, "a PC/SC reader whose name contains this text (also KCS_READER)"),
                     OptionSpec("timeout", .int, "seconds to wait for a card in the reader (default 10)"),
+                    OptionSpec("sim", .string, "the simulated card to use when the medium is sim (a script that runs on either: KCS_CARD=pcsc takes the reader)"),
                 ],
                 summary: "Connects to a simulated card (sim [NAME]; NAME default) or a reader (pcsc [READER]); without either, $KCS_CARD or sim.",
                 example: "card.connect pcsc --reader ACS") { args in
@@ -39,7 +40,7 @@ extension Builtins {
             let choice: CardMediumChoice
             switch medium {
             case "sim":
-                let name = args.string("name") ?? "default"
+                let name = args.string("name") ?? args.string("sim") ?? "default"
                 guard SimulatedCard.isValidName(name) else {
                     throw BuiltinError.outOfRange(name: "the card name", expected: "letters, digits, . _ and -", got: name)
                 }
