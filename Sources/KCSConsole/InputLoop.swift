@@ -243,6 +243,13 @@ public final class InputLoop {
             runner.report(diagnostics, source)
             return ExitStatus.scriptError
         }
+        // A batch run that would change a card and then stop for want of the vault passphrase
+        // is refused before anything runs.
+        if printing != .last, let host = runner.consoleHost,
+           let refusal = Builtins.batchPrecheck(program, source: source, registry: runner.interpreter.registry, session: host.session) {
+            runner.report(refusal, source)
+            return ExitStatus.code(for: refusal)
+        }
         do {
             switch printing {
             case .none: _ = try runner.interpreter.run(program, source: source)

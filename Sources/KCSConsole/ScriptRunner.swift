@@ -55,6 +55,8 @@ public final class ScriptRunner {
     private let errorOutput: (String) -> Void
     private let json: Bool
     private weak var host: (any ScriptHost)?
+    /// The console's host, when the runner has one (its session, for checks before a run).
+    var consoleHost: ConsoleHost? { host as? ConsoleHost }
 
     public init(host: ScriptHost, json: Bool = false,
                 errorOutput: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {

@@ -172,6 +172,13 @@ public final class Session {
         return secret
     }
 
+    /// Whether the vault passphrase can be had in this run: a person at the terminal to ask, or
+    /// a batch run's file or variable.
+    public var passphraseAvailable: Bool {
+        if prompts?.isInteractive == true { return true }
+        return [Session.passphraseFileVariable, Session.passphraseVariable].contains { environment[$0].map { !$0.isEmpty } ?? false }
+    }
+
     /// A batch run's secret from the file named by `$file` (its first line) or from `$text`;
     /// nil when neither is set. A file others can read is named once in a warning.
     private func batchSecret(file fileVariable: String, text textVariable: String) throws -> Secret? {
@@ -297,6 +304,9 @@ public enum SessionError: WalletError, Equatable {
     case newPassphraseNeeded
     /// A new vault passphrase equal to the old one.
     case samePassphrase
+    /// A batch run would change the card at this command, then stop at `later` (line `line`)
+    /// for want of the vault passphrase.
+    case passphraseNeededLater(later: String, line: Int)
     case needsConfirmation
     case cancelled
 
@@ -312,6 +322,7 @@ public enum SessionError: WalletError, Equatable {
         case .passphrasesDiffer: "session.passphrasesDiffer"
         case .newPassphraseNeeded: "session.newPassphraseNeeded"
         case .samePassphrase: "session.samePassphrase"
+        case .passphraseNeededLater: "session.passphraseNeeded"
         case .needsConfirmation: "session.needsConfirmation"
         case .cancelled: "session.cancelled"
         }
@@ -334,6 +345,10 @@ public enum SessionError: WalletError, Equatable {
             "the new vault passphrase is needed and standard input is not a terminal; give it with --new "
                 + "(a secret: --new (env \"NAME\" --secret passphrase)), or put it in a file and set "
                 + "\(Session.newPassphraseFileVariable)=FILE (or set \(Session.newPassphraseVariable)); nothing was changed"
+        case .passphraseNeededLater(let later, let line):
+            "this run would change the card here, then stop at \(later) (line \(line)), which needs the vault passphrase "
+                + "that a batch run cannot ask for; put it in a file and set \(Session.passphraseFileVariable)=FILE (or set "
+                + "\(Session.passphraseVariable)) and run it again. Nothing was run"
         case .samePassphrase:
             "the new vault passphrase is the old one; nothing was changed"
         case .needsConfirmation:
