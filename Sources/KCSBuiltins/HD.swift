@@ -143,6 +143,13 @@ extension Builtins {
             return AddressValue(address: EthereumAddress(publicKey: publicKey).checksummed, coin: symbol,
                                 kind: "ethereum")
         }
+        if coin.index == 145, kindName == "p2pkh" {  // Bitcoin Cash's legacy form: Bitcoin's P2PKH
+            return AddressValue(address: try BitcoinAddress.make(.p2pkh, publicKey: publicKey, network: .bitcoin),
+                                coin: symbol, kind: "p2pkh")
+        }
+        if let own = CoinAddress.ownKind(coinType: coin.index), kindName == nil || kindName == own {
+            return AddressValue(address: try CoinAddress.make(coin: coin, publicKey: publicKey), coin: symbol, kind: own)
+        }
         let kind: BitcoinAddressKind
         if let kindName {
             guard let k = BitcoinAddressKind(rawValue: kindName) else {

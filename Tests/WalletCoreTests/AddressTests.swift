@@ -110,11 +110,12 @@ struct CoinTests {
 
     @Test func coinAddress_unsupportedCoin_saysSoButDerivationWorks() throws {
         let master = try ExtendedKey.master(seed: Secret(bytes: [UInt8](repeating: 3, count: 32)))
-        let xmr = try SLIP44.coin(symbol: "XMR")
-        let key = try master.derive("m/44'/\(xmr.index)'/0'/0/0")
-        #expect(throws: AddressError.unsupportedCoin(symbol: "XMR")) { try CoinAddress.make(coin: xmr, publicKey: key.publicKey) }
-        #expect(AddressError.unsupportedCoin(symbol: "XMR").description
-                == "address format for XMR is not supported (derivation still works)")
+        // Cosmos (ATOM, coin type 118) is secp256k1 with a form kcs does not make.
+        let atom = try SLIP44.coin(index: 118)
+        let key = try master.derive("m/44'/\(atom.index)'/0'/0/0")
+        #expect(throws: AddressError.unsupportedCoin(symbol: atom.symbol)) { try CoinAddress.make(coin: atom, publicKey: key.publicKey) }
+        #expect(AddressError.unsupportedCoin(symbol: "ATOM").description
+                == "address format for ATOM is not supported (derivation still works)")
         let eth = try SLIP44.coin(symbol: "ETH")
         #expect(try CoinAddress.make(coin: eth, publicKey: key.publicKey).hasPrefix("0x"))
         #expect(try CoinAddress.make(coin: try SLIP44.coin(symbol: "BTC"), publicKey: key.publicKey).hasPrefix("1"))

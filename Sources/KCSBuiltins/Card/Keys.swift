@@ -328,7 +328,7 @@ extension Builtins {
         var coin = coin
         let p = path.components
         if coin == nil, p.count >= 2, p[0].hardened, p[1].hardened, p[0].index != 43,
-           CoinAddress.ethereumCoinTypes.contains(p[1].index) || CoinAddress.bitcoinNetwork(coinType: p[1].index) != nil {
+           CoinAddress.hasAddress(coinType: p[1].index) {
             coin = try? SLIP44.coin(index: p[1].index)
         }
         return try address(ofPublicKey: key, path: path, coin: coin, kindName: nil)

@@ -8,6 +8,8 @@ public enum AddressError: WalletError, Equatable {
     case unsupportedCoin(symbol: String)
     /// The address kind cannot be made for this coin (e.g. bech32 for Dogecoin).
     case unsupportedKind(coin: String, kind: String)
+    /// The coin's keys are on another curve than secp256k1.
+    case otherCurve(symbol: String, curve: String, coinType: UInt32)
 
     public var id: String {
         switch self {
@@ -15,6 +17,7 @@ public enum AddressError: WalletError, Equatable {
         case .ethereumBadChecksum: "address.ethereum.badChecksum"
         case .unsupportedCoin: "address.unsupportedCoin"
         case .unsupportedKind: "address.unsupportedKind"
+        case .otherCurve: "address.otherCurve"
         }
     }
 
@@ -28,6 +31,9 @@ public enum AddressError: WalletError, Equatable {
             "address format for \(symbol) is not supported (derivation still works)"
         case .unsupportedKind(let coin, let kind):
             "\(coin) has no \(kind) address"
+        case .otherCurve(let symbol, let curve, let coinType):
+            "\(symbol) keys are on \(curve), not secp256k1: kcs and the Keycard make no \(symbol) keys or addresses; "
+                + "its SLIP-44 path starts m/44'/\(coinType)' for a wallet that does"
         }
     }
 }
