@@ -21,11 +21,18 @@ public enum Builtins {
 
     /// The registry the interpreter and the console use.
     public static func registry() -> BuiltinRegistry {
-        // `help` describes the whole table, itself included.
-        let described = BuiltinRegistry(tables + [help(answering: nil)])
+        // `help` describes the whole table, itself included: it reads the registry it is part
+        // of, handed to it once built (the tables are built once, at start-up).
+        let described = DescribedRegistry()
         var registry = BuiltinRegistry(tables + [help(answering: described)])
         registry.addressLiteralCheck = addressLiteralCheck
+        described.registry = registry
         return registry
+    }
+
+    /// The registry `help` describes, set once the registry holding `help` is built.
+    final class DescribedRegistry: @unchecked Sendable {
+        var registry: BuiltinRegistry?
     }
 
     /// An unquoted `0x` literal of 20 bytes is checked as the quoted text would be wherever an
@@ -37,12 +44,12 @@ public enum Builtins {
     }
 
     /// `help [TOPIC]`: the namespaces and their commands, or one command (usage, summary,
-    /// options, example), or one namespace's commands, as text. `registry` is what it describes.
-    static func help(answering registry: BuiltinRegistry?) -> Builtin {
+    /// options, example), or one namespace's commands, as text. `described` holds what it describes.
+    static func help(answering described: DescribedRegistry?) -> Builtin {
         Builtin("help", params: [ParamSpec("topic", .string, default: .null)],
                 summary: "List the namespaces and their commands, or show one command with its example.",
                 example: "help derive") { args in
-            guard let registry else { return .null }
+            guard let registry = described?.registry else { return .null }
             let topic: String? = if case .string(let t) = args.value("topic") { t } else { nil }
             if let topic, let other = otherToolsWords[topic] { return .string(other) }
             guard let text = registry.help(topic) else {

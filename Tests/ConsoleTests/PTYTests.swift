@@ -65,6 +65,22 @@ struct PTYTests {
         #expect(text.contains("kcs> print wallet_name"), "Tab completes a variable: \(text)")
     }
 
+    @Test func ctrlD_atThePrompt_endsItsLine_andExitsZero() throws {
+        let state = try newState()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let t = try terminal(state: state)
+        try t.answer("kcs> ", with: "print \"before\"")
+        try t.expect("before")
+        try t.expect("kcs> ")
+        t.type("\u{04}")
+        let (text, status) = t.finish()
+        #expect(status == 0)
+        // The shell's next prompt starts on a line of its own, not after `kcs> ` (the terminal
+        // may echo the Ctrl-D as ^D first).
+        #expect(text.hasSuffix("kcs> \r\n") || text.hasSuffix("kcs> ^D\r\n") || text.hasSuffix("kcs> \n"),
+                "\(text.debugDescription.suffix(40))")
+    }
+
     @Test func ctrlC_stopsARunningLoopAndTheSessionGoesOn() throws {
         let state = try newState()
         defer { try? FileManager.default.removeItem(at: state) }

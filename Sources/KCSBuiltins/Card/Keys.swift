@@ -114,6 +114,7 @@ extension Builtins {
             let account = try args.integer("account").map {
                 UInt32(try smallInt($0, "--account", in: 0...Int(ChildIndex.hardenedOffset - 1)))
             }
+            try requireSecp256k1(coin)
             let card = try session.requireLoggedIn()
             let current = try card.commands.getKeyPath().components
             let target = try coinPath(current: current, coinType: coin.index, account: account,
@@ -308,6 +309,13 @@ extension Builtins {
         fields.append(("address", .domain(
             (try? pathAddress(key, path: path, coin: nil)) ?? AddressValue(ethereum: key))))
         return .map(ValueMap(fields))
+    }
+
+    /// A coin whose keys are not secp256k1 has none on the card: said before anything is sent.
+    static func requireSecp256k1(_ coin: SLIP44.Coin) throws(AddressError) {
+        if let curve = CoinAddress.otherCurves[coin.index] {
+            throw .otherCurve(symbol: coin.symbol, curve: curve, coinType: coin.index)
+        }
     }
 
     /// `CardKeyPath.coinPath`, its refusal named for `command`.
