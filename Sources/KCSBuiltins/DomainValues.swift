@@ -102,6 +102,20 @@ struct HDKeyValue: DomainValue {
     }
 
     var fields: [(name: String, value: Value)] {
+        publicFields + ["wif", "wifTestnet"].compactMap { name in field(name).map { (name, $0) } }
+    }
+
+    /// One field; the WIF forms (two Base58Check encodings of the private key) are made only
+    /// when asked for, not on every `key.address`.
+    func field(_ name: String) -> Value? {
+        switch name {
+        case "wif": key.privateKey.map { SecretKind.wif.value(WIF(privateKey: $0).encoded()) }
+        case "wifTestnet": key.privateKey.map { SecretKind.wif.value(WIF(privateKey: $0, network: .testnet).encoded()) }
+        default: publicFields.first { $0.name == name }?.value
+        }
+    }
+
+    private var publicFields: [(name: String, value: Value)] {
         var out: [(name: String, value: Value)] = []
         if let path { out.append(("path", .domain(PathValue(path: path)))) }
         out += [
@@ -115,10 +129,6 @@ struct HDKeyValue: DomainValue {
             ("xpub", .string(key.publicString)),
             ("private", .bool(key.isPrivate)),
         ]
-        if let privateKey = key.privateKey {
-            out.append(("wif", SecretKind.wif.value(WIF(privateKey: privateKey).encoded())))
-            out.append(("wifTestnet", SecretKind.wif.value(WIF(privateKey: privateKey, network: .testnet).encoded())))
-        }
         return out
     }
 

@@ -308,8 +308,8 @@ final class MemberNode: ExprNode {
             if let x = m[name] { return x }
             throw RuntimeError(.noSuchField(field: name, type: "map", suggestion: suggestion(for: name, among: m.keys)), at: range)
         case .domain(let d):
+            if let x = d.field(name) { return x }
             let fields = d.fields
-            if let x = fields.first(where: { $0.name == name }) { return x.value }
             if fields.isEmpty { throw RuntimeError(.noFields(field: name, type: d.typeName), at: range) }
             throw RuntimeError(.noSuchField(field: name, type: d.typeName,
                                             suggestion: suggestion(for: name, among: fields.map(\.name))), at: range)

@@ -210,11 +210,13 @@ public protocol DomainValue: Sendable {
     var text: String { get }
     /// Named fields in display order (empty for scalar-like values).
     var fields: [(name: String, value: Value)] { get }
+    /// The field called `name`, if any: what `value.name` reads. A value whose fields cost
+    /// something to make answers one without making the others.
+    func field(_ name: String) -> Value?
 }
 
 extension DomainValue {
     public var fields: [(name: String, value: Value)] { [] }
 
-    /// The field called `name`, if any.
     public func field(_ name: String) -> Value? { fields.first { $0.name == name }?.value }
 }

@@ -228,7 +228,8 @@ public final class Session {
 
     /// Says so when a new vault passphrase is shorter than `weakPassphraseLength` characters.
     func warnIfWeak(_ passphrase: Secret) {
-        let length = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self).count }
+        // Characters counted as UTF-8 lead bytes: no unwiped `String` copy of the passphrase.
+        let length = passphrase.withUnsafeBytes { bytes in bytes.reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) } }
         guard length > 0, length < Session.weakPassphraseLength else { return }
         prompts?.warn("the vault passphrase has \(length) character\(length == 1 ? "" : "s"); anyone who copies kcs.db "
                       + "can try passphrases that short quickly. \(Session.weakPassphraseLength) or more (several words "

@@ -58,17 +58,15 @@ public enum CoinAddress {
         }
         switch coin.index {
         case 144: return xrp(publicKey)
-        case 145: return bitcoinKind == .p2pkh ? cashAddr(publicKey) : try legacyOnly(symbol, bitcoinKind)
+        case 145:
+            guard bitcoinKind == .p2pkh else { throw .unsupportedKind(coin: symbol, kind: bitcoinKind.rawValue) }
+            return cashAddr(publicKey)
         case 194: return eos(publicKey)
         case 714: return try bnbBeacon(publicKey)
         default: break
         }
         if let curve = otherCurves[coin.index] { throw .otherCurve(symbol: symbol, curve: curve, coinType: coin.index) }
         throw .unsupportedCoin(symbol: symbol)
-    }
-
-    private static func legacyOnly(_ symbol: String, _ kind: BitcoinAddressKind) throws(AddressError) -> String {
-        throw .unsupportedKind(coin: symbol, kind: kind.rawValue)
     }
 
     // MARK: - XRP
