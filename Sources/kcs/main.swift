@@ -60,31 +60,71 @@ struct Console: ParsableCommand {
     var args: [String] = []
 
     func run() throws {
+        throw ExitCode(try ConsoleRun(code: code, json: json, jsonErrors: jsonErrors, echo: echo,
+                                      home: common.home, noColor: common.noColor, rpc: common.rpc,
+                                      initFile: initFile, file: file, args: args).run())
+    }
+}
+
+/// What `kcs console` was asked to do, however the command line was read: by the argument
+/// parser (`Console`), or by `FastCommandLine` for the common command lines.
+struct ConsoleRun {
+    var code: String?
+    var json = false
+    var jsonErrors = false
+    var echo = false
+    var home: String?
+    var noColor = false
+    var rpc: String?
+    var initFile: String?
+    var file: String?
+    var args: [String] = []
+
+    init(code: String?, json: Bool, jsonErrors: Bool, echo: Bool, home: String?, noColor: Bool,
+         rpc: String?, initFile: String?, file: String?, args: [String]) {
+        (self.code, self.json, self.jsonErrors, self.echo, self.home) = (code, json, jsonErrors, echo, home)
+        (self.noColor, self.rpc, self.initFile, self.file, self.args) = (noColor, rpc, initFile, file, args)
+    }
+
+    init(_ line: ConsoleCommandLine) {
+        self.init(code: line.code, json: line.json, jsonErrors: line.jsonErrors, echo: line.echo, home: line.home,
+                  noColor: line.noColor, rpc: line.rpc, initFile: nil, file: line.file, args: line.args)
+    }
+
+    /// The exit status, or nil for a usage error found before anything ran (an unreadable
+    /// script): the parser then reads the line again and reports it as it always did.
+    func runUnlessUsageError() -> Int32? {
+        if let file, code == nil, access(file, R_OK) != 0 { return nil }
+        return try? run()
+    }
+
+    /// Runs and returns the exit status; throws `ValidationError` for an unreadable file.
+    func run() throws -> Int32 {
         let host = ConsoleHost()
         // However the run ends: an ephemeral card pairing is unpaired, the card let go.
         defer { host.session.close() }
-        let runner = try common.runner(host: host, json: json, jsonErrors: jsonErrors)
+        let runner = makeRunner(host: host, home: home, rpc: rpc, noColor: noColor, json: json, jsonErrors: jsonErrors)
         let terminal = code == nil && file == nil && isatty(STDIN_FILENO) == 1
         // Every input goes through this one loop (docs/language.md §10).
         let loop = InputLoop(runner: runner, interactive: terminal)
         loop.echo = echo
         if let code {
-            throw ExitCode(loop.run(commandLine: code, args: ([file].compactMap { $0 }) + args))
+            return loop.run(commandLine: code, args: ([file].compactMap { $0 }) + args)
         }
         if let file {
-            throw ExitCode(loop.run(name: file, bytes: try readScript(file), args: args))
+            return loop.run(name: file, bytes: try readScript(file), args: args)
         }
         guard terminal else {
-            throw ExitCode(loop.run(standardInput: Array(FileHandle.standardInput.readDataToEndOfFile())))
+            return loop.run(standardInput: Array(FileHandle.standardInput.readDataToEndOfFile()))
         }
         let initPath = initFile ?? Console.defaultInitFile()
         if let data = FileManager.default.contents(atPath: initPath) {
             let status = loop.run(name: initPath, bytes: Array(data))
-            if status != 0, initFile != nil { throw ExitCode(status) }
+            if status != 0, initFile != nil { return status }
         } else if initFile != nil {
             throw ValidationError("cannot read --init-file \(initPath)")
         }
-        throw ExitCode(loop.runTerminal(host: host))
+        return loop.runTerminal(host: host)
     }
 }
 
@@ -108,19 +148,22 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: "Ethereum node JSON-RPC URL for eth.* and sign tx (default $KCS_RPC_URL).")
     var rpc: String?
 
-    var errorStyle: ErrorStyle { ErrorStyle.forStandardError(noColorFlag: noColor) }
-
     /// A runner whose errors are coloured as asked, for a host given the resolved home.
-    /// `json`: values, prints and errors as JSON lines; `jsonErrors`: the errors only.
-    func runner(host: ConsoleHost, json: Bool, jsonErrors: Bool = false) throws -> ScriptRunner {
-        host.home = Home(explicit: home).path
-        host.rpcURL = rpc
-        let style = errorStyle
-        let runner = ScriptRunner(host: host, json: json || jsonErrors,
-                                  errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })
-        runner.interpreter.printsJSON = json
-        return runner
+    func runner(host: ConsoleHost, json: Bool, jsonErrors: Bool = false) -> ScriptRunner {
+        makeRunner(host: host, home: home, rpc: rpc, noColor: noColor, json: json, jsonErrors: jsonErrors)
     }
+}
+
+/// A runner for `host` given the resolved home and node; errors coloured unless `noColor`
+/// (or NO_COLOR). `json`: values, prints and errors as JSON lines; `jsonErrors`: the errors only.
+func makeRunner(host: ConsoleHost, home: String?, rpc: String?, noColor: Bool, json: Bool, jsonErrors: Bool) -> ScriptRunner {
+    host.home = Home(explicit: home).path
+    host.rpcURL = rpc
+    let style = ErrorStyle.forStandardError(noColorFlag: noColor)
+    let runner = ScriptRunner(host: host, json: json || jsonErrors,
+                              errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })
+    runner.interpreter.printsJSON = json
+    return runner
 }
 
 /// Reads a script file, or fails with a usage error that names it.
@@ -155,7 +198,7 @@ struct Run: ParsableCommand {
     @Argument(help: "The script.") var file: String
     @Argument(parsing: .captureForPassthrough, help: "Arguments for the script.") var args: [String] = []
     func run() throws {
-        let loop = InputLoop(runner: try common.runner(host: ConsoleHost(), json: json, jsonErrors: jsonErrors), interactive: false)
+        let loop = InputLoop(runner: common.runner(host: ConsoleHost(), json: json, jsonErrors: jsonErrors), interactive: false)
         loop.echo = echo
         throw ExitCode(loop.run(name: file, bytes: try readScript(file), args: args))
     }
@@ -184,4 +227,10 @@ struct Parse: ParsableCommand {
 }
 
 CrashReport.install()
+// The common command lines skip the argument parser's reflection (ConsoleCommandLine);
+// KCS_ARGUMENT_PARSER=1 sends every line to the parser (for comparing the two).
+if getenv("KCS_ARGUMENT_PARSER").map({ String(cString: $0) }) != "1",
+   let line = ConsoleCommandLine(CommandLine.arguments.dropFirst()), let status = ConsoleRun(line).runUnlessUsageError() {
+    exit(status)
+}
 KCS.main()
