@@ -31,6 +31,8 @@ let package = Package(
             providers: [.apt(["libpcsclite-dev"])]),
         // libcurl through dlopen: nothing is linked, so kcs starts without it (see shim.h).
         .systemLibrary(name: "CCurl"),
+        // OpenSSL's libcrypto through dlopen (AES-128-CCM for Keycard 4.0's secure channel).
+        .systemLibrary(name: "COpenSSL"),
 
         // MARK: - Layer 1: cryptographic and wallet core
         // The shape every error vocabulary shares: `IdentifiableError` and `ExitClass`.
@@ -38,7 +40,7 @@ let package = Package(
         .target(
             name: "WalletCrypto",
             dependencies: [
-                "KCSErrors", "CSecp256k1", "CSodium",
+                "KCSErrors", "CSecp256k1", "CSodium", "COpenSSL",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),

@@ -76,6 +76,18 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
     public private(set) var keyUID: [UInt8]
     /// The capability bits.
     public let capabilities: Capabilities
+    /// 4.0 cards: the identity certificate SELECT carries (3.x cards give it in IDENTIFY).
+    public let certificate: CardCertificate?
+    /// 4.0 cards: SELECT's status byte (`8C`): `10` initialized, `20` LEE mode, low nibble the
+    /// tries left of the PIN in use; nil on 3.x cards.
+    public let statusByte: UInt8?
+
+    /// True for an applet that speaks Secure Channel V2 (4.0 and later): no pairing.
+    public var usesSecureChannelV2: Bool { version?.usesSecureChannelV2 ?? false }
+    /// 4.0 cards: the tries left of the PIN in use, from the status byte.
+    public var pinTriesLeft: Int? { statusByte.map { Int($0 & 0x0F) } }
+    /// 4.0 cards: true in LEE mode.
+    public var isLEEMode: Bool { (statusByte ?? 0) & 0x20 != 0 }
 
     /// Parses the SELECT answer data.
     ///
@@ -103,6 +115,10 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
             freePairingSlots = nil
             keyUID = []
             capabilities = secureChannelPublicKey == nil ? Capabilities.all.subtracting(.secureChannel) : .all
+            certificate = nil
+            statusByte = nil
+        case 0xA4 where Self.isVersion4Template(data):
+            self = try Self.parseVersion4(data)
         case 0xA4:
             let fields = try TLV.parseFirst(data).children()
             guard let uid = fields.first(tag: 0x8F) else {
@@ -127,11 +143,62 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
             } else {
                 capabilities = .all
             }
+            certificate = nil
+            statusByte = nil
         default:
             throw .malformedResponse(
                 command: .select,
                 detail: "expected 80 (pre-initialized) or A4 (initialized), got \(hexByte(first))")
         }
+    }
+
+    private init(version4 version: AppletVersion, status: UInt8, keyUID: [UInt8], capabilities: Capabilities,
+                 certificate: CardCertificate) {
+        isInitialized = status & 0x30 != 0
+        instanceUID = []
+        secureChannelPublicKey = nil
+        self.version = version
+        freePairingSlots = nil
+        self.keyUID = keyUID
+        self.capabilities = capabilities
+        self.certificate = certificate
+        statusByte = status
+    }
+
+    /// The length of the `A4` header: tag and a one-, two- or three-byte length.
+    private static func headerLength(_ data: [UInt8]) -> Int? {
+        guard data.count >= 2 else { return nil }
+        switch data[1] {
+        case 0x00...0x7F: return 2
+        case 0x81: return 3
+        case 0x82: return 4
+        default: return nil
+        }
+    }
+
+    /// A 4.0 template starts with the 2-byte version (`02 02 04 00`); a 3.x one with `8F`.
+    private static func isVersion4Template(_ data: [UInt8]) -> Bool {
+        guard let h = headerLength(data), data.count >= h + 4 else { return false }
+        return data[h] == 0x02 && data[h + 1] == 0x02 && data[h + 2] >= 4
+    }
+
+    /// The 4.0 template `A4 { 02 version; 8C status; 8E key UID; 8D capabilities; 8A certificate }`,
+    /// read field by field after the header. The applet writes the template's length one byte
+    /// short (docs/keycard-protocol.md §14.1), so the outer length is not trusted: each field's
+    /// own length is.
+    private static func parseVersion4(_ data: [UInt8]) throws(CardError) -> ApplicationInfo {
+        var reader = TLVReader(Array(data[headerLength(data)!...]))
+        let version = try reader.next(expecting: 0x02).value
+        let status = try reader.next(expecting: 0x8C).value
+        let keyUID = try reader.next(expecting: 0x8E).value
+        let caps = try reader.next(expecting: 0x8D).value
+        let cert = try reader.next(expecting: 0x8A).value
+        guard version.count == 2, status.count == 1, caps.count == 1, keyUID.isEmpty || keyUID.count == 32 else {
+            throw .malformedResponse(command: .select, detail: "a field of the 4.0 template has the wrong length")
+        }
+        return ApplicationInfo(
+            version4: AppletVersion(major: version[0], minor: version[1]), status: status[0], keyUID: keyUID,
+            capabilities: Capabilities(rawValue: caps[0]), certificate: try CardCertificate(bytes: cert, command: .select))
     }
 
     private static func publicKey(_ bytes: [UInt8]) throws(CardError) -> PublicKey? {
@@ -157,6 +224,11 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
 
     /// `initialized, applet 3.1, …` without secrets (none are here anyway).
     public var description: String {
+        if let certificate, let version {
+            let state = isInitialized ? (isLEEMode ? "initialized card (LEE mode)" : "initialized card") : "blank card"
+            let key = hasMasterKey ? "key \(keyUID.hex)" : "no key"
+            return "\(state), applet \(version), \(key), capabilities: \(capabilities), \(certificate)"
+        }
         guard isInitialized else { return "pre-initialized card (blank)" }
         let uid = instanceUID.hex
         let key = hasMasterKey ? "key \(keyUID.hex)" : "no key"

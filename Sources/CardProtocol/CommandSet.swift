@@ -24,8 +24,10 @@ public final class KeycardCommandSet {
 
     /// The plain channel to the card.
     public let channel: APDUChannel
-    /// The secure channel over `channel`.
+    /// The secure channel over `channel` (3.x cards).
     public let secureChannel: SecureChannel
+    /// Secure Channel V2 over `channel` (4.0 cards).
+    public let secureChannelV2: SecureChannelV2
     /// Where random inputs come from.
     public let random: RandomSource
     /// Receives one record per command (plaintext inside the channel, secrets masked).
@@ -34,8 +36,9 @@ public final class KeycardCommandSet {
     /// What the last SELECT answered; nil before SELECT and after INIT or FACTORY RESET
     /// (the card's key changed: select again).
     public private(set) var applicationInfo: ApplicationInfo?
-    /// True after a successful MUTUALLY AUTHENTICATE, until the channel closes.
-    public var isSecureChannelOpen: Bool { secureChannel.isOpen && authenticated }
+    /// True after a successful MUTUALLY AUTHENTICATE (3.x) or OPEN SECURE CHANNEL (4.0), until
+    /// the channel closes.
+    public var isSecureChannelOpen: Bool { (secureChannel.isOpen && authenticated) || secureChannelV2.isOpen }
 
     private var authenticated = false
 
@@ -43,6 +46,7 @@ public final class KeycardCommandSet {
     public init(channel: APDUChannel, random: RandomSource = SystemRandom(), trace: APDUTraceSink? = nil) {
         self.channel = channel
         self.secureChannel = SecureChannel(wrapping: channel)
+        self.secureChannelV2 = SecureChannelV2(wrapping: channel)
         self.random = random
         self.trace = trace
     }
@@ -59,15 +63,18 @@ public final class KeycardCommandSet {
 
     /// Sends any command (for raw APDUs); the status word is returned, not checked.
     public func transmit(_ command: CommandAPDU, route: Route = .automatic) throws(CardError) -> ResponseAPDU {
+        let v2 = secureChannelV2.isOpen
         let secure =
             switch route {
             case .plain: false
             case .secure: true
-            case .automatic: secureChannel.isOpen
+            case .automatic: secureChannel.isOpen || v2
             }
-        let target: APDUChannel = secure ? secureChannel : channel
+        let target: APDUChannel =
+            if !secure { channel } else if applicationInfo?.usesSecureChannelV2 ?? false { secureChannelV2 } else { secureChannel }
         do {
-            let response = try target.send(command)
+            var response = try target.send(command)
+            if !secure, v2 { response = try answerInsideV2Session(response, to: command) }
             trace?(APDUTraceRecord(command: command, secure: secure, response: response, error: nil))
             return response
         } catch {
@@ -75,6 +82,18 @@ public final class KeycardCommandSet {
             trace?(APDUTraceRecord(command: command, secure: secure, response: nil, error: error))
             throw error
         }
+    }
+
+    /// A 4.0 card answers an outer command it refuses while a session is open (a stray INS,
+    /// FACTORY RESET with wrong P1/P2) inside the session, counting a round trip; a FACTORY RESET
+    /// that ran answers plain `90 00` and ends the session (docs/keycard-protocol.md §14.3).
+    private func answerInsideV2Session(_ response: ResponseAPDU, to command: CommandAPDU) throws(CardError) -> ResponseAPDU {
+        let name = CardCommand(command)
+        if response.sw == StatusWord.ok, response.data.count >= SecureChannelV2.tagLength + 2 {
+            return try secureChannelV2.unwrap(response, command: name)
+        }
+        if name == .factoryReset || name == .select { secureChannelV2.close() }
+        return response
     }
 
     /// Sends a command and returns its data when the status word is `90 00`.
@@ -178,7 +197,65 @@ public final class KeycardCommandSet {
     /// Forgets the session keys on this side.
     public func closeSecureChannel() {
         secureChannel.close()
+        secureChannelV2.close()
         authenticated = false
+    }
+
+    // MARK: - Secure Channel V2 (4.0)
+
+    /// OPEN SECURE CHANNEL on a 4.0 card (§14.2): sends a fresh salt (drawn first) and ephemeral
+    /// key (drawn second), checks the card's signature over the transcript with the identity key
+    /// of the certificate SELECT gave (high S accepted: the applet does not normalise), and only
+    /// then installs the session keys. Whether that certificate's CA is trusted is the caller's
+    /// decision, taken before this.
+    ///
+    /// - Throws: `notSelected` before a 4.0 SELECT; `identityNotVerified` when the signature does
+    ///   not verify (nothing installed).
+    public func openSecureChannelV2() throws(CardError) {
+        guard let certificate = applicationInfo?.certificate else { throw .notSelected(command: .openSecureChannel) }
+        closeSecureChannel()
+        let salt = random.bytes(32)
+        let ephemeral = PrivateKey.generate(using: random)
+        let clientKey = ephemeral.publicKey.uncompressed
+        let data = try run(
+            CommandAPDU(ins: 0x10, p1: 0, p2: 0, data: salt + clientKey), route: .plain)
+        guard data.count > 65 else {
+            throw .malformedResponse(
+                command: .openSecureChannel, detail: "expected the card's key (65) and a signature, got \(data.count) bytes")
+        }
+        let cardKeyBytes = Array(data[0..<65])
+        let cardKey: PublicKey
+        let signature: ECDSASignature
+        do {
+            cardKey = try PublicKey(bytes: cardKeyBytes)
+            signature = try ECDSASignature(der: Array(data[65...]), lenient: true)
+        } catch {
+            throw .malformedResponse(command: .openSecureChannel, detail: error.description)
+        }
+        let digest = SessionKeysV2.transcriptDigest(salt: salt, clientKey: clientKey, cardKey: cardKeyBytes)
+        guard Secp256k1.verify(signature, digest: digest, publicKey: certificate.identityPublicKey, allowHighS: true) else {
+            throw .identityNotVerified(reason: "the card's signature over the secure-channel handshake does not verify with its certificate key")
+        }
+        let shared: Secret
+        do { shared = try ephemeral.sharedSecretX(with: cardKey) } catch { throw .cryptoFailure(error) }
+        secureChannelV2.open(with: SessionKeysV2.derive(sharedX: shared, salt: salt))
+    }
+
+    /// INIT a blank 4.0 card inside the channel (§14.4). Select again afterwards.
+    public func initializeV2(_ parameters: InitParametersV2) throws(CardError) {
+        try run(KeycardCommands.initializeV2(parameters), route: .secure)
+        applicationInfo = nil
+    }
+
+    /// SIGN on a 4.0 card (§14.6): ECDSA, checked against the key the card returns; or Schnorr.
+    public func signV2(digest: [UInt8], path: DerivationPath) throws(CardError) -> CardSignature {
+        let data = try run(KeycardCommands.signV2(digest: digest, path: path, algorithm: .ecdsa), route: .secure)
+        return try CardSignature(response: data, digest: digest)
+    }
+
+    /// EXPORT KEY on a 4.0 card (§14.7).
+    public func exportKeyV2(path: DerivationPath, kind: ExportKind) throws(CardError) -> ExportedKey {
+        try ExportedKey(response: run(KeycardCommands.exportKeyV2(path: path, kind: kind), route: .secure))
     }
 
     // MARK: - Identity and status

@@ -64,6 +64,71 @@ public struct InitParameters: Sendable {
     }
 }
 
+/// What INIT stores on a blank 4.0 card (docs/keycard-protocol.md §14.4): PIN ‖ PUK ‖ PIN tries ‖
+/// PUK tries ‖ duress PIN, always the 26-byte form. There is no pairing secret.
+///
+/// The duress PIN is required and must differ from the PIN: a 4.0 applet given no duress PIN
+/// makes it equal to the PIN, and as VERIFY PIN tries the duress PIN first, every login would
+/// then open the duress wallet. PIN tries are 2 to 6: the applet accepts up to 10 in its checks
+/// and then fails (`6F 00`) for 7 to 10, leaving the card blank.
+public struct InitParametersV2: Sendable {
+    /// 6 ASCII digits.
+    public let pin: Secret
+    /// 12 ASCII digits.
+    public let puk: Secret
+    /// PIN tries, 2…6.
+    public let pinRetries: UInt8
+    /// PUK tries, 3…12.
+    public let pukRetries: UInt8
+    /// 6 ASCII digits, not the PIN.
+    public let duressPIN: Secret
+
+    /// Checks what the applet would refuse, and the duress trap.
+    ///
+    /// - Throws: `CardError.invalidInput` naming the offending argument (never its value).
+    public init(pin: Secret, puk: Secret, duressPIN: Secret, pinRetries: UInt8 = 3, pukRetries: UInt8 = 5) throws(CardError) {
+        try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .initialize)
+        try KeycardCommands.checkDigits(puk, count: 12, what: "PUK", command: .initialize)
+        try KeycardCommands.checkDigits(duressPIN, count: 6, what: "duress PIN", command: .initialize)
+        guard duressPIN != pin else {
+            throw .invalidInput(
+                command: .initialize,
+                reason: "the duress PIN must differ from the PIN: the card would open the duress wallet at every login")
+        }
+        guard (2...6).contains(pinRetries) else {
+            throw .invalidInput(command: .initialize, reason: "PIN tries must be 2 to 6 on a 4.0 card, got \(pinRetries)")
+        }
+        guard (3...12).contains(pukRetries) else {
+            throw .invalidInput(command: .initialize, reason: "PUK tries must be 3 to 12, got \(pukRetries)")
+        }
+        self.pin = pin
+        self.puk = puk
+        self.duressPIN = duressPIN
+        self.pinRetries = pinRetries
+        self.pukRetries = pukRetries
+    }
+
+    /// The 26-byte payload. Wipe it after use.
+    func payload() -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(26)
+        pin.withUnsafeBytes { out += $0 }
+        puk.withUnsafeBytes { out += $0 }
+        out += [pinRetries, pukRetries]
+        duressPIN.withUnsafeBytes { out += $0 }
+        return out
+    }
+}
+
+/// The signature algorithm of a 4.0 SIGN (P2, docs/keycard-protocol.md §14.6).
+public enum SignAlgorithm: Sendable, Hashable {
+    /// ECDSA over secp256k1 (P2 `00`).
+    case ecdsa
+    /// BIP-340 Schnorr with a 32-byte tweak added to the (even-Y) key first (P2 `03`); a zero
+    /// tweak signs with the key itself, the BIP-341 TapTweak gives a Taproot key-path signature.
+    case schnorr(tweak: [UInt8])
+}
+
 /// What SIGN signs with (P1 bits 1–0 and 7–6, docs/keycard-protocol.md §10.9).
 public enum SignOption: Sendable, Hashable {
     /// The current key (P1 `00`).
@@ -317,6 +382,42 @@ public enum KeycardCommands {
             p1 = 0x03
         }
         return CommandAPDU(ins: 0xC0, p1: p1, p2: 0x00, data: data)
+    }
+
+    /// INIT on a 4.0 card: `80 FE 00 00 1A <payload>`, sent inside the secure channel (§14.4).
+    public static func initializeV2(_ parameters: InitParametersV2) -> CommandAPDU {
+        CommandAPDU(ins: 0xFE, data: parameters.payload())
+    }
+
+    /// SIGN on a 4.0 card: `80 C0 01 P2 <hash 32> [tweak 32] <path>`, the path always absolute
+    /// (empty = the master), P2 the algorithm (§14.6).
+    public static func signV2(digest: [UInt8], path: DerivationPath, algorithm: SignAlgorithm) throws(CardError) -> CommandAPDU {
+        guard digest.count == 32 else {
+            throw .invalidInput(command: .sign, reason: "the digest must be 32 bytes, got \(digest.count)")
+        }
+        let bytes = try pathBytes(path, command: .sign)
+        switch algorithm {
+        case .ecdsa:
+            return CommandAPDU(ins: 0xC0, p1: 0x01, p2: 0x00, data: digest + bytes)
+        case .schnorr(let tweak):
+            guard tweak.count == 32 else {
+                throw .invalidInput(command: .sign, reason: "the Schnorr tweak must be 32 bytes, got \(tweak.count)")
+            }
+            return CommandAPDU(ins: 0xC0, p1: 0x01, p2: 0x03, data: digest + tweak + bytes)
+        }
+    }
+
+    /// EXPORT KEY on a 4.0 card: `80 C2 00 <kind> <path>`, the path absolute (§14.7).
+    public static func exportKeyV2(path: DerivationPath, kind: ExportKind) throws(CardError) -> CommandAPDU {
+        CommandAPDU(ins: 0xC2, p1: 0x00, p2: kind.rawValue, data: try pathBytes(path, command: .exportKey))
+    }
+
+    /// An absolute path as 4-byte big-endian indexes, at most 10.
+    static func pathBytes(_ path: DerivationPath, command: CardCommand) throws(CardError) -> [UInt8] {
+        guard path.components.count <= CardKeyPath.maximumDepth else {
+            throw .keyPathTooDeep(depth: path.components.count)
+        }
+        return path.components.flatMap { c in (0..<4).reversed().map { UInt8(truncatingIfNeeded: c.raw >> (8 * UInt32($0))) } }
     }
 
     /// SET PINLESS PATH: an absolute path, or nil to remove it (§10.10).

@@ -75,33 +75,80 @@ public struct CardIdentity: Sendable, Equatable, CustomStringConvertible {
         guard let der = fields.first(tag: 0x30) else {
             throw .malformedResponse(command: .identify, detail: "the template has no DER signature (30)")
         }
-        let identityKey: PublicKey
+        let certificate = try CardCertificate(bytes: cert, command: .identify)
         let cardSignature: ECDSASignature
-        let caSignature: RecoverableSignature
         do {
-            identityKey = try PublicKey(bytes: Array(cert[0..<33]))
             cardSignature = try ECDSASignature(der: der.encoded, lenient: true)
-            let v = cert[97]
-            caSignature = try RecoverableSignature(
-                signature: ECDSASignature(r: Array(cert[33..<65]), s: Array(cert[65..<97])),
-                recoveryID: v >= 27 ? v - 27 : v)
         } catch {
             throw .malformedResponse(command: .identify, detail: error.description)
         }
-        guard Secp256k1.verify(cardSignature, digest: challenge, publicKey: identityKey, allowHighS: true) else {
+        guard Secp256k1.verify(cardSignature, digest: challenge, publicKey: certificate.identityPublicKey, allowHighS: true) else {
             throw .identityNotVerified(
                 reason: "the card's signature over the challenge does not verify with its certificate key")
         }
-        let caKey: PublicKey
-        do {
-            caKey = try caSignature.recoverPublicKey(digest: Hash.sha256(Array(cert[0..<33])))
-        } catch {
-            throw .identityNotVerified(reason: "no CA key can be recovered from the certificate")
-        }
+        let identityKey = certificate.identityPublicKey, caKey = certificate.caPublicKey
         return CardIdentity(certificate: cert, identityPublicKey: identityKey, caPublicKey: caKey)
     }
 
     /// `identity 03…, issued by the production CA`.
+    public var description: String {
+        let by: String =
+            switch issuer {
+            case .production: "the Keycard production CA"
+            case .test: "the Keycard test CA"
+            case .unknown: "an unknown CA \(caPublicKey)"
+            }
+        return "identity \(identityPublicKey), issued by \(by)"
+    }
+}
+
+/// The card's 98-byte identity certificate (docs/keycard-protocol.md §11): compressed identity
+/// key (33) ‖ r (32) ‖ s (32) ‖ v (1), where (r, s, v) is the issuing CA's recoverable signature
+/// over SHA-256(identity key); s may be high, v is the recovery id (27 or 28 accepted too).
+/// IDENTIFY returns it on 3.1 cards; 4.0 cards give it in SELECT and sign the secure-channel
+/// handshake with its key.
+public struct CardCertificate: Sendable, Equatable, CustomStringConvertible {
+    /// The 98 bytes.
+    public let bytes: [UInt8]
+    /// The card's identity key.
+    public let identityPublicKey: PublicKey
+    /// The CA key recovered from the signature.
+    public let caPublicKey: PublicKey
+
+    /// Parses `bytes` and recovers the CA key; `command` names the answer it came in.
+    ///
+    /// - Throws: `malformedResponse` for a bad length or key; `identityNotVerified` when no CA
+    ///   key can be recovered.
+    public init(bytes: [UInt8], command: CardCommand) throws(CardError) {
+        guard bytes.count == 98 else {
+            throw .malformedResponse(command: command, detail: "the certificate is \(bytes.count) bytes, not 98")
+        }
+        let signature: RecoverableSignature
+        do {
+            identityPublicKey = try PublicKey(bytes: Array(bytes[0..<33]))
+            let v = bytes[97]
+            signature = try RecoverableSignature(
+                signature: ECDSASignature(r: Array(bytes[33..<65]), s: Array(bytes[65..<97])),
+                recoveryID: v >= 27 ? v - 27 : v)
+        } catch {
+            throw .malformedResponse(command: command, detail: "the certificate: \(error.description)")
+        }
+        do {
+            caPublicKey = try signature.recoverPublicKey(digest: Hash.sha256(Array(bytes[0..<33])))
+        } catch {
+            throw .identityNotVerified(reason: "no CA key can be recovered from the certificate")
+        }
+        self.bytes = bytes
+    }
+
+    /// Which known CA issued it.
+    public var issuer: CardIdentity.Issuer {
+        if caPublicKey == CardIdentity.productionCA { return .production }
+        if caPublicKey == CardIdentity.testCA { return .test }
+        return .unknown
+    }
+
+    /// `identity 02…, issued by the Keycard test CA`.
     public var description: String {
         let by: String =
             switch issuer {

@@ -1,10 +1,12 @@
+import COpenSSL
 import Crypto
 import _CryptoExtras
 import Foundation
 
-/// AES in the three modes kcs needs: CBC (Keycard secure channel, no padding — the
+/// AES in the four modes kcs needs: CBC (Keycard 3.x secure channel, no padding — the
 /// channel pads with ISO 9797-1 method 2 itself), CTR (keystore V3 `aes-128-ctr`,
-/// 128-bit big-endian counter) and GCM (secrets sealed at rest in the store).
+/// 128-bit big-endian counter), GCM (secrets sealed at rest in the store) and CCM (Keycard
+/// 4.0's Secure Channel V2, through OpenSSL's libcrypto).
 public enum AESCipher {
     /// AES-CBC over whole 16-byte blocks, no padding. Key 16, 24 or 32 bytes; IV 16 bytes.
     public static func cbcEncrypt(_ data: [UInt8], key: Secret, iv: [UInt8]) throws(WalletCryptoError) -> [UInt8] {
@@ -70,6 +72,57 @@ public enum AESCipher {
         } catch {
             throw .authenticationFailed
         }
+    }
+
+    /// AES-128-CCM seal without associated data (RFC 3610): ciphertext ‖ tag. The nonce is 7 to
+    /// 13 bytes, the tag 4 to 16 (even); the nonce must never repeat for a key.
+    public static func ccmSeal(_ plaintext: [UInt8], key: Secret, nonce: [UInt8], tagLength: Int) throws(WalletCryptoError) -> [UInt8] {
+        try checkCCM(key: key, nonce: nonce, tagLength: tagLength)
+        var out = [UInt8](repeating: 0, count: plaintext.count + tagLength)
+        let ok = key.withUnsafeBytes { k in
+            out.withUnsafeMutableBufferPointer { o in
+                kcs_ccm_seal(k.baseAddress!.assumingMemoryBound(to: UInt8.self), nonce, Int32(nonce.count), Int32(tagLength),
+                             plaintext, Int32(plaintext.count), o.baseAddress!)
+            }
+        }
+        guard ok == 1 else { throw .cipherFailure(ccmLibraryProblem()) }
+        return out
+    }
+
+    /// AES-128-CCM open of ciphertext ‖ tag. A wrong key, nonce or any changed byte gives
+    /// `.authenticationFailed`, and no plaintext.
+    public static func ccmOpen(_ sealed: [UInt8], key: Secret, nonce: [UInt8], tagLength: Int) throws(WalletCryptoError) -> [UInt8] {
+        try checkCCM(key: key, nonce: nonce, tagLength: tagLength)
+        guard sealed.count >= tagLength else {
+            throw .wrongLength(what: "AES-CCM sealed data", expected: "at least \(tagLength) bytes", got: sealed.count)
+        }
+        let length = sealed.count - tagLength
+        var out = [UInt8](repeating: 0, count: max(length, 1))
+        let result = key.withUnsafeBytes { k in
+            out.withUnsafeMutableBufferPointer { o in
+                kcs_ccm_open(k.baseAddress!.assumingMemoryBound(to: UInt8.self), nonce, Int32(nonce.count), Int32(tagLength),
+                             sealed, Int32(length), o.baseAddress!)
+            }
+        }
+        switch result {
+        case 1: return Array(out.prefix(length))
+        case 0: throw .authenticationFailed
+        default: throw .cipherFailure(ccmLibraryProblem())
+        }
+    }
+
+    private static func checkCCM(key: Secret, nonce: [UInt8], tagLength: Int) throws(WalletCryptoError) {
+        guard key.count == 16 else { throw .wrongLength(what: "AES-128-CCM key", expected: "16 bytes", got: key.count) }
+        guard (7...13).contains(nonce.count) else {
+            throw .wrongLength(what: "AES-CCM nonce", expected: "7 to 13 bytes", got: nonce.count)
+        }
+        guard (4...16).contains(tagLength), tagLength % 2 == 0 else {
+            throw .wrongLength(what: "AES-CCM tag", expected: "4 to 16 bytes, even", got: tagLength)
+        }
+    }
+
+    private static func ccmLibraryProblem() -> String {
+        kcs_crypto_load().map { String(cString: $0) } ?? "AES-128-CCM failed in libcrypto"
     }
 
     private static func checkKey(_ key: Secret) throws(WalletCryptoError) {

@@ -44,6 +44,16 @@ public enum Hash {
         Array(HMAC<SHA512>.authenticationCode(for: data, using: SymmetricKey(data: key)))
     }
 
+    /// HMAC-SHA256 keyed with a secret, returning a secret (HKDF's extract and expand steps).
+    public static func hmacSHA256(key: Secret, data: Secret) -> Secret {
+        key.withUnsafeBytes { k in
+            data.withUnsafeBytes { d in
+                let mac = HMAC<SHA256>.authenticationCode(for: d, using: SymmetricKey(data: k))
+                return mac.withUnsafeBytes { Secret(bytes: $0) }
+            }
+        }
+    }
+
     /// HMAC-SHA512 keyed with a secret, returning a secret (BIP-32 master key: the
     /// output is the key and chain code).
     public static func hmacSHA512(key: Secret, data: Secret) -> Secret {

@@ -1,0 +1,110 @@
+// OpenSSL's libcrypto (Debian libssl3), loaded with dlopen on first use rather than linked, as
+// libcurl is: kcs starts without mapping it, and only a Keycard 4.0 secure channel needs it.
+// What kcs uses: AES-128-CCM (RFC 3610 / NIST SP 800-38C) through the EVP interface, the
+// cipher of Secure Channel V2 (docs/keycard-protocol.md "Secure Channel V2"). The control
+// numbers are OpenSSL's stable ABI values (openssl/evp.h: EVP_CTRL_AEAD_SET_IVLEN 0x9,
+// EVP_CTRL_AEAD_GET_TAG 0x10, EVP_CTRL_AEAD_SET_TAG 0x11).
+#ifndef KCS_COPENSSL_SHIM_H
+#define KCS_COPENSSL_SHIM_H
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct kcs_crypto_api {
+    void *(*ctx_new)(void);
+    void (*ctx_free)(void *);
+    const void *(*aes_128_ccm)(void);
+    int (*encrypt_init)(void *, const void *, void *, const unsigned char *, const unsigned char *);
+    int (*decrypt_init)(void *, const void *, void *, const unsigned char *, const unsigned char *);
+    int (*ctrl)(void *, int, int, void *);
+    int (*encrypt_update)(void *, unsigned char *, int *, const unsigned char *, int);
+    int (*decrypt_update)(void *, unsigned char *, int *, const unsigned char *, int);
+    int (*encrypt_final)(void *, unsigned char *, int *);
+    char error[256];
+    int loaded;
+} kcs_crypto_api;
+
+static inline kcs_crypto_api *kcs_crypto_state(void) {
+    static kcs_crypto_api api;
+    return &api;
+}
+
+static inline pthread_once_t *kcs_crypto_once(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    return &once;
+}
+
+static inline void kcs_crypto_load_once(void) {
+    kcs_crypto_api *a = kcs_crypto_state();
+    void *lib = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(a->error, sizeof a->error, "libcrypto.so.3 could not be loaded (%s)", dlerror());
+        return;
+    }
+    a->ctx_new = (void *(*)(void))dlsym(lib, "EVP_CIPHER_CTX_new");
+    a->ctx_free = (void (*)(void *))dlsym(lib, "EVP_CIPHER_CTX_free");
+    a->aes_128_ccm = (const void *(*)(void))dlsym(lib, "EVP_aes_128_ccm");
+    a->encrypt_init = (int (*)(void *, const void *, void *, const unsigned char *, const unsigned char *))dlsym(lib, "EVP_EncryptInit_ex");
+    a->decrypt_init = (int (*)(void *, const void *, void *, const unsigned char *, const unsigned char *))dlsym(lib, "EVP_DecryptInit_ex");
+    a->ctrl = (int (*)(void *, int, int, void *))dlsym(lib, "EVP_CIPHER_CTX_ctrl");
+    a->encrypt_update = (int (*)(void *, unsigned char *, int *, const unsigned char *, int))dlsym(lib, "EVP_EncryptUpdate");
+    a->decrypt_update = (int (*)(void *, unsigned char *, int *, const unsigned char *, int))dlsym(lib, "EVP_DecryptUpdate");
+    a->encrypt_final = (int (*)(void *, unsigned char *, int *))dlsym(lib, "EVP_EncryptFinal_ex");
+    if (!a->ctx_new || !a->ctx_free || !a->aes_128_ccm || !a->encrypt_init || !a->decrypt_init || !a->ctrl ||
+        !a->encrypt_update || !a->decrypt_update || !a->encrypt_final) {
+        snprintf(a->error, sizeof a->error, "libcrypto.so.3 lacks an EVP cipher function");
+        return;
+    }
+    a->loaded = 1;
+}
+
+/// Loads libcrypto once; NULL when loaded, else the reason.
+static inline const char *kcs_crypto_load(void) {
+    pthread_once(kcs_crypto_once(), kcs_crypto_load_once);
+    kcs_crypto_api *a = kcs_crypto_state();
+    return a->loaded ? NULL : a->error;
+}
+
+/// AES-128-CCM seal without associated data: `out` gets ciphertext (length `length`) then the
+/// tag (`tag_length` bytes). Returns 1 on success, 0 on a library failure.
+static inline int kcs_ccm_seal(const unsigned char *key, const unsigned char *nonce, int nonce_length, int tag_length,
+                               const unsigned char *in, int length, unsigned char *out) {
+    if (kcs_crypto_load()) return 0;
+    kcs_crypto_api *a = kcs_crypto_state();
+    void *ctx = a->ctx_new();
+    if (!ctx) return 0;
+    int n = 0, ok = a->encrypt_init(ctx, a->aes_128_ccm(), NULL, NULL, NULL) == 1 &&
+                    a->ctrl(ctx, 0x9, nonce_length, NULL) == 1 && a->ctrl(ctx, 0x11, tag_length, NULL) == 1 &&
+                    a->encrypt_init(ctx, NULL, NULL, key, nonce) == 1 &&
+                    a->encrypt_update(ctx, NULL, &n, NULL, length) == 1 &&  // CCM: the total length first
+                    a->encrypt_update(ctx, out, &n, in, length) == 1 && a->encrypt_final(ctx, out + n, &n) == 1 &&
+                    a->ctrl(ctx, 0x10, tag_length, out + length) == 1;
+    a->ctx_free(ctx);
+    return ok;
+}
+
+/// AES-128-CCM open: `in` is ciphertext (length `length`) then the tag. Returns 1 when the tag
+/// is right (`out` then holds `length` bytes of plaintext), 0 when it is not, -1 on a library
+/// failure. On 0 `out` is zeroed.
+static inline int kcs_ccm_open(const unsigned char *key, const unsigned char *nonce, int nonce_length, int tag_length,
+                               const unsigned char *in, int length, unsigned char *out) {
+    if (kcs_crypto_load()) return -1;
+    kcs_crypto_api *a = kcs_crypto_state();
+    void *ctx = a->ctx_new();
+    if (!ctx) return -1;
+    int n = 0;
+    if (a->decrypt_init(ctx, a->aes_128_ccm(), NULL, NULL, NULL) != 1 || a->ctrl(ctx, 0x9, nonce_length, NULL) != 1 ||
+        a->ctrl(ctx, 0x11, tag_length, (void *)(in + length)) != 1 || a->decrypt_init(ctx, NULL, NULL, key, nonce) != 1 ||
+        a->decrypt_update(ctx, NULL, &n, NULL, length) != 1) {
+        a->ctx_free(ctx);
+        return -1;
+    }
+    int ok = a->decrypt_update(ctx, out, &n, in, length) == 1;  // CCM checks the tag here
+    a->ctx_free(ctx);
+    if (!ok) memset(out, 0, (size_t)length);
+    return ok;
+}
+
+#endif
