@@ -23,10 +23,14 @@ public struct AppletProfile: Sendable, Hashable, CustomStringConvertible {
     /// Behaviour of the master-xpub quirk.
     public let masterXpubChainCode: MasterXpubChainCode
 
+    /// True for a 4.0 build: Secure Channel V2, no pairing (docs/keycard-protocol.md §14).
+    public var isVersion4: Bool { version.major >= 4 }
+
     /// A profile with explicit fields (for experiments; the named ones below are the released builds).
     public init(id: String, version: (major: UInt8, minor: UInt8), pairingSlots: Int, capabilities: UInt8,
                 masterXpubChainCode: MasterXpubChainCode = .scratchBuffer) {
-        precondition((1...127).contains(pairingSlots), "the applet addresses pairing slots with a signed byte")
+        precondition(version.major >= 4 ? pairingSlots == 0 : (1...127).contains(pairingSlots),
+                     "3.x addresses pairing slots with a signed byte; 4.0 has none")
         self.id = id
         self.version = version
         self.pairingSlots = pairingSlots
@@ -41,7 +45,11 @@ public struct AppletProfile: Sendable, Hashable, CustomStringConvertible {
     /// Tag 3.1.2: as 3.1.1 (its atomic key-UID write is not observable); the §16.2 transcript uses it.
     public static let v3_1_2 = AppletProfile(id: "3.1.2", version: (3, 1), pairingSlots: 100, capabilities: 0x1F)
 
-    /// Every named profile, oldest first.
+    /// Keycard 4.0 (head `a61616a`): version `04 00`, no pairing slots, capabilities `1F`, Secure
+    /// Channel V2. Not yet in `all`: the console and the state file do not take 4.0 cards yet.
+    public static let v4_0 = AppletProfile(id: "4.0", version: (4, 0), pairingSlots: 0, capabilities: 0x1F)
+
+    /// Every named 3.x profile, oldest first.
     public static let all: [AppletProfile] = [.v3_1_0, .v3_1_1, .v3_1_2]
 
     /// The named profile `id` (`3.1.0`, `3.1.1`, `3.1.2`), nil if unknown.

@@ -8,6 +8,11 @@ struct CommandAPDU {
     /// The command data field (Lc bytes).
     let data: [UInt8]
 
+    /// A command from its fields (a 4.0 inner APDU, already decrypted).
+    init(cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8, data: [UInt8]) {
+        (self.cla, self.ins, self.p1, self.p2, self.data) = (cla, ins, p1, p2, data)
+    }
+
     /// Parses `bytes`; nil when they are not a well-formed short APDU (the runtime answers `6700`).
     init?(_ bytes: [UInt8]) {
         guard bytes.count >= 4 else { return nil }

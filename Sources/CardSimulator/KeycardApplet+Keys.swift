@@ -70,6 +70,11 @@ extension KeycardApplet {
     /// A BIP39 seed: exactly 64 bytes on 3.0/3.1 (`6A80` otherwise). Master = BIP32 master of the seed.
     func loadSeed(_ seed: [UInt8]) throws(CardStatus) {
         guard seed.count == 64 else { throw .wrongData }
+        try loadSeedBytes(seed)
+    }
+
+    /// Master = HMAC-SHA512("Bitcoin seed", seed), whatever the seed's length.
+    func loadSeedBytes(_ seed: [UInt8]) throws(CardStatus) {
         var i = Hash.hmacSHA512(key: Array("Bitcoin seed".utf8), data: seed)
         defer { Secret.wipe(&i) }
         guard let privateKey = try? PrivateKey(bytes: Array(i[0..<32])) else { throw .wrongData }

@@ -23,6 +23,7 @@ extension KeycardApplet {
     ///   IV) when a correctly MAC'd ciphertext is empty or badly padded (the applet's generic handler on
     ///   `CryptoException.ILLEGAL_USE`).
     func unwrap(_ apdu: CommandAPDU) throws(CardStatus) -> [UInt8] {
+        if insideV2 { return apdu.data }  // a 4.0 inner command: Secure Channel V2 opened it already
         guard isOpen, let session else { throw .conditionsNotSatisfied }
         let data = apdu.data
         guard data.count >= 16 else { throw .unknown }

@@ -57,6 +57,11 @@ public final class KeycardApplet {
     /// The applet's `pin` field: the main PIN, or the duress PIN after a duress login.
     var currentPIN = PINKind.main
 
+    /// 4.0: the Secure Channel V2 session (cleared on SELECT and de-selection).
+    var v2Session: V2Session?
+    /// 4.0: true while an inner command runs (its data arrives decrypted: `unwrap` returns it).
+    var insideV2 = false
+
     /// `derivationOutput` (`CLEAR_ON_RESET`): private key ‖ chain code of the last derivation.
     var derivationScratch = [UInt8](repeating: 0, count: 64)
 
@@ -67,11 +72,16 @@ public final class KeycardApplet {
     public init(profile: AppletProfile = .v3_1_0, random: any RandomSource = SystemRandom()) {
         self.profile = profile
         self.random = random
-        let uid = random.bytes(16)
-        let key = PrivateKey.generate(using: random)
-        state = CardState(instanceUID: uid, secureChannelKey: CardSecret(key.secret.bytesCopy),
-                          credentials: nil,
-                          pairings: Array(repeating: nil, count: profile.pairingSlots))
+        if profile.isVersion4 {
+            // A 4.0 applet has no instance UID nor static channel key: it draws nothing at install.
+            state = CardState(instanceUID: [], secureChannelKey: .zeros(32), credentials: nil, pairings: [])
+        } else {
+            let uid = random.bytes(16)
+            let key = PrivateKey.generate(using: random)
+            state = CardState(instanceUID: uid, secureChannelKey: CardSecret(key.secret.bytesCopy),
+                              credentials: nil,
+                              pairings: Array(repeating: nil, count: profile.pairingSlots))
+        }
         committed = state
     }
 
@@ -132,7 +142,9 @@ public final class KeycardApplet {
         scBuffer = [UInt8](repeating: 0, count: 64)
         pendingPairSlot = nil
         validated = []
-        currentPIN = .main
+        v2Session = nil
+        // On 4.0 the PIN in use (main or duress) is persistent: SELECT keeps it.
+        if !profile.isVersion4 { currentPIN = .main }
     }
 
     // MARK: - Committing the EEPROM
@@ -185,7 +197,7 @@ public final class KeycardApplet {
             switch Self.instance(matching: apdu.data) {
             case .keycard:
                 selection = .keycard
-                return selectResponse()
+                return profile.isVersion4 ? selectResponseV4() : selectResponse()
             case .ident:
                 selection = .ident
                 return identSelect()
@@ -196,6 +208,7 @@ public final class KeycardApplet {
         switch selection {
         case .none: return CardStatus.insNotSupported.bytes
         case .ident: return identProcess(apdu)
+        case .keycard where profile.isVersion4: return processV4(apdu)
         case .keycard: return state.credentials == nil ? processPreInitialized(apdu) : processInitialized(apdu)
         }
     }

@@ -13,6 +13,8 @@ struct CardStatus: Error, Equatable {
     /// Channel not open, PIN not verified, no key, export policy, …
     static let conditionsNotSatisfied = CardStatus(0x6985)
     static let wrongData = CardStatus(0x6A80)
+    /// 4.0 SIGN: an algorithm (P2) the card does not have.
+    static let functionNotSupported = CardStatus(0x6A81)
     static let fileNotFound = CardStatus(0x6A82)
     static let fileFull = CardStatus(0x6A84)
     static let incorrectP1P2 = CardStatus(0x6A86)

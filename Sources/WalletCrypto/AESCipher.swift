@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 import Crypto
 import _CryptoExtras
 import Foundation

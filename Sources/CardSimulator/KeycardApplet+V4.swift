@@ -1,0 +1,300 @@
+import CardProtocol
+import WalletCrypto
+
+// MARK: - Keycard applet 4.0: Secure Channel V2 and the commands inside it (docs/keycard-protocol.md §14)
+
+extension KeycardApplet {
+    /// The 4.0 applet's outer dispatcher (§14.3). Without a provisioned identity every command
+    /// answers `69 85`. Outer commands: OPEN SECURE CHANNEL (`10`), SECURED APDU (`18`), FACTORY
+    /// RESET (`FD`); anything else is `69 85` — answered inside the session, counting a round trip,
+    /// when one is open, as every refusal of an outer command is.
+    func processV4(_ apdu: CommandAPDU) -> [UInt8] {
+        guard state.identity != nil else { return CardStatus.conditionsNotSatisfied.bytes }
+        switch apdu.ins {
+        case 0x10: return openSecureChannelV2(apdu)
+        case 0x18: return securedAPDU(apdu)
+        case 0xFD:
+            guard apdu.p1 == 0xAA, apdu.p2 == 0x55 else { return refuseOuter(.incorrectP1P2) }
+            factoryResetV4()
+            return [0x90, 0x00]
+        default:
+            return refuseOuter(.conditionsNotSatisfied)
+        }
+    }
+
+    /// An outer command refused: inside the session when one is open, plain otherwise.
+    func refuseOuter(_ status: CardStatus) -> [UInt8] {
+        v2Session == nil ? status.bytes : sealV2(status.bytes)
+    }
+
+    /// SELECT on a 4.0 applet: `A4 { 02 version; 8C status; 8E key UID; 8D capabilities; 8A certificate }`
+    /// with the template length one byte short, as the applet writes it (§14.1); `69 85` without an
+    /// identity.
+    func selectResponseV4() -> [UInt8] {
+        guard let identity = state.identity else { return CardStatus.conditionsNotSatisfied.bytes }
+        var body: [UInt8] = [0x02, 0x02, profile.version.major, profile.version.minor]
+        body += [0x8C, 0x01, statusByteV4]
+        body += state.masterKey == nil ? [0x8E, 0x00] : [0x8E, UInt8(state.keyUID.count)] + state.keyUID
+        body += [0x8D, 0x01, profile.capabilities]
+        body += [0x8A, UInt8(identity.certificate.count)] + identity.certificate
+        let length = UInt8(body.count - 1)
+        let header: [UInt8] = length < 0x80 ? [0xA4, length] : [0xA4, 0x81, length]
+        return header + body + [0x90, 0x00]
+    }
+
+    /// `10` initialized, low nibble the tries left of the PIN in use; `00` before INIT.
+    var statusByteV4: UInt8 {
+        guard state.credentials != nil else { return 0x00 }
+        return 0x10 | (pinRecord(currentPIN).remaining & 0x0F)
+    }
+
+    // MARK: OPEN SECURE CHANNEL (§14.2)
+
+    /// Check order: Lc ≠ 97 `6A 80`; P1/P2 ≠ 0 `6A 86`; the client key not an uncompressed point
+    /// `6A 80`. The card draws an ephemeral key (32) and signature entropy (32), signs
+    /// SHA-256("sc_v2_ccm" ‖ salt ‖ client key ‖ card key) with its identity key without
+    /// normalising S, and answers its key ‖ the DER signature. A new session starts at nonce 0 and
+    /// keeps the PIN state; a refused OPEN is answered inside the old session, which goes on.
+    func openSecureChannelV2(_ apdu: CommandAPDU) -> [UInt8] {
+        let d = apdu.data
+        guard d.count == 97 else { return refuseOuter(.wrongData) }
+        guard apdu.p1 == 0, apdu.p2 == 0 else { return refuseOuter(.incorrectP1P2) }
+        let salt = Array(d[0..<32]), clientKey = Array(d[32..<97])
+        guard clientKey[0] == 0x04, let peer = try? PublicKey(bytes: clientKey),
+              let identity = state.identity, let identityKey = try? PrivateKey(bytes: identity.privateKey.bytes)
+        else { return refuseOuter(.wrongData) }
+        let ephemeral = PrivateKey.generate(using: random)
+        guard let shared = try? ephemeral.sharedSecretX(with: peer) else { return refuseOuter(.wrongData) }
+        let cardKey = ephemeral.publicKey.uncompressed
+        let digest = SessionKeysV2.transcriptDigest(salt: salt, clientKey: clientKey, cardKey: cardKey)
+        let entropy = random.bytes(32)
+        guard let signature = try? identityKey.sign(digest: digest, extraEntropy: entropy).signature else {
+            return CardStatus.unknown.bytes
+        }
+        let s = entropy[31] & 1 == 1 ? DERCard.negated(signature.s) : signature.s
+        let keys = SessionKeysV2.derive(sharedX: shared, salt: salt)
+        v2Session = V2Session(hostToCard: keys.hostToCard, cardToHost: keys.cardToHost, counter: 0)
+        return cardKey + DERCard.signature(r: signature.r, s: s, fixedLengthS: false) + [0x90, 0x00]
+    }
+
+    // MARK: SECURED APDU (§14.3)
+
+    /// Check order, all answered plain: no session `69 85`; Lc < 13, a wrong tag, or an inner
+    /// length that is not 5 + its Lc close the session and answer `69 82`. Otherwise the inner
+    /// command runs and its answer (data ‖ SW, whatever the SW) comes back sealed.
+    func securedAPDU(_ apdu: CommandAPDU) -> [UInt8] {
+        guard let session = v2Session else { return CardStatus.conditionsNotSatisfied.bytes }
+        guard apdu.data.count >= 13,
+              var plain = try? AESCipher.ccmOpen(apdu.data, key: session.hostToCard, nonce: SecureChannelV2.nonce(session.counter),
+                                                 tagLength: SecureChannelV2.tagLength),
+              plain.count >= 5, plain.count == 5 + Int(plain[4])
+        else {
+            v2Session = nil
+            return CardStatus.securityStatusNotSatisfied.bytes
+        }
+        defer { Secret.wipe(&plain) }
+        let inner = InnerAPDU(cla: plain[0], ins: plain[1], p1: plain[2], p2: plain[3], data: Array(plain[5...]))
+        var answer = innerV4(inner)
+        defer { Secret.wipe(&answer) }
+        return sealV2(answer)
+    }
+
+    /// Seals data ‖ SW under the card-to-host key and the current nonce, then counts the round trip.
+    func sealV2(_ answer: [UInt8]) -> [UInt8] {
+        guard let session = v2Session,
+              let sealed = try? AESCipher.ccmSeal(answer, key: session.cardToHost, nonce: SecureChannelV2.nonce(session.counter),
+                                                  tagLength: SecureChannelV2.tagLength)
+        else { return CardStatus.unknown.bytes }
+        v2Session?.counter += 1
+        return sealed + [0x90, 0x00]
+    }
+
+    // MARK: Inner commands (§14.4–§14.7)
+
+    /// The inner dispatcher. Before INIT only INIT acts, and every other command answers an empty
+    /// `90 00` (the applet's quirk: a client must read "blank" from SELECT's status byte).
+    func innerV4(_ apdu: InnerAPDU) -> [UInt8] {
+        guard state.credentials != nil else {
+            guard apdu.ins == 0xFE else { return [0x90, 0x00] }
+            do throws(CardStatus) {
+                try initializeV4(apdu.data)
+                return [0x90, 0x00]
+            } catch {
+                return error.bytes
+            }
+        }
+        let command = CommandAPDU(cla: apdu.cla, ins: apdu.ins, p1: apdu.p1, p2: apdu.p2, data: apdu.data)
+        insideV2 = true
+        defer { insideV2 = false }
+        do throws(CardStatus) {
+            let reply: Reply
+            switch apdu.ins {
+            case 0xF2: reply = try getStatusV4(command)
+            case 0x20: reply = try verifyPINV4(command)
+            case 0x21:
+                guard apdu.p1 <= 0x01 else { throw .incorrectP1P2 }
+                reply = try changePIN(command)
+            case 0x22: reply = try unblockPINV4(command)
+            case 0xD0: reply = try loadKeyV4(command)
+            case 0xD2: reply = try generateMnemonic(command)
+            case 0xD3: reply = try removeKey(command)
+            case 0xD4: reply = try generateKey(command)
+            case 0xC0: reply = try signV4(command)
+            case 0xC2: reply = try exportKeyV4(command)
+            case 0xCA: reply = try getData(command)
+            case 0xE2: reply = try storeData(command)
+            default: throw .insNotSupported  // FE when initialized; 11, 12, 13, 14, D1, C1 are gone
+            }
+            switch reply {
+            case .plain(let data), .wrapped(let data): return data + [0x90, 0x00]
+            case .done: return [0x90, 0x00]
+            case .final(let bytes): return bytes
+            }
+        } catch {
+            return error.bytes
+        }
+    }
+
+    /// INIT (§14.4): PIN (6) ‖ PUK (12) [‖ PIN tries ‖ PUK tries [‖ duress PIN (6)]], Lc 18, 20 or
+    /// 26. Digits and tries (PIN 2…10, PUK 3…12) `6A 80`; PIN tries 7 to 10 then fail `6F 00` and
+    /// leave the card blank, as the applet does. Without a duress PIN it is the PIN itself.
+    func initializeV4(_ d: [UInt8]) throws(CardStatus) {
+        guard [18, 20, 26].contains(d.count), Self.allDigits(d[0..<18]) else { throw .wrongData }
+        let pinTries = d.count >= 20 ? d[18] : 3, pukTries = d.count >= 20 ? d[19] : 5
+        guard (2...10).contains(pinTries), (3...12).contains(pukTries) else { throw .wrongData }
+        guard pinTries <= 6 else { throw .unknown }
+        let pin = Array(d[0..<6])
+        let duress = d.count == 26 ? Array(d[20..<26]) : pin
+        state.credentials = Credentials(
+            pin: PINRecord(value: pin, limit: pinTries), duressPIN: PINRecord(value: duress, limit: pinTries),
+            puk: PINRecord(value: Array(d[6..<18]), limit: pukTries), pairingSecret: CardSecret([]))
+        currentPIN = .main
+    }
+
+    /// GET STATUS (§14.5): P1 `00` only (the key path is gone: `6A 86`).
+    func getStatusV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        guard apdu.p1 == 0x00 else { throw .incorrectP1P2 }
+        return .wrapped([0xA3, 0x09, 0x02, 0x01, pinRecord(currentPIN).remaining, 0x02, 0x01, pinRecord(.puk).remaining,
+                         0x01, 0x01, state.masterKey == nil ? 0x00 : 0xFF])
+    }
+
+    /// VERIFY PIN (§14.5): not 6 digits `6A 80` (no try); the duress PIN is tried first — a match
+    /// opens the duress wallet and leaves the main PIN's counter alone; then the main PIN, whose
+    /// match resets the duress counter; a wrong PIN costs a try of both and answers the tries of
+    /// the PIN in use.
+    func verifyPINV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        let data = apdu.data
+        guard data.count == 6, Self.allDigits(data) else { throw .wrongData }
+        if try checkPIN(.duress, data) {
+            state.duressChainActive = true
+            currentPIN = .duress
+            return .done
+        }
+        if try checkPIN(.main, data) {
+            state.duressChainActive = false
+            resetAndUnblock(.duress)
+            currentPIN = .main
+            return .done
+        }
+        throw .triesLeft(pinRecord(currentPIN).remaining)
+    }
+
+    /// UNBLOCK PIN (§14.5): only when the PIN in use is blocked (`69 85`); PUK ‖ new PIN, 18
+    /// digits (`6A 80`); a wrong PUK `63 CX`. Replaces and verifies only the PIN in use, and resets
+    /// the PUK's counter.
+    func unblockPINV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        let data = apdu.data
+        guard pinRecord(currentPIN).remaining == 0 else { throw .conditionsNotSatisfied }
+        guard data.count == 18, Self.allDigits(data) else { throw .wrongData }
+        guard try checkPIN(.puk, Array(data[0..<12])) else { throw .triesLeft(pinRecord(.puk).remaining) }
+        let newPIN = Array(data[12..<18])
+        updatePIN(currentPIN, newPIN)
+        _ = try checkPIN(currentPIN, newPIN)
+        resetAndUnblock(.puk)
+        return .done
+    }
+
+    /// LOAD KEY (§14.6): a key pair (P1 `01`/`02`) as on 3.x, or a seed of 16 to 64 bytes (`03`).
+    func loadKeyV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        guard isPINValidated else { throw .conditionsNotSatisfied }
+        switch apdu.p1 {
+        case 0x01, 0x02: try loadKeyPair(apdu.data)
+        case 0x03:
+            guard (16...64).contains(apdu.data.count) else { throw .wrongData }
+            try loadSeedBytes(apdu.data)
+        default: throw .incorrectP1P2
+        }
+        return .wrapped(finishKeyLoad())
+    }
+
+    /// The path of a 4.0 SIGN or EXPORT: always absolute; a non-empty path on a key without chain
+    /// code `69 85`; not whole 4-byte indexes or deeper than 10 `6A 80`.
+    func pathV4<C: Collection>(_ path: C) throws(CardStatus) -> [UInt8] where C.Element == UInt8 {
+        guard state.isExtended || path.isEmpty else { throw .conditionsNotSatisfied }
+        guard path.count % 4 == 0, path.count <= Self.maxPathBytes else { throw .wrongData }
+        return Array(path)
+    }
+
+    /// EXPORT KEY (§14.7), P1 ignored. Check order: PIN and key `69 85`; P2 `6A 86`; path; policy
+    /// `69 85` (a private key only under m/43'/60'/1581' with at least 5 indexes; no xpub there nor
+    /// of the master); derivation `69 84`.
+    func exportKeyV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        guard isPINValidated, state.masterKey != nil else { throw .conditionsNotSatisfied }
+        guard apdu.p2 <= 0x02 else { throw .incorrectP1P2 }
+        let path = try pathV4(apdu.data)
+        let eip1581 = path.count >= Self.eip1581Prefix.count + 8 && path.starts(with: Self.eip1581Prefix)
+        switch apdu.p2 {
+        case 0x00: guard eip1581 else { throw .conditionsNotSatisfied }
+        case 0x02: guard !eip1581, !path.isEmpty else { throw .conditionsNotSatisfied }
+        default: break
+        }
+        let key = try derive(path)
+        var content: [UInt8]
+        switch apdu.p2 {
+        case 0x00: content = [0x81, 0x20] + key.secret.bytesCopy
+        case 0x01: content = [0x80, 0x41] + key.publicKey.uncompressed
+        default: content = [0x80, 0x41] + key.publicKey.uncompressed + [0x82, 0x20] + Array(derivationScratch[32..<64])
+        }
+        defer { Secret.wipe(&content) }
+        return .wrapped([0xA1, UInt8(content.count)] + content)
+    }
+
+    /// SIGN (§14.6): P1 must be `01` (`6B 00`); the data hash ‖ path (`6A 80` under 32 bytes); PIN
+    /// and key `69 85`; path; derivation `69 84`; then the algorithm, P2 `00` ECDSA (low S) — the
+    /// only one this simulator signs with so far; any other P2 `6A 81`.
+    func signV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        guard apdu.p1 == 0x01 else { throw .wrongP1P2 }
+        let data = apdu.data
+        guard data.count >= 32 else { throw .wrongData }
+        guard isPINValidated, state.masterKey != nil else { throw .conditionsNotSatisfied }
+        let path = try pathV4(data[32...])
+        let key = try derive(path)
+        guard apdu.p2 == 0x00 else { throw .functionNotSupported }
+        let signature = try cardSignature(key: key, digest: Array(data[0..<32]))
+        return .wrapped([0xA0, 0x81, UInt8(67 + signature.count), 0x80, 0x41] + key.publicKey.uncompressed + signature)
+    }
+
+    /// FACTORY RESET on 4.0 (§14.3): keys, PINs and public data erased; the identity, NDEF and Cash
+    /// data stay; the session ends.
+    func factoryResetV4() {
+        clearKeys()
+        state.credentials = nil
+        state.publicData = []
+        state.duressChainActive = false
+        currentPIN = .main
+        clearSelectionState()
+    }
+}
+
+/// A decrypted inner APDU (Lc always present, possibly 0).
+struct InnerAPDU {
+    let cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8
+    let data: [UInt8]
+}
+
+/// One Secure Channel V2 session on the card: the two AES-128 keys and the round-trip counter.
+struct V2Session {
+    var hostToCard: Secret
+    var cardToHost: Secret
+    var counter: UInt64
+}
