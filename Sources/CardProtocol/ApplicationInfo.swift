@@ -64,7 +64,8 @@ public struct Capabilities: OptionSet, Sendable, Hashable, CustomStringConvertib
 public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
     /// False for a blank (pre-initialized) card.
     public let isInitialized: Bool
-    /// 16 random bytes identifying this applet instance; empty before INIT.
+    /// 16 random bytes identifying this applet instance; empty before INIT. On a 4.0 card, which
+    /// has none: the first 16 bytes of SHA-256(compressed identity key), blank or not.
     public let instanceUID: [UInt8]
     /// The card's static secure-channel key (for INIT on a blank card), nil when absent.
     public let secureChannelPublicKey: PublicKey?
@@ -155,7 +156,9 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
     private init(version4 version: AppletVersion, status: UInt8, keyUID: [UInt8], capabilities: Capabilities,
                  certificate: CardCertificate) {
         isInitialized = status & 0x30 != 0
-        instanceUID = []
+        // A 4.0 card has no instance UID; what kcs keys a card by (key checks, the prompt's label)
+        // is the first 16 bytes of SHA-256 of its identity key, which never changes.
+        instanceUID = Array(Hash.sha256(certificate.identityPublicKey.compressed).prefix(16))
         secureChannelPublicKey = nil
         self.version = version
         freePairingSlots = nil

@@ -96,6 +96,8 @@ public enum CardError: WalletError, Equatable {
     case cardCryptogramMismatch
     /// IDENTIFY: the card's identity proof does not verify.
     case identityNotVerified(reason: String)
+    /// A 4.0 card's certificate comes from a CA this client does not trust (docs/keycard-protocol.md §14.2).
+    case untrustedCertificate(identity: String, ca: String)
     /// A command needing the card's secure-channel key was sent before SELECT.
     case notSelected(command: CardCommand)
     /// The card is blank (pre-initialized) and no INIT parameters were given.
@@ -206,6 +208,7 @@ public enum CardError: WalletError, Equatable {
         case .malformedTLV: "card.malformedTLV"
         case .cardCryptogramMismatch: "card.cardCryptogramMismatch"
         case .identityNotVerified: "card.identityNotVerified"
+        case .untrustedCertificate: "card.untrustedCertificate"
         case .notSelected: "card.notSelected"
         case .notInitialized: "card.notInitialized"
         case .pairingRequired: "card.pairingRequired"
@@ -260,7 +263,10 @@ public enum CardError: WalletError, Equatable {
             "PAIR: the card's cryptogram does not match the pairing secret; the pairing password is wrong "
                 + "(or this is not the card you think)"
         case .identityNotVerified(let reason):
-            "IDENTIFY: the card's identity could not be verified: \(reason)"
+            "the card's identity could not be verified: \(reason)"
+        case .untrustedCertificate(let identity, let ca):
+            "the card's certificate (identity \(identity)) was issued by CA \(ca), which is neither the Keycard production "
+                + "nor the test CA: kcs cannot tell this card from an impostor, so it opens no channel to it"
         case .notSelected(let c):
             "\(c.name) needs the card's secure-channel key from SELECT; select the applet first"
         case .notInitialized:
@@ -268,7 +274,7 @@ public enum CardError: WalletError, Equatable {
         case .pairingRequired:
             "the card is not paired with this client: give the pairing password (or a stored pairing)"
         case .unsupportedVersion(let major, let minor):
-            "applet version \(major).\(minor) uses Secure Channel V2, which this client does not speak yet"
+            "applet version \(major).\(minor) is not one this client speaks"
         case .invalidInput(let c, let reason):
             "\(c.name): \(reason)"
         case .invalidKeyPath(let text, let reason):

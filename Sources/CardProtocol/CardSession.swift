@@ -39,11 +39,11 @@ public struct SessionOptions: Sendable {
 public struct SessionResult: Sendable {
     /// SELECT's answer (after INIT, the second SELECT's).
     public let applicationInfo: ApplicationInfo
-    /// The pairing the channel was opened with.
-    public let pairing: Pairing
+    /// The pairing the channel was opened with; nil on a 4.0 card (no pairing).
+    public let pairing: Pairing?
     /// True when this walk ran INIT.
     public let initialized: Bool
-    /// True when this walk ran PAIR: persist `pairing` (keyed by the instance UID).
+    /// True when this walk ran PAIR: persist `pairing` (keyed by the instance UID). Never on 4.0.
     public let paired: Bool
     /// True when the PIN was verified.
     public let pinVerified: Bool
@@ -68,8 +68,19 @@ public struct CardWalkSteps {
     /// fails the slot stays used on the card, and only a kept pairing can free or reuse it
     /// (docs/keycard-protocol.md §8.3).
     public var paired: (Pairing) throws -> Void = { _ in }
-    /// The secure channel is open with this pairing.
-    public var opened: (Pairing) throws -> Void = { _ in }
+    /// The secure channel is open with this pairing (nil on a 4.0 card: no pairing).
+    public var opened: (Pairing?) throws -> Void = { _ in }
+    /// 4.0: the certificate SELECT gave, before any channel is opened; throw to refuse the card.
+    /// By default only the Keycard production and test CAs are trusted.
+    public var certificate: (CardCertificate) throws -> Void = { certificate in
+        guard certificate.issuer != .unknown else {
+            throw CardError.untrustedCertificate(identity: certificate.identityPublicKey.description,
+                                                 ca: certificate.caPublicKey.description)
+        }
+    }
+    /// 4.0: INIT parameters for a blank card, asked before the channel opens; nil stops the walk
+    /// with `notInitialized`.
+    public var initializationV2: (ApplicationInfo) throws -> InitParametersV2? = { _ in nil }
     /// The PIN to verify at the end; nil leaves the channel open with the PIN unverified.
     public var pin: Secret?
     /// When set, GET STATUS runs before VERIFY PIN and this sees its answer (the PIN's safety
@@ -105,7 +116,7 @@ public final class CardSession {
     /// when `options.pin` is given).
     ///
     /// - Throws: `notInitialized` for a blank card without INIT parameters;
-    ///   `unsupportedVersion` for applet 4.0 and later; `pairingRequired` when there is no
+    ///   `untrustedCertificate` for a 4.0 card of an unknown CA; `pairingRequired` when there is no
     ///   pairing and no secret; any card error of the commands on the way (e.g.
     ///   `noFreePairingSlot`, `cardCryptogramMismatch`, `wrongPIN(triesLeft:)`).
     public func open(_ options: SessionOptions) throws(CardError) -> SessionResult {
@@ -132,6 +143,7 @@ public final class CardSession {
     public func open(_ steps: CardWalkSteps) throws -> SessionResult {
         var info = try commands.select()
         try steps.selected(info)
+        if info.usesSecureChannelV2 { return try openV2(steps, selected: info) }
         var initialized = false
         if !info.isInitialized {
             guard let parameters = try steps.initialization(info) else { throw CardError.notInitialized }
@@ -142,9 +154,6 @@ public final class CardSession {
                 throw CardError.malformedResponse(command: .select, detail: "the card is still blank after INIT")
             }
             initialized = true
-        }
-        if let version = info.version, version.usesSecureChannelV2 {
-            throw CardError.unsupportedVersion(major: version.major, minor: version.minor)
         }
         var reused: Pairing?
         if let stored = try steps.storedPairing(info) {
@@ -180,6 +189,42 @@ public final class CardSession {
 }
 
 extension CardSession {
+    /// The 4.0 walk (docs/keycard-protocol.md §14): the certificate → [blank: INIT parameters] →
+    /// OPEN SECURE CHANNEL → [INIT → SELECT (the same identity) → OPEN SECURE CHANNEL] →
+    /// (GET STATUS) → VERIFY PIN. No pairing. A blank card is never sent VERIFY PIN: before INIT
+    /// the applet answers every command but INIT with an empty `90 00`.
+    private func openV2(_ steps: CardWalkSteps, selected first: ApplicationInfo) throws -> SessionResult {
+        var info = first
+        guard let certificate = info.certificate else {
+            throw CardError.malformedResponse(command: .select, detail: "a 4.0 card's SELECT carries no certificate")
+        }
+        try steps.certificate(certificate)
+        var parameters: InitParametersV2?
+        if !info.isInitialized {
+            guard let given = try steps.initializationV2(info) else { throw CardError.notInitialized }
+            parameters = given
+        }
+        try commands.openSecureChannelV2()
+        if let parameters {
+            try commands.initializeV2(parameters)
+            info = try commands.select()
+            try steps.selected(info)
+            guard info.isInitialized, info.certificate == certificate else {
+                throw CardError.malformedResponse(command: .select, detail: "the card is still blank after INIT, or another card answered")
+            }
+            try commands.openSecureChannelV2()
+        }
+        try steps.opened(nil)
+        var verified = false
+        if let pin = steps.pin {
+            if let beforeVerify = steps.beforeVerify { try beforeVerify(try commands.getStatus()) }
+            try commands.verifyPIN(pin)
+            verified = true
+        }
+        return SessionResult(applicationInfo: info, pairing: nil, initialized: parameters != nil, paired: false,
+                             pinVerified: verified)
+    }
+
     /// Opens the channel with a stored pairing: nil when it opened, the card's error when it
     /// refused the pairing; any other error is thrown.
     private func openRefusal(with pairing: Pairing) throws(CardError) -> CardError? {

@@ -42,6 +42,32 @@ public final class KeycardCommandSet {
 
     private var authenticated = false
 
+    /// 4.0: the current key path, kept here (the applet has none; SIGN and EXPORT carry the full
+    /// path). DERIVE KEY and the "make current" options move it; a key loaded, generated or
+    /// removed puts it back to the master, as a 3.x applet does.
+    public private(set) var currentPathV2: [ChildIndex] = []
+
+    private var isVersion4: Bool { applicationInfo?.usesSecureChannelV2 ?? false }
+
+    /// `path` as an absolute path from the host-kept current path (4.0).
+    private func absoluteV2(_ path: CardKeyPath, command: CardCommand) throws(CardError) -> DerivationPath {
+        var components: [ChildIndex]
+        switch path.source {
+        case .master: components = path.components
+        case .current: components = currentPathV2 + path.components
+        case .parent:
+            guard !currentPathV2.isEmpty else { throw .wrongP1P2(command: command) }
+            components = currentPathV2.dropLast() + path.components
+        case .pinless: throw Self.noPinlessOnVersion4(command)
+        }
+        guard components.count <= CardKeyPath.maximumDepth else { throw .keyPathTooDeep(depth: components.count) }
+        return DerivationPath(absolute: true, components)
+    }
+
+    private static func noPinlessOnVersion4(_ command: CardCommand) -> CardError {
+        .invalidInput(command: command, reason: "a 4.0 card has no PIN-less path: every signature needs the PIN")
+    }
+
     /// A command set over `channel` (usually a `PlainChannel`).
     public init(channel: APDUChannel, random: RandomSource = SystemRandom(), trace: APDUTraceSink? = nil) {
         self.channel = channel
@@ -133,6 +159,7 @@ public final class KeycardCommandSet {
     /// - Throws: `cardCryptogramMismatch` when the card does not know the secret (wrong
     ///   pairing password); `noFreePairingSlot` when every slot is taken.
     public func pair(secret: PairingSecret, mode: PairingMode = .persistentOrEphemeral) throws(CardError) -> Pairing {
+        guard !isVersion4 else { throw .invalidInput(command: .pair, reason: "a 4.0 card needs no pairing") }
         guard !secureChannel.isOpen else {
             throw .invalidInput(
                 command: .pair,
@@ -274,7 +301,8 @@ public final class KeycardCommandSet {
 
     /// GET STATUS P1=01 (§10.1): the current key path (absolute; `m` for the master).
     public func getKeyPath() throws(CardError) -> DerivationPath {
-        try KeycardCommands.keyPath(statusResponse: run(KeycardCommands.getStatus(.keyPath), route: .secure))
+        if isVersion4 { return DerivationPath(absolute: true, currentPathV2) }
+        return try KeycardCommands.keyPath(statusResponse: run(KeycardCommands.getStatus(.keyPath), route: .secure))
     }
 
     // MARK: - Credentials
@@ -338,6 +366,10 @@ public final class KeycardCommandSet {
 
     /// DERIVE KEY (§10.6): sets the current path (discouraged; pass paths to SIGN/EXPORT).
     public func deriveKey(_ path: CardKeyPath) throws(CardError) {
+        if isVersion4 {
+            currentPathV2 = try absoluteV2(path, command: .deriveKey).components
+            return
+        }
         try run(KeycardCommands.deriveKey(path), route: .secure)
     }
 
@@ -362,6 +394,7 @@ public final class KeycardCommandSet {
     /// Keeps `applicationInfo` true to the card after a command that loaded, generated or removed the
     /// key (SELECT's key UID, which the card would report now); returns `uid`.
     private func keyChanged(_ uid: [UInt8]) -> [UInt8] {
+        currentPathV2 = []
         applicationInfo = applicationInfo?.replacingKeyUID(uid)
         return uid
     }
@@ -370,6 +403,17 @@ public final class KeycardCommandSet {
 
     /// SIGN (§10.9) a 32-byte digest; PIN-less signing goes plain when no channel is open.
     public func sign(digest: [UInt8], option: SignOption = .current) throws(CardError) -> CardSignature {
+        if isVersion4 {
+            let path: DerivationPath
+            switch option {
+            case .current: path = DerivationPath(absolute: true, currentPathV2)
+            case .derive(let p), .deriveAndMakeCurrent(let p): path = try absoluteV2(p, command: .sign)
+            case .pinless: throw Self.noPinlessOnVersion4(.sign)
+            }
+            let signature = try signV2(digest: digest, path: path)
+            if case .deriveAndMakeCurrent = option { currentPathV2 = path.components }
+            return signature
+        }
         let route: Route = option == .pinless ? .automatic : .secure
         let data = try run(KeycardCommands.sign(digest: digest, option: option), route: route)
         return try CardSignature(response: data, digest: digest)
@@ -377,12 +421,23 @@ public final class KeycardCommandSet {
 
     /// SET PINLESS PATH (§10.10); nil removes it.
     public func setPinlessPath(_ path: CardKeyPath?) throws(CardError) {
+        guard !isVersion4 else { throw Self.noPinlessOnVersion4(.setPinlessPath) }
         try run(KeycardCommands.setPinlessPath(path), route: .secure)
     }
 
     /// EXPORT KEY (§10.11).
     public func exportKey(_ option: ExportOption = .current, kind: ExportKind) throws(CardError) -> ExportedKey {
-        try ExportedKey(response: run(KeycardCommands.exportKey(option, kind: kind), route: .secure))
+        if isVersion4 {
+            let path: DerivationPath
+            switch option {
+            case .current: path = DerivationPath(absolute: true, currentPathV2)
+            case .derive(let p), .deriveAndMakeCurrent(let p): path = try absoluteV2(p, command: .exportKey)
+            }
+            let exported = try exportKeyV2(path: path, kind: kind)
+            if case .deriveAndMakeCurrent = option { currentPathV2 = path.components }
+            return exported
+        }
+        return try ExportedKey(response: run(KeycardCommands.exportKey(option, kind: kind), route: .secure))
     }
 
     // MARK: - Data and reset

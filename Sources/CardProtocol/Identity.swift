@@ -84,7 +84,7 @@ public struct CardIdentity: Sendable, Equatable, CustomStringConvertible {
         }
         guard Secp256k1.verify(cardSignature, digest: challenge, publicKey: certificate.identityPublicKey, allowHighS: true) else {
             throw .identityNotVerified(
-                reason: "the card's signature over the challenge does not verify with its certificate key")
+                reason: "IDENTIFY: the card's signature over the challenge does not verify with its certificate key")
         }
         let identityKey = certificate.identityPublicKey, caKey = certificate.caPublicKey
         return CardIdentity(certificate: cert, identityPublicKey: identityKey, caPublicKey: caKey)

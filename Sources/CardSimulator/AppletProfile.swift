@@ -46,13 +46,13 @@ public struct AppletProfile: Sendable, Hashable, CustomStringConvertible {
     public static let v3_1_2 = AppletProfile(id: "3.1.2", version: (3, 1), pairingSlots: 100, capabilities: 0x1F)
 
     /// Keycard 4.0 (head `a61616a`): version `04 00`, no pairing slots, capabilities `1F`, Secure
-    /// Channel V2. Not yet in `all`: the console and the state file do not take 4.0 cards yet.
+    /// Channel V2.
     public static let v4_0 = AppletProfile(id: "4.0", version: (4, 0), pairingSlots: 0, capabilities: 0x1F)
 
-    /// Every named 3.x profile, oldest first.
-    public static let all: [AppletProfile] = [.v3_1_0, .v3_1_1, .v3_1_2]
+    /// Every named profile, oldest first.
+    public static let all: [AppletProfile] = [.v3_1_0, .v3_1_1, .v3_1_2, .v4_0]
 
-    /// The named profile `id` (`3.1.0`, `3.1.1`, `3.1.2`), nil if unknown.
+    /// The named profile `id` (`3.1.0`, `3.1.1`, `3.1.2`, `4.0`), nil if unknown.
     public static func named(_ id: String) -> AppletProfile? { all.first { $0.id == id } }
 
     /// The same build with another master-xpub behaviour.

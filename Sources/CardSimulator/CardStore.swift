@@ -29,7 +29,7 @@ struct CardFile: Codable {
 
         var profile: AppletProfile? {
             guard let quirk = AppletProfile.MasterXpubChainCode(rawValue: masterXpubChainCode),
-                  (1...127).contains(pairingSlots) else { return nil }
+                  versionMajor >= 4 ? pairingSlots == 0 : (1...127).contains(pairingSlots) else { return nil }
             return AppletProfile(id: id, version: (versionMajor, versionMinor), pairingSlots: pairingSlots,
                                  capabilities: capabilities, masterXpubChainCode: quirk)
         }
@@ -120,13 +120,19 @@ enum CardStore {
 
     /// The first inconsistency of a decoded state (lengths the applet relies on), or nil.
     static func check(_ s: CardState, profile: AppletProfile) -> String? {
-        if s.instanceUID.count != 16 { return "instance UID must be 16 bytes" }
-        if (try? PrivateKey(bytes: s.secureChannelKey.bytes)) == nil { return "invalid secure-channel key" }
+        if profile.isVersion4 {
+            // A 4.0 card: no instance UID, channel key, pairings or pairing secret; an identity.
+            if !s.instanceUID.isEmpty || !s.pairings.isEmpty { return "a 4.0 card has no instance UID nor pairings" }
+            if s.identity == nil { return "a 4.0 card needs its identity" }
+        } else {
+            if s.instanceUID.count != 16 { return "instance UID must be 16 bytes" }
+            if (try? PrivateKey(bytes: s.secureChannelKey.bytes)) == nil { return "invalid secure-channel key" }
+        }
         if s.pairings.count != profile.pairingSlots { return "pairing table does not match the profile" }
         if s.pairings.contains(where: { ($0?.bytes.count ?? 32) != 32 }) { return "pairing keys must be 32 bytes" }
         if let c = s.credentials {
             if c.pin.value.bytes.count != 6 || c.duressPIN.value.bytes.count != 6 || c.puk.value.bytes.count != 12
-                || c.pairingSecret.bytes.count != 32 { return "credentials have wrong lengths" }
+                || c.pairingSecret.bytes.count != (profile.isVersion4 ? 0 : 32) { return "credentials have wrong lengths" }
         }
         if let k = s.masterKey {
             if (try? PrivateKey(bytes: k.privateKey.bytes)) == nil || k.publicKey.count != 65 {

@@ -63,7 +63,22 @@ extension KeycardApplet {
 /// Builds Keycard identity certificates (docs/keycard-protocol.md §11) for simulated cards: the identity public
 /// key, compressed, followed by a recoverable signature (r ‖ s ‖ v, v = recovery id 0/1) of a CA key
 /// over SHA-256 of that compressed key. Never use a test CA for anything but tests.
+extension KeycardApplet {
+    /// A 4.0 card needs an identity before it answers anything (docs/keycard-protocol.md §14.1): a
+    /// new simulated 4.0 card gets its own identity key, certified by the kcs simulator CA.
+    func provisionSimulatorIdentity() {
+        let key = PrivateKey.generate(using: random)
+        state.identity = IdentityRecord(certificate: IdentityCertificate.make(identityKey: key, caKey: IdentityCertificate.simulatorCA),
+                                        privateKey: CardSecret(key.secret.bytesCopy))
+    }
+}
+
 public enum IdentityCertificate {
+    /// The kcs simulator CA: private key SHA-256("kcs-test-ca"), public key `02B0D0B8…F6B9`. It is public
+    /// on purpose (the Keycard 4.0 notes' test vectors use it): it certifies simulated cards only, and kcs
+    /// trusts it only for a simulated card (docs/card.md, "Keycard 4.0").
+    public static let simulatorCA = try! PrivateKey(bytes: Hash.sha256(Array("kcs-test-ca".utf8)))
+
     /// The 98-byte certificate of `identityKey` signed by `caKey`.
     public static func make(identityKey: PrivateKey, caKey: PrivateKey) -> [UInt8] {
         let compressed = identityKey.publicKey.compressed

@@ -80,8 +80,9 @@ public final class SimulatedCard: VirtualCard {
                                  name: name, path: path, log: log)
         }
         guard creating else { throw .cardNotFound(name: name, path: path) }
-        let card = SimulatedCard(applet: KeycardApplet(profile: profile, random: random), name: name, path: path,
-                                 log: log)
+        let applet = KeycardApplet(profile: profile, random: random)
+        if profile.isVersion4 { applet.provisionSimulatorIdentity() }
+        let card = SimulatedCard(applet: applet, name: name, path: path, log: log)
         try card.save()
         return card
     }

@@ -12,8 +12,8 @@ import WalletStore
 
 /// Where `card.connect` goes.
 public enum CardMediumChoice {
-    /// A simulated card in the kcs home, by name.
-    case simulator(name: String)
+    /// A simulated card in the kcs home, by name; made with `profile` when missing (default 3.1.0).
+    case simulator(name: String, profile: AppletProfile? = nil)
     /// The card in the PC/SC reader whose name contains `query` (the first reader when nil).
     case reader(query: String?, timeout: Double)
 }
@@ -44,7 +44,10 @@ public struct UnpairResult: Equatable {
 
 /// `card.init`'s values, checked and ready.
 public struct CardInitRequest {
-    public var parameters: InitParameters
+    /// A 3.x card's INIT values.
+    public var parameters: InitParameters?
+    /// A 4.0 card's INIT values (a distinct duress PIN, no pairing password).
+    public var parametersV2: InitParametersV2?
     /// Generated values to show once after INIT (`card.init --generate`), as `what: value` lines.
     public var shown: [String]
     /// INIT anyway when the duress PIN would equal the PIN (`--force`).
@@ -54,6 +57,12 @@ public struct CardInitRequest {
         self.parameters = parameters
         self.shown = shown
         self.force = force
+    }
+
+    public init(parametersV2: InitParametersV2, shown: [String] = []) {
+        self.parametersV2 = parametersV2
+        self.shown = shown
+        self.force = false
     }
 }
 
@@ -66,8 +75,8 @@ extension Session {
         warn(releaseEphemeralPairing())
         let link: CardLink
         switch choice {
-        case .simulator(let name):
-            link = try CardLink.simulator(named: name, in: try cardsDirectory(), random: random,
+        case .simulator(let name, let profile):
+            link = try CardLink.simulator(named: name, in: try cardsDirectory(), profile: profile, random: random,
                                           dropAfter: environment["KCS_SIM_DROP_AFTER"].flatMap { Int($0) })
         case .reader(let query, let timeout):
             link = try CardLink.reader(matching: query, timeout: timeout, random: random) { self.prompts?.status($0) }
@@ -94,7 +103,20 @@ extension Session {
         }
         let request = try values()
         var warnings: [String] = []
-        if let trap = Self.duressTrap(request.parameters) {
+        if card.info.usesSecureChannelV2 {
+            // 4.0: INIT inside the secure channel (docs/keycard-protocol.md §14.4), then SELECT again.
+            guard let parameters = request.parametersV2 else { throw CardError.notSelected(command: .initialize) }
+            var steps = CardWalkSteps()
+            steps.selected = { card.noteSelected($0) }
+            steps.certificate = { try card.trustCertificate($0) }
+            steps.initializationV2 = { _ in parameters }
+            _ = try CardSession(commands: card.commands).open(steps)
+            try card.select()
+            showOnce(request.shown)
+            return warnings
+        }
+        guard let parameters = request.parameters else { throw CardError.notSelected(command: .initialize) }
+        if let trap = Self.duressTrap(parameters) {
             if !request.force {
                 guard let prompts, prompts.isInteractive else { throw CardCommandError.duressTrap(reason: trap) }
                 prompts.write("\(trap): the words you load would give other keys than you expect, and signing "
@@ -103,12 +125,17 @@ extension Session {
             }
             warnings.append(trap + ". Reset and choose another PIN or PUK, or give --duress")
         }
-        try card.commands.initialize(request.parameters)
+        try card.commands.initialize(parameters)
         try card.select()
-        if !request.shown.isEmpty {
-            show((["Write these down; they are shown only now:"] + request.shown.map { "  " + $0 }).joined(separator: "\n"))
-        }
+        showOnce(request.shown)
         return warnings
+    }
+
+    /// Generated INIT values, shown once.
+    private func showOnce(_ shown: [String]) {
+        if !shown.isEmpty {
+            show((["Write these down; they are shown only now:"] + shown.map { "  " + $0 }).joined(separator: "\n"))
+        }
     }
 
     /// Why INIT with these values would make every login a duress login, nil when it would not.

@@ -77,8 +77,29 @@ public final class CardLink {
     /// card in a reader.
     public var simulatedNote: String? {
         guard case .simulator(let card) = medium else { return nil }
-        return "its PIN, PUK, pairing secret and keys are in " + (card.statePath ?? "this process's memory")
+        let what = info.usesSecureChannelV2 ? "its PIN, PUK, duress PIN and keys" : "its PIN, PUK, pairing secret and keys"
+        return what + " are in " + (card.statePath ?? "this process's memory")
             + ", protected by file permissions, not by the PIN: fine for learning and testing, not for funds"
+    }
+
+    /// True for a simulated card.
+    public var isSimulated: Bool {
+        if case .simulator = medium { return true }
+        return false
+    }
+
+    /// True while a secure channel is open: with a pairing (3.x) or Secure Channel V2 (4.0).
+    public var hasOpenChannel: Bool {
+        commands.isSecureChannelOpen && (pairing != nil || info.usesSecureChannelV2)
+    }
+
+    /// Whether kcs trusts a 4.0 card's certificate: one of the Keycard CAs, or — for a simulated
+    /// card only — the kcs simulator CA (docs/card.md, "Keycard 4.0"). The walk's certificate step.
+    public func trustCertificate(_ certificate: CardCertificate) throws {
+        if certificate.issuer != .unknown { return }
+        if case .simulator = medium, certificate.caPublicKey == IdentityCertificate.simulatorCA.publicKey { return }
+        throw CardError.untrustedCertificate(identity: certificate.identityPublicKey.description,
+                                             ca: certificate.caPublicKey.description)
     }
 
     /// The instance UID as hex (what pairings are stored under).
@@ -99,9 +120,9 @@ public final class CardLink {
     /// Connects to simulated card `name` in `directory` (made blank when missing). With
     /// `dropAfter` the connection drops after that many APDUs (`KCS_SIM_DROP_AFTER`, a test aid
     /// for the recovery paths: a card pulled from the reader).
-    public static func simulator(named name: String, in directory: String, random: any RandomSource,
-                          dropAfter: Int? = nil) throws -> CardLink {
-        let card = try SimulatedCard.open(named: name, in: directory)
+    public static func simulator(named name: String, in directory: String, profile: AppletProfile? = nil,
+                                 random: any RandomSource, dropAfter: Int? = nil) throws -> CardLink {
+        let card = try SimulatedCard.open(named: name, in: directory, profile: profile ?? .v3_1_0)
         let faulty = dropAfter.map { FaultInjectingTransport(wrapping: card, faults: [.dropConnection(afterAPDUs: $0)]) }
         return try CardLink(medium: .simulator(card), name: "sim:\(name)", random: random, transport: faulty)
     }
@@ -130,7 +151,7 @@ extension Session {
     /// that says what to run.
     public func requireChannel() throws -> CardLink {
         let card = try requireCard()
-        guard card.pairing != nil, card.commands.isSecureChannelOpen else {
+        guard card.hasOpenChannel else {
             throw CardCommandError.notOpen
         }
         return card
@@ -188,6 +209,8 @@ public enum CardCommandError: WalletError, Equatable {
     case unpairChoice
     /// `card.init` in a batch run whose PIN would equal the duress PIN, without `--duress` or `--force`.
     case duressTrap(reason: String)
+    /// A pairing command on a 4.0 card, which has no pairing.
+    case noPairingOnVersion4
 
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`), but
     /// for the one about pairing slots, which stands alone as the SDK's sentence does.
@@ -216,6 +239,7 @@ public enum CardCommandError: WalletError, Equatable {
         case .resetUnsupported: "card.resetUnsupported"
         case .unpairChoice: "card.unpairChoice"
         case .duressTrap: "card.duressTrap"
+        case .noPairingOnVersion4: "card.noPairing"
         }
     }
 
@@ -271,6 +295,9 @@ public enum CardCommandError: WalletError, Equatable {
         case .duressTrap(let reason):
             "\(reason); nothing was written to the card. Choose another PIN or PUK, give --duress PIN, "
                 + "or add --force to initialize anyway"
+        case .noPairingOnVersion4:
+            "a 4.0 card needs no pairing and has no pairing slots: card.login opens its secure channel, "
+                + "checked against the card's certificate"
         }
     }
 }

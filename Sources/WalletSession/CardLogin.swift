@@ -25,8 +25,8 @@ public struct CardLoginRequest {
 
 /// What a login did.
 public struct CardLoginResult {
-    /// The pairing the channel is open with.
-    public let pairing: Pairing
+    /// The pairing the channel is open with; nil on a 4.0 card (no pairing).
+    public let pairing: Pairing?
     /// True when this login ran PAIR (no stored pairing, or a refused one replaced).
     public let paired: Bool
     /// Things the person should know (a slot left, a refused pairing forgotten, a duress login).
@@ -108,6 +108,7 @@ extension Session {
     /// The way into a pairing (`card.pair`): frees the session's ephemeral pairing, then SELECT;
     /// refuses a blank card. Returns SELECT's answer and the warnings of the release.
     public func startOver(_ card: CardLink) throws -> (info: ApplicationInfo, warnings: [String]) {
+        guard !card.info.usesSecureChannelV2 else { throw CardCommandError.noPairingOnVersion4 }
         let warnings = releaseEphemeralPairing()
         let info = try card.select()
         guard info.isInitialized else { throw CardCommandError.blank }
@@ -119,7 +120,7 @@ extension Session {
     /// so a new process goes straight from `card.login`'s "unblock it with the PUK" to unblocking.
     public func channelOpeningIfNeeded() throws -> CardLink {
         let card = try requireCard()
-        if card.pairing != nil, card.commands.isSecureChannelOpen { return card }
+        if card.hasOpenChannel { return card }
         warn(try openChannel().warnings)
         return try requireChannel()
     }
@@ -135,6 +136,8 @@ extension Session {
         var steps = CardWalkSteps()
         steps.selected = { card.noteSelected($0) }
         steps.initialization = { _ in throw CardCommandError.blank }
+        steps.initializationV2 = { _ in throw CardCommandError.blank }
+        steps.certificate = { try card.trustCertificate($0) }
         steps.storedPairing = { info in
             guard let stored = try self.unlockedStore().pairing(instanceUID: info.instanceUID) else {
                 throw CardCommandError.notPaired
@@ -169,6 +172,8 @@ extension Session {
         var steps = CardWalkSteps()
         steps.selected = { card.noteSelected($0) }
         steps.initialization = { _ in throw CardCommandError.blank }
+        steps.initializationV2 = { _ in throw CardCommandError.blank }
+        steps.certificate = { try card.trustCertificate($0) }
         steps.storedPairing = { info in
             // An ephemeral login keeps nothing in the vault.
             store = request.ephemeral ? nil : try self.unlockedStore()

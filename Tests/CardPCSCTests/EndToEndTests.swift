@@ -55,7 +55,7 @@ struct EndToEndTests {
             #expect(Secp256k1.verify(signed.signature.signature, digest: digest, publicKey: signed.publicKey))
             #expect(try signed.signature.recoverPublicKey(digest: digest) == signed.publicKey)
             #expect(try cmd.getStatus().pinRetries == 3)
-            try cmd.unpair(index: result.pairing.index)
+            try cmd.unpair(index: result.pairing!.index)
             transport.disconnect()
             // The card's state was written by the simulator process, mode 0600.
             let file = home + "/cards/e2e.json"

@@ -55,7 +55,9 @@ struct Keycard4ClientTests {
         let blank = try ApplicationInfo(selectResponse: Recorded4.selectBlank)
         #expect(blank.usesSecureChannelV2 && !blank.isInitialized && !blank.hasMasterKey)
         #expect(blank.version == AppletVersion(major: 4, minor: 0))
-        #expect(blank.statusByte == 0x00 && blank.capabilities.rawValue == 0x1F && blank.instanceUID.isEmpty)
+        #expect(blank.statusByte == 0x00 && blank.capabilities.rawValue == 0x1F)
+        // No instance UID on 4.0: kcs keys the card by its identity key.
+        #expect(blank.instanceUID == Array(Hash.sha256(h("0268DCFE86150560677B35A08228BFCD65E7E2920BABDF922E92633388AA5C7498")).prefix(16)))
         let certificate = try #require(blank.certificate)
         #expect(certificate.identityPublicKey.compressed.hex.uppercased() == "0268DCFE86150560677B35A08228BFCD65E7E2920BABDF922E92633388AA5C7498")
         #expect(certificate.caPublicKey.compressed.hex.uppercased() == "02B0D0B881C3D677D5E87E7BC4669A9AD3D02B886E9FE98D1B45B4B835C52BF6B9")

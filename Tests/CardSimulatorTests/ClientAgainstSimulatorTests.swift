@@ -78,7 +78,7 @@ enum IntegrationFixture {
         let card = card(seed: seed)
         let commands = KeycardCommandSet(transport: card, random: SeededRandom(seed: clientSeed))
         let result = try CardSession(commands: commands).open(walkOptions(duressPIN: duressPIN, puk: puk))
-        return (card, commands, result.pairing)
+        return (card, commands, result.pairing!)
     }
 
     /// A ready card with the V7 seed loaded.
@@ -173,7 +173,7 @@ struct ClientAgainstSimulatorTests {
         let first = try session.open(F.walkOptions())
         #expect(first.initialized && first.paired && first.pinVerified)
         #expect(first.applicationInfo.freePairingSlots == 5, "the SELECT after INIT, before PAIR")
-        #expect(first.pairing.index == 0)
+        #expect(first.pairing?.index == 0)
 
         card.reset()
         let again = CardSession(transport: card, random: SeededRandom(seed: 5))
@@ -331,7 +331,7 @@ struct ClientAgainstSimulatorTests {
 
         // A new OPEN SECURE CHANNEL (same selection) restores the channel; the card kept the PIN
         // authorisation (§9.11), so a PIN command works without VERIFY PIN.
-        try commands.openSecureChannel(pairing: result.pairing)
+        try commands.openSecureChannel(pairing: result.pairing!)
         #expect(try commands.getStatus() == ApplicationStatus(pinRetries: 3, pukRetries: 5, keyInitialized: false))
         try commands.storeData([7, 7])
         #expect(try commands.getData() == [7, 7])
@@ -352,7 +352,7 @@ struct ClientAgainstSimulatorTests {
             _ = try commands.transmit(KeycardCommands.getData(), route: .secure)
         }
 
-        try commands.openSecureChannel(pairing: result.pairing)
+        try commands.openSecureChannel(pairing: result.pairing!)
         #expect(try commands.getData() == [], "the tampered STORE DATA was not executed")
         try commands.storeData([1, 2, 3])  // PIN still verified: a MAC failure does not clear it (§9.11)
         #expect(try commands.getData() == [1, 2, 3])

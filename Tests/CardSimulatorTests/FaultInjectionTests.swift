@@ -147,7 +147,7 @@ struct FaultInjectionTests {
         guard initialized else {
             #expect(info.secureChannelPublicKey?.uncompressed == card.applet.secureChannelPublicKey)
             let walk = try CardSession(commands: c).open(F.walkOptions())
-            #expect(walk.initialized && walk.paired && walk.pairing.index == 0, "\(label): blank card walks again")
+            #expect(walk.initialized && walk.paired && walk.pairing?.index == 0, "\(label): blank card walks again")
             return
         }
         let slotUsed = d >= 5 && d <= 10
@@ -250,10 +250,10 @@ struct FaultInjectionTests {
         let other = KeycardCommandSet(transport: card, random: SeededRandom(seed: 502))
         let result = try CardSession(commands: other).open(
             SessionOptions(pin: F.secret(F.pin), pairingSecret: F.pairingSecret))
-        #expect(result.paired && result.pairing.index == 1)
+        #expect(result.paired && result.pairing!.index == 1)
         try other.unpair(index: 0)
         #expect(try other.select().freePairingSlots == 4)
-        try other.openSecureChannel(pairing: result.pairing)
+        try other.openSecureChannel(pairing: result.pairing!)
         try other.verifyPIN(F.secret(F.pin))
         try other.unpair(index: 1)
         #expect(try other.select().freePairingSlots == 5)
@@ -265,7 +265,7 @@ struct FaultInjectionTests {
         let card = F.card(seed: 600)
         let faulty = FaultInjectingTransport(wrapping: card, faults: [])
         let commands = KeycardCommandSet(transport: faulty, random: SeededRandom(seed: 601))
-        let pairing = try CardSession(commands: commands).open(F.walkOptions(verifying: nil)).pairing
+        let pairing = try #require(try CardSession(commands: commands).open(F.walkOptions(verifying: nil)).pairing)
         faulty.faults = [.dropConnection(afterAPDUs: faulty.count)]
         do throws(CardError) {
             try commands.verifyPIN(F.secret("000000"))
@@ -283,7 +283,7 @@ struct FaultInjectionTests {
         let card = F.card(seed: 610)
         let lossy = AnswerLosingTransport(wrapping: card, lostAnswer: 8)  // the walk without PIN is 7 APDUs
         let commands = KeycardCommandSet(transport: lossy, random: SeededRandom(seed: 611))
-        let pairing = try CardSession(commands: commands).open(F.walkOptions(verifying: nil)).pairing
+        let pairing = try #require(try CardSession(commands: commands).open(F.walkOptions(verifying: nil)).pairing)
         #expect(lossy.count == 7)
         do throws(CardError) {
             try commands.verifyPIN(F.secret("000000"))
@@ -308,7 +308,7 @@ struct FaultInjectionTests {
         let card = F.card(seed: 700)
         let faulty = FaultInjectingTransport(wrapping: card, faults: [])
         let commands = KeycardCommandSet(transport: faulty, random: SeededRandom(seed: 701))
-        let pairing = try CardSession(commands: commands).open(F.walkOptions(verifying: nil)).pairing
+        let pairing = try #require(try CardSession(commands: commands).open(F.walkOptions(verifying: nil)).pairing)
 
         faulty.faults = [.flipResponseByte(apdu: faulty.count + 1, byteIndex: byteIndex)]
         #expect(throws: CardError.responseMACMismatch(command: .verifyPIN)) {
@@ -325,7 +325,7 @@ struct FaultInjectionTests {
         let card = F.card(seed: 710)
         let faulty = FaultInjectingTransport(wrapping: card, faults: [])
         let commands = KeycardCommandSet(transport: faulty, random: SeededRandom(seed: 711))
-        let pairing = try CardSession(commands: commands).open(F.walkOptions(verifying: nil)).pairing
+        let pairing = try #require(try CardSession(commands: commands).open(F.walkOptions(verifying: nil)).pairing)
 
         faulty.faults = [.flipResponseByte(apdu: faulty.count + 1, byteIndex: 20, mask: 0x80)]
         #expect(throws: CardError.responseMACMismatch(command: .verifyPIN)) {
@@ -339,7 +339,7 @@ struct FaultInjectionTests {
         let card = F.card(seed: 720)
         let faulty = FaultInjectingTransport(wrapping: card, faults: [])
         let commands = KeycardCommandSet(transport: faulty, random: SeededRandom(seed: 721))
-        let pairing = try CardSession(commands: commands).open(F.walkOptions()).pairing
+        let pairing = try #require(try CardSession(commands: commands).open(F.walkOptions()).pairing)
         faulty.faults = [.flipResponseByte(apdu: faulty.count + 1, byteIndex: 1)]
         #expect(throws: CardError.responseMACMismatch(command: .getStatus)) { try commands.getStatus() }
         try F.reopen(commands, pairing: pairing, pin: nil)

@@ -78,7 +78,7 @@ struct CardLoginTests {
         #expect(first.warnings.isEmpty)
         let link = try #require(bench.session.card)
         #expect(link.pinVerified && link.pairing == first.pairing)
-        #expect(try bench.storedPairing()?.slot == first.pairing.index)
+        #expect(try bench.storedPairing()?.slot == first.pairing?.index)
         #expect(try bench.freeSlots() == 4)
 
         let wire = try bench.connect()
@@ -115,7 +115,7 @@ struct CardLoginTests {
         #expect(throws: CardError.wrongPIN(triesLeft: 1)) { try bench.login("000000") }
         #expect(throws: CardCommandError.lastTry(credential: "PIN")) { try bench.login("000000") }
         // Nothing was sent: the right PIN with --force still has its try.
-        #expect(try bench.login("123456", bench.request(force: true)).pairing.index == 0)
+        #expect(try bench.login("123456", bench.request(force: true)).pairing?.index == 0)
         #expect(try bench.session.card?.commands.getStatus().pinRetries == 3)
         // Used up: the last try gone is "blocked", not "wrong PIN, 0 left".
         for left in [2, 1] { #expect(throws: CardError.wrongPIN(triesLeft: left)) { try bench.login("000000") } }
@@ -130,16 +130,16 @@ struct CardLoginTests {
         try bench.connect()
         let first = try bench.login()
         // Another client (or a lost UNPAIR) freed kcs's slot behind its back.
-        try #require(bench.session.card).commands.unpair(index: first.pairing.index)
+        try #require(bench.session.card).commands.unpair(index: try #require(first.pairing).index)
         try bench.connect()
-        #expect(throws: CardCommandError.pairingRefused(slot: first.pairing.index)) {
+        #expect(throws: CardCommandError.pairingRefused(slot: first.pairing!.index)) {
             try bench.login()
         }
         #expect(try bench.storedPairing() != nil)  // nothing forgotten without a yes
         let again = try bench.login("123456", bench.request(repair: true))
         #expect(again.paired)
-        #expect(again.warnings == ["forgot the refused pairing (slot \(first.pairing.index))"])
-        #expect(try bench.storedPairing()?.slot == again.pairing.index)
+        #expect(again.warnings == ["forgot the refused pairing (slot \(first.pairing!.index))"])
+        #expect(try bench.storedPairing()?.slot == again.pairing!.index)
         #expect(try bench.freeSlots() == 4)
     }
 
@@ -147,7 +147,7 @@ struct CardLoginTests {
         let bench = try Bench()
         try bench.connect()
         let first = try bench.login()
-        try #require(bench.session.card).commands.unpair(index: first.pairing.index)
+        try #require(bench.session.card).commands.unpair(index: try #require(first.pairing).index)
         // The vault is unlocked now; only the card's question is asked from here on.
         for answer in ["n", ScriptedPrompts.ctrlC] {
             let person = ScriptedPrompts([answer])
@@ -159,7 +159,7 @@ struct CardLoginTests {
                 #expect(throws: PromptInterrupted.self) { try bench.login() }
             }
             #expect(person.asked.count == 1 && person.asked[0].hasPrefix("The card refused kcs's stored pairing (slot 0)"))
-            #expect(try bench.storedPairing()?.slot == first.pairing.index, "after \(answer)")
+            #expect(try bench.storedPairing()?.slot == first.pairing!.index, "after \(answer)")
             #expect(try bench.freeSlots() == 5)
         }
         let person = ScriptedPrompts(["y"])
@@ -167,7 +167,7 @@ struct CardLoginTests {
         try bench.connect()
         let again = try bench.login()
         #expect(again.paired && again.warnings == ["forgot the refused pairing (slot 0)"])
-        #expect(try bench.storedPairing()?.slot == again.pairing.index)
+        #expect(try bench.storedPairing()?.slot == again.pairing!.index)
         #expect(try bench.freeSlots() == 4)
     }
 
@@ -180,13 +180,13 @@ struct CardLoginTests {
         let before = wire.count
         let opened = try bench.session.openChannel()
         // SELECT, OPEN SECURE CHANNEL, MUTUALLY AUTHENTICATE: no PIN sent.
-        #expect(opened.slot == first.pairing.index && wire.count - before == 3)
+        #expect(opened.slot == first.pairing!.index && wire.count - before == 3)
         let link = try #require(bench.session.card)
         #expect(link.pairing == first.pairing && link.commands.isSecureChannelOpen && !link.pinVerified)
         try link.commands.verifyPIN(Bench.pin)
-        try link.commands.unpair(index: first.pairing.index)
+        try link.commands.unpair(index: try #require(first.pairing).index)
         try bench.connect()
-        #expect(throws: CardCommandError.pairingRefused(slot: first.pairing.index)) {
+        #expect(throws: CardCommandError.pairingRefused(slot: first.pairing!.index)) {
             try bench.session.openChannel()
         }
         #expect(try bench.storedPairing() != nil)  // only card.login --yes forgets it

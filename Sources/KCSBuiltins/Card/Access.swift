@@ -46,6 +46,9 @@ extension Builtins {
             let card = try session.requireCard()
             var fields: [(String, Value)] = [("initialized", .bool(card.info.isInitialized)), ("shortUID", .string(card.shortUID))]
             if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
+            if card.info.usesSecureChannelV2 {
+                fields.append(("duressPIN", .string("set: it opens a second wallet with other keys; give it instead of the PIN if someone forces you to unlock the card")))
+            }
             return withWarnings(fields, warnings, session: session)
         },
 
@@ -120,11 +123,13 @@ extension Builtins {
             request.force = args.flag("force")
             request.repairWithoutAsking = args.flag("yes")
             let login = try session.login(pin: pin, request)
-            let pairing = login.pairing
-            var fields: [(String, Value)] = [
-                ("card", .string(card.name)), ("shortUID", .string(card.shortUID)), ("slot", .int(Int(pairing.index))),
-                ("paired", .bool(login.paired)), ("ephemeral", .bool(card.ephemeralPairing != nil)),
-            ]
+            var fields: [(String, Value)] = [("card", .string(card.name)), ("shortUID", .string(card.shortUID))]
+            if let pairing = login.pairing {
+                fields += [("slot", .int(Int(pairing.index))), ("paired", .bool(login.paired)),
+                           ("ephemeral", .bool(card.ephemeralPairing != nil))]
+            } else {
+                fields.append(("secureChannel", .string("V2 (a 4.0 card: no pairing)")))
+            }
             if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
             return withWarnings(fields, login.warnings, session: session)
         },
@@ -161,6 +166,7 @@ extension Builtins {
                 })
             }
             let card = try session.requireCard()
+            guard !card.info.usesSecureChannelV2 else { throw CardCommandError.noPairingOnVersion4 }
             // SELECT refreshes the free-slot count, but would end an open session.
             if !card.commands.isSecureChannelOpen { try card.select() }
             let uid = card.info.instanceUID
@@ -188,6 +194,7 @@ extension Builtins {
                 example: "card.unpair --others --yes") { args in
             let session = try args.session()
             let card = try session.requireLoggedIn()
+            guard !card.info.usesSecureChannelV2 else { throw CardCommandError.noPairingOnVersion4 }
             let slotArgument = try args.integer("slot").map { UInt8(try smallInt($0, "the slot", in: 0...255)) }
             let given = [slotArgument != nil, args.flag("others"), args.flag("all")].filter { $0 }.count
             guard given <= 1 else { throw CardCommandError.unpairChoice }
@@ -317,6 +324,9 @@ extension Builtins {
         var shown: [String] = []
         let pin = try initValue(args, "pin", what: "PIN", digits: 6, generate: generate, shown: &shown,
                                 session: session)
+        if try session.requireCard().info.usesSecureChannelV2 {
+            return try initRequestV2(args, pin: pin, generate: generate, shown: shown, session: session)
+        }
         var puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: generate, shown: &shown,
                                 session: session)
         while args.value("puk") == nil, generate, Session.startsWith(puk, pin) {
@@ -334,6 +344,26 @@ extension Builtins {
             pin: pin, puk: puk, pairingSecret: try PairingSecret(password: password), pinRetries: pinTries,
             pukRetries: pukTries, duressPIN: duress)
         return CardInitRequest(parameters: parameters, shown: shown, force: args.flag("force"))
+    }
+
+    /// A 4.0 card's INIT values: PIN, PUK and always a duress PIN different from the PIN (the
+    /// applet would otherwise make the PIN the duress PIN: every login a duress login). No
+    /// pairing password: a 4.0 card has no pairing.
+    static func initRequestV2(_ args: CallArguments, pin: Secret, generate: Bool, shown: [String],
+                              session: Session) throws -> CardInitRequest {
+        var shown = shown
+        guard args.value("pairing") == nil else { throw CardCommandError.noPairingOnVersion4 }
+        let puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: generate, shown: &shown, session: session)
+        var duress = try initValue(args, "duress", what: "duress PIN", digits: 6, generate: generate, shown: &shown,
+                                   session: session)
+        while args.value("duress") == nil, generate, duress == pin {
+            shown.removeLast()
+            duress = try initValue(args, "duress", what: "duress PIN", digits: 6, generate: true, shown: &shown, session: session)
+        }
+        let pinTries = try args.integer("pin-tries").map { UInt8(try smallInt($0, "--pin-tries", in: 2...6)) } ?? 3
+        let pukTries = try args.integer("puk-tries").map { UInt8(try smallInt($0, "--puk-tries", in: 3...12)) } ?? 5
+        let parameters = try InitParametersV2(pin: pin, puk: puk, duressPIN: duress, pinRetries: pinTries, pukRetries: pukTries)
+        return CardInitRequest(parametersV2: parameters, shown: shown)
     }
 
     /// One INIT value: the option, a generated one (`digits` digits, or a password when nil;

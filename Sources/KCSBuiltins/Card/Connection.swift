@@ -31,6 +31,7 @@ extension Builtins {
                     OptionSpec("reader", .string, "a PC/SC reader whose name contains this text (also KCS_READER)"),
                     OptionSpec("timeout", .int, "seconds to wait for a card in the reader (default 10)"),
                     OptionSpec("sim", .string, "the simulated card to use when the medium is sim (a script that runs on either: KCS_CARD=pcsc takes the reader)"),
+                    OptionSpec("profile", .string, "the applet of a simulated card made now: \(AppletProfile.all.map(\.id).joined(separator: ", ")) (default 3.1.0)"),
                 ],
                 summary: "Connects to a simulated card (sim [NAME]; NAME default) or a reader (pcsc [READER]); without either, $KCS_CARD or sim.",
                 example: "card.connect pcsc --reader ACS") { args in
@@ -44,7 +45,7 @@ extension Builtins {
                 guard SimulatedCard.isValidName(name) else {
                     throw BuiltinError.outOfRange(name: "the card name", expected: "letters, digits, . _ and -", got: name)
                 }
-                choice = .simulator(name: name)
+                choice = .simulator(name: name, profile: try simulatorProfile(args.string("profile")))
             case "pcsc":
                 let timeout = try args.integer("timeout").map { Double(try smallInt($0, "--timeout", in: 0...3600)) }
                 choice = .reader(query: args.string("name") ?? args.string("reader") ?? session.environment["KCS_READER"],
@@ -69,13 +70,21 @@ extension Builtins {
                 summary: "The card's Info screen: initialised, key loaded, free pairing slots, version, instance and key UID, capabilities.",
                 example: "card.info") { args in
             let card = try args.session().requireCard()
-            if card.pairing == nil { try card.select() }
+            if !card.hasOpenChannel { try card.select() }
             return cardInfoValue(card)
         },
     ]
 }
 
 extension Builtins {
+    /// `--profile ID` of `card.connect`: a named applet profile, nil when not given.
+    static func simulatorProfile(_ id: String?) throws -> AppletProfile? {
+        guard let id else { return nil }
+        guard let profile = AppletProfile.named(id) else {
+            throw BuiltinError.badChoice(option: "profile", expected: AppletProfile.all.map(\.id), got: id)
+        }
+        return profile
+    }
 
     /// SELECT's answer as a record (`extra` fields last).
     static func cardInfoValue(_ card: CardLink, extra: [(String, Value)] = []) -> Value {
@@ -86,6 +95,18 @@ extension Builtins {
         ]
         if i.isInitialized { f.append(("shortUID", .string(card.shortUID))) }
         if let v = i.version { f.append(("version", .string(v.description))) }
+        if let certificate = i.certificate {
+            // A 4.0 card: Secure Channel V2, its identity from SELECT.
+            f.append(("secureChannel", .string("V2")))
+            f.append(("identity", .string(certificate.identityPublicKey.description)))
+            let issuer: String = switch certificate.issuer {
+            case .production: "Keycard production CA"
+            case .test: "Keycard test CA"
+            case .unknown: card.isSimulated && certificate.caPublicKey == IdentityCertificate.simulatorCA.publicKey
+                ? "kcs simulator CA" : "unknown CA \(certificate.caPublicKey)"
+            }
+            f.append(("issuer", .string(issuer)))
+        }
         if let slots = i.freePairingSlots { f.append(("freePairingSlots", .int(slots))) }
         f.append(("keyLoaded", .bool(!i.keyUID.isEmpty)))
         if !i.keyUID.isEmpty { f.append(("keyUID", .bytes(i.keyUID))) }
