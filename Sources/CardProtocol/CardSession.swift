@@ -176,12 +176,7 @@ public final class CardSession {
         }
         let paired = reused == nil
         try steps.opened(pairing)
-        var verified = false
-        if let pin = steps.pin {
-            if let beforeVerify = steps.beforeVerify { try beforeVerify(try commands.getStatus()) }
-            try commands.verifyPIN(pin)
-            verified = true
-        }
+        let verified = try verifyPIN(steps)
         return SessionResult(
             applicationInfo: info, pairing: pairing, initialized: initialized, paired: paired,
             pinVerified: verified)
@@ -215,14 +210,17 @@ extension CardSession {
             try commands.openSecureChannelV2()
         }
         try steps.opened(nil)
-        var verified = false
-        if let pin = steps.pin {
-            if let beforeVerify = steps.beforeVerify { try beforeVerify(try commands.getStatus()) }
-            try commands.verifyPIN(pin)
-            verified = true
-        }
+        let verified = try verifyPIN(steps)
         return SessionResult(applicationInfo: info, pairing: nil, initialized: parameters != nil, paired: false,
                              pinVerified: verified)
+    }
+
+    /// The walk's last step: (GET STATUS, then) VERIFY PIN when the steps give a PIN; true when verified.
+    private func verifyPIN(_ steps: CardWalkSteps) throws -> Bool {
+        guard let pin = steps.pin else { return false }
+        if let beforeVerify = steps.beforeVerify { try beforeVerify(try commands.getStatus()) }
+        try commands.verifyPIN(pin)
+        return true
     }
 
     /// Opens the channel with a stored pairing: nil when it opened, the card's error when it

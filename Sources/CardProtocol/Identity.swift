@@ -33,11 +33,7 @@ public struct CardIdentity: Sendable, Equatable, CustomStringConvertible {
     public let caPublicKey: PublicKey
 
     /// Which known CA `caPublicKey` is.
-    public var issuer: Issuer {
-        if caPublicKey == Self.productionCA { return .production }
-        if caPublicKey == Self.testCA { return .test }
-        return .unknown
-    }
+    public var issuer: Issuer { Issuer(ca: caPublicKey) }
 
     /// Parses and verifies IDENTIFY's answer `A0 { 8A 62 <certificate>; 30 … DER }` for `challenge`:
     /// (1) the DER signature (not low-S normalised) verifies over the raw challenge with the
@@ -91,15 +87,7 @@ public struct CardIdentity: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `identity 03…, issued by the production CA`.
-    public var description: String {
-        let by: String =
-            switch issuer {
-            case .production: "the Keycard production CA"
-            case .test: "the Keycard test CA"
-            case .unknown: "an unknown CA \(caPublicKey)"
-            }
-        return "identity \(identityPublicKey), issued by \(by)"
-    }
+    public var description: String { Issuer.describe(identity: identityPublicKey, ca: caPublicKey) }
 }
 
 /// The card's 98-byte identity certificate (docs/keycard-protocol.md §11): compressed identity
@@ -142,20 +130,26 @@ public struct CardCertificate: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Which known CA issued it.
-    public var issuer: CardIdentity.Issuer {
-        if caPublicKey == CardIdentity.productionCA { return .production }
-        if caPublicKey == CardIdentity.testCA { return .test }
-        return .unknown
-    }
+    public var issuer: CardIdentity.Issuer { CardIdentity.Issuer(ca: caPublicKey) }
 
     /// `identity 02…, issued by the Keycard test CA`.
-    public var description: String {
+    public var description: String { CardIdentity.Issuer.describe(identity: identityPublicKey, ca: caPublicKey) }
+}
+
+extension CardIdentity.Issuer {
+    /// The known CA `ca` is, or `.unknown`.
+    public init(ca: PublicKey) {
+        self = ca == CardIdentity.productionCA ? .production : ca == CardIdentity.testCA ? .test : .unknown
+    }
+
+    /// `identity 03…, issued by the Keycard production CA`.
+    static func describe(identity: PublicKey, ca: PublicKey) -> String {
         let by: String =
-            switch issuer {
+            switch Self(ca: ca) {
             case .production: "the Keycard production CA"
             case .test: "the Keycard test CA"
-            case .unknown: "an unknown CA \(caPublicKey)"
+            case .unknown: "an unknown CA \(ca)"
             }
-        return "identity \(identityPublicKey), issued by \(by)"
+        return "identity \(identity), issued by \(by)"
     }
 }
