@@ -326,6 +326,7 @@ public final class KeycardCommandSet {
 
     /// CHANGE PIN P1=02: a new pairing secret for future PAIRs (§10.3).
     public func changePairingSecret(_ secret: PairingSecret) throws(CardError) {
+        guard !isVersion4 else { throw .invalidInput(command: .changePairingSecret, reason: "a 4.0 card has no pairing secret") }
         try run(KeycardCommands.changePairingSecret(secret), route: .secure)
     }
 

@@ -247,6 +247,7 @@ extension Builtins {
                                        session: session)
                 try card.commands.changePUK(puk)
             case "pairing":
+                guard !card.info.usesSecureChannelV2 else { throw CardCommandError.noPairingOnVersion4 }
                 let password = try newValue(args.value("value"), what: "pairing password",
                                             option: "the new pairing password as argument 2", session: session)
                 try card.commands.changePairingSecret(try PairingSecret(password: password))
