@@ -280,6 +280,14 @@ public final class KeycardCommandSet {
         return try CardSignature(response: data, digest: digest)
     }
 
+    /// SIGN with BIP-340 Schnorr on a 4.0 card (§14.6): the card adds `tweak` to the (even-Y)
+    /// key at `path`; the signature is checked here under the tweaked key Q = P + t·G before it is
+    /// returned (a zero tweak signs with P itself, the Taproot tweak gives a key-path signature).
+    public func signSchnorrV2(digest: [UInt8], tweak: [UInt8], path: DerivationPath) throws(CardError) -> CardSchnorrSignature {
+        let data = try run(KeycardCommands.signV2(digest: digest, path: path, algorithm: .schnorr(tweak: tweak)), route: .secure)
+        return try CardSchnorrSignature(response: data, digest: digest, tweak: tweak)
+    }
+
     /// EXPORT KEY on a 4.0 card (§14.7).
     public func exportKeyV2(path: DerivationPath, kind: ExportKind) throws(CardError) -> ExportedKey {
         try ExportedKey(response: run(KeycardCommands.exportKeyV2(path: path, kind: kind), route: .secure))

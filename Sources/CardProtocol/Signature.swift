@@ -171,3 +171,47 @@ public struct ExportedKey: Sendable, CustomStringConvertible {
         return parts.joined(separator: ", ")
     }
 }
+
+/// A 4.0 card's BIP-340 Schnorr signature (docs/keycard-protocol.md §14.6): the template
+/// `A0 81 85 { 80 41 <derived public key>; 88 40 <x(R) ‖ s> }`, verified on parsing under the
+/// output key Q = x(P) + t·G.
+public struct CardSchnorrSignature: Sendable, Equatable {
+    /// The derived key P the card answered (before the tweak).
+    public let publicKey: PublicKey
+    /// The key the signature verifies under: x(P) tweaked by t.
+    public let outputKey: XOnlyPublicKey
+    /// x(R) ‖ s.
+    public let signature: [UInt8]
+
+    /// Parses and verifies SIGN's answer for `digest` and `tweak`.
+    ///
+    /// - Throws: `malformedResponse` for a bad layout or a signature that does not verify under Q.
+    public init(response data: [UInt8], digest: [UInt8], tweak: [UInt8]) throws(CardError) {
+        var reader = TLVReader(data)
+        do throws(CardError) {
+            let template = try reader.next(expecting: 0xA0)
+            var fields = TLVReader(template.value)
+            let key = try fields.next(expecting: 0x80).value
+            let signature = try fields.next(expecting: 0x88).value
+            guard signature.count == 64 else {
+                throw CardError.malformedResponse(command: .sign, detail: "a Schnorr signature is 64 bytes, got \(signature.count)")
+            }
+            let publicKey: PublicKey
+            let outputKey: XOnlyPublicKey
+            do {
+                publicKey = try PublicKey(bytes: key)
+                outputKey = try publicKey.xOnly.key.tweaked(by: tweak)
+            } catch {
+                throw CardError.malformedResponse(command: .sign, detail: error.description)
+            }
+            guard outputKey.verifySchnorr(signature, message: digest) else {
+                throw CardError.malformedResponse(command: .sign, detail: "the Schnorr signature does not verify under the tweaked key")
+            }
+            self.publicKey = publicKey
+            self.outputKey = outputKey
+            self.signature = signature
+        } catch .malformedTLV(let offset, let reason) {
+            throw .malformedResponse(command: .sign, detail: "TLV error at byte \(offset): \(reason)")
+        }
+    }
+}

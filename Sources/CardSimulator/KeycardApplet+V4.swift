@@ -259,19 +259,33 @@ extension KeycardApplet {
         return .wrapped([0xA1, UInt8(content.count)] + content)
     }
 
-    /// SIGN (§14.6): P1 must be `01` (`6B 00`); the data hash ‖ path (`6A 80` under 32 bytes); PIN
-    /// and key `69 85`; path; derivation `69 84`; then the algorithm, P2 `00` ECDSA (low S) — the
-    /// only one this simulator signs with so far; any other P2 `6A 81`.
+    /// SIGN (§14.6): P1 must be `01` (`6B 00`); the data hash ‖ path, or hash ‖ tweak ‖ path for
+    /// Schnorr (`6A 80` when shorter); PIN and key `69 85`; path; derivation `69 84`; then the
+    /// algorithm: P2 `00` ECDSA (random nonce, low S), `03` BIP-340 Schnorr with the tweak added to
+    /// the even-Y key (aux drawn from the card's randomness); any other P2 `6A 81`. The answer
+    /// carries the derived (untweaked) public key.
     func signV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
         guard apdu.p1 == 0x01 else { throw .wrongP1P2 }
         let data = apdu.data
-        guard data.count >= 32 else { throw .wrongData }
+        let schnorr = apdu.p2 == 0x03
+        let prefix = schnorr ? 64 : 32
+        guard data.count >= prefix else { throw .wrongData }
         guard isPINValidated, state.masterKey != nil else { throw .conditionsNotSatisfied }
-        let path = try pathV4(data[32...])
+        let path = try pathV4(data[prefix...])
         let key = try derive(path)
-        guard apdu.p2 == 0x00 else { throw .functionNotSupported }
-        let signature = try cardSignature(key: key, digest: Array(data[0..<32]))
-        return .wrapped([0xA0, 0x81, UInt8(67 + signature.count), 0x80, 0x41] + key.publicKey.uncompressed + signature)
+        let publicKey = key.publicKey.uncompressed
+        switch apdu.p2 {
+        case 0x00:
+            let signature = try cardSignature(key: key, digest: Array(data[0..<32]))
+            return .wrapped([0xA0, 0x81, UInt8(67 + signature.count), 0x80, 0x41] + publicKey + signature)
+        case 0x03:
+            guard let signature = try? key.signSchnorr(message: Array(data[0..<32]), tweak: Array(data[32..<64]),
+                                                       aux: random.bytes(32))
+            else { throw .unknown }
+            return .wrapped([0xA0, 0x81, 0x85, 0x80, 0x41] + publicKey + [0x88, 0x40] + signature)
+        default:
+            throw .functionNotSupported
+        }
     }
 
     /// FACTORY RESET on 4.0 (§14.3): keys, PINs and public data erased; the identity, NDEF and Cash

@@ -100,6 +100,26 @@ public struct PrivateKey: Sendable, CustomStringConvertible {
 
     public var description: String { "<private key>" }
 
+    /// A BIP-340 Schnorr signature (x(R) ‖ s, 64 bytes) of the 32-byte `message` by this key
+    /// tweaked with `tweak` (the key taken with even Y, then d + t; a zero tweak signs with the key
+    /// itself), with the 32 bytes of auxiliary randomness `aux` (libsecp256k1's keypair tweak and
+    /// `schnorrsig_sign32`).
+    public func signSchnorr(message: [UInt8], tweak: [UInt8], aux: [UInt8]) throws(WalletCryptoError) -> [UInt8] {
+        guard message.count == 32 else { throw .wrongLength(what: "Schnorr message", expected: "32 bytes", got: message.count) }
+        guard tweak.count == 32 else { throw .wrongLength(what: "tweak", expected: "32 bytes", got: tweak.count) }
+        guard aux.count == 32 else { throw .wrongLength(what: "auxiliary randomness", expected: "32 bytes", got: aux.count) }
+        let ctx = Secp256k1Context.shared.raw
+        var keypair = secp256k1_keypair()
+        defer { withUnsafeMutableBytes(of: &keypair) { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        guard withKey({ secp256k1_keypair_create(ctx, &keypair, $0) }) == 1 else { throw .privateKeyOutOfRange }
+        guard secp256k1_keypair_xonly_tweak_add(ctx, &keypair, tweak) == 1 else { throw .tweakOutOfRange }
+        var signature = [UInt8](repeating: 0, count: 64)
+        guard secp256k1_schnorrsig_sign32(ctx, &signature, message, &keypair, aux) == 1 else {
+            throw .invalidSignature(reason: "libsecp256k1 could not make the Schnorr signature")
+        }
+        return signature
+    }
+
     /// Runs `body` with a pointer to the 32 key bytes.
     func withKey<R>(_ body: (UnsafePointer<UInt8>) throws -> R) rethrows -> R {
         try secret.withUnsafeBytes { try body($0.bindMemory(to: UInt8.self).baseAddress!) }
@@ -278,12 +298,23 @@ public struct XOnlyPublicKey: Sendable, Hashable, CustomStringConvertible {
         if let root = merkleRoot, root.count != 32 {
             throw .wrongLength(what: "taproot merkle root", expected: "32 bytes", got: root.count)
         }
-        let tweak = Hash.tagged("TapTweak", bytes + (merkleRoot ?? []))
-        let ctx = Secp256k1Context.shared.raw
+        return try tweaked(by: Hash.tagged("TapTweak", bytes + (merkleRoot ?? [])))
+    }
+
+    /// Q = P + t·G for a 32-byte tweak t (BIP-340's key P: X with even Y), as an x-only key.
+    public func tweaked(by tweak: [UInt8]) throws(WalletCryptoError) -> XOnlyPublicKey {
+        guard tweak.count == 32 else { throw .wrongLength(what: "tweak", expected: "32 bytes", got: tweak.count) }
         var out = secp256k1_pubkey()
         var x = raw
-        guard secp256k1_xonly_pubkey_tweak_add(ctx, &out, &x, tweak) == 1 else { throw .tweakOutOfRange }
+        guard secp256k1_xonly_pubkey_tweak_add(Secp256k1Context.shared.raw, &out, &x, tweak) == 1 else { throw .tweakOutOfRange }
         return PublicKey(raw: out).xOnly.key
+    }
+
+    /// True when `signature` (64 bytes, x(R) ‖ s) is a BIP-340 signature of `message` by this key.
+    public func verifySchnorr(_ signature: [UInt8], message: [UInt8]) -> Bool {
+        guard signature.count == 64 else { return false }
+        var x = raw
+        return secp256k1_schnorrsig_verify(Secp256k1Context.shared.raw, signature, message, message.count, &x) == 1
     }
 
     public var description: String { Hex.encode(bytes) }

@@ -135,3 +135,54 @@ struct Keycard4SimulatorTests {
         #expect(duressKey == (try duressMaster.derive(path)).publicKey)
     }
 }
+
+/// BIP-340 Schnorr SIGN (P2 03) on the simulated 4.0 card through the kcs client, with the card's
+/// auxiliary randomness all zeros so the signatures are the published ones: BIP-340 test vector 0
+/// (key 3, message and aux zero, no tweak), and BIP-86's first receive key of "abandon … about"
+/// (m/86'/0'/0'/0/0) with the Taproot tweak, whose output key is BIP-86's published x(Q). The
+/// signatures for these inputs are listed in the Keycard 4.0 notes (A12.8); the client checks each
+/// under the tweaked key before returning it.
+@Suite("Keycard 4.0 Schnorr signing")
+struct Keycard4SchnorrTests {
+    @Test("BIP-340 vector 0 and a BIP-86 key-path signature from the card")
+    func schnorr() throws {
+        let zeros = [UInt8](repeating: 0, count: 32)
+        let random = ReplayRandom(chunks: [Keycard4Recording.cardKey1, [UInt8](repeating: 7, count: 32),
+                                           Keycard4Recording.cardKey2, [UInt8](repeating: 8, count: 32), zeros, zeros])
+        let card = SimulatedCard(profile: .v4_0, random: random)
+        try card.provisionIdentity(certificate: Keycard4Recording.certificate,
+                                   privateKey: h("8D71A8D4E1F32500FC64EE75B99249B79410C232E035FF8D33915CD934FAE3FF"))
+        let client = KeycardCommandSet(transport: card, random: SeededRandom(seed: 43))
+        try client.select()
+        try client.openSecureChannelV2()
+        let pin = Secret(bytes: Array("123456".utf8))
+        try client.initializeV2(InitParametersV2(pin: pin, puk: Secret(bytes: Array("123456789012".utf8)),
+                                                 duressPIN: Secret(bytes: Array("654321".utf8))))
+        try client.select()
+        try client.openSecureChannelV2()
+        try client.verifyPIN(pin)
+
+        try client.loadKey(privateKey: PrivateKey(bytes: [UInt8](repeating: 0, count: 31) + [3]))
+        let vector0 = try client.signSchnorrV2(digest: zeros, tweak: zeros, path: DerivationPath(absolute: true, []))
+        #expect(Hex.encode(vector0.signature).uppercased()
+            == "E907831F80848D1069A5371B402410364BDF1C5F8307B0084C55F1CE2DCA821525F66A4A85EA8B71E482A74F382D2CE5EBEEE8FDB2172F477DF4900D310536C0")
+        #expect(Hex.encode(vector0.outputKey.bytes).uppercased() == "F9308A019258C31049344F85F89D5229B531C845836F99B08601F113BCE036F9")
+
+        let seed = try Mnemonic(phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about").seed()
+        try client.loadKey(seed: seed)
+        let path = try DerivationPath("m/86'/0'/0'/0/0")
+        let internalKey = try client.exportKeyV2(path: path, kind: .publicKey).publicKey.xOnly.key
+        #expect(Hex.encode(internalKey.bytes) == "cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115")
+        let tweak = Hash.tagged("TapTweak", internalKey.bytes)
+        let digest = Hash.sha256(Array("kcs schnorr test".utf8))
+        let taproot = try client.signSchnorrV2(digest: digest, tweak: tweak, path: path)
+        #expect(Hex.encode(taproot.outputKey.bytes) == "a60869f0dbcf1dc659c9cecbaf8050135ea9e8cdc487053f1dc6880949dc684c")
+        #expect(Hex.encode(taproot.signature).uppercased()
+            == "3C59267711ADB46A464CDC0C79F8D1661B8DD3390EF603EF5E6DE39156B83ACF3D5593731C43C80548840DBD5590C2E87938F12CD927AABE126220F379E1A243")
+        #expect(!internalKey.verifySchnorr(taproot.signature, message: digest), "under the untweaked key it must not verify")
+        // An algorithm the card does not have: 6A 81, only after the PIN and path checks.
+        #expect(try client.transmit(CommandAPDU(ins: 0xC0, p1: 0x01, p2: 0x01, data: digest), route: .secure).sw == 0x6A81)
+        // P1 other than 01 (the 3.x options): 6B 00 first of all.
+        #expect(try client.transmit(CommandAPDU(ins: 0xC0, p1: 0x00, p2: 0x00, data: digest), route: .secure).sw == 0x6B00)
+    }
+}
