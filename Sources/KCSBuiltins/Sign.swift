@@ -21,6 +21,8 @@ extension Builtins {
                     OptionSpec("path", pathType, "card: derive the key at this path and sign with it (one SIGN)"),
                     OptionSpec("make-current", nil, "card: with --path, the path becomes the card's current path"),
                     OptionSpec("pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)"),
+                    OptionSpec("schnorr", nil, "Keycard 4.0: a BIP-340 Schnorr signature instead of ECDSA"),
+                    OptionSpec("tweak", .oneOf([.string, .bytes]), "with --schnorr: taproot (BIP-86 key path) or 32 bytes added to the key"),
                 ],
                 summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, yParity, signer, …}; recorded in the history.",
                 example: "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8") { args in
@@ -29,6 +31,7 @@ extension Builtins {
                 let n = if case .bytes(let b)? = args["digest"] { b.count } else { 0 }
                 throw KeyCommandError.digestLength(got: n)
             }
+            if args.flag("schnorr") { return try schnorrValue(args, digest: digest) }
             let signed = try signer(args).sign(digest: digest, kind: .hash, chainID: nil)
             return .map(ValueMap([("digest", .bytes(digest))] + signatureFields(signed)))
         },
@@ -348,5 +351,28 @@ extension Builtins {
         f += [("sender", .string(try stx.sender().checksummed)), ("hash", .bytes(stx.hash)),
               ("signingHash", .bytes(tx.signingHash)), ("lowS", .bool(stx.isLowS))]
         return f
+    }
+}
+
+extension Builtins {
+    /// `sign DIGEST --schnorr [--tweak taproot|BYTES] [--path P]` on a 4.0 card.
+    static func schnorrValue(_ args: CallArguments, digest: [UInt8]) throws -> Value {
+        let session = try args.session()
+        let tweak: SchnorrTweak
+        switch args.value("tweak") {
+        case nil: tweak = .none
+        case .string("taproot")?: tweak = .taproot
+        case .bytes(let b)? where b.count == 32: tweak = .bytes(b)
+        case .bytes(let b)?: throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: "\(b.count) bytes")
+        case .string(let text)?: throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: text)
+        case let other?: throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: other.typeName)
+        }
+        let path = try args.value("path").map { DerivationPath(absolute: true, try absolutePath(try parseCardPath($0), card: try session.requireCard())) }
+        let s = try session.signSchnorrOnCard(digest: digest, tweak: tweak, path: path)
+        return .map(ValueMap([
+            ("digest", .bytes(digest)), ("algorithm", .string("schnorr")), ("signature", .bytes(s.signature)),
+            ("path", .string(s.path.description)), ("publicKey", .bytes(s.publicKey.compressed)),
+            ("outputKey", .bytes(s.outputKey.bytes)), ("tweak", .bytes(s.tweak)), ("verified", .bool(true)),
+        ]))
     }
 }

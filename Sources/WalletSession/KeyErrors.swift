@@ -77,6 +77,8 @@ public enum CardKeyError: WalletError, Equatable {
     case privateNotExportable(path: String)
     case xpubNotExportable(path: String)
     case masterXpub
+    /// `sign --schnorr` with a signer that is not a 4.0 card.
+    case schnorrNeedsVersion4
     case oneExportKind(given: [String])
     case conflictingOptions(first: String, second: String)
     case indexOverflow
@@ -98,6 +100,7 @@ public enum CardKeyError: WalletError, Equatable {
         case .privateNotExportable: "cardKey.privateNotExportable"
         case .xpubNotExportable: "cardKey.xpubNotExportable"
         case .masterXpub: "cardKey.masterXpub"
+        case .schnorrNeedsVersion4: "cardKey.schnorrNeedsVersion4"
         case .oneExportKind: "cardKey.oneExportKind"
         case .conflictingOptions: "cardKey.conflictingOptions"
         case .indexOverflow: "cardKey.indexOverflow"
@@ -130,6 +133,8 @@ public enum CardKeyError: WalletError, Equatable {
         case .masterXpub:
             "the card does not export the master's chain code reliably (applet 3.1/3.2 answer from a scratch "
                 + "buffer); export an account instead, e.g. card.export \"m/44'/60'/0'\" --xpub"
+        case .schnorrNeedsVersion4:
+            "Schnorr signatures come from a Keycard 4.0 card: connect one and run card.login (3.x cards and software keys sign ECDSA only)"
         case .oneExportKind(let given):
             "give one of --public, --xpub, --private, got " + given.map { "--" + $0 }.joined(separator: " and ")
         case .conflictingOptions(let first, let second):

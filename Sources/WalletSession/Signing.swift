@@ -291,3 +291,48 @@ extension Session {
         return EthereumAddress(publicKey: try PublicKey(bytes: p))
     }
 }
+
+/// The tweak of a 4.0 card's Schnorr signature (docs/keycard-protocol.md §14.6).
+public enum SchnorrTweak: Equatable {
+    /// None: a plain BIP-340 signature by the key.
+    case none
+    /// BIP-341's TapTweak of the key without a script tree (a BIP-86 key-path spend).
+    case taproot
+    /// 32 bytes given.
+    case bytes([UInt8])
+}
+
+/// A Schnorr signature from a 4.0 card, checked under the output key.
+public struct SchnorrSigned {
+    public let path: DerivationPath
+    /// The card's key at `path` (before the tweak).
+    public let publicKey: PublicKey
+    /// The key the signature verifies under: x(P) + t·G.
+    public let outputKey: XOnlyPublicKey
+    public let tweak: [UInt8]
+    /// x(R) ‖ s.
+    public let signature: [UInt8]
+}
+
+extension Session {
+    /// `sign --schnorr`: a BIP-340 signature of `digest` by the logged-in 4.0 card's key at `path`
+    /// (the current path when nil), tweaked as asked; the card's answer is verified under the
+    /// tweaked key before it is returned. Not recorded in the signing history, which holds
+    /// Ethereum-style ECDSA signatures.
+    public func signSchnorrOnCard(digest: [UInt8], tweak: SchnorrTweak, path: DerivationPath?) throws -> SchnorrSigned {
+        let card = try requireLoggedIn()
+        guard card.info.usesSecureChannelV2 else { throw CardKeyError.schnorrNeedsVersion4 }
+        let path = try path ?? card.commands.getKeyPath()
+        let t: [UInt8]
+        switch tweak {
+        case .none: t = [UInt8](repeating: 0, count: 32)
+        case .bytes(let given): t = given
+        case .taproot:
+            let key = try card.commands.exportKeyV2(path: path, kind: .publicKey).publicKey
+            t = Hash.tagged("TapTweak", key.xOnly.key.bytes)
+        }
+        let signed = try card.commands.signSchnorrV2(digest: digest, tweak: t, path: path)
+        return SchnorrSigned(path: path, publicKey: signed.publicKey, outputKey: signed.outputKey, tweak: t,
+                             signature: signed.signature)
+    }
+}
