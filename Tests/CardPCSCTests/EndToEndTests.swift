@@ -12,7 +12,7 @@ private let root = TestPaths.root
 private let kcsBinary = TestPaths.kcsBinary
 
 /// Runs `kcs sim attach` for a fresh card in a temporary home until `body` returns.
-func withAttachedSimulator<R>(card: String = "e2e", _ body: (PCSCContext, String, String) throws -> R) throws -> R {
+func withAttachedSimulator<R>(card: String = "e2e", profile: String? = nil, _ body: (PCSCContext, String, String) throws -> R) throws -> R {
     let daemon = PCSCDaemon()
     try daemon.start()
     defer { daemon.stop() }
@@ -21,6 +21,7 @@ func withAttachedSimulator<R>(card: String = "e2e", _ body: (PCSCContext, String
     let kcs = Process()
     kcs.executableURL = kcsBinary
     kcs.arguments = ["sim", "attach", "--card", card, "--home", home, "--port", String(PCSCDaemon.vpcdPort)]
+        + (profile.map { ["--profile", $0] } ?? [])
     kcs.standardError = FileHandle(forWritingAtPath: "/dev/null")
     try kcs.runWithSignalsUnblocked()
     defer { terminate(kcs) }

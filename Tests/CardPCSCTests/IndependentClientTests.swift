@@ -5,10 +5,12 @@
 // protocol (docs/keycard-protocol.md). The client runs unchanged from
 // `tools/keycard-py/check.py`; `make test` installs it in .build/keycard-venv.
 import CardProtocol
+import CardSimulator
 import Foundation
 import KCSTestSupport
 import Testing
 import WalletCore
+import WalletCrypto
 
 extension RealPCSCD {
 @Suite("An independent client (keycard-py) against the simulator")
@@ -18,7 +20,7 @@ struct IndependentClientTests {
     /// Runs check.py against the reader (at most 60 s) and returns its `NAME value` lines as a
     /// map. Its output goes to files, as `BatchHome.run` does, so a long traceback cannot fill a
     /// pipe nobody reads.
-    static func runClient(reader: String) throws -> [String: String] {
+    static func runClient(reader: String, script: String = "check.py", arguments: [String] = []) throws -> [String: String] {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw ClientError(text: "no keycard-py at \(python): run `make test` (it creates .build/keycard-venv)")
         }
@@ -31,7 +33,7 @@ struct IndependentClientTests {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
         let tools = TestPaths.root.appendingPathComponent("tools/keycard-py")
-        p.arguments = [tools.appendingPathComponent("check.py").path, reader]
+        p.arguments = [tools.appendingPathComponent(script).path, reader] + arguments
         var env = ProcessInfo.processInfo.environment
         env["PYTHONPATH"] = tools.path  // its `smartcard` module stands in for pyscard
         p.environment = env
@@ -44,8 +46,8 @@ struct IndependentClientTests {
         terminate(p)
         let text = try String(contentsOf: out, encoding: .utf8)
         let errors = try String(contentsOf: err, encoding: .utf8)
-        guard !timedOut else { throw ClientError(text: "check.py did not end within 60 s; it printed:\n\(text)\(errors)") }
-        guard p.terminationStatus == 0 else { throw ClientError(text: "check.py exited \(p.terminationStatus): \(text)\(errors)") }
+        guard !timedOut else { throw ClientError(text: "\(script) did not end within 60 s; it printed:\n\(text)\(errors)") }
+        guard p.terminationStatus == 0 else { throw ClientError(text: "\(script) exited \(p.terminationStatus): \(text)\(errors)") }
         var lines: [String: String] = [:]
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
@@ -136,6 +138,46 @@ struct IndependentClientTests {
         #expect(r["unpair"] == "None")
         #expect(r["status.afterUnpair"] == "{'pin_retry_count': 3, 'puk_retry_count': 5, 'initialized': False}")
         #expect(r["open.afterUnpair"] == "SW=6A86")
+    }
+
+    /// keycard-py's Secure Channel V2 against a simulated 4.0 card (tools/keycard-py/check4.py):
+    /// its handshake, CCM wrapping, INIT with a duress PIN, PIN counters, keys, ECDSA and Schnorr
+    /// SIGN with full paths, the export policy, CHANGE PIN and FACTORY RESET — checked here with
+    /// kcs's own wallet core and BIP-86's published key.
+    @Test func keycardPy_version4Session() throws {
+        let ca = Hex.encode(IdentityCertificate.simulatorCA.publicKey.compressed)
+        let r = try withAttachedSimulator(card: "keycard-py-4", profile: "4.0") { _, reader, _ in
+            try Self.runClient(reader: reader, script: "check4.py", arguments: [ca])
+        }
+        #expect(r["version"] == "4.0", "\(r)")
+        #expect(r["blank.initialized"] == "False" && r["blank.status"] == "0")
+        #expect(r["init"] == "None")
+        #expect(r["initialized"] == "True" && r["status.byte"] == "19")  // 0x13: initialized, 3 tries
+        #expect(r["open"] == "None")
+        #expect(r["verify.wrong"] == "False")
+        #expect(r["status.afterWrong"] == "{'pin_retry_count': 2, 'puk_retry_count': 5, 'initialized': False}")
+        #expect(r["verify"] == "True")
+
+        let seed = try Mnemonic(phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about").seed()
+        let master = try ExtendedKey.master(seed: seed)
+        #expect(r["loadSeed"] == Hex.encode(Hash.sha256(master.publicKey.uncompressed)))
+        let account = try master.derive("m/44'/60'/0'/0/0")
+        #expect(r["exportPublic.key"] == Hex.encode(account.publicKey.uncompressed))
+        let digest = Hash.sha256(Array("independent client 4.0".utf8))
+        let compact = try Hex.decode(try #require(r["signWithPath.signature"]))
+        #expect(Secp256k1.verify(try ECDSASignature(compact: compact), digest: digest, publicKey: account.publicKey))
+        #expect(r["signWithPath.publicKey"] == r["exportPublic.key"])
+        // BIP-340 with a zero tweak, by BIP-86's internal key of "abandon … about" at m/86'/0'/0'/0/0.
+        let taprootKey = try master.derive("m/86'/0'/0'/0/0").publicKey.xOnly.key
+        #expect(Hex.encode(taprootKey.bytes) == "cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115")
+        #expect(taprootKey.verifySchnorr(try Hex.decode(try #require(r["signSchnorr.signature"])), message: digest), "\(r)")
+        let chat = try master.derive("m/43'/60'/1581'/0'/0")
+        #expect(r["exportPrivate.EIP1581.key"] == (try #require(chat.privateKey)).secret.withUnsafeBytes { Hex.encode(Array($0)) })
+        #expect(r["exportPrivate.outsideEIP1581"] == "SW=6985")
+        #expect(r["changePIN"] == "None")
+        #expect(r["verify.oldPIN"] == "False" && r["verify.newPIN"] == "True")
+        #expect(r["factoryReset"] == "None")
+        #expect(r["afterReset.status"] == "0")
     }
 }
 }
