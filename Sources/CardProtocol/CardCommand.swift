@@ -43,6 +43,10 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
     case setPinlessPath
     /// EXPORT KEY (`C2`, §10.11).
     case exportKey
+    /// EXPORT BIP85 (`C4`, 4.0, §14.8).
+    case exportBIP85
+    /// ECDH (`C5`, 4.0, §14.8).
+    case ecdh
     /// GET DATA (`CA`, §10.12).
     case getData
     /// STORE DATA (`E2`, §10.12).
@@ -89,6 +93,8 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
         case 0xC0: self = .sign
         case 0xC1: self = .setPinlessPath
         case 0xC2: self = .exportKey
+        case 0xC4: self = .exportBIP85
+        case 0xC5: self = .ecdh
         case 0xCA: self = .getData
         case 0xE2: self = .storeData
         case 0xFD: self = .factoryReset
@@ -120,6 +126,8 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
         case .sign: "SIGN"
         case .setPinlessPath: "SET PINLESS PATH"
         case .exportKey: "EXPORT KEY"
+        case .exportBIP85: "EXPORT BIP85"
+        case .ecdh: "ECDH"
         case .getData: "GET DATA"
         case .storeData: "STORE DATA"
         case .factoryReset: "FACTORY RESET"
@@ -132,7 +140,7 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
     public var needsPIN: Bool {
         switch self {
         case .unpair, .changePIN, .changePUK, .changePairingSecret, .loadKey, .deriveKey, .removeKey,
-            .generateKey, .sign, .setPinlessPath, .exportKey, .storeData:
+            .generateKey, .sign, .setPinlessPath, .exportKey, .storeData, .exportBIP85, .ecdh:
             true
         default:
             false

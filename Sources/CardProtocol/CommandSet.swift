@@ -288,6 +288,45 @@ public final class KeycardCommandSet {
         return try CardSchnorrSignature(response: data, digest: digest, tweak: tweak)
     }
 
+    /// EXPORT BIP85 on a 4.0 card (§14.8): `length` bytes (1…64) of BIP-85 entropy at `path`
+    /// (under m/83696968', every index hardened).
+    public func exportBIP85(path: DerivationPath, length: Int) throws(CardError) -> Secret {
+        guard (1...64).contains(length) else {
+            throw .invalidInput(command: .exportBIP85, reason: "BIP-85 entropy is 1 to 64 bytes, got \(length)")
+        }
+        let command = CommandAPDU(ins: 0xC4, p1: UInt8(length), p2: 0, data: try KeycardCommands.pathBytes(path, command: .exportBIP85))
+        var data = try run(command, route: .secure)
+        defer { Secret.wipe(&data) }
+        guard data.count == length else {
+            throw .malformedResponse(command: .exportBIP85, detail: "expected \(length) bytes, got \(data.count)")
+        }
+        return Secret(bytes: data)
+    }
+
+    /// ECDH on a 4.0 card (§14.8): x(k·peer) with the key at `path` (NIP-44 or EIP-1581 subtrees only).
+    public func ecdh(peer: PublicKey, path: DerivationPath) throws(CardError) -> Secret {
+        let command = CommandAPDU(ins: 0xC5, p1: 0x01, p2: 0x00,
+                                  data: peer.uncompressed + (try KeycardCommands.pathBytes(path, command: .ecdh)))
+        var data = try run(command, route: .secure)
+        defer { Secret.wipe(&data) }
+        guard data.count == 32 else {
+            throw .malformedResponse(command: .ecdh, detail: "expected 32 bytes, got \(data.count)")
+        }
+        return Secret(bytes: data)
+    }
+
+    /// GET CHALLENGE on a 4.0 card (§14.8): `length` (1…245) random bytes from the card.
+    public func getChallenge(length: Int) throws(CardError) -> [UInt8] {
+        guard (1...245).contains(length) else {
+            throw .invalidInput(command: .other(cla: 0x80, ins: 0x84), reason: "a challenge is 1 to 245 bytes, got \(length)")
+        }
+        let data = try run(CommandAPDU(ins: 0x84, p1: UInt8(length), p2: 0, data: []), route: .secure)
+        guard data.count == length else {
+            throw .malformedResponse(command: .other(cla: 0x80, ins: 0x84), detail: "expected \(length) bytes, got \(data.count)")
+        }
+        return data
+    }
+
     /// EXPORT KEY on a 4.0 card (§14.7).
     public func exportKeyV2(path: DerivationPath, kind: ExportKind) throws(CardError) -> ExportedKey {
         try ExportedKey(response: run(KeycardCommands.exportKeyV2(path: path, kind: kind), route: .secure))

@@ -115,6 +115,7 @@ extension KeycardApplet {
     /// `90 00` (the applet's quirk: a client must read "blank" from SELECT's status byte).
     func innerV4(_ apdu: InnerAPDU) -> [UInt8] {
         guard state.credentials != nil else {
+            if apdu.ins == 0x84 { return getChallenge(apdu) }
             guard apdu.ins == 0xFE else { return [0x90, 0x00] }
             do throws(CardStatus) {
                 try initializeV4(apdu.data)
@@ -141,6 +142,9 @@ extension KeycardApplet {
             case 0xD4: reply = try generateKey(command)
             case 0xC0: reply = try signV4(command)
             case 0xC2: reply = try exportKeyV4(command)
+            case 0xC4: reply = try exportBIP85(command)
+            case 0xC5: reply = try ecdh(command)
+            case 0x84: return getChallenge(apdu)
             case 0xCA: reply = try getData(command)
             case 0xE2: reply = try storeData(command)
             default: throw .insNotSupported  // FE when initialized; 11, 12, 13, 14, D1, C1 are gone
@@ -286,6 +290,46 @@ extension KeycardApplet {
         default:
             throw .functionNotSupported
         }
+    }
+
+    /// EXPORT BIP85 (§14.8): P1 bytes (1…64) of HMAC-SHA512("bip-entropy-from-k", k), k the private key
+    /// at a path under m/83696968' of at least two hardened indexes, derived with the active chain code.
+    /// Check order: PIN and key `69 85`; P1 `6A 86`; path; the BIP-85 rule `6A 80`; derivation `69 84`.
+    func exportBIP85(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        guard isPINValidated, state.masterKey != nil else { throw .conditionsNotSatisfied }
+        guard (1...64).contains(apdu.p1) else { throw .incorrectP1P2 }
+        let path = try pathV4(apdu.data)
+        let hardened = stride(from: 0, to: path.count, by: 4).allSatisfy { path[$0] & 0x80 != 0 }
+        guard path.count >= 8, path.starts(with: [0x84, 0xFD, 0x1D, 0x48]), hardened else { throw .wrongData }
+        let key = try derive(path)
+        var mac = Hash.hmacSHA512(key: Array("bip-entropy-from-k".utf8), data: key.secret.bytesCopy)
+        defer { Secret.wipe(&mac) }
+        return .wrapped(Array(mac.prefix(Int(apdu.p1))))
+    }
+
+    /// ECDH (§14.8): `80 C5 01 00` peer public key (65, `04`) ‖ path; x(k·peer), 32 bytes, no KDF. Only
+    /// under m/44'/1237' (NIP-44) or m/43'/60'/1581' (EIP-1581) with at least 5 indexes. Check order:
+    /// P1/P2 `6B 00`; shape `6A 80`; PIN and key `69 85`; path; subtree `69 85`; the point `6A 80`.
+    func ecdh(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        guard apdu.p1 == 0x01, apdu.p2 == 0x00 else { throw .wrongP1P2 }
+        let data = apdu.data
+        guard data.count >= 69, data[0] == 0x04 else { throw .wrongData }
+        guard isPINValidated, state.masterKey != nil else { throw .conditionsNotSatisfied }
+        let path = try pathV4(data[65...])
+        let nostr: [UInt8] = [0x80, 0x00, 0x00, 0x2C, 0x80, 0x00, 0x04, 0xD5]
+        guard path.count >= 20, path.starts(with: nostr) || path.starts(with: Self.eip1581Prefix) else {
+            throw .conditionsNotSatisfied
+        }
+        guard let peer = try? PublicKey(bytes: Array(data[0..<65])) else { throw .wrongData }
+        let key = try derive(path)
+        guard let shared = try? key.sharedSecretX(with: peer) else { throw .wrongData }
+        return .wrapped(shared.bytesCopy)
+    }
+
+    /// GET CHALLENGE (§14.8): P1 (1…245) bytes of the card's randomness; no PIN, also before INIT.
+    func getChallenge(_ apdu: InnerAPDU) -> [UInt8] {
+        guard (1...245).contains(apdu.p1) else { return CardStatus.incorrectP1P2.bytes }
+        return random.bytes(Int(apdu.p1)) + [0x90, 0x00]
     }
 
     /// FACTORY RESET on 4.0 (§14.3): keys, PINs and public data erased; the identity, NDEF and Cash

@@ -115,6 +115,14 @@ struct Keycard4ClientTests {
         let eip1581 = try card.exportKeyV2(path: DerivationPath("m/43'/60'/1581'/0'/0"), kind: .privateKey)
         let expected = try master.derive(DerivationPath("m/43'/60'/1581'/0'/0"))
         #expect(eip1581.privateKey?.publicKey == expected.publicKey)
+        let peer = try PrivateKey(bytes: Keycard4Recording.ecdhPeerPrivateKey)
+        let shared = try card.ecdh(peer: peer.publicKey, path: DerivationPath("m/44'/1237'/0'/0/0"))
+        #expect(shared.withUnsafeBytes { Array($0) }.hex.uppercased() == Keycard4Recording.ecdhSharedX)
+        // ECDH is symmetric: the peer computes the same X with the card key's public half.
+        let nostr = try master.derive(DerivationPath("m/44'/1237'/0'/0/0")).publicKey
+        #expect(try peer.sharedSecretX(with: nostr) == shared)
+        let entropy = try card.exportBIP85(path: DerivationPath("m/83696968'/39'/0'/12'/0'"), length: 16)
+        #expect(entropy.withUnsafeBytes { Array($0) }.hex.uppercased() == Keycard4Recording.bip85Entropy)
         #expect(transport.isFinished)
     }
 

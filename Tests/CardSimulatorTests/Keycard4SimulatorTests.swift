@@ -66,10 +66,6 @@ struct Keycard4SimulatorTests {
                  cardKey: hex(Keycard4Recording.card2),
                  digest: "A847741CC90F59CCECB431462082B10CB5BD3D573865DBE209D486DA975A55F9")
         let steps: [(String, String, String?)] = Keycard4Recording.session2.map { ($0.0, $0.1, Optional($0.2)) } + [
-            // ECDH and EXPORT BIP85 are not in this simulator yet: their answers are not compared, but
-            // they count their round trips, so the next two must still match.
-            ("ECDH", "80180000621A886F5328AD680A6ED305722A06306A536ECAECE9047F2ACE5B34F4D57E31AEF749B111AC2033626A5C56DE3F70B0C95F9F36CC1397D59EB1D2C1773F9B9297C0263EF5145C40840F56FB900B008057B71C25A9C3F97BBE62D0AC73E9F2D057E7ED", nil),
-            ("EXPORT BIP85", "801800002152DCB450425ECFE5798C09496E35CE75D14445560C19E4F03917CE60C8BC3665F2", nil),
             ("SIGN P1=00", "801800002DCFA52EF119EBA48D2F2F3F825B5BAB54B9070102274431D59556355F8495EE9FE0ECD555580FB8E8363E022BD2", "B30A4DC8EE435693EF24"),
             ("DERIVE KEY", "801800000DDC7B30F602B353F391BD1EE380", "1D2A97C39416B2E8001E"),
         ]
@@ -184,5 +180,54 @@ struct Keycard4SchnorrTests {
         #expect(try client.transmit(CommandAPDU(ins: 0xC0, p1: 0x01, p2: 0x01, data: digest), route: .secure).sw == 0x6A81)
         // P1 other than 01 (the 3.x options): 6B 00 first of all.
         #expect(try client.transmit(CommandAPDU(ins: 0xC0, p1: 0x00, p2: 0x00, data: digest), route: .secure).sw == 0x6B00)
+    }
+}
+
+/// EXPORT BIP85 on the simulated 4.0 card through the kcs client, with the BIP-85 specification's
+/// test root (xprv9s21ZrQH143K2LBWUUQRFXhu…, loaded as key and chain code): every entropy equals the
+/// specification's published vector (also recorded from the 4.0 applet, A12.5), and the BIP-39
+/// application encodes to BIP-85's published twelve words.
+@Suite("Keycard 4.0 BIP-85")
+struct Keycard4BIP85Tests {
+    @Test("the BIP-85 specification's vectors from the card")
+    func vectors() throws {
+        let card = SimulatedCard(profile: .v4_0, random: SeededRandom(seed: 85))
+        try card.provisionIdentity(certificate: Keycard4Recording.certificate,
+                                   privateKey: h("8D71A8D4E1F32500FC64EE75B99249B79410C232E035FF8D33915CD934FAE3FF"))
+        let client = KeycardCommandSet(transport: card, random: SeededRandom(seed: 86))
+        try client.select()
+        try client.openSecureChannelV2()
+        let pin = Secret(bytes: Array("123456".utf8))
+        try client.initializeV2(InitParametersV2(pin: pin, puk: Secret(bytes: Array("123456789012".utf8)),
+                                                 duressPIN: Secret(bytes: Array("654321".utf8))))
+        try client.select()
+        try client.openSecureChannelV2()
+        try client.verifyPIN(pin)
+        let uid = try client.loadKey(privateKey: PrivateKey(bytes: h("3F15E5D852DC2E9BA5E9FE189A8DD2E1547BADEF5B563BBE6579FC6807D80ED9")),
+                                     chainCode: h("1B67969D1EC69BDFEEAE43213DA8460BA34B92D0788C8F7BFCFA44906E8A589C"))
+        #expect(Hex.encode(uid).uppercased() == "489A90AE98C3796BC37637610AF250E9E025BB7522EB5A00B705ACF5345C9429")
+        let rows: [(String, Int, String)] = [
+            ("m/83696968'/0'/0'", 64, "EFECFBCCFFEA313214232D29E71563D941229AFB4338C21F9517C41AAA0D16F00B83D2A09EF747E7A64E8E2BD5A14869E693DA66CE94AC2DA570AB7EE48618F7"),
+            ("m/83696968'/0'/1'", 64, "70C6E3E8EBEE8DC4C0DBBA66076819BB8C09672527C4277CA8729532AD711872218F826919F6B67218ADDE99018A6DF9095AB2B58D803B5B93EC9802085A690E"),
+            ("m/83696968'/39'/0'/12'/0'", 16, "6250B68DAF746D12A24D58B4787A714B"),
+            ("m/83696968'/39'/0'/24'/0'", 32, "AE131E2312CDC61331542EFE0D1077BAC5EA803ADF24B313A4F0E48E9C51F37F"),
+            ("m/83696968'/2'/0'", 32, "7040BB53104F27367F317558E78A994ADA7296C6FDE36A364E5BAF206E502BB1"),
+            ("m/83696968'/32'/0'", 64, "52405CD0DD21C5BE78314A7C1A3C65FFD8D896536CC7DEE3157DB5824F0C92E2EAD0B33988A616CF6A497F1C169D9E92562604E38305CCD3FC96F2252C177682"),
+            ("m/83696968'/128169'/64'/0'", 64, "492DB4698CF3B73A5A24998AA3E9D7FA96275D85724A91E71AA2D645442F878555D078FD1F1F67E368976F04137B1F7A0D19232136CA50C44614AF72B5582A5C"),
+        ]
+        for (path, length, expected) in rows {
+            let entropy = try client.exportBIP85(path: DerivationPath(path), length: length)
+            #expect(entropy.withUnsafeBytes { Hex.encode(Array($0)).uppercased() } == expected, "\(path)")
+        }
+        let words = try Mnemonic(entropy: h("6250B68DAF746D12A24D58B4787A714B"))
+        #expect(words.withPhrase { $0 } == "girl mad pet galaxy egg matter matrix prison refuse sense ordinary nose")
+        // Outside m/83696968', or with a non-hardened index: 6A 80.
+        #expect(throws: CardError.wrongData(command: .exportBIP85)) {
+            try client.exportBIP85(path: DerivationPath("m/44'/0'"), length: 16)
+        }
+        #expect(throws: CardError.wrongData(command: .exportBIP85)) {
+            try client.exportBIP85(path: DerivationPath("m/83696968'/39'/0'/12'/0"), length: 16)
+        }
+        #expect(try client.getChallenge(length: 245).count == 245)
     }
 }
