@@ -37,9 +37,13 @@ enum SecretKind: String, CaseIterable {
     case privateKey = "privkey"
     /// A private key in Wallet Import Format (compressed), held as its Base58Check text.
     case wif
+    /// Raw entropy from a card (BIP-85 hex).
+    case entropy
+    /// An ECDH shared secret (the X coordinate, 32 bytes).
+    case sharedSecret = "shared"
 
     /// True when the bytes are text (revealed as a string); false for raw bytes (revealed as hex).
-    var isText: Bool { self != .seed && self != .privateKey }
+    var isText: Bool { ![.seed, .privateKey, .entropy, .sharedSecret].contains(self) }
 
     /// A secret value of this kind holding `secret`.
     func value(_ secret: Secret) -> Value { .secret(SecretValue(kind: rawValue, payload: secret)) }

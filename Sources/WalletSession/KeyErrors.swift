@@ -77,8 +77,9 @@ public enum CardKeyError: WalletError, Equatable {
     case privateNotExportable(path: String)
     case xpubNotExportable(path: String)
     case masterXpub
-    /// `sign --schnorr` with a signer that is not a 4.0 card.
-    case schnorrNeedsVersion4
+    /// A 4.0-only command (`sign --schnorr`, `card.bip85`, `card.ecdh`, `card.challenge`) without a
+    /// logged-in 4.0 card.
+    case needsVersion4(feature: String)
     case oneExportKind(given: [String])
     case conflictingOptions(first: String, second: String)
     case indexOverflow
@@ -100,7 +101,7 @@ public enum CardKeyError: WalletError, Equatable {
         case .privateNotExportable: "cardKey.privateNotExportable"
         case .xpubNotExportable: "cardKey.xpubNotExportable"
         case .masterXpub: "cardKey.masterXpub"
-        case .schnorrNeedsVersion4: "cardKey.schnorrNeedsVersion4"
+        case .needsVersion4: "cardKey.needsVersion4"
         case .oneExportKind: "cardKey.oneExportKind"
         case .conflictingOptions: "cardKey.conflictingOptions"
         case .indexOverflow: "cardKey.indexOverflow"
@@ -133,8 +134,8 @@ public enum CardKeyError: WalletError, Equatable {
         case .masterXpub:
             "the card does not export the master's chain code reliably (applet 3.1/3.2 answer from a scratch "
                 + "buffer); export an account instead, e.g. card.export \"m/44'/60'/0'\" --xpub"
-        case .schnorrNeedsVersion4:
-            "Schnorr signatures come from a Keycard 4.0 card: connect one and run card.login (3.x cards and software keys sign ECDSA only)"
+        case .needsVersion4(let feature):
+            "\(feature) comes from a Keycard 4.0 card, and this card's applet is older: connect a 4.0 card and run card.login"
         case .oneExportKind(let given):
             "give one of --public, --xpub, --private, got " + given.map { "--" + $0 }.joined(separator: " and ")
         case .conflictingOptions(let first, let second):

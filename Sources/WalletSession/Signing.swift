@@ -320,8 +320,7 @@ extension Session {
     /// tweaked key before it is returned. Not recorded in the signing history, which holds
     /// Ethereum-style ECDSA signatures.
     public func signSchnorrOnCard(digest: [UInt8], tweak: SchnorrTweak, path: DerivationPath?) throws -> SchnorrSigned {
-        let card = try requireLoggedIn()
-        guard card.info.usesSecureChannelV2 else { throw CardKeyError.schnorrNeedsVersion4 }
+        let card = try requireVersion4("a Schnorr signature")
         let path = try path ?? card.commands.getKeyPath()
         let t: [UInt8]
         switch tweak {
@@ -334,5 +333,82 @@ extension Session {
         let signed = try card.commands.signSchnorrV2(digest: digest, tweak: t, path: path)
         return SchnorrSigned(path: path, publicKey: signed.publicKey, outputKey: signed.outputKey, tweak: t,
                              signature: signed.signature)
+    }
+}
+
+/// A BIP-85 application (docs/keycard-protocol.md §14.8): the path under m/83696968' and how many
+/// bytes of entropy the card returns for it.
+public enum BIP85Application: Equatable {
+    /// BIP-39 words (12, 15, 18, 21 or 24), English.
+    case mnemonic(words: Int, index: UInt32)
+    /// A compressed WIF private key (HD-seed WIF).
+    case wif(index: UInt32)
+    /// An extended private key: chain code = bytes 0..<32, key = bytes 32..<64.
+    case xprv(index: UInt32)
+    /// `bytes` (16…64) of hex.
+    case hex(bytes: Int, index: UInt32)
+
+    /// The BIP-85 path and entropy length.
+    public var request: (path: DerivationPath, length: Int) {
+        let h = { (i: UInt32) in ChildIndex(i, hardened: true) }
+        switch self {
+        case .mnemonic(let words, let index):
+            return (DerivationPath(absolute: true, [h(83_696_968), h(39), h(0), h(UInt32(words)), h(index)]), words * 4 / 3)
+        case .wif(let index): return (DerivationPath(absolute: true, [h(83_696_968), h(2), h(index)]), 32)
+        case .xprv(let index): return (DerivationPath(absolute: true, [h(83_696_968), h(32), h(index)]), 64)
+        case .hex(let bytes, let index):
+            return (DerivationPath(absolute: true, [h(83_696_968), h(128_169), h(UInt32(bytes)), h(index)]), bytes)
+        }
+    }
+}
+
+/// What `card.bip85` derived, post-processed on the host as BIP-85 says.
+public enum BIP85Output {
+    case mnemonic(Mnemonic)
+    case wif(Secret)
+    case xprv(ExtendedKey)
+    case hex(Secret)
+}
+
+extension Session {
+    /// The logged-in card, which must be a 4.0 card for `feature`.
+    func requireVersion4(_ feature: String) throws -> CardLink {
+        let card = try requireLoggedIn()
+        guard card.info.usesSecureChannelV2 else { throw CardKeyError.needsVersion4(feature: feature) }
+        return card
+    }
+
+    /// `card.bip85`: the card derives the entropy (EXPORT BIP85), the host encodes it.
+    public func cardBIP85(_ application: BIP85Application) throws -> BIP85Output {
+        let card = try requireVersion4("BIP-85 entropy")
+        let (path, length) = application.request
+        let entropy = try card.commands.exportBIP85(path: path, length: length)
+        switch application {
+        case .mnemonic: return .mnemonic(try Mnemonic(entropy: entropy))
+        case .wif: return .wif(WIF(privateKey: try PrivateKey(entropy)).encoded())
+        case .xprv:
+            let (chain, key) = entropy.withUnsafeBytes { (Array($0[0..<32]), Array($0[32..<64])) }
+            var keyBytes = key
+            defer { Secret.wipe(&keyBytes) }
+            return .xprv(try ExtendedKey(privateKey: try PrivateKey(bytes: keyBytes), chainCode: chain))
+        case .hex: return .hex(entropy)
+        }
+    }
+
+    /// `card.ecdh`: x(k·peer) with the 4.0 card's key at `path` (NIP-44 or EIP-1581 subtrees).
+    public func cardECDH(peer: PublicKey, path: DerivationPath) throws -> Secret {
+        try requireVersion4("ECDH").commands.ecdh(peer: peer, path: path)
+    }
+
+    /// `card.challenge`: `length` random bytes from a 4.0 card.
+    public func cardChallenge(length: Int) throws -> [UInt8] {
+        try requireChannelVersion4().commands.getChallenge(length: length)
+    }
+
+    /// GET CHALLENGE needs the channel, not the PIN.
+    private func requireChannelVersion4() throws -> CardLink {
+        let card = try requireChannel()
+        guard card.info.usesSecureChannelV2 else { throw CardKeyError.needsVersion4(feature: "GET CHALLENGE") }
+        return card
     }
 }

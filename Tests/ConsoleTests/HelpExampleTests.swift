@@ -16,6 +16,7 @@ private let firstKey = "0x1ab42cc412b618bdea3a599e3c9bae199ebf030895b039e9db1e30
 private let preludes: [(uses: String, code: String)] = [
     ("$m", "let m = env \"KCS_MNEMONIC\" --secret mnemonic"),
     ("$root", "let root = hd.master $m"),
+    ("$peer", "let peer = (hd.master $m).publicKey"),
     ("$key", "let key = derive \"m/44'/60'/0'/0/0\" --from (hd.master $m)"),
     ("$sig", "let sig = (sign message \"hello\" --key (derive \"m/44'/60'/0'/0/0\" --from (hd.master $m))).signature"),
     ("savings", "import mnemonic \"\(phrase)\" --name savings"),
@@ -31,7 +32,7 @@ private let savings = "import mnemonic \"\(phrase)\" --name savings"
 
 /// The card an example finds: connected, initialized, logged in, with a key loaded — or less,
 /// as the command needs.
-private enum CardState { case none, connected, initialized, paired, loggedIn, keyLoaded, pinBlocked }
+private enum CardState { case none, connected, initialized, paired, loggedIn, keyLoaded, pinBlocked, version4KeyLoaded }
 
 private let connect = "card.connect"
 private let initialize = "card.init --pin \"123456\" --puk \"111122223333\" --pairing \"KeycardDefaultPairing\""
@@ -49,6 +50,9 @@ private func cardPrelude(_ state: CardState) -> [String] {
     case .pinBlocked:
         [connect, initialize, login, "card.logout",
          "for i in range(3) { try { card.login \"000000\" --force } catch e { } }", "card.open"]
+    case .version4KeyLoaded:
+        ["card.connect --sim four --profile 4.0", "card.init --pin \"123456\" --puk \"111122223333\" --duress \"654321\"",
+         "card.login \"123456\"", loadKey]
     }
 }
 
@@ -60,6 +64,7 @@ private let cardStates: [String: CardState] = [
     "card.reset": .loggedIn, "card.mnemonic": .loggedIn, "card.load": .loggedIn, "card.generate": .loggedIn,
     "card.remove-key": .keyLoaded, "card.path": .keyLoaded, "card.derive": .keyLoaded, "card.pinless": .keyLoaded,
     "card.export": .keyLoaded, "use.card": .keyLoaded, "card.disconnect": .connected,
+    "card.bip85": .version4KeyLoaded, "card.ecdh": .version4KeyLoaded, "card.challenge": .version4KeyLoaded,
 ]
 
 /// More lines some examples need before them.

@@ -187,6 +187,47 @@ extension Builtins {
             if let xpub = exported.xpub { fields.append(("xpub", .string(xpub))) }
             return .map(ValueMap(fields + keyWarningField(card)))
         },
+        Builtin("card.bip85", params: [ParamSpec("application", .string, choices: ["mnemonic", "wif", "xprv", "hex"])],
+                options: [
+                    OptionSpec("index", .int, "the BIP-85 index (default 0)", in: 0...0x7FFF_FFFF),
+                    OptionSpec("words", .int, "mnemonic: 12, 15, 18, 21 or 24 (default 12)", choices: ["12", "15", "18", "21", "24"]),
+                    OptionSpec("bytes", .int, "hex: 16 to 64 bytes (default 32)", in: 16...64),
+                ],
+                summary: "Keycard 4.0: a child secret by BIP-85 (EXPORT BIP85): a mnemonic, a WIF key, an xprv or hex; the card derives, kcs encodes.",
+                example: "card.bip85 mnemonic --words 24 --index 1") { args in
+            let index = UInt32(try args.integer("index").map { try smallInt($0, "--index", in: 0...0x7FFF_FFFF) } ?? 0)
+            let application: BIP85Application =
+                switch args.string("application") ?? "" {
+                case "mnemonic": .mnemonic(words: try args.integer("words").map { try smallInt($0, "--words", in: 12...24) } ?? 12, index: index)
+                case "wif": .wif(index: index)
+                case "xprv": .xprv(index: index)
+                default: .hex(bytes: try args.integer("bytes").map { try smallInt($0, "--bytes", in: 16...64) } ?? 32, index: index)
+                }
+            return switch try args.session().cardBIP85(application) {
+            case .mnemonic(let m): .mnemonic(m)
+            case .wif(let w): SecretKind.wif.value(w)
+            case .xprv(let k): SecretKind.xprv.value(Secret(utf8: try k.serialized(.xprv)))
+            case .hex(let h): SecretKind.entropy.value(h)
+            }
+        },
+
+        Builtin("card.ecdh", params: [ParamSpec("peer", .bytes), ParamSpec("path", pathType)],
+                summary: "Keycard 4.0: ECDH of PEER's public key with the card's key at PATH (m/44'/1237'/… Nostr NIP-44, or m/43'/60'/1581'/…): the shared X, a secret.",
+                example: "card.ecdh $peer \"m/44'/1237'/0'/0/0\"") { args in
+            let session = try args.session()
+            guard case .bytes(let peerBytes)? = args["peer"], let peer = try? PublicKey(bytes: peerBytes) else {
+                throw BuiltinError.outOfRange(name: "the peer", expected: "a secp256k1 public key (33 or 65 bytes)", got: "other bytes")
+            }
+            let path = DerivationPath(absolute: true, try absolutePath(try parseCardPath(args["path"]), card: try session.requireCard()))
+            return SecretKind.sharedSecret.value(try session.cardECDH(peer: peer, path: path))
+        },
+
+        Builtin("card.challenge", params: [ParamSpec("length", .int, default: .int(32))],
+                summary: "Keycard 4.0: LENGTH (1 to 245, default 32) random bytes from the card (GET CHALLENGE).",
+                example: "card.challenge 16") { args in
+            let length = try smallInt(try args.integer("length") ?? 32, "the length", in: 1...245)
+            return .bytes(try args.session().cardChallenge(length: length))
+        },
     ]
 }
 
