@@ -48,11 +48,17 @@ public struct AppletProfile: Sendable, Hashable, CustomStringConvertible {
     /// Keycard 4.0 (head `a61616a`): version `04 00`, no pairing slots, capabilities `1F`, Secure
     /// Channel V2.
     public static let v4_0 = AppletProfile(id: "4.0", version: (4, 0), pairingSlots: 0, capabilities: 0x1F)
+    /// An earlier 4.0 build (before `074a041`): the same version `04 00`, without EXPORT BIP85 and ECDH,
+    /// which it answers `6D 00` (docs/keycard-protocol.md §14).
+    public static let v4_0_early = AppletProfile(id: "4.0-early", version: (4, 0), pairingSlots: 0, capabilities: 0x1F)
+
+    /// False for a 4.0 build older than EXPORT BIP85 and ECDH.
+    var hasBIP85AndECDH: Bool { id != "4.0-early" }
 
     /// Every named profile, oldest first.
-    public static let all: [AppletProfile] = [.v3_1_0, .v3_1_1, .v3_1_2, .v4_0]
+    public static let all: [AppletProfile] = [.v3_1_0, .v3_1_1, .v3_1_2, .v4_0, .v4_0_early]
 
-    /// The named profile `id` (`3.1.0`, `3.1.1`, `3.1.2`, `4.0`), nil if unknown.
+    /// The named profile `id` (`3.1.0`, `3.1.1`, `3.1.2`, `4.0`, `4.0-early`), nil if unknown.
     public static func named(_ id: String) -> AppletProfile? { all.first { $0.id == id } }
 
     /// The same build with another master-xpub behaviour.

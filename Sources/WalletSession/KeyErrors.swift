@@ -80,6 +80,8 @@ public enum CardKeyError: WalletError, Equatable {
     /// A 4.0-only command (`sign --schnorr`, `card.bip85`, `card.ecdh`, `card.challenge`) without a
     /// logged-in 4.0 card.
     case needsVersion4(feature: String)
+    /// A 4.0 card answered `6D 00` to a command newer builds have: several builds share version 4.0.
+    case notInThisBuild(command: String)
     case oneExportKind(given: [String])
     case conflictingOptions(first: String, second: String)
     case indexOverflow
@@ -102,6 +104,7 @@ public enum CardKeyError: WalletError, Equatable {
         case .xpubNotExportable: "cardKey.xpubNotExportable"
         case .masterXpub: "cardKey.masterXpub"
         case .needsVersion4: "cardKey.needsVersion4"
+        case .notInThisBuild: "cardKey.notInThisBuild"
         case .oneExportKind: "cardKey.oneExportKind"
         case .conflictingOptions: "cardKey.conflictingOptions"
         case .indexOverflow: "cardKey.indexOverflow"
@@ -136,6 +139,9 @@ public enum CardKeyError: WalletError, Equatable {
                 + "buffer); export an account instead, e.g. card.export \"m/44'/60'/0'\" --xpub"
         case .needsVersion4(let feature):
             "\(feature) comes from a Keycard 4.0 card, and this card's applet is older: connect a 4.0 card and run card.login"
+        case .notInThisBuild(let command):
+            "this card's applet build has no \(command) (it answered 6D 00): several 4.0 builds share the version number, "
+                + "and this one is older than the command"
         case .oneExportKind(let given):
             "give one of --public, --xpub, --private, got " + given.map { "--" + $0 }.joined(separator: " and ")
         case .conflictingOptions(let first, let second):

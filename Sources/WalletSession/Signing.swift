@@ -330,7 +330,7 @@ extension Session {
             let key = try card.commands.exportKeyV2(path: path, kind: .publicKey).publicKey
             t = Hash.tagged("TapTweak", key.xOnly.key.bytes)
         }
-        let signed = try card.commands.signSchnorrV2(digest: digest, tweak: t, path: path)
+        let signed = try Self.inThisBuild { () throws(CardError) in try card.commands.signSchnorrV2(digest: digest, tweak: t, path: path) }
         return SchnorrSigned(path: path, publicKey: signed.publicKey, outputKey: signed.outputKey, tweak: t,
                              signature: signed.signature)
     }
@@ -382,7 +382,7 @@ extension Session {
     public func cardBIP85(_ application: BIP85Application) throws -> BIP85Output {
         let card = try requireVersion4("BIP-85 entropy")
         let (path, length) = application.request
-        let entropy = try card.commands.exportBIP85(path: path, length: length)
+        let entropy = try Self.inThisBuild { () throws(CardError) in try card.commands.exportBIP85(path: path, length: length) }
         switch application {
         case .mnemonic: return .mnemonic(try Mnemonic(entropy: entropy))
         case .wif: return .wif(WIF(privateKey: try PrivateKey(entropy)).encoded())
@@ -397,12 +397,23 @@ extension Session {
 
     /// `card.ecdh`: x(k·peer) with the 4.0 card's key at `path` (NIP-44 or EIP-1581 subtrees).
     public func cardECDH(peer: PublicKey, path: DerivationPath) throws -> Secret {
-        try requireVersion4("ECDH").commands.ecdh(peer: peer, path: path)
+        let card = try requireVersion4("ECDH")
+        return try Self.inThisBuild { () throws(CardError) in try card.commands.ecdh(peer: peer, path: path) }
+    }
+
+    /// Runs a command newer 4.0 builds have; `6D 00` becomes `notInThisBuild` (docs/keycard-protocol.md §14).
+    static func inThisBuild<R>(_ body: () throws(CardError) -> R) throws -> R {
+        do {
+            return try body()
+        } catch .insNotSupported(let command) {
+            throw CardKeyError.notInThisBuild(command: command.name)
+        }
     }
 
     /// `card.challenge`: `length` random bytes from a 4.0 card.
     public func cardChallenge(length: Int) throws -> [UInt8] {
-        try requireChannelVersion4().commands.getChallenge(length: length)
+        let card = try requireChannelVersion4()
+        return try Self.inThisBuild { () throws(CardError) in try card.commands.getChallenge(length: length) }
     }
 
     /// GET CHALLENGE needs the channel, not the PIN.
