@@ -266,7 +266,8 @@ public enum CardError: WalletError, Equatable {
             "the card's identity could not be verified: \(reason)"
         case .untrustedCertificate(let identity, let ca):
             "the card's certificate (identity \(identity)) was issued by CA \(ca), which is neither the Keycard production "
-                + "nor the test CA: kcs cannot tell this card from an impostor, so it opens no channel to it"
+                + "nor the test CA: kcs cannot tell this card from an impostor, so it opens no channel to it. "
+                + "Trust its identity key only if you know where the card comes from (card.trust)"
         case .notSelected(let c):
             "\(c.name) needs the card's secure-channel key from SELECT; select the applet first"
         case .notInitialized:

@@ -108,7 +108,7 @@ extension Session {
             guard let parameters = request.parametersV2 else { throw CardError.notSelected(command: .initialize) }
             var steps = CardWalkSteps()
             steps.selected = { card.noteSelected($0) }
-            steps.certificate = { try card.trustCertificate($0) }
+            steps.certificate = { try self.trustCertificate($0, on: card) }
             steps.initializationV2 = { _ in parameters }
             _ = try CardSession(commands: card.commands).open(steps)
             try card.select()

@@ -93,15 +93,6 @@ public final class CardLink {
         commands.isSecureChannelOpen && (pairing != nil || info.usesSecureChannelV2)
     }
 
-    /// Whether kcs trusts a 4.0 card's certificate: one of the Keycard CAs, or — for a simulated
-    /// card only — the kcs simulator CA (docs/card.md, "Keycard 4.0"). The walk's certificate step.
-    public func trustCertificate(_ certificate: CardCertificate) throws {
-        if certificate.issuer != .unknown { return }
-        if case .simulator = medium, certificate.caPublicKey == IdentityCertificate.simulatorCA.publicKey { return }
-        throw CardError.untrustedCertificate(identity: certificate.identityPublicKey.description,
-                                             ca: certificate.caPublicKey.description)
-    }
-
     /// The instance UID as hex (what pairings are stored under).
     public var instanceUID: String { Hex.encode(info.instanceUID) }
 
@@ -141,6 +132,47 @@ public final class CardLink {
 }
 
 extension Session {
+    /// The store setting that marks a 4.0 card's identity key as trusted by the person (`card.trust`):
+    /// keyed by the card's id (SHA-256 of the identity key, 16 bytes, as `ApplicationInfo.instanceUID`),
+    /// holding the identity key and the CA key.
+    static func trustSetting(_ certificate: CardCertificate) -> String {
+        "card.trusted." + Hex.encode(Hash.sha256(certificate.identityPublicKey.compressed).prefix(16))
+    }
+
+    /// The card walk's certificate step (docs/card.md, "Keycard 4.0"): a card certified by a Keycard
+    /// CA; a simulated card certified by the kcs simulator CA; or a card whose identity key the person
+    /// trusted with `card.trust` (kept in the store, the 4.0 counterpart of a stored pairing).
+    public func trustCertificate(_ certificate: CardCertificate, on card: CardLink) throws {
+        if certificate.issuer != .unknown { return }
+        if card.isSimulated, certificate.caPublicKey == IdentityCertificate.simulatorCA.publicKey { return }
+        let identity = certificate.identityPublicKey.description
+        if let store = existingStore(), let kept = try store.setting(Self.trustSetting(certificate)),
+           kept.split(separator: " ").first.map(String.init) == identity {
+            return
+        }
+        throw CardError.untrustedCertificate(identity: identity, ca: certificate.caPublicKey.description)
+    }
+
+    /// `card.trust IDENTITY`: remembers the connected 4.0 card's identity key as trusted, once the
+    /// person typed it (the key card.info shows). Returns the certificate.
+    public func trustConnectedCard(confirming typed: String) throws -> CardCertificate {
+        let card = try requireCard()
+        guard let certificate = card.info.certificate else { throw CardKeyError.needsVersion4(feature: "a certificate to trust") }
+        let identity = certificate.identityPublicKey.description
+        guard typed.lowercased() == identity else { throw CardCommandError.trustNotConfirmed(identity: identity) }
+        try store().setSetting(Self.trustSetting(certificate), to: identity + " " + certificate.caPublicKey.description)
+        return certificate
+    }
+
+    /// The identity keys trusted with `card.trust`, with the CA that certified each.
+    public func trustedCardIdentities() throws -> [(identity: String, ca: String)] {
+        guard let store = existingStore() else { return [] }
+        return try store.settings().filter { $0.key.hasPrefix("card.trusted.") }.compactMap { entry in
+            let parts = entry.value.split(separator: " ").map(String.init)
+            return parts.count == 2 ? (parts[0], parts[1]) : nil
+        }.sorted { $0.identity < $1.identity }
+    }
+
     /// The connected card, or an error that says how to connect.
     public func requireCard() throws -> CardLink {
         guard let card else { throw CardCommandError.notConnected }
@@ -211,6 +243,8 @@ public enum CardCommandError: WalletError, Equatable {
     case duressTrap(reason: String)
     /// A pairing command on a 4.0 card, which has no pairing.
     case noPairingOnVersion4
+    /// `card.trust` without the connected card's identity key typed to confirm.
+    case trustNotConfirmed(identity: String)
 
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`), but
     /// for the one about pairing slots, which stands alone as the SDK's sentence does.
@@ -240,6 +274,7 @@ public enum CardCommandError: WalletError, Equatable {
         case .unpairChoice: "card.unpairChoice"
         case .duressTrap: "card.duressTrap"
         case .noPairingOnVersion4: "card.noPairing"
+        case .trustNotConfirmed: "card.trustNotConfirmed"
         }
     }
 
@@ -298,6 +333,8 @@ public enum CardCommandError: WalletError, Equatable {
         case .noPairingOnVersion4:
             "a 4.0 card needs no pairing and has no pairing slots: card.login opens its secure channel, "
                 + "checked against the card's certificate"
+        case .trustNotConfirmed(let identity):
+            "trusting a card means typing its identity key, \(identity) (card.info shows it); nothing was stored"
         }
     }
 }

@@ -137,7 +137,7 @@ extension Session {
         steps.selected = { card.noteSelected($0) }
         steps.initialization = { _ in throw CardCommandError.blank }
         steps.initializationV2 = { _ in throw CardCommandError.blank }
-        steps.certificate = { try card.trustCertificate($0) }
+        steps.certificate = { try self.trustCertificate($0, on: card) }
         steps.storedPairing = { info in
             guard let stored = try self.unlockedStore().pairing(instanceUID: info.instanceUID) else {
                 throw CardCommandError.notPaired
@@ -173,7 +173,7 @@ extension Session {
         steps.selected = { card.noteSelected($0) }
         steps.initialization = { _ in throw CardCommandError.blank }
         steps.initializationV2 = { _ in throw CardCommandError.blank }
-        steps.certificate = { try card.trustCertificate($0) }
+        steps.certificate = { try self.trustCertificate($0, on: card) }
         steps.storedPairing = { info in
             // An ephemeral login keeps nothing in the vault.
             store = request.ephemeral ? nil : try self.unlockedStore()

@@ -21,7 +21,7 @@ private let commandErrors: [any IdentifiableError & Sendable] = {
             .lastTry(credential: "PUK"), .pinBlocked(justNow: true), .pinBlocked(justNow: false),
             .pukBlocked(justNow: true), .pukBlocked(justNow: false), .pinNotBlocked(triesLeft: 3),
             .valueNeeded(what: "PIN", option: "pin"), .valuesDiffer(what: "PIN"), .resetNotConfirmed(typed: "x"),
-            .resetNotConfirmed(typed: nil), .resetUnsupported, .unpairChoice, .duressTrap(reason: "r"), .noPairingOnVersion4]
+            .resetNotConfirmed(typed: nil), .resetUnsupported, .unpairChoice, .duressTrap(reason: "r"), .noPairingOnVersion4, .trustNotConfirmed(identity: "02ab")]
     out += [KeyCommandError.privateWhereWatchOnly, .moveNeedsOneOption(given: 2), .cannotSign(name: "a", kind: "WATCH"),
             .digestLength(got: 3), .noActiveKey, .customNeedsPath, .privateKeyLength(got: 3), .backupNeedsTerminal,
             .backupWordWrong(position: 4), .publicKeyGiven,

@@ -66,6 +66,18 @@ extension Builtins {
             return .null
         },
 
+        Builtin("card.trust", params: [ParamSpec("identity", .string, default: .null)],
+                summary: "Keycard 4.0: trusts the connected card's identity key (type it as card.info shows it) when its CA is not a Keycard CA; no IDENTITY lists the trusted keys.",
+                example: "card.trust") { args in
+            let session = try args.session()
+            guard let typed = args.string("identity") else {
+                return .list(try session.trustedCardIdentities().map { .map(ValueMap([("identity", .string($0.identity)), ("ca", .string($0.ca))])) })
+            }
+            let certificate = try session.trustConnectedCard(confirming: typed)
+            return .map(ValueMap([("trusted", .string(certificate.identityPublicKey.description)),
+                                  ("ca", .string(certificate.caPublicKey.description))]))
+        },
+
         Builtin("card.info",
                 summary: "The card's Info screen: initialised, key loaded, free pairing slots, version, instance and key UID, capabilities.",
                 example: "card.info") { args in
