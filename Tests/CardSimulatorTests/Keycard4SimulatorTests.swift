@@ -146,17 +146,7 @@ struct Keycard4SchnorrTests {
         let random = ReplayRandom(chunks: [Keycard4Recording.cardKey1, [UInt8](repeating: 7, count: 32),
                                            Keycard4Recording.cardKey2, [UInt8](repeating: 8, count: 32), zeros, zeros])
         let card = SimulatedCard(profile: .v4_0, random: random)
-        try card.provisionIdentity(certificate: Keycard4Recording.certificate,
-                                   privateKey: h("8D71A8D4E1F32500FC64EE75B99249B79410C232E035FF8D33915CD934FAE3FF"))
-        let client = KeycardCommandSet(transport: card, random: SeededRandom(seed: 43))
-        try client.select()
-        try client.openSecureChannelV2()
-        let pin = Secret(bytes: Array("123456".utf8))
-        try client.initializeV2(InitParametersV2(pin: pin, puk: Secret(bytes: Array("123456789012".utf8)),
-                                                 duressPIN: Secret(bytes: Array("654321".utf8))))
-        try client.select()
-        try client.openSecureChannelV2()
-        try client.verifyPIN(pin)
+        let client = try loggedIn(card, clientSeed: 43)
 
         try client.loadKey(privateKey: PrivateKey(bytes: [UInt8](repeating: 0, count: 31) + [3]))
         let vector0 = try client.signSchnorrV2(digest: zeros, tweak: zeros, path: DerivationPath(absolute: true, []))
@@ -192,17 +182,7 @@ struct Keycard4BIP85Tests {
     @Test("the BIP-85 specification's vectors from the card")
     func vectors() throws {
         let card = SimulatedCard(profile: .v4_0, random: SeededRandom(seed: 85))
-        try card.provisionIdentity(certificate: Keycard4Recording.certificate,
-                                   privateKey: h("8D71A8D4E1F32500FC64EE75B99249B79410C232E035FF8D33915CD934FAE3FF"))
-        let client = KeycardCommandSet(transport: card, random: SeededRandom(seed: 86))
-        try client.select()
-        try client.openSecureChannelV2()
-        let pin = Secret(bytes: Array("123456".utf8))
-        try client.initializeV2(InitParametersV2(pin: pin, puk: Secret(bytes: Array("123456789012".utf8)),
-                                                 duressPIN: Secret(bytes: Array("654321".utf8))))
-        try client.select()
-        try client.openSecureChannelV2()
-        try client.verifyPIN(pin)
+        let client = try loggedIn(card, clientSeed: 86)
         let uid = try client.loadKey(privateKey: PrivateKey(bytes: h("3F15E5D852DC2E9BA5E9FE189A8DD2E1547BADEF5B563BBE6579FC6807D80ED9")),
                                      chainCode: h("1B67969D1EC69BDFEEAE43213DA8460BA34B92D0788C8F7BFCFA44906E8A589C"))
         #expect(Hex.encode(uid).uppercased() == "489A90AE98C3796BC37637610AF250E9E025BB7522EB5A00B705ACF5345C9429")
@@ -230,4 +210,21 @@ struct Keycard4BIP85Tests {
         }
         #expect(try client.getChallenge(length: 245).count == 245)
     }
+}
+
+/// The recorded identity provisioned on `card`, then the kcs client's walk to a verified PIN:
+/// SELECT, OPEN SECURE CHANNEL, INIT (PIN 123456, duress 654321), SELECT, OPEN, VERIFY.
+func loggedIn(_ card: SimulatedCard, clientSeed: UInt64) throws -> KeycardCommandSet {
+    try card.provisionIdentity(certificate: Keycard4Recording.certificate,
+                               privateKey: h("8D71A8D4E1F32500FC64EE75B99249B79410C232E035FF8D33915CD934FAE3FF"))
+    let client = KeycardCommandSet(transport: card, random: SeededRandom(seed: clientSeed))
+    try client.select()
+    try client.openSecureChannelV2()
+    let pin = Secret(bytes: Array("123456".utf8))
+    try client.initializeV2(InitParametersV2(pin: pin, puk: Secret(bytes: Array("123456789012".utf8)),
+                                             duressPIN: Secret(bytes: Array("654321".utf8))))
+    try client.select()
+    try client.openSecureChannelV2()
+    try client.verifyPIN(pin)
+    return client
 }
