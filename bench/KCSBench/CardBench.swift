@@ -123,3 +123,75 @@ enum CardBench {
         }
     }
 }
+
+/// Keycard 4.0 figures beside the 3.1 ones (issue 14 §5): the walk to a verified PIN (SELECT, OPEN
+/// SECURE CHANNEL, and for 3.1 MUTUALLY AUTHENTICATE with the stored pairing; VERIFY PIN) and the
+/// SIGN round trip, on a simulated card of each generation.
+enum Card4Bench {
+    static let pin = Secret(utf8: "123456")
+
+    /// A logged-in 4.0 session on `transport` with the bench seed loaded; the simulator's CA is
+    /// trusted here by name (the console trusts it for simulated cards only).
+    static func openSession(_ transport: CardTransport, seed: UInt64) throws -> (CardSession, CardWalkSteps) {
+        let session = CardSession(transport: transport, random: SeededRandom(seed: seed))
+        var steps = CardWalkSteps()
+        steps.certificate = { certificate in
+            guard certificate.caPublicKey == IdentityCertificate.simulatorCA.publicKey else {
+                throw CardError.untrustedCertificate(identity: "\(certificate.identityPublicKey)", ca: "\(certificate.caPublicKey)")
+            }
+        }
+        steps.initializationV2 = { _ in
+            try InitParametersV2(pin: pin, puk: Secret(utf8: "987654321098"), duressPIN: Secret(utf8: "654321"))
+        }
+        steps.pin = pin
+        _ = try session.open(steps)
+        return (session, steps)
+    }
+
+    /// SIGN per second with the key at m/44'/60'/0'/0/0 (4.0: the path in every SIGN).
+    static func signRate(_ commands: KeycardCommandSet, count: Int) throws -> Double {
+        _ = try commands.loadKey(seed: try CardBench.seed())
+        let path = try DerivationPath("m/44'/60'/0'/0/0")
+        var digest = Hash.sha256(Array("bench".utf8))
+        return try rate(count) { i in
+            digest[0] = UInt8(truncatingIfNeeded: i)
+            _ = try commands.signV2(digest: digest, path: path)
+        }
+    }
+
+    static func run(inProcess: Bool, pcsc: Bool) throws {
+        if inProcess {
+            // 3.1: the walk with the stored pairing, as card.open + card.verify do.
+            let card3 = SimulatedCard(random: SeededRandom(seed: 8))
+            let session3 = CardSession(transport: card3, random: SeededRandom(seed: 9))
+            let pairing = try session3.open(SessionOptions(
+                pin: pin,
+                initialization: try InitParameters(pin: pin, puk: Secret(utf8: "987654321098"),
+                                                   pairingSecret: PairingSecret(password: PairingSecret.defaultPassword)))).pairing
+            report("card_open_verify_inprocess", try rate(200) { _ in
+                _ = try session3.open(SessionOptions(pin: pin, pairing: pairing))
+            })
+            let card4 = SimulatedCard(profile: .v4_0, random: SeededRandom(seed: 10))
+            let identity = PrivateKey.generate(using: SeededRandom(seed: 13))
+            try card4.provisionIdentity(certificate: IdentityCertificate.make(identityKey: identity, caKey: IdentityCertificate.simulatorCA),
+                                        privateKey: identity.secret.withUnsafeBytes { Array($0) })
+            let (session4, steps) = try openSession(card4, seed: 11)
+            report("card4_open_verify_inprocess", try rate(200) { _ in _ = try session4.open(steps) })
+            report("card4_sign_inprocess", try signRate(session4.commands, count: 300))
+        }
+        if pcsc {
+            var found: (PCSCContext, String)?
+            for _ in 0..<100 where found == nil {
+                if let c = try? PCSCContext(), let r = try? c.reader(matching: "Virtual PCD 00 00") { found = (c, r) }
+                else { usleep(100_000) }
+            }
+            guard let (context, reader) = found else { throw TransportError.noReader(requested: "Virtual PCD 00 00") }
+            try context.waitForCard(in: reader, timeout: 15)
+            let transport = try context.connect(reader: reader)
+            let (session, steps) = try openSession(transport, seed: 12)
+            report("card4_open_verify_pcsc", try rate(50) { _ in _ = try session.open(steps) })
+            report("card4_sign_pcsc", try signRate(session.commands, count: 100))
+            transport.disconnect()
+        }
+    }
+}

@@ -1,6 +1,6 @@
 // kcs-bench: throughput figures for `make bench` (bench/run prints them next to the C
 // baseline from bench/c/bench.c, which does the same work straight on the C libraries).
-// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|lang|card|card-pcsc|store|eth|discovery]
+// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|lang|card|card-pcsc|card4-pcsc|store|eth|discovery]
 // Output: one line per figure, "name ops_per_second" (scrypt-rss: "rss_mib N").
 import Foundation
 import WalletCore
@@ -58,9 +58,18 @@ if all || what == "seed" {
 }
 
 if all || what == "lang" { try LanguageBench.run() }
-if all || what == "card" { try CardBench.run(inProcess: true, pcsc: false) }
+if all || what == "card" {
+    try CardBench.run(inProcess: true, pcsc: false)
+    try Card4Bench.run(inProcess: true, pcsc: false)
+}
 if all || what == "store" { try StoreBench.run() }
 if all || what == "eth" { try EthBench.run() }
+if what == "card4-pcsc" {
+    do { try Card4Bench.run(inProcess: false, pcsc: true) } catch {
+        FileHandle.standardError.write(Data("card4-pcsc: \(error)\n".utf8))
+        exit(1)
+    }
+}
 if what == "card-pcsc" {
     do { try CardBench.run(inProcess: false, pcsc: true) } catch {
         FileHandle.standardError.write(Data("card-pcsc: \(error)\n".utf8))
