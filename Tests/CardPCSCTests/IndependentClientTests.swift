@@ -174,8 +174,19 @@ struct IndependentClientTests {
         let chat = try master.derive("m/43'/60'/1581'/0'/0")
         #expect(r["exportPrivate.EIP1581.key"] == (try #require(chat.privateKey)).secret.withUnsafeBytes { Hex.encode(Array($0)) })
         #expect(r["exportPrivate.outsideEIP1581"] == "SW=6985")
+        // BIP-85 (m/83696968'/39'/0'/12'/0', 16 bytes): HMAC-SHA512("bip-entropy-from-k", k), k from kcs's BIP-32.
+        let bip85Key = try #require(try master.derive("m/83696968'/39'/0'/12'/0'").privateKey)
+        let bip85 = bip85Key.secret.withUnsafeBytes { Hash.hmacSHA512(key: Array("bip-entropy-from-k".utf8), data: Array($0)) }
+        #expect(r["exportBIP85.entropy"] == Hex.encode(bip85.prefix(16)))
         #expect(r["changePIN"] == "None")
         #expect(r["verify.oldPIN"] == "False" && r["verify.newPIN"] == "True")
+        // Three wrong PINs block it; the PUK (wrong, then right) unblocks it with a new PIN.
+        #expect(r["verify.wrong1"] == "False" && r["verify.wrong2"] == "False")
+        #expect(r["verify.wrong3"] == "SW=63C0")
+        #expect(r["status.blocked"] == "{'pin_retry_count': 0, 'puk_retry_count': 5, 'initialized': True}")
+        #expect(r["unblock.wrongPUK"] == "SW=63C4")
+        #expect(r["unblock"] == "None")
+        #expect(r["verify.afterUnblock"] == "True")
         #expect(r["factoryReset"] == "None")
         #expect(r["afterReset.status"] == "0")
     }

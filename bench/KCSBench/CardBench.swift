@@ -186,9 +186,19 @@ enum Card4Bench {
                 else { usleep(100_000) }
             }
             guard let (context, reader) = found else { throw TransportError.noReader(requested: "Virtual PCD 00 00") }
-            try context.waitForCard(in: reader, timeout: 15)
-            let transport = try context.connect(reader: reader)
-            let (session, steps) = try openSession(transport, seed: 12)
+            // The 3.1 card has just left the reader and the 4.0 one is coming: try until it answers.
+            var opened: (PCSCTransport, CardSession, CardWalkSteps)?
+            for attempt in 0..<50 where opened == nil {
+                do {
+                    try context.waitForCard(in: reader, timeout: 15)
+                    let transport = try context.connect(reader: reader)
+                    let (session, steps) = try openSession(transport, seed: 12 + UInt64(attempt))
+                    opened = (transport, session, steps)
+                } catch {
+                    usleep(200_000)
+                }
+            }
+            guard let (transport, session, steps) = opened else { throw TransportError.noReader(requested: "Virtual PCD 00 00 with a 4.0 card") }
             report("card4_open_verify_pcsc", try rate(50) { _ in _ = try session.open(steps) })
             report("card4_sign_pcsc", try signRate(session.commands, count: 100))
             transport.disconnect()
