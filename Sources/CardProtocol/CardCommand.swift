@@ -43,6 +43,8 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
     case setPinlessPath
     /// EXPORT KEY (`C2`, §10.11).
     case exportKey
+    /// EXPORT LEE (`C3`, 4.0, §14.9).
+    case exportLEE
     /// EXPORT BIP85 (`C4`, 4.0, §14.8).
     case exportBIP85
     /// ECDH (`C5`, 4.0, §14.8).
@@ -93,6 +95,7 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
         case 0xC0: self = .sign
         case 0xC1: self = .setPinlessPath
         case 0xC2: self = .exportKey
+        case 0xC3: self = .exportLEE
         case 0xC4: self = .exportBIP85
         case 0xC5: self = .ecdh
         case 0xCA: self = .getData
@@ -126,6 +129,7 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
         case .sign: "SIGN"
         case .setPinlessPath: "SET PINLESS PATH"
         case .exportKey: "EXPORT KEY"
+        case .exportLEE: "EXPORT LEE"
         case .exportBIP85: "EXPORT BIP85"
         case .ecdh: "ECDH"
         case .getData: "GET DATA"
@@ -140,7 +144,7 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
     public var needsPIN: Bool {
         switch self {
         case .unpair, .changePIN, .changePUK, .changePairingSecret, .loadKey, .deriveKey, .removeKey,
-            .generateKey, .sign, .setPinlessPath, .exportKey, .storeData, .exportBIP85, .ecdh:
+            .generateKey, .sign, .setPinlessPath, .exportKey, .storeData, .exportBIP85, .ecdh, .exportLEE:
             true
         default:
             false

@@ -288,6 +288,26 @@ public final class KeycardCommandSet {
         return try CardSchnorrSignature(response: data, digest: digest, tweak: tweak)
     }
 
+    /// LOAD KEY P1 04 on a 4.0 card (§14.9): enters LEE mode with `seed` (16…64 bytes); returns the key UID.
+    @discardableResult
+    public func loadLEESeed(_ seed: Secret) throws(CardError) -> [UInt8] {
+        guard (16...64).contains(seed.count) else {
+            throw .invalidInput(command: .loadKey, reason: "a LEE seed is 16 to 64 bytes, got \(seed.count)")
+        }
+        var data = seed.withUnsafeBytes { Array($0) }
+        defer { Secret.wipe(&data) }
+        return keyChanged(try KeycardCommands.keyUID(run(CommandAPDU(ins: 0xD0, p1: 0x04, p2: 0, data: data), route: .secure),
+                                                     command: .loadKey))
+    }
+
+    /// EXPORT LEE on a 4.0 card in LEE mode (§14.9): the nullifier and viewing secret keys at `path`.
+    public func exportLEE(path: DerivationPath) throws(CardError) -> LEEKeys {
+        let command = CommandAPDU(ins: 0xC3, p1: 0, p2: 0, data: try KeycardCommands.pathBytes(path, command: .exportLEE))
+        var data = try run(command, route: .secure)
+        defer { Secret.wipe(&data) }
+        return try LEEKeys(response: data)
+    }
+
     /// EXPORT BIP85 on a 4.0 card (§14.8): `length` bytes (1…64) of BIP-85 entropy at `path`
     /// (under m/83696968', every index hardened).
     public func exportBIP85(path: DerivationPath, length: Int) throws(CardError) -> Secret {

@@ -215,3 +215,24 @@ public struct CardSchnorrSignature: Sendable, Equatable {
         }
     }
 }
+
+/// What EXPORT LEE returns (docs/keycard-protocol.md §14.9): the nullifier secret key (32 bytes)
+/// and the viewing secret key (64 bytes), read by tag from `A1 { 83 20 NSK; 84 40 VSK }`.
+public struct LEEKeys: Sendable {
+    public let nullifierKey: Secret
+    public let viewingKey: Secret
+
+    public init(response data: [UInt8]) throws(CardError) {
+        do throws(CardError) {
+            let fields = try TLV.parseFirst(data).children()
+            guard let nsk = fields.first(tag: 0x83)?.value, nsk.count == 32,
+                  let vsk = fields.first(tag: 0x84)?.value, vsk.count == 64 else {
+                throw CardError.malformedResponse(command: .exportLEE, detail: "expected A1 { 83 20 NSK; 84 40 VSK }")
+            }
+            nullifierKey = Secret(bytes: nsk)
+            viewingKey = Secret(bytes: vsk)
+        } catch .malformedTLV(let offset, let reason) {
+            throw .malformedResponse(command: .exportLEE, detail: "TLV error at byte \(offset): \(reason)")
+        }
+    }
+}

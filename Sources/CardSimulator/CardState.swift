@@ -94,6 +94,13 @@ struct IdentityRecord: Codable, Equatable, Sendable {
     var privateKey: CardSecret
 }
 
+/// 4.0 LEE mode's second secret (SSK) and chain code, from HMAC-SHA512("LEE_master_priv", seed)
+/// (docs/keycard-protocol.md §14.9).
+struct LEERecord: Codable, Equatable, Sendable {
+    var secret: CardSecret
+    var chainCode: CardSecret
+}
+
 /// Everything the card keeps across power cycles (its EEPROM), exactly what the state file holds.
 /// docs/keycard-protocol.md §4 lists what is persistent; the transient rest lives in `KeycardApplet`.
 struct CardState: Codable, Equatable, Sendable {
@@ -124,6 +131,8 @@ struct CardState: Codable, Equatable, Sendable {
     @HexField var ndefData: [UInt8] = []
     @HexField var cashData: [UInt8] = []
     var identity: IdentityRecord?
+    /// 4.0 LEE mode (LOAD KEY P1 04): the second secret and its chain code; nil outside LEE mode.
+    var lee: LEERecord?
 
     /// Free pairing slots (SELECT tag `02`, second occurrence).
     var freePairingSlots: Int { pairings.count { $0 == nil } }

@@ -231,5 +231,6 @@ extension KeycardApplet {
         state.masterChainCode = .zeros(32)
         state.duressChainCode = .zeros(32)
         state.keyUID = [UInt8](repeating: 0, count: 32)
+        state.lee = nil
     }
 }

@@ -45,7 +45,7 @@ extension KeycardApplet {
     /// `10` initialized, low nibble the tries left of the PIN in use; `00` before INIT.
     var statusByteV4: UInt8 {
         guard state.credentials != nil else { return 0x00 }
-        return 0x10 | (pinRecord(currentPIN).remaining & 0x0F)
+        return 0x10 | (state.lee == nil ? 0 : 0x20) | (pinRecord(currentPIN).remaining & 0x0F)
     }
 
     // MARK: OPEN SECURE CHANNEL (§14.2)
@@ -139,7 +139,10 @@ extension KeycardApplet {
             case 0xD0: reply = try loadKeyV4(command)
             case 0xD2: reply = try generateMnemonic(command)
             case 0xD3: reply = try removeKey(command)
-            case 0xD4: reply = try generateKey(command)
+            case 0xD4:
+                reply = try generateKey(command)
+                state.lee = nil
+            case 0xC3: reply = try exportLEE(command)
             case 0xC0: reply = try signV4(command)
             case 0xC2: reply = try exportKeyV4(command)
             case 0xC4 where profile.hasBIP85AndECDH: reply = try exportBIP85(command)
@@ -223,11 +226,12 @@ extension KeycardApplet {
         guard isPINValidated else { throw .conditionsNotSatisfied }
         switch apdu.p1 {
         case 0x01, 0x02: try loadKeyPair(apdu.data)
-        case 0x03:
+        case 0x03, 0x04:
             guard (16...64).contains(apdu.data.count) else { throw .wrongData }
-            try loadSeedBytes(apdu.data)
+            if apdu.p1 == 0x04 { try loadLEESeed(apdu.data) } else { try loadSeedBytes(apdu.data) }
         default: throw .incorrectP1P2
         }
+        if apdu.p1 != 0x04 { state.lee = nil }
         return .wrapped(finishKeyLoad())
     }
 
@@ -252,7 +256,7 @@ extension KeycardApplet {
         case 0x02: guard !eip1581, !path.isEmpty else { throw .conditionsNotSatisfied }
         default: break
         }
-        let key = try derive(path)
+        let key = try deriveV4(path)
         var content: [UInt8]
         switch apdu.p2 {
         case 0x00: content = [0x81, 0x20] + key.secret.bytesCopy
@@ -276,7 +280,7 @@ extension KeycardApplet {
         guard data.count >= prefix else { throw .wrongData }
         guard isPINValidated, state.masterKey != nil else { throw .conditionsNotSatisfied }
         let path = try pathV4(data[prefix...])
-        let key = try derive(path)
+        let key = try deriveV4(path)
         let publicKey = key.publicKey.uncompressed
         switch apdu.p2 {
         case 0x00:
@@ -301,7 +305,7 @@ extension KeycardApplet {
         let path = try pathV4(apdu.data)
         let hardened = stride(from: 0, to: path.count, by: 4).allSatisfy { path[$0] & 0x80 != 0 }
         guard path.count >= 8, path.starts(with: [0x84, 0xFD, 0x1D, 0x48]), hardened else { throw .wrongData }
-        let key = try derive(path)
+        let key = try deriveV4(path)
         var mac = Hash.hmacSHA512(key: Array("bip-entropy-from-k".utf8), data: key.secret.bytesCopy)
         defer { Secret.wipe(&mac) }
         return .wrapped(Array(mac.prefix(Int(apdu.p1))))
@@ -321,7 +325,7 @@ extension KeycardApplet {
             throw .conditionsNotSatisfied
         }
         guard let peer = try? PublicKey(bytes: Array(data[0..<65])) else { throw .wrongData }
-        let key = try derive(path)
+        let key = try deriveV4(path)
         guard let shared = try? key.sharedSecretX(with: peer) else { throw .wrongData }
         return .wrapped(shared.bytesCopy)
     }
@@ -330,6 +334,86 @@ extension KeycardApplet {
     func getChallenge(_ apdu: InnerAPDU) -> [UInt8] {
         guard (1...245).contains(apdu.p1) else { return CardStatus.incorrectP1P2.bytes }
         return random.bytes(Int(apdu.p1)) + [0x90, 0x00]
+    }
+
+    // MARK: LEE mode (§14.9)
+
+    /// LOAD KEY P1 04: the signing tree's master key ‖ chain code = HMAC-SHA512("LEE_master_pub", seed),
+    /// the second secret ‖ its chain code = HMAC-SHA512("LEE_master_priv", seed).
+    func loadLEESeed(_ seed: [UInt8]) throws(CardStatus) {
+        var master = Hash.hmacSHA512(key: Array("LEE_master_pub".utf8), data: seed)
+        var second = Hash.hmacSHA512(key: Array("LEE_master_priv".utf8), data: seed)
+        defer {
+            Secret.wipe(&master)
+            Secret.wipe(&second)
+        }
+        guard let key = try? PrivateKey(bytes: Array(master[0..<32])) else { throw .wrongData }
+        state.isExtended = true
+        state.masterKey = MasterKey(privateKey: CardSecret(Array(master[0..<32])), publicKey: key.publicKey.uncompressed)
+        state.masterChainCode = CardSecret(Array(master[32..<64]))
+        state.lee = LEERecord(secret: CardSecret(Array(second[0..<32])), chainCode: CardSecret(Array(second[32..<64])))
+    }
+
+    /// The key at `path` on a 4.0 card: BIP-32 outside LEE mode; in LEE mode every index is derived
+    /// with the hardened formula (00 ‖ k ‖ i) whatever its bit 31, then k := k + SHA-256(k·G compressed).
+    /// The empty path is the master key itself. The active chain code (duress after a duress login).
+    func deriveV4(_ path: [UInt8]) throws(CardStatus) -> PrivateKey {
+        guard state.lee != nil else { return try derive(path) }
+        guard let master = state.masterKey, var key = try? PrivateKey(bytes: master.privateKey.bytes) else {
+            throw .conditionsNotSatisfied
+        }
+        guard !path.isEmpty else { return key }
+        var chain = state.duressChainActive ? state.duressChainCode.bytes : state.masterChainCode.bytes
+        for offset in stride(from: 0, to: path.count, by: 4) {
+            var message = [0] + key.secret.bytesCopy + Array(path[offset..<offset + 4])
+            var i = Hash.hmacSHA512(key: chain, data: message)
+            Secret.wipe(&message)
+            defer { Secret.wipe(&i) }
+            guard let child = try? key.adding(tweak: Array(i[0..<32])) else { throw .dataInvalid }
+            key = child
+            chain = Array(i[32..<64])
+        }
+        guard let tweaked = try? key.adding(tweak: Hash.sha256(key.publicKey.compressed)) else { throw .dataInvalid }
+        derivationScratch = tweaked.secret.bytesCopy + chain
+        return tweaked
+    }
+
+    static let leeLabel = Array("LEE/keys".utf8)
+
+    /// NSK(s, i) = SHA-256("LEE/keys" ‖ s ‖ 01 ‖ i ‖ 0¹⁹).
+    static func leeNSK(_ s: [UInt8], _ index: [UInt8]) -> [UInt8] {
+        Hash.sha256(leeLabel + s + [0x01] + index + [UInt8](repeating: 0, count: 19))
+    }
+
+    /// VSK(s, i) = HMAC-SHA512("LEE_viewing_seed", "LEE/keys" ‖ s ‖ 02 ‖ i ‖ 0¹⁹).
+    static func leeVSK(_ s: [UInt8], _ index: [UInt8]) -> [UInt8] {
+        Hash.hmacSHA512(key: Array("LEE_viewing_seed".utf8), data: leeLabel + s + [0x02] + index + [UInt8](repeating: 0, count: 19))
+    }
+
+    /// EXPORT LEE (§14.9): `A1 64 83 20 <NSK> 84 40 <VSK>` at `path` of the LEE tree. Check order: PIN
+    /// and LEE mode `69 85`; path; a zero NSK `69 84`.
+    func exportLEE(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        guard isPINValidated, let lee = state.lee else { throw .conditionsNotSatisfied }
+        let path = try pathV4(apdu.data)
+        let zero: [UInt8] = [0, 0, 0, 0]
+        var nsk = Self.leeNSK(lee.secret.bytes, zero)
+        var vsk = Self.leeVSK(lee.secret.bytes, zero)
+        var chain = state.duressChainActive ? Hash.sha256(state.masterChainCode.bytes) : lee.chainCode.bytes
+        for offset in stride(from: 0, to: path.count, by: 4) {
+            let index = Array(path[offset..<offset + 4])
+            let h = Hash.sha256(Self.leeLabel + nsk + vsk)
+            var i = Hash.hmacSHA512(key: chain, data: Array("LEE_seed_priv".utf8) + h + index)
+            chain = Array(i[32..<64])
+            nsk = Self.leeNSK(Array(i[0..<32]), index)
+            vsk = Self.leeVSK(Array(i[0..<32]), index)
+            Secret.wipe(&i)
+            guard nsk.contains(where: { $0 != 0 }) else { throw .dataInvalid }
+        }
+        defer {
+            Secret.wipe(&nsk)
+            Secret.wipe(&vsk)
+        }
+        return .wrapped([0xA1, 0x64, 0x83, 0x20] + nsk + [0x84, 0x40] + vsk)
     }
 
     /// FACTORY RESET on 4.0 (§14.3): keys, PINs and public data erased; the identity, NDEF and Cash

@@ -82,6 +82,8 @@ public enum CardKeyError: WalletError, Equatable {
     case needsVersion4(feature: String)
     /// A 4.0 card answered `6D 00` to a command newer builds have: several builds share version 4.0.
     case notInThisBuild(command: String)
+    /// `card.lee` on a 4.0 card that is not in LEE mode.
+    case notLEEMode
     case oneExportKind(given: [String])
     case conflictingOptions(first: String, second: String)
     case indexOverflow
@@ -105,6 +107,7 @@ public enum CardKeyError: WalletError, Equatable {
         case .masterXpub: "cardKey.masterXpub"
         case .needsVersion4: "cardKey.needsVersion4"
         case .notInThisBuild: "cardKey.notInThisBuild"
+        case .notLEEMode: "cardKey.notLEEMode"
         case .oneExportKind: "cardKey.oneExportKind"
         case .conflictingOptions: "cardKey.conflictingOptions"
         case .indexOverflow: "cardKey.indexOverflow"
@@ -139,6 +142,8 @@ public enum CardKeyError: WalletError, Equatable {
                 + "buffer); export an account instead, e.g. card.export \"m/44'/60'/0'\" --xpub"
         case .needsVersion4(let feature):
             "\(feature) comes from a Keycard 4.0 card, and this card's applet is older: connect a 4.0 card and run card.login"
+        case .notLEEMode:
+            "the card is not in LEE mode: card.load mnemonic WORDS --lee (or seed … --lee) loads its keys in LEE mode"
         case .notInThisBuild(let command):
             "this card's applet build has no \(command) (it answered 6D 00): several 4.0 builds share the version number, "
                 + "and this one is older than the command"

@@ -372,7 +372,7 @@ public enum BIP85Output {
 
 extension Session {
     /// The logged-in card, which must be a 4.0 card for `feature`.
-    func requireVersion4(_ feature: String) throws -> CardLink {
+    public func requireVersion4(_ feature: String) throws -> CardLink {
         let card = try requireLoggedIn()
         guard card.info.usesSecureChannelV2 else { throw CardKeyError.needsVersion4(feature: feature) }
         return card
@@ -392,6 +392,16 @@ extension Session {
             defer { Secret.wipe(&keyBytes) }
             return .xprv(try ExtendedKey(privateKey: try PrivateKey(bytes: keyBytes), chainCode: chain))
         case .hex: return .hex(entropy)
+        }
+    }
+
+    /// `card.lee`: EXPORT LEE at `path` of a 4.0 card in LEE mode.
+    public func cardLEE(path: DerivationPath) throws -> LEEKeys {
+        let card = try requireVersion4("LEE mode")
+        do {
+            return try Self.inThisBuild { () throws(CardError) in try card.commands.exportLEE(path: path) }
+        } catch CardError.conditionsNotSatisfied(.exportLEE) {
+            throw CardKeyError.notLEEMode
         }
     }
 

@@ -88,7 +88,7 @@ struct Keycard4ClientTests {
             Exchange(label: "SELECT", command: Keycard4Recording.selectCommand, response: Keycard4Recording.selectInitialized + Keycard4Recording.ok),
             Exchange(label: "OPEN SC", command: Keycard4Recording.open2, response: Keycard4Recording.card2 + Keycard4Recording.signature2 + Keycard4Recording.ok),
         ]
-        for (label, command, answer) in Keycard4Recording.session2 {
+        for (label, command, answer) in Keycard4Recording.session2 + Keycard4Recording.session2Continued {
             script.append(Exchange(label: label, command: h(command), response: h(answer) + Keycard4Recording.ok))
         }
         let transport = ScriptedTransport(script)
@@ -123,6 +123,21 @@ struct Keycard4ClientTests {
         #expect(try peer.sharedSecretX(with: nostr) == shared)
         let entropy = try card.exportBIP85(path: DerivationPath("m/83696968'/39'/0'/12'/0'"), length: 16)
         #expect(entropy.withUnsafeBytes { Array($0) }.hex.uppercased() == Keycard4Recording.bip85Entropy)
+        // The removed SIGN option and DERIVE KEY, sent as raw inner APDUs.
+        let digest = h("2D711642B726B04401627CA9FBAC32F5C8530FB1903CC4DB02258717921A4881")
+        #expect(try card.transmit(CommandAPDU(ins: 0xC0, p1: 0x00, p2: 0x00, data: digest), route: .secure).sw == 0x6B00)
+        #expect(try card.transmit(CommandAPDU(ins: 0xD1, p1: 0, p2: 0, data: []), route: .secure).sw == 0x6D00)
+        // LEE mode: the applet's values equal the key schedule's (A12.6).
+        let lee = try card.loadLEESeed(Secret(bytes: Keycard4Recording.seed))
+        #expect(lee.hex.uppercased() == Keycard4Recording.leeKeyUID)
+        let root = try card.exportLEE(path: DerivationPath(absolute: true, []))
+        #expect(root.nullifierKey.withUnsafeBytes { Array($0) }.hex.uppercased() == Keycard4Recording.leeNSK0)
+        #expect(root.viewingKey.withUnsafeBytes { Array($0) }.hex.uppercased() == Keycard4Recording.leeVSK0)
+        let child = try card.exportLEE(path: DerivationPath("m/1/2/3"))
+        #expect(child.nullifierKey.withUnsafeBytes { Array($0) }.hex.uppercased() == Keycard4Recording.leeNSK123)
+        #expect(child.viewingKey.withUnsafeBytes { Array($0) }.hex.uppercased() == Keycard4Recording.leeVSK123)
+        let leeAccount = try card.exportKeyV2(path: DerivationPath("m/44'/60'/0'/0/0"), kind: .publicKey)
+        #expect(leeAccount.publicKey.uncompressed.hex.uppercased() == Keycard4Recording.leeAccountPublicKey)
         #expect(transport.isFinished)
     }
 

@@ -65,14 +65,16 @@ struct Keycard4SimulatorTests {
         try open(applet, command: hex(Keycard4Recording.open2),
                  cardKey: hex(Keycard4Recording.card2),
                  digest: "A847741CC90F59CCECB431462082B10CB5BD3D573865DBE209D486DA975A55F9")
-        let steps: [(String, String, String?)] = Keycard4Recording.session2.map { ($0.0, $0.1, Optional($0.2)) } + [
-            ("SIGN P1=00", "801800002DCFA52EF119EBA48D2F2F3F825B5BAB54B9070102274431D59556355F8495EE9FE0ECD555580FB8E8363E022BD2", "B30A4DC8EE435693EF24"),
-            ("DERIVE KEY", "801800000DDC7B30F602B353F391BD1EE380", "1D2A97C39416B2E8001E"),
-        ]
+        let steps: [(String, String, String?)] = (Keycard4Recording.session2 + Keycard4Recording.session2Continued)
+            .map { ($0.0, $0.1, Optional($0.2)) }
         for (label, command, answer) in steps {
             let response = applet.process(h(command))
             if let answer { #expect(hex(response) == answer + "9000", "\(label)") }
         }
+        // In LEE mode SELECT's status byte carries 20 and the key UID is the LEE master's.
+        #expect(hex(applet.process(Self.selectKeycard)) == hex(Keycard4Recording.selectLEE) + "9000")
+        #expect(hex(applet.process(h("80FDAA5500"))) == "9000", "FACTORY RESET, plain")
+        #expect(hex(applet.process(Self.selectKeycard)).hasPrefix("A46F020204008C0100"))
     }
 
     @Test("the channel's refusals: no session, a short or forged SECURED APDU, a stray outer command")

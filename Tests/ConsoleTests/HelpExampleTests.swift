@@ -32,7 +32,7 @@ private let savings = "import mnemonic \"\(phrase)\" --name savings"
 
 /// The card an example finds: connected, initialized, logged in, with a key loaded — or less,
 /// as the command needs.
-private enum CardState { case none, connected, initialized, paired, loggedIn, keyLoaded, pinBlocked, version4KeyLoaded }
+private enum CardState { case none, connected, initialized, paired, loggedIn, keyLoaded, pinBlocked, version4KeyLoaded, version4LEE }
 
 private let connect = "card.connect"
 private let initialize = "card.init --pin \"123456\" --puk \"111122223333\" --pairing \"KeycardDefaultPairing\""
@@ -53,6 +53,7 @@ private func cardPrelude(_ state: CardState) -> [String] {
     case .version4KeyLoaded:
         ["card.connect --sim four --profile 4.0", "card.init --pin \"123456\" --puk \"111122223333\" --duress \"654321\"",
          "card.login \"123456\"", loadKey]
+    case .version4LEE: cardPrelude(.version4KeyLoaded) + [loadKey + " --lee --force"]
     }
 }
 
@@ -65,6 +66,7 @@ private let cardStates: [String: CardState] = [
     "card.remove-key": .keyLoaded, "card.path": .keyLoaded, "card.derive": .keyLoaded, "card.pinless": .keyLoaded,
     "card.export": .keyLoaded, "use.card": .keyLoaded, "card.disconnect": .connected,
     "card.bip85": .version4KeyLoaded, "card.ecdh": .version4KeyLoaded, "card.challenge": .version4KeyLoaded,
+    "card.lee": .version4LEE,
 ]
 
 /// More lines some examples need before them.

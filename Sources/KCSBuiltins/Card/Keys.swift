@@ -50,6 +50,7 @@ extension Builtins {
                 options: [
                     OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with a mnemonic", secret: true),
                     OptionSpec("chain-code", .bytes, "32-byte chain code, with a keypair (without it the card cannot derive)"),
+                    OptionSpec("lee", nil, "Keycard 4.0: load the mnemonic's or seed's keys in LEE mode (its own key tree, and card.lee)"),
                     OptionSpec("force", nil, "replace a key the card already holds"),
                     OptionSpec("name", .string, "the stored card key's name"),
                 ],
@@ -57,7 +58,7 @@ extension Builtins {
                 example: "card.load mnemonic \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\" --passphrase TREZOR") { args in
             let session = try args.session()
             let (load, source) = try loadMaterial(args)
-            let card = try session.requireLoggedIn()
+            let card = args.flag("lee") ? try session.requireVersion4("LEE mode") : try session.requireLoggedIn()
             try card.ensureReplaceable(force: args.flag("force"))
             let uid = try load(card.commands)
             return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: source, name: args.string("name")))
@@ -222,6 +223,16 @@ extension Builtins {
             return SecretKind.sharedSecret.value(try session.cardECDH(peer: peer, path: path))
         },
 
+        Builtin("card.lee", params: [ParamSpec("path", pathType, default: .string("m"))],
+                summary: "Keycard 4.0 in LEE mode: the nullifier and viewing secret keys at PATH of the LEE tree (EXPORT LEE), as secrets.",
+                example: "card.lee \"m/1/2/3\"") { args in
+            let session = try args.session()
+            let path = DerivationPath(absolute: true, try absolutePath(try parseCardPath(args["path"]), card: try session.requireCard()))
+            let keys = try session.cardLEE(path: path)
+            return .map(ValueMap([("path", .string(path.description)), ("nullifierKey", SecretKind.entropy.value(keys.nullifierKey)),
+                                  ("viewingKey", SecretKind.entropy.value(keys.viewingKey))]))
+        },
+
         Builtin("card.challenge", params: [ParamSpec("length", .int, default: .int(32))],
                 summary: "Keycard 4.0: LENGTH (1 to 245, default 32) random bytes from the card (GET CHALLENGE).",
                 example: "card.challenge 16") { args in
@@ -243,6 +254,9 @@ extension Builtins {
         if what != "mnemonic", args.value("passphrase") != nil {
             throw BuiltinError.optionNotApplicable(option: "passphrase", reason: "it goes with a mnemonic")
         }
+        if what == "keypair", args.flag("lee") {
+            throw BuiltinError.optionNotApplicable(option: "lee", reason: "LEE mode is loaded from a mnemonic or a seed")
+        }
         if what != "keypair", args.value("chain-code") != nil {
             throw BuiltinError.optionNotApplicable(option: "chain-code", reason: "it goes with a keypair")
         }
@@ -254,7 +268,7 @@ extension Builtins {
         switch what {
         case "mnemonic":
             let seed = try Builtins.seed(try parseMnemonic(material, language: nil), args)
-            load = { try $0.loadKey(seed: seed) }
+            load = args.flag("lee") ? { try $0.loadLEESeed(seed) } : { try $0.loadKey(seed: seed) }
             source = .mnemonic
         case "seed":
             let seed: Secret = switch material {
@@ -266,7 +280,7 @@ extension Builtins {
                 throw BuiltinError.outOfRange(name: "the seed", expected: "16 to 64 bytes (a BIP-39 seed is 64)",
                                               got: "\(seed.count) bytes")
             }
-            load = { try $0.loadKey(seed: seed) }
+            load = args.flag("lee") ? { try $0.loadLEESeed(seed) } : { try $0.loadKey(seed: seed) }
             source = .card
         default:
             let key = try privateKeyArgument(material)
