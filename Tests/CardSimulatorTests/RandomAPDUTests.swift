@@ -55,3 +55,69 @@ struct RandomAPDUTests {
         }
     }
 }
+
+/// The same robustness on the 4.0 profile: random outer APDUs against a blank and an initialized
+/// 4.0 card (no session), and random inner APDUs sealed through an open Secure Channel V2 to a
+/// logged-in card with a key (the session is opened again whenever the card closes it).
+@Suite("Random APDUs against the 4.0 simulator")
+struct RandomAPDUTests4 {
+    static let statusWords: Set<UInt8> = [0x90, 0x61, 0x62, 0x63, 0x67, 0x69, 0x6A, 0x6B, 0x6C, 0x6D, 0x6E, 0x6F]
+    static let innerINS: [UInt8] = [0xFE, 0xF2, 0x20, 0x21, 0x22, 0xD0, 0xD1, 0xD2, 0xD3, 0xD4, 0xC0, 0xC1, 0xC2, 0xC3,
+                                    0xC4, 0xC5, 0x84, 0xCA, 0xE2, 0x11, 0x12, 0x13, 0x14]
+
+    static func provisioned(seed: UInt64) -> SimulatedCard {
+        let card = SimulatedCard(profile: .v4_0, random: SeededRandom(seed: seed))
+        let identity = PrivateKey.generate(using: SeededRandom(seed: seed + 100))
+        try! card.provisionIdentity(certificate: IdentityCertificate.make(identityKey: identity, caKey: IdentityCertificate.simulatorCA),
+                                    privateKey: identity.secret.withUnsafeBytes { Array($0) })
+        return card
+    }
+
+    @Test(arguments: [UInt64(20_261_126), 41])
+    func randomOuterAndInnerAPDUs_alwaysAnswerWithAStatusWord(seed: UInt64) throws {
+        print("RandomAPDUTests4 seed \(seed)")
+        let random = SeededRandom(seed: seed)
+        let outerINS: [UInt8] = [0xA4, 0x10, 0x18, 0xFD, 0xF2, 0x20, 0xC0, 0x84, 0x11, 0x12]
+        for card in [Self.provisioned(seed: seed), Self.provisioned(seed: seed + 1)] {
+            _ = try card.transmit([0x00, 0xA4, 0x04, 0x00, 0x09] + KeycardAID.keycardInstance)
+            for i in 0..<1_500 {
+                let r = random.bytes(6)
+                let length = Int(r[1]) % 100
+                var apdu: [UInt8] = [r[2] & 1 == 0 ? 0x80 : 0x00, outerINS[Int(r[3]) % outerINS.count], r[4], r[5]]
+                if i % 3 != 0 { apdu += [UInt8(length)] + random.bytes(length) }
+                let response = try card.transmit(apdu)
+                #expect(response.count >= 2 && Self.statusWords.contains(response[response.count - 2]),
+                        "#\(i): \(Hex.encode(apdu)) → \(Hex.encode(response))")
+            }
+        }
+        // Inner commands through an open session on a logged-in card with a key.
+        let card = Self.provisioned(seed: seed + 2)
+        let client = KeycardCommandSet(transport: card, random: SeededRandom(seed: seed + 3))
+        var steps = CardWalkSteps()
+        steps.certificate = { _ in }
+        let pin = Secret(utf8: "123456")
+        steps.initializationV2 = { _ in try InitParametersV2(pin: pin, puk: Secret(utf8: "987654321098"), duressPIN: Secret(utf8: "654321")) }
+        steps.pin = pin
+        let session = CardSession(commands: client)
+        _ = try session.open(steps)
+        _ = try client.loadKey(seed: Secret(bytes: [UInt8](repeating: 7, count: 64)))
+        var answered = 0
+        for i in 0..<1_500 {
+            let r = random.bytes(6)
+            let data = random.bytes(Int(r[1]) % 120)
+            let command = CommandAPDU(ins: Self.innerINS[Int(r[3]) % Self.innerINS.count], p1: r[4], p2: r[5], data: data)
+            // A PIN change or a wrong PIN may lock this session out: walk in again with whatever works.
+            if !client.isSecureChannelOpen { _ = try? session.open(steps) }
+            guard client.isSecureChannelOpen else { continue }
+            switch Result(catching: { () throws(CardError) in try client.transmit(command, route: .secure) }) {
+            case .success(let response):
+                answered += 1
+                #expect(Self.statusWords.contains(response.sw1), "#\(i): \(command) → SW \(String(response.sw, radix: 16))")
+            case .failure(let error):
+                // The card closing the session (plain 69 82 / 69 85) is an answer too; nothing else may end it.
+                #expect(["card.channelClosed", "card.responseMACMismatch"].contains(error.id), "#\(i): \(command) → \(error)")
+            }
+        }
+        #expect(answered > 1_000, "only \(answered) inner commands were answered inside a session")
+    }
+}
