@@ -346,3 +346,89 @@ struct FaultInjectionTests {
         #expect(try commands.getStatus() == ApplicationStatus(pinRetries: 3, pukRetries: 5, keyInitialized: false))
     }
 }
+
+/// The same faults on a 4.0 card: the walk (SELECT, OPEN SECURE CHANNEL, INIT, SELECT, OPEN, VERIFY
+/// PIN), LOAD KEY and SIGN, with the connection dropped before each APDU or an executed APDU's answer
+/// lost. The client stops at the fault with a lost connection, never a status word, and closes its
+/// side of the channel; after a reset the card is consistent — INIT and LOAD KEY all or nothing, no
+/// PIN try lost — and a fresh walk gets in.
+@Suite("Fault injection on a 4.0 card")
+struct FaultInjectionTests4 {
+    typealias F = IntegrationFixture
+    static let steps = ["SELECT", "OPEN SECURE CHANNEL", "INIT", "SELECT", "OPEN SECURE CHANNEL", "VERIFY PIN", "LOAD KEY", "SIGN"]
+
+    static func walk(pin: Bool = true) -> CardWalkSteps {
+        var steps = CardWalkSteps()
+        steps.certificate = { _ in }
+        steps.initializationV2 = { _ in
+            try InitParametersV2(pin: F.secret(F.pin), puk: F.secret(F.puk), duressPIN: Secret(utf8: "654321"))
+        }
+        if pin { steps.pin = F.secret(F.pin) }
+        return steps
+    }
+
+    /// Runs the scenario; nil when it completed.
+    static func scenario(_ commands: KeycardCommandSet) -> CardError? {
+        do {
+            _ = try CardSession(commands: commands).open(walk())
+            try commands.loadKey(seed: F.v7Seed)
+            _ = try commands.signV2(digest: Hash.sha256(Array("fault".utf8)), path: try DerivationPath("m/44'/60'/0'/0/0"))
+            return nil
+        } catch let error as CardError {
+            return error
+        } catch {
+            return .malformedResponse(command: .select, detail: "\(error)")
+        }
+    }
+
+    static func expectConsistent(_ card: SimulatedCard, delivered d: Int, _ label: String) throws {
+        card.reset()
+        let commands = KeycardCommandSet(transport: card, random: SeededRandom(seed: 9_400 + UInt64(d)))
+        let info = try commands.select()
+        let initialized = d >= 3, keyLoaded = d >= 7
+        #expect(info.isInitialized == initialized, "\(label): INIT all or nothing")
+        #expect(info.keyUID == (keyLoaded ? F.v7KeyUID : []), "\(label): key loaded or not")
+        let result = try CardSession(commands: commands).open(walk())
+        #expect(result.initialized == !initialized && result.pinVerified, "\(label): a fresh walk gets in")
+        #expect(try commands.getStatus() == ApplicationStatus(pinRetries: 3, pukRetries: 5, keyInitialized: keyLoaded),
+                "\(label): no PIN try lost")
+        if keyLoaded {
+            let key = try commands.exportKeyV2(path: try DerivationPath("m/44'/60'/0'/0/0"), kind: .publicKey)
+            #expect(key.publicKey.uncompressed == F.v7M44_60_0_0_0Public, "\(label)")
+        }
+    }
+
+    @Test(arguments: 0...7)
+    func dropConnection_afterNAPDUs(n: Int) throws {
+        let label = "drop before APDU \(n + 1) (\(Self.steps[n]))"
+        let card = RandomAPDUTests4.provisioned(seed: 500 + UInt64(n))
+        let faulty = FaultInjectingTransport(wrapping: card, faults: [.dropConnection(afterAPDUs: n)])
+        let commands = KeycardCommandSet(transport: faulty, random: SeededRandom(seed: 600 + UInt64(n)))
+        let error = try #require(Self.scenario(commands), "\(label): the scenario must fail")
+        #expect(F.isConnectionLost(error) && error.statusWord == nil, "\(label): got \(error)")
+        #expect(faulty.count == n + 1, "\(label): no retry")
+        #expect(!commands.isSecureChannelOpen, "\(label): the channel state is unknown, so closed")
+        try Self.expectConsistent(card, delivered: n, label)
+    }
+
+    @Test(arguments: 1...8)
+    func answerLost_afterCardExecutedAPDUk(k: Int) throws {
+        let label = "answer to APDU \(k) (\(Self.steps[k - 1])) lost"
+        let card = RandomAPDUTests4.provisioned(seed: 700 + UInt64(k))
+        let lossy = AnswerLosingTransport(wrapping: card, lostAnswer: k)
+        let commands = KeycardCommandSet(transport: lossy, random: SeededRandom(seed: 800 + UInt64(k)))
+        let error = try #require(Self.scenario(commands), "\(label): the scenario must fail")
+        #expect(F.isConnectionLost(error), "\(label): got \(error)")
+        #expect(lossy.count == k, "\(label): no retry")
+        try Self.expectConsistent(card, delivered: k, label)
+    }
+
+    @Test func noFault_scenarioIs8APDUs() throws {
+        let card = RandomAPDUTests4.provisioned(seed: 499)
+        let faulty = FaultInjectingTransport(wrapping: card, faults: [.dropConnection(afterAPDUs: 8)])
+        let commands = KeycardCommandSet(transport: faulty, random: SeededRandom(seed: 498))
+        #expect(Self.scenario(commands) == nil)
+        #expect(faulty.count == Self.steps.count)
+        try Self.expectConsistent(card, delivered: 8, "no fault")
+    }
+}
