@@ -32,6 +32,9 @@ extension Builtins {
                 throw KeyCommandError.digestLength(got: n)
             }
             if args.flag("schnorr") { return try schnorrValue(args, digest: digest) }
+            if args.value("tweak") != nil {
+                throw BuiltinError.optionNotApplicable(option: "tweak", reason: "it goes with --schnorr")
+            }
             let signed = try signer(args).sign(digest: digest, kind: .hash, chainID: nil)
             return .map(ValueMap([("digest", .bytes(digest))] + signatureFields(signed)))
         },
@@ -357,6 +360,11 @@ extension Builtins {
 extension Builtins {
     /// `sign DIGEST --schnorr [--tweak taproot|BYTES] [--path P]` on a 4.0 card.
     static func schnorrValue(_ args: CallArguments, digest: [UInt8]) throws -> Value {
+        // A Schnorr signature comes from the logged-in 4.0 card: an option that would choose another
+        // signer or another card path is refused, not silently ignored.
+        for option in ["key", "pinless", "make-current"] where args.value(option) != nil {
+            throw BuiltinError.optionNotApplicable(option: option, reason: "--schnorr signs with the logged-in 4.0 card (--path chooses its key)")
+        }
         let session = try args.session()
         let tweak: SchnorrTweak
         switch args.value("tweak") {

@@ -42,6 +42,8 @@ public enum Keycard4Recording {
         ("EXPORT BIP85", "801800002152DCB450425ECFE5798C09496E35CE75D14445560C19E4F03917CE60C8BC3665F2", "E574B79AAA5EE205533C62BDAE1EF7EE8F541C3A9039C339E551"),
     ]
 
+    /// The recording's identity private key, SHA-256("kcs-test-identity") (its certificate is `certificate`).
+    public static let identityPrivateKey = Self.bytes("8D71A8D4E1F32500FC64EE75B99249B79410C232E035FF8D33915CD934FAE3FF")
     /// Card-side randomness of the recording: the card's ephemeral keys of sessions 1 and 2.
     public static let cardKey1 = Self.bytes("6C5544797A91115DC3330EBD003851D239A706FF2AA2AB70039C5510DDF06420")
     public static let cardKey2 = Self.bytes("51373E8B6FDEC284DB569204CA13D2CAA23BD1D85DCAB02A0E3D50461E73F1BB")

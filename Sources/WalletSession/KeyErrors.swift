@@ -84,6 +84,8 @@ public enum CardKeyError: WalletError, Equatable {
     case notInThisBuild(command: String)
     /// `card.lee` on a 4.0 card that is not in LEE mode.
     case notLEEMode
+    /// `card.ecdh` at a path the card refuses ECDH for.
+    case ecdhPath(path: String)
     case oneExportKind(given: [String])
     case conflictingOptions(first: String, second: String)
     case indexOverflow
@@ -108,6 +110,7 @@ public enum CardKeyError: WalletError, Equatable {
         case .needsVersion4: "cardKey.needsVersion4"
         case .notInThisBuild: "cardKey.notInThisBuild"
         case .notLEEMode: "cardKey.notLEEMode"
+        case .ecdhPath: "cardKey.ecdhPath"
         case .oneExportKind: "cardKey.oneExportKind"
         case .conflictingOptions: "cardKey.conflictingOptions"
         case .indexOverflow: "cardKey.indexOverflow"
@@ -142,6 +145,9 @@ public enum CardKeyError: WalletError, Equatable {
                 + "buffer); export an account instead, e.g. card.export \"m/44'/60'/0'\" --xpub"
         case .needsVersion4(let feature):
             "\(feature) comes from a Keycard 4.0 card, and this card's applet is older: connect a 4.0 card and run card.login"
+        case .ecdhPath(let path):
+            "the card does ECDH only with keys under m/44'/1237'/… (Nostr, NIP-44) or m/43'/60'/1581'/… (EIP-1581), "
+                + "at least 5 levels deep; \(path) is neither, and nothing was sent"
         case .notLEEMode:
             "the card is not in LEE mode: card.load mnemonic WORDS --lee (or seed … --lee) loads its keys in LEE mode"
         case .notInThisBuild(let command):

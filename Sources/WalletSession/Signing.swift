@@ -371,9 +371,9 @@ public enum BIP85Output {
 }
 
 extension Session {
-    /// The logged-in card, which must be a 4.0 card for `feature`.
-    public func requireVersion4(_ feature: String) throws -> CardLink {
-        let card = try requireLoggedIn()
+    /// The logged-in card (with `pinVerified` false: the open channel), which must be a 4.0 card for `feature`.
+    public func requireVersion4(_ feature: String, pinVerified: Bool = true) throws -> CardLink {
+        let card = try pinVerified ? requireLoggedIn() : requireChannel()
         guard card.info.usesSecureChannelV2 else { throw CardKeyError.needsVersion4(feature: feature) }
         return card
     }
@@ -408,6 +408,10 @@ extension Session {
     /// `card.ecdh`: x(k·peer) with the 4.0 card's key at `path` (NIP-44 or EIP-1581 subtrees).
     public func cardECDH(peer: PublicKey, path: DerivationPath) throws -> Secret {
         let card = try requireVersion4("ECDH")
+        let nostr = [ChildIndex(44, hardened: true), ChildIndex(1237, hardened: true)]
+        guard CardKeyPath.isEIP1581(path.components) || (path.components.count >= 5 && path.components.starts(with: nostr)) else {
+            throw CardKeyError.ecdhPath(path: path.description)
+        }
         return try Self.inThisBuild { () throws(CardError) in try card.commands.ecdh(peer: peer, path: path) }
     }
 
@@ -422,14 +426,7 @@ extension Session {
 
     /// `card.challenge`: `length` random bytes from a 4.0 card.
     public func cardChallenge(length: Int) throws -> [UInt8] {
-        let card = try requireChannelVersion4()
+        let card = try requireVersion4("GET CHALLENGE", pinVerified: false)
         return try Self.inThisBuild { () throws(CardError) in try card.commands.getChallenge(length: length) }
-    }
-
-    /// GET CHALLENGE needs the channel, not the PIN.
-    private func requireChannelVersion4() throws -> CardLink {
-        let card = try requireChannel()
-        guard card.info.usesSecureChannelV2 else { throw CardKeyError.needsVersion4(feature: "GET CHALLENGE") }
-        return card
     }
 }

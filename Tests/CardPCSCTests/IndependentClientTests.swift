@@ -56,6 +56,11 @@ struct IndependentClientTests {
         return lines
     }
 
+    /// The BIP-32 master of BIP-39's "abandon … about" (12 words, no passphrase), computed by kcs's wallet core.
+    static func abandonMaster() throws -> ExtendedKey {
+        try ExtendedKey.master(seed: Mnemonic(phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about").seed())
+    }
+
     struct ClientError: Error, CustomStringConvertible { let text: String; var description: String { text } }
 
     @Test func keycardPy_fullSession_readsWhatTheAppletWouldSay() throws {
@@ -81,8 +86,7 @@ struct IndependentClientTests {
 
         // The seed of BIP-39's "abandon … about": the key UID is SHA-256 of the master public key,
         // and the exported public key is the published first MetaMask account.
-        let seed = try Mnemonic(phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about").seed()
-        let master = try ExtendedKey.master(seed: seed)
+        let master = try Self.abandonMaster()
         #expect(r["loadSeed"] == Hex.encode(Hash.sha256(master.publicKey.uncompressed)))
         let account = try master.derive("m/44'/60'/0'/0/0")
         #expect(r["exportPublic.key"] == Hex.encode(account.publicKey.uncompressed))
@@ -158,8 +162,7 @@ struct IndependentClientTests {
         #expect(r["status.afterWrong"] == "{'pin_retry_count': 2, 'puk_retry_count': 5, 'initialized': False}")
         #expect(r["verify"] == "True")
 
-        let seed = try Mnemonic(phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about").seed()
-        let master = try ExtendedKey.master(seed: seed)
+        let master = try Self.abandonMaster()
         #expect(r["loadSeed"] == Hex.encode(Hash.sha256(master.publicKey.uncompressed)))
         let account = try master.derive("m/44'/60'/0'/0/0")
         #expect(r["exportPublic.key"] == Hex.encode(account.publicKey.uncompressed))

@@ -101,7 +101,7 @@ struct Keycard4SimulatorTests {
     func clientAgainstSimulator() throws {
         let card = SimulatedCard(profile: .v4_0, random: SeededRandom(seed: 40))
         try card.provisionIdentity(certificate: Self.certificate,
-                                   privateKey: h("8D71A8D4E1F32500FC64EE75B99249B79410C232E035FF8D33915CD934FAE3FF"))
+                                   privateKey: Keycard4Recording.identityPrivateKey)
         let client = KeycardCommandSet(transport: card, random: SeededRandom(seed: 41))
         let blank = try client.select()
         #expect(blank.usesSecureChannelV2 && !blank.isInitialized)
@@ -218,7 +218,7 @@ struct Keycard4BIP85Tests {
 /// SELECT, OPEN SECURE CHANNEL, INIT (PIN 123456, duress 654321), SELECT, OPEN, VERIFY.
 func loggedIn(_ card: SimulatedCard, clientSeed: UInt64) throws -> KeycardCommandSet {
     try card.provisionIdentity(certificate: Keycard4Recording.certificate,
-                               privateKey: h("8D71A8D4E1F32500FC64EE75B99249B79410C232E035FF8D33915CD934FAE3FF"))
+                               privateKey: Keycard4Recording.identityPrivateKey)
     let client = KeycardCommandSet(transport: card, random: SeededRandom(seed: clientSeed))
     try client.select()
     try client.openSecureChannelV2()

@@ -27,7 +27,7 @@ private let commandErrors: [any IdentifiableError & Sendable] = {
             .backupWordWrong(position: 4), .publicKeyGiven,
             .retired(name: "old", successor: "new"), .retired(name: "old", successor: nil)]
     out += [CardKeyError.keyPresent, .removeNeedsForce, .noKeyOnCard, .tooDeep(path: "m/1", depth: 11), .parentOfMaster,
-            .notExtended, .privateNotExportable(path: "m/44'"), .xpubNotExportable(path: "m/43'"), .masterXpub, .needsVersion4(feature: "ECDH"), .notInThisBuild(command: "ECDH"), .notLEEMode,
+            .notExtended, .privateNotExportable(path: "m/44'"), .xpubNotExportable(path: "m/43'"), .masterXpub, .needsVersion4(feature: "ECDH"), .notInThisBuild(command: "ECDH"), .notLEEMode, .ecdhPath(path: "m/1"),
             .oneExportKind(given: ["public", "xpub"]), .conflictingOptions(first: "next", second: "new-account"),
             .indexOverflow, .otherCard(name: "k", keyCard: "1a2b3c4d", connected: "5e6f7a8b"),
             .retiredCardKey(name: "k"), .needsCardSigner(option: "path", name: "k")]

@@ -83,6 +83,16 @@ enum CardBench {
         return (try rate(count) { _ in _ = try login() }, try rate(count) { _ in _ = try loginSign() })
     }
 
+    /// The first virtual reader; pcscd may still be loading its drivers right after it started, so
+    /// it is looked for during up to 10 s.
+    static func virtualReader() throws -> (PCSCContext, String) {
+        for _ in 0..<100 {
+            if let c = try? PCSCContext(), let r = try? c.reader(matching: "Virtual PCD 00 00") { return (c, r) }
+            usleep(100_000)
+        }
+        throw TransportError.noReader(requested: "Virtual PCD 00 00")
+    }
+
     static func run(inProcess: Bool, pcsc: Bool) throws {
         if inProcess {
             let figures = try consoleLoginSign(connect: "card.connect sim bench", prepare: """
@@ -103,13 +113,7 @@ enum CardBench {
             })
         }
         if pcsc {
-            // pcscd may still be loading its drivers right after it started: retry for a while.
-            var found: (PCSCContext, String)?
-            for _ in 0..<100 where found == nil {
-                if let c = try? PCSCContext(), let r = try? c.reader(matching: "Virtual PCD 00 00") { found = (c, r) }
-                else { usleep(100_000) }
-            }
-            guard let (context, reader) = found else { throw TransportError.noReader(requested: "Virtual PCD 00 00") }
+            let (context, reader) = try CardBench.virtualReader()
             try context.waitForCard(in: reader, timeout: 15)
             let transport = try context.connect(reader: reader)
             report("card_sign_pcsc", try signRate(try openSession(transport, seed: 7), count: 100))
@@ -180,12 +184,7 @@ enum Card4Bench {
             report("card4_sign_inprocess", try signRate(session4.commands, count: 300))
         }
         if pcsc {
-            var found: (PCSCContext, String)?
-            for _ in 0..<100 where found == nil {
-                if let c = try? PCSCContext(), let r = try? c.reader(matching: "Virtual PCD 00 00") { found = (c, r) }
-                else { usleep(100_000) }
-            }
-            guard let (context, reader) = found else { throw TransportError.noReader(requested: "Virtual PCD 00 00") }
+            let (context, reader) = try CardBench.virtualReader()
             // The 3.1 card has just left the reader and the 4.0 one is coming: try until it answers.
             var opened: (PCSCTransport, CardSession, CardWalkSteps)?
             for attempt in 0..<50 where opened == nil {

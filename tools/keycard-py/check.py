@@ -46,11 +46,15 @@ def step(name, action):
     return result
 
 
-def main(reader):
+def connected(transport, reader):
+    """`transport` connected to the first reader whose name contains `reader`."""
     names = [r.name for r in readers()]
-    transport = Transport()
     transport.connect(next(i for i, n in enumerate(names) if reader in n))
-    card = KeyCard(transport)
+    return transport
+
+
+def main(reader):
+    card = KeyCard(connected(Transport(), reader))
 
     blank = step("select.blank", card.select)
     print(f"blank.initialized {card.is_initialized}")

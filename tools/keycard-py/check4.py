@@ -18,9 +18,8 @@ import sys
 from keycard import KeyCard
 from keycard.constants import DerivationOption, LoadKeyType, SigningAlgorithm
 from keycard.transport import Transport
-from smartcard.System import readers
 
-from check import show, step
+from check import connected, show, step
 
 PIN, PUK, DURESS = "123456", "987654321098", "654321"
 SEED = hashlib.pbkdf2_hmac("sha512", b"abandon abandon abandon abandon abandon abandon abandon abandon "
@@ -45,10 +44,7 @@ class TolerantSelect(Transport):
 
 
 def main(reader, ca_hex):
-    names = [r.name for r in readers()]
-    transport = TolerantSelect()
-    transport.connect(next(i for i, n in enumerate(names) if reader in n))
-    card = KeyCard(transport, ca_public_keys=[bytes.fromhex(ca_hex)])
+    card = KeyCard(connected(TolerantSelect(), reader), ca_public_keys=[bytes.fromhex(ca_hex)])
 
     info = step("select.blank", card.select)
     print(f"version {card.version[0]}.{card.version[1]}")
