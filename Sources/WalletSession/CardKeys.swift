@@ -92,9 +92,13 @@ extension CardLink {
     }
 
     /// Makes `target` the card's current key — DERIVE KEY from the shortest source, `current`
-    /// being the card's current path — and reads the new current key's public key.
+    /// being the card's current path — and reads the new current key's public key. A 4.0 card has
+    /// no DERIVE KEY: kcs keeps the current path and EXPORT KEY sends the whole path from the
+    /// master, which is what `sent` then says (docs/card.md, "Keycard 4.0").
     public func deriveToCurrent(_ target: [ChildIndex], from current: [ChildIndex]) throws -> (sent: CardKeyPath, publicKey: PublicKey) {
-        let sent = CardKeyPath.shortest(to: target, from: current)
+        let sent = info.usesSecureChannelV2
+            ? try CardKeyPath(source: .master, components: target)
+            : CardKeyPath.shortest(to: target, from: current)
         try derive(sent)
         return (sent, try commands.exportKey(.current, kind: .publicKey).publicKey)
     }

@@ -9,18 +9,27 @@ import Testing
 private let root = TestPaths.root
 private let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
-/// One script and its golden file.
+/// One script, the arguments it is run with, and its golden file.
 struct Transcript: Sendable, CustomTestStringConvertible {
     let script: String  // relative to the repository root
+    let arguments: [String]
     let golden: String  // absolute
-    var testDescription: String { script }
+    var testDescription: String { ([script] + arguments).joined(separator: " ") }
 }
 
+/// Every script in `dir`, run without arguments (golden `NAME.out`) and, for a card example with
+/// the line `# card profiles: 3.1.0 4.0`, once more for each further applet profile, which it
+/// takes as its argument (golden `NAME@PROFILE.out`).
 private func scripts(in dir: String, goldenDir: String) -> [Transcript] {
     let files = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(dir).path)) ?? []
-    return files.filter { $0.hasSuffix(".kcs") }.sorted().map {
-        Transcript(script: dir + "/" + $0,
-                   golden: here.appendingPathComponent(goldenDir).appendingPathComponent(String($0.dropLast(4)) + ".out").path)
+    return files.filter { $0.hasSuffix(".kcs") }.sorted().flatMap { file -> [Transcript] in
+        let name = String(file.dropLast(4)), script = dir + "/" + file
+        let golden = { (suffix: String) in here.appendingPathComponent(goldenDir).appendingPathComponent(name + suffix + ".out").path }
+        let text = (try? String(contentsOf: root.appendingPathComponent(script), encoding: .utf8)) ?? ""
+        let profiles = text.split(separator: "\n").first { $0.hasPrefix("# card profiles: ") }
+            .map { $0.dropFirst("# card profiles: ".count).split(separator: " ").map(String.init) } ?? []
+        return [Transcript(script: script, arguments: [], golden: golden(""))]
+            + profiles.dropFirst().map { Transcript(script: script, arguments: [$0], golden: golden("@" + $0)) }
     }
 }
 
@@ -28,7 +37,7 @@ private func scripts(in dir: String, goldenDir: String) -> [Transcript] {
 private func run(_ t: Transcript) throws -> String {
     let p = Process()
     p.executableURL = TestPaths.kcsBinary
-    p.arguments = [t.script]
+    p.arguments = [t.script] + t.arguments
     p.currentDirectoryURL = root
     var env = ProcessInfo.processInfo.environment
     env["KCS_STDLIB"] = root.appendingPathComponent("stdlib").path
