@@ -283,9 +283,10 @@ public final class KeycardCommandSet {
     /// SIGN with BIP-340 Schnorr on a 4.0 card (§14.6): the card adds `tweak` to the (even-Y)
     /// key at `path`; the signature is checked here under the tweaked key Q = P + t·G before it is
     /// returned (a zero tweak signs with P itself, the Taproot tweak gives a key-path signature).
-    public func signSchnorrV2(digest: [UInt8], tweak: [UInt8], path: DerivationPath) throws(CardError) -> CardSchnorrSignature {
+    public func signSchnorrV2(digest: [UInt8], tweak: [UInt8], path: DerivationPath,
+                              expectedKey: PublicKey? = nil) throws(CardError) -> CardSchnorrSignature {
         let data = try run(KeycardCommands.signV2(digest: digest, path: path, algorithm: .schnorr(tweak: tweak)), route: .secure)
-        return try CardSchnorrSignature(response: data, digest: digest, tweak: tweak)
+        return try CardSchnorrSignature(response: data, digest: digest, tweak: tweak, expectedKey: expectedKey)
     }
 
     /// LOAD KEY P1 04 on a 4.0 card (§14.9): enters LEE mode with `seed` (16…64 bytes); returns the key UID.
@@ -518,6 +519,48 @@ public final class KeycardCommandSet {
     /// STORE DATA (§10.12).
     public func storeData(_ data: [UInt8], slot: DataSlot = .publicData) throws(CardError) {
         try run(KeycardCommands.storeData(data, slot: slot), route: .secure)
+    }
+
+    /// The largest NDEF file a 4.0 card holds (§14.11).
+    public static let ndefFileSize = 512
+    /// Bytes per STORE DATA chunk of the NDEF file: a multiple of 4 (offsets are given as offset / 4)
+    /// that fits either secure channel's payload.
+    static let ndefChunkSize = 220
+
+    /// The NDEF file, NLEN (2 bytes) ‖ record, of a 4.0 card, read in segments (§14.11): offset 0,
+    /// then the offset reached while it is below NLEN + 2. A length beyond the 512-byte file, a
+    /// segment not ending on a multiple of 4 or an empty segment is a malformed answer.
+    public func readNDEFFile() throws(CardError) -> [UInt8] {
+        var file = try run(KeycardCommands.getData(.ndef), route: .automatic)
+        guard file.count >= 2 else {
+            throw .malformedResponse(command: .getData, detail: "the NDEF file has no 2-byte length")
+        }
+        let total = 2 + (Int(file[0]) << 8 | Int(file[1]))
+        guard total <= Self.ndefFileSize else {
+            throw .malformedResponse(command: .getData, detail: "NDEF length \(total - 2) exceeds the \(Self.ndefFileSize)-byte file")
+        }
+        while file.count < total {
+            guard file.count % 4 == 0 else {
+                throw .malformedResponse(command: .getData, detail: "an NDEF segment ended at byte \(file.count), not a multiple of 4")
+            }
+            let segment = try run(KeycardCommands.getData(.ndef, offset: file.count), route: .automatic)
+            guard !segment.isEmpty else { throw .malformedResponse(command: .getData, detail: "an empty NDEF segment") }
+            file += segment
+        }
+        return Array(file.prefix(total))
+    }
+
+    /// Writes a 4.0 card's NDEF file (NLEN ‖ record, at most 512 bytes; NLEN must match) in
+    /// 220-byte chunks at offsets that are multiples of 4 (§14.11). Needs the PIN.
+    public func writeNDEFFile(_ file: [UInt8]) throws(CardError) {
+        guard file.count >= 2, file.count <= Self.ndefFileSize, Int(file[0]) << 8 | Int(file[1]) == file.count - 2 else {
+            throw .invalidInput(command: .storeData,
+                                reason: "an NDEF file is its 2-byte length then the record, at most \(Self.ndefFileSize) bytes; got \(file.count) bytes")
+        }
+        for offset in stride(from: 0, to: file.count, by: Self.ndefChunkSize) {
+            let chunk = Array(file[offset..<min(file.count, offset + Self.ndefChunkSize)])
+            try run(KeycardCommands.storeData(chunk, slot: .ndef, p2: UInt8(offset / 4)), route: .secure)
+        }
     }
 
     /// FACTORY RESET (§10.13): erases keys, credentials and pairings. Select again afterwards.

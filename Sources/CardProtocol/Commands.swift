@@ -446,9 +446,9 @@ public enum KeycardCommands {
         }
     }
 
-    /// GET DATA: `80 CA <slot> 00` (§10.12).
-    public static func getData(_ slot: DataSlot = .publicData) -> CommandAPDU {
-        CommandAPDU(ins: 0xCA, p1: slot.rawValue)
+    /// GET DATA: `80 CA <slot> <offset / 4>` (§10.12); the offset is a 4.0 card's NDEF segment (§14.11).
+    public static func getData(_ slot: DataSlot = .publicData, offset: Int = 0) -> CommandAPDU {
+        CommandAPDU(ins: 0xCA, p1: slot.rawValue, p2: UInt8(offset / 4))
     }
 
     /// STORE DATA: `80 E2 <slot> <P2> <data>`; P2 is the 3.2 NDEF offset / 4, else `00` (§10.12).

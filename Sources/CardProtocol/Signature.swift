@@ -183,10 +183,14 @@ public struct CardSchnorrSignature: Sendable, Equatable {
     /// x(R) ‖ s.
     public let signature: [UInt8]
 
-    /// Parses and verifies SIGN's answer for `digest` and `tweak`.
+    /// Parses and verifies SIGN's answer for `digest` and `tweak`; with `expectedKey` (the key at
+    /// the path, as EXPORT KEY gave it) the card must have signed with that key — a build older than
+    /// Schnorr tweaks reads the tweak as more path and signs with another (docs/keycard-protocol.md
+    /// §14.10).
     ///
-    /// - Throws: `malformedResponse` for a bad layout or a signature that does not verify under Q.
-    public init(response data: [UInt8], digest: [UInt8], tweak: [UInt8]) throws(CardError) {
+    /// - Throws: `malformedResponse` for a bad layout, another key than `expectedKey`, or a
+    ///   signature that does not verify under Q.
+    public init(response data: [UInt8], digest: [UInt8], tweak: [UInt8], expectedKey: PublicKey? = nil) throws(CardError) {
         var reader = TLVReader(data)
         do throws(CardError) {
             let template = try reader.next(expecting: 0xA0)
@@ -203,6 +207,12 @@ public struct CardSchnorrSignature: Sendable, Equatable {
                 outputKey = try publicKey.xOnly.key.tweaked(by: tweak)
             } catch {
                 throw CardError.malformedResponse(command: .sign, detail: error.description)
+            }
+            if let expectedKey, expectedKey != publicKey {
+                throw CardError.malformedResponse(
+                    command: .sign,
+                    detail: "the card signed with another key than the one at the path it was sent; a 4.0 build older "
+                        + "than Schnorr tweaks reads the tweak as more path, and this card may be one")
             }
             guard outputKey.verifySchnorr(signature, message: digest) else {
                 throw CardError.malformedResponse(command: .sign, detail: "the Schnorr signature does not verify under the tweaked key")

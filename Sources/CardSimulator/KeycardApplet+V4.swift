@@ -28,8 +28,8 @@ extension KeycardApplet {
     }
 
     /// SELECT on a 4.0 applet: `A4 { 02 version; 8C status; 8E key UID; 8D capabilities; 8A certificate }`
-    /// with the template length one byte short, as the applet writes it (§14.1); `69 85` without an
-    /// identity.
+    /// with the template length one byte short, as the applet writes it (§14.1) — its true length on
+    /// the `select-fixed` build variant; `69 85` without an identity.
     func selectResponseV4() -> [UInt8] {
         guard let identity = state.identity else { return CardStatus.conditionsNotSatisfied.bytes }
         var body: [UInt8] = [0x02, 0x02, profile.version.major, profile.version.minor]
@@ -37,7 +37,7 @@ extension KeycardApplet {
         body += state.masterKey == nil ? [0x8E, 0x00] : [0x8E, UInt8(state.keyUID.count)] + state.keyUID
         body += [0x8D, 0x01, profile.capabilities]
         body += [0x8A, UInt8(identity.certificate.count)] + identity.certificate
-        let length = UInt8(body.count - 1)
+        let length = UInt8(body.count - (profile.has(.selectLengthFixed) ? 0 : 1))
         let header: [UInt8] = length < 0x80 ? [0xA4, length] : [0xA4, 0x81, length]
         return header + body + [0x90, 0x00]
     }
@@ -148,8 +148,8 @@ extension KeycardApplet {
             case 0xC4 where profile.hasBIP85AndECDH: reply = try exportBIP85(command)
             case 0xC5 where profile.hasBIP85AndECDH: reply = try ecdh(command)
             case 0x84: return getChallenge(apdu)
-            case 0xCA: reply = try getData(command)
-            case 0xE2: reply = try storeData(command)
+            case 0xCA: reply = try getDataV4(command)
+            case 0xE2: reply = try storeDataV4(command)
             default: throw .insNotSupported  // FE when initialized; 11, 12, 13, 14, D1, C1 are gone
             }
             switch reply {
@@ -164,12 +164,13 @@ extension KeycardApplet {
 
     /// INIT (§14.4): PIN (6) ‖ PUK (12) [‖ PIN tries ‖ PUK tries [‖ duress PIN (6)]], Lc 18, 20 or
     /// 26. Digits and tries (PIN 2…10, PUK 3…12) `6A 80`; PIN tries 7 to 10 then fail `6F 00` and
-    /// leave the card blank, as the applet does. Without a duress PIN it is the PIN itself.
+    /// leave the card blank, as the head build does (not on the `pin-tries-fixed` variant). Without a
+    /// duress PIN it is the PIN itself.
     func initializeV4(_ d: [UInt8]) throws(CardStatus) {
         guard [18, 20, 26].contains(d.count), Self.allDigits(d[0..<18]) else { throw .wrongData }
         let pinTries = d.count >= 20 ? d[18] : 3, pukTries = d.count >= 20 ? d[19] : 5
         guard (2...10).contains(pinTries), (3...12).contains(pukTries) else { throw .wrongData }
-        guard pinTries <= 6 else { throw .unknown }
+        guard pinTries <= 6 || profile.has(.pinTriesFixed) else { throw .unknown }
         let pin = Array(d[0..<6])
         let duress = d.count == 26 ? Array(d[20..<26]) : pin
         state.credentials = Credentials(
@@ -271,12 +272,14 @@ extension KeycardApplet {
     /// Schnorr (`6A 80` when shorter); PIN and key `69 85`; path; derivation `69 84`; then the
     /// algorithm: P2 `00` ECDSA (random nonce, low S), `03` BIP-340 Schnorr with the tweak added to
     /// the even-Y key (aux drawn from the card's randomness); any other P2 `6A 81`. The answer
-    /// carries the derived (untweaked) public key.
+    /// carries the derived (untweaked) public key. The `schnorr-no-tweak` build variant reads the
+    /// Schnorr data as hash ‖ path and signs plain BIP-340 (a tweak sent to it reads as path).
     func signV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
         guard apdu.p1 == 0x01 else { throw .wrongP1P2 }
         let data = apdu.data
         let schnorr = apdu.p2 == 0x03
-        let prefix = schnorr ? 64 : 32
+        let tweaked = schnorr && !profile.has(.schnorrWithoutTweak)
+        let prefix = tweaked ? 64 : 32
         guard data.count >= prefix else { throw .wrongData }
         guard isPINValidated, state.masterKey != nil else { throw .conditionsNotSatisfied }
         let path = try pathV4(data[prefix...])
@@ -287,13 +290,59 @@ extension KeycardApplet {
             let signature = try cardSignature(key: key, digest: Array(data[0..<32]))
             return .wrapped([0xA0, 0x81, UInt8(67 + signature.count), 0x80, 0x41] + publicKey + signature)
         case 0x03:
-            guard let signature = try? key.signSchnorr(message: Array(data[0..<32]), tweak: Array(data[32..<64]),
+            guard let signature = try? key.signSchnorr(message: Array(data[0..<32]),
+                                                       tweak: tweaked ? Array(data[32..<64]) : [UInt8](repeating: 0, count: 32),
                                                        aux: random.bytes(32))
             else { throw .unknown }
             return .wrapped([0xA0, 0x81, 0x85, 0x80, 0x41] + publicKey + [0x88, 0x40] + signature)
         default:
             throw .functionNotSupported
         }
+    }
+
+    /// GET DATA (§14.11): channel, no PIN. Public and Cash data whole; the NDEF file (NLEN ‖ record,
+    /// at most 512 bytes) in segments: byte offset 4·P2, `6A 86` at or past its end, then the rest if
+    /// it is under 245 bytes, else 244 of them.
+    func getDataV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        switch apdu.p1 {
+        case 0x00: return .wrapped(state.publicData)
+        case 0x02: return .wrapped(state.cashData)
+        case 0x01:
+            let file = ndefFile
+            let total = min(Self.ndefFileSize, 2 + (Int(file[0]) << 8 | Int(file[1])))
+            let offset = 4 * Int(apdu.p2)
+            guard offset < total else { throw .incorrectP1P2 }
+            return .wrapped(Array(file[offset..<(total - offset < 245 ? total : offset + 244)]))
+        default: throw .incorrectP1P2
+        }
+    }
+
+    /// STORE DATA (§14.11): PIN `69 85`; public and Cash data at most 127 bytes (`6A 80`); NDEF raw
+    /// bytes written at byte offset 4·P2, ending at most at 512 (`6A 80`); other P1 `6A 86`.
+    func storeDataV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
+        guard isPINValidated else { throw .conditionsNotSatisfied }
+        let data = apdu.data
+        switch apdu.p1 {
+        case 0x00, 0x02:
+            guard data.count <= 127 else { throw .wrongData }
+            if apdu.p1 == 0x00 { state.publicData = data } else { state.cashData = data }
+        case 0x01:
+            let offset = 4 * Int(apdu.p2)
+            guard offset + data.count <= Self.ndefFileSize else { throw .wrongData }
+            var file = ndefFile
+            file.replaceSubrange(offset..<(offset + data.count), with: data)
+            state.ndefData = file
+        default: throw .incorrectP1P2
+        }
+        return .done
+    }
+
+    /// The NDEF file's size on a 4.0 card.
+    static let ndefFileSize = 512
+
+    /// The 512-byte NDEF file: what was stored, then zeros.
+    private var ndefFile: [UInt8] {
+        Array(state.ndefData.prefix(Self.ndefFileSize)) + [UInt8](repeating: 0, count: max(0, Self.ndefFileSize - state.ndefData.count))
     }
 
     /// EXPORT BIP85 (§14.8): P1 bytes (1…64) of HMAC-SHA512("bip-entropy-from-k", k), k the private key

@@ -84,6 +84,8 @@ public enum CardKeyError: WalletError, Equatable {
     case notInThisBuild(command: String)
     /// `card.lee` on a 4.0 card that is not in LEE mode.
     case notLEEMode
+    /// `sign --schnorr` refused with `6A 80` though the path fits: a build without Schnorr tweaks.
+    case schnorrWithoutTweak(depth: Int)
     /// `card.ecdh` at a path the card refuses ECDH for.
     case ecdhPath(path: String)
     case oneExportKind(given: [String])
@@ -110,6 +112,7 @@ public enum CardKeyError: WalletError, Equatable {
         case .needsVersion4: "cardKey.needsVersion4"
         case .notInThisBuild: "cardKey.notInThisBuild"
         case .notLEEMode: "cardKey.notLEEMode"
+        case .schnorrWithoutTweak: "cardKey.schnorrWithoutTweak"
         case .ecdhPath: "cardKey.ecdhPath"
         case .oneExportKind: "cardKey.oneExportKind"
         case .conflictingOptions: "cardKey.conflictingOptions"
@@ -150,6 +153,10 @@ public enum CardKeyError: WalletError, Equatable {
                 + "at least 5 levels deep; \(path) is neither, and nothing was sent"
         case .notLEEMode:
             "the card is not in LEE mode: card.load mnemonic WORDS --lee (or seed … --lee) loads its keys in LEE mode"
+        case .schnorrWithoutTweak(let depth):
+            "the card refused hash ‖ tweak ‖ path (6A 80) though the path's \(depth) levels fit: a 4.0 build older than "
+                + "Schnorr tweaks reads the 32-byte tweak as 8 more levels, and this card may be one; it cannot make a "
+                + "Taproot signature (docs/card.md, \"Keycard 4.0\")"
         case .notInThisBuild(let command):
             "this card's applet build has no \(command) (it answered 6D 00): several 4.0 builds share the version number, "
                 + "and this one is older than the command"

@@ -316,21 +316,29 @@ public struct SchnorrSigned {
 
 extension Session {
     /// `sign --schnorr`: a BIP-340 signature of `digest` by the logged-in 4.0 card's key at `path`
-    /// (the current path when nil), tweaked as asked; the card's answer is verified under the
-    /// tweaked key before it is returned. Not recorded in the signing history, which holds
+    /// (the current path when nil), tweaked as asked; the card's answer must carry the key EXPORT
+    /// KEY gives for the path and verify under the tweaked key before it is returned. Not recorded in the signing history, which holds
     /// Ethereum-style ECDSA signatures.
     public func signSchnorrOnCard(digest: [UInt8], tweak: SchnorrTweak, path: DerivationPath?) throws -> SchnorrSigned {
         let card = try requireVersion4("a Schnorr signature")
         let path = try path ?? card.commands.getKeyPath()
+        // The key at the path, for the Taproot tweak and to check the card signed with it.
+        let key = try card.commands.exportKeyV2(path: path, kind: .publicKey).publicKey
         let t: [UInt8]
         switch tweak {
         case .none: t = [UInt8](repeating: 0, count: 32)
         case .bytes(let given): t = given
-        case .taproot:
-            let key = try card.commands.exportKeyV2(path: path, kind: .publicKey).publicKey
-            t = Hash.tagged("TapTweak", key.xOnly.key.bytes)
+        case .taproot: t = Hash.tagged("TapTweak", key.xOnly.key.bytes)
         }
-        let signed = try Self.inThisBuild { () throws(CardError) in try card.commands.signSchnorrV2(digest: digest, tweak: t, path: path) }
+        let signed: CardSchnorrSignature
+        do {
+            signed = try card.commands.signSchnorrV2(digest: digest, tweak: t, path: path, expectedKey: key)
+        } catch {
+            if case .wrongData = error, path.components.count <= CardKeyPath.maximumDepth {
+                throw CardKeyError.schnorrWithoutTweak(depth: path.components.count)
+            }
+            throw error
+        }
         return SchnorrSigned(path: path, publicKey: signed.publicKey, outputKey: signed.outputKey, tweak: t,
                              signature: signed.signature)
     }

@@ -34,7 +34,7 @@ struct Sim: ParsableCommand {
         @Option(name: .long, help: "Name of the simulated card.")
         var card = "default"
 
-        @Option(name: .long, help: "Applet profile for a new card: \(AppletProfile.all.map(\.id).joined(separator: ", ")).")
+        @Option(name: .long, help: "Applet profile for a new card: \(AppletProfile.namesForHelp).")
         var profile = AppletProfile.v3_1_0.id
 
         @Option(name: .long, help: "Host where vpcd listens.")
@@ -51,7 +51,7 @@ struct Sim: ParsableCommand {
 
         func validate() throws {
             guard AppletProfile.named(profile) != nil else {
-                throw ValidationError("--profile must be one of \(AppletProfile.all.map(\.id).joined(separator: ", ")), got \(profile)")
+                throw ValidationError("--profile must be one of \(AppletProfile.namesForHelp), got \(profile)")
             }
             guard SimulatedCard.isValidName(card) else {
                 throw ValidationError("--card must be a simple name (letters, digits, - and _), got \(card)")

@@ -174,6 +174,12 @@ struct IndependentClientTests {
         let taprootKey = try master.derive("m/86'/0'/0'/0/0").publicKey.xOnly.key
         #expect(Hex.encode(taprootKey.bytes) == "cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115")
         #expect(taprootKey.verifySchnorr(try Hex.decode(try #require(r["signSchnorr.signature"])), message: digest), "\(r)")
+        // A third verifier, btclib's pure-Python BIP-340 (in check4.py), with BIP-86's published keys:
+        // the plain signature under the internal key, the TapTweak one under the output key only.
+        #expect(r["signSchnorr.bip340.internal"] == "True")
+        #expect(r["signTaproot.bip340.output"] == "True" && r["signTaproot.bip340.internal"] == "False", "\(r)")
+        let outputKey = try XOnlyPublicKey(bytes: Hex.decode("a60869f0dbcf1dc659c9cecbaf8050135ea9e8cdc487053f1dc6880949dc684c"))
+        #expect(outputKey.verifySchnorr(try Hex.decode(try #require(r["signTaproot.signature"])), message: digest))
         let chat = try master.derive("m/43'/60'/1581'/0'/0")
         #expect(r["exportPrivate.EIP1581.key"] == (try #require(chat.privateKey)).secret.withUnsafeBytes { Hex.encode(Array($0)) })
         #expect(r["exportPrivate.outsideEIP1581"] == "SW=6985")
@@ -181,6 +187,11 @@ struct IndependentClientTests {
         let bip85Key = try #require(try master.derive("m/83696968'/39'/0'/12'/0'").privateKey)
         let bip85 = bip85Key.secret.withUnsafeBytes { Hash.hmacSHA512(key: Array("bip-entropy-from-k".utf8), data: Array($0)) }
         #expect(r["exportBIP85.entropy"] == Hex.encode(bip85.prefix(16)))
+        // A 488-byte NDEF file through keycard-py's 220-byte chunks and its segmented read (two
+        // segments of exactly 244: docs/keycard-protocol.md §14.11).
+        let ndef: [UInt8] = [0x01, 0xE6] + (0..<486).map { UInt8((7 * $0 + 3) % 256) }
+        #expect(r["storeNDEF"] == "None")
+        #expect(r["getNDEF.equal"] == "True" && r["getNDEF.sha256"] == Hex.encode(Hash.sha256(ndef)), "\(r)")
         #expect(r["changePIN"] == "None")
         #expect(r["verify.oldPIN"] == "False" && r["verify.newPIN"] == "True")
         // Three wrong PINs block it; the PUK (wrong, then right) unblocks it with a new PIN.

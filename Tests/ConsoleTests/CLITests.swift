@@ -198,7 +198,7 @@ struct CLITests {
         let badName = try kcs(["sim", "attach", "--card", "../etc", "--home", home])
         #expect(badName.code == 64 && badName.err.contains("--card must be a simple name (letters, digits, - and _), got ../etc"))
         let badProfile = try kcs(["sim", "attach", "--profile", "9.9", "--home", home])
-        #expect(badProfile.code == 64 && badProfile.err.contains("--profile must be one of 3.1.0, 3.1.1, 3.1.2, 4.0, 4.0-early, got 9.9"))
+        #expect(badProfile.code == 64 && badProfile.err.contains("--profile must be one of 3.1.0, 3.1.1, 3.1.2, 4.0, 4.0-early; a 4.0 build variant as 4.0+NAME (no-bip85-ecdh, select-fixed, pin-tries-fixed, schnorr-no-tweak), got 9.9"))
         #expect(!FileManager.default.fileExists(atPath: home + "/cards/..json"))
     }
 

@@ -15,8 +15,10 @@ touched: every other byte goes between keycard-py and the card unchanged.
 import hashlib
 import sys
 
+from ecc.ecc import ssa
+
 from keycard import KeyCard
-from keycard.constants import DerivationOption, LoadKeyType, SigningAlgorithm
+from keycard.constants import DerivationOption, LoadKeyType, SigningAlgorithm, StorageSlot
 from keycard.transport import Transport
 
 from check import connected, show, step
@@ -25,6 +27,26 @@ PIN, PUK, DURESS = "123456", "987654321098", "654321"
 SEED = hashlib.pbkdf2_hmac("sha512", b"abandon abandon abandon abandon abandon abandon abandon abandon "
                            b"abandon abandon abandon about", b"mnemonic", 2048)
 DIGEST = hashlib.sha256(b"independent client 4.0").digest()
+# BIP-86's first receiving address of "abandon … about", m/86'/0'/0'/0/0: the internal key and
+# the Taproot output key the BIP publishes.
+# An NDEF file (2-byte NLEN ‖ record) of 488 bytes: read back in two segments of exactly 244.
+NDEF = (486).to_bytes(2, "big") + bytes((7 * i + 3) % 256 for i in range(486))
+BIP86_INTERNAL = bytes.fromhex("cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115")
+BIP86_OUTPUT = bytes.fromhex("a60869f0dbcf1dc659c9cecbaf8050135ea9e8cdc487053f1dc6880949dc684c")
+
+
+def tagged(tag, data):
+    """BIP-340's tagged hash."""
+    t = hashlib.sha256(tag.encode()).digest()
+    return hashlib.sha256(t + t + data).digest()
+
+
+def bip340(signature, key):
+    """btclib's pure-Python BIP-340 verification of `signature` over DIGEST under the x-only `key`."""
+    try:
+        return ssa.verify_(DIGEST, key, signature)
+    except Exception as error:  # a malformed signature or key is a failed check, shown as such
+        return f"error {error}"
 
 
 class TolerantSelect(Transport):
@@ -71,6 +93,14 @@ def main(reader, ca_hex):
     if schnorr is not None:
         print(f"signSchnorr.signature {show(schnorr.signature)}")
         print(f"signSchnorr.publicKey {show(schnorr.public_key)}")
+        print(f"signSchnorr.bip340.internal {bip340(schnorr.signature, BIP86_INTERNAL)}")
+    taproot = step("signTaproot", lambda: card.sign_with_path(
+        DIGEST, "m/86'/0'/0'/0/0", algorithm=SigningAlgorithm.SCHNORR_BIP340,
+        tweak=tagged("TapTweak", BIP86_INTERNAL)))
+    if taproot is not None:
+        print(f"signTaproot.signature {show(taproot.signature)}")
+        print(f"signTaproot.bip340.output {bip340(taproot.signature, BIP86_OUTPUT)}")
+        print(f"signTaproot.bip340.internal {bip340(taproot.signature, BIP86_INTERNAL)}")
     private = step("exportPrivate.EIP1581", lambda: card.export_key(
         DerivationOption.DERIVE, public_only=False, keypath="m/43'/60'/1581'/0'/0"))
     print(f"exportPrivate.EIP1581.key {show(private.private_key) if private else None}")
@@ -78,6 +108,10 @@ def main(reader, ca_hex):
         DerivationOption.DERIVE, public_only=False, keypath="m/44'/60'/0'/0/0"))
     bip85 = step("exportBIP85", lambda: card.export_bip85("m/83696968'/39'/0'/12'/0'", 16))
     print(f"exportBIP85.entropy {show(bip85) if bip85 else None}")
+    step("storeNDEF", lambda: card.store_data(NDEF, StorageSlot.NDEF))
+    ndef = step("getNDEF", lambda: card.get_data(StorageSlot.NDEF))
+    print(f"getNDEF.equal {ndef == NDEF}")
+    print(f"getNDEF.sha256 {hashlib.sha256(ndef).hexdigest() if ndef else None}")
     step("changePIN", lambda: card.change_pin("222222"))
     step("select.again", card.select)
     step("open.again", card.open_secure_channel)

@@ -31,7 +31,7 @@ extension Builtins {
                     OptionSpec("reader", .string, "a PC/SC reader whose name contains this text (also KCS_READER)"),
                     OptionSpec("timeout", .int, "seconds to wait for a card in the reader (default 10)"),
                     OptionSpec("sim", .string, "the simulated card to use when the medium is sim (a script that runs on either: KCS_CARD=pcsc takes the reader)"),
-                    OptionSpec("profile", .string, "the applet of a simulated card made now: \(AppletProfile.all.map(\.id).joined(separator: ", ")) (default 3.1.0)"),
+                    OptionSpec("profile", .string, "the applet of a simulated card made now: \(AppletProfile.namesForHelp) (default 3.1.0)"),
                 ],
                 summary: "Connects to a simulated card (sim [NAME]; NAME default) or a reader (pcsc [READER]); without either, $KCS_CARD or sim.",
                 example: "card.connect pcsc --reader ACS") { args in
@@ -93,7 +93,7 @@ extension Builtins {
     static func simulatorProfile(_ id: String?) throws -> AppletProfile? {
         guard let id else { return nil }
         guard let profile = AppletProfile.named(id) else {
-            throw BuiltinError.badChoice(option: "profile", expected: AppletProfile.all.map(\.id), got: id)
+            throw BuiltinError.badChoice(option: "profile", expected: AppletProfile.all.map(\.id) + AppletProfile.BuildVariant.allCases.map { "4.0+" + $0.rawValue }, got: id)
         }
         return profile
     }
