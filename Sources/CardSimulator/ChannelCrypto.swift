@@ -58,8 +58,3 @@ enum ChannelCrypto {
         return try? privateKey.sharedSecretX(with: point)
     }
 }
-
-extension Secret {
-    /// A copy of the bytes, for the few places that must build wire data from a secret.
-    var bytesCopy: [UInt8] { withUnsafeBytes { Array($0) } }
-}

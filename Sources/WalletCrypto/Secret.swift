@@ -71,6 +71,10 @@ public final class Secret: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
     }
 
+    /// A copy of the bytes, for the few places that must build wire data (an APDU, a CBOR
+    /// export the user asked for) from a secret.
+    public var bytesCopy: [UInt8] { withUnsafeBytes { Array($0) } }
+
     /// Zeroes an array in place (best effort: Swift may have made copies elsewhere).
     public static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { zero($0) }
