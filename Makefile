@@ -2,10 +2,10 @@
 # README's two commands: both first install the Debian packages that are missing.
 SHELL := /bin/bash
 SWIFT ?= swift
-DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace binutils libssl3
+DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace binutils libssl3 libqrencode-dev libzbar0 libpng-dev
 BENCH_PACKAGES := libssl-dev gcc
 
-.PHONY: deps bench-deps evm-venv keycard-venv build release run test bench fuzz fuzz-build clean static install uninstall install-check
+.PHONY: deps bench-deps evm-venv keycard-venv qr-venv build release run test bench fuzz fuzz-build clean static install uninstall install-check
 
 # Installs only what dpkg says is missing; apt-get update runs once, and only then.
 deps:
@@ -44,6 +44,15 @@ $(KEYCARD_VENV)/.installed: tools/keycard-py/requirements.txt
 	$(KEYCARD_VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r tools/keycard-py/requirements.txt
 	@touch $@
 
+# The QR and UR oracles of the tests (tools/qr-oracle): segno, zxing-cpp, cbor2, urtypes.
+QR_VENV := .build/qr-venv
+qr-venv: $(QR_VENV)/.installed
+$(QR_VENV)/.installed: tools/qr-oracle/requirements.txt
+	@rm -rf $(QR_VENV)
+	python3 -m venv $(QR_VENV)
+	$(QR_VENV)/bin/pip install -q --disable-pip-version-check -r tools/qr-oracle/requirements.txt
+	@touch $@
+
 build: deps
 	$(SWIFT) build
 
@@ -57,7 +66,7 @@ run: build
 # The whole log goes to .build/test.log as well; when a test fails, its name and the issue it
 # recorded are printed again at the very end, where a CI log's tail still shows them; the last
 # lines, one per failure and marked FAILED:, survive a log excerpt that drops repeated lines.
-test: deps evm-venv keycard-venv
+test: deps evm-venv keycard-venv qr-venv
 	$(SWIFT) build --build-tests
 	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
 	  echo "=== failing tests (from .build/test.log) ==="; \

@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CCurl"),
         // OpenSSL's libcrypto through dlopen (AES-128-CCM for Keycard 4.0's secure channel).
         .systemLibrary(name: "COpenSSL"),
+        // libqrencode, libzbar and libpng through dlopen (QR codes and their images; see shim.h).
+        .systemLibrary(name: "CQR"),
 
         // MARK: - Layer 1: cryptographic and wallet core
         // The shape every error vocabulary shares: `IdentifiableError` and `ExitClass`.
@@ -67,12 +69,14 @@ let package = Package(
         .target(name: "KCSRuntime", dependencies: ["KCSErrors", "KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
         // Layer 3 beside the store: a JSON-RPC client for an Ethereum node (HTTP through libcurl).
         .target(name: "EthRPC", dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "CCurl"]),
+        // Layer 3: QR codes in the terminal and in PNG/SVG files, and read from images.
+        .target(name: "QRCodes", dependencies: ["KCSErrors", "CQR"]),
 
         .target(
             name: "KCSBuiltins",
             dependencies: [
                 "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC",
-                "CardProtocol", "CardSimulator", "CardPCSC", .product(name: "BigInt", package: "BigInt"),
+                "CardProtocol", "CardSimulator", "CardPCSC", "QRCodes", .product(name: "BigInt", package: "BigInt"),
             ]),
 
         // MARK: - Layer 5: the console and the executable
@@ -96,6 +100,7 @@ let package = Package(
 
         // MARK: - Test support and tests
         .target(name: "KCSTestSupport", dependencies: ["WalletCrypto", "CardProtocol", "CardSimulator"]),
+        .testTarget(name: "QRCodesTests", dependencies: ["QRCodes", "KCSTestSupport"]),
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "WalletCoreTests", dependencies: ["WalletCore", "WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),

@@ -1,0 +1,282 @@
+// QR codes and the images that carry them, through libraries loaded with dlopen on first use (as
+// libcurl and libcrypto are), so kcs starts without mapping them: libqrencode 4 (encoding),
+// libzbar 0 (decoding: Debian's runtime package libzbar0 has no headers, so its dozen
+// functions are declared here), libpng 16 (8-bit grey images in and out, in memory). The zbar
+// configuration values are its stable ABI (zbar.h: ZBAR_QRCODE 64, ZBAR_CFG_ENABLE 0,
+// ZBAR_CFG_BINARY 4, ZBAR_CFG_TEST_INVERTED 0x81; format 'Y800'). docs/qr.md says why each.
+#ifndef KCS_CQR_SHIM_H
+#define KCS_CQR_SHIM_H
+
+#include <dlfcn.h>
+#include <png.h>
+#include <pthread.h>
+#include <qrencode.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// MARK: libqrencode
+
+typedef struct kcs_qrencode_api {
+    QRcode *(*encode_string)(const char *, int, QRecLevel, QRencodeMode, int);
+    QRcode *(*encode_data)(int, const unsigned char *, int, QRecLevel);
+    void (*free_code)(QRcode *);
+    char error[256];
+    int loaded;
+} kcs_qrencode_api;
+
+static inline kcs_qrencode_api *kcs_qrencode_state(void) { static kcs_qrencode_api api; return &api; }
+static inline pthread_once_t *kcs_qrencode_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
+
+static inline void kcs_qrencode_load_once(void) {
+    kcs_qrencode_api *a = kcs_qrencode_state();
+    void *lib = dlopen("libqrencode.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { snprintf(a->error, sizeof a->error, "libqrencode.so.4 could not be loaded (%s)", dlerror()); return; }
+    a->encode_string = (QRcode *(*)(const char *, int, QRecLevel, QRencodeMode, int))dlsym(lib, "QRcode_encodeString");
+    a->encode_data = (QRcode *(*)(int, const unsigned char *, int, QRecLevel))dlsym(lib, "QRcode_encodeData");
+    a->free_code = (void (*)(QRcode *))dlsym(lib, "QRcode_free");
+    if (!a->encode_string || !a->encode_data || !a->free_code) {
+        snprintf(a->error, sizeof a->error, "libqrencode.so.4 lacks QRcode_encodeString/encodeData/free");
+        return;
+    }
+    a->loaded = 1;
+}
+
+/// Loads libqrencode once; NULL when loaded, else the reason.
+static inline const char *kcs_qrencode_load(void) {
+    pthread_once(kcs_qrencode_once(), kcs_qrencode_load_once);
+    return kcs_qrencode_state()->loaded ? NULL : kcs_qrencode_state()->error;
+}
+
+/// Encodes `data` at error-correction `level` (0 L … 3 H) and at least `version` (0: the smallest).
+/// `text` non-zero: `data` holds no zero byte and libqrencode picks numeric/alphanumeric/byte segments
+/// itself (an upper-case UR becomes alphanumeric); else one byte segment. On success `*modules`
+/// (free with kcs_free) holds width×width bytes, 1 for a dark module; returns the version, or 0
+/// when the data does not fit (or libqrencode is missing).
+static inline int kcs_qr_encode(const unsigned char *data, int length, int level, int version, int text,
+                                int *width, unsigned char **modules) {
+    if (kcs_qrencode_load()) return 0;
+    kcs_qrencode_api *a = kcs_qrencode_state();
+    QRcode *code;
+    if (text) {
+        char *s = malloc((size_t)length + 1);
+        if (!s) return 0;
+        memcpy(s, data, (size_t)length);
+        s[length] = 0;
+        code = a->encode_string(s, version, (QRecLevel)level, QR_MODE_8, 1);
+        free(s);
+    } else {
+        code = a->encode_data(length, data, version, (QRecLevel)level);
+    }
+    if (!code) return 0;
+    int w = code->width, v = code->version;
+    unsigned char *out = malloc((size_t)w * (size_t)w);
+    if (!out) { a->free_code(code); return 0; }
+    for (int i = 0; i < w * w; i++) out[i] = code->data[i] & 1;
+    a->free_code(code);
+    *width = w;
+    *modules = out;
+    return v;
+}
+
+// MARK: libzbar
+
+typedef struct kcs_zbar_api {
+    void *(*scanner_create)(void);
+    void (*scanner_destroy)(void *);
+    int (*set_config)(void *, int, int, int);
+    void *(*image_create)(void);
+    void (*image_destroy)(void *);
+    void (*image_set_format)(void *, unsigned long);
+    void (*image_set_size)(void *, unsigned, unsigned);
+    void (*image_set_data)(void *, const void *, unsigned long, void *);
+    int (*scan_image)(void *, void *);
+    const void *(*first_symbol)(const void *);
+    const void *(*symbol_next)(const void *);
+    const char *(*symbol_data)(const void *);
+    unsigned int (*symbol_length)(const void *);
+    int (*symbol_type)(const void *);
+    char error[256];
+    int loaded;
+} kcs_zbar_api;
+
+static inline kcs_zbar_api *kcs_zbar_state(void) { static kcs_zbar_api api; return &api; }
+static inline pthread_once_t *kcs_zbar_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
+
+static inline void kcs_zbar_load_once(void) {
+    kcs_zbar_api *a = kcs_zbar_state();
+    void *lib = dlopen("libzbar.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { snprintf(a->error, sizeof a->error, "libzbar.so.0 could not be loaded (%s); apt-get install libzbar0", dlerror()); return; }
+#define KCS_ZBAR(field, name) a->field = (__typeof__(a->field))dlsym(lib, name); if (!a->field) { snprintf(a->error, sizeof a->error, "libzbar.so.0 lacks %s", name); return; }
+    KCS_ZBAR(scanner_create, "zbar_image_scanner_create")
+    KCS_ZBAR(scanner_destroy, "zbar_image_scanner_destroy")
+    KCS_ZBAR(set_config, "zbar_image_scanner_set_config")
+    KCS_ZBAR(image_create, "zbar_image_create")
+    KCS_ZBAR(image_destroy, "zbar_image_destroy")
+    KCS_ZBAR(image_set_format, "zbar_image_set_format")
+    KCS_ZBAR(image_set_size, "zbar_image_set_size")
+    KCS_ZBAR(image_set_data, "zbar_image_set_data")
+    KCS_ZBAR(scan_image, "zbar_scan_image")
+    KCS_ZBAR(first_symbol, "zbar_image_first_symbol")
+    KCS_ZBAR(symbol_next, "zbar_symbol_next")
+    KCS_ZBAR(symbol_data, "zbar_symbol_get_data")
+    KCS_ZBAR(symbol_length, "zbar_symbol_get_data_length")
+    KCS_ZBAR(symbol_type, "zbar_symbol_get_type")
+#undef KCS_ZBAR
+    a->loaded = 1;
+}
+
+/// Loads libzbar once; NULL when loaded, else the reason.
+static inline const char *kcs_zbar_load(void) {
+    pthread_once(kcs_zbar_once(), kcs_zbar_load_once);
+    return kcs_zbar_state()->loaded ? NULL : kcs_zbar_state()->error;
+}
+
+/// Finds the QR codes in a `width`×`height` 8-bit grey image (binary mode: the bytes as encoded;
+/// `inverted` non-zero also tries light-on-dark). `*out` (free with kcs_free) gets each code's
+/// data as a 4-byte big-endian length then the bytes; returns the number of codes, or -1 when
+/// libzbar is missing.
+static inline int kcs_zbar_scan(const unsigned char *gray, int width, int height, int inverted,
+                                unsigned char **out, size_t *out_length) {
+    if (kcs_zbar_load()) return -1;
+    kcs_zbar_api *a = kcs_zbar_state();
+    void *scanner = a->scanner_create();
+    a->set_config(scanner, 0, 0, 0);        // every symbology off …
+    a->set_config(scanner, 64, 0, 1);       // … but QR codes
+    a->set_config(scanner, 64, 4, 1);       // ZBAR_CFG_BINARY: no text conversion
+    if (inverted) a->set_config(scanner, 0, 0x81, 1);  // ZBAR_CFG_TEST_INVERTED
+    void *image = a->image_create();
+    a->image_set_format(image, 0x30303859UL);  // 'Y800'
+    a->image_set_size(image, (unsigned)width, (unsigned)height);
+    a->image_set_data(image, gray, (unsigned long)width * (unsigned long)height, NULL);
+    int n = a->scan_image(scanner, image);
+    size_t total = 0;
+    int count = 0;
+    for (const void *s = n > 0 ? a->first_symbol(image) : NULL; s; s = a->symbol_next(s)) {
+        if (a->symbol_type(s) != 64) continue;
+        total += 4 + a->symbol_length(s);
+        count++;
+    }
+    unsigned char *buffer = malloc(total ? total : 1), *p = buffer;
+    if (buffer) {
+        for (const void *s = n > 0 ? a->first_symbol(image) : NULL; s; s = a->symbol_next(s)) {
+            if (a->symbol_type(s) != 64) continue;
+            unsigned int len = a->symbol_length(s);
+            p[0] = (unsigned char)(len >> 24); p[1] = (unsigned char)(len >> 16); p[2] = (unsigned char)(len >> 8); p[3] = (unsigned char)len;
+            memcpy(p + 4, a->symbol_data(s), len);
+            p += 4 + len;
+        }
+    } else {
+        count = 0;
+    }
+    a->image_destroy(image);
+    a->scanner_destroy(scanner);
+    *out = buffer;
+    *out_length = buffer ? total : 0;
+    return count;
+}
+
+// MARK: libpng
+
+typedef struct kcs_png_api {
+    int (*begin_read_memory)(png_imagep, png_const_voidp, size_t);
+    int (*finish_read)(png_imagep, png_const_colorp, void *, png_int_32, void *);
+    void (*image_free)(png_imagep);
+    int (*write_memory)(png_imagep, void *, png_alloc_size_t *, int, const void *, png_int_32, const void *);
+    char error[256];
+    int loaded;
+} kcs_png_api;
+
+static inline kcs_png_api *kcs_png_state(void) { static kcs_png_api api; return &api; }
+static inline pthread_once_t *kcs_png_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
+
+static inline void kcs_png_load_once(void) {
+    kcs_png_api *a = kcs_png_state();
+    void *lib = dlopen("libpng16.so.16", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { snprintf(a->error, sizeof a->error, "libpng16.so.16 could not be loaded (%s)", dlerror()); return; }
+    a->begin_read_memory = (int (*)(png_imagep, png_const_voidp, size_t))dlsym(lib, "png_image_begin_read_from_memory");
+    a->finish_read = (int (*)(png_imagep, png_const_colorp, void *, png_int_32, void *))dlsym(lib, "png_image_finish_read");
+    a->image_free = (void (*)(png_imagep))dlsym(lib, "png_image_free");
+    a->write_memory = (int (*)(png_imagep, void *, png_alloc_size_t *, int, const void *, png_int_32, const void *))dlsym(lib, "png_image_write_to_memory");
+    if (!a->begin_read_memory || !a->finish_read || !a->image_free || !a->write_memory) {
+        snprintf(a->error, sizeof a->error, "libpng16.so.16 lacks the simplified png_image API");
+        return;
+    }
+    a->loaded = 1;
+}
+
+/// Loads libpng once; NULL when loaded, else the reason.
+static inline const char *kcs_png_load(void) {
+    pthread_once(kcs_png_once(), kcs_png_load_once);
+    return kcs_png_state()->loaded ? NULL : kcs_png_state()->error;
+}
+
+/// Reads a PNG held in memory as 8-bit grey, refusing more than `max_pixels` before allocating.
+/// Returns 0 and sets `*gray` (free with kcs_free), `*width`, `*height`; else writes the reason
+/// into `error` and returns -1.
+static inline int kcs_png_read_gray(const unsigned char *bytes, size_t length, size_t max_pixels,
+                                    unsigned char **gray, int *width, int *height, char *error, size_t error_size) {
+    const char *why = kcs_png_load();
+    if (why) { snprintf(error, error_size, "%s", why); return -1; }
+    kcs_png_api *a = kcs_png_state();
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    if (!a->begin_read_memory(&image, bytes, length)) {
+        snprintf(error, error_size, "not a PNG image (%s)", image.message);
+        a->image_free(&image);
+        return -1;
+    }
+    if ((size_t)image.width * (size_t)image.height > max_pixels) {
+        snprintf(error, error_size, "the image is %ux%u pixels, more than %zu", image.width, image.height, max_pixels);
+        a->image_free(&image);
+        return -1;
+    }
+    image.format = PNG_FORMAT_GRAY;
+    unsigned char *buffer = malloc(PNG_IMAGE_SIZE(image));
+    if (!buffer) { snprintf(error, error_size, "out of memory"); a->image_free(&image); return -1; }
+    if (!a->finish_read(&image, NULL, buffer, 0, NULL)) {
+        snprintf(error, error_size, "a damaged PNG image (%s)", image.message);
+        free(buffer);
+        a->image_free(&image);
+        return -1;
+    }
+    *gray = buffer;
+    *width = (int)image.width;
+    *height = (int)image.height;
+    return 0;
+}
+
+/// Encodes a `width`×`height` 8-bit grey image as PNG. Returns 0 and sets `*png` (free with
+/// kcs_free) and `*png_length`, or -1 with the reason in `error`.
+static inline int kcs_png_write_gray(const unsigned char *gray, int width, int height, unsigned char **png,
+                                     size_t *png_length, char *error, size_t error_size) {
+    const char *why = kcs_png_load();
+    if (why) { snprintf(error, error_size, "%s", why); return -1; }
+    kcs_png_api *a = kcs_png_state();
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    image.width = (png_uint_32)width;
+    image.height = (png_uint_32)height;
+    image.format = PNG_FORMAT_GRAY;
+    png_alloc_size_t size = 0;
+    if (!a->write_memory(&image, NULL, &size, 0, gray, 0, NULL)) {
+        snprintf(error, error_size, "PNG encoding failed (%s)", image.message);
+        return -1;
+    }
+    unsigned char *buffer = malloc(size);
+    if (!buffer) { snprintf(error, error_size, "out of memory"); return -1; }
+    if (!a->write_memory(&image, buffer, &size, 0, gray, 0, NULL)) {
+        snprintf(error, error_size, "PNG encoding failed (%s)", image.message);
+        free(buffer);
+        return -1;
+    }
+    *png = buffer;
+    *png_length = size;
+    return 0;
+}
+
+static inline void kcs_free(void *p) { free(p); }
+
+#endif

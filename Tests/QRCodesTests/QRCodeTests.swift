@@ -1,0 +1,98 @@
+// QR codes made by kcs (libqrencode) are read by a decoder that is not zbar (zxing-cpp), from
+// PNG files and from the terminal drawing turned back into pixels; codes made by an independent
+// encoder (segno) are read by kcs (zbar) byte for byte, binary ones included (docs/qr.md).
+import Foundation
+import KCSTestSupport
+import QRCodes
+import Testing
+
+@Suite("QR codes against independent code")
+struct QRCodeTests {
+    /// A UR as QR codes carry it (upper case: every character in the alphanumeric set).
+    static let ur = "UR:CRYPTO-SEED/OEADGDSTASLPLABGHYDRPFMKBGGUFGLUDPRFGMAOSECFFLTNSOAAWKBD"
+    /// Binary data as a CompactSeedQR holds it: zero bytes, and bytes a text conversion would mangle.
+    static let binary: [UInt8] = [0x00, 0xC7, 0x09, 0x80, 0xFF, 0x00, 0x41, 0x10, 0x00]
+
+    func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
+
+    @Test func upperCaseUR_isAlphanumeric_andSmallerThanLowerCase() throws {
+        let long = String(repeating: "LPADASCFADAXCYWENBPLJKHDCAHKADAEMEJTSWHHYLKEPMYKHHTSYTSNOYOYAXAEDS", count: 5)
+        let upper = try QRCode(data: Array(("UR:BYTES/" + long).utf8), text: true, boost: false)
+        let lower = try QRCode(data: Array(("ur:bytes/" + long.lowercased()).utf8), text: true, boost: false)
+        #expect(upper.version < lower.version, "\(upper.version) vs \(lower.version)")
+        #expect(upper.size == 17 + 4 * upper.version)
+    }
+
+    @Test func boost_raisesErrorCorrection_withinTheSameVersion() throws {
+        let plain = try QRCode(data: Array("HELLO".utf8), text: true, level: .low, boost: false)
+        let boosted = try QRCode(data: Array("HELLO".utf8), text: true, level: .low, boost: true)
+        #expect(plain.version == 1 && boosted.version == 1)
+        #expect(plain.errorCorrection == .low && boosted.errorCorrection == .high)
+        #expect(throws: QRError.self) { try QRCode(data: [UInt8](repeating: 7, count: 3000), text: false) }
+    }
+
+    @Test func kcsPNG_isReadByZXing_andByKcs() throws {
+        for (payload, text) in [(Array(Self.ur.utf8), true), (Self.binary, false), (Array("0x9858EfFD232B4033E47d90003D41EC34EcaEda94".utf8), true)] {
+            let code = try QRCode(data: payload, text: text, level: .medium)
+            let png = try code.image(scale: 6, margin: 4).png()
+            let file = QROracle.temporaryFile(".png")
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            FileManager.default.createFile(atPath: file, contents: Data(png))
+            #expect(try QROracle.run(["read", file]) == hex(payload) + "\n")
+            let version = try QROracle.run(["version", file]).split(separator: " ")
+            #expect(Int(version[0]) == code.version && String(version[1]).hasPrefix(code.errorCorrection.description), "\(version)")
+            #expect(try GrayImage(png: png).qrCodes() == [payload])
+        }
+    }
+
+    @Test func segnoPNG_isReadByKcs_byteForByte() throws {
+        for (payload, mode) in [(Array(Self.ur.utf8), "TEXT"), (Self.binary, "BYTES"), (Array("abandon ability able".utf8), "TEXT")] {
+            let file = QROracle.temporaryFile(".png")
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            _ = try QROracle.run(["make", hex(payload), mode, file, "M"])
+            let image = try GrayImage(png: Array(try Data(contentsOf: URL(fileURLWithPath: file))))
+            #expect(try image.qrCodes() == [payload], "\(mode)")
+        }
+    }
+
+    @Test func terminalDrawing_isReadByZXing_inBothPolarities() throws {
+        let code = try QRCode(data: Array(Self.ur.utf8), text: true)
+        for (lightDrawn, name) in [(true, "LIGHT"), (false, "DARK")] {
+            let text = code.terminalText(margin: 2, color: false, lightDrawn: lightDrawn)
+            let lines = text.split(separator: "\n")
+            #expect(lines.count == code.terminalSize(margin: 2).rows && lines.allSatisfy { $0.count == code.size + 4 })
+            let file = QROracle.temporaryFile(".txt")
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(try QROracle.run(["read-blocks", file, name]) == hex(Array(Self.ur.utf8)) + "\n", "\(name)")
+            // Read with the wrong polarity, it is no code: the default matters.
+            #expect(try QROracle.run(["read-blocks", file, lightDrawn ? "DARK" : "LIGHT"]) == "")
+        }
+        // With colour every cell is painted black on bright white, whatever the theme: the glyphs
+        // are the dark-drawn ones.
+        let colored = code.terminalText(margin: 2, color: true)
+        #expect(colored.split(separator: "\n").allSatisfy { $0.hasPrefix("\u{1B}[30;107m") && $0.hasSuffix("\u{1B}[0m") })
+        #expect(colored.replacingOccurrences(of: "\u{1B}[30;107m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
+            == code.terminalText(margin: 2, color: false, lightDrawn: false))
+    }
+
+    @Test func svg_drawsEveryDarkModule() throws {
+        let code = try QRCode(data: Array("KCS".utf8), text: true)
+        let svg = code.svg(scale: 4, margin: 4)
+        #expect(svg.hasPrefix("<?xml") && svg.contains("viewBox=\"0 0 \((code.size + 8) * 4) \((code.size + 8) * 4)\""))
+        #expect(svg.components(separatedBy: "h4v4h-4z").count - 1 == code.modules.filter { $0 }.count)
+    }
+
+    @Test func badImages_areClearErrors() throws {
+        #expect(throws: QRError.self) { try GrayImage(png: Array("not a png".utf8)) }
+        let blank = GrayImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64))
+        #expect(try blank.qrCodes() == [])
+        let png = try blank.png()
+        #expect(try GrayImage(png: png) == blank)
+        // A damaged code: half of it painted over.
+        let code = try QRCode(data: Array(Self.ur.utf8), text: true, level: .low, boost: false).image(scale: 4, margin: 4)
+        var pixels = code.pixels
+        for i in 0..<(pixels.count / 2) { pixels[i] = 255 }
+        #expect(try GrayImage(width: code.width, height: code.height, pixels: pixels).qrCodes() == [])
+    }
+}
