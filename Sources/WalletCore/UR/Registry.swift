@@ -336,7 +336,8 @@ public struct URHDKey: Sendable {
     }
 
     /// The extended key it describes: depth and child number from the origin path, parent
-    /// fingerprint from field 8 (0 when absent), version xpub/xprv (tpub/tprv on a test network).
+    /// fingerprint from field 8 — or, one level below the master, the origin's source fingerprint
+    /// (the master is the parent) — else 0; version xpub/xprv (tpub/tprv on a test network).
     public func extendedKey() throws(URError) -> ExtendedKey {
         guard let chainCode else { throw .field("hdkey", "the key has no chain code, so it is no extended key") }
         let testnet = (network ?? 0) == 1
@@ -347,6 +348,7 @@ public struct URHDKey: Sendable {
             child = h ? i | ChildIndex.hardenedOffset : i
         }
         let bytes = keyData.bytesCopy
+        let parentFingerprint = self.parentFingerprint ?? (depth == 1 ? origin?.sourceFingerprint : nil)
         do {
             if isPrivate {
                 return try ExtendedKey(privateKey: PrivateKey(bytes: Array(bytes[1...])), chainCode: chainCode, depth: UInt8(min(depth, 255)),
@@ -362,40 +364,97 @@ public struct URHDKey: Sendable {
 
 // MARK: - output descriptor, account
 
-/// `crypto-output`: script expressions (tags 400–410) around one HD key.
+/// `crypto-output`: script expressions (tags 400–410) around a key, or around a threshold of keys
+/// (`multi`, `sortedmulti`).
 public struct UROutput: Sendable {
     public static let types = ["crypto-output"]
-    /// Outermost first, e.g. [sh, wpkh].
-    public let scripts: [UInt64]
-    public let key: URHDKey
 
-    public init(scripts: [UInt64], key: URHDKey) {
+    /// A key in a descriptor: an HD key (tag 303) or a plain EC key (tag 306: 33-byte public or
+    /// 32-byte private key).
+    public enum Key: Sendable {
+        case hd(URHDKey)
+        case ec(isPrivate: Bool, data: Secret)
+    }
+
+    /// What the scripts wrap.
+    public enum Body: Sendable {
+        case key(Key)
+        case multi(sorted: Bool, threshold: Int, keys: [Key])
+    }
+
+    /// Outermost first, e.g. [sh, wpkh], without the multi expression.
+    public let scripts: [UInt64]
+    public let body: Body
+
+    public init(scripts: [UInt64], body: Body) {
         self.scripts = scripts
-        self.key = key
+        self.body = body
+    }
+
+    /// The HD key of a single-key output.
+    public var hdKey: URHDKey? {
+        if case .key(.hd(let k)) = body { return k }
+        return nil
     }
 
     public init(cbor item: CBOR) throws(URError) {
         var item = item
-        if case .tagged(URTag.output.v1, let inner) = item { item = inner }
+        if case .tagged(let t, let inner) = item, t == URTag.output.v1 || t == URTag.output.v2 { item = inner }
         var scripts: [UInt64] = []
-        while case .tagged(let t, let inner) = item, URTag.scripts[t] != nil {
-            guard t != 406, t != 407 else { throw .field("crypto-output", "multisig outputs are not supported") }
+        while case .tagged(let t, let inner) = item, URTag.scripts[t] != nil, t != 406, t != 407 {
             scripts.append(t)
             item = inner
         }
-        guard case .tagged(let t, let key) = item, t == URTag.hdkey.v1 || t == URTag.hdkey.v2 else {
-            throw .field("crypto-output", "expected script expressions around an HD key (tag 303)")
+        if case .tagged(let t, let inner) = item, t == 406 || t == 407 {
+            let r = try FieldReader("crypto-output", inner)
+            let threshold = try r.required(try r.uint(1, max: 20), 1)
+            guard case .array(let list) = try r.required(r.map[2], 2), (1...20).contains(list.count), Int(threshold) <= list.count else {
+                throw .field("crypto-output", "a multisig needs 1 to 20 keys and a threshold up to their number")
+            }
+            var keys: [Key] = []
+            for k in list { keys.append(try Self.key(k)) }
+            body = .multi(sorted: t == 407, threshold: Int(threshold), keys: keys)
+        } else {
+            body = .key(try Self.key(item))
         }
         self.scripts = scripts
-        self.key = try URHDKey(cbor: key)
+    }
+
+    private static func key(_ item: CBOR) throws(URError) -> Key {
+        switch item {
+        case .tagged(let t, let k) where t == URTag.hdkey.v1 || t == URTag.hdkey.v2: return .hd(try URHDKey(cbor: k))
+        case .tagged(let t, let k) where t == 306 || t == 40306:
+            let r = try FieldReader("eckey", k)
+            let isPrivate = try r.bool(2) ?? false
+            let data = try r.required(try r.bytes(3, count: isPrivate ? 32...32 : 33...33), 3)
+            return .ec(isPrivate: isPrivate, data: Secret(bytes: data))
+        default: throw .field("crypto-output", "expected an HD key (tag 303) or an EC key (tag 306)")
+        }
+    }
+
+    private static func cbor(_ key: Key) -> CBOR {
+        switch key {
+        case .hd(let k): .tagged(URTag.hdkey.v1, k.cbor())
+        case .ec(let isPrivate, let data): .tagged(306, cborMap([(2, isPrivate ? .bool(true) : nil), (3, .bytes(data.bytesCopy))]))
+        }
     }
 
     public var cbor: CBOR {
-        scripts.reversed().reduce(CBOR.tagged(URTag.hdkey.v1, key.cbor())) { .tagged($1, $0) }
+        let inner: CBOR
+        switch body {
+        case .key(let k): inner = Self.cbor(k)
+        case .multi(let sorted, let threshold, let keys):
+            inner = .tagged(sorted ? 407 : 406, cborMap([(1, .unsigned(UInt64(threshold))), (2, .array(keys.map(Self.cbor)))]))
+        }
+        return scripts.reversed().reduce(inner) { .tagged($1, $0) }
     }
 
-    /// `wpkh(…)`-style name of the scripts.
-    public var scriptText: String { scripts.compactMap { URTag.scripts[$0] }.joined(separator: "(") }
+    /// The script expressions' names, outermost first (`sh`, `wpkh`; `multi` for the threshold).
+    public var scriptNames: [String] {
+        var names = scripts.compactMap { URTag.scripts[$0] }
+        if case .multi(let sorted, _, _) = body { names.append(sorted ? "sortedmulti" : "multi") }
+        return names
+    }
 }
 
 /// `crypto-account`: a master fingerprint and its outputs.
