@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "WalletSession",
             dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator",
-                           "CardPCSC"]),
+                           "CardPCSC", "QRCodes"]),
 
         // MARK: - Layer 4: language
         .target(name: "KCSSyntax"),

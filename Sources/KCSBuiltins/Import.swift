@@ -54,6 +54,23 @@ extension Builtins {
             return keyValue(try session.importWatchOnly(xpub: key, text: text, name: args.string("name")))
         },
 
+        Builtin("import.qr", params: [ParamSpec("files", .oneOf([.string, .list]))],
+                options: [
+                    OptionSpec("preset", .string, "for a mnemonic: metamask, trezor, ledger-live, … or custom"),
+                    OptionSpec("path", .string, "the path template for --preset custom"),
+                    OptionSpec("accounts", .int, "for a mnemonic: how many accounts (default 1)"),
+                    OptionSpec("name", .string, "the key's name"),
+                ],
+                summary: "Stores the key QR codes in PNG files hold: a seed, BIP-39 words or a SeedQR as an HD-MASTER key; an xpub (crypto-hdkey) or an address as watch-only.",
+                example: "import qr \"seed.png\" --name from-qr") { args in
+            let session = try args.session()
+            // The preset only when one is asked for: it applies to a mnemonic, and is refused for anything else.
+            let (preset, custom) = args.value("preset") == nil && args.value("path") == nil ? (nil, nil) : try presetArgument(args)
+            let accounts = try args.integer("accounts").map { try smallInt($0, "--accounts", in: 0...1000) }
+            return .list(try session.importQR(try pathList(args["files"]), name: args.string("name"), preset: preset,
+                                              customPath: custom, accounts: accounts).map(keyValue))
+        },
+
         Builtin("import.address", params: [ParamSpec("address", .oneOf([.string, .bytes]))],
                 options: [OptionSpec("name", .string, "the key's name")],
                 summary: "Stores an Ethereum address as a watch-only key (EIP-55 checksum checked when mixed case).",

@@ -33,6 +33,19 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
 
     public func write(_ text: String) { output(text) }
 
+    /// `--no-color` was given.
+    public var noColor = false
+
+    /// Standard output: a terminal's size (TIOCGWINSZ) and whether colour is welcome there.
+    public var display: Display {
+        guard isatty(STDOUT_FILENO) == 1 else { return .plain }
+        var size = winsize()
+        let known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 && size.ws_row > 0
+        let environment = ProcessInfo.processInfo.environment
+        return Display(color: !noColor && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb",
+                       size: known ? (Int(size.ws_col), Int(size.ws_row)) : (80, 24))
+    }
+
     public func shouldInterrupt() -> Bool { watchesInterrupt && Interrupt.take() }
 
     /// The session builtins work in, made on first use with the home known by then.

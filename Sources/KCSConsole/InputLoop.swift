@@ -218,7 +218,7 @@ public final class InputLoop {
 
     /// A shown value's line: its text, or with `--json` its JSON.
     private func shown(_ value: Value) -> String {
-        (runner.interpreter.printsJSON ? value.json : value.text) + "\n"
+        (runner.interpreter.printsJSON ? value.json : value.text(on: runner.interpreter.host.display)) + "\n"
     }
 
     /// Which values of a run are shown.
@@ -256,8 +256,7 @@ public final class InputLoop {
             case .last:
                 if let value = try runner.interpreter.evaluate(program, source: source) { output(shown(value)) }
             case .each:
-                let output = self.output, json = runner.interpreter.printsJSON
-                try runner.interpreter.run(program, source: source) { output((json ? $0.json : $0.text) + "\n") }
+                try runner.interpreter.run(program, source: source) { [self] in output(shown($0)) }
             }
             return ExitStatus.ok
         } catch {

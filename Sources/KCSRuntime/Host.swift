@@ -57,6 +57,29 @@ public protocol ScriptHost: AnyObject {
 
     /// The session builtins work in (see `BuiltinContext`); nil by default.
     var context: (any BuiltinContext)? { get }
+
+    /// Where program output goes: a terminal (its size) that may be coloured, or not a terminal.
+    var display: Display { get }
+}
+
+/// What program output is shown on (for drawings such as QR codes).
+public struct Display: Sendable, Equatable {
+    /// Colour escapes are welcome (a terminal, no `NO_COLOR`, no `--no-color`).
+    public let color: Bool
+    /// Columns and rows of the terminal; nil when output is not a terminal.
+    public let size: (columns: Int, rows: Int)?
+
+    public init(color: Bool, size: (columns: Int, rows: Int)?) {
+        self.color = color
+        self.size = size
+    }
+
+    /// Not a terminal: no colour, no size.
+    public static let plain = Display(color: false, size: nil)
+
+    public static func == (a: Display, b: Display) -> Bool {
+        a.color == b.color && a.size?.columns == b.size?.columns && a.size?.rows == b.size?.rows
+    }
 }
 
 extension ScriptHost {
@@ -67,4 +90,5 @@ extension ScriptHost {
     public func warn(_ text: String) {}
     public func progress(_ text: String?) {}
     public var context: (any BuiltinContext)? { nil }
+    public var display: Display { .plain }
 }

@@ -481,7 +481,7 @@ final class PrintNode: StmtNode {
         var line = ""
         for (i, e) in values.enumerated() {
             if i > 0 { line += " " }
-            line += try e.eval(env, fp).text
+            line += try e.eval(env, fp).text(on: env.host.display)
         }
         env.host.write(line + "\n")
         return .next

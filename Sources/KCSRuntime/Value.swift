@@ -215,6 +215,12 @@ public protocol DomainValue: Sendable {
     func field(_ name: String) -> Value?
 }
 
+/// A value shown as a drawing (a QR code): drawn for the display it is shown on when printed
+/// or shown at the top level; its `text` is the drawing without colour.
+public protocol DrawnValue: DomainValue {
+    func drawing(on display: Display) -> String
+}
+
 extension DomainValue {
     public var fields: [(name: String, value: Value)] { [] }
 

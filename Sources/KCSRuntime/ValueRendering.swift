@@ -8,6 +8,13 @@ extension Value {
     /// Text rendering: strings are shown raw at the top level and quoted inside structures.
     public var text: String { render(top: true) }
 
+    /// The text rendering on `display`: a drawing (a QR code) is drawn for it, in colour where
+    /// colour is welcome; every other value is its `text`.
+    public func text(on display: Display) -> String {
+        if case .domain(let d) = self, let drawn = d as? any DrawnValue { return drawn.drawing(on: display) }
+        return text
+    }
+
     /// One-line text for string interpolation: strings raw, records and maps in their inline
     /// form (`{k: v}`, a domain value's own text) instead of a table.
     public var inlineText: String {

@@ -159,6 +159,7 @@ struct CommonOptions: ParsableArguments {
 func makeRunner(host: ConsoleHost, home: String?, rpc: String?, noColor: Bool, json: Bool, jsonErrors: Bool) -> ScriptRunner {
     host.home = Home(explicit: home).path
     host.rpcURL = rpc
+    host.noColor = noColor
     let style = ErrorStyle.forStandardError(noColorFlag: noColor)
     let runner = ScriptRunner(host: host, json: json || jsonErrors,
                               errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })

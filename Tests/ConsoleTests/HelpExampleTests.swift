@@ -79,6 +79,8 @@ private let extraPrelude: [String: [String]] = [
     "eth.send": [savings, "use key savings-0"],
     "eth.receipt": ["let sent = {\"hash\": keccak256(\"a transaction\")}"],
     "vault.change-passphrase": [savings],
+    "qr.read": ["qr.save 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 \"address.png\""],
+    "import.qr": ["qr.save \"UR:CRYPTO-SEED/OEADGDSTASLPLABGHYDRPFMKBGGUFGLUDPRFGMAOTPIECFFLTNLPQDENOS\" \"seed.png\""],
     "rotation.resume": [threeRotations], "rotation.rollback": [threeRotations],
 ]
 

@@ -60,6 +60,18 @@ public struct URDecoder: Sendable {
         fountain.sequenceLength.map { (fountain.fragmentsKnown, $0, fountain.partsRead) }
     }
 
+    /// One UR from its parts (any order, repeats).
+    /// - Throws: as `receive`, or `invalidPart` when the parts do not complete it.
+    public static func decodeParts(_ parts: [String]) throws(URError) -> UniformResource {
+        var d = URDecoder()
+        for part in parts where d.result == nil { try d.receive(part) }
+        guard let r = d.result else {
+            let p = d.progress
+            throw .invalidPart("the parts are not all there: \(p?.fragments ?? 0) of \(p?.of ?? 0) fragments recovered")
+        }
+        return r
+    }
+
     /// One UR, single-part or complete in the parts given.
     public static func decode(_ text: String) throws(URError) -> UniformResource {
         var d = URDecoder()

@@ -1,0 +1,177 @@
+import Foundation
+import KCSRuntime
+import QRCodes
+import WalletCore
+import WalletCrypto
+import WalletSession
+
+// The `qr` namespace: any value as a QR code in the terminal or in a PNG/SVG file, and QR codes
+// read from PNG files — one code, or the parts of a multi-part UR in any order (docs/qr.md).
+
+/// A QR code shown as a value: drawn with half blocks for the display it is shown on.
+struct QRValue: DrawnValue {
+    let code: QRCode
+    let margin: Int
+    /// Without colour: light modules drawn as blocks (dark terminals) unless inverted.
+    let lightDrawn: Bool
+
+    var typeName: String { "qr" }
+    var text: String { "<QR code version \(code.version), \(code.size)×\(code.size) modules, error correction \(code.errorCorrection)>" }
+    var fields: [(name: String, value: Value)] {
+        [("version", .int(code.version)), ("size", .int(code.size)), ("ecc", .string(code.errorCorrection.description))]
+    }
+
+    func drawing(on display: Display) -> String {
+        var out = code.terminalText(margin: margin, color: display.color, lightDrawn: lightDrawn)
+        let needs = code.terminalSize(margin: margin)
+        if let size = display.size, needs.columns > size.columns || needs.rows + 1 > size.rows {
+            out += "\n" + QRError.terminalTooSmall(needs: needs, has: size).description
+        }
+        return out
+    }
+}
+
+extension Builtins {
+    static let qrOptions = [
+        OptionSpec("ecc", .string, "error correction L, M, Q or H (default L for URs, M otherwise; raised while the size allows)"),
+        OptionSpec("reveal", nil, "allow a secret: the code shows it to any camera that sees it"),
+    ]
+
+    static let qr: [Builtin] = [
+        Builtin("qr", params: [ParamSpec("value", .any)],
+                options: qrOptions + [
+                    OptionSpec("margin", .int, "quiet modules around the code (default 2)"),
+                    OptionSpec("invert", nil, "without colour, draw the dark modules (for light terminals)"),
+                ],
+                summary: "A value as a QR code drawn in the terminal: text, an address, an xpub, bytes, a UR (upper-cased).",
+                example: "qr 0x9858EfFD232B4033E47d90003D41EC34EcaEda94") { args in
+            let payload = try qrPayload(args["value"], reveal: args.flag("reveal"))
+            let code = try QRCode(data: payload.bytes, text: payload.text, level: try eccOption(args) ?? payload.level)
+            let margin = try args.integer("margin").map { try smallInt($0, "--margin", in: 0...16) } ?? 2
+            return .domain(QRValue(code: code, margin: margin, lightDrawn: !args.flag("invert")))
+        },
+
+        Builtin("qr.save", params: [ParamSpec("value", .any), ParamSpec("file", .string)],
+                options: qrOptions + [
+                    OptionSpec("scale", .int, "pixels (SVG units) per module (default 8)"),
+                    OptionSpec("margin", .int, "quiet modules around the code (default 4)"),
+                ],
+                summary: "Writes a value's QR code to FILE.png or FILE.svg; a list of UR parts to numbered frames FILE-0001.png, ….",
+                example: "qr.save 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 \"address.png\"") { args in
+            guard let file = args.string("file") else { return .null }
+            let scale = try args.integer("scale").map { try smallInt($0, "--scale", in: 1...64) } ?? 8
+            let margin = try args.integer("margin").map { try smallInt($0, "--margin", in: 0...16) } ?? 4
+            var values: [Value] = [args["value"] ?? .null]
+            if case .list(let parts)? = args["value"] { values = parts }
+            let payloads = try values.map { try qrPayload($0, reveal: args.flag("reveal")) }
+            let (files, code) = try args.session().saveQR(payloads, to: file, level: try eccOption(args), scale: scale, margin: margin)
+            return .map(ValueMap([("files", .list(files.map(Value.string))), ("version", .int(code.version)),
+                                  ("size", .int(code.size)), ("ecc", .string(code.errorCorrection.description))]))
+        },
+
+        Builtin("qr.read", params: [ParamSpec("files", .oneOf([.string, .list]))],
+                summary: "What the QR codes in PNG files (a file, a list, or a folder of frames) hold: a multi-part UR from its parts in any order, a mnemonic, an xpub, an address, a signing request, text.",
+                example: "qr.read \"address.png\"") { args in
+            let session = try args.session()
+            return scannedValue(try session.scanQR(try pathList(args["files"])))
+        },
+    ]
+
+    /// `files`: one path or a list of paths.
+    static func pathList(_ value: Value?) throws -> [String] {
+        switch value {
+        case .string(let s)?: return [s]
+        case .list(let items)?:
+            return try items.map { item in
+                guard case .string(let s) = item else {
+                    throw BuiltinError.outOfRange(name: "files", expected: "file names (strings)", got: item.typeName)
+                }
+                return s
+            }
+        default: return []
+        }
+    }
+
+    static func eccOption(_ args: CallArguments) throws -> QRCode.ErrorCorrection? {
+        guard let letter = args.string("ecc") else { return nil }
+        guard let level = QRCode.ErrorCorrection(letter: letter) else {
+            throw BuiltinError.badChoice(option: "ecc", expected: ["L", "M", "Q", "H"], got: letter)
+        }
+        return level
+    }
+
+    /// The bytes a value's QR code holds, whether libqrencode may pick text segments, and the
+    /// default error correction (L for a UR, as every wallet writes them; M otherwise).
+    static func qrPayload(_ value: Value?, reveal: Bool) throws -> QRPayload {
+        switch value {
+        case .string(let s)?:
+            let lower = s.lowercased()
+            // A seed or words in a UR are as secret as a secret value (their file is owner-only).
+            let seed = ["ur:crypto-seed/", "ur:seed/", "ur:crypto-bip39/"].contains(where: lower.hasPrefix)
+            if lower.hasPrefix("ur:") { return QRPayload(bytes: Array(s.uppercased().utf8), text: true, level: .low, secret: seed) }
+            return QRPayload(bytes: Array(s.utf8), text: true, level: .medium, secret: false)
+        case .bytes(let b)?:
+            // A bare 0x… word of 20 bytes is an address (as everywhere in the language): its EIP-55 text.
+            if b.count == 20, let a = try? EthereumAddress(bytes: b) {
+                return QRPayload(bytes: Array(a.checksummed.utf8), text: true, level: .medium, secret: false)
+            }
+            return QRPayload(bytes: b, text: false, level: .medium, secret: false)
+        case .secret(let s)?:
+            guard reveal else {
+                throw BuiltinError.optionNotApplicable(option: "value", reason: "it is a secret \(s.kind), and a QR code shows it to any camera; give --reveal to draw it anyway")
+            }
+            return QRPayload(bytes: try secretBytes(s).bytesCopy, text: SecretKind(rawValue: s.kind)?.isText ?? false, level: .medium,
+                             secret: true)
+        case .domain(let d)?: return QRPayload(bytes: Array(d.text.utf8), text: true, level: .medium, secret: false)
+        case .int, .bigInt, .bool:
+            return QRPayload(bytes: Array(value!.text.utf8), text: true, level: .medium, secret: false)
+        default:
+            throw BuiltinError.outOfRange(name: "value", expected: "text, bytes, an address, a key or a UR part", got: value?.typeName ?? "nothing")
+        }
+    }
+
+    /// A scanned code as a record: `kind` and what it holds (secrets as secrets).
+    static func scannedValue(_ s: Scanned) -> Value {
+        var fields: [(String, Value)] = []
+        switch s {
+        case .mnemonic(let m, let form):
+            fields = [("kind", .string("mnemonic")), ("form", .string(form)), ("words", .int(m.wordCount.rawValue)),
+                      ("mnemonic", SecretKind.mnemonic.value(m.withPhrase { Secret(utf8: $0) }))]
+        case .extendedPublicKey(let key, let text, let form, let origin):
+            fields = [("kind", .string("xpub")), ("form", .string(form)), ("xpub", .string(text))]
+            if let origin {
+                fields.append(("path", .string(origin.text)))
+                if let f = origin.sourceFingerprint { fields.append(("masterFingerprint", .string(String(format: "%08x", f)))) }
+            }
+            fields.append(("address", .string((try? EthereumAddress(publicKey: key.derive("0/0").publicKey).checksummed) ?? "")))
+        case .address(let a, let form):
+            fields = [("kind", .string("address")), ("form", .string(form)), ("address", .string(a.checksummed))]
+        case .account(let a):
+            fields = [("kind", .string("crypto-account")), ("masterFingerprint", .string(String(format: "%08x", a.masterFingerprint))),
+                      ("outputs", .list(a.outputs.map { o in
+                          var f: [(String, Value)] = [("scripts", .string(o.scriptNames.joined(separator: "/")))]
+                          if let k = o.hdKey {
+                              f.append(("path", .string(k.origin?.text ?? "")))
+                              f.append(("xpub", .string((try? k.extendedKey().description) ?? "")))
+                          }
+                          return .map(ValueMap(f))
+                      }))]
+        case .signRequest(let r):
+            fields = [("kind", .string("eth-sign-request")), ("dataType", .string(String(describing: r.dataType))),
+                      ("path", .string(r.path.text)), ("signData", .bytes(r.signData))]
+            if let f = r.path.sourceFingerprint { fields.append(("masterFingerprint", .string(String(format: "%08x", f)))) }
+            if let c = r.chainID { fields.append(("chainId", .int(c))) }
+            if let a = r.address, let addr = try? EthereumAddress(bytes: a) { fields.append(("address", .string(addr.checksummed))) }
+            if let id = r.requestID { fields.append(("requestId", .bytes(id))) }
+            if let o = r.origin { fields.append(("origin", .string(o))) }
+        case .signature(let sig):
+            fields = [("kind", .string("eth-signature")), ("signature", .bytes(sig.signature))]
+            if let id = sig.requestID { fields.append(("requestId", .bytes(id))) }
+            if let o = sig.origin { fields.append(("origin", .string(o))) }
+        case .resource(let r): fields = [("kind", .string("ur")), ("type", .string(r.type)), ("cbor", .bytes(r.cbor))]
+        case .text(let t): fields = [("kind", .string("text")), ("text", .string(t))]
+        case .bytes(let b): fields = [("kind", .string("bytes")), ("bytes", .bytes(b))]
+        }
+        return .map(ValueMap(fields))
+    }
+}

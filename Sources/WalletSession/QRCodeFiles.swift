@@ -1,0 +1,282 @@
+import Foundation
+import KCSErrors
+import QRCodes
+import WalletCore
+import WalletCrypto
+import WalletStore
+
+// QR codes in image files (docs/qr.md): written as PNG or SVG (one code, or numbered frames for
+// the parts of a multi-part UR), and read — one code, or the parts of a multi-part UR in any
+// order with repeats — then what kcs can do with what they hold: a key to import (the app's "QR
+// code" way to create a key), an Ethereum signing request, an account.
+
+/// Every way reading or using a QR code fails; each names the file.
+public enum QRScanError: WalletError, Equatable {
+    case unreadable(file: String)
+    case tooLarge(file: String, bytes: Int)
+    case notPNG(file: String)
+    case image(file: String, reason: String)
+    case noCode(file: String)
+    case noFiles(path: String)
+    case ur(file: String, URError)
+    case incomplete(fragments: Int, of: Int, parts: Int)
+    case mixed(file: String)
+    case notAKey(holds: String)
+    case onlyForMnemonic(option: String, holds: String)
+    case fileType(file: String)
+
+    public var id: String {
+        switch self {
+        case .unreadable: "qr.unreadable"
+        case .tooLarge: "qr.fileTooLarge"
+        case .notPNG: "qr.notPNG"
+        case .image: "qr.image"
+        case .noCode: "qr.noCode"
+        case .noFiles: "qr.noFiles"
+        case .ur(_, let e): e.id
+        case .incomplete: "qr.incomplete"
+        case .mixed: "qr.mixed"
+        case .notAKey: "qr.notAKey"
+        case .onlyForMnemonic: "qr.onlyForMnemonic"
+        case .fileType: "qr.fileType"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unreadable(let file): "\(file): no such file or not readable"
+        case .tooLarge(let file, let bytes): "\(file): \(bytes) bytes, more than the 64 MiB an image may have here"
+        case .notPNG(let file): "\(file): not a PNG image (kcs reads QR codes from PNG files; convert JPEG or GIF frames to PNG)"
+        case .image(let file, let reason): "\(file): \(reason)"
+        case .noCode(let file): "\(file): no QR code found in the image"
+        case .noFiles(let path): "\(path): a folder without PNG images"
+        case .ur(let file, let e): "\(file): \(e.description)"
+        case .incomplete(let fragments, let of, let parts):
+            "the multi-part UR is incomplete: \(fragments) of \(of) fragments recovered from \(parts) parts; read more frames"
+        case .mixed(let file): "\(file): a UR part among codes that are not UR parts (one thing per reading)"
+        case .notAKey(let holds): "the QR code holds \(holds), not a key to import"
+        case .onlyForMnemonic(let option, let holds): "--\(option) applies to a mnemonic, and the QR code holds \(holds)"
+        case .fileType(let file): "\(file): a QR code is written as FILE.png or FILE.svg"
+        }
+    }
+}
+
+/// What one QR code is to hold.
+public struct QRPayload: Sendable {
+    public let bytes: [UInt8]
+    /// libqrencode may pick numeric and alphanumeric segments (no zero byte).
+    public let text: Bool
+    /// The error correction to start from.
+    public let level: QRCode.ErrorCorrection
+    /// A secret (or a seed in a UR): its file is owner-only.
+    public let secret: Bool
+
+    public init(bytes: [UInt8], text: Bool, level: QRCode.ErrorCorrection, secret: Bool) {
+        self.bytes = bytes
+        self.text = text
+        self.level = level
+        self.secret = secret
+    }
+}
+
+/// One QR code found in a file.
+public struct ScannedCode: Sendable, Equatable {
+    public let file: String
+    public let payload: [UInt8]
+}
+
+/// What the codes read hold.
+public enum Scanned: Sendable {
+    /// A BIP-39 mnemonic, and the form it came in (`crypto-seed`, `crypto-bip39`, `SeedQR`,
+    /// `CompactSeedQR`, `words`).
+    case mnemonic(Mnemonic, form: String)
+    /// An extended public key (watch-only), its text, the form (`crypto-hdkey`, `xpub`) and the
+    /// origin path and master fingerprint when the code says them.
+    case extendedPublicKey(ExtendedKey, text: String, form: String, origin: URKeypath?)
+    case address(EthereumAddress, form: String)
+    case account(URAccount)
+    case signRequest(ETHSignRequest)
+    case signature(ETHSignature)
+    /// Another UR type.
+    case resource(UniformResource)
+    case text(String)
+    case bytes([UInt8])
+
+    /// What it is, in a few words.
+    public var kind: String {
+        switch self {
+        case .mnemonic(_, let form): "a mnemonic (\(form))"
+        case .extendedPublicKey(_, _, let form, _): "an extended public key (\(form))"
+        case .address: "an address"
+        case .account: "an account (crypto-account)"
+        case .signRequest: "an Ethereum signing request (eth-sign-request)"
+        case .signature: "an Ethereum signature (eth-signature)"
+        case .resource(let r): "a ur:\(r.type)"
+        case .text: "text"
+        case .bytes: "binary data"
+        }
+    }
+}
+
+extension Session {
+    /// The largest image file read.
+    static let maximumImageFile = 64 << 20
+
+    /// The QR codes in `paths` (PNG files, or folders whose PNG files are read in name order).
+    public func readQRCodes(_ paths: [String]) throws -> [ScannedCode] {
+        var files: [String] = []
+        for path in paths {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+                    .filter { $0.lowercased().hasSuffix(".png") }.sorted()
+                guard !names.isEmpty else { throw QRScanError.noFiles(path: path) }
+                files += names.map { (path.hasSuffix("/") ? path : path + "/") + $0 }
+            } else {
+                files.append(path)
+            }
+        }
+        var codes: [ScannedCode] = []
+        for file in files {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
+                  let size = attributes[.size] as? Int, let data = FileManager.default.contents(atPath: file) else {
+                throw QRScanError.unreadable(file: file)
+            }
+            guard size <= Self.maximumImageFile else { throw QRScanError.tooLarge(file: file, bytes: size) }
+            let bytes = Array(data)
+            guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) else { throw QRScanError.notPNG(file: file) }
+            let found: [[UInt8]]
+            do { found = try GrayImage(png: bytes).qrCodes() } catch { throw QRScanError.image(file: file, reason: error.description) }
+            guard !found.isEmpty else { throw QRScanError.noCode(file: file) }
+            codes += found.map { ScannedCode(file: file, payload: $0) }
+        }
+        return codes
+    }
+
+    /// What the codes hold: the parts of one UR (any order, repeats), or one code.
+    public static func interpret(_ codes: [ScannedCode]) throws -> Scanned {
+        let isUR = { (c: ScannedCode) in c.payload.count > 3 && String(decoding: c.payload.prefix(3), as: UTF8.self).lowercased() == "ur:" }
+        if let first = codes.first, isUR(first) {
+            var decoder = URDecoder()
+            for code in codes where decoder.result == nil {
+                guard isUR(code) else { throw QRScanError.mixed(file: code.file) }
+                do { try decoder.receive(String(decoding: code.payload, as: UTF8.self)) } catch { throw QRScanError.ur(file: code.file, error) }
+            }
+            guard let resource = decoder.result else {
+                let p = decoder.progress
+                throw QRScanError.incomplete(fragments: p?.fragments ?? 0, of: p?.of ?? 0, parts: p?.parts ?? codes.count)
+            }
+            do { return try interpret(resource) } catch let e as URError { throw QRScanError.ur(file: first.file, e) }
+        }
+        guard codes.count == 1, let code = codes.first else {
+            throw QRScanError.mixed(file: codes.dropFirst().first(where: isUR)?.file ?? codes.last?.file ?? "")
+        }
+        return interpret(payload: code.payload)
+    }
+
+    /// A complete UR, by type.
+    public static func interpret(_ r: UniformResource) throws -> Scanned {
+        let item: CBOR
+        do { item = try CBOR(decoding: r.cbor) } catch { throw URError.cbor(error) }
+        switch r.type {
+        case "crypto-seed", "seed":
+            let seed = try URSeed(cbor: item)
+            do { return .mnemonic(try Mnemonic(entropy: seed.payload), form: r.type) } catch {
+                throw URError.invalidPart("\(r.type): the seed is not BIP-39 entropy (16 to 32 bytes, a multiple of 4)")
+            }
+        case "crypto-bip39":
+            let words = try URBIP39(cbor: item)
+            do { return .mnemonic(try Mnemonic(phrase: words.words), form: r.type) } catch {
+                throw URError.invalidPart("crypto-bip39: \(error)")
+            }
+        case "crypto-hdkey", "hdkey":
+            let key = try URHDKey(cbor: item)
+            guard !key.isPrivate else { throw URError.invalidPart("\(r.type): a private HD key; kcs imports extended public keys from QR codes") }
+            let ext = try key.extendedKey()
+            return .extendedPublicKey(ext, text: ext.description, form: r.type, origin: key.origin)
+        case "crypto-account", "account-descriptor": return .account(try URAccount(cbor: item))
+        case "eth-sign-request": return .signRequest(try ETHSignRequest(cbor: item))
+        case "eth-signature": return .signature(try ETHSignature(cbor: item))
+        default: return .resource(r)
+        }
+    }
+
+    /// One code that is not a UR: SeedQR digits, BIP-39 words, an xpub, an address or an
+    /// `ethereum:` URI, 16 or 32 bytes of CompactSeedQR entropy; else text or bytes.
+    public static func interpret(payload: [UInt8]) -> Scanned {
+        guard !payload.contains(0), let text = String(validating: payload, as: UTF8.self) else {
+            if payload.count == 16 || payload.count == 32, let m = try? Mnemonic(entropy: payload) { return .mnemonic(m, form: "CompactSeedQR") }
+            return .bytes(payload)
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // SeedQR: 4 decimal digits per word (its index in the English list), 12 to 24 words.
+        if trimmed.count % 4 == 0, (48...96).contains(trimmed.count), trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber) {
+            let chars = Array(trimmed)
+            let list = Wordlist.Language.english.wordlist.words
+            let indexes = stride(from: 0, to: chars.count, by: 4).compactMap { Int(String(chars[$0..<$0 + 4])) }
+            if indexes.allSatisfy({ $0 < list.count }),
+               let m = try? Mnemonic(phrase: indexes.map { list[$0] }.joined(separator: " "), language: .english) {
+                return .mnemonic(m, form: "SeedQR")
+            }
+        }
+        if (12...24).contains(trimmed.split(separator: " ").count), let m = try? Mnemonic(phrase: trimmed) { return .mnemonic(m, form: "words") }
+        if let key = try? ExtendedKey(trimmed), !key.isPrivate { return .extendedPublicKey(key, text: trimmed, form: "xpub", origin: nil) }
+        var address = trimmed
+        if address.lowercased().hasPrefix("ethereum:") {
+            address = String(address.dropFirst("ethereum:".count))
+            if address.hasPrefix("pay-") { address = String(address.dropFirst(4)) }
+            address = String(address.prefix { $0 != "@" && $0 != "/" && $0 != "?" })
+        }
+        if let a = try? EthereumAddress(address) { return .address(a, form: trimmed == address ? "address" : "EIP-681 URI") }
+        if (payload.count == 16 || payload.count == 32), let m = try? Mnemonic(entropy: payload) { return .mnemonic(m, form: "CompactSeedQR") }
+        return .text(text)
+    }
+
+    /// `qr.save`: writes each payload's QR code to `file` (`.png` or `.svg`), or for several to
+    /// numbered frames `NAME-0001.png`, …; atomically, owner-only for a secret. Returns the files
+    /// and the last code.
+    public func saveQR(_ payloads: [QRPayload], to file: String, level: QRCode.ErrorCorrection?, scale: Int,
+                       margin: Int) throws -> (files: [String], last: QRCode) {
+        let lower = file.lowercased()
+        guard lower.hasSuffix(".png") || lower.hasSuffix(".svg"), !payloads.isEmpty else { throw QRScanError.fileType(file: file) }
+        var files: [String] = [], last: QRCode?
+        for (i, p) in payloads.enumerated() {
+            let code = try QRCode(data: p.bytes, text: p.text, level: level ?? p.level)
+            let name = payloads.count == 1 ? file : String(file.dropLast(4)) + String(format: "-%04d", i + 1) + String(file.suffix(4))
+            let bytes = lower.hasSuffix(".svg") ? Array(code.svg(scale: scale, margin: margin).utf8)
+                : try code.image(scale: scale, margin: margin).png()
+            try AtomicFile.write(bytes, to: name, mode: payloads.contains(where: \.secret) ? 0o600 : 0o644)
+            files.append(name)
+            last = code
+        }
+        return (files, last!)
+    }
+
+    /// `qr.read`: what the QR codes in `paths` hold.
+    public func scanQR(_ paths: [String]) throws -> Scanned { try Self.interpret(readQRCodes(paths)) }
+
+    /// `import qr`: the key the QR codes in `paths` hold, stored (see `importScanned`).
+    public func importQR(_ paths: [String], name: String?, preset: PathPreset?, customPath: String?,
+                         accounts: Int?) throws -> [KeyRecord] {
+        try importScanned(scanQR(paths), name: name, preset: preset, customPath: customPath, accounts: accounts)
+    }
+
+    /// `import qr`: stores the key a QR code holds — a mnemonic as an HD-MASTER key (and its
+    /// preset's accounts), an xpub or an address as a watch-only key.
+    /// `preset`, `customPath` and `accounts` (default 1) apply to a mnemonic only.
+    public func importScanned(_ scanned: Scanned, name: String?, preset: PathPreset?, customPath: String?,
+                              accounts: Int?) throws -> [KeyRecord] {
+        if case .mnemonic(let m, _) = scanned {
+            return try importMnemonic(m, passphrase: nil, preset: preset, customPath: customPath, accounts: accounts ?? 1,
+                                      name: name, source: .mnemonic)
+        }
+        for (option, given) in [("preset", preset != nil || customPath != nil), ("accounts", accounts != nil)] where given {
+            throw QRScanError.onlyForMnemonic(option: option, holds: scanned.kind)
+        }
+        switch scanned {
+        case .extendedPublicKey(let key, let text, _, _): return [try importWatchOnly(xpub: key, text: text, name: name)]
+        case .address(let a, _): return [try importWatchOnly(address: a, name: name)]
+        default: throw QRScanError.notAKey(holds: scanned.kind)
+        }
+    }
+}
