@@ -1,0 +1,135 @@
+// The "QR code" way to create a key, with images made by code kcs did not write: segno draws the
+// published URs (BCR-2020-006's crypto-seed, Keystone's Ethereum crypto-hdkey), a SeedQR and a
+// CompactSeedQR, an EIP-681 URI, and every part foundation-ur-py made for a multi-part UR; the kcs
+// binary reads them (a shuffled subset of the frames, with repeats) and stores or shows what they
+// hold. Bad input names the file and stores nothing (docs/qr.md).
+import Foundation
+import KCSTestSupport
+import Testing
+import WalletCore
+import WalletCrypto
+
+@Suite("QR codes at the console, from images made by segno")
+struct QRConsoleTests {
+    static let abandon = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+
+    /// segno draws `payload` into `name` in the home's folder (TEXT: segno picks segments; BYTES: byte mode).
+    func draw(_ payload: [UInt8], _ mode: String, _ name: String, in home: BatchHome) throws -> String {
+        let file = home.path(name)
+        _ = try QROracle.run(["make", Hex.encode(payload), mode, file, "L"])
+        return file
+    }
+
+    @Test func seedUR_seedQR_compactSeedQR_andWords_becomeTheSameKindOfKey() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        // BCR-2020-006's crypto-seed (entropy c7098580…2dbc52), upper case as QR codes carry URs.
+        let seedUR = "UR:CRYPTO-SEED/OEADGDSTASLPLABGHYDRPFMKBGGUFGLUDPRFGMAOTPIECFFLTNLPQDENOS"
+        _ = try draw(Array(seedUR.utf8), "TEXT", "seed.png", in: home)
+        // SeedQR of "abandon … about": each word's index, 4 digits (11 × 0000, then 0003).
+        _ = try draw(Array((String(repeating: "0000", count: 11) + "0003").utf8), "TEXT", "seedqr.png", in: home)
+        // CompactSeedQR: the 16 bytes of entropy themselves, zero bytes and all (zbar's binary mode).
+        _ = try draw([UInt8](repeating: 0, count: 16), "BYTES", "compact.png", in: home)
+        _ = try draw(Array(Self.abandon.utf8), "TEXT", "words.png", in: home)
+        let r = try home.run("""
+            for f in ["seed.png", "seedqr.png", "compact.png", "words.png"] {
+              let s = qr.read $f
+              let k = import qr $f --name $f
+              print f, s.form, s.words, k[0].kind, k[1].address
+            }
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let expected = try Mnemonic(entropy: Hex.decode("c7098580125e2ab0981253468b2dbc52"))
+        let seedAddress = try EthereumAddress(publicKey: ExtendedKey.master(seed: expected.seed()).derive("m/44'/60'/0'/0/0").publicKey).checksummed
+        #expect(r.out == """
+            seed.png crypto-seed 12 HD-MASTER \(seedAddress)
+            seedqr.png SeedQR 12 HD-MASTER 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+            compact.png CompactSeedQR 12 HD-MASTER 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+            words.png words 12 HD-MASTER 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+
+            """)
+        #expect(!r.out.contains("abandon") && !r.err.contains("abandon"), "the words are a secret")
+    }
+
+    @Test func hdkeyUR_andEIP681_becomeWatchOnlyKeys() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        // Keystone's Ethereum crypto-hdkey: "abandon … about" at m/44'/60'/0' (keystone-sdk-base tests).
+        let hdkey = "UR:CRYPTO-HDKEY/OXAXHDCLAOWDVEROKOPDINHSEEROISYALKSAYKCTJSHEDPRNUYJYFGROVAWEWFTYGHCEGLRPKGAAHDCXTPLFJSLUKNFWLAISAXWYPALBJYLSWZAMCXHSCYUYLOZTMWFNLDLGSKPYPTGSDECFAMTAADDYOEADLNCSDWYKCSFNYKAEYKAOCYWLCSCEWFAYCYTEDMFEAYGHLPTNIN"
+        _ = try draw(Array(hdkey.utf8), "TEXT", "hdkey.png", in: home)
+        _ = try draw(Array("ethereum:0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0@1".utf8), "TEXT", "uri.png", in: home)
+        let r = try home.run("""
+            let x = qr.read "hdkey.png"
+            print x.kind, x.form, x.path, x.masterFingerprint, x.address
+            print x.xpub
+            let w = import qr "hdkey.png" --name metamask-watch
+            print w[0].kind, w[0].address
+            let a = import qr "uri.png"
+            print a[0].kind, a[0].address
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out == """
+            xpub crypto-hdkey m/44'/60'/0' e9181cf3 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+            xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt
+            WATCH 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+            WATCH 0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0
+
+            """)
+    }
+
+    /// foundation-ur-py's parts of a 1000-byte message (Vectors of WalletCoreTests), drawn by segno
+    /// as frames: a shuffled 80 % with repeats is enough; half of them is not; a frame of another
+    /// UR among them is named.
+    @Test func multiPartUR_fromFramesInAnyOrder() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        let file = TestPaths.root.appendingPathComponent("Tests/WalletCoreTests/Vectors/ur-multipart-bytes.json")
+        let vectors = JSON(try JSONSerialization.jsonObject(with: Data(contentsOf: file))).objects("cases")
+        let psbt = try #require(vectors.first { $0.string("label") == "psbt-like" })
+        let parts = psbt.strings("parts")
+        let frames = try home.path("frames")
+        try FileManager.default.createDirectory(atPath: frames, withIntermediateDirectories: true)
+        var rng = Xoshiro256(string: "frames")
+        let order = FountainCode.shuffled(Array(parts.indices), random: &rng, count: parts.count * 4 / 5)
+        for (n, i) in (order + order.prefix(3)).enumerated() {
+            _ = try draw(Array(parts[i].uppercased().utf8), "TEXT", String(format: "frames/%03d.png", n), in: home)
+        }
+        for i in 0..<3 { _ = try draw(Array(parts[i].uppercased().utf8), "TEXT", "few-\(i).png", in: home) }
+        let other = vectors.first { $0.string("label") == "seed-like" }!.strings("parts")[0]
+        _ = try draw(Array(other.uppercased().utf8), "TEXT", "other.png", in: home)
+        _ = try draw(Array("just text".utf8), "TEXT", "text.png", in: home)
+        let r = try home.run("""
+            let u = qr.read "frames/"
+            print u.kind, u.type, len(u.cbor), u.cbor == \(psbt.string("cbor_hex").hasPrefix("0x") ? "" : "0x")\(psbt.string("cbor_hex"))
+            try { qr.read ["few-0.png", "few-1.png"] } catch e { print e.kind, e.message }
+            try { qr.read ["few-0.png", "other.png"] } catch e { print e.kind, e.message }
+            try { qr.read ["few-0.png", "text.png"] } catch e { print e.kind, e.message }
+            try { import qr "frames/" } catch e { print e.kind, e.message }
+            print len(key.list())
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.first == "ur bytes \(psbt.string("cbor_hex").count / 2) true")
+        #expect(lines.dropFirst().first?.hasPrefix("qr.incomplete the multi-part UR is incomplete: 2 of 6 fragments") == true, "\(lines)")
+        #expect(lines.dropFirst(2).first == "ur.otherMessage \(home.path("other.png")): parts of two different URs are mixed: this part belongs to another message"
+            || lines.dropFirst(2).first == "ur.otherMessage other.png: parts of two different URs are mixed: this part belongs to another message", "\(lines)")
+        #expect(lines.dropFirst(3).first?.hasPrefix("qr.mixed text.png") == true, "\(lines)")
+        #expect(lines.dropFirst(4).first == "qr.notAKey the QR code holds a ur:bytes, not a key to import")
+        #expect(lines.last == "0", "nothing stored")
+    }
+
+    @Test func imagesWithoutACode_andNotPNG_areNamed() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        _ = try home.write("not an image", to: "note.png")
+        _ = try home.write("<svg/>", to: "drawing.svg")
+        let r = try home.run("""
+            qr.save "KCS" "blank.png" --scale 1 --margin 0
+            try { qr.read "note.png" } catch e { print e.kind }
+            try { qr.read "drawing.svg" } catch e { print e.kind }
+            try { qr.read "empty/" } catch e { print e.kind }
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out == "qr.notPNG\nqr.notPNG\nqr.unreadable\n")
+    }
+}
