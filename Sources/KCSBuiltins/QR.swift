@@ -77,6 +77,20 @@ extension Builtins {
         },
     ]
 
+    static let qrSigning: [Builtin] = [
+        Builtin("qr.sign", params: [ParamSpec("request", .oneOf([.string, .list]))],
+                options: [OptionSpec("yes", nil, "sign without asking (a batch run must give it)")],
+                summary: "Signs an eth-sign-request (PNG files or UR parts) with the active key or the card at its path, after showing it; the eth-signature UR to show back.",
+                example: "qr.sign \"request.png\" --yes") { args in
+            let signed = try args.session().signAirGapped(sources: try pathList(args["request"]), yes: args.flag("yes"))
+            // The one signature shape, with the request's own r ‖ s ‖ v (its v rule) as `answer`.
+            var fields = signatureFields(signed.signed)
+            fields += [("digest", .bytes(signed.signed.digest)), ("answer", .bytes(signed.signature)), ("ur", .string(signed.ur))]
+            if let id = signed.response.requestID { fields.append(("requestId", .bytes(id))) }
+            return .map(ValueMap(fields))
+        },
+    ]
+
     /// `files`: one path or a list of paths.
     static func pathList(_ value: Value?) throws -> [String] {
         switch value {

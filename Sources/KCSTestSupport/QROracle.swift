@@ -7,11 +7,11 @@ public enum QROracle {
         public let description: String
     }
 
-    static var python: String { TestPaths.root.appendingPathComponent(".build/qr-venv/bin/python").path }
+    public static var python: String { TestPaths.root.appendingPathComponent(".build/qr-venv/bin/python").path }
 
     /// Runs `tools/qr-oracle/NAME` with `arguments`; its standard output, or a failure with its
     /// standard error.
-    public static func run(_ arguments: [String], script: String = "oracle.py") throws -> String {
+    public static func run(_ arguments: [String], script: String = "oracle.py", python: String = QROracle.python) throws -> String {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw Failure(description: "no QR oracle at \(python): run `make test` (it creates .build/qr-venv)")
         }

@@ -54,7 +54,7 @@ public enum QRScanError: WalletError, Equatable {
         case .incomplete(let fragments, let of, let parts):
             "the multi-part UR is incomplete: \(fragments) of \(of) fragments recovered from \(parts) parts; read more frames"
         case .mixed(let file): "\(file): a UR part among codes that are not UR parts (one thing per reading)"
-        case .notAKey(let holds): "the QR code holds \(holds), not a key to import"
+        case .notAKey(let holds): "the QR code holds \(holds)" + (holds.contains(" where ") ? "" : ", not a key to import")
         case .onlyForMnemonic(let option, let holds): "--\(option) applies to a mnemonic, and the QR code holds \(holds)"
         case .fileType(let file): "\(file): a QR code is written as FILE.png or FILE.svg"
         }

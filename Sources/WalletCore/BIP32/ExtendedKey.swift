@@ -113,7 +113,7 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
     public var fingerprint: UInt32 { Self.fingerprint(of: publicKey.compressed) }
 
     /// First 32 bits of HASH160 of a compressed public key (BIP-32 key fingerprint).
-    static func fingerprint(of compressedPoint: [UInt8]) -> UInt32 {
+    public static func fingerprint(of compressedPoint: [UInt8]) -> UInt32 {
         Hash.hash160(compressedPoint).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
     }
 
