@@ -77,7 +77,8 @@ extension Builtins {
         },
     ]
 
-    static let qrSigning: [Builtin] = [
+    /// The wallet flows over QR codes: air-gapped signing, watch-only export and its check.
+    static let qrWallet: [Builtin] = [
         Builtin("qr.sign", params: [ParamSpec("request", .oneOf([.string, .list]))],
                 options: [OptionSpec("yes", nil, "sign without asking (a batch run must give it)")],
                 summary: "Signs an eth-sign-request (PNG files or UR parts) with the active key or the card at its path, after showing it; the eth-signature UR to show back.",
@@ -87,6 +88,33 @@ extension Builtins {
             var fields = signatureFields(signed.signed)
             fields += [("digest", .bytes(signed.signed.digest)), ("answer", .bytes(signed.signature)), ("ur", .string(signed.ur))]
             if let id = signed.response.requestID { fields.append(("requestId", .bytes(id))) }
+            return .map(ValueMap(fields))
+        },
+    ]
+
+    static let qrWatchOnly: [Builtin] = [
+        Builtin("qr.export",
+                options: [
+                    OptionSpec("account", .int, "the Ethereum account N of m/44'/60'/N' (default 0)"),
+                    OptionSpec("v2", nil, "write hdkey (tag 40303) instead of crypto-hdkey (MetaMask reads only crypto-hdkey)"),
+                ],
+                summary: "The active HD key's (or the card's) Ethereum account as the crypto-hdkey a watch-only wallet pairs with (MetaMask's QR hardware wallet): UR, xpub, path, master fingerprint.",
+                example: "qr.export --account 0") { args in
+            let account = try args.integer("account").map { try smallInt($0, "--account", in: 0...Int(Int32.max)) } ?? 0
+            let a = try args.session().exportWatchOnly(account: UInt32(account), v2: args.flag("v2"))
+            return .map(ValueMap([("ur", .string(a.ur)), ("xpub", .string(a.xpub)), ("path", .string(a.path.description)),
+                                  ("masterFingerprint", .string(String(format: "%08x", a.masterFingerprint)))]))
+        },
+
+        Builtin("qr.verify", params: [ParamSpec("files", .oneOf([.string, .list]))],
+                options: [OptionSpec("max-index", .int, "the largest account and index tried (default 20, at most 100)")],
+                summary: "Checks what a watch-only wallet shows back (a receive address or an xpub QR) against the active HD key or the card: the path that makes it, or verified false.",
+                example: "qr.verify \"receive.png\"") { args in
+            let maxIndex = try args.integer("max-index").map { try smallInt($0, "--max-index", in: 0...100) } ?? 20
+            let check = try args.session().verifyWatchOnly(try pathList(args["files"]), maxIndex: UInt32(maxIndex))
+            var fields: [(String, Value)] = [("shown", .string(check.shown)), ("verified", .bool(check.path != nil))]
+            if let path = check.path { fields.append(("path", .string(path.description))) }
+            fields.append(("searched", .int(check.searched)))
             return .map(ValueMap(fields))
         },
     ]

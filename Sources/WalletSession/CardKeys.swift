@@ -150,7 +150,7 @@ extension CardLink {
             let exported = try commands.exportKey(.derive(path), kind: .extendedPublicKey)
             let parent = try commands.exportKey(
                 .derive(try CardKeyPath(source: .master, components: Array(target.dropLast()))), kind: .publicKey)
-            let fingerprint = Hash.hash160(parent.publicKey.compressed).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let fingerprint = ExtendedKey.fingerprint(of: parent.publicKey.compressed)
             let xkey = try exported.extendedPublicKey(depth: UInt8(target.count), parentFingerprint: fingerprint,
                                                       childNumber: target.last!.raw)
             return CardExport(path: shown, publicKey: exported.publicKey, privateKey: nil, xpub: try xkey.serialized(.xpub))

@@ -118,6 +118,37 @@ struct QRConsoleTests {
         #expect(lines.last == "0", "nothing stored")
     }
 
+    /// The account MetaMask pairs with, from a software key and from the simulated card (3.1 and
+    /// 4.0), read by urtypes (an independent reader of crypto-hdkey) as the account's xpub.
+    @Test func exportedAccount_isReadByURTypes_fromTheSoftwareKeyAndTheCard() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run("""
+            import mnemonic "\(Self.abandon)" --name hot
+            use key hot-0
+            let e = qr.export
+            print (ur.decode $e.ur).cbor
+            for p in ["3.1.0", "4.0"] {
+              card.connect --sim "export-{p}" --profile $p
+              if p == "4.0" { card.init --pin "123456" --puk "111122223333" --duress "654321" } else { card.init --pin "123456" --puk "111122223333" --pairing "pw" }
+              card.login "123456" --password "pw"
+              card.load mnemonic "\(Self.abandon)" --name "kc-{p}"
+              use card
+              let c = qr.export
+              print (ur.decode $c.ur).cbor
+            }
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map { String($0.dropFirst(2)) }
+        #expect(lines.count == 3)
+        for cbor in lines {
+            #expect(try QROracle.run(["hdkey", cbor], script: "ur.py")
+                == "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt\n")
+            let key = try URHDKey(cbor: CBOR(decoding: Hex.decode(cbor)))
+            #expect(key.origin?.sourceFingerprint == 0x73C5_DA0A && key.origin?.text == "m/44'/60'/0'" && key.note == "account.standard")
+        }
+    }
+
     @Test func imagesWithoutACode_andNotPNG_areNamed() throws {
         var home = try BatchHome()
         defer { home.remove() }
