@@ -15,6 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Each library: an API table made once (pthread_once) by PREFIX_load_once, and PREFIX_load giving
+// NULL when it is loaded, else the reason.
+#define KCS_LIBRARY_STATE(prefix, type) \
+    static inline type *prefix##_state(void) { static type api; return &api; } \
+    static inline pthread_once_t *prefix##_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
+#define KCS_LIBRARY_LOAD(prefix) \
+    static inline const char *prefix##_load(void) { \
+        pthread_once(prefix##_once(), prefix##_load_once); \
+        return prefix##_state()->loaded ? NULL : prefix##_state()->error; \
+    }
+
 // MARK: libqrencode
 
 typedef struct kcs_qrencode_api {
@@ -25,8 +36,7 @@ typedef struct kcs_qrencode_api {
     int loaded;
 } kcs_qrencode_api;
 
-static inline kcs_qrencode_api *kcs_qrencode_state(void) { static kcs_qrencode_api api; return &api; }
-static inline pthread_once_t *kcs_qrencode_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
+KCS_LIBRARY_STATE(kcs_qrencode, kcs_qrencode_api)
 
 static inline void kcs_qrencode_load_once(void) {
     kcs_qrencode_api *a = kcs_qrencode_state();
@@ -42,11 +52,7 @@ static inline void kcs_qrencode_load_once(void) {
     a->loaded = 1;
 }
 
-/// Loads libqrencode once; NULL when loaded, else the reason.
-static inline const char *kcs_qrencode_load(void) {
-    pthread_once(kcs_qrencode_once(), kcs_qrencode_load_once);
-    return kcs_qrencode_state()->loaded ? NULL : kcs_qrencode_state()->error;
-}
+KCS_LIBRARY_LOAD(kcs_qrencode)
 
 /// Encodes `data` at error-correction `level` (0 L … 3 H) and at least `version` (0: the smallest).
 /// `text` non-zero: `data` holds no zero byte and libqrencode picks numeric/alphanumeric/byte segments
@@ -100,8 +106,7 @@ typedef struct kcs_zbar_api {
     int loaded;
 } kcs_zbar_api;
 
-static inline kcs_zbar_api *kcs_zbar_state(void) { static kcs_zbar_api api; return &api; }
-static inline pthread_once_t *kcs_zbar_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
+KCS_LIBRARY_STATE(kcs_zbar, kcs_zbar_api)
 
 static inline void kcs_zbar_load_once(void) {
     kcs_zbar_api *a = kcs_zbar_state();
@@ -126,11 +131,7 @@ static inline void kcs_zbar_load_once(void) {
     a->loaded = 1;
 }
 
-/// Loads libzbar once; NULL when loaded, else the reason.
-static inline const char *kcs_zbar_load(void) {
-    pthread_once(kcs_zbar_once(), kcs_zbar_load_once);
-    return kcs_zbar_state()->loaded ? NULL : kcs_zbar_state()->error;
-}
+KCS_LIBRARY_LOAD(kcs_zbar)
 
 /// Finds the QR codes in a `width`×`height` 8-bit grey image (binary mode: the bytes as encoded;
 /// `inverted` non-zero also tries light-on-dark). `*out` (free with kcs_free) gets each code's
@@ -187,8 +188,7 @@ typedef struct kcs_png_api {
     int loaded;
 } kcs_png_api;
 
-static inline kcs_png_api *kcs_png_state(void) { static kcs_png_api api; return &api; }
-static inline pthread_once_t *kcs_png_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
+KCS_LIBRARY_STATE(kcs_png, kcs_png_api)
 
 static inline void kcs_png_load_once(void) {
     kcs_png_api *a = kcs_png_state();
@@ -205,11 +205,7 @@ static inline void kcs_png_load_once(void) {
     a->loaded = 1;
 }
 
-/// Loads libpng once; NULL when loaded, else the reason.
-static inline const char *kcs_png_load(void) {
-    pthread_once(kcs_png_once(), kcs_png_load_once);
-    return kcs_png_state()->loaded ? NULL : kcs_png_state()->error;
-}
+KCS_LIBRARY_LOAD(kcs_png)
 
 /// Reads a PNG held in memory as 8-bit grey, refusing more than `max_pixels` before allocating.
 /// Returns 0 and sets `*gray` (free with kcs_free), `*width`, `*height`; else writes the reason

@@ -81,6 +81,13 @@ struct FieldReader {
         return value
     }
 
+    /// A request id: 16 bytes under tag 37 (a UUID).
+    func uuid(_ key: Int) throws(URError) -> [UInt8]? {
+        guard let id = try tagged(key, [URTag.uuid]) else { return nil }
+        guard case .bytes(let b) = id, b.count == 16 else { throw .field(type, "the request id is 16 bytes (a UUID)") }
+        return b
+    }
+
     /// A field that must carry one of `tags` around its value.
     func tagged(_ key: Int, _ tags: [UInt64]) throws(URError) -> CBOR? {
         guard let v = map[key] else { return nil }
@@ -524,12 +531,7 @@ public struct ETHSignRequest: Sendable {
 
     public init(cbor item: CBOR) throws(URError) {
         let r = try FieldReader("eth-sign-request", item, tags: [URTag.ethSignRequest])
-        if let id = try r.tagged(1, [URTag.uuid]) {
-            guard case .bytes(let b) = id, b.count == 16 else { throw .field("eth-sign-request", "the request id is 16 bytes") }
-            requestID = b
-        } else {
-            requestID = nil
-        }
+        requestID = try r.uuid(1)
         signData = try r.required(try r.bytes(2), 2)
         let t = try r.required(try r.uint(3, max: 255), 3)
         guard let type = DataType(rawValue: Int(t)) else { throw .field("eth-sign-request", "data type \(t) is not 1 to 4") }
@@ -562,12 +564,7 @@ public struct ETHSignature: Sendable {
 
     public init(cbor item: CBOR) throws(URError) {
         let r = try FieldReader("eth-signature", item, tags: [URTag.ethSignature])
-        if let id = try r.tagged(1, [URTag.uuid]) {
-            guard case .bytes(let b) = id, b.count == 16 else { throw .field("eth-signature", "the request id is 16 bytes") }
-            requestID = b
-        } else {
-            requestID = nil
-        }
+        requestID = try r.uuid(1)
         signature = try r.required(try r.bytes(2, count: 65...68), 2)
         origin = try r.text(3)
     }
