@@ -154,9 +154,31 @@ extension Session {
     /// After VERIFY PIN: the duress check against what kcs recorded for the card (none without
     /// a store). Keeps the warning on the link, where `card.export` and `sign` repeat it.
     public func checkCardKeys(_ card: CardLink) throws -> String? {
-        guard let recorded = existingStore(), let warning = try card.keyCheckWarning(store: recorded) else { return nil }
+        guard let recorded = existingStore() else { return nil }
+        let warning = try card.keyCheckWarning(store: recorded)
+        // A 4.0 card's UNBLOCK serves the PIN last used (docs/card.md, "Keycard 4.0"): remember
+        // whether that was the duress PIN, in this store, for card.unblock to warn.
+        if card.info.usesSecureChannelV2 {
+            try recorded.setSetting(card.duressLoginSetting, to: warning == nil ? nil : "1")
+        }
+        guard let warning else { return nil }
         card.keyWarning = warning
         return warning
+    }
+
+    /// Before UNBLOCK on a 4.0 card: a warning when the last login kcs saw on it was a duress
+    /// login — UNBLOCK then gives the duress PIN a new value and the main PIN stays blocked
+    /// (docs/keycard-protocol.md §14.5); nil otherwise.
+    public func duressUnblockWarning(_ card: CardLink) throws -> String? {
+        guard card.info.usesSecureChannelV2, try existingStore()?.setting(card.duressLoginSetting) == "1" else { return nil }
+        return "the last login kcs saw on this card used the duress PIN: a 4.0 card's UNBLOCK then sets a new duress "
+            + "PIN, and the main PIN (its wallet) stays blocked until a factory reset and a restore from the mnemonic"
+    }
+
+    /// After CHANGE PIN: on a 4.0 card after a duress login, the PIN changed is the duress PIN.
+    public func duressChangeNote(_ card: CardLink) -> String? {
+        guard card.info.usesSecureChannelV2, card.keyWarning != nil else { return nil }
+        return "this session is a duress login, so the duress PIN changed; the main PIN is as it was"
     }
 
     /// `card.login`: the card walk (`CardSession`) from SELECT to a verified PIN on the connected

@@ -245,6 +245,9 @@ extension CardLink {
     /// The store setting that keeps this card's PIN-less path (`PinlessRecord`).
     public var pinlessSetting: String { "card.pinless." + instanceUID }
 
+    /// The store setting that says the last login on this 4.0 card used the duress PIN.
+    public var duressLoginSetting: String { "card.duress-login." + instanceUID }
+
     /// Refuses a key record that is not an active key of this card.
     public func checkHolds(_ record: KeyRecord) throws(CardKeyError) {
         guard case .card(let uid) = record.storage else { throw .retiredCardKey(name: record.name) }

@@ -224,9 +224,11 @@ extension Builtins {
             guard status.pinRetries == 0 else { throw CardCommandError.pinNotBlocked(triesLeft: status.pinRetries) }
             try Session.checkTries(.puk, in: status, force: args.flag("force"))
             let pin = try newValue(args.value("pin"), what: "PIN", option: "the new PIN as argument 2", session: session)
+            let warning = try session.duressUnblockWarning(card)
+            if let warning { session.prompts?.warn("card.unblock: " + warning) }
             do { try card.commands.unblockPIN(puk: puk, newPIN: pin) } catch { throw Session.credentialFailure(error) }
             card.pinVerified = true
-            return .null
+            return warning.map { .map(ValueMap([("warning", .string($0))])) } ?? .null
         },
 
         Builtin("card.change",
@@ -254,7 +256,9 @@ extension Builtins {
             default:
                 throw BuiltinError.badChoice(option: "what", expected: ["pin", "puk", "pairing"], got: what)
             }
-            return .map(ValueMap([("changed", .string(what))]))
+            var fields: [(String, Value)] = [("changed", .string(what))]
+            if what == "pin", let note = session.duressChangeNote(card) { fields.append(("note", .string(note))) }
+            return .map(ValueMap(fields))
         },
 
         Builtin("card.reset",
