@@ -228,7 +228,11 @@ extension Session {
             address = String(address.prefix { $0 != "@" && $0 != "/" && $0 != "?" })
         }
         if let a = try? EthereumAddress(address) { return .address(a, form: trimmed == address ? "address" : "EIP-681 URI") }
-        if (payload.count == 16 || payload.count == 32), let m = try? Mnemonic(entropy: payload) { return .mnemonic(m, form: "CompactSeedQR") }
+        // Random entropy is printable text with odds of about 1 in 10⁷ (16 bytes): printable text is text.
+        let printable = payload.allSatisfy { (0x20...0x7E).contains($0) }
+        if !printable, payload.count == 16 || payload.count == 32, let m = try? Mnemonic(entropy: payload) {
+            return .mnemonic(m, form: "CompactSeedQR")
+        }
         return .text(text)
     }
 
