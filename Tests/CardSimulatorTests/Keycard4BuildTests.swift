@@ -159,7 +159,7 @@ struct Keycard4BuildTests {
         #expect(try client.readNDEFFile() == full, "nothing was written")
 
         // A lying card: an NLEN beyond the 512-byte file is a malformed answer, not a long read.
-        try client.transmit(CommandAPDU(ins: 0xE2, p1: 0x01, data: [0xFF, 0xFF]), route: .secure)
+        _ = try client.transmit(CommandAPDU(ins: 0xE2, p1: 0x01, data: [0xFF, 0xFF]), route: .secure)
         #expect(throws: CardError.malformedResponse(command: .getData, detail: "NDEF length 65535 exceeds the 512-byte file")) {
             try client.readNDEFFile()
         }
