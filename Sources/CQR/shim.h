@@ -273,6 +273,74 @@ static inline int kcs_png_write_gray(const unsigned char *gray, int width, int h
     return 0;
 }
 
+// MARK: libturbojpeg (JPEG in, as 8-bit grey; the TurboJPEG API, declared here: runtime package
+// libturbojpeg0 only. TJPF_GRAY is 6 in turbojpeg.h.)
+
+typedef struct kcs_jpeg_api {
+    void *(*init_decompress)(void);
+    int (*header)(void *, const unsigned char *, unsigned long, int *, int *, int *, int *);
+    int (*decompress)(void *, const unsigned char *, unsigned long, unsigned char *, int, int, int, int, int);
+    int (*destroy)(void *);
+    char *(*error_string)(void *);
+    char error[256];
+    int loaded;
+} kcs_jpeg_api;
+
+KCS_LIBRARY_STATE(kcs_jpeg, kcs_jpeg_api)
+
+static inline void kcs_jpeg_load_once(void) {
+    kcs_jpeg_api *a = kcs_jpeg_state();
+    void *lib = dlopen("libturbojpeg.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { snprintf(a->error, sizeof a->error, "libturbojpeg.so.0 could not be loaded (%s); apt-get install libturbojpeg0", dlerror()); return; }
+    a->init_decompress = (__typeof__(a->init_decompress))dlsym(lib, "tjInitDecompress");
+    a->header = (__typeof__(a->header))dlsym(lib, "tjDecompressHeader3");
+    a->decompress = (__typeof__(a->decompress))dlsym(lib, "tjDecompress2");
+    a->destroy = (__typeof__(a->destroy))dlsym(lib, "tjDestroy");
+    a->error_string = (__typeof__(a->error_string))dlsym(lib, "tjGetErrorStr2");
+    if (!a->init_decompress || !a->header || !a->decompress || !a->destroy || !a->error_string) {
+        snprintf(a->error, sizeof a->error, "libturbojpeg.so.0 lacks the TurboJPEG decompression API");
+        return;
+    }
+    a->loaded = 1;
+}
+
+KCS_LIBRARY_LOAD(kcs_jpeg)
+
+/// Reads a JPEG held in memory as 8-bit grey, refusing more than `max_pixels` before allocating;
+/// as kcs_png_read_gray.
+static inline int kcs_jpeg_read_gray(const unsigned char *bytes, size_t length, size_t max_pixels,
+                                     unsigned char **gray, int *width, int *height, char *error, size_t error_size) {
+    const char *why = kcs_jpeg_load();
+    if (why) { snprintf(error, error_size, "%s", why); return -1; }
+    kcs_jpeg_api *a = kcs_jpeg_state();
+    void *handle = a->init_decompress();
+    if (!handle) { snprintf(error, error_size, "libturbojpeg could not start"); return -1; }
+    int w = 0, h = 0, subsampling = 0, colorspace = 0;
+    if (a->header(handle, bytes, (unsigned long)length, &w, &h, &subsampling, &colorspace) != 0) {
+        snprintf(error, error_size, "not a JPEG image (%s)", a->error_string(handle));
+        a->destroy(handle);
+        return -1;
+    }
+    if (w <= 0 || h <= 0 || (size_t)w * (size_t)h > max_pixels) {
+        snprintf(error, error_size, "the image is %dx%d pixels, more than %zu", w, h, max_pixels);
+        a->destroy(handle);
+        return -1;
+    }
+    unsigned char *buffer = malloc((size_t)w * (size_t)h);
+    if (!buffer) { snprintf(error, error_size, "out of memory"); a->destroy(handle); return -1; }
+    if (a->decompress(handle, bytes, (unsigned long)length, buffer, w, 0, h, 6, 0) != 0) {
+        snprintf(error, error_size, "a damaged JPEG image (%s)", a->error_string(handle));
+        free(buffer);
+        a->destroy(handle);
+        return -1;
+    }
+    a->destroy(handle);
+    *gray = buffer;
+    *width = w;
+    *height = h;
+    return 0;
+}
+
 static inline void kcs_free(void *p) { free(p); }
 
 #endif

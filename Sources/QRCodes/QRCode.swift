@@ -202,6 +202,26 @@ public struct GrayImage: Sendable, Equatable {
         self.init(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: gray, count: Int(w) * Int(h))))
     }
 
+    /// A JPEG image held in memory, converted to grey (libturbojpeg).
+    public init(jpeg bytes: [UInt8]) throws(QRError) {
+        var gray: UnsafeMutablePointer<UInt8>?
+        var w: Int32 = 0, h: Int32 = 0
+        var error = [CChar](repeating: 0, count: 256)
+        let rc = bytes.withUnsafeBufferPointer { b in
+            kcs_jpeg_read_gray(b.baseAddress, b.count, Self.maximumPixels, &gray, &w, &h, &error, error.count)
+        }
+        guard rc == 0, let gray else { throw .image(Self.text(error)) }
+        defer { kcs_free(gray) }
+        self.init(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: gray, count: Int(w) * Int(h))))
+    }
+
+    /// A PNG or JPEG image held in memory, by its first bytes; nil for another kind of file.
+    public init?(imageFile bytes: [UInt8]) throws(QRError) {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { try self.init(png: bytes) }
+        else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { try self.init(jpeg: bytes) }
+        else { return nil }
+    }
+
     /// The image as PNG bytes.
     public func png() throws(QRError) -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?

@@ -157,10 +157,11 @@ struct QRConsoleTests {
         let r = try home.run("""
             qr.save "KCS" "blank.png" --scale 1 --margin 0
             try { qr.read "note.png" } catch e { print e.kind }
+            try { qr.read "blank.png" } catch e { print e.kind }
             try { qr.read "drawing.svg" } catch e { print e.kind }
             try { qr.read "empty/" } catch e { print e.kind }
             """)
         #expect(r.code == 0, "\(r.err)")
-        #expect(r.out == "qr.notPNG\nqr.notPNG\nqr.unreadable\n")
+        #expect(r.out == "qr.notPNG\nqr.noCode\nqr.notPNG\nqr.unreadable\n")
     }
 }

@@ -55,6 +55,18 @@ struct QRCodeTests {
         }
     }
 
+    @Test func segnoPNG_reencodedAsJPEGByPillow_isReadByKcs() throws {
+        let png = QROracle.temporaryFile(".png"), jpg = QROracle.temporaryFile(".jpg")
+        defer { for f in [png, jpg] { try? FileManager.default.removeItem(atPath: f) } }
+        _ = try QROracle.run(["make", hex(Array(Self.ur.utf8)), "TEXT", png, "M"])
+        _ = try QROracle.run(["jpeg", png, jpg])
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: jpg)))
+        #expect(try GrayImage(jpeg: bytes).qrCodes() == [Array(Self.ur.utf8)])
+        #expect(try GrayImage(imageFile: bytes)?.qrCodes() == [Array(Self.ur.utf8)])
+        #expect(throws: QRError.self) { try GrayImage(jpeg: Array(bytes.prefix(200))) }
+        #expect(try GrayImage(imageFile: Array("GIF89a".utf8)) == nil)
+    }
+
     @Test func terminalDrawing_isReadByZXing_inBothPolarities() throws {
         let code = try QRCode(data: Array(Self.ur.utf8), text: true)
         for (lightDrawn, name) in [(true, "LIGHT"), (false, "DARK")] {

@@ -7,6 +7,7 @@
   read-blocks FILE.txt LIGHT|DARK      a terminal drawing (half blocks; LIGHT: blocks are the light
                                        modules) turned into pixels, then read by zxing-cpp
   version FILE.png                     zxing-cpp's symbol version and error-correction level
+  jpeg IN.png OUT.jpg                  pillow re-encodes an image as JPEG (quality 90, colour)
 """
 import sys
 
@@ -53,6 +54,8 @@ def main(args):
     elif args[0] == "version":
         for r in zxingcpp.read_barcodes(Image.open(args[1]), formats=zxingcpp.BarcodeFormat.QRCode):
             print(r.extra["Version"], r.ec_level)
+    elif args[0] == "jpeg":
+        Image.open(args[1]).convert("RGB").save(args[2], "JPEG", quality=90)
     else:
         raise SystemExit(f"unknown command {args[0]}")
 
