@@ -8,6 +8,7 @@
 #define KCS_CQR_SHIM_H
 
 #include <dlfcn.h>
+#include <gif_lib.h>
 #include <png.h>
 #include <pthread.h>
 #include <qrencode.h>
@@ -338,6 +339,102 @@ static inline int kcs_jpeg_read_gray(const unsigned char *bytes, size_t length, 
     *gray = buffer;
     *width = w;
     *height = h;
+    return 0;
+}
+
+// MARK: giflib (every frame of an animated GIF, as 8-bit grey; the header from libgif-dev, the
+// library libgif.so.7 loaded with dlopen)
+
+typedef struct kcs_gif_api {
+    GifFileType *(*open)(void *, InputFunc, int *);
+    int (*slurp)(GifFileType *);
+    int (*close)(GifFileType *, int *);
+    int (*gcb)(GifFileType *, int, GraphicsControlBlock *);
+    const char *(*error_string)(int);
+    char error[256];
+    int loaded;
+} kcs_gif_api;
+
+KCS_LIBRARY_STATE(kcs_gif, kcs_gif_api)
+
+static inline void kcs_gif_load_once(void) {
+    kcs_gif_api *a = kcs_gif_state();
+    void *lib = dlopen("libgif.so.7", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { snprintf(a->error, sizeof a->error, "libgif.so.7 could not be loaded (%s); apt-get install libgif7", dlerror()); return; }
+    a->open = (__typeof__(a->open))dlsym(lib, "DGifOpen");
+    a->slurp = (__typeof__(a->slurp))dlsym(lib, "DGifSlurp");
+    a->close = (__typeof__(a->close))dlsym(lib, "DGifCloseFile");
+    a->gcb = (__typeof__(a->gcb))dlsym(lib, "DGifSavedExtensionToGCB");
+    a->error_string = (__typeof__(a->error_string))dlsym(lib, "GifErrorString");
+    if (!a->open || !a->slurp || !a->close || !a->gcb || !a->error_string) {
+        snprintf(a->error, sizeof a->error, "libgif.so.7 lacks DGifOpen/DGifSlurp");
+        return;
+    }
+    a->loaded = 1;
+}
+
+KCS_LIBRARY_LOAD(kcs_gif)
+
+typedef struct kcs_gif_input { const unsigned char *bytes; size_t length, offset; } kcs_gif_input;
+
+static inline int kcs_gif_read(GifFileType *gif, GifByteType *out, int n) {
+    kcs_gif_input *in = (kcs_gif_input *)gif->UserData;
+    size_t left = in->length - in->offset, take = n < 0 ? 0 : ((size_t)n < left ? (size_t)n : left);
+    memcpy(out, in->bytes + in->offset, take);
+    in->offset += take;
+    return (int)take;
+}
+
+/// Every frame of a GIF held in memory, composed on its canvas (a frame's transparent pixels
+/// keep the previous frame's) and converted to grey: `*frames` (free with kcs_free) holds
+/// `*count` images of `*width`×`*height`. Refuses more than `max_pixels` in all before composing.
+/// Returns 0, or -1 with the reason in `error`.
+static inline int kcs_gif_read_gray(const unsigned char *bytes, size_t length, size_t max_pixels, unsigned char **frames,
+                                    int *width, int *height, int *count, char *error, size_t error_size) {
+    const char *why = kcs_gif_load();
+    if (why) { snprintf(error, error_size, "%s", why); return -1; }
+    kcs_gif_api *a = kcs_gif_state();
+    kcs_gif_input in = { bytes, length, 0 };
+    int code = 0;
+    GifFileType *gif = a->open(&in, kcs_gif_read, &code);
+    if (!gif) { snprintf(error, error_size, "not a GIF image (%s)", a->error_string(code)); return -1; }
+    if (a->slurp(gif) != GIF_OK) {
+        snprintf(error, error_size, "a damaged GIF image (%s)", a->error_string(gif->Error));
+        a->close(gif, &code);
+        return -1;
+    }
+    size_t w = (size_t)gif->SWidth, h = (size_t)gif->SHeight, n = (size_t)gif->ImageCount;
+    if (w == 0 || h == 0 || n == 0 || w * h > max_pixels || w * h * n > max_pixels * 8) {
+        snprintf(error, error_size, "the GIF is %zux%zu pixels in %zu frames, more than kcs reads", w, h, n);
+        a->close(gif, &code);
+        return -1;
+    }
+    unsigned char *out = malloc(w * h * n);
+    if (!out) { snprintf(error, error_size, "out of memory"); a->close(gif, &code); return -1; }
+    memset(out, 255, w * h);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *canvas = out + i * w * h;
+        if (i > 0) memcpy(canvas, canvas - w * h, w * h);
+        SavedImage *frame = &gif->SavedImages[i];
+        ColorMapObject *map = frame->ImageDesc.ColorMap ? frame->ImageDesc.ColorMap : gif->SColorMap;
+        GraphicsControlBlock control = { 0, false, 0, NO_TRANSPARENT_COLOR };
+        a->gcb(gif, (int)i, &control);
+        for (int y = 0; y < frame->ImageDesc.Height; y++) {
+            for (int x = 0; x < frame->ImageDesc.Width; x++) {
+                int px = frame->ImageDesc.Left + x, py = frame->ImageDesc.Top + y;
+                if (px < 0 || py < 0 || (size_t)px >= w || (size_t)py >= h || !map) continue;
+                int index = frame->RasterBits[y * frame->ImageDesc.Width + x];
+                if (index == control.TransparentColor || index >= map->ColorCount) continue;
+                GifColorType c = map->Colors[index];
+                canvas[(size_t)py * w + (size_t)px] = (unsigned char)((c.Red * 299 + c.Green * 587 + c.Blue * 114) / 1000);
+            }
+        }
+    }
+    a->close(gif, &code);
+    *frames = out;
+    *width = (int)w;
+    *height = (int)h;
+    *count = (int)n;
     return 0;
 }
 

@@ -215,11 +215,29 @@ public struct GrayImage: Sendable, Equatable {
         self.init(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: gray, count: Int(w) * Int(h))))
     }
 
-    /// A PNG or JPEG image held in memory, by its first bytes; nil for another kind of file.
-    public init?(imageFile bytes: [UInt8]) throws(QRError) {
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { try self.init(png: bytes) }
-        else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { try self.init(jpeg: bytes) }
-        else { return nil }
+    /// Every frame of a (possibly animated) GIF held in memory, composed and converted to grey.
+    public static func frames(gif bytes: [UInt8]) throws(QRError) -> [GrayImage] {
+        var out: UnsafeMutablePointer<UInt8>?
+        var w: Int32 = 0, h: Int32 = 0, n: Int32 = 0
+        var error = [CChar](repeating: 0, count: 256)
+        let rc = bytes.withUnsafeBufferPointer { b in
+            kcs_gif_read_gray(b.baseAddress, b.count, maximumPixels, &out, &w, &h, &n, &error, error.count)
+        }
+        guard rc == 0, let out else { throw .image(text(error)) }
+        defer { kcs_free(out) }
+        let size = Int(w) * Int(h)
+        return (0..<Int(n)).map { i in
+            GrayImage(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: out + i * size, count: size)))
+        }
+    }
+
+    /// The images of a PNG, JPEG or GIF file held in memory (a GIF's every frame), by its first
+    /// bytes; nil for another kind of file.
+    public static func images(file bytes: [UInt8]) throws(QRError) -> [GrayImage]? {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return [try GrayImage(png: bytes)] }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return [try GrayImage(jpeg: bytes)] }
+        if bytes.starts(with: Array("GIF8".utf8)) { return try frames(gif: bytes) }
+        return nil
     }
 
     /// The image as PNG bytes.

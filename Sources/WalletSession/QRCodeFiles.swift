@@ -46,7 +46,7 @@ public enum QRScanError: WalletError, Equatable {
         switch self {
         case .unreadable(let file): "\(file): no such file or not readable"
         case .tooLarge(let file, let bytes): "\(file): \(bytes) bytes, more than the 64 MiB an image may have here"
-        case .notPNG(let file): "\(file): not a PNG or JPEG image (convert GIF frames to PNG)"
+        case .notPNG(let file): "\(file): not a PNG, JPEG or GIF image"
         case .image(let file, let reason): "\(file): \(reason)"
         case .noCode(let file): "\(file): no QR code found in the image"
         case .noFiles(let path): "\(path): a folder without PNG images"
@@ -122,14 +122,14 @@ extension Session {
     /// The largest image file read.
     static let maximumImageFile = 64 << 20
 
-    /// The QR codes in `paths` (PNG or JPEG files, or folders whose PNG and JPEG files are read in name order).
+    /// The QR codes in `paths` (PNG, JPEG or GIF files — a GIF's every frame —, or folders whose images are read in name order).
     public func readQRCodes(_ paths: [String]) throws -> [ScannedCode] {
         var files: [String] = []
         for path in paths {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
                 let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
-                    .filter { name in [".png", ".jpg", ".jpeg"].contains { name.lowercased().hasSuffix($0) } }.sorted()
+                    .filter { name in [".png", ".jpg", ".jpeg", ".gif"].contains { name.lowercased().hasSuffix($0) } }.sorted()
                 guard !names.isEmpty else { throw QRScanError.noFiles(path: path) }
                 files += names.map { (path.hasSuffix("/") ? path : path + "/") + $0 }
             } else {
@@ -143,10 +143,10 @@ extension Session {
                 throw QRScanError.unreadable(file: file)
             }
             guard size <= Self.maximumImageFile else { throw QRScanError.tooLarge(file: file, bytes: size) }
-            let found: [[UInt8]]
+            var found: [[UInt8]] = []
             do {
-                guard let image = try GrayImage(imageFile: Array(data)) else { throw QRScanError.notPNG(file: file) }
-                found = try image.qrCodes()
+                guard let images = try GrayImage.images(file: Array(data)) else { throw QRScanError.notPNG(file: file) }
+                for image in images { found += try image.qrCodes() }
             } catch let error as QRError {
                 throw QRScanError.image(file: file, reason: error.description)
             }

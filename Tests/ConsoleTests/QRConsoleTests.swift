@@ -98,7 +98,11 @@ struct QRConsoleTests {
         let other = vectors.first { $0.string("label") == "seed-like" }!.strings("parts")[0]
         _ = try draw(Array(other.uppercased().utf8), "TEXT", "other.png", in: home)
         _ = try draw(Array("just text".utf8), "TEXT", "text.png", in: home)
+        // The same frames as one animated GIF (pillow), in a shuffled order.
+        let gifFrames = (order + order.prefix(3)).indices.map { String(format: "frames/%03d.png", $0) }
+        _ = try QROracle.run(["gif", home.path("animated.gif")] + gifFrames.reversed().map { home.path($0) })
         let r = try home.run("""
+            print (qr.read "animated.gif").cbor == (qr.read "frames/").cbor
             let u = qr.read "frames/"
             print u.kind, u.type, len(u.cbor), u.cbor == \(psbt.string("cbor_hex").hasPrefix("0x") ? "" : "0x")\(psbt.string("cbor_hex"))
             try { qr.read ["few-0.png", "few-1.png"] } catch e { print e.kind, e.message }
@@ -108,7 +112,9 @@ struct QRConsoleTests {
             print len(key.list())
             """)
         #expect(r.code == 0, "\(r.err)")
-        let lines = r.out.split(separator: "\n").map(String.init)
+        var lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.first == "true", "the animated GIF gives the same message")
+        lines.removeFirst()
         #expect(lines.first == "ur bytes \(psbt.string("cbor_hex").count / 2) true")
         #expect(lines.dropFirst().first?.hasPrefix("qr.incomplete the multi-part UR is incomplete: 2 of 6 fragments") == true, "\(lines)")
         #expect(lines.dropFirst(2).first == "ur.otherMessage \(home.path("other.png")): parts of two different URs are mixed: this part belongs to another message"

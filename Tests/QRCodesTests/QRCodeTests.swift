@@ -62,9 +62,10 @@ struct QRCodeTests {
         _ = try QROracle.run(["jpeg", png, jpg])
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: jpg)))
         #expect(try GrayImage(jpeg: bytes).qrCodes() == [Array(Self.ur.utf8)])
-        #expect(try GrayImage(imageFile: bytes)?.qrCodes() == [Array(Self.ur.utf8)])
+        #expect(try GrayImage.images(file: bytes)?.first?.qrCodes() == [Array(Self.ur.utf8)])
         #expect(throws: QRError.self) { try GrayImage(jpeg: Array(bytes.prefix(200))) }
-        #expect(try GrayImage(imageFile: Array("GIF89a".utf8)) == nil)
+        #expect(throws: QRError.self) { try GrayImage.images(file: Array("GIF89a".utf8)) }
+        #expect(try GrayImage.images(file: Array("BM".utf8)) == nil)
     }
 
     @Test func terminalDrawing_isReadByZXing_inBothPolarities() throws {

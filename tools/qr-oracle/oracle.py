@@ -8,6 +8,7 @@
                                        modules) turned into pixels, then read by zxing-cpp
   version FILE.png                     zxing-cpp's symbol version and error-correction level
   jpeg IN.png OUT.jpg                  pillow re-encodes an image as JPEG (quality 90, colour)
+  gif OUT.gif FRAME.png…               pillow makes an animated GIF of the frames (200 ms each)
 """
 import sys
 
@@ -54,6 +55,9 @@ def main(args):
     elif args[0] == "version":
         for r in zxingcpp.read_barcodes(Image.open(args[1]), formats=zxingcpp.BarcodeFormat.QRCode):
             print(r.extra["Version"], r.ec_level)
+    elif args[0] == "gif":
+        frames = [Image.open(f).convert("L") for f in args[2:]]
+        frames[0].save(args[1], "GIF", save_all=True, append_images=frames[1:], duration=200, loop=0)
     elif args[0] == "jpeg":
         Image.open(args[1]).convert("RGB").save(args[2], "JPEG", quality=90)
     else:
