@@ -69,6 +69,20 @@ extension Builtins {
                                   ("size", .int(code.size)), ("ecc", .string(code.errorCorrection.description))]))
         },
 
+        Builtin("qr.play", params: [ParamSpec("ur", .oneOf([.string, .list]))],
+                options: [
+                    OptionSpec("fps", .int, "frames a second (default 5, 1 to 20)"),
+                    OptionSpec("fragment", .int, "the largest fragment in bytes (default 200, as MetaMask and Keycard Shell read)"),
+                ],
+                summary: "Plays a UR as an animated QR code in the terminal (its fragments, then fountain parts) until Ctrl-C; without a terminal, its parts one per line.",
+                example: "qr.play (ur.encode \"bytes\" 0x4401020304)") { args in
+            let resource = try URDecoder.decodeParts(try pathList(args["ur"]))
+            let fps = try args.integer("fps").map { try smallInt($0, "--fps", in: 1...20) } ?? 5
+            let fragment = try args.integer("fragment").map { try smallInt($0, "--fragment", in: 10...2_000) } ?? 200
+            guard let parts = try args.session().playQR(resource, fragment: fragment, fps: fps) else { return .null }
+            return .string(parts.joined(separator: "\n"))
+        },
+
         Builtin("qr.read", params: [ParamSpec("files", .oneOf([.string, .list]))],
                 summary: "What the QR codes in PNG files (a file, a list, or a folder of frames) hold: a multi-part UR from its parts in any order, a mnemonic, an xpub, an address, a signing request, text.",
                 example: "qr.read \"address.png\"") { args in

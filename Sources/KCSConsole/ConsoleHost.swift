@@ -33,6 +33,30 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
 
     public func write(_ text: String) { output(text) }
 
+    /// Frames on the terminal's alternate screen, the cursor hidden, each written at once in
+    /// synchronized-update mode so none tears; Ctrl-C stops (routed to the flag while playing, in
+    /// a batch run too) and the screen and cursor are put back.
+    public func play(_ next: (_ color: Bool) throws -> String?, interval: Double) throws -> Bool {
+        guard isatty(STDOUT_FILENO) == 1 else { return false }
+        let color = display.color
+        let put = { (s: String) in FileHandle.standardOutput.write(Data(s.utf8)) }
+        try Interrupt.routed { () throws in
+            put("\u{1B}[?1049h\u{1B}[?25l")
+            defer { put("\u{1B}[?25h\u{1B}[?1049l") }
+            Interrupt.clear()
+            while let frame = try next(color) {
+                put("\u{1B}[?2026h\u{1B}[H" + frame.replacingOccurrences(of: "\n", with: "\u{1B}[K\n") + "\u{1B}[J\u{1B}[?2026l")
+                var waited = 0.0
+                while waited < interval {
+                    if Interrupt.take() { return }
+                    usleep(20_000)
+                    waited += 0.02
+                }
+            }
+        }
+        return true
+    }
+
     /// `--no-color` was given.
     public var noColor = false
 

@@ -21,4 +21,12 @@ public protocol SessionPrompts: AnyObject {
     func progress(_ text: String?)
     /// True once when Ctrl-C was pressed since the last call: long work stops cleanly.
     func shouldInterrupt() -> Bool
+    /// Plays frames where a person watches (standard output a terminal): each frame `next`
+    /// draws (told whether colour is welcome) replaces the last, every `interval` seconds, until
+    /// it returns nil or Ctrl-C; the terminal is left as it was. False when nobody watches.
+    func play(_ next: (_ color: Bool) throws -> String?, interval: Double) throws -> Bool
+}
+
+extension SessionPrompts {
+    public func play(_ next: (_ color: Bool) throws -> String?, interval: Double) throws -> Bool { false }
 }

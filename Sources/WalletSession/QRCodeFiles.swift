@@ -259,6 +259,25 @@ extension Session {
         return (files, last!)
     }
 
+    /// `qr.play`: the parts of `resource` as an animated QR code on the terminal — the fragments
+    /// in order, then fountain parts without end — until Ctrl-C; nil once played. Where nobody
+    /// watches (no terminal), the parts one needs, as text (one per fragment).
+    public func playQR(_ resource: UniformResource, fragment: Int, fps: Int) throws -> [String]? {
+        var encoder = UREncoder(resource, maxFragmentLength: fragment)
+        let count = encoder.isSinglePart ? 1 : encoder.sequenceLength
+        var shown = 0
+        let played = try prompts?.play({ color in
+            let part = encoder.nextPart()
+            shown += 1
+            let code = try QRCode(data: Array(part.uppercased().utf8), text: true, level: .low)
+            let kind = encoder.isSinglePart ? "single part" : shown <= count ? "fragment \(shown) of \(count)" : "fountain part \(shown)"
+            return code.terminalText(margin: 2, color: color) + "\n\(kind) · \(fps) fps · Ctrl-C stops"
+        }, interval: 1 / Double(fps)) ?? false
+        if played { return nil }
+        var parts = UREncoder(resource, maxFragmentLength: fragment)
+        return (0..<count).map { _ in parts.nextPart() }
+    }
+
     /// `qr.read`: what the QR codes in `paths` hold.
     public func scanQR(_ paths: [String]) throws -> Scanned { try Self.interpret(readQRCodes(paths)) }
 

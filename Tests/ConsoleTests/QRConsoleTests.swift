@@ -155,6 +155,34 @@ struct QRConsoleTests {
         }
     }
 
+    /// `qr.play` at a terminal: frames on the alternate screen, the fragments then fountain parts,
+    /// until Ctrl-C, which leaves the terminal as it was and ends the run cleanly; in a pipe, the
+    /// parts one per line, which decode back to the message.
+    @Test func qrPlay_animatesUntilCtrlC_andPrintsThePartsInAPipe() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        let message = "0x5901f4" + String(repeating: "a5", count: 500)
+        let code = "qr.play (ur.encode \"bytes\" \(message)) --fragment 120 --fps 20"
+        let t = try TerminalSession(environment: home.environment, folder: home.folder, arguments: ["-e", code])
+        try t.expect("fragment 1 of 5")
+        try t.expect("fountain part 6")
+        t.type("\u{03}")
+        let (text, status) = t.finish()
+        #expect(status == 0, "\(text.suffix(300))")
+        #expect(text.contains("\u{1B}[?1049h\u{1B}[?25l"), "the alternate screen, the cursor hidden")
+        #expect(text.hasSuffix("\u{1B}[?25h\u{1B}[?1049l") || text.contains("\u{1B}[?25h\u{1B}[?1049l"), "both put back")
+        #expect(text.contains("\u{1B}[?2026h\u{1B}[H█"), "each frame in one synchronized update")
+
+        let r = try home.run("""
+            let u = ur.encode "bytes" \(message) --fragment 120
+            let played = qr.play $u --fragment 120
+            let parts = split(played, "\\n")
+            print len(parts), len((ur.decode $parts).cbor)
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out == "5 503\n")
+    }
+
     @Test func imagesWithoutACode_andNotPNG_areNamed() throws {
         var home = try BatchHome()
         defer { home.remove() }
