@@ -103,6 +103,14 @@ typedef struct kcs_zbar_api {
     const char *(*symbol_data)(const void *);
     unsigned int (*symbol_length)(const void *);
     int (*symbol_type)(const void *);
+    void *(*processor_create)(int);
+    void (*processor_destroy)(void *);
+    int (*processor_init)(void *, const char *, int);
+    int (*processor_set_config)(void *, int, int, int);
+    int (*processor_set_active)(void *, int);
+    int (*process_one)(void *, int);
+    const void *(*processor_results)(const void *);
+    const void *(*set_first_symbol)(const void *);
     char error[256];
     int loaded;
 } kcs_zbar_api;
@@ -128,11 +136,43 @@ static inline void kcs_zbar_load_once(void) {
     KCS_ZBAR(symbol_data, "zbar_symbol_get_data")
     KCS_ZBAR(symbol_length, "zbar_symbol_get_data_length")
     KCS_ZBAR(symbol_type, "zbar_symbol_get_type")
+    KCS_ZBAR(processor_create, "zbar_processor_create")
+    KCS_ZBAR(processor_destroy, "zbar_processor_destroy")
+    KCS_ZBAR(processor_init, "zbar_processor_init")
+    KCS_ZBAR(processor_set_config, "zbar_processor_set_config")
+    KCS_ZBAR(processor_set_active, "zbar_processor_set_active")
+    KCS_ZBAR(process_one, "zbar_process_one")
+    KCS_ZBAR(processor_results, "zbar_processor_get_results")
+    KCS_ZBAR(set_first_symbol, "zbar_symbol_set_first_symbol")
 #undef KCS_ZBAR
     a->loaded = 1;
 }
 
 KCS_LIBRARY_LOAD(kcs_zbar)
+
+/// The QR codes among the symbols from `first` on, packed: each a 4-byte big-endian length
+/// then its bytes (free with kcs_free); `*count` codes, `*length` bytes.
+static inline unsigned char *kcs_zbar_pack(kcs_zbar_api *a, const void *first, int *count, size_t *length) {
+    size_t total = 0;
+    int n = 0;
+    for (const void *s = first; s; s = a->symbol_next(s)) {
+        if (a->symbol_type(s) != 64) continue;
+        total += 4 + a->symbol_length(s);
+        n++;
+    }
+    unsigned char *buffer = malloc(total ? total : 1), *p = buffer;
+    if (!buffer) { *count = 0; *length = 0; return NULL; }
+    for (const void *s = first; s; s = a->symbol_next(s)) {
+        if (a->symbol_type(s) != 64) continue;
+        unsigned int len = a->symbol_length(s);
+        p[0] = (unsigned char)(len >> 24); p[1] = (unsigned char)(len >> 16); p[2] = (unsigned char)(len >> 8); p[3] = (unsigned char)len;
+        memcpy(p + 4, a->symbol_data(s), len);
+        p += 4 + len;
+    }
+    *count = n;
+    *length = total;
+    return buffer;
+}
 
 /// Finds the QR codes in a `width`×`height` 8-bit grey image (binary mode: the bytes as encoded;
 /// `inverted` non-zero also tries light-on-dark). `*out` (free with kcs_free) gets each code's
@@ -151,31 +191,49 @@ static inline int kcs_zbar_scan(const unsigned char *gray, int width, int height
     a->image_set_format(image, 0x30303859UL);  // 'Y800'
     a->image_set_size(image, (unsigned)width, (unsigned)height);
     a->image_set_data(image, gray, (unsigned long)width * (unsigned long)height, NULL);
-    int n = a->scan_image(scanner, image);
-    size_t total = 0;
-    int count = 0;
-    for (const void *s = n > 0 ? a->first_symbol(image) : NULL; s; s = a->symbol_next(s)) {
-        if (a->symbol_type(s) != 64) continue;
-        total += 4 + a->symbol_length(s);
-        count++;
-    }
-    unsigned char *buffer = malloc(total ? total : 1), *p = buffer;
-    if (buffer) {
-        for (const void *s = n > 0 ? a->first_symbol(image) : NULL; s; s = a->symbol_next(s)) {
-            if (a->symbol_type(s) != 64) continue;
-            unsigned int len = a->symbol_length(s);
-            p[0] = (unsigned char)(len >> 24); p[1] = (unsigned char)(len >> 16); p[2] = (unsigned char)(len >> 8); p[3] = (unsigned char)len;
-            memcpy(p + 4, a->symbol_data(s), len);
-            p += 4 + len;
-        }
-    } else {
-        count = 0;
-    }
+    int n = a->scan_image(scanner, image), count = 0;
+    *out = kcs_zbar_pack(a, n > 0 ? a->first_symbol(image) : NULL, &count, out_length);
     a->image_destroy(image);
     a->scanner_destroy(scanner);
-    *out = buffer;
-    *out_length = buffer ? total : 0;
     return count;
+}
+
+/// Opens a V4L2 camera for QR codes (zbar's processor, no window, binary mode); NULL with the
+/// reason in `error` when it cannot.
+static inline void *kcs_zbar_camera_open(const char *device, char *error, size_t error_size) {
+    const char *why = kcs_zbar_load();
+    if (why) { snprintf(error, error_size, "%s", why); return NULL; }
+    kcs_zbar_api *a = kcs_zbar_state();
+    void *p = a->processor_create(0);
+    if (!p) { snprintf(error, error_size, "zbar could not start"); return NULL; }
+    a->processor_set_config(p, 0, 0, 0);
+    a->processor_set_config(p, 64, 0, 1);
+    a->processor_set_config(p, 64, 4, 1);
+    if (a->processor_init(p, device, 0) != 0 || a->processor_set_active(p, 1) != 0) {
+        snprintf(error, error_size, "the camera %s could not be opened", device);
+        a->processor_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+/// Waits up to `timeout_ms` for the next frame with QR codes; as kcs_zbar_scan for `*out`;
+/// returns the number of codes (0 on a timeout), -1 on a camera error.
+static inline int kcs_zbar_camera_next(void *p, int timeout_ms, unsigned char **out, size_t *out_length) {
+    kcs_zbar_api *a = kcs_zbar_state();
+    *out = NULL;
+    *out_length = 0;
+    int n = a->process_one(p, timeout_ms);
+    if (n < 0) return -1;
+    if (n == 0) return 0;
+    const void *set = a->processor_results(p);
+    int count = 0;
+    *out = kcs_zbar_pack(a, set ? a->set_first_symbol(set) : NULL, &count, out_length);
+    return count;
+}
+
+static inline void kcs_zbar_camera_close(void *p) {
+    if (p) { kcs_zbar_state()->processor_set_active(p, 0); kcs_zbar_state()->processor_destroy(p); }
 }
 
 // MARK: libpng

@@ -83,6 +83,12 @@ extension Builtins {
             return .string(parts.joined(separator: "\n"))
         },
 
+        Builtin("qr.scan", options: [OptionSpec("device", .string, "the camera (default: the first V4L2 lists, e.g. /dev/video0)")],
+                summary: "What a camera shows: a QR code, or a multi-part UR read until complete (progress shown); Ctrl-C stops.",
+                example: "qr.scan --device /dev/video0") { args in
+            scannedValue(try args.session().scanCamera(device: args.string("device")))
+        },
+
         Builtin("qr.read", params: [ParamSpec("files", .oneOf([.string, .list]))],
                 summary: "What the QR codes in PNG files (a file, a list, or a folder of frames) hold: a multi-part UR from its parts in any order, a mnemonic, an xpub, an address, a signing request, text.",
                 example: "qr.read \"address.png\"") { args in

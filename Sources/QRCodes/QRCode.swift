@@ -1,4 +1,5 @@
 internal import CQR
+import Foundation
 import KCSErrors
 
 // QR codes: made with libqrencode, drawn in the terminal with half blocks or written as PNG/SVG,
@@ -262,7 +263,11 @@ public struct GrayImage: Sendable, Equatable {
         if count < 0 { throw .library(String(cString: kcs_zbar_load())) }
         defer { kcs_free(out) }
         guard let out else { return [] }
-        let buffer = Array(UnsafeBufferPointer(start: out, count: length))
+        return Self.unpack(Array(UnsafeBufferPointer(start: out, count: length)))
+    }
+
+    /// Codes packed by the shim: each a 4-byte big-endian length, then its bytes.
+    static func unpack(_ buffer: [UInt8]) -> [[UInt8]] {
         var codes: [[UInt8]] = [], i = 0
         while i + 4 <= buffer.count {
             let n = buffer[i..<i + 4].reduce(0) { $0 << 8 | Int($1) }
@@ -271,5 +276,40 @@ public struct GrayImage: Sendable, Equatable {
             i += 4 + n
         }
         return codes
+    }
+}
+
+/// A V4L2 camera read for QR codes by zbar (no window); closed when released.
+public final class QRCamera {
+    private let handle: UnsafeMutableRawPointer
+
+    /// The cameras V4L2 lists (`/sys/class/video4linux`): device path and name, in name order.
+    public static func devices(root: String = "/sys/class/video4linux") -> [(device: String, name: String)] {
+        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { $0.hasPrefix("video") }.sorted()
+        return entries.map { entry in
+            let name = (try? String(contentsOfFile: root + "/" + entry + "/name", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? entry
+            return ("/dev/" + entry, name)
+        }
+    }
+
+    public init(device: String) throws(QRError) {
+        var error = [CChar](repeating: 0, count: 256)
+        guard let h = kcs_zbar_camera_open(device, &error, error.count) else { throw .image(GrayImage.text(error)) }
+        handle = h
+    }
+
+    deinit { kcs_zbar_camera_close(handle) }
+
+    /// The QR codes of the next frame that has some, waiting at most `milliseconds`; empty on a
+    /// timeout (so the caller can check for Ctrl-C and go on).
+    public func nextCodes(waiting milliseconds: Int) throws(QRError) -> [[UInt8]] {
+        var out: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let count = kcs_zbar_camera_next(handle, Int32(milliseconds), &out, &length)
+        defer { kcs_free(out) }
+        if count < 0 { throw .image("the camera stopped delivering frames") }
+        guard let out, count > 0 else { return [] }
+        return GrayImage.unpack(Array(UnsafeBufferPointer(start: out, count: length)))
     }
 }

@@ -24,6 +24,8 @@ public enum QRScanError: WalletError, Equatable {
     case notAKey(holds: String)
     case onlyForMnemonic(option: String, holds: String)
     case fileType(file: String)
+    case noCamera
+    case notACamera(device: String, cameras: [String])
 
     public var id: String {
         switch self {
@@ -39,6 +41,8 @@ public enum QRScanError: WalletError, Equatable {
         case .notAKey: "qr.notAKey"
         case .onlyForMnemonic: "qr.onlyForMnemonic"
         case .fileType: "qr.fileType"
+        case .noCamera: "qr.noCamera"
+        case .notACamera: "qr.notACamera"
         }
     }
 
@@ -57,6 +61,9 @@ public enum QRScanError: WalletError, Equatable {
         case .notAKey(let holds): "the QR code holds \(holds)" + (holds.contains(" where ") ? "" : ", not a key to import")
         case .onlyForMnemonic(let option, let holds): "--\(option) applies to a mnemonic, and the QR code holds \(holds)"
         case .fileType(let file): "\(file): a QR code is written as FILE.png or FILE.svg"
+        case .noCamera: "no camera found (V4L2 lists none in /sys/class/video4linux): read image files with qr.read instead"
+        case .notACamera(let device, let cameras):
+            "\(device) is not a camera V4L2 lists (" + (cameras.isEmpty ? "it lists none" : cameras.joined(separator: ", ")) + ")"
         }
     }
 }
@@ -276,6 +283,34 @@ extension Session {
         if played { return nil }
         var parts = UREncoder(resource, maxFragmentLength: fragment)
         return (0..<count).map { _ in parts.nextPart() }
+    }
+
+    /// `qr.scan`: what the camera (`device`, else the first V4L2 lists) shows: the first code
+    /// that is not a UR part, or a multi-part UR once complete, its progress shown as it comes
+    /// ("UR 7 of 10 fragments, 12 parts read"); Ctrl-C stops with `session.cancelled`.
+    public func scanCamera(device: String?) throws -> Scanned {
+        let cameras = QRCamera.devices().map(\.device)
+        guard let device = device ?? cameras.first else { throw QRScanError.noCamera }
+        guard cameras.contains(device) else { throw QRScanError.notACamera(device: device, cameras: cameras) }
+        let camera: QRCamera
+        do { camera = try QRCamera(device: device) } catch { throw QRScanError.image(file: device, reason: error.description) }
+        var decoder = URDecoder()
+        defer { prompts?.progress(nil) }
+        while true {
+            if prompts?.shouldInterrupt() == true { throw SessionError.cancelled }
+            let codes: [[UInt8]]
+            do { codes = try camera.nextCodes(waiting: 200) } catch { throw QRScanError.image(file: device, reason: error.description) }
+            for payload in codes {
+                let text = String(decoding: payload, as: UTF8.self)
+                guard text.lowercased().hasPrefix("ur:") else { return Self.interpret(payload: payload) }
+                // A frame of another UR or a damaged part is skipped: the camera keeps looking.
+                _ = try? decoder.receive(text)
+                if let resource = decoder.result { return try Self.interpret(resource) }
+                if let p = decoder.progress {
+                    prompts?.progress("UR \(p.fragments) of \(p.of) fragments, \(p.parts) parts read, \(100 * p.fragments / max(1, p.of)) %")
+                }
+            }
+        }
     }
 
     /// `qr.read`: what the QR codes in `paths` hold.

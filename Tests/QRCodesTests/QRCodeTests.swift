@@ -96,6 +96,18 @@ struct QRCodeTests {
         #expect(svg.components(separatedBy: "h4v4h-4z").count - 1 == code.modules.filter { $0 }.count)
     }
 
+    @Test func cameras_areListedFromV4L2_byName() throws {
+        let root = QROracle.temporaryFile("-v4l")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        #expect(QRCamera.devices(root: root).isEmpty)
+        for (entry, name) in [("video2", "USB camera\n"), ("video0", "Integrated Camera\n")] {
+            try FileManager.default.createDirectory(atPath: root + "/" + entry, withIntermediateDirectories: true)
+            try name.write(toFile: root + "/" + entry + "/name", atomically: true, encoding: .utf8)
+        }
+        let found = QRCamera.devices(root: root)
+        #expect(found.map(\.device) == ["/dev/video0", "/dev/video2"] && found.map(\.name) == ["Integrated Camera", "USB camera"])
+    }
+
     @Test func badImages_areClearErrors() throws {
         #expect(throws: QRError.self) { try GrayImage(png: Array("not a png".utf8)) }
         let blank = GrayImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64))
