@@ -10,6 +10,8 @@ import WalletSession
 
 /// A QR code shown as a value: drawn with half blocks for the display it is shown on.
 struct QRValue: DrawnValue {
+    /// What the code holds (so `qr.save` of a drawn value writes the same code).
+    let payload: QRPayload
     let code: QRCode
     let margin: Int
     /// Without colour: light modules drawn as blocks (dark terminals) unless inverted.
@@ -48,7 +50,7 @@ extension Builtins {
             let payload = try qrPayload(args["value"], reveal: args.flag("reveal"))
             let code = try QRCode(data: payload.bytes, text: payload.text, level: try eccOption(args) ?? payload.level)
             let margin = try args.integer("margin").map { try smallInt($0, "--margin", in: 0...16) } ?? 2
-            return .domain(QRValue(code: code, margin: margin, lightDrawn: !args.flag("invert")))
+            return .domain(QRValue(payload: payload, code: code, margin: margin, lightDrawn: !args.flag("invert")))
         },
 
         Builtin("qr.save", params: [ParamSpec("value", .any), ParamSpec("file", .string)],
@@ -139,6 +141,40 @@ extension Builtins {
         },
     ]
 
+    /// The commands that print a value with a natural QR form, and which of their result's fields
+    /// it is (nil: the result itself): `--qr` shows that value as a QR code instead.
+    static let qrForms: [String: String?] = [
+        "address": nil, "xkey.encode": nil, "derive": "address", "card.export": "xpub", "qr.export": "ur", "qr.sign": "ur",
+    ]
+
+    /// `builtin` with a `--qr` option when it is one of `qrForms`: its value drawn as `qr` draws it.
+    static func withQROption(_ builtin: Builtin) -> Builtin {
+        guard let field = qrForms[builtin.name] else { return builtin }
+        let body = builtin.body
+        return Builtin(builtin.name, aliases: builtin.aliases, params: builtin.params,
+                       options: builtin.options + [OptionSpec("qr", nil, "show the \(field ?? "value") as a QR code")],
+                       summary: builtin.summary, example: builtin.example) { args in
+            let value = try body(args)
+            guard args.flag("qr") else { return value }
+            var shown = value
+            if let field {
+                // card.export gives an xpub only when asked; else its address.
+                func pick(_ name: String) -> Value? {
+                    switch value {
+                    case .map(let m): m[name]
+                    case .domain(let d): d.field(name)
+                    default: nil
+                    }
+                }
+                guard let v = pick(field) ?? (field == "xpub" ? pick("address") : nil) else { return value }
+                shown = v
+            }
+            let payload = try qrPayload(shown, reveal: args.flag("reveal"))
+            return .domain(QRValue(payload: payload, code: try QRCode(data: payload.bytes, text: payload.text, level: payload.level),
+                                   margin: 2, lightDrawn: true))
+        }
+    }
+
     /// `files`: one path or a list of paths.
     static func pathList(_ value: Value?) throws -> [String] {
         switch value {
@@ -184,6 +220,7 @@ extension Builtins {
             }
             return QRPayload(bytes: try secretBytes(s).bytesCopy, text: SecretKind(rawValue: s.kind)?.isText ?? false, level: .medium,
                              secret: true)
+        case .domain(let q as QRValue)?: return q.payload
         case .domain(let d)?: return QRPayload(bytes: Array(d.text.utf8), text: true, level: .medium, secret: false)
         case .int, .bigInt, .bool:
             return QRPayload(bytes: Array(value!.text.utf8), text: true, level: .medium, secret: false)

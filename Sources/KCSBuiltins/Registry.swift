@@ -15,8 +15,9 @@ public enum Builtins {
 
     /// The namespace tables, in help order (one place to add a namespace).
     static var tables: [Builtin] {
-        core + input + mnemonic + hd + xkey + path + presets + key + importing + use + vault + keystore + rotation + store
-            + cardConnection + cardAccess + cardKeys + signing + tx + eth + wallet + qr + qrWallet + qrWatchOnly + ur
+        (core + input + mnemonic + hd + xkey + path + presets + key + importing + use + vault + keystore + rotation + store
+            + cardConnection + cardAccess + cardKeys + signing + tx + eth + wallet + qr + qrWallet + qrWatchOnly + ur)
+            .map(withQROption)
     }
 
     /// The registry the interpreter and the console use.

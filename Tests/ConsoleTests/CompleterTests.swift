@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func optionsOfTheLinesCommand() {
-        #expect(complete("derive \"m/0\" --").candidates == ["--from", "--reveal", "--trace"])
+        #expect(complete("derive \"m/0\" --").candidates == ["--from", "--qr", "--reveal", "--trace"])
         #expect(complete("import.mnemonic $m --pre").candidates == ["--preset"])
         #expect(complete("len --").candidates == [])
     }

@@ -118,11 +118,12 @@ enum Call {
     @Test func help_showsUsageSummaryAndExample() {
         let help = Builtins.registry().help("derive")
         #expect(help == """
-            derive PATH [--from FROM] [--trace] [--reveal]
+            derive PATH [--from FROM] [--trace] [--reveal] [--qr]
               The HD key at PATH (m/… from a master key, or relative like 0/5) below --from KEY.
               --from (a hdkey or a secret mnemonic or a secret seed or a secret xprv or a string or bytes)  the key to derive from (a master key for m/… paths), or a mnemonic, seed, xprv or xpub
               --trace  show each BIP-32 step: HMAC-SHA512 key and data, I_L, I_R, child key, chain code, xprv/xpub
               --reveal  with --trace, show the private values instead of masking them
+              --qr  show the address as a QR code
               example: let key = derive "m/44'/60'/0'/0/0" --from $root
             """)
     }
