@@ -76,6 +76,24 @@ struct AirGapTests {
         #expect(r.out.hasSuffix("3\n"), "every signature is in the history")
     }
 
+    /// EIP-712 typed data (the Mail example of the EIP, as MetaMask sends it: the JSON text).
+    @Test func typedDataRequest_isSignedAsEthAccountRecovers() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        let json = try Data(contentsOf: TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/mail.json"))
+        _ = try request(Array(json), .typedData, chain: 1, file: "typed.png", in: home)
+        let r = try home.run("""
+            import mnemonic "\(Self.abandon)" --name hot
+            use key hot-0
+            let s = qr.sign "typed.png" --yes
+            print s.answer, s.ur
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let a = answers(r.out)
+        try #require(a.count == 1)
+        #expect(try recovered("typed", Hex.encode(Array(json)), a[0].answer) == Self.signer)
+    }
+
     @Test func theCard_signsAtTheRequestsPath() throws {
         var home = try BatchHome()
         defer { home.remove() }

@@ -6,12 +6,15 @@ returned, and the signer recovered. One command per call, the signer's address o
   tx UNSIGNED-HEX SIGNATURE-HEX       a legacy (RLP list) or EIP-2718 typed (0x01/0x02 ‖ RLP) transaction;
                                       SIGNATURE = r ‖ s ‖ v as the eth-signature carries it
   message MESSAGE-HEX SIGNATURE-HEX   an EIP-191 personal message
+  typed JSON-HEX SIGNATURE-HEX        EIP-712 typed data (the UTF-8 JSON the request carries)
 """
 import sys
 
 import rlp
 from eth_account import Account
-from eth_account.messages import encode_defunct
+import json
+
+from eth_account.messages import encode_defunct, encode_typed_data
 
 
 def split(signature):
@@ -31,6 +34,8 @@ def main(command, data_hex, signature_hex):
             items = rlp.decode(data)
             signed = rlp.encode(list(items[:6]) + [v, r, s])
         print(Account.recover_transaction(signed))
+    elif command == "typed":
+        print(Account.recover_message(encode_typed_data(full_message=json.loads(data)), vrs=(v, r, s)))
     elif command == "message":
         print(Account.recover_message(encode_defunct(primitive=data), vrs=(v, r, s)))
     else:
