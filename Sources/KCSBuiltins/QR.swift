@@ -119,10 +119,20 @@ extension Builtins {
                 options: [
                     OptionSpec("account", .int, "the Ethereum account N of m/44'/60'/N' (default 0)"),
                     OptionSpec("v2", nil, "write hdkey (tag 40303) instead of crypto-hdkey (MetaMask reads only crypto-hdkey)"),
+                    OptionSpec("for", .string, "metamask (crypto-hdkey, the default), ledger-live (crypto-account of 5 Ledger Live accounts, MetaMask's pubkey mode) or sparrow (crypto-account of Bitcoin account N)"),
                 ],
                 summary: "The active HD key's (or the card's) Ethereum account as the crypto-hdkey a watch-only wallet pairs with (MetaMask's QR hardware wallet): UR, xpub, path, master fingerprint.",
                 example: "qr.export --account 0") { args in
-            let account = try args.integer("account").map { try smallInt($0, "--account", in: 0...Int(Int32.max)) } ?? 0
+            let account = try args.integer("account").map { try smallInt($0, "--account", in: 0...Int(Int32.max) - 5) } ?? 0
+            let formName = args.string("for") ?? "metamask"
+            guard let form = Session.WatchOnlyForm(rawValue: formName) else {
+                throw BuiltinError.badChoice(option: "for", expected: Session.WatchOnlyForm.allCases.map(\.rawValue), got: formName)
+            }
+            if form != .metamask {
+                let (ur, a) = try args.session().exportWatchOnlyAccount(form, account: UInt32(account))
+                return .map(ValueMap([("ur", .string(ur)), ("masterFingerprint", .string(String(format: "%08x", a.masterFingerprint))),
+                                      ("outputs", .int(a.outputs.count))]))
+            }
             let a = try args.session().exportWatchOnly(account: UInt32(account), v2: args.flag("v2"))
             return .map(ValueMap([("ur", .string(a.ur)), ("xpub", .string(a.xpub)), ("path", .string(a.path.description)),
                                   ("masterFingerprint", .string(String(format: "%08x", a.masterFingerprint)))]))

@@ -62,6 +62,46 @@ extension Session {
         return WatchOnlyAccount(hdKey: hdKey, xpub: key.description, path: path, masterFingerprint: source.master, ur: ur)
     }
 
+    /// The shapes of an account for a watch-only wallet.
+    public enum WatchOnlyForm: String, CaseIterable, Sendable {
+        /// crypto-hdkey of m/44'/60'/N' (MetaMask's "hd" mode, `account.standard`).
+        case metamask
+        /// crypto-account of the first 5 Ledger Live accounts m/44'/60'/i'/0/0 (MetaMask's "pubkey" mode).
+        case ledgerLive = "ledger-live"
+        /// crypto-account of Bitcoin account N: pkh (BIP-44), sh(wpkh) (BIP-49), wpkh (BIP-84), tr (BIP-86), for Sparrow.
+        case sparrow
+    }
+
+    /// `qr.export --for ledger-live|sparrow`: the account as a `crypto-account`, upper case.
+    public func exportWatchOnlyAccount(_ form: WatchOnlyForm, account: UInt32) throws -> (ur: String, account: URAccount) {
+        let source = try watchOnlySource()
+        let h = { (i: UInt32) in ChildIndex(i, hardened: true) }
+        var outputs: [UROutput] = []
+        switch form {
+        case .metamask:
+            throw URError.invalidPart("the MetaMask form is a crypto-hdkey: qr.export without --for")
+        case .ledgerLive:
+            for i in 0..<UInt32(5) {
+                let path = DerivationPath(absolute: true, [h(44), h(60), h(account + i), ChildIndex(0), ChildIndex(0)])
+                let key = try source.xpubAt(DerivationPath(absolute: true, Array(path.components.prefix(3)))).derive("0/0")
+                let hd = URHDKey(keyData: Secret(bytes: key.publicKey.compressed), chainCode: nil,
+                                 origin: URKeypath(path, sourceFingerprint: source.master, depth: 5), note: "account.ledger_live")
+                outputs.append(UROutput(scripts: [], body: .key(.hd(hd))))
+            }
+        case .sparrow:
+            // Script expression tags: pkh 403, sh 400, wpkh 404, tr 409 (docs/ur.md §5).
+            for (purpose, scripts) in [(UInt32(44), [UInt64(403)]), (49, [400, 404]), (84, [404]), (86, [409])] {
+                let path = DerivationPath(absolute: true, [h(purpose), h(0), h(account)])
+                let key = try source.xpubAt(path)
+                let hd = URHDKey(key, path: path, masterFingerprint: source.master,
+                                 children: URKeypath(components: [.index(0, hardened: false), .wildcard(hardened: false)]))
+                outputs.append(UROutput(scripts: scripts, body: .key(.hd(hd))))
+            }
+        }
+        let a = URAccount(masterFingerprint: source.master, outputs: outputs)
+        return (try UniformResource(type: "crypto-account", cbor: a.cbor.encoded).singlePart.uppercased(), a)
+    }
+
     /// `qr.verify`: the address or xpub in the QR codes of `paths`, found among this key's paths
     /// (the presets' accounts and indexes up to `maxIndex`), or not.
     public func verifyWatchOnly(_ paths: [String], maxIndex: UInt32) throws -> WatchOnlyCheck {

@@ -155,6 +155,37 @@ struct QRConsoleTests {
         }
     }
 
+    /// crypto-account for Sparrow (Bitcoin account 0: BIP-44/49/84/86) and for MetaMask's pubkey
+    /// mode (5 Ledger Live accounts), read by urtypes; the taproot xpub is BIP-86's published one.
+    @Test func accountExports_areReadByURTypes() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run("""
+            import mnemonic "\(Self.abandon)" --name hot
+            use key hot-0
+            let s = qr.export --for sparrow
+            print (ur.decode $s.ur).cbor
+            let l = qr.export --for ledger-live
+            print (ur.decode $l.ur).cbor
+            try { qr.export --for trezor } catch e { print e.kind }
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        try #require(lines.count == 3)
+        #expect(lines[2] == "builtin.badChoice")
+        let sparrow = try QROracle.run(["account", String(lines[0].dropFirst(2))], script: "ur.py").split(separator: "\n")
+        #expect(sparrow.first == "73c5da0a" && sparrow.count == 5)
+        #expect(sparrow[1].hasPrefix("pkh([73c5da0a/44'/0'/0']xpub6BosfCnifzxcFwrSzQiqu2DBVTshkCXacvNsWGYJVVhhawA7d4R5WSWGFNbi8Aw6ZRc1brxMyWMzG3DSSSSoekkudhUd9yLb6qx39T9nMdj/0/*)"))
+        #expect(sparrow[2].hasPrefix("sh(wpkh([73c5da0a/49'/0'/0']") && sparrow[3].hasPrefix("wpkh([73c5da0a/84'/0'/0']"))
+        #expect(sparrow[4].hasPrefix("tr([73c5da0a/86'/0'/0']xpub6BgBgsespWvERF3LHQu6CnqdvfEvtMcQjYrcRzx53QJjSxarj2afYWcLteoGVky7D3UKDP9QyrLprQ3VCECoY49yfdDEHGCtMMj92pReUsQ/0/*)"))
+        let ledger = try QROracle.run(["account", String(lines[1].dropFirst(2))], script: "ur.py").split(separator: "\n")
+        #expect(ledger.count == 6 && ledger.dropFirst().enumerated().allSatisfy { $1.hasPrefix("[73c5da0a/44'/60'/\($0)'/0/0]") }, "\(ledger)")
+        let account = try URAccount(cbor: CBOR(decoding: Hex.decode(String(lines[1].dropFirst(2)))))
+        let first = try #require(account.outputs.first?.hdKey)
+        #expect(EthereumAddress(publicKey: try PublicKey(bytes: first.keyData.bytesCopy)).checksummed == "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
+        #expect(first.note == "account.ledger_live")
+    }
+
     /// `qr.play` at a terminal: frames on the alternate screen, the fragments then fountain parts,
     /// until Ctrl-C, which leaves the terminal as it was and ends the run cleanly; in a pipe, the
     /// parts one per line, which decode back to the message.
