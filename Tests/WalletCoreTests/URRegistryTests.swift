@@ -130,6 +130,28 @@ struct URRegistryTests {
         #expect(lines.first == "37b5eed4" && lines.count == 7)
     }
 
+    /// BCR-2023-019's account-descriptor (version 3 output descriptors with source text), as its
+    /// descriptors say: script types and the account xpubs.
+    @Test func accountDescriptorV2_readsAsItsPublishedDescriptors() throws {
+        let ur = "ur:account-descriptor/oeadcyemrewytyaolttantjyoeadiojojeisdefzdydtaolytantjloxaxhdclaxwmfmdeiamecsdsemgtvsjzcncygrkowtrontzschgezokstswkkscfmklrtauteyaahdcxiehfonurdppfyntapejpproypegrdawkgmaewejlsfdtsrfybdehcaflmtrlbdhpamtantjooeadlncsdwykaeykaeykaocyemrewytyaycynlytsnyltantjyoeadjzjkisdektjojeisdefzdydtdtaolytantjloxaxhdclaostvelfemdyynwydwyaievosrgmambklovabdgypdglldvespsthysadamhpmjeinaahdcxntdllnaaeykoytdacygegwhgjsiyonpywmcmrpwphsvodsrerozsbyaxluzcoxdpamtantjooeadlncsehykaeykaeykaocyemrewytyaycypdbskeuytantjyoeadisktjojeisdefzdydtaolytantjloxaxhdclaxzcfxeegdrpmogrgwkbzctlttweadkiengrwlhtprremouoluutqdpfbncedkynfhaahdcxjpwevdeogthttkmeswzcolcpsaahcfnshkhtehytclmnteatmoteadtlwynnftloamtantjooeadlncsghykaeykaeykaocyemrewytyaycybthlvytstantjyoeadjojkisdeiajljkiniojtihjpdefzdydtdtaolytantjloxaxhdclaxhhsnhdrpftdwuocntilydibehnecmovdfekpjkclcslasbhkpawsaddmcmmnahnyaahdcxlotedtndfymyltclhlmtpfsadscnhtztaolbnnkistaedegwfmmedreetnwmcycnamtantjooeadlfcsdpykaocyemrewytyaycyemrewytytantjyoeadkpjkisdektjkisdeiajljkiniojtihjpdefzdydtdtdtaolytantjloxaxhdclaxdwkswmztpytnswtsecnblfbayajkdldeclqzzolrsnhljedsgminetytbnahatbyaahdcxkkguwsvyimjkvwteytwztyswvendtpmncpasfrrylprnhtkblndrgrmkoyjtbkrpamtantjooeadlocsdyykaeykaeykadykaocyemrewytyaycyhkrpnddrtantjyoeadjsktjkisdeiajljkiniojtihjpdefzdydtdtaolytantjloxaxhdclaohnhffmvsbndslrfgclpfjejyatbdpebacnzokotofxntaoemvskpaowmryfnotfgaahdcxdlnbvecentssfsssgylnhkrstoytecrdlyadrekirfaybglahltalsrfcaeerobwamtantjooeadlocsdyykaeykaeykaoykaocyemrewytyaycyhkrpnddrtantjyoeadiyjyjpdefzdydtaolytantjloxaxhdclaorkrhkeytwsoykorletwstbwycagtbsotmeptjkesgwrfcmveskvdmngujzttgtdpaahdcxgrfgmuvyylmwcxjtttechplslgoegagaptdniatidmhdmebdwfryfsnsdkcplyvaamtantjooeadlncshfykaeykaeykaocyemrewytyaycytostatbnyadleoeh"
+        let resource = try URDecoder.decode(ur)
+        #expect(resource.type == "account-descriptor" && resource.cbor.count == 859, "BCR-2023-019: 859 bytes")
+        let account = try URAccount(cbor: CBOR(decoding: resource.cbor))
+        #expect(account.masterFingerprint == 0x37B5_EED4)
+        #expect(account.outputs.map { $0.scriptNames.joined(separator: "/") }
+            == ["pkh", "sh/wpkh", "wpkh", "sh/cosigner", "sh/wsh/cosigner", "wsh/cosigner", "tr"])
+        let xpubs = try account.outputs.map { try #require($0.hdKey).extendedKey().description }
+        #expect(xpubs[0] == "xpub6CnQkivUEH9bSbWVWfDLCtigKKgnSWGaVSRyCbN2QNBJzuvHT1vUQpgSpY1NiVvoeNEuVwk748Cn9G3NtbQB1aGGsEL7aYEnjVWgjj9tefu")
+        #expect(xpubs[1] == "xpub6CtR1iF4dZPkEyXDwVf3HE74tSwXNMcHtBzX4gwz2UnPhJ54Jz5unHx2syYCCDkvVUmsmoYTmcaHXe1wJppvct4GMMaN5XAbRk7yGScRSte")
+        #expect(xpubs[3] == "xpub68JFLJTH96GUqC6SoVw5c2qyLSt776PGu5xde8ddVACuPYyarvSL827TbZGavuNbKQ8DG3VP9fCXPhQRBgPrS4MPG3zaZgwAGuPHYvVuY9X")
+        #expect(xpubs[6] == "xpub6DAvL2L5bgGSpDygSQUDpjwE47saoMk2rSRtYhN7Dma7HvnFLTXNrcSC1AmEN8G2SCD958bUwgc6Bew4sAFa2kqYynF8Rmu6P5jMt2FDPtm")
+        // A source that names no key, or a script kcs does not know, is refused.
+        let bad = CBOR.tagged(40308, .map([(.int(1), .text("pkh(@1)")), (.int(2), .array([]))]))
+        #expect(throws: URError.self) { try UROutput(cbor: bad) }
+        let unknown = CBOR.tagged(40308, .map([(.int(1), .text("miniscript(@0)")), (.int(2), .array([]))]))
+        #expect(throws: URError.self) { try UROutput(cbor: unknown) }
+    }
+
     @Test func ethSignRequests_andSignatures() throws {
         let request = try ETHSignRequest(cbor: CBOR(decoding: Self.cbor(Self.vector("keystone-sdk-eth-sign-request-legacy-metamask"))))
         #expect(Hex.encode(request.requestID ?? []) == "9b1deb4d3b7d4bad9bdd2b0d7b3dcb6d")

@@ -1,3 +1,4 @@
+import Foundation
 import WalletCrypto
 
 // The registry types kcs reads and writes (docs/ur.md §5): seeds, BIP-39 words, HD keys with
@@ -407,6 +408,10 @@ public struct UROutput: Sendable {
     public init(cbor item: CBOR) throws(URError) {
         var item = item
         if case .tagged(let t, let inner) = item, t == URTag.output.v1 || t == URTag.output.v2 { item = inner }
+        if case .map = item, case .text(let source)? = item[1] {
+            try self.init(source: source, descriptor: item)
+            return
+        }
         var scripts: [UInt64] = []
         while case .tagged(let t, let inner) = item, URTag.scripts[t] != nil, t != 406, t != 407 {
             scripts.append(t)
@@ -420,11 +425,50 @@ public struct UROutput: Sendable {
             }
             var keys: [Key] = []
             for k in list { keys.append(try Self.key(k)) }
-            body = .multi(sorted: t == 407, threshold: Int(threshold), keys: keys)
+            self.init(scripts: scripts, body: .multi(sorted: t == 407, threshold: Int(threshold), keys: keys))
         } else {
-            body = .key(try Self.key(item))
+            self.init(scripts: scripts, body: .key(try Self.key(item)))
         }
-        self.scripts = scripts
+    }
+
+    /// A version 3 output descriptor (BCR-2023-010): `{1: source text, 2: [keys]}`, the source
+    /// naming its keys `@0`, `@1`, … (`sh(wpkh(@0))`, `wsh(sortedmulti(2,@0,@1))`).
+    private init(source: String, descriptor item: CBOR) throws(URError) {
+        let r = try FieldReader("output-descriptor", item)
+        var keys: [Key] = []
+        if case .array(let list)? = r.map[2] {
+            for k in list { keys.append(try Self.key(k)) }
+        }
+        func keyAt(_ ref: Substring) throws(URError) -> Key {
+            guard ref.hasPrefix("@"), let i = Int(ref.dropFirst()), keys.indices.contains(i) else {
+                throw .field("output-descriptor", "\(ref) names no key of the descriptor")
+            }
+            return keys[i]
+        }
+        let byName = Dictionary(uniqueKeysWithValues: URTag.scripts.map { ($1, $0) })
+        var parts = source.split(separator: "(", omittingEmptySubsequences: false)
+        let arguments = parts.removeLast().trimmingCharacters(in: CharacterSet(charactersIn: ")"))
+        var scripts: [UInt64] = []
+        var multi: Bool?
+        for name in parts {
+            if name == "multi" || name == "sortedmulti" { multi = name == "sortedmulti"; continue }
+            guard let tag = byName[String(name)], multi == nil else {
+                throw .field("output-descriptor", "\"\(source)\" is not a descriptor kcs reads")
+            }
+            scripts.append(tag)
+        }
+        let args = arguments.split(separator: ",")
+        if let sorted = multi {
+            guard let threshold = args.first.flatMap({ Int($0) }), args.count > 1 else {
+                throw .field("output-descriptor", "\"\(source)\": a multisig needs a threshold and keys")
+            }
+            var list: [Key] = []
+            for ref in args.dropFirst() { list.append(try keyAt(ref)) }
+            self.init(scripts: scripts, body: .multi(sorted: sorted, threshold: threshold, keys: list))
+        } else {
+            guard args.count == 1 else { throw .field("output-descriptor", "\"\(source)\" is not a descriptor kcs reads") }
+            self.init(scripts: scripts, body: .key(try keyAt(args[0])))
+        }
     }
 
     private static func key(_ item: CBOR) throws(URError) -> Key {
@@ -476,7 +520,7 @@ public struct URAccount: Sendable {
     }
 
     public init(cbor item: CBOR) throws(URError) {
-        let r = try FieldReader("crypto-account", item, tags: [URTag.account.v1])
+        let r = try FieldReader("crypto-account", item, tags: [URTag.account.v1, URTag.account.v2])
         masterFingerprint = UInt32(try r.required(try r.uint(1, max: UInt64(UInt32.max)), 1))
         guard case .array(let list) = try r.required(r.map[2], 2), !list.isEmpty else {
             throw .field("crypto-account", "field 2 must be a list of outputs")
