@@ -409,6 +409,13 @@ typedef struct kcs_gif_api {
     int (*close)(GifFileType *, int *);
     int (*gcb)(GifFileType *, int, GraphicsControlBlock *);
     const char *(*error_string)(int);
+    GifFileType *(*open_write)(void *, OutputFunc, int *);
+    int (*spew)(GifFileType *);
+    void (*set_version)(GifFileType *, const bool);
+    ColorMapObject *(*make_map)(int, const GifColorType *);
+    SavedImage *(*make_image)(GifFileType *, const SavedImage *);
+    int (*gcb_to_extension)(const GraphicsControlBlock *, GifFileType *, int);
+    int (*add_extension)(int *, ExtensionBlock **, int, unsigned int, unsigned char *);
     char error[256];
     int loaded;
 } kcs_gif_api;
@@ -424,7 +431,15 @@ static inline void kcs_gif_load_once(void) {
     a->close = (__typeof__(a->close))dlsym(lib, "DGifCloseFile");
     a->gcb = (__typeof__(a->gcb))dlsym(lib, "DGifSavedExtensionToGCB");
     a->error_string = (__typeof__(a->error_string))dlsym(lib, "GifErrorString");
-    if (!a->open || !a->slurp || !a->close || !a->gcb || !a->error_string) {
+    a->open_write = (__typeof__(a->open_write))dlsym(lib, "EGifOpen");
+    a->spew = (__typeof__(a->spew))dlsym(lib, "EGifSpew");
+    a->set_version = (__typeof__(a->set_version))dlsym(lib, "EGifSetGifVersion");
+    a->make_map = (__typeof__(a->make_map))dlsym(lib, "GifMakeMapObject");
+    a->make_image = (__typeof__(a->make_image))dlsym(lib, "GifMakeSavedImage");
+    a->gcb_to_extension = (__typeof__(a->gcb_to_extension))dlsym(lib, "EGifGCBToSavedExtension");
+    a->add_extension = (__typeof__(a->add_extension))dlsym(lib, "GifAddExtensionBlock");
+    if (!a->open || !a->slurp || !a->close || !a->gcb || !a->error_string || !a->open_write || !a->spew || !a->set_version
+        || !a->make_map || !a->make_image || !a->gcb_to_extension || !a->add_extension) {
         snprintf(a->error, sizeof a->error, "libgif.so.7 lacks DGifOpen/DGifSlurp");
         return;
     }
@@ -493,6 +508,74 @@ static inline int kcs_gif_read_gray(const unsigned char *bytes, size_t length, s
     *width = (int)w;
     *height = (int)h;
     *count = (int)n;
+    return 0;
+}
+
+typedef struct kcs_gif_output { unsigned char *bytes; size_t length, capacity; int failed; } kcs_gif_output;
+
+static inline int kcs_gif_write_bytes(GifFileType *gif, const GifByteType *bytes, int n) {
+    kcs_gif_output *out = (kcs_gif_output *)gif->UserData;
+    if (n <= 0) return 0;
+    if (out->length + (size_t)n > out->capacity) {
+        size_t capacity = (out->capacity + (size_t)n) * 2;
+        unsigned char *grown = realloc(out->bytes, capacity);
+        if (!grown) { out->failed = 1; return 0; }
+        out->bytes = grown;
+        out->capacity = capacity;
+    }
+    memcpy(out->bytes + out->length, bytes, (size_t)n);
+    out->length += (size_t)n;
+    return n;
+}
+
+/// An animated GIF of `count` black-and-white frames (`width`×`height`, 0 black, else white),
+/// `delay` hundredths of a second each, looping. Returns 0 and sets `*gif` (free with kcs_free)
+/// and `*length`, or -1 with the reason in `error`.
+static inline int kcs_gif_write_frames(const unsigned char *frames, int width, int height, int count, int delay,
+                                       unsigned char **gif_bytes, size_t *length, char *error, size_t error_size) {
+    const char *why = kcs_gif_load();
+    if (why) { snprintf(error, error_size, "%s", why); return -1; }
+    kcs_gif_api *a = kcs_gif_state();
+    kcs_gif_output out = { NULL, 0, 0, 0 };
+    int code = 0;
+    GifFileType *gif = a->open_write(&out, kcs_gif_write_bytes, &code);
+    if (!gif) { snprintf(error, error_size, "GIF encoding failed (%s)", a->error_string(code)); return -1; }
+    GifColorType colors[2] = { { 0, 0, 0 }, { 255, 255, 255 } };
+    gif->SWidth = width;
+    gif->SHeight = height;
+    gif->SColorResolution = 1;
+    gif->SBackGroundColor = 1;
+    gif->SColorMap = a->make_map(2, colors);
+    unsigned char loop[3] = { 1, 0, 0 }; // NETSCAPE2.0: loop for ever (an extension before the first frame)
+    for (int i = 0; i < count; i++) {
+        SavedImage *image = a->make_image(gif, NULL);
+        if (!image) { snprintf(error, error_size, "out of memory"); a->spew(gif); free(out.bytes); return -1; }
+        image->ImageDesc.Left = 0;
+        image->ImageDesc.Top = 0;
+        image->ImageDesc.Width = width;
+        image->ImageDesc.Height = height;
+        image->ImageDesc.Interlace = false;
+        image->ImageDesc.ColorMap = NULL;
+        image->RasterBits = malloc((size_t)width * (size_t)height);
+        if (!image->RasterBits) { snprintf(error, error_size, "out of memory"); a->spew(gif); free(out.bytes); return -1; }
+        const unsigned char *frame = frames + (size_t)i * (size_t)width * (size_t)height;
+        for (size_t p = 0; p < (size_t)width * (size_t)height; p++) image->RasterBits[p] = frame[p] ? 1 : 0;
+        if (i == 0) {
+            a->add_extension(&image->ExtensionBlockCount, &image->ExtensionBlocks, APPLICATION_EXT_FUNC_CODE, 11,
+                             (unsigned char *)"NETSCAPE2.0");
+            a->add_extension(&image->ExtensionBlockCount, &image->ExtensionBlocks, CONTINUE_EXT_FUNC_CODE, 3, loop);
+        }
+        GraphicsControlBlock control = { DISPOSE_DO_NOT, false, delay, NO_TRANSPARENT_COLOR };
+        a->gcb_to_extension(&control, gif, i);
+    }
+    a->set_version(gif, true);
+    if (a->spew(gif) != GIF_OK || out.failed) {
+        snprintf(error, error_size, "GIF encoding failed");
+        free(out.bytes);
+        return -1;
+    }
+    *gif_bytes = out.bytes;
+    *length = out.length;
     return 0;
 }
 

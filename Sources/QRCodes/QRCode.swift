@@ -134,9 +134,11 @@ public struct QRCode: Sendable, Equatable {
         return lines.joined(separator: "\n")
     }
 
-    /// An 8-bit grey image: `scale` pixels per module, `margin` quiet modules, black on white.
-    public func image(scale: Int = 8, margin: Int = 4) -> GrayImage {
-        let side = (size + 2 * margin) * scale
+    /// An 8-bit grey image: `scale` pixels per module, `margin` quiet modules, black on white;
+    /// with `side`, centred on a larger square of that many modules (frames of one size).
+    public func image(scale: Int = 8, margin: Int = 4, side modules: Int? = nil) -> GrayImage {
+        let margin = margin + max(0, ((modules ?? 0) - size - 2 * margin) / 2)
+        let side = max((size + 2 * margin) * scale, (modules ?? 0) * scale)
         var pixels = [UInt8](repeating: 255, count: side * side)
         for y in 0..<size {
             for x in 0..<size where isDark(x: x, y: y) {
@@ -250,6 +252,24 @@ public struct GrayImage: Sendable, Equatable {
             kcs_png_write_gray(p.baseAddress, Int32(width), Int32(height), &out, &length, &error, error.count)
         }
         guard rc == 0, let out else { throw .image(Self.text(error)) }
+        defer { kcs_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: length))
+    }
+
+    /// An animated GIF of black-and-white frames of one size (`delay` hundredths of a second each, looping).
+    public static func animatedGIF(_ frames: [GrayImage], delay: Int) throws(QRError) -> [UInt8] {
+        guard let first = frames.first, frames.allSatisfy({ $0.width == first.width && $0.height == first.height }) else {
+            throw .image("an animated GIF needs frames of one size")
+        }
+        let pixels = frames.flatMap(\.pixels)
+        var out: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var error = [CChar](repeating: 0, count: 256)
+        let rc = pixels.withUnsafeBufferPointer { p in
+            kcs_gif_write_frames(p.baseAddress, Int32(first.width), Int32(first.height), Int32(frames.count), Int32(delay),
+                                 &out, &length, &error, error.count)
+        }
+        guard rc == 0, let out else { throw .image(text(error)) }
         defer { kcs_free(out) }
         return Array(UnsafeBufferPointer(start: out, count: length))
     }

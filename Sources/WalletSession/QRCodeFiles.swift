@@ -60,7 +60,7 @@ public enum QRScanError: WalletError, Equatable {
         case .mixed(let file): "\(file): a UR part among codes that are not UR parts (one thing per reading)"
         case .notAKey(let holds): "the QR code holds \(holds)" + (holds.contains(" where ") ? "" : ", not a key to import")
         case .onlyForMnemonic(let option, let holds): "--\(option) applies to a mnemonic, and the QR code holds \(holds)"
-        case .fileType(let file): "\(file): a QR code is written as FILE.png or FILE.svg"
+        case .fileType(let file): "\(file): a QR code is written as FILE.png, FILE.svg or (animated) FILE.gif"
         case .noCamera: "no camera found (V4L2 lists none in /sys/class/video4linux): read image files with qr.read instead"
         case .notACamera(let device, let cameras):
             "\(device) is not a camera V4L2 lists (" + (cameras.isEmpty ? "it lists none" : cameras.joined(separator: ", ")) + ")"
@@ -247,11 +247,20 @@ extension Session {
     }
 
     /// `qr.save`: writes each payload's QR code to `file` (`.png` or `.svg`), or for several to
-    /// numbered frames `NAME-0001.png`, …; atomically, owner-only for a secret. Returns the files
-    /// and the last code.
+    /// numbered frames `NAME-0001.png`, …, or all of them to one animated `.gif`; atomically,
+    /// owner-only for a secret. Returns the files and the last code.
     public func saveQR(_ payloads: [QRPayload], to file: String, level: QRCode.ErrorCorrection?, scale: Int,
                        margin: Int) throws -> (files: [String], last: QRCode) {
         let lower = file.lowercased()
+        let mode = payloads.contains(where: \.secret) ? mode_t(0o600) : 0o644
+        if lower.hasSuffix(".gif"), !payloads.isEmpty {
+            // One animated GIF, 200 ms a frame (what UR readers expect), every frame on one square.
+            let codes = try payloads.map { try QRCode(data: $0.bytes, text: $0.text, level: level ?? $0.level) }
+            let modules = codes.map(\.size).max()! + 2 * margin
+            try AtomicFile.write(try GrayImage.animatedGIF(codes.map { $0.image(scale: scale, margin: margin, side: modules) }, delay: 20),
+                                 to: file, mode: mode)
+            return ([file], codes.last!)
+        }
         guard lower.hasSuffix(".png") || lower.hasSuffix(".svg"), !payloads.isEmpty else { throw QRScanError.fileType(file: file) }
         var files: [String] = [], last: QRCode?
         for (i, p) in payloads.enumerated() {
@@ -259,7 +268,7 @@ extension Session {
             let name = payloads.count == 1 ? file : String(file.dropLast(4)) + String(format: "-%04d", i + 1) + String(file.suffix(4))
             let bytes = lower.hasSuffix(".svg") ? Array(code.svg(scale: scale, margin: margin).utf8)
                 : try code.image(scale: scale, margin: margin).png()
-            try AtomicFile.write(bytes, to: name, mode: payloads.contains(where: \.secret) ? 0o600 : 0o644)
+            try AtomicFile.write(bytes, to: name, mode: mode)
             files.append(name)
             last = code
         }

@@ -68,6 +68,21 @@ struct QRCodeTests {
         #expect(try GrayImage.images(file: Array("BM".utf8)) == nil)
     }
 
+    /// kcs's animated GIF (giflib) of three codes of different sizes: pillow opens every frame and
+    /// zxing-cpp reads them in order; the header says 200 ms a frame, looping; kcs reads it back.
+    @Test func animatedGIF_isReadFrameByFrameByPillowAndZXing() throws {
+        let payloads = ["UR:BYTES/1-3/AAAA", "UR:BYTES/2-3/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", "UR:BYTES/3-3/CC"]
+        let codes = try payloads.map { try QRCode(data: Array($0.utf8), text: true, level: .low) }
+        let side = codes.map(\.size).max()! + 8
+        let gif = try GrayImage.animatedGIF(codes.map { $0.image(scale: 4, margin: 4, side: side) }, delay: 20)
+        let file = QROracle.temporaryFile(".gif")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        FileManager.default.createFile(atPath: file, contents: Data(gif))
+        let read = try QROracle.run(["read-gif", file])
+        #expect(read == payloads.map { hex(Array($0.utf8)) + "\n" }.joined() + "delay 200 loop 0\n", "\(read)")
+        #expect(try GrayImage.frames(gif: gif).map { try $0.qrCodes() } == payloads.map { [Array($0.utf8)] })
+    }
+
     @Test func terminalDrawing_isReadByZXing_inBothPolarities() throws {
         let code = try QRCode(data: Array(Self.ur.utf8), text: true)
         for (lightDrawn, name) in [(true, "LIGHT"), (false, "DARK")] {

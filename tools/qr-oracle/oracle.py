@@ -9,6 +9,8 @@
   version FILE.png                     zxing-cpp's symbol version and error-correction level
   jpeg IN.png OUT.jpg                  pillow re-encodes an image as JPEG (quality 90, colour)
   gif OUT.gif FRAME.png…               pillow makes an animated GIF of the frames (200 ms each)
+  read-gif FILE.gif                    pillow opens every frame, zxing-cpp reads it: one hex payload per frame, then
+                                       "delay N loop N" from the file's own header
 """
 import sys
 
@@ -58,6 +60,12 @@ def main(args):
     elif args[0] == "gif":
         frames = [Image.open(f).convert("L") for f in args[2:]]
         frames[0].save(args[1], "GIF", save_all=True, append_images=frames[1:], duration=200, loop=0)
+    elif args[0] == "read-gif":
+        from PIL import ImageSequence
+        image = Image.open(args[1])
+        for frame in ImageSequence.Iterator(image):
+            read(frame.convert("L"))
+        print("delay", image.info.get("duration"), "loop", image.info.get("loop"))
     elif args[0] == "jpeg":
         Image.open(args[1]).convert("RGB").save(args[2], "JPEG", quality=90)
     else:
