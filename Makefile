@@ -2,7 +2,7 @@
 # README's two commands: both first install the Debian packages that are missing.
 SHELL := /bin/bash
 SWIFT ?= swift
-DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace binutils libssl3 libqrencode-dev libzbar0 libpng-dev libturbojpeg0 libgif-dev
+DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace binutils libssl3 libqrencode-dev libzbar0 libpng-dev libturbojpeg0 libgif-dev zbar-tools
 BENCH_PACKAGES := libssl-dev gcc
 
 .PHONY: deps bench-deps evm-venv keycard-venv qr-venv build release run test bench fuzz fuzz-build clean static install uninstall install-check

@@ -1,5 +1,5 @@
-// QR codes made by kcs (libqrencode) are read by a decoder that is not zbar (zxing-cpp), from
-// PNG files and from the terminal drawing turned back into pixels; codes made by an independent
+// QR codes made by kcs (libqrencode) are read by zbarimg and by a decoder that is not zbar
+// (zxing-cpp), from PNG files and from the terminal drawing turned back into pixels; codes made by an independent
 // encoder (segno) are read by kcs (zbar) byte for byte, binary ones included (docs/qr.md).
 import Foundation
 import KCSTestSupport
@@ -42,7 +42,24 @@ struct QRCodeTests {
             let version = try QROracle.run(["version", file]).split(separator: " ")
             #expect(Int(version[0]) == code.version && String(version[1]).hasPrefix(code.errorCorrection.description), "\(version)")
             #expect(try GrayImage(png: png).qrCodes() == [payload])
+            // zbarimg (zbar-tools, which reads files through ImageMagick) gives the same bytes.
+            #expect(try zbarimg(file) == payload)
         }
+    }
+
+    /// The bytes `zbarimg --raw -Sbinary` reads from a file (it ends them with a line break).
+    func zbarimg(_ file: String) throws -> [UInt8] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+        p.arguments = ["--raw", "-q", "-Sbinary", "--nodbus", file]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice  // its D-Bus complaints on a machine without one
+        try p.runWithSignalsUnblocked()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        return Array(data.dropLast(data.last == 0x0A ? 1 : 0))
     }
 
     @Test func segnoPNG_isReadByKcs_byteForByte() throws {
