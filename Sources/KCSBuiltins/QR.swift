@@ -44,10 +44,17 @@ extension Builtins {
                 options: qrOptions + [
                     OptionSpec("margin", .int, "quiet modules around the code (default 2)"),
                     OptionSpec("invert", nil, "without colour, draw the dark modules (for light terminals)"),
+                    OptionSpec("uri", nil, "an address as a payment URI: ethereum:ADDRESS (EIP-681) or bitcoin:ADDRESS (BIP-21)"),
+                    OptionSpec("chain", .int, "with --uri, the Ethereum chain id (ethereum:ADDRESS@CHAIN)"),
                 ],
                 summary: "A value as a QR code drawn in the terminal: text, an address, an xpub, bytes, a UR (upper-cased).",
                 example: "qr 0x9858EfFD232B4033E47d90003D41EC34EcaEda94") { args in
-            let payload = try qrPayload(args["value"], reveal: args.flag("reveal"))
+            var payload = try qrPayload(args["value"], reveal: args.flag("reveal"))
+            if args.flag("uri") {
+                payload = try paymentURI(payload, chain: try args.integer("chain").map { try smallInt($0, "--chain", in: 1...Int(Int32.max)) })
+            } else if args.value("chain") != nil {
+                throw BuiltinError.optionNotApplicable(option: "chain", reason: "it goes with --uri")
+            }
             let code = try QRCode(data: payload.bytes, text: payload.text, level: try eccOption(args) ?? payload.level)
             let margin = try args.integer("margin").map { try smallInt($0, "--margin", in: 0...16) } ?? 2
             return .domain(QRValue(payload: payload, code: code, margin: margin, lightDrawn: !args.flag("invert")))
@@ -237,6 +244,24 @@ extension Builtins {
         default:
             throw BuiltinError.outOfRange(name: "value", expected: "text, bytes, an address, a key or a UR part", got: value?.typeName ?? "nothing")
         }
+    }
+
+    /// An address as the payment URI wallets scan: `ethereum:` (EIP-681, with `@chain`) for an
+    /// Ethereum address, `bitcoin:` (BIP-21) for a Bitcoin one.
+    static func paymentURI(_ payload: QRPayload, chain: Int?) throws -> QRPayload {
+        let text = String(decoding: payload.bytes, as: UTF8.self)
+        let uri: String
+        switch try? PathSearch.Target.parse(text) {
+        case .ethereum(let a)?: uri = "ethereum:" + a.checksummed + (chain.map { "@\($0)" } ?? "")
+        case .bitcoin(_, let normalised)?:
+            guard chain == nil else { throw BuiltinError.optionNotApplicable(option: "chain", reason: "a Bitcoin address has no chain id") }
+            // A bech32 address may be written upper case (BIP-173), and the scheme is any case (BIP-21):
+            // all upper case, the URI is alphanumeric and the code smaller.
+            uri = normalised.hasPrefix("bc1") ? "BITCOIN:" + normalised.uppercased() : "bitcoin:" + normalised
+        default:
+            throw BuiltinError.optionNotApplicable(option: "uri", reason: "the value is not an Ethereum or Bitcoin address")
+        }
+        return QRPayload(bytes: Array(uri.utf8), text: true, level: .medium, secret: false)
     }
 
     /// A scanned code as a record: `kind` and what it holds (secrets as secrets).
