@@ -193,25 +193,21 @@ public struct GrayImage: Sendable, Equatable {
     public static let maximumPixels = 40_000_000
 
     /// A PNG image held in memory, converted to grey.
-    public init(png bytes: [UInt8]) throws(QRError) {
-        var gray: UnsafeMutablePointer<UInt8>?
-        var w: Int32 = 0, h: Int32 = 0
-        var error = [CChar](repeating: 0, count: 256)
-        let rc = bytes.withUnsafeBufferPointer { b in
-            kcs_png_read_gray(b.baseAddress, b.count, Self.maximumPixels, &gray, &w, &h, &error, error.count)
-        }
-        guard rc == 0, let gray else { throw .image(Self.text(error)) }
-        defer { kcs_free(gray) }
-        self.init(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: gray, count: Int(w) * Int(h))))
-    }
+    public init(png bytes: [UInt8]) throws(QRError) { try self.init(bytes, decoder: kcs_png_read_gray) }
 
     /// A JPEG image held in memory, converted to grey (libturbojpeg).
-    public init(jpeg bytes: [UInt8]) throws(QRError) {
+    public init(jpeg bytes: [UInt8]) throws(QRError) { try self.init(bytes, decoder: kcs_jpeg_read_gray) }
+
+    /// An image decoded to grey by one of the shim's readers (bytes, length, pixel limit → grey
+    /// buffer, width, height, or the reason).
+    private init(_ bytes: [UInt8], decoder: (UnsafePointer<UInt8>?, Int, Int, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+                                           UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<CChar>, Int) -> Int32)
+        throws(QRError) {
         var gray: UnsafeMutablePointer<UInt8>?
         var w: Int32 = 0, h: Int32 = 0
         var error = [CChar](repeating: 0, count: 256)
         let rc = bytes.withUnsafeBufferPointer { b in
-            kcs_jpeg_read_gray(b.baseAddress, b.count, Self.maximumPixels, &gray, &w, &h, &error, error.count)
+            decoder(b.baseAddress, b.count, Self.maximumPixels, &gray, &w, &h, &error, error.count)
         }
         guard rc == 0, let gray else { throw .image(Self.text(error)) }
         defer { kcs_free(gray) }
