@@ -121,6 +121,15 @@ struct QRCodeTests {
             == code.terminalText(margin: 2, color: false, lightDrawn: false))
     }
 
+    /// A screenshot of a light-on-dark terminal is an inverted code: zbar's test-inverted mode reads it.
+    @Test func invertedCode_isRead() throws {
+        let image = try QRCode(data: Array(Self.ur.utf8), text: true).image(scale: 4, margin: 4)
+        let inverted = GrayImage(width: image.width, height: image.height, pixels: image.pixels.map { 255 - $0 })
+        #expect(try inverted.qrCodes() == [Array(Self.ur.utf8)])
+        // The same through a file, as qr.read reads it.
+        #expect(try GrayImage(png: inverted.png()).qrCodes() == [Array(Self.ur.utf8)])
+    }
+
     @Test func svg_drawsEveryDarkModule() throws {
         let code = try QRCode(data: Array("KCS".utf8), text: true)
         let svg = code.svg(scale: 4, margin: 4)
