@@ -107,4 +107,65 @@ static inline int kcs_ccm_open(const unsigned char *key, const unsigned char *no
     return ok;
 }
 
+// MARK: - Big numbers (OpenSSL's BN), for the two-party protocols' Paillier and proof arithmetic
+// (docs/two-party.md). Loaded from the same libcrypto, on first use. BIGNUM and BN_CTX are opaque.
+
+typedef struct kcs_bn_api {
+    void *(*new_)(void);
+    void *(*secure_new)(void);
+    void (*clear_free)(void *);
+    void *(*bin2bn)(const unsigned char *, int, void *);
+    int (*bn2binpad)(const void *, unsigned char *, int);
+    int (*num_bits)(const void *);
+    void *(*ctx_new)(void);
+    void *(*ctx_secure_new)(void);
+    void (*ctx_free)(void *);
+    int (*mod_exp)(void *, const void *, const void *, const void *, void *);
+    int (*mod_exp_consttime)(void *, const void *, const void *, const void *, void *, void *);
+    int (*mod_mul)(void *, const void *, const void *, const void *, void *);
+    int (*mod_add)(void *, const void *, const void *, const void *, void *);
+    int (*mod_sub)(void *, const void *, const void *, const void *, void *);
+    int (*nnmod)(void *, const void *, const void *, void *);
+    int (*mul)(void *, const void *, const void *, void *);
+    int (*add)(void *, const void *, const void *);
+    int (*sub)(void *, const void *, const void *);
+    void *(*mod_inverse)(void *, const void *, const void *, void *);
+    int (*gcd)(void *, const void *, const void *, void *);
+    int (*cmp)(const void *, const void *);
+    int (*generate_prime)(void *, int, int, const void *, const void *, void *);
+    int (*check_prime)(const void *, void *, void *);
+    int (*rand_range)(void *, const void *);
+    char error[256];
+    int loaded;
+} kcs_bn_api;
+
+static inline kcs_bn_api *kcs_bn_state(void) { static kcs_bn_api api; return &api; }
+static inline pthread_once_t *kcs_bn_once(void) { static pthread_once_t once = PTHREAD_ONCE_INIT; return &once; }
+
+static inline void kcs_bn_load_once(void) {
+    kcs_bn_api *a = kcs_bn_state();
+    void *lib = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { snprintf(a->error, sizeof a->error, "libcrypto.so.3 could not be loaded (%s)", dlerror()); return; }
+#define KCS_BN(field, name) a->field = (__typeof__(a->field))dlsym(lib, name); if (!a->field) { snprintf(a->error, sizeof a->error, "libcrypto.so.3 lacks %s", name); return; }
+    KCS_BN(new_, "BN_new") KCS_BN(secure_new, "BN_secure_new") KCS_BN(clear_free, "BN_clear_free")
+    KCS_BN(bin2bn, "BN_bin2bn") KCS_BN(bn2binpad, "BN_bn2binpad") KCS_BN(num_bits, "BN_num_bits")
+    KCS_BN(ctx_new, "BN_CTX_new") KCS_BN(ctx_secure_new, "BN_CTX_secure_new") KCS_BN(ctx_free, "BN_CTX_free")
+    KCS_BN(mod_exp, "BN_mod_exp") KCS_BN(mod_exp_consttime, "BN_mod_exp_mont_consttime") KCS_BN(mod_mul, "BN_mod_mul")
+    KCS_BN(mod_add, "BN_mod_add") KCS_BN(mod_sub, "BN_mod_sub") KCS_BN(nnmod, "BN_nnmod") KCS_BN(mul, "BN_mul")
+    KCS_BN(add, "BN_add") KCS_BN(sub, "BN_sub") KCS_BN(mod_inverse, "BN_mod_inverse") KCS_BN(gcd, "BN_gcd")
+    KCS_BN(cmp, "BN_cmp") KCS_BN(generate_prime, "BN_generate_prime_ex") KCS_BN(check_prime, "BN_check_prime")
+    KCS_BN(rand_range, "BN_rand_range")
+#undef KCS_BN
+    a->loaded = 1;
+}
+
+/// Loads libcrypto's BN functions once; NULL when loaded, else the reason.
+static inline const char *kcs_bn_load(void) {
+    pthread_once(kcs_bn_once(), kcs_bn_load_once);
+    return kcs_bn_state()->loaded ? NULL : kcs_bn_state()->error;
+}
+
+/// The BN functions (after kcs_bn_load succeeded).
+static inline kcs_bn_api *kcs_bn(void) { return kcs_bn_state(); }
+
 #endif
