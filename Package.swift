@@ -47,6 +47,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .target(name: "WalletCore", dependencies: ["KCSErrors", "WalletCrypto"]),
+        // Two-party ECDSA (docs/two-party-protocol.md): proofs and state machines, no I/O.
+        .target(name: "WalletMPC", dependencies: ["KCSErrors", "WalletCrypto", "WalletCore"]),
 
         // MARK: - Layer 2: the card (protocol client, simulator, PC/SC)
         .target(name: "CardProtocol", dependencies: ["KCSErrors", "WalletCore", "WalletCrypto"]),
@@ -104,6 +106,7 @@ let package = Package(
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "WalletCoreTests", dependencies: ["WalletCore", "WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
+        .testTarget(name: "WalletMPCTests", dependencies: ["WalletMPC", "WalletCore", "WalletCrypto", "KCSTestSupport"]),
         .testTarget(
             name: "CardProtocolTests", dependencies: ["CardProtocol", "WalletCore", "KCSTestSupport"], exclude: ["Vectors"]),
         .testTarget(

@@ -135,6 +135,11 @@ typedef struct kcs_bn_api {
     int (*generate_prime)(void *, int, int, const void *, const void *, void *);
     int (*check_prime)(const void *, void *, void *);
     int (*rand_range)(void *, const void *);
+    int (*div)(void *, void *, const void *, const void *, void *);
+    int (*rshift)(void *, const void *, int);
+    int (*lshift)(void *, const void *, int);
+    int (*is_bit_set)(const void *, int);
+    void *(*rfc3526_prime_2048)(void *);
     char error[256];
     int loaded;
 } kcs_bn_api;
@@ -154,7 +159,8 @@ static inline void kcs_bn_load_once(void) {
     KCS_BN(mod_add, "BN_mod_add") KCS_BN(mod_sub, "BN_mod_sub") KCS_BN(nnmod, "BN_nnmod") KCS_BN(mul, "BN_mul")
     KCS_BN(add, "BN_add") KCS_BN(sub, "BN_sub") KCS_BN(mod_inverse, "BN_mod_inverse") KCS_BN(gcd, "BN_gcd")
     KCS_BN(cmp, "BN_cmp") KCS_BN(generate_prime, "BN_generate_prime_ex") KCS_BN(check_prime, "BN_check_prime")
-    KCS_BN(rand_range, "BN_rand_range")
+    KCS_BN(rand_range, "BN_rand_range") KCS_BN(div, "BN_div") KCS_BN(rshift, "BN_rshift") KCS_BN(lshift, "BN_lshift")
+    KCS_BN(is_bit_set, "BN_is_bit_set") KCS_BN(rfc3526_prime_2048, "BN_get_rfc3526_prime_2048")
 #undef KCS_BN
     a->loaded = 1;
 }

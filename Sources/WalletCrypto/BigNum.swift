@@ -147,6 +147,38 @@ public final class BigNum: @unchecked Sendable, Equatable, Comparable, CustomStr
         return r
     }
 
+    /// ⌊a / d⌋ (d ≠ 0).
+    public static func / (a: BigNum, d: BigNum) throws(WalletCryptoError) -> BigNum {
+        guard !d.isZero else { throw .cipherFailure("division by zero") }
+        return try run("BN_div", [a, d]) { f, r, ctx in f.pointee.div(r, nil, a.raw, d.raw, ctx) }
+    }
+
+    /// ⌊self / 2ⁿ⌋.
+    public func shiftedRight(_ n: Int) throws(WalletCryptoError) -> BigNum {
+        try Self.run("BN_rshift", [self]) { f, r, _ in f.pointee.rshift(r, self.raw, Int32(n)) }
+    }
+
+    /// self · 2ⁿ.
+    public func shiftedLeft(_ n: Int) throws(WalletCryptoError) -> BigNum {
+        try Self.run("BN_lshift", [self]) { f, r, _ in f.pointee.lshift(r, self.raw, Int32(n)) }
+    }
+
+    /// 2ⁿ.
+    public static func power2(_ n: Int) throws(WalletCryptoError) -> BigNum { try BigNum(1).shiftedLeft(n) }
+
+    /// Bit `n` (bit 0 is the least significant).
+    public func bit(_ n: Int) -> Bool { kcs_bn().pointee.is_bit_set(raw, Int32(n)) == 1 }
+
+    public var isOdd: Bool { bit(0) }
+
+    /// The 2048-bit MODP prime of RFC 3526 §3 (a safe prime), from OpenSSL.
+    public static func rfc3526Prime2048() throws(WalletCryptoError) -> BigNum {
+        let a = try api()
+        let r = try fresh(secret: false)
+        guard a.pointee.rfc3526_prime_2048(r.raw) != nil else { throw .cipherFailure("BN_get_rfc3526_prime_2048 failed") }
+        return r
+    }
+
     /// True when the number is prime (OpenSSL's Miller–Rabin rounds for its size).
     public var isProbablePrime: Bool {
         guard let a = try? Self.api(), let ctx = a.pointee.ctx_new() else { return false }

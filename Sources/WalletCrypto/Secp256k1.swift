@@ -266,6 +266,47 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(compressed) }
 }
 
+// MARK: - Point arithmetic (the two-party protocols: docs/two-party-protocol.md)
+
+extension PublicKey {
+    /// k·G for a scalar 0 < k < n (32 bytes big-endian).
+    public static func generator(times scalar: [UInt8]) throws(WalletCryptoError) -> PublicKey {
+        guard scalar.count == 32 else { throw .wrongLength(what: "scalar", expected: "32 bytes", got: scalar.count) }
+        var pub = secp256k1_pubkey()
+        guard secp256k1_ec_pubkey_create(Secp256k1Context.shared.raw, &pub, scalar) == 1 else { throw .privateKeyOutOfRange }
+        return PublicKey(raw: pub)
+    }
+
+    /// k·P for a scalar 0 < k < n.
+    public func multiplied(by scalar: [UInt8]) throws(WalletCryptoError) -> PublicKey {
+        guard scalar.count == 32 else { throw .wrongLength(what: "scalar", expected: "32 bytes", got: scalar.count) }
+        var pub = raw
+        guard secp256k1_ec_pubkey_tweak_mul(Secp256k1Context.shared.raw, &pub, scalar) == 1 else { throw .tweakOutOfRange }
+        return PublicKey(raw: pub)
+    }
+
+    /// P + Q; fails when the sum is the point at infinity.
+    public func plus(_ other: PublicKey) throws(WalletCryptoError) -> PublicKey {
+        var out = secp256k1_pubkey()
+        var a = raw, b = other.raw
+        let ok = withUnsafePointer(to: &a) { pa in
+            withUnsafePointer(to: &b) { pb in
+                let list: [UnsafePointer<secp256k1_pubkey>?] = [pa, pb]
+                return secp256k1_ec_pubkey_combine(Secp256k1Context.shared.raw, &out, list, 2)
+            }
+        }
+        guard ok == 1 else { throw .invalidPublicKey(reason: "the sum is the point at infinity") }
+        return PublicKey(raw: out)
+    }
+
+    /// −P.
+    public var negated: PublicKey {
+        var pub = raw
+        _ = secp256k1_ec_pubkey_negate(Secp256k1Context.shared.raw, &pub)
+        return PublicKey(raw: pub)
+    }
+}
+
 /// A BIP-340 x-only public key (32 bytes, even Y implied).
 public struct XOnlyPublicKey: Sendable, Hashable, CustomStringConvertible {
     var raw: secp256k1_xonly_pubkey

@@ -175,6 +175,15 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
         return (data, i, key)
     }
 
+    /// One non-hardened public step and its tweak I_L (child point = parent + I_L·G): how a
+    /// two-party key moves its co-signer's share to a child (docs/two-party-protocol.md §6).
+    public func publicStep(_ child: ChildIndex) throws(HDError) -> (tweak: [UInt8], child: ExtendedKey) {
+        guard !child.hardened else { throw .hardenedFromPublic(index: child.description) }
+        var step = try childStep(child)
+        defer { Secret.wipe(&step.data); Secret.wipe(&step.i) }
+        return (Array(step.i[0..<32]), step.child)
+    }
+
     /// Derives along `path`. An absolute path needs a master key (depth 0).
     public func derive(_ path: DerivationPath) throws(HDError) -> ExtendedKey {
         if path.isAbsolute && depth != 0 { throw .pathAbsoluteFromChild(depth: Int(depth)) }
