@@ -71,6 +71,8 @@ let package = Package(
         .target(name: "KCSRuntime", dependencies: ["KCSErrors", "KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
         // Layer 3 beside the store: a JSON-RPC client for an Ethereum node (HTTP through libcurl).
         .target(name: "EthRPC", dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "CCurl"]),
+        // Layer 3 beside the node: the two-party channel (libsodium) and its sockets.
+        .target(name: "MPCLink", dependencies: ["KCSErrors", "WalletCrypto", "WalletMPC", "CSodium"]),
         // Layer 3: QR codes in the terminal and in PNG/SVG files, and read from images.
         .target(name: "QRCodes", dependencies: ["KCSErrors", "CQR"]),
 
@@ -106,7 +108,7 @@ let package = Package(
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "WalletCoreTests", dependencies: ["WalletCore", "WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
-        .testTarget(name: "WalletMPCTests", dependencies: ["WalletMPC", "WalletCore", "WalletCrypto", "KCSTestSupport"]),
+        .testTarget(name: "WalletMPCTests", dependencies: ["WalletMPC", "MPCLink", "WalletCore", "WalletCrypto", "KCSTestSupport"]),
         .testTarget(
             name: "CardProtocolTests", dependencies: ["CardProtocol", "WalletCore", "KCSTestSupport"], exclude: ["Vectors"]),
         .testTarget(

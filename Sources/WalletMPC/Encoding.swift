@@ -112,3 +112,20 @@ public struct MPCRandom: Sendable {
         }
     }
 }
+
+/// What each side of the channel handshake signs with its identity key (docs/two-party-protocol.md
+/// §7): its role, both ephemeral keys, both nonces and both identity keys.
+public enum ChannelTranscript {
+    public static func hash(role: String, ephemeralI: [UInt8], ephemeralR: [UInt8], nonceI: [UInt8], nonceR: [UInt8],
+                            identityI: [UInt8], identityR: [UInt8]) -> [UInt8] {
+        var items = Items()
+        items.s(role)
+        items.b(ephemeralI)
+        items.b(ephemeralR)
+        items.b(nonceI)
+        items.b(nonceR)
+        items.b(identityI)
+        items.b(identityR)
+        return MPCHash.h("channel", items)
+    }
+}

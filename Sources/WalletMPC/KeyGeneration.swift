@@ -68,6 +68,7 @@ public final class KeyGenerationParty1: TwoPartyStep {
     let makePaillier: () throws(MPCError) -> PaillierSecretKey
     public private(set) var frameSID = [UInt8](repeating: 0, count: 32)
     public private(set) var expectedStep = 1
+    public var isDone: Bool { expectedStep >= 5 }
     /// The share, once P2 confirmed the key.
     public private(set) var share: Party1Share?
 
@@ -158,6 +159,7 @@ public final class KeyGenerationParty2: TwoPartyStep {
     let random: MPCRandom
     public private(set) var frameSID = [UInt8](repeating: 0, count: 32)
     public private(set) var expectedStep = 1
+    public var isDone: Bool { expectedStep >= 5 }
     /// The share, once every check passed (stored before P2 confirms).
     public private(set) var share: Party2Share?
 

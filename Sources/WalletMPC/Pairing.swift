@@ -42,6 +42,7 @@ public final class PairingParty1: TwoPartyStep {
     let primes: (() throws(MPCError) -> (BigNum, BigNum))
     public private(set) var frameSID = [UInt8](repeating: 0, count: 32)
     public private(set) var expectedStep = 1
+    public var isDone: Bool { expectedStep >= 5 }
     /// The group, once P2 confirmed it.
     public private(set) var group: UnknownOrderGroup?
     private var pending: UnknownOrderGroup?
@@ -87,6 +88,7 @@ public final class PairingParty2: TwoPartyStep {
     let random: MPCRandom
     public private(set) var frameSID = [UInt8](repeating: 0, count: 32)
     public private(set) var expectedStep = 1
+    public var isDone: Bool { expectedStep >= 5 }
     private var sid: [UInt8] = []
     /// The group, once its proof verified.
     public private(set) var group: UnknownOrderGroup?

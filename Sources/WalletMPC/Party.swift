@@ -14,6 +14,8 @@ public protocol TwoPartyStep: AnyObject {
     var expectedStep: Int { get }
     /// The session's nonce as frames carry it (zeroes before the first frame).
     var frameSID: [UInt8] { get }
+    /// True once this party has sent its last frame and expects none.
+    var isDone: Bool { get }
 }
 
 extension TwoPartyStep {

@@ -65,6 +65,7 @@ public final class SigningParty1: TwoPartyStep {
     let random: MPCRandom
     public private(set) var frameSID = [UInt8](repeating: 0, count: 32)
     public private(set) var expectedStep = 1
+    public var isDone: Bool { expectedStep >= 7 }
     /// The signature, verified against the (child) key.
     public private(set) var signature: RecoverableSignature?
     /// The key signed with: Q, or Q + δ·G for a child.
@@ -186,6 +187,7 @@ public final class SigningParty2: TwoPartyStep {
     let approve: (SignRequest) -> Bool
     public private(set) var frameSID = [UInt8](repeating: 0, count: 32)
     public private(set) var expectedStep = 0
+    public var isDone: Bool { expectedStep >= 7 }
     /// The request as P2 recomputed it.
     public private(set) var request: SignRequest?
     /// The signature P1 reported, checked against the (child) key.

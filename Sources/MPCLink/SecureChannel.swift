@@ -1,0 +1,141 @@
+internal import CSodium
+import WalletCrypto
+import WalletMPC
+
+/// The authenticated, encrypted channel two parties speak over (docs/two-party-protocol.md §7):
+/// both send a hello (identity key, ephemeral X25519 key, nonce); each signs the handshake
+/// transcript with its Ed25519 identity; libsodium's key exchange gives one key per direction, and
+/// each direction is one `crypto_secretstream_xchacha20poly1305` stream (order, replay and
+/// truncation protected inside the connection). Every message: 4-byte big-endian length ‖ bytes.
+public final class SecureChannel: @unchecked Sendable {
+    public static let maxMessage = 1 << 20
+    /// The other party's identity public key (checked against the pinned one, when given).
+    public let peerIdentity: [UInt8]
+    let socket: SocketStream
+    private var push = crypto_secretstream_xchacha20poly1305_state()
+    private var pull = crypto_secretstream_xchacha20poly1305_state()
+    /// Seconds allowed for each message.
+    public var timeout: Int
+
+    private init(socket: SocketStream, peerIdentity: [UInt8], timeout: Int) {
+        self.socket = socket
+        self.peerIdentity = peerIdentity
+        self.timeout = timeout
+    }
+
+    deinit {
+        withUnsafeMutableBytes(of: &push) { sodium_memzero($0.baseAddress, $0.count) }
+        withUnsafeMutableBytes(of: &pull) { sodium_memzero($0.baseAddress, $0.count) }
+    }
+
+    static func sendRaw(_ socket: SocketStream, _ bytes: [UInt8], what: String) throws(MPCLinkError) {
+        let n = UInt32(bytes.count)
+        try socket.write([UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + bytes, what: what)
+    }
+
+    static func receiveRaw(_ socket: SocketStream, max: Int, seconds: Int, what: String) throws(MPCLinkError) -> [UInt8] {
+        let h = try socket.read(4, seconds: seconds, what: what)
+        let n = Int(h[0]) << 24 | Int(h[1]) << 16 | Int(h[2]) << 8 | Int(h[3])
+        guard n <= max else { throw .tooLarge(n) }
+        return try socket.read(n, seconds: seconds, what: what)
+    }
+
+    /// Runs the handshake on a connected socket. `initiator`: the side that connected.
+    /// `pinned`: the identity the peer must have (nil: any, for a first pairing — the caller shows
+    /// both fingerprints and pins the peer's).
+    public static func open(_ socket: SocketStream, identity: PartyIdentity, initiator: Bool, pinned: [UInt8]?,
+                            timeout: Int = 30) throws(MPCLinkError) -> SecureChannel {
+        _ = sodium_init()
+        var ephPublic = [UInt8](repeating: 0, count: 32), ephSecret = [UInt8](repeating: 0, count: 32)
+        defer { sodium_memzero(&ephSecret, 32) }
+        _ = crypto_kx_keypair(&ephPublic, &ephSecret)
+        let nonce = Array(SystemRandom().bytes(32))
+        try sendRaw(socket, [1] + identity.publicKey + ephPublic + nonce, what: "the handshake")
+        let hello = try receiveRaw(socket, max: 97, seconds: timeout, what: "the handshake")
+        guard hello.count == 97, hello[0] == 1 else { throw .handshake("the peer's hello is not kcs-2pecdsa/1") }
+        let peerIdentity = Array(hello[1..<33]), peerEph = Array(hello[33..<65]), peerNonce = Array(hello[65..<97])
+        if let pinned, pinned != peerIdentity {
+            throw .untrustedPeer(fingerprint: PartyIdentity.fingerprint(of: peerIdentity), expected: PartyIdentity.fingerprint(of: pinned))
+        }
+        // Keys: rx, tx for this side (libsodium's client = the initiator).
+        var rx = [UInt8](repeating: 0, count: 32), tx = [UInt8](repeating: 0, count: 32)
+        defer { sodium_memzero(&rx, 32); sodium_memzero(&tx, 32) }
+        let kx = initiator ? crypto_kx_client_session_keys(&rx, &tx, ephPublic, ephSecret, peerEph)
+                           : crypto_kx_server_session_keys(&rx, &tx, ephPublic, ephSecret, peerEph)
+        guard kx == 0 else { throw .handshake("the peer's ephemeral key is unusable") }
+        let (eI, eR, nI, nR, iI, iR) = initiator ? (ephPublic, peerEph, nonce, peerNonce, identity.publicKey, peerIdentity)
+                                                 : (peerEph, ephPublic, peerNonce, nonce, peerIdentity, identity.publicKey)
+        func transcript(_ role: String) -> [UInt8] {
+            ChannelTranscript.hash(role: role, ephemeralI: eI, ephemeralR: eR, nonceI: nI, nonceR: nR, identityI: iI, identityR: iR)
+        }
+        let channel = SecureChannel(socket: socket, peerIdentity: peerIdentity, timeout: timeout)
+        var header = [UInt8](repeating: 0, count: Int(crypto_secretstream_xchacha20poly1305_HEADERBYTES))
+        _ = crypto_secretstream_xchacha20poly1305_init_push(&channel.push, &header, tx)
+        let mine = initiator ? "initiator" : "responder", theirs = initiator ? "responder" : "initiator"
+        try sendRaw(socket, identity.sign(transcript(mine)) + header, what: "the handshake")
+        let auth = try receiveRaw(socket, max: 64 + header.count, seconds: timeout, what: "the handshake")
+        guard auth.count == 64 + header.count else { throw .handshake("the peer's signature message is malformed") }
+        guard PartyIdentity.verify(Array(auth[0..<64]), transcript(theirs), publicKey: peerIdentity) else {
+            throw .handshake("the peer's signature over the handshake does not verify")
+        }
+        guard crypto_secretstream_xchacha20poly1305_init_pull(&channel.pull, Array(auth[64...]), rx) == 0 else {
+            throw .handshake("the peer's stream header is invalid")
+        }
+        return channel
+    }
+
+    /// Sends one message.
+    public func send(_ message: [UInt8]) throws(MPCLinkError) {
+        guard message.count <= Self.maxMessage else { throw .tooLarge(message.count) }
+        var out = [UInt8](repeating: 0, count: message.count + Int(crypto_secretstream_xchacha20poly1305_ABYTES))
+        _ = crypto_secretstream_xchacha20poly1305_push(&push, &out, nil, message, UInt64(message.count), nil, 0,
+                                                       UInt8(crypto_secretstream_xchacha20poly1305_TAG_MESSAGE))
+        try Self.sendRaw(socket, out, what: "sending")
+    }
+
+    /// Receives one message (waiting at most `seconds`, else the channel's timeout).
+    public func receive(seconds: Int? = nil, what: String = "the next message") throws(MPCLinkError) -> [UInt8] {
+        let abytes = Int(crypto_secretstream_xchacha20poly1305_ABYTES)
+        let sealed = try Self.receiveRaw(socket, max: Self.maxMessage + abytes, seconds: seconds ?? timeout, what: what)
+        guard sealed.count >= abytes else { throw .handshake("a message shorter than its tag") }
+        var out = [UInt8](repeating: 0, count: sealed.count - abytes)
+        var tag: UInt8 = 0
+        guard crypto_secretstream_xchacha20poly1305_pull(&pull, &out, nil, &tag, sealed, UInt64(sealed.count), nil, 0) == 0 else {
+            throw .handshake("a message failed authentication (changed, replayed or out of order)")
+        }
+        return out
+    }
+
+    /// Sends a frame.
+    public func send(_ frame: Frame) throws(MPCLinkError) { try send(frame.json) }
+
+    /// Receives a frame; `MPCError.badFrame` for one that does not parse.
+    public func receiveFrame(seconds: Int? = nil, what: String = "the next message") throws -> Frame {
+        try Frame(json: try receive(seconds: seconds, what: what))
+    }
+
+    /// Closes the connection.
+    public func close() { socket.shutdownNow() }
+}
+
+/// Runs one party of a session over a channel: the initiator sends first; every frame received
+/// goes to `party`, every frame it returns goes out, until it is done; a failure on this side
+/// sends an `abort` frame naming the check.
+public enum ChannelRun {
+    public static func run(_ party: TwoPartyStep, over channel: SecureChannel, initiator: Bool, firstTimeout: Int? = nil) throws {
+        var outgoing = initiator ? try party.next(nil) : nil
+        var first = true
+        while true {
+            if let f = outgoing { try channel.send(f) }
+            if party.isDone { return }
+            do {
+                let incoming = try channel.receiveFrame(seconds: first ? firstTimeout : nil)
+                first = false
+                outgoing = try party.next(incoming)
+            } catch let e as MPCError {
+                if case .peerAborted = e {} else { try? channel.send(party.abortFrame(for: e)) }
+                throw e
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a co-signer listens: `unix:/path` (or a path) or `host:port` (IPv4, 127.0.0.1 by default).
+public enum Endpoint: Sendable, Equatable, CustomStringConvertible {
+    case unix(String)
+    case tcp(host: String, port: UInt16)
+
+    public init(_ text: String) throws(MPCLinkError) {
+        if text.hasPrefix("unix:") {
+            self = .unix(String(text.dropFirst(5)))
+        } else if text.hasPrefix("/") || text.hasPrefix(".") {
+            self = .unix(text)
+        } else if let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0 {
+            let host = String(text[..<colon])
+            self = .tcp(host: host.isEmpty ? "127.0.0.1" : host, port: port)
+        } else {
+            throw .unreachable(address: text, reason: "expected HOST:PORT or unix:PATH")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unix(let path): "unix:" + path
+        case .tcp(let host, let port): "\(host):\(port)"
+        }
+    }
+}
+
+/// A connected stream socket with deadlines on every read.
+public final class SocketStream: @unchecked Sendable {
+    let fd: Int32
+    let peer: String
+
+    init(fd: Int32, peer: String) {
+        self.fd = fd
+        self.peer = peer
+    }
+
+    deinit { close(fd) }
+
+    /// Connects to `endpoint`.
+    public static func connect(_ endpoint: Endpoint) throws(MPCLinkError) -> SocketStream {
+        let (fd, ok, why) = withAddress(endpoint) { fd, addr, len in Glibc.connect(fd, addr, len) == 0 }
+        guard ok else {
+            if fd >= 0 { close(fd) }
+            throw .unreachable(address: endpoint.description, reason: why)
+        }
+        return SocketStream(fd: fd, peer: endpoint.description)
+    }
+
+    /// Reads exactly `count` bytes, waiting at most `seconds` for each piece.
+    func read(_ count: Int, seconds: Int, what: String) throws(MPCLinkError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, Int32(seconds * 1000))
+            if ready == 0 { throw .timeout(waitingFor: what, seconds: seconds) }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .closed(during: what)
+            }
+            let n = out.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + got, count - got, 0) }
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                throw .closed(during: what)
+            }
+            got += n
+        }
+        return out
+    }
+
+    func write(_ bytes: [UInt8], what: String) throws(MPCLinkError) {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                throw .closed(during: what)
+            }
+            sent += n
+        }
+    }
+
+    /// Closes the connection now (the peer reads end-of-stream).
+    public func shutdownNow() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+}
+
+/// A socket for `endpoint` and `body` run with its address; returns (fd, body's result, reason).
+func withAddress(_ endpoint: Endpoint, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool) -> (Int32, Bool, String) {
+    switch endpoint {
+    case .unix(let path):
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { return (-1, false, "the socket path is too long") }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return (fd, false, String(cString: strerror(errno))) }
+        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        return (fd, ok, ok ? "" : String(cString: strerror(errno)))
+    case .tcp(let host, let port):
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &addr.sin_addr) == 1 else {
+            return (-1, false, "\(host) is not an IPv4 address")
+        }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return (fd, false, String(cString: strerror(errno))) }
+        var one: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        return (fd, ok, ok ? "" : String(cString: strerror(errno)))
+    }
+}
+
+/// A listening socket.
+public final class SocketListener: @unchecked Sendable {
+    let fd: Int32
+    public let endpoint: Endpoint
+
+    deinit {
+        close(fd)
+        if case .unix(let path) = endpoint { unlink(path) }
+    }
+
+    /// Listens on `endpoint` (a Unix socket is created with mode 0600; port 0 picks a free port).
+    public init(_ endpoint: Endpoint) throws(MPCLinkError) {
+        if case .unix(let path) = endpoint { unlink(path) }
+        let (fd, ok, why) = withAddress(endpoint) { fd, addr, len in bind(fd, addr, len) == 0 && listen(fd, 8) == 0 }
+        guard ok else {
+            if fd >= 0 { close(fd) }
+            throw .unreachable(address: endpoint.description, reason: why)
+        }
+        self.fd = fd
+        switch endpoint {
+        case .unix(let path):
+            chmod(path, 0o600)
+            self.endpoint = endpoint
+        case .tcp(let host, _):
+            var addr = sockaddr_in()
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+            self.endpoint = .tcp(host: host, port: UInt16(bigEndian: addr.sin_port))
+        }
+    }
+
+    /// Waits for the next connection (nil after `seconds` without one, when given).
+    public func accept(seconds: Int? = nil) throws(MPCLinkError) -> SocketStream? {
+        while true {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, seconds.map { Int32($0 * 1000) } ?? -1)
+            if ready == 0 { return nil }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .unreachable(address: endpoint.description, reason: String(cString: strerror(errno)))
+            }
+            let client = Glibc.accept(fd, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                throw .unreachable(address: endpoint.description, reason: String(cString: strerror(errno)))
+            }
+            return SocketStream(fd: client, peer: "a client of \(endpoint)")
+        }
+    }
+}
