@@ -5,7 +5,7 @@ SWIFT ?= swift
 DEB_PACKAGES := libedit-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace binutils libssl3 libqrencode-dev libzbar0 libpng-dev libturbojpeg0 libgif-dev zbar-tools
 BENCH_PACKAGES := libssl-dev gcc
 
-.PHONY: deps bench-deps evm-venv keycard-venv qr-venv build release run test bench fuzz fuzz-build clean static install uninstall install-check
+.PHONY: deps bench-deps evm-venv keycard-venv qr-venv mpc-venv build release run test bench fuzz fuzz-build clean static install uninstall install-check
 
 # Installs only what dpkg says is missing; apt-get update runs once, and only then.
 deps:
@@ -53,6 +53,15 @@ $(QR_VENV)/.installed: tools/qr-oracle/requirements.txt
 	$(QR_VENV)/bin/pip install -q --disable-pip-version-check -r tools/qr-oracle/requirements.txt
 	@touch $@
 
+# The independent two-party reference party of the tests (tools/mpc-ref): phe, ecdsa, gmpy2, pycryptodome.
+MPC_VENV := .build/mpc-venv
+mpc-venv: $(MPC_VENV)/.installed
+$(MPC_VENV)/.installed: tools/mpc-ref/requirements.txt
+	@rm -rf $(MPC_VENV)
+	python3 -m venv $(MPC_VENV)
+	$(MPC_VENV)/bin/pip install -q --disable-pip-version-check -r tools/mpc-ref/requirements.txt
+	@touch $@
+
 build: deps
 	$(SWIFT) build
 
@@ -66,7 +75,7 @@ run: build
 # The whole log goes to .build/test.log as well; when a test fails, its name and the issue it
 # recorded are printed again at the very end, where a CI log's tail still shows them; the last
 # lines, one per failure and marked FAILED:, survive a log excerpt that drops repeated lines.
-test: deps evm-venv keycard-venv qr-venv
+test: deps evm-venv keycard-venv qr-venv mpc-venv
 	$(SWIFT) build --build-tests
 	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
 	  echo "=== failing tests (from .build/test.log) ==="; \

@@ -25,6 +25,10 @@ struct Items {
     /// An unbounded integer, minimal big-endian (zero is one byte 00).
     @discardableResult mutating func u(_ n: BigNum) -> Items { item(0x55, n.bytes); return self }
     @discardableResult mutating func p(_ point: PublicKey) -> Items { item(0x50, point.compressed); return self }
+    /// A point's 33 bytes as received, before they are checked (an opening is checked first).
+    @discardableResult mutating func p(raw: [UInt8]) -> Items { item(0x50, raw); return self }
+    /// A fixed-width integer's bytes as received.
+    @discardableResult mutating func f(raw: [UInt8]) -> Items { item(0x46, raw); return self }
 }
 
 enum MPCHash {

@@ -60,13 +60,19 @@ public indirect enum WireValue: Sendable, Equatable {
 }
 
 enum JSONCanon {
-    /// A JSON string literal: `"` and `\` escaped, control characters as \u00XX, nothing else.
+    /// A JSON string literal as Python's `json.dumps(ensure_ascii=False)` writes it: `"` and `\`
+    /// escaped, \b \f \n \r \t by name, other control characters as \u00xx, the rest as UTF-8.
     static func quoted(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
             case _ where u.value < 0x20:
                 out += String(format: "\\u%04x", u.value)
             default: out.unicodeScalars.append(u)

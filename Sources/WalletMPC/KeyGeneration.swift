@@ -35,12 +35,13 @@ public struct Party2Share: Sendable {
     public let transcript: [UInt8]
 }
 
-func dkgCommitment(n1: [UInt8], pid1: [UInt8], kind: TwoPartyKind, q1: PublicKey, cc1: [UInt8], rho: [UInt8]) -> [UInt8] {
+/// The commitment of K1; `q1` as its 33 bytes (P2 checks the opening before the point).
+func dkgCommitment(n1: [UInt8], pid1: [UInt8], kind: TwoPartyKind, q1: [UInt8], cc1: [UInt8], rho: [UInt8]) -> [UInt8] {
     var items = Items()
     items.b(n1)
     items.b(pid1)
     items.s(kind.rawValue)
-    items.p(q1)
+    items.p(raw: q1)
     items.b(cc1)
     items.b(rho)
     return MPCHash.h("dkg/com", items)
@@ -101,7 +102,7 @@ public final class KeyGenerationParty1: TwoPartyStep {
             cKey = try arith { try BigNum(bytes: key.publicKey.encrypt(x1, r: rKey).bytes) }
             let frame = Frame(type: "dkg.k1", step: 1, sid: frameSID, fields: [
                 "kind": .string(kind.rawValue),
-                "com": .hex(dkgCommitment(n1: frameSID, pid1: pid1, kind: kind, q1: q1, cc1: cc1, rho: rho)),
+                "com": .hex(dkgCommitment(n1: frameSID, pid1: pid1, kind: kind, q1: q1.compressed, cc1: cc1, rho: rho)),
                 "n": try key.publicKey.n.wire(256), "c_key": try cKey.wire(512),
             ])
             frames.append(frame.json)
@@ -209,9 +210,9 @@ public final class KeyGenerationParty2: TwoPartyStep {
             // Cheap checks first: the opening, Q1 and its proof, the modulus; then the proofs.
             let q1Bytes = try r.bytes("q1", count: 33)
             let cc1 = try r.bytes("cc1", count: 32), rho = try r.bytes("rho", count: 32)
-            guard let q1 = try? PublicKey(bytes: q1Bytes) else { throw .checkFailed(check: "dkg.q1", reason: "Q1 is not a point on the curve") }
-            try require(dkgCommitment(n1: frameSID, pid1: pid1, kind: kind, q1: q1, cc1: cc1, rho: rho) == com,
+            try require(dkgCommitment(n1: frameSID, pid1: pid1, kind: kind, q1: q1Bytes, cc1: cc1, rho: rho) == com,
                         "dkg.opening", "the opening does not match the commitment of the first message")
+            guard let q1 = try? PublicKey(bytes: q1Bytes) else { throw .checkFailed(check: "dkg.q1", reason: "Q1 is not a point on the curve") }
             try DiscreteLogProof(try r.object("dl", fields: ["a", "z"])).verify(X: q1, label: "dkg/dl1", sid: sid, pid: pid1, check: "dkg.dl")
             try ModulusCheck.check(pk.n, name: "dkg.n")
             try require(pk.isCiphertext(cKey), "dkg.c-key", "c_key shares a factor with N")

@@ -39,14 +39,15 @@ public enum PayloadDigest {
     }
 }
 
-func signCommitment(sid: [UInt8], pid1: [UInt8], m: [UInt8], r1: PublicKey, proof: DiscreteLogProof, rho: [UInt8]) throws(MPCError) -> [UInt8] {
+/// The commitment of S2, over R1 and its proof (A, z) as their bytes (P2 checks the opening first).
+func signCommitment(sid: [UInt8], pid1: [UInt8], m: [UInt8], r1: [UInt8], a: [UInt8], z: [UInt8], rho: [UInt8]) -> [UInt8] {
     var items = Items()
     items.b(sid)
     items.b(pid1)
     items.b(m)
-    items.p(r1)
-    items.p(proof.a)
-    try items.f(proof.z, 32)
+    items.p(raw: r1)
+    items.p(raw: a)
+    items.f(raw: z)
     items.b(rho)
     return MPCHash.h("sign/com", items)
 }
@@ -104,7 +105,8 @@ public final class SigningParty1: TwoPartyStep {
             rho = random.bytes(32)
             expectedStep = 3
             return Frame(type: "sign.s2", step: 2, sid: frameSID,
-                         fields: ["com": .hex(try signCommitment(sid: sid, pid1: pid1, m: request.digest, r1: r1, proof: proof, rho: rho))])
+                         fields: ["com": .hex(signCommitment(sid: sid, pid1: pid1, m: request.digest, r1: r1.compressed, a: proof.a.compressed,
+                                                                   z: try Curve.scalar(proof.z), rho: rho))])
         case (3, let f?):
             try f.expect("sign.s3", step: 3, sid: frameSID, fields: ["r2", "dl"])
             let r = FieldReader(f)
@@ -193,6 +195,7 @@ public final class SigningParty2: TwoPartyStep {
     /// The signature P1 reported, checked against the (child) key.
     public private(set) var signature: RecoverableSignature?
     private var sid: [UInt8] = [], childKey: PublicKey?, x2Child = Curve.zero, k2 = Curve.zero, r2: PublicKey?, com: [UInt8] = []
+    private var ownR: [UInt8] = []
 
     public init(share: Party2Share, group: UnknownOrderGroup, pid1: [UInt8], pid2: [UInt8], random: MPCRandom = MPCRandom(),
                 digest: @escaping (String, [UInt8]) throws(MPCError) -> [UInt8] = PayloadDigest.standard,
@@ -246,17 +249,20 @@ public final class SigningParty2: TwoPartyStep {
             try f.expect("sign.s4", step: 4, sid: frameSID, fields: ["r1", "dl", "rho"])
             let reader = FieldReader(f)
             guard let request, let r2, let childKey else { throw .badFrame(reason: "sign: no first step") }
-            guard let r1 = try? PublicKey(bytes: try reader.bytes("r1", count: 33)) else {
+            let r1Bytes = try reader.bytes("r1", count: 33), rho = try reader.bytes("rho", count: 32)
+            let dl = try reader.object("dl", fields: ["a", "z"])
+            try require(signCommitment(sid: sid, pid1: pid1, m: request.digest, r1: r1Bytes, a: try dl.bytes("a", count: 33),
+                                       z: try dl.bytes("z", count: 32), rho: rho) == com,
+                        "sign.opening", "the opening does not match the commitment")
+            guard let r1 = try? PublicKey(bytes: r1Bytes) else {
                 throw .checkFailed(check: "sign.r1", reason: "R1 is not a point on the curve")
             }
-            let proof1 = try DiscreteLogProof(try reader.object("dl", fields: ["a", "z"]))
-            let rho = try reader.bytes("rho", count: 32)
-            try require(try signCommitment(sid: sid, pid1: pid1, m: request.digest, r1: r1, proof: proof1, rho: rho) == com,
-                        "sign.opening", "the opening does not match the commitment")
+            guard let proof1 = try? DiscreteLogProof(dl) else { throw .checkFailed(check: "sign.dl", reason: "the proof's A is not a point") }
             try proof1.verify(X: r1, label: "sign/dl1", sid: sid, pid: pid1, check: "sign.dl")
             let R = try Curve.mul(r1, k2)
             let r = try arith { try Curve.x(R).mod(Curve.q) }
             try require(!r.isZero, "sign.r1", "r is zero")
+            ownR = try Curve.scalar(r)
             let pk = share.paillier
             let cKeyShifted = try shiftedKeyCiphertext(pk, share.cKey)
             let cR = try pk.pow(cKeyShifted, r)
@@ -278,7 +284,7 @@ public final class SigningParty2: TwoPartyStep {
             let reader = FieldReader(f)
             guard let request, let childKey else { throw .badFrame(reason: "sign: no first step") }
             let recid = try reader.int("recid")
-            guard (0...1).contains(recid),
+            guard (0...1).contains(recid), try reader.bytes("r", count: 32) == ownR,
                   let sig = try? RecoverableSignature(signature: try ECDSASignature(r: try reader.bytes("r", count: 32), s: try reader.bytes("s", count: 32)),
                                                       recoveryID: UInt8(recid)),
                   Secp256k1.verify(sig.signature, digest: request.digest, publicKey: childKey),

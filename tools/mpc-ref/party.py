@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Play one role of one phase of kcs-2pecdsa/1 over stdin/stdout frames (see README.md).
+
+stdout carries only frames (4-byte big-endian length + canonical JSON); diagnostics go to stderr.
+Exit 0 on success, 3 on a protocol abort (ours or the peer's), 2 on a usage error."""
+import argparse, json, os, re, secrets, subprocess, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpcref.encoding import PeerAbort, ProtocolError, read_frame, write_frame  # noqa: E402
+from mpcref.groups import load_safe_primes  # noqa: E402
+from mpcref import roles  # noqa: E402
+
+P1_EVIL = {"n-small-factor", "n-2047", "c-key-plus-q", "c-key-out-of-range", "bad-opening", "bad-dl", "bad-vp",
+           "bad-pdl", "bad-pe", "bad-rp", "bad-uo", "bad-sign-opening", "stale-sid"}
+P2_EVIL = {"bad-dl2", "wrong-x2", "bad-proof-z1", "bad-proof-e", "bad-proof-w", "bit-leak", "bad-c-gcd",
+           "replay-s3"}
+
+
+class Usage(Exception):
+    pass
+
+
+class Dropped(Exception):
+    pass
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def load_json(state, name):
+    try:
+        with open(os.path.join(state, name)) as f:
+            return json.load(f)
+    except (OSError, ValueError) as exc:
+        raise Usage(f"cannot read {name} in {state}: {exc}")
+
+
+def save_files(state, files):
+    for name, data in files.items():
+        path = os.path.join(state, name)
+        if name.endswith(".jsonl"):
+            with open(path, "a") as f:
+                f.write(json.dumps(data, sort_keys=True) + "\n")
+        else:
+            with open(path + ".tmp", "w") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+            os.replace(path + ".tmp", path)
+    files.clear()
+
+
+def approver(approve_all):
+    def approve(kind, payload, m, path):
+        text = f"co-sign {kind} payload {payload.hex()} (m = {m.hex()}) at {path}?"
+        if approve_all:
+            log("approved (--approve-all): " + text)
+            return True
+        try:
+            with open("/dev/tty", "r+") as tty:
+                tty.write(text + " [y/N] ")
+                tty.flush()
+                return tty.readline().strip().lower() in ("y", "yes")
+        except OSError:
+            log("refused: no --approve-all and no terminal to ask")
+            return False
+    return approve
+
+
+def build(a):
+    hexid = re.compile(r"[0-9a-f]{64}")
+    if not (hexid.fullmatch(a.pid_self) and hexid.fullmatch(a.pid_peer)):
+        raise Usage("--pid-self and --pid-peer take 32 bytes of lower-case hex")
+    pid_self, pid_peer = bytes.fromhex(a.pid_self), bytes.fromhex(a.pid_peer)
+    evil = a.evil
+    if evil and not (re.fullmatch(r"drop-after-[0-6]", evil) or evil in (P1_EVIL if a.role == "p1" else P2_EVIL)):
+        raise Usage(f"--evil {evil} is not a switch of role {a.role}")
+    os.makedirs(a.state, exist_ok=True)
+    if a.phase == "pair":
+        if a.role == "p2":
+            return roles.PairP2(pid_self, pid_peer, "p2", evil)
+        try:
+            return roles.PairP1(pid_self, pid_peer, load_safe_primes(a.safe_primes), evil)
+        except (OSError, ValueError, KeyError, subprocess.SubprocessError) as exc:
+            raise Usage(f"safe primes: {exc}")
+    if a.phase == "dkg":
+        if a.role == "p2":
+            return roles.DkgP2(pid_self, pid_peer, "p2", evil)
+        return roles.DkgP1(pid_self, pid_peer, a.kind, evil)
+    key, pairing = load_json(a.state, "key.json"), load_json(a.state, "pairing.json")
+    if key.get("peer") != a.pid_peer or pairing.get("peer") != a.pid_peer:
+        raise Usage("the key or pairing in --state belongs to another peer")
+    if a.role == "p2":
+        return roles.SignP2(pid_self, pid_peer, key, pairing, approver(a.approve_all), evil)
+    if not a.payload_kind or a.payload is None or not re.fullmatch(r"([0-9a-fA-F]{2})*", a.payload):
+        raise Usage("sign as p1 needs --payload-kind and --payload HEX")
+    try:
+        return roles.SignP1(pid_self, pid_peer, key, pairing, a.path, a.payload_kind, bytes.fromhex(a.payload), evil)
+    except ValueError as exc:
+        raise Usage(str(exc))
+
+
+def run(m, a):
+    count = 0
+
+    def send(f):
+        nonlocal count
+        count += 1
+        if a.evil == "stale-sid" and count == 2:
+            f = {**f, "sid": secrets.token_hex(32)}
+        try:
+            write_frame(1, f)
+            if a.evil == "replay-s3" and f["type"] == "sign.s3":
+                write_frame(1, f)
+        except OSError:
+            raise ProtocolError(f"{m.phase}.closed", "the peer closed the connection")
+        if a.evil == f"drop-after-{f['step']}":
+            os.close(1)
+            raise Dropped()
+
+    try:
+        frames = m.start() if a.role == "p1" else []
+        while True:
+            save_files(a.state, m.save)
+            for f in frames:
+                send(f)
+            if m.done:
+                log(f"[{a.role} {a.phase}] done")
+                return 0, {"ok": True, **m.result}
+            obj, raw = read_frame(0, m.phase, a.timeout)
+            frames = m.handle(obj, raw)
+    except PeerAbort as exc:
+        log(f"[{a.role} {a.phase}] the peer aborted: {exc.frame.get('check')}")
+        return 3, {"ok": False, "check": exc.frame.get("check"), "message": exc.frame.get("message", ""),
+                   "peer": True}
+    except Dropped:
+        log(f"[{a.role} {a.phase}] evil: connection closed after step {a.evil.rsplit('-', 1)[1]}")
+        return 3, {"ok": False, "check": "evil.drop", "message": a.evil}
+    except Exception as exc:  # a bug of ours: tell the peer, exit 1
+        if not isinstance(exc, ProtocolError):
+            import traceback
+            traceback.print_exc()
+            exc = ProtocolError("internal", f"{type(exc).__name__}: {exc}")
+        save_files(a.state, m.save)
+        log(f"[{a.role} {a.phase}] abort {exc.check}: {exc.message}")
+        if not exc.check.endswith((".closed", ".timeout")):
+            abort = {"v": 1, "type": "abort", "step": m.next_step, "sid": (m.nonce or bytes(32)).hex(),
+                     "check": exc.check, "message": exc.message}
+            try:
+                write_frame(1, abort)
+            except OSError:
+                pass
+        return 1 if exc.check == "internal" else 3, {"ok": False, "check": exc.check, "message": exc.message}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("phase", choices=["pair", "dkg", "sign"])
+    ap.add_argument("--role", required=True, choices=["p1", "p2"])
+    ap.add_argument("--pid-self", required=True)
+    ap.add_argument("--pid-peer", required=True)
+    ap.add_argument("--state", required=True, help="folder of this role's JSON state")
+    ap.add_argument("--kind", default="ecdsa", choices=["ecdsa", "hd-master"], help="dkg, p1 only")
+    ap.add_argument("--path", default="m", help="sign, p1 only: m or m/0/7 (unhardened)")
+    ap.add_argument("--payload-kind", choices=["digest", "eth-message"])
+    ap.add_argument("--payload", help="hex: the 32-byte digest, or the message bytes")
+    ap.add_argument("--safe-primes", help='pair, p1: JSON {"p": hex, "q": hex}; default: openssl prime -safe')
+    ap.add_argument("--out", help="write the JSON result here")
+    ap.add_argument("--evil", help="one deliberate deviation (see README)")
+    ap.add_argument("--approve-all", action="store_true", help="sign, p2: approve without asking")
+    ap.add_argument("--timeout", type=float, default=30.0, help="seconds per frame (default 30)")
+    a = ap.parse_args()
+    sys.stdout = sys.stderr  # stdout (fd 1) is for frames only
+    try:
+        m = build(a)
+    except Usage as exc:
+        log(f"usage: {exc}")
+        return 2
+    code, result = run(m, a)
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(result, f, indent=1, sort_keys=True)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
