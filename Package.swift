@@ -99,7 +99,8 @@ let package = Package(
         .executableTarget(
             name: "kcs-bench",
             dependencies: ["WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator", "CardPCSC",
-                           "KCSRuntime", "KCSSyntax", "KCSBuiltins", "WalletSession", "QRCodes", .product(name: "GRDB", package: "GRDB.swift")],
+                           "KCSRuntime", "KCSSyntax", "KCSBuiltins", "WalletSession", "QRCodes", "WalletMPC",
+                           .product(name: "GRDB", package: "GRDB.swift")],
             path: "bench/KCSBench"),
 
         // MARK: - Test support and tests

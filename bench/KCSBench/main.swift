@@ -1,6 +1,6 @@
 // kcs-bench: throughput figures for `make bench` (bench/run prints them next to the C
 // baseline from bench/c/bench.c, which does the same work straight on the C libraries).
-// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|lang|card|card-pcsc|card4-pcsc|store|eth|discovery|qr]
+// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|lang|card|card-pcsc|card4-pcsc|store|eth|discovery|qr|mpc]
 // Output: one line per figure, "name ops_per_second" (scrypt-rss: "rss_mib N").
 import Foundation
 import WalletCore
@@ -59,6 +59,7 @@ if all || what == "seed" {
 
 if all || what == "lang" { try LanguageBench.run() }
 if all || what == "qr" { try QRBench.run() }
+if all || what == "mpc" { try MPCBench.run() }
 if all || what == "card" {
     try CardBench.run(inProcess: true, pcsc: false)
     try Card4Bench.run(inProcess: true, pcsc: false)

@@ -6,11 +6,14 @@
  *   sign/verify/recover — libsecp256k1 ECDSA on 32-byte digests.
  *   seed       — BIP-39 mnemonic → seed: OpenSSL PKCS5_PBKDF2_HMAC, SHA-512, 2048 rounds.
  *   scrypt     — keystore KDF with libsodium's crypto_pwhash_scryptsalsa208sha256_ll.
+ *   mpc        — the Paillier operations of two-party signing on OpenSSL's BN, as kcs does them:
+ *                Enc(m; r) = (1 + m·N)·r^N mod N² with a constant-time r^N, and CRT decryption.
  * Output: one line per figure, "name ops_per_second". Build: see bench/run. */
 #include <secp256k1.h>
 #include <secp256k1_recovery.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/bn.h>
 #include <sodium.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,5 +184,40 @@ int main(int argc, char **argv) {
         printf("scrypt262144 %.3f\n", n / (now() - t0));
     }
     secp256k1_context_destroy(ctx);
+    if (!strcmp(only, "all") || !strcmp(only, "mpc")) {
+        BN_CTX *bc = BN_CTX_new();
+        BIGNUM *p = BN_new(), *q = BN_new(), *n = BN_new(), *nn = BN_new(), *m = BN_new(), *r = BN_new(), *c = BN_new();
+        BIGNUM *t = BN_new(), *u = BN_new(), *one = BN_new(), *pp = BN_new(), *qq = BN_new(), *p1 = BN_new(), *q1 = BN_new();
+        BN_one(one);
+        do {
+            BN_generate_prime_ex(p, 1024, 0, NULL, NULL, NULL);
+            BN_generate_prime_ex(q, 1024, 0, NULL, NULL, NULL);
+            BN_mul(n, p, q, bc);
+        } while (BN_num_bits(n) != 2048);
+        BN_mul(nn, n, n, bc);
+        BN_mul(pp, p, p, bc); BN_mul(qq, q, q, bc);
+        BN_sub(p1, p, one); BN_sub(q1, q, one);
+        int iters = 40;
+        double t0 = now();
+        for (int i = 0; i < iters; i++) {
+            BN_rand_range(m, n);
+            BN_rand_range(r, n);
+            BN_mod_mul(t, m, n, nn, bc);           /* 1 + m·N */
+            BN_mod_add(t, t, one, nn, bc);
+            BN_mod_exp_mont_consttime(u, r, n, nn, bc, NULL);  /* r^N */
+            BN_mod_mul(c, t, u, nn, bc);
+        }
+        printf("paillier_enc %.3f\n", iters / (now() - t0));
+        t0 = now();
+        for (int i = 0; i < iters; i++) {          /* the two CRT halves: c^(p−1) mod p², c^(q−1) mod q² */
+            BN_nnmod(t, c, pp, bc);
+            BN_mod_exp_mont_consttime(u, t, p1, pp, bc, NULL);
+            BN_nnmod(t, c, qq, bc);
+            BN_mod_exp_mont_consttime(u, t, q1, qq, bc, NULL);
+        }
+        printf("paillier_dec %.3f\n", iters / (now() - t0));
+        BN_CTX_free(bc);
+    }
+
     return 0;
 }
