@@ -59,6 +59,8 @@ public enum KeySource: String, Sendable, Hashable, CaseIterable, Codable, Custom
     case address
     /// Read from a Keycard.
     case card
+    /// Made by a two-party key generation with a co-signer (`key.generate --two-party`).
+    case dkg
 
     public var description: String { rawValue }
 
@@ -74,6 +76,9 @@ public enum KeyStorage: Sendable, Hashable, Codable, CustomStringConvertible {
     case card(instanceUID: String)
     /// There is no secret (watch-only, or a retired key whose secret was wiped).
     case watch
+    /// A two-party key: this home holds one share (sealed as `mpc-share`), the paired
+    /// co-signer (or console) named here the other; neither ever holds the key.
+    case twoParty(peer: String)
 
     /// The text stored in the `storage` column.
     public var rawValue: String {
@@ -81,6 +86,7 @@ public enum KeyStorage: Sendable, Hashable, Codable, CustomStringConvertible {
         case .software: "software"
         case .card(let uid): "card:" + uid
         case .watch: "watch"
+        case .twoParty(let peer): "2p:" + peer
         }
     }
 
@@ -89,6 +95,10 @@ public enum KeyStorage: Sendable, Hashable, Codable, CustomStringConvertible {
         switch rawValue {
         case "software": self = .software
         case "watch": self = .watch
+        case _ where rawValue.hasPrefix("2p:"):
+            let peer = String(rawValue.dropFirst(3))
+            guard !peer.isEmpty, peer.count <= 64 else { return nil }
+            self = .twoParty(peer: peer)
         default:
             guard rawValue.hasPrefix("card:") else { return nil }
             let uid = String(rawValue.dropFirst(5))
@@ -139,6 +149,8 @@ public enum SecretKind: String, Sendable, Hashable, CaseIterable, Codable, Custo
     case seed
     /// A 32-byte secp256k1 private key.
     case privkey
+    /// One party's share of a two-party key (docs/two-party.md, "Storage").
+    case mpcShare = "mpc-share"
 
     public var description: String { rawValue }
 }

@@ -201,8 +201,14 @@ extension StoreTransaction {
         switch new.kind {
         case .ecdsa, .hdMaster, .hdChild:
             storage = new.storage ?? .software
-            guard storage == .software else {
-                throw .invalidKey(field: "storage", reason: "must be software for \(new.kind.withArticle) key, got \(storage)")
+            switch storage {
+            case .software: break
+            case .twoParty(let peer):
+                guard KeyNaming.problem(with: peer) == nil else {
+                    throw .invalidKey(field: "storage", reason: "must name the co-signer as 2p:<name>, got \(storage)")
+                }
+            default:
+                throw .invalidKey(field: "storage", reason: "must be software or 2p:<co-signer> for \(new.kind.withArticle) key, got \(storage)")
             }
         case .watch:
             storage = new.storage ?? .watch
@@ -234,7 +240,13 @@ extension StoreTransaction {
         if let xpub = new.extendedPublicKey, xpub.isEmpty || xpub.count > 200 {
             throw .invalidKey(field: "extendedPublicKey", reason: "must be 1 to 200 characters, got \(xpub.count)")
         }
+        let twoParty: Bool
+        if case .twoParty = storage { twoParty = true } else { twoParty = false }
         switch (new.kind, secret?.kind) {
+        case (.ecdsa, .mpcShare?) where twoParty, (.hdMaster, .mpcShare?) where twoParty:
+            break
+        case (.ecdsa, _) where twoParty, (.hdMaster, _) where twoParty:
+            throw .invalidKey(field: "secret", reason: "must be this home's share (mpc-share) for a two-party key")
         case (.ecdsa, .privkey?), (.hdMaster, .mnemonic?), (.hdMaster, .seed?), (.hdChild, nil), (.card, nil),
              (.watch, nil):
             break
@@ -255,6 +267,8 @@ extension StoreTransaction {
                 }
             case .mnemonic:
                 guard secret.payload.count > 0 else { throw .invalidKey(field: "secret", reason: "must be a non-empty mnemonic") }
+            case .mpcShare:
+                guard secret.payload.count > 32 else { throw .invalidKey(field: "secret", reason: "must be a two-party share") }
             }
             if secret.passphrase != nil, secret.kind != .mnemonic {
                 throw .invalidKey(field: "secret passphrase", reason: "is only for a mnemonic, got one for a \(secret.kind)")

@@ -153,6 +153,93 @@ enum Schema {
                 recorded_at       INTEGER NOT NULL
             );
             """),
+        // Two-party keys (docs/two-party.md, "Storage"): `keys` and `secrets` rebuilt to allow
+        // storage `2p:<co-signer>`, source `dkg` and secret kind `mpc-share` (SQLite cannot widen a
+        // CHECK in place; GRDB runs migrations with foreign keys off and checks them before the
+        // commit); the home's identity, its paired co-signers or consoles, and each joint key's
+        // public parameters.
+        ("v3-two-party", """
+            CREATE TABLE keys_v3 (
+                id            INTEGER PRIMARY KEY AUTOINCREMENT,
+                name          TEXT NOT NULL COLLATE NOCASE,
+                kind          TEXT NOT NULL CHECK (kind IN ('ECDSA', 'HD-MASTER', 'HD-CHILD', 'CARD', 'WATCH')),
+                position      INTEGER NOT NULL,
+                created_at    INTEGER NOT NULL,
+                public_key    BLOB CHECK (public_key IS NULL OR length(public_key) = 33),
+                address       TEXT,
+                path          TEXT,
+                parent_id     INTEGER REFERENCES keys(id) ON DELETE RESTRICT,
+                storage       TEXT NOT NULL CHECK (storage IN ('software', 'watch') OR storage LIKE 'card:%'
+                                                   OR storage LIKE '2p:%'),
+                preset        TEXT,
+                source        TEXT NOT NULL CHECK (source IN ('generated', 'mnemonic', 'privkey', 'keystore',
+                                                              'xpub', 'address', 'card', 'dkg')),
+                xpub          TEXT,
+                revealed_at   INTEGER,
+                rotation_flag TEXT CHECK (rotation_flag IS NULL OR rotation_flag IN ('user', 'exposed')),
+                retired       INTEGER NOT NULL DEFAULT 0 CHECK (retired IN (0, 1)),
+                successor_id  INTEGER REFERENCES keys(id) ON DELETE SET NULL
+            );
+            INSERT INTO keys_v3 SELECT id, name, kind, position, created_at, public_key, address, path, parent_id, storage,
+                                       preset, source, xpub, revealed_at, rotation_flag, retired, successor_id FROM keys;
+            DROP TABLE keys;
+            ALTER TABLE keys_v3 RENAME TO keys;
+            CREATE UNIQUE INDEX keys_by_name ON keys(name);
+            CREATE UNIQUE INDEX keys_by_position ON keys(position);
+            CREATE INDEX keys_by_parent ON keys(parent_id);
+            CREATE INDEX keys_by_successor ON keys(successor_id);
+            CREATE TABLE secrets_v3 (
+                key_id                INTEGER PRIMARY KEY REFERENCES keys(id) ON DELETE CASCADE,
+                kind                  TEXT NOT NULL CHECK (kind IN ('mnemonic', 'seed', 'privkey', 'mpc-share')),
+                nonce                 BLOB NOT NULL CHECK (length(nonce) = 12),
+                ciphertext            BLOB NOT NULL CHECK (length(ciphertext) > 16),
+                passphrase_nonce      BLOB CHECK (passphrase_nonce IS NULL OR length(passphrase_nonce) = 12),
+                passphrase_ciphertext BLOB CHECK (passphrase_ciphertext IS NULL OR length(passphrase_ciphertext) >= 16),
+                sealed_at             INTEGER NOT NULL,
+                CHECK ((passphrase_nonce IS NULL) = (passphrase_ciphertext IS NULL))
+            );
+            INSERT INTO secrets_v3 SELECT key_id, kind, nonce, ciphertext, passphrase_nonce, passphrase_ciphertext, sealed_at
+                                   FROM secrets;
+            DROP TABLE secrets;
+            ALTER TABLE secrets_v3 RENAME TO secrets;
+            CREATE TABLE mpc_identity (
+                id         INTEGER PRIMARY KEY CHECK (id = 1),
+                public_key BLOB NOT NULL CHECK (length(public_key) = 32),
+                nonce      BLOB NOT NULL CHECK (length(nonce) = 12),
+                ciphertext BLOB NOT NULL CHECK (length(ciphertext) = 80),
+                created_at INTEGER NOT NULL
+            );
+            CREATE TABLE mpc_peers (
+                name          TEXT PRIMARY KEY NOT NULL COLLATE NOCASE CHECK (length(name) BETWEEN 1 AND 64),
+                role          TEXT NOT NULL CHECK (role IN ('p1', 'p2')),
+                endpoint      TEXT,
+                identity_key  BLOB NOT NULL UNIQUE CHECK (length(identity_key) = 32),
+                n_ped         BLOB NOT NULL CHECK (length(n_ped) = 256),
+                g             BLOB NOT NULL CHECK (length(g) = 256),
+                h             BLOB NOT NULL CHECK (length(h) = 256),
+                paired_at     INTEGER NOT NULL,
+                misbehaved_at INTEGER,
+                misbehaviour  TEXT
+            );
+            CREATE TABLE mpc_keys (
+                key_id        INTEGER PRIMARY KEY REFERENCES keys(id) ON DELETE CASCADE,
+                role          TEXT NOT NULL CHECK (role IN ('p1', 'p2')),
+                peer          TEXT NOT NULL COLLATE NOCASE REFERENCES mpc_peers(name) ON DELETE RESTRICT,
+                kind          TEXT NOT NULL CHECK (kind IN ('ecdsa', 'hd-master')),
+                q             BLOB NOT NULL CHECK (length(q) = 33),
+                q_other       BLOB NOT NULL CHECK (length(q_other) = 33),
+                n             BLOB NOT NULL CHECK (length(n) = 256),
+                c_key         BLOB NOT NULL CHECK (length(c_key) = 512),
+                chain_code    BLOB CHECK (chain_code IS NULL OR length(chain_code) = 32),
+                sid           BLOB NOT NULL CHECK (length(sid) = 32),
+                transcript    BLOB NOT NULL CHECK (length(transcript) = 32),
+                status        TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'locked')),
+                locked_reason TEXT,
+                locked_at     INTEGER,
+                created_at    INTEGER NOT NULL
+            );
+            CREATE INDEX mpc_keys_by_q ON mpc_keys(q);
+            """),
     ]
 
     /// A migrator with every migration registered. Foreign keys are checked after each

@@ -88,6 +88,9 @@ enum SealingContext {
         Array("kcs/secret/v1/\(keyID)/\(kind.rawValue)/\(part.rawValue)".utf8)
     }
 
+    /// Bound into the home's two-party identity key.
+    static let identity = Array("kcs/2p-identity/v1".utf8)
+
     /// Bound into a pairing key: `kcs/pairing/v1/<instance UID hex>`.
     static func pairing(instanceUID: String) -> [UInt8] {
         Array("kcs/pairing/v1/\(instanceUID)".utf8)
@@ -301,6 +304,15 @@ extension StoreTransaction {
             try db.execute(sql: "UPDATE pairings SET nonce = ?, ciphertext = ? WHERE instance_uid = ?",
                            arguments: [Data(resealed.nonce), Data(resealed.ciphertext), uid])
             try store.faultPoint("changePassphrase.pairing")
+        }
+        if let identity = try Row.fetchOne(db, sql: "SELECT nonce, ciphertext FROM mpc_identity WHERE id = 1") {
+            let sealed = Sealed(nonce: identity.bytes("nonce") ?? [], ciphertext: identity.bytes("ciphertext") ?? [])
+            guard let plain = store.open(sealed, with: oldKEK, aad: SealingContext.identity) else {
+                throw StoreError.secretTampered(name: "the two-party identity")
+            }
+            let resealed = try store.seal(plain, with: newKEK, aad: SealingContext.identity)
+            try db.execute(sql: "UPDATE mpc_identity SET nonce = ?, ciphertext = ? WHERE id = 1",
+                           arguments: [Data(resealed.nonce), Data(resealed.ciphertext)])
         }
         let verifier = try store.seal(store.options.random.secret(32), with: newKEK, aad: SealingContext.verifier)
         try db.execute(sql: """

@@ -14,11 +14,12 @@ struct OpeningTests {
         #expect(try store.appliedMigrations() == WalletStore.migrationNames)
         #expect(WalletStore.migrationNames == ["v1-settings", "v1-vault", "v1-keys", "v1-secrets", "v1-pairings",
                                                "v1-history", "v1-rotations", "v1-discovered-addresses",
-                                               "v2-card-key-checks"])
+                                               "v2-card-key-checks", "v3-two-party"])
         let tables = try store.queue.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
-        #expect(tables == ["card_key_checks", "discovered_addresses", "history", "keys", "pairings", "rotations", "secrets", "settings", "vault"])
+        #expect(tables == ["card_key_checks", "discovered_addresses", "history", "keys", "mpc_identity", "mpc_keys", "mpc_peers",
+                           "pairings", "rotations", "secrets", "settings", "vault"])
     }
 
     @Test func open_twice_isIdempotentAndKeepsData() throws {

@@ -1,0 +1,236 @@
+// Two-party keys in the store (docs/two-party.md, "Storage"): this home's Ed25519 identity
+// (sealed), the peers it paired with (their pinned identity key and the unknown-order group of the
+// signing proof), and each joint key's public parameters beside its `keys` row; the share itself
+// is the key's `mpc-share` secret, sealed with the vault key like any secret, its payload starting
+// with a hash of the public parameters so a row swapped by someone with write access to kcs.db
+// (another Paillier modulus, another c_key) is refused instead of used.
+import Foundation
+import GRDB
+import WalletCrypto
+
+/// A paired co-signer (our role p1) or console (our role p2).
+public struct TwoPartyPeer: Sendable, Equatable {
+    public let name: String
+    /// Our role with this peer: `p1` (we are the console) or `p2` (we are its co-signer).
+    public let role: String
+    /// Where it listens (a console's record of its co-signer); nil on the co-signer's side.
+    public let endpoint: String?
+    /// Its pinned Ed25519 identity public key.
+    public let identityKey: [UInt8]
+    /// The unknown-order group of the signing proof (N_ped, g, h), 256 bytes each.
+    public let nPed: [UInt8], g: [UInt8], h: [UInt8]
+    public let pairedAt: Date
+    /// When and how it failed a check of the protocol (a co-signer that lied), if ever.
+    public let misbehavedAt: Date?
+    public let misbehaviour: String?
+
+    public init(name: String, role: String, endpoint: String?, identityKey: [UInt8], nPed: [UInt8], g: [UInt8], h: [UInt8],
+                pairedAt: Date = Date(), misbehavedAt: Date? = nil, misbehaviour: String? = nil) {
+        self.name = name
+        self.role = role
+        self.endpoint = endpoint
+        self.identityKey = identityKey
+        self.nPed = nPed
+        self.g = g
+        self.h = h
+        self.pairedAt = pairedAt
+        self.misbehavedAt = misbehavedAt
+        self.misbehaviour = misbehaviour
+    }
+}
+
+/// A joint key's public parameters (bytes as the protocol writes them).
+public struct TwoPartyKeyParameters: Sendable, Equatable {
+    public let role: String
+    public let peer: String
+    /// `ecdsa` or `hd-master`.
+    public let kind: String
+    public let q: [UInt8], qOther: [UInt8], n: [UInt8], cKey: [UInt8]
+    public let chainCode: [UInt8]?
+    public let sid: [UInt8], transcript: [UInt8]
+    public var status: String = "active"
+    public var lockedReason: String?
+
+    public init(role: String, peer: String, kind: String, q: [UInt8], qOther: [UInt8], n: [UInt8], cKey: [UInt8], chainCode: [UInt8]?,
+                sid: [UInt8], transcript: [UInt8], status: String = "active", lockedReason: String? = nil) {
+        self.role = role
+        self.peer = peer
+        self.kind = kind
+        self.q = q
+        self.qOther = qOther
+        self.n = n
+        self.cKey = cKey
+        self.chainCode = chainCode
+        self.sid = sid
+        self.transcript = transcript
+        self.status = status
+        self.lockedReason = lockedReason
+    }
+
+    /// SHA-256 over the role, both points, N, c_key, the chain code and the peer: bound into the
+    /// sealed share.
+    var binding: [UInt8] {
+        var data = Array("kcs/2p-share/v1".utf8)
+        for part in [Array(role.utf8), q, qOther, n, cKey, chainCode ?? [], Array(peer.lowercased().utf8)] {
+            let n = UInt32(part.count)
+            data += [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + part
+        }
+        return Hash.sha256(data)
+    }
+}
+
+extension StoreTransaction {
+    // MARK: identity
+
+    /// This home's identity: its public key and (unsealed) 64-byte secret key, nil when none yet.
+    public func twoPartyIdentity() throws(StoreError) -> (publicKey: [UInt8], secretKey: Secret)? {
+        try storeErrors {
+            guard let row = try Row.fetchOne(db, sql: "SELECT public_key, nonce, ciphertext FROM mpc_identity WHERE id = 1") else { return nil }
+            let kek = try store.requireKEK(db)
+            let sealed = Sealed(nonce: row.bytes("nonce") ?? [], ciphertext: row.bytes("ciphertext") ?? [])
+            guard let secret = store.open(sealed, with: kek, aad: SealingContext.identity), secret.count == 64 else {
+                throw StoreError.secretTampered(name: "the two-party identity")
+            }
+            return (row.bytes("public_key") ?? [], secret)
+        }
+    }
+
+    /// The identity's public key without unsealing (nil when none yet).
+    public func twoPartyIdentityKey() throws(StoreError) -> [UInt8]? {
+        try storeErrors { try Row.fetchOne(db, sql: "SELECT public_key FROM mpc_identity WHERE id = 1")?.bytes("public_key") }
+    }
+
+    /// Stores this home's identity (once).
+    public func saveTwoPartyIdentity(publicKey: [UInt8], secretKey: Secret) throws(StoreError) {
+        guard publicKey.count == 32, secretKey.count == 64 else { throw .invalidKey(field: "identity", reason: "must be an Ed25519 key pair") }
+        try storeErrors {
+            let kek = try store.requireKEK(db)
+            let sealed = try store.seal(secretKey, with: kek, aad: SealingContext.identity)
+            try db.execute(sql: "INSERT INTO mpc_identity (id, public_key, nonce, ciphertext, created_at) VALUES (1, ?, ?, ?, ?)",
+                           arguments: [Data(publicKey), Data(sealed.nonce), Data(sealed.ciphertext), nowMS])
+        }
+    }
+
+    // MARK: peers
+
+    /// Pins a peer (replacing an earlier record of the same name).
+    public func saveTwoPartyPeer(_ peer: TwoPartyPeer) throws(StoreError) {
+        if let problem = KeyNaming.problem(with: peer.name) { throw .invalidName(given: peer.name, reason: problem) }
+        try storeErrors {
+            try db.execute(sql: """
+                INSERT INTO mpc_peers (name, role, endpoint, identity_key, n_ped, g, h, paired_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(name) DO UPDATE SET role = excluded.role, endpoint = excluded.endpoint,
+                    identity_key = excluded.identity_key, n_ped = excluded.n_ped, g = excluded.g, h = excluded.h,
+                    paired_at = excluded.paired_at, misbehaved_at = NULL, misbehaviour = NULL
+                """, arguments: [peer.name, peer.role, peer.endpoint, Data(peer.identityKey), Data(peer.nPed), Data(peer.g), Data(peer.h),
+                                 Timestamp.milliseconds(peer.pairedAt)])
+        }
+    }
+
+    private func peer(from row: Row) -> TwoPartyPeer {
+        TwoPartyPeer(name: row["name"], role: row["role"], endpoint: row["endpoint"], identityKey: row.bytes("identity_key") ?? [],
+                     nPed: row.bytes("n_ped") ?? [], g: row.bytes("g") ?? [], h: row.bytes("h") ?? [],
+                     pairedAt: Timestamp.date(row["paired_at"]),
+                     misbehavedAt: (row["misbehaved_at"] as Int64?).map(Timestamp.date), misbehaviour: row["misbehaviour"])
+    }
+
+    /// The peer called `name` (any case), nil when none.
+    public func twoPartyPeer(named name: String) throws(StoreError) -> TwoPartyPeer? {
+        try storeErrors { try Row.fetchOne(db, sql: "SELECT * FROM mpc_peers WHERE name = ?", arguments: [name]).map(peer(from:)) }
+    }
+
+    /// The peer with this identity key, nil when none.
+    public func twoPartyPeer(identityKey: [UInt8]) throws(StoreError) -> TwoPartyPeer? {
+        try storeErrors {
+            try Row.fetchOne(db, sql: "SELECT * FROM mpc_peers WHERE identity_key = ?", arguments: [Data(identityKey)]).map(peer(from:))
+        }
+    }
+
+    /// Every peer, by name.
+    public func twoPartyPeers() throws(StoreError) -> [TwoPartyPeer] {
+        try storeErrors { try Row.fetchAll(db, sql: "SELECT * FROM mpc_peers ORDER BY name").map(peer(from:)) }
+    }
+
+    /// Records that `name` failed a check of the protocol (shown by `mpc.peers`; the next signing
+    /// with it asks first).
+    public func markTwoPartyPeerMisbehaved(_ name: String, reason: String) throws(StoreError) {
+        try storeErrors {
+            try db.execute(sql: "UPDATE mpc_peers SET misbehaved_at = ?, misbehaviour = ? WHERE name = ?", arguments: [nowMS, reason, name])
+        }
+    }
+
+    // MARK: joint keys
+
+    /// Adds a joint key: its `keys` row, its sealed share (bound to `parameters`) and its public
+    /// parameters, in this transaction.
+    public func addTwoPartyKey(_ new: NewKey, share: Secret, parameters: TwoPartyKeyParameters) throws(StoreError) -> KeyRecord {
+        guard case .twoParty(let named)? = new.storage, named.lowercased() == parameters.peer.lowercased() else {
+            throw .invalidKey(field: "storage", reason: "must be 2p:\(parameters.peer) for this joint key")
+        }
+        guard try twoPartyPeer(named: parameters.peer) != nil else {
+            throw .invalidKey(field: "peer", reason: "no paired peer is called \(parameters.peer)")
+        }
+        let payload = Secret(count: 32 + share.count) { buf in
+            let bytes = buf.bindMemory(to: UInt8.self)
+            for (i, b) in parameters.binding.enumerated() { bytes[i] = b }
+            share.withUnsafeBytes { s in for i in 0..<share.count { bytes[32 + i] = s[i] } }
+        }
+        let key = try addKey(new, secret: KeySecret(kind: .mpcShare, payload: payload))
+        try storeErrors {
+            try db.execute(sql: """
+                INSERT INTO mpc_keys (key_id, role, peer, kind, q, q_other, n, c_key, chain_code, sid, transcript, status, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)
+                """, arguments: [key.id, parameters.role, parameters.peer, parameters.kind, Data(parameters.q), Data(parameters.qOther),
+                                 Data(parameters.n), Data(parameters.cKey), parameters.chainCode.map { Data($0) }, Data(parameters.sid),
+                                 Data(parameters.transcript), nowMS])
+        }
+        return key
+    }
+
+    private func parameters(from row: Row) -> TwoPartyKeyParameters {
+        TwoPartyKeyParameters(role: row["role"], peer: row["peer"], kind: row["kind"], q: row.bytes("q") ?? [], qOther: row.bytes("q_other") ?? [],
+                              n: row.bytes("n") ?? [], cKey: row.bytes("c_key") ?? [], chainCode: row.bytes("chain_code"),
+                              sid: row.bytes("sid") ?? [], transcript: row.bytes("transcript") ?? [], status: row["status"],
+                              lockedReason: row["locked_reason"])
+    }
+
+    /// The public parameters of joint key `keyID`, nil when it is not one.
+    public func twoPartyParameters(keyID: Int64) throws(StoreError) -> TwoPartyKeyParameters? {
+        try storeErrors { try Row.fetchOne(db, sql: "SELECT * FROM mpc_keys WHERE key_id = ?", arguments: [keyID]).map(parameters(from:)) }
+    }
+
+    /// The joint key with public key `q` shared with `peer` (a co-signer's lookup), nil when none.
+    public func twoPartyKey(q: [UInt8], peer: String) throws(StoreError) -> (KeyRecord, TwoPartyKeyParameters)? {
+        let found: (Int64, TwoPartyKeyParameters)? = try storeErrors {
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM mpc_keys WHERE q = ? AND peer = ?", arguments: [Data(q), peer]) else {
+                return nil
+            }
+            return (row["key_id"], parameters(from: row))
+        }
+        guard let found else { return nil }
+        return (try key(id: found.0), found.1)
+    }
+
+    /// This home's share of `key`, after checking it was sealed with the parameters stored now.
+    public func openTwoPartyShare(of key: KeyRecord) throws(StoreError) -> (share: Secret, parameters: TwoPartyKeyParameters) {
+        guard let parameters = try twoPartyParameters(keyID: key.id) else {
+            throw .invalidKey(field: "key", reason: "\(key.name) is not a two-party key")
+        }
+        let secret = try openSecret(of: key)
+        guard secret.kind == .mpcShare, secret.payload.count > 32 else { throw .secretTampered(name: key.name) }
+        let (binding, share) = secret.payload.withUnsafeBytes { raw in
+            (Array(raw[0..<32]), Secret(bytes: raw[32...]))
+        }
+        guard binding == parameters.binding else { throw .secretTampered(name: key.name) }
+        return (share, parameters)
+    }
+
+    /// Locks joint key `keyID` (a signature that failed its check after a valid proof: the paper's
+    /// rule); `mpc.unlock` undoes it.
+    public func setTwoPartyKeyLock(keyID: Int64, reason: String?) throws(StoreError) {
+        try storeErrors {
+            try db.execute(sql: "UPDATE mpc_keys SET status = ?, locked_reason = ?, locked_at = ? WHERE key_id = ?",
+                           arguments: [reason == nil ? "active" : "locked", reason, reason == nil ? nil : nowMS, keyID])
+        }
+    }
+}
