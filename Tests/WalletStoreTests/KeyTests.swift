@@ -122,7 +122,7 @@ struct KeyTests {
         #expect(storeError { try store.addKey(NewKey(kind: .card, source: .card, publicKey: keyA.publicKey)) }?.id
                 == "store.invalidKey")
         #expect(storeError { try store.addKey(NewKey(kind: .ecdsa, source: .privkey, storage: .watch), secret: keyA.secret) }
-                == .invalidKey(field: "storage", reason: "must be software for an ECDSA key, got watch"))
+                == .invalidKey(field: "storage", reason: "must be software or 2p:<co-signer> for an ECDSA key, got watch"))
         let a = try store.addKey(keyA.newKey(name: "a"), secret: keyA.secret)
         #expect(storeError {
             try store.addKey(NewKey(kind: .hdChild, source: .mnemonic, path: try DerivationPath("m/0"), parentID: a.id))
