@@ -81,7 +81,7 @@ public final class WalletStore: Sendable {
     /// Creates `home` (and missing parents) if it does not exist; `home` itself gets mode
     /// 0700. An existing `home` keeps its mode (it may be a directory the user chose).
     /// The database file is created 0600 before SQLite sees it, and tightened to 0600 on
-    /// every open, together with its `-wal` and `-shm` files.
+    /// every open, together with its `-wal` and `-shm` files, before SQLite opens them.
     ///
     /// - Throws: `StoreError.homeUnusable`, `.fileUnusable`, `.database`, `.notWAL`, `.schemaTooNew`.
     public static func open(home: String, options: Options = Options()) throws(StoreError) -> WalletStore {
@@ -90,12 +90,17 @@ public final class WalletStore: Sendable {
         // Checked before anything opens, creates or chmods them: none of the three may be a link.
         for suffix in ["", "-wal", "-shm"] { try refuseSymbolicLink(path + suffix) }
         try createPrivateFile(path)
+        // Tightened before SQLite opens them, never after: closing any descriptor of these files
+        // in this process would drop SQLite's POSIX locks on them (its "last connection" lock on
+        // the -shm file among them), and another process closing the store could then delete the
+        // WAL under this one, losing every write it makes afterwards. SQLite gives the -wal and
+        // -shm files it creates the database file's mode (0600).
+        for suffix in ["", "-wal", "-shm"] { try tighten(path + suffix) }
         var config = baseConfiguration(options)
         config.journalMode = .wal
         let queue = try storeErrors { try DatabaseQueue(path: path, configuration: config) }
         let store = WalletStore(queue: queue, path: path, options: options)
         try store.finishOpening()
-        for suffix in ["", "-wal", "-shm"] { try tighten(path + suffix) }
         return store
     }
 

@@ -61,6 +61,38 @@ struct OpeningTests {
         withExtendedLifetime(store) {}
     }
 
+    /// Another process that opens and closes the store while this one has it open must not take
+    /// this one's later writes with it: opening tightens the files before SQLite locks them (a
+    /// descriptor closed afterwards would drop SQLite's locks, and the other process, believing
+    /// itself the last, would delete the WAL this one still writes to).
+    @Test func anotherProcessClosingTheStore_losesNoLaterWrite() throws {
+        let dir = try ScratchDirectory()
+        defer { dir.cleanup() }
+        let store = try WalletStore.open(home: dir.path, options: testOptions())
+        try store.setSetting("first", to: "1")
+        func otherProcess() throws -> String {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            p.arguments = ["-c", """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                print(c.execute("SELECT COUNT(*) FROM settings").fetchone()[0])
+                c.close()
+                """, dir.path + "/kcs.db"]
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try otherProcess() == "1")
+        try store.setSetting("second", to: "2")
+        #expect(try otherProcess() == "2")
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/kcs.db-wal"))
+        withExtendedLifetime(store) {}
+    }
+
     @Test func open_homeIsAFile_failsNamingIt() throws {
         let dir = try ScratchDirectory()
         defer { dir.cleanup() }
