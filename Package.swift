@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "WalletSession",
             dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator",
-                           "CardPCSC", "QRCodes"]),
+                           "CardPCSC", "QRCodes", "WalletMPC", "MPCLink"]),
 
         // MARK: - Layer 4: language
         .target(name: "KCSSyntax"),
@@ -80,7 +80,7 @@ let package = Package(
             name: "KCSBuiltins",
             dependencies: [
                 "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC",
-                "CardProtocol", "CardSimulator", "CardPCSC", "QRCodes", .product(name: "BigInt", package: "BigInt"),
+                "CardProtocol", "CardSimulator", "CardPCSC", "QRCodes", "WalletMPC", .product(name: "BigInt", package: "BigInt"),
             ]),
 
         // MARK: - Layer 5: the console and the executable

@@ -2,6 +2,7 @@ import Foundation
 import KCSRuntime
 import WalletCore
 import WalletCrypto
+import WalletMPC
 import WalletSession
 import WalletStore
 
@@ -23,14 +24,24 @@ extension Builtins {
 
         Builtin("key.generate",
                 options: [
-                    OptionSpec("type", .string, "ecdsa (one key) or hd (a mnemonic; the default)", choices: ["ecdsa", "hd"]),
+                    OptionSpec("type", .string, "ecdsa (one key) or hd (a mnemonic; the default; with --two-party a joint HD master)",
+                               choices: ["ecdsa", "hd", "hd-master"]),
                     OptionSpec("words", .int, "12 or 24 words for --type hd (default 12)", choices: ["12", "24"]),
                     OptionSpec("name", .string, "the key's name (default from kind and address)"),
                     OptionSpec("skip-confirm", nil, "do not ask two words of a new mnemonic back (batch runs)"),
+                    OptionSpec("two-party", nil, "a joint key made with a paired co-signer (2-party DKG): neither side ever holds it"),
+                    OptionSpec("cosigner", .string, "with --two-party: which paired co-signer (needed when there are several)"),
                 ],
-                summary: "A new key from the secure random source: an HD master (its mnemonic shown once) or one ECDSA key.",
+                summary: "A new key from the secure random source: an HD master (its mnemonic shown once) or one ECDSA key; --two-party: a joint key with a co-signer.",
                 example: "key.generate --type hd --words 24 --name savings") { args in
             let session = try args.session()
+            if args.flag("two-party") {
+                let kind: TwoPartyKind = args.string("type") == "ecdsa" ? .ecdsa : .hdMaster
+                return keyValue(try session.generateTwoPartyKey(kind: kind, name: args.string("name"), cosigner: args.string("cosigner")))
+            }
+            if args.value("cosigner") != nil {
+                throw BuiltinError.optionNotApplicable(option: "cosigner", reason: "it goes with --two-party")
+            }
             switch args.string("type") ?? "hd" {
             case "ecdsa":
                 return keyValue(try session.generateECDSAKey(name: args.string("name")))

@@ -83,7 +83,7 @@ extension Builtins {
             let digest = PersonalMessage.digest(message)
             let shown: [(String, Value)] = [("prefix", .bytes(prefix)), ("message", .bytes(message)), ("digest", .bytes(digest))]
             if args.flag("dry-run") { return .map(ValueMap(shown)) }
-            let signed = try signer(args).sign(digest: digest, kind: .message, chainID: nil)
+            let signed = try signer(args).sign(digest: digest, kind: .message, chainID: nil, payload: .message(message))
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
@@ -105,7 +105,8 @@ extension Builtins {
             ]
             if let chainID { shown.append(("chainId", uintValue(UInt256(chainID)))) }
             if args.flag("dry-run") { return .map(ValueMap(shown)) }
-            let signed = try signer(args).sign(digest: digest, kind: .typed, chainID: chainID)
+            let signed = try signer(args).sign(digest: digest, kind: .typed, chainID: chainID,
+                                               payload: .typed(try typedPayload(args.value("data"))))
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
@@ -133,7 +134,8 @@ extension Builtins {
             ]
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
             if args.flag("dry-run") { return .map(ValueMap(shown)) }
-            let signed = try signer(args).sign(digest: tx.signingHash, kind: .transaction, chainID: chainID)
+            let signed = try signer(args).sign(digest: tx.signingHash, kind: .transaction, chainID: chainID,
+                                               payload: .transaction(tx.signingPayload))
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
             // The transaction's own v: EIP-155's for a legacy transaction (the 27/28 of `v` otherwise).
             let networkV: [(String, Value)] = tx.type == .legacy ? [("networkV", uintValue(stx.v))] : []
@@ -290,6 +292,19 @@ extension Builtins {
             return try TypedData(json: Array(data))
         case .map(let m)?:
             return try TypedData(jsonObject: jsonMap(m, "typed data"))
+        default:
+            throw EthCommandError.unreadableFile(path: "")
+        }
+    }
+
+    /// The typed data's JSON as given (a file's bytes, or a map as JSON): what a co-signer is shown.
+    static func typedPayload(_ value: Value?) throws -> [UInt8] {
+        switch value {
+        case .string(let path)?:
+            guard let data = FileManager.default.contents(atPath: path) else { throw EthCommandError.unreadableFile(path: path) }
+            return Array(data)
+        case .map(let m)?:
+            return Array(try JSONSerialization.data(withJSONObject: try jsonMap(m, "typed data"), options: [.sortedKeys]))
         default:
             throw EthCommandError.unreadableFile(path: "")
         }

@@ -30,6 +30,9 @@ public struct PartyIdentity: Sendable, CustomStringConvertible {
         self.secretKey = secretKey
     }
 
+    /// The 64-byte secret key, for the store to seal (never shown).
+    public var secretKeyForStorage: Secret { secretKey }
+
     /// The party id of the protocol: SHA-256 of the public key.
     public var pid: [UInt8] { Hash.sha256(publicKey) }
 

@@ -122,20 +122,27 @@ public final class SecureChannel: @unchecked Sendable {
 /// goes to `party`, every frame it returns goes out, until it is done; a failure on this side
 /// sends an `abort` frame naming the check.
 public enum ChannelRun {
-    public static func run(_ party: TwoPartyStep, over channel: SecureChannel, initiator: Bool, firstTimeout: Int? = nil) throws {
-        var outgoing = initiator ? try party.next(nil) : nil
-        var first = true
-        while true {
-            if let f = outgoing { try channel.send(f) }
-            if party.isDone { return }
-            do {
-                let incoming = try channel.receiveFrame(seconds: first ? firstTimeout : nil)
-                first = false
+    /// `first`: a frame already received (a server that read it to choose the party).
+    /// `beforeSending`: called with each frame's step before it leaves (progress; a co-signer
+    /// stores its share before its confirmation goes out).
+    public static func run(_ party: TwoPartyStep, over channel: SecureChannel, initiator: Bool, first: Frame? = nil,
+                           firstTimeout: Int? = nil, beforeSending: ((Int) throws -> Void)? = nil) throws {
+        var waited = first != nil
+        do {
+            var outgoing = initiator ? try party.next(nil) : try first.map { try party.next($0) } ?? nil
+            while true {
+                if let f = outgoing {
+                    try beforeSending?(f.step)
+                    try channel.send(f)
+                }
+                if party.isDone { return }
+                let incoming = try channel.receiveFrame(seconds: waited ? nil : firstTimeout)
+                waited = true
                 outgoing = try party.next(incoming)
-            } catch let e as MPCError {
-                if case .peerAborted = e {} else { try? channel.send(party.abortFrame(for: e)) }
-                throw e
             }
+        } catch let e as MPCError {
+            if case .peerAborted = e {} else { try? channel.send(party.abortFrame(for: e)) }
+            throw e
         }
     }
 }

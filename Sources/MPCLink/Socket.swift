@@ -12,7 +12,7 @@ public enum Endpoint: Sendable, Equatable, CustomStringConvertible {
             self = .unix(String(text.dropFirst(5)))
         } else if text.hasPrefix("/") || text.hasPrefix(".") {
             self = .unix(text)
-        } else if let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0 {
+        } else if let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) {
             let host = String(text[..<colon])
             self = .tcp(host: host.isEmpty ? "127.0.0.1" : host, port: port)
         } else {

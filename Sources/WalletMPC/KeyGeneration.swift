@@ -237,3 +237,86 @@ public final class KeyGenerationParty2: TwoPartyStep {
         }
     }
 }
+
+// MARK: - A share as the store keeps it (docs/two-party.md, "Storage")
+
+extension Party1Share {
+    /// The secret part: x1 (32 bytes) ‖ p (128) ‖ q (128), the Paillier primes. Sealed by the store.
+    public var secretBytes: Secret {
+        get throws(MPCError) {
+            guard let x = x1.bytes(count: 32), let p = paillier.p.bytes(count: 128), let q = paillier.q.bytes(count: 128) else {
+                throw .arithmetic("a share that does not fit its fields")
+            }
+            var all = x + p + q
+            defer { Secret.wipe(&all) }
+            return Secret(bytes: all)
+        }
+    }
+
+    /// A share from its sealed secret part and the public parameters stored beside it; checks
+    /// that they belong together (x1·G + Q2 = Q, p·q = N).
+    public init(kind: TwoPartyKind, q: PublicKey, q2: PublicKey, secret: Secret, n: [UInt8], cKey: [UInt8], chainCode: [UInt8]?,
+                sid: [UInt8], transcript: [UInt8]) throws(MPCError) {
+        guard secret.count == 288 else { throw .badFrame(reason: "a stored share of \(secret.count) bytes") }
+        var raw = secret.withUnsafeBytes { Array($0) }
+        defer { Secret.wipe(&raw) }
+        let (x1, p, pq) = try arith {
+            (try BigNum(bytes: Array(raw[0..<32]), secret: true), try BigNum(bytes: Array(raw[32..<160]), secret: true),
+             try BigNum(bytes: Array(raw[160..<288]), secret: true))
+        }
+        let paillier = try PaillierSecretKey(p: p, q: pq)
+        let q1 = try Curve.mulG(x1)
+        guard paillier.publicKey.n.bytes(count: 256) == n, (try? Curve.add(q1, q2)) == q else {
+            throw .checkFailed(check: "store.share", reason: "the stored share does not match its public parameters")
+        }
+        self.init(kind: kind, q: q, q1: q1, q2: q2, x1: x1, paillier: paillier, cKey: try arith { try BigNum(bytes: cKey) },
+                  chainCode: chainCode, sid: sid, transcript: transcript)
+    }
+}
+
+extension Party2Share {
+    /// The secret part: x2 (32 bytes). Sealed by the store.
+    public var secretBytes: Secret {
+        get throws(MPCError) {
+            guard var x = x2.bytes(count: 32) else { throw .arithmetic("a share that does not fit its field") }
+            defer { Secret.wipe(&x) }
+            return Secret(bytes: x)
+        }
+    }
+
+    public init(kind: TwoPartyKind, q: PublicKey, q1: PublicKey, secret: Secret, n: [UInt8], cKey: [UInt8], chainCode: [UInt8]?,
+                sid: [UInt8], transcript: [UInt8]) throws(MPCError) {
+        guard secret.count == 32 else { throw .badFrame(reason: "a stored share of \(secret.count) bytes") }
+        var raw = secret.withUnsafeBytes { Array($0) }
+        defer { Secret.wipe(&raw) }
+        let x2 = try arith { try BigNum(bytes: raw, secret: true) }
+        let q2 = try Curve.mulG(x2)
+        guard (try? Curve.add(q1, q2)) == q, n.count == 256 else {
+            throw .checkFailed(check: "store.share", reason: "the stored share does not match its public parameters")
+        }
+        self.init(kind: kind, q: q, q1: q1, q2: q2, x2: x2, paillier: try PaillierPublicKey(n: try arith { try BigNum(bytes: n) }),
+                  cKey: try arith { try BigNum(bytes: cKey) }, chainCode: chainCode, sid: sid, transcript: transcript)
+    }
+}
+
+extension UnknownOrderGroup {
+    /// The group from its stored bytes (256 each).
+    public init(stored n: [UInt8], g: [UInt8], h: [UInt8]) throws(MPCError) {
+        self.init(n: try arith { try BigNum(bytes: n) }, g: try arith { try BigNum(bytes: g) }, h: try arith { try BigNum(bytes: h) })
+    }
+
+    /// N_ped, g, h as 256 bytes each.
+    public var storedBytes: (n: [UInt8], g: [UInt8], h: [UInt8]) {
+        (n.bytes(count: 256) ?? [], g.bytes(count: 256) ?? [], h.bytes(count: 256) ?? [])
+    }
+}
+
+extension PaillierPublicKey {
+    /// N as 256 bytes.
+    public var nBytes: [UInt8] { n.bytes(count: 256) ?? [] }
+}
+
+extension BigNum {
+    /// The number as `width` bytes (for the store's fixed-width columns).
+    public func fixedBytes(_ width: Int) -> [UInt8] { bytes(count: width) ?? [] }
+}

@@ -38,13 +38,22 @@ public protocol Signer {
     /// Signs `digest`, checks the signature and records it in the history as `kind` (with
     /// `chainID` for a transaction or typed data).
     func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed
+    /// The same, with what was signed (a message, typed data, a transaction) for a signer that
+    /// shows it to someone else first: the two-party co-signer recomputes the digest from it.
+    func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?) throws -> Signed
+}
+
+extension Signer {
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?) throws -> Signed {
+        try sign(digest: digest, kind: kind, chainID: chainID)
+    }
 }
 
 extension Session {
     /// Records a signature in the history (one row per signature, whoever signed) and gives
     /// the one result shape.
     /// `store` nil: nothing is recorded (a given key, with no store in the home yet).
-    fileprivate func record(_ signature: RecoverableSignature, digest: [UInt8], publicKey: PublicKey, keyName: String,
+    func record(_ signature: RecoverableSignature, digest: [UInt8], publicKey: PublicKey, keyName: String,
                             path: DerivationPath?, verified: Bool, checkedAgainst: String, warning: String?,
                             kind: SignatureKind, chainID: UInt64?, store: WalletStore?) throws -> Signed {
         let signer = EthereumAddress(publicKey: publicKey).checksummed
@@ -275,6 +284,7 @@ extension Session {
         if let record, record.kind == .card { return try cardSigner(record) }
         if pinless, keyName == nil { return try cardSigner(nil) }
         guard let record else { throw KeyCommandError.noActiveKey }
+        if case .twoParty = record.storage { return TwoPartySigner(session: self, keyName: record.name) }
         return SoftwareSigner(session: self, keyName: record.name)
     }
 
@@ -288,7 +298,9 @@ extension Session {
             try card.checkHolds(record)
             return EthereumAddress(publicKey: try card.commands.exportKey(.current, kind: .publicKey).publicKey)
         }
-        guard record.kind == .ecdsa || record.kind == .hdChild, let p = record.publicKey else {
+        var twoParty = false
+        if case .twoParty = record.storage { twoParty = true }
+        guard record.kind == .ecdsa || record.kind == .hdChild || (twoParty && record.kind == .hdMaster), let p = record.publicKey else {
             throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
         }
         return EthereumAddress(publicKey: try PublicKey(bytes: p))

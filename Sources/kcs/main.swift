@@ -14,6 +14,7 @@ struct KCS: ParsableCommand {
             kcs -e CODE            run CODE, showing values as the prompt does
             kcs check FILE         report every error without running
             kcs sim attach         a simulated Keycard behind a PC/SC reader
+            kcs cosigner serve     a co-signer for two-party keys
 
             Options of the console (kcs console --help has them all):
               -e CODE              run CODE and exit
@@ -25,7 +26,7 @@ struct KCS: ParsableCommand {
             The language is described in docs/language.md.
             """,
         version: "kcs \(InputLoop.version)",
-        subcommands: [Console.self, Run.self, Check.self, Parse.self, Sim.self, Completions.self],
+        subcommands: [Console.self, Run.self, Check.self, Parse.self, Sim.self, Cosigner.self, Completions.self],
         defaultSubcommand: Console.self)
 }
 

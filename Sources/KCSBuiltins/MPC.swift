@@ -1,0 +1,107 @@
+import Foundation
+import KCSRuntime
+import WalletCore
+import WalletCrypto
+import WalletMPC
+import WalletSession
+import WalletStore
+
+// The `mpc` namespace: two-party keys with a co-signer (docs/two-party.md) — pairing, the
+// co-signer's loop, HD children of a joint master, status and peers. `key.generate --two-party`
+// makes the key; `sign` with it goes through `TwoPartySigner`.
+
+extension Builtins {
+    static let mpc: [Builtin] = [
+        Builtin("mpc.pair", params: [ParamSpec("address", .string)],
+                options: [
+                    OptionSpec("name", .string, "what to call the co-signer here (default cosigner)"),
+                    OptionSpec("yes", nil, "do not ask whether the fingerprints match (scripts; compare them anyway)"),
+                ],
+                summary: "Pairs with a co-signer (kcs cosigner serve) at HOST:PORT or unix:PATH: both identity fingerprints shown to compare, then pinned.",
+                example: "mpc.pair \"127.0.0.1:7000\" --name laptop") { args in
+            let session = try args.session()
+            let peer = try session.pairCosigner(endpoint: args.string("address") ?? "", name: args.string("name") ?? "cosigner",
+                                                yes: args.flag("yes"))
+            return peerValue(peer)
+        },
+
+        Builtin("mpc.peers", summary: "The paired co-signers (role p1: this home is the console) and consoles (p2).",
+                example: "mpc.peers") { args in
+            .list(try args.session().twoPartyPeers().map(peerValue))
+        },
+
+        Builtin("mpc.fingerprint", summary: "This home's two-party identity fingerprint (made on first use), to compare when pairing.",
+                example: "mpc.fingerprint") { args in
+            .string(try args.session().twoPartyFingerprint())
+        },
+
+        Builtin("mpc.derive", params: [ParamSpec("key", .string), ParamSpec("path", pathType)],
+                options: [OptionSpec("name", .string, "the child's name (default KEY-0-7 for m/0/7)")],
+                summary: "An HD-CHILD of a two-party HD-MASTER at a non-hardened path (BIP-32 on the joint xpub; m/0/i receive, m/1/i change).",
+                example: "mpc.derive vault m/0/7") { args in
+            let path = try pathArgument(args.value("path"))
+            return keyValue(try args.session().deriveTwoPartyChild(of: args.string("key") ?? "", path: path, name: args.string("name")))
+        },
+
+        Builtin("mpc.status", params: [ParamSpec("key", .string)],
+                summary: "A two-party key: both roles, the co-signer and its identity, the Paillier modulus size, locked or not.",
+                example: "mpc.status vault") { args in
+            let session = try args.session()
+            let name = args.string("key") ?? ""
+            let (record, parameters, peer) = try session.store().read { tx in
+                let record = try tx.key(named: name)
+                guard let parameters = try tx.twoPartyParameters(keyID: record.parentID ?? record.id) else {
+                    throw TwoPartyError.notTwoParty(name: name)
+                }
+                return (record, parameters, try tx.twoPartyPeer(named: parameters.peer))
+            }
+            var f: [(String, Value)] = [
+                ("name", .string(record.name)), ("kind", .string(parameters.kind)),
+                ("role", .string(parameters.role == "p1" ? "P1 (this console: x1 and the Paillier key)" : "P2 (co-signer: x2)")),
+                ("peer", .string(parameters.peer)),
+                ("peerRole", .string(parameters.role == "p1" ? "P2 (co-signer: x2)" : "P1 (console: x1 and the Paillier key)")),
+            ]
+            if let peer { f.append(("peerFingerprint", .string(fingerprint(peer.identityKey)))) }
+            f += [("jointKey", .bytes(parameters.q)), ("paillierBits", .int(2048)), ("status", .string(parameters.status))]
+            if let reason = parameters.lockedReason { f.append(("lockedReason", .string(reason))) }
+            if let address = record.address { f.append(("address", .string(address))) }
+            if let path = record.path { f.append(("path", .string(path.description))) }
+            return .map(ValueMap(f))
+        },
+
+        Builtin("mpc.serve",
+                options: [
+                    OptionSpec("listen", .string, "HOST:PORT (127.0.0.1 by default) or unix:PATH"),
+                    OptionSpec("approve", .string, "ask (show each request and ask) or all (sign unattended: tests, scripts)", choices: ["ask", "all"]),
+                    OptionSpec("sessions", .int, "stop after this many connections (default: until Ctrl-C)"),
+                ],
+                summary: "Runs this home as a co-signer: pairs consoles, makes joint keys with them and co-signs what it is shown.",
+                example: "mpc.serve --listen \"127.0.0.1:7000\" --approve ask") { args in
+            let session = try args.session()
+            let approval = TwoPartyApproval(rawValue: args.string("approve") ?? "ask") ?? .ask
+            let sessions = try args.integer("sessions").map { try smallInt($0, "--sessions", in: 1...1_000_000) }
+            try session.serveCosigner(listen: args.string("listen") ?? "127.0.0.1:7000", approval: approval, sessions: sessions,
+                                      ready: { address in
+                                          if let file = session.environment["KCS_COSIGNER_READY_FILE"] {
+                                              FileManager.default.createFile(atPath: file, contents: Data((address + "\n").utf8))
+                                          }
+                                      })
+            return .null
+        },
+    ]
+
+    static func fingerprint(_ identityKey: [UInt8]) -> String {
+        let hex = Hex.encode(Array(Hash.sha256(identityKey).prefix(16)))
+        return stride(from: 0, to: 32, by: 4).map { i in
+            String(hex[hex.index(hex.startIndex, offsetBy: i)..<hex.index(hex.startIndex, offsetBy: i + 4)])
+        }.joined(separator: " ")
+    }
+
+    static func peerValue(_ p: TwoPartyPeer) -> Value {
+        var f: [(String, Value)] = [("name", .string(p.name)), ("role", .string(p.role))]
+        if let e = p.endpoint { f.append(("address", .string(e))) }
+        f += [("fingerprint", .string(fingerprint(p.identityKey))), ("paired", .string(isoDate(p.pairedAt)))]
+        if let m = p.misbehavedAt { f.append(("misbehaved", .string(isoDate(m) + " " + (p.misbehaviour ?? "")))) }
+        return .map(ValueMap(f))
+    }
+}

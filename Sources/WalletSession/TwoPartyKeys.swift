@@ -1,0 +1,402 @@
+import Foundation
+import KCSErrors
+import MPCLink
+import WalletCore
+import WalletCrypto
+import WalletMPC
+import WalletStore
+
+// Two-party keys (docs/two-party.md): pairing with a co-signer, the joint key generation, HD
+// children, signing with the co-signer as one more `Signer`, and the co-signer's own loop
+// (`kcs cosigner serve`). The protocol is WalletMPC's; the channel MPCLink's; the store keeps the
+// identity, the peers and each share sealed.
+
+/// What the co-signer does with a request to sign.
+public enum TwoPartyApproval: String, Sendable, CaseIterable {
+    /// Shows what it is asked to sign and asks (a person at the co-signer's terminal).
+    case ask
+    /// Signs unattended (tests, scripts): every request is still shown and recorded.
+    case all
+}
+
+/// Errors of two-party keys above the protocol.
+public enum TwoPartyError: WalletError, Equatable {
+    case noCosigner
+    case unknownCosigner(name: String, known: [String])
+    case notTwoParty(name: String)
+    case locked(name: String, reason: String)
+    case unpairedPeer(fingerprint: String)
+    case fingerprintsRejected
+
+    public var id: String {
+        switch self {
+        case .noCosigner: "mpc.noCosigner"
+        case .unknownCosigner: "mpc.unknownCosigner"
+        case .notTwoParty: "mpc.notTwoParty"
+        case .locked: "mpc.keyLocked"
+        case .unpairedPeer: "mpc.unpairedPeer"
+        case .fingerprintsRejected: "mpc.fingerprintsRejected"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .noCosigner: "no co-signer is paired: run mpc.pair HOST:PORT --name NAME first"
+        case .unknownCosigner(let name, let known):
+            "no co-signer is called \(name)" + (known.isEmpty ? "; run mpc.pair first" : " (paired: \(known.joined(separator: ", ")))")
+        case .notTwoParty(let name): "\(name) is not a two-party key"
+        case .locked(let name, let reason):
+            "\(name) is locked (\(reason)): a signature failed its check after the co-signer's proof passed; see mpc.status"
+        case .unpairedPeer(let fingerprint): "a peer with identity \(fingerprint) is not paired with this home"
+        case .fingerprintsRejected: "the fingerprints were not confirmed; nothing was stored"
+        }
+    }
+}
+
+extension Session {
+    // MARK: identity and peers
+
+    /// This home's identity, made (and sealed) on first use.
+    func twoPartyIdentity(_ store: WalletStore) throws -> PartyIdentity {
+        if let (_, secret) = try store.read({ try $0.twoPartyIdentity() }) { return try PartyIdentity(secretKey: secret) }
+        let fresh = PartyIdentity.generate()
+        try store.write { try $0.saveTwoPartyIdentity(publicKey: fresh.publicKey, secretKey: fresh.secretKeyForStorage) }
+        return fresh
+    }
+
+    /// The paired peers.
+    public func twoPartyPeers() throws -> [TwoPartyPeer] { try store().read { try $0.twoPartyPeers() } }
+
+    /// This home's identity fingerprint (made on first use).
+    public func twoPartyFingerprint() throws -> String { try twoPartyIdentity(unlockedStore()).fingerprint }
+
+    /// Pairs with the co-signer at `endpoint` under `name`: both fingerprints shown for the person
+    /// to compare with the co-signer's screen (`yes` skips the question), then P1's proof group made
+    /// and checked by the co-signer; the peer is pinned.
+    public func pairCosigner(endpoint text: String, name: String, yes: Bool) throws -> TwoPartyPeer {
+        let store = try unlockedStore()
+        if let problem = KeyNaming.problem(with: name) { throw StoreError.invalidName(given: name, reason: problem) }
+        let identity = try twoPartyIdentity(store)
+        let endpoint = try Endpoint(text)
+        let channel = try SecureChannel.open(try SocketStream.connect(endpoint), identity: identity, initiator: true, pinned: nil)
+        show("this console:  \(identity.fingerprint)\nthe co-signer: \(PartyIdentity.fingerprint(of: channel.peerIdentity))")
+        do {
+            try confirm("Does the co-signer show the same two fingerprints?", yes: yes)
+        } catch {
+            channel.close()
+            throw TwoPartyError.fingerprintsRejected
+        }
+        prompts?.status("pairing: two safe primes and a proof for the co-signer's signing proofs (a few seconds)…")
+        let party = PairingParty1(pid1: identity.pid, pid2: Hash.sha256(channel.peerIdentity))
+        try ChannelRun.run(party, over: channel, initiator: true)
+        guard let group = party.group else { throw MPCError.badFrame(reason: "pairing ended without a group") }
+        let stored = group.storedBytes
+        let peer = TwoPartyPeer(name: name, role: "p1", endpoint: endpoint.description, identityKey: channel.peerIdentity,
+                                nPed: stored.n, g: stored.g, h: stored.h, pairedAt: clock())
+        try store.write { try $0.saveTwoPartyPeer(peer) }
+        return peer
+    }
+
+    func pairedCosigner(named name: String?, _ store: WalletStore) throws -> TwoPartyPeer {
+        let peers = try store.read { try $0.twoPartyPeers() }.filter { $0.role == "p1" }
+        if let name {
+            guard let peer = peers.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw TwoPartyError.unknownCosigner(name: name, known: peers.map(\.name))
+            }
+            return peer
+        }
+        guard let only = peers.first else { throw TwoPartyError.noCosigner }
+        guard peers.count == 1 else { throw TwoPartyError.unknownCosigner(name: "(none given)", known: peers.map(\.name)) }
+        return only
+    }
+
+    func openChannel(to peer: TwoPartyPeer, identity: PartyIdentity) throws -> SecureChannel {
+        guard let text = peer.endpoint else { throw TwoPartyError.unknownCosigner(name: peer.name, known: []) }
+        return try SecureChannel.open(try SocketStream.connect(try Endpoint(text)), identity: identity, initiator: true,
+                                      pinned: peer.identityKey)
+    }
+
+    // MARK: keys
+
+    /// A joint key made with the co-signer (`key.generate --two-party`): neither side ever holds it.
+    public func generateTwoPartyKey(kind: TwoPartyKind, name: String?, cosigner: String?) throws -> KeyRecord {
+        let store = try unlockedStore()
+        if let name, try store.read({ try $0.findKey(named: name) }) != nil { throw StoreError.duplicateName(name) }
+        let peer = try pairedCosigner(named: cosigner, store)
+        let identity = try twoPartyIdentity(store)
+        let channel = try openChannel(to: peer, identity: identity)
+        let party = KeyGenerationParty1(kind: kind, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
+        prompts?.status("2-party DKG with \(peer.name): round 1 of 4 (a Paillier key)…")
+        try ChannelRun.run(party, over: channel, initiator: true) { step in
+            self.prompts?.status("2-party DKG with \(peer.name): round \(step + 1) of 4…")
+        }
+        guard let share = party.share else { throw MPCError.badFrame(reason: "the key generation ended without a key") }
+        let xpub = try share.chainCode.map { try ExtendedKey(publicKey: share.q, chainCode: $0).serialized(.xpub) }
+        let parameters = TwoPartyKeyParameters(role: "p1", peer: peer.name, kind: kind.rawValue, q: share.q.compressed,
+                                               qOther: share.q2.compressed, n: share.paillier.publicKey.nBytes,
+                                               cKey: share.cKey.fixedBytes(512), chainCode: share.chainCode, sid: share.sid,
+                                               transcript: share.transcript)
+        return try store.write { tx in
+            try tx.addTwoPartyKey(NewKey(name: name, kind: kind == .ecdsa ? .ecdsa : .hdMaster, source: .dkg,
+                                         storage: .twoParty(peer: peer.name), publicKey: share.q,
+                                         address: EthereumAddress(publicKey: share.q).checksummed,
+                                         path: kind == .hdMaster ? DerivationPath(absolute: true, []) : nil, extendedPublicKey: xpub),
+                                  share: try share.secretBytes, parameters: parameters)
+        }
+    }
+
+    /// An HD-CHILD of a two-party HD-MASTER at a non-hardened `path` (BIP-32 on the joint xpub).
+    public func deriveTwoPartyChild(of masterName: String, path: DerivationPath, name: String?) throws -> KeyRecord {
+        let store = try unlockedStore()
+        return try store.write { tx in
+            let master = try tx.key(named: masterName)
+            guard case .twoParty(let peer) = master.storage, master.kind == .hdMaster,
+                  let parameters = try tx.twoPartyParameters(keyID: master.id), let chainCode = parameters.chainCode else {
+                throw TwoPartyError.notTwoParty(name: masterName)
+            }
+            let (_, child) = try JointDerivation.derive(try PublicKey(bytes: parameters.q), chainCode: chainCode, path: path)
+            return try tx.addKey(NewKey(name: name ?? "\(master.name)\(path.description.dropFirst())".replacingOccurrences(of: "/", with: "-"),
+                                        kind: .hdChild, source: .dkg, storage: .twoParty(peer: peer), publicKey: child,
+                                        address: EthereumAddress(publicKey: child).checksummed, path: path, parentID: master.id))
+        }
+    }
+
+    /// The joint key a stored key signs with: the key itself, or its two-party master and the path.
+    func twoPartySigning(_ record: KeyRecord, _ tx: StoreTransaction) throws -> (master: KeyRecord, path: DerivationPath) {
+        if record.kind == .hdChild, let parentID = record.parentID, let path = record.path {
+            return (try tx.key(id: parentID), path)
+        }
+        return (record, DerivationPath(absolute: true, []))
+    }
+
+    // MARK: the co-signer
+
+    /// `kcs cosigner serve`: answers consoles at `listen` until Ctrl-C (or after `sessions`
+    /// sessions): pairing (after the person compares fingerprints, or unattended with `.all`), key
+    /// generation and signing for paired consoles; every request to sign is shown, and recorded in
+    /// this home's history once co-signed. `ready` gets the address actually listened on.
+    public func serveCosigner(listen text: String, approval: TwoPartyApproval, sessions: Int? = nil,
+                              ready: (String) -> Void = { _ in }) throws {
+        let store = try unlockedStore()
+        let identity = try twoPartyIdentity(store)
+        let listener = try SocketListener(try Endpoint(text))
+        ready(listener.endpoint.description)
+        show("co-signer \(identity.fingerprint) listening on \(listener.endpoint) (approval: \(approval.rawValue))")
+        var served = 0
+        while sessions.map({ served < $0 }) ?? true {
+            if prompts?.shouldInterrupt() == true { return }
+            guard let socket = try listener.accept(seconds: 1) else { continue }
+            served += 1
+            do {
+                try serveOne(socket, identity: identity, store: store, approval: approval)
+            } catch {
+                prompts?.warn("co-signer: \(error)")
+            }
+        }
+    }
+
+    private func serveOne(_ socket: SocketStream, identity: PartyIdentity, store: WalletStore, approval: TwoPartyApproval) throws {
+        let channel = try SecureChannel.open(socket, identity: identity, initiator: false, pinned: nil)
+        let peerKey = channel.peerIdentity
+        let known = try store.read { try $0.twoPartyPeer(identityKey: peerKey) }
+        let first = try channel.receiveFrame()
+        let pid1 = Hash.sha256(peerKey), pid2 = identity.pid
+        switch first.type {
+        case "pair.p1":
+            show("pairing request from \(PartyIdentity.fingerprint(of: peerKey)); this co-signer is \(identity.fingerprint)")
+            if approval == .ask { try confirm("Does the console show the same two fingerprints?", yes: false) }
+            let party = PairingParty2(pid1: pid1, pid2: pid2)
+            try ChannelRun.run(party, over: channel, initiator: false, first: first)
+            guard let group = party.group else { return }
+            let stored = group.storedBytes
+            let name = known?.name ?? "console-" + String(PartyIdentity.fingerprint(of: peerKey).prefix(9)).replacingOccurrences(of: " ", with: "")
+            try store.write {
+                try $0.saveTwoPartyPeer(TwoPartyPeer(name: name, role: "p2", endpoint: nil, identityKey: peerKey, nPed: stored.n,
+                                                     g: stored.g, h: stored.h, pairedAt: clock()))
+            }
+            show("paired with \(name)")
+        case "dkg.k1":
+            guard let peer = known, peer.role == "p2" else {
+                throw TwoPartyError.unpairedPeer(fingerprint: PartyIdentity.fingerprint(of: peerKey))
+            }
+            let party = KeyGenerationParty2(pid1: pid1, pid2: pid2)
+            try ChannelRun.run(party, over: channel, initiator: false, first: first) { step in
+                if step == 4, let share = party.share {
+                    // Stored before the confirmation leaves (docs/two-party.md: P1 keeps the key only after it).
+                    try self.storeCosignerShare(share, peer: peer, store: store)
+                }
+            }
+            if let share = party.share { show("joint key \(EthereumAddress(publicKey: share.q).checksummed) made with \(peer.name)") }
+        case "sign.s0":
+            guard let peer = known, peer.role == "p2" else {
+                throw TwoPartyError.unpairedPeer(fingerprint: PartyIdentity.fingerprint(of: peerKey))
+            }
+            let reader = first.fields["q"]
+            guard case .string(let qHex)? = reader, let q = try? Hex.decode(qHex),
+                  let (record, _) = try store.read({ try $0.twoPartyKey(q: q, peer: peer.name) }) else {
+                let abort = Frame(type: "abort", step: 1, sid: first.sid, fields: ["check": .string("sign.key"), "message": .string("not a key shared with this co-signer")])
+                try? channel.send(abort)
+                throw TwoPartyError.notTwoParty(name: "the requested key")
+            }
+            let (secret, parameters) = try store.read { try $0.openTwoPartyShare(of: record) }
+            guard let kind = TwoPartyKind(rawValue: parameters.kind) else { throw TwoPartyError.notTwoParty(name: record.name) }
+            let share = try Party2Share(kind: kind, q: try PublicKey(bytes: parameters.q), q1: try PublicKey(bytes: parameters.qOther),
+                                        secret: secret, n: parameters.n, cKey: parameters.cKey, chainCode: parameters.chainCode,
+                                        sid: parameters.sid, transcript: parameters.transcript)
+            let group = try UnknownOrderGroup(stored: peer.nPed, g: peer.g, h: peer.h)
+            let party = SigningParty2(share: share, group: group, pid1: pid1, pid2: pid2, digest: TwoPartyPayload.digest, approve: { request in
+                self.show("co-sign request from \(peer.name) with \(record.name) at \(request.path): \(TwoPartyPayload.describe(request))")
+                if approval == .all { return true }
+                return (try? self.confirm("Co-sign it?", yes: false)) != nil
+            })
+            try ChannelRun.run(party, over: channel, initiator: false, first: first)
+            if let signature = party.signature, let request = party.request {
+                let child = try JointDerivation.derive(share.q, chainCode: share.chainCode, path: request.path).key
+                _ = try self.record(signature, digest: request.digest, publicKey: child, keyName: record.name, path: request.path,
+                               verified: true, checkedAgainst: "the joint key, by recovery", warning: nil,
+                               kind: TwoPartyPayload.signatureKind(request.payloadKind), chainID: nil, store: store)
+                show("co-signed for \(peer.name): \(Hex.encode(request.digest))")
+            }
+        default:
+            let abort = Frame(type: "abort", step: first.step + 1, sid: first.sid, fields: ["check": .string("frame"), "message": .string("unexpected \(first.type)")])
+            try? channel.send(abort)
+        }
+    }
+
+    private func storeCosignerShare(_ share: Party2Share, peer: TwoPartyPeer, store: WalletStore) throws {
+        let parameters = TwoPartyKeyParameters(role: "p2", peer: peer.name, kind: share.kind.rawValue, q: share.q.compressed,
+                                               qOther: share.q1.compressed, n: share.paillier.nBytes, cKey: share.cKey.fixedBytes(512),
+                                               chainCode: share.chainCode, sid: share.sid, transcript: share.transcript)
+        let xpub = try share.chainCode.map { try ExtendedKey(publicKey: share.q, chainCode: $0).serialized(.xpub) }
+        _ = try store.write { tx in
+            try tx.addTwoPartyKey(NewKey(name: nil, kind: share.kind == .ecdsa ? .ecdsa : .hdMaster, source: .dkg,
+                                         storage: .twoParty(peer: peer.name), publicKey: share.q,
+                                         address: EthereumAddress(publicKey: share.q).checksummed,
+                                         path: share.kind == .hdMaster ? DerivationPath(absolute: true, []) : nil, extendedPublicKey: xpub),
+                                  share: try share.secretBytes, parameters: parameters)
+        }
+    }
+}
+
+/// What a two-party signature is over: the payload travels with the request, and the co-signer
+/// computes the digest from it itself (docs/two-party-protocol.md §6).
+public enum TwoPartyPayload: Sendable, Equatable {
+    case digest
+    case message([UInt8])
+    case typed([UInt8])
+    case transaction([UInt8])
+
+    var kind: String {
+        switch self {
+        case .digest: "digest"
+        case .message: "eth-message"
+        case .typed: "eth-typed"
+        case .transaction: "eth-tx"
+        }
+    }
+
+    func bytes(digest: [UInt8]) -> [UInt8] {
+        switch self {
+        case .digest: digest
+        case .message(let b), .typed(let b), .transaction(let b): b
+        }
+    }
+
+    static func signatureKind(_ kind: String) -> SignatureKind {
+        switch kind {
+        case "eth-message": .message
+        case "eth-typed": .typed
+        case "eth-tx": .transaction
+        default: .hash
+        }
+    }
+
+    /// The digest of a payload, as the co-signer computes it.
+    static func digest(kind: String, payload: [UInt8]) throws(MPCError) -> [UInt8] {
+        switch kind {
+        case "eth-typed":
+            guard let typed = try? TypedData(json: payload), let digest = try? typed.digest() else {
+                throw .checkFailed(check: "sign.payload", reason: "the typed data does not parse")
+            }
+            return digest
+        case "eth-tx":
+            return Hash.keccak256(payload)
+        default:
+            return try PayloadDigest.standard(kind: kind, payload: payload)
+        }
+    }
+
+    /// One line for the co-signer's screen.
+    static func describe(_ request: SignRequest) -> String {
+        switch request.payloadKind {
+        case "eth-message":
+            let text = String(decoding: request.payload, as: UTF8.self)
+            return "message " + (text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7f } ? "\"\(text)\"" : "0x" + Hex.encode(request.payload))
+        case "eth-typed":
+            let typed = try? TypedData(json: request.payload)
+            return "typed data \(typed?.primaryType ?? "?") (digest 0x\(Hex.encode(request.digest)))"
+        case "eth-tx":
+            return "transaction 0x\(Hex.encode(request.payload)) (signing hash 0x\(Hex.encode(request.digest)))"
+        default:
+            return "digest 0x\(Hex.encode(request.digest))"
+        }
+    }
+}
+
+/// A two-party key (or an HD child of one): signs with the co-signer; the signature is checked
+/// against the joint key before it is returned and recorded.
+public struct TwoPartySigner: Signer {
+    public let session: Session
+    public let keyName: String
+
+    public init(session: Session, keyName: String) {
+        self.session = session
+        self.keyName = keyName
+    }
+
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
+        try sign(digest: digest, kind: kind, chainID: chainID, payload: nil)
+    }
+
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?) throws -> Signed {
+        let store = try session.unlockedStore()
+        let (record, master, path, secret, parameters) = try store.read { tx in
+            let record = try tx.key(named: keyName)
+            if record.retired { throw KeyCommandError.retired(name: record.name, successor: nil) }
+            let (master, path) = try session.twoPartySigning(record, tx)
+            let (secret, parameters) = try tx.openTwoPartyShare(of: master)
+            return (record, master, path, secret, parameters)
+        }
+        if parameters.status == "locked" { throw TwoPartyError.locked(name: master.name, reason: parameters.lockedReason ?? "locked") }
+        guard let peer = try store.read({ try $0.twoPartyPeer(named: parameters.peer) }), let twoKind = TwoPartyKind(rawValue: parameters.kind) else {
+            throw TwoPartyError.unknownCosigner(name: parameters.peer, known: [])
+        }
+        if let when = peer.misbehavedAt {
+            try session.confirm("\(peer.name) failed a check of the protocol at \(when) (\(peer.misbehaviour ?? "")). Sign with it anyway?", yes: false)
+        }
+        let share = try Party1Share(kind: twoKind, q: try PublicKey(bytes: parameters.q), q2: try PublicKey(bytes: parameters.qOther),
+                                    secret: secret, n: parameters.n, cKey: parameters.cKey, chainCode: parameters.chainCode,
+                                    sid: parameters.sid, transcript: parameters.transcript)
+        let group = try UnknownOrderGroup(stored: peer.nPed, g: peer.g, h: peer.h)
+        let payload = payload ?? .digest
+        let request = SignRequest(key: share.q, path: path, payloadKind: payload.kind, payload: payload.bytes(digest: digest), digest: digest)
+        let identity = try session.twoPartyIdentity(store)
+        let party = try SigningParty1(share: share, group: group, request: request, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
+        session.prompts?.status("signing with \(peer.name)…")
+        do {
+            let channel = try session.openChannel(to: peer, identity: identity)
+            try ChannelRun.run(party, over: channel, initiator: true)
+        } catch let error as MPCError {
+            if error.check == "sign.proof" || error.check == "sign.dl" || error.check == "sign.r2" {
+                try? store.write { try $0.markTwoPartyPeerMisbehaved(peer.name, reason: error.description) }
+            } else if error.check == "sign.signature" {
+                try? store.write { try $0.setTwoPartyKeyLock(keyID: master.id, reason: "signature-check-failed") }
+            }
+            throw error
+        }
+        guard let signature = party.signature else { throw MPCError.badFrame(reason: "signing ended without a signature") }
+        return try session.record(signature, digest: digest, publicKey: party.childKey, keyName: record.name, path: record.path,
+                                  verified: true, checkedAgainst: "the joint key, by recovery (co-signed by \(peer.name))", warning: nil,
+                                  kind: kind, chainID: chainID, store: store)
+    }
+}

@@ -1,0 +1,46 @@
+// `kcs cosigner serve`: this home as the co-signer of two-party keys (docs/two-party.md). It runs
+// the console's `mpc.serve` in the home given, so the vault, prompts and exit codes are the
+// console's own.
+import ArgumentParser
+import Foundation
+
+struct Cosigner: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cosigner", abstract: "A co-signer for two-party keys.", subcommands: [Serve.self])
+
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "serve",
+            abstract: "Pair with consoles, make joint keys with them and co-sign what they ask, after showing it.",
+            discussion: "Its shares are sealed in this home's vault (KCS_VAULT_PASSPHRASE or KCS_VAULT_PASSPHRASE_FILE in a batch run). Ctrl-C stops it.")
+
+        @Option(name: .long, help: "HOST:PORT to listen on (default 127.0.0.1:7000).")
+        var listen: String?
+
+        @Option(name: .long, help: "A Unix socket path to listen on instead (created 0600).")
+        var socket: String?
+
+        @Option(name: .long, help: "ask: show each request and ask (the default); all: sign unattended (tests, scripts).")
+        var approve: String = "ask"
+
+        @Option(name: .long, help: "Stop after this many connections.")
+        var sessions: Int?
+
+        @OptionGroup var common: CommonOptions
+
+        func validate() throws {
+            guard approve == "ask" || approve == "all" else { throw ValidationError("--approve must be ask or all, got \(approve)") }
+            if listen != nil && socket != nil { throw ValidationError("give --listen or --socket, not both") }
+            if let sessions, sessions < 1 { throw ValidationError("--sessions must be at least 1, got \(sessions)") }
+        }
+
+        func run() throws {
+            let address = socket.map { "unix:" + $0 } ?? listen ?? "127.0.0.1:7000"
+            let quoted = "\"" + address.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            var code = "mpc.serve --listen \(quoted) --approve \(approve)"
+            if let sessions { code += " --sessions \(sessions)" }
+            throw ExitCode(try ConsoleRun(code: code, json: false, jsonErrors: false, echo: false, home: common.home,
+                                          noColor: common.noColor, rpc: common.rpc, initFile: nil, file: nil, args: []).run())
+        }
+    }
+}
