@@ -72,7 +72,7 @@ let package = Package(
         // Layer 3 beside the store: a JSON-RPC client for an Ethereum node (HTTP through libcurl).
         .target(name: "EthRPC", dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "CCurl"]),
         // Layer 3 beside the node: the two-party channel (libsodium) and its sockets.
-        .target(name: "MPCLink", dependencies: ["KCSErrors", "WalletCrypto", "WalletMPC", "CSodium"]),
+        .target(name: "MPCLink", dependencies: ["KCSErrors", "WalletCrypto", "WalletMPC"]),
         // Layer 3: QR codes in the terminal and in PNG/SVG files, and read from images.
         .target(name: "QRCodes", dependencies: ["KCSErrors", "CQR"]),
 

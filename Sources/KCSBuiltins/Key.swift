@@ -24,12 +24,11 @@ extension Builtins {
 
         Builtin("key.generate",
                 options: [
-                    OptionSpec("type", .string, "ecdsa (one key) or hd (a mnemonic; the default; with --two-party a joint HD master)",
-                               choices: ["ecdsa", "hd", "hd-master"]),
+                    OptionSpec("type", .string, "ecdsa (one key) or hd (a mnemonic; the default)", choices: ["ecdsa", "hd"]),
                     OptionSpec("words", .int, "12 or 24 words for --type hd (default 12)", choices: ["12", "24"]),
                     OptionSpec("name", .string, "the key's name (default from kind and address)"),
                     OptionSpec("skip-confirm", nil, "do not ask two words of a new mnemonic back (batch runs)"),
-                    OptionSpec("two-party", nil, "a joint key made with a paired co-signer (2-party DKG): neither side ever holds it"),
+                    OptionSpec("two-party", nil, "a joint key made with a paired co-signer (2-party DKG; --type hd: a joint HD master): neither side ever holds it"),
                     OptionSpec("cosigner", .string, "with --two-party: which paired co-signer (needed when there are several)"),
                 ],
                 summary: "A new key from the secure random source: an HD master (its mnemonic shown once) or one ECDSA key; --two-party: a joint key with a co-signer.",

@@ -1,4 +1,3 @@
-internal import CSodium
 import WalletCrypto
 
 /// A kcs home's Ed25519 identity for two-party sessions: the channel's handshake is signed with
@@ -10,11 +9,7 @@ public struct PartyIdentity: Sendable, CustomStringConvertible {
 
     /// A fresh identity.
     public static func generate() -> PartyIdentity {
-        _ = sodium_init()
-        var pk = [UInt8](repeating: 0, count: 32)
-        let sk = Secret(count: 64) { buf in
-            _ = crypto_sign_keypair(&pk, buf.bindMemory(to: UInt8.self).baseAddress!)
-        }
+        let (pk, sk) = Ed25519.keyPair()
         return PartyIdentity(publicKey: pk, secretKey: sk)
     }
 
@@ -46,17 +41,10 @@ public struct PartyIdentity: Sendable, CustomStringConvertible {
         }.joined(separator: " ")
     }
 
-    func sign(_ message: [UInt8]) -> [UInt8] {
-        var sig = [UInt8](repeating: 0, count: 64)
-        secretKey.withUnsafeBytes { sk in
-            _ = crypto_sign_detached(&sig, nil, message, UInt64(message.count), sk.bindMemory(to: UInt8.self).baseAddress!)
-        }
-        return sig
-    }
+    func sign(_ message: [UInt8]) -> [UInt8] { Ed25519.sign(message, secretKey: secretKey) }
 
     static func verify(_ signature: [UInt8], _ message: [UInt8], publicKey: [UInt8]) -> Bool {
-        signature.count == 64 && publicKey.count == 32
-            && crypto_sign_verify_detached(signature, message, UInt64(message.count), publicKey) == 0
+        Ed25519.verify(signature, message, publicKey: publicKey)
     }
 
     public var description: String { "identity \(fingerprint)" }

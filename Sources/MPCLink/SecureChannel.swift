@@ -1,4 +1,3 @@
-internal import CSodium
 import WalletCrypto
 import WalletMPC
 
@@ -12,20 +11,17 @@ public final class SecureChannel: @unchecked Sendable {
     /// The other party's identity public key (checked against the pinned one, when given).
     public let peerIdentity: [UInt8]
     let socket: SocketStream
-    private var push = crypto_secretstream_xchacha20poly1305_state()
-    private var pull = crypto_secretstream_xchacha20poly1305_state()
+    private let push: SecretStream
+    private let pull: SecretStream
     /// Seconds allowed for each message.
     public var timeout: Int
 
-    private init(socket: SocketStream, peerIdentity: [UInt8], timeout: Int) {
+    private init(socket: SocketStream, peerIdentity: [UInt8], push: SecretStream, pull: SecretStream, timeout: Int) {
         self.socket = socket
         self.peerIdentity = peerIdentity
+        self.push = push
+        self.pull = pull
         self.timeout = timeout
-    }
-
-    deinit {
-        withUnsafeMutableBytes(of: &push) { sodium_memzero($0.baseAddress, $0.count) }
-        withUnsafeMutableBytes(of: &pull) { sodium_memzero($0.baseAddress, $0.count) }
     }
 
     static func sendRaw(_ socket: SocketStream, _ bytes: [UInt8], what: String) throws(MPCLinkError) {
@@ -45,11 +41,8 @@ public final class SecureChannel: @unchecked Sendable {
     /// both fingerprints and pins the peer's).
     public static func open(_ socket: SocketStream, identity: PartyIdentity, initiator: Bool, pinned: [UInt8]?,
                             timeout: Int = 30) throws(MPCLinkError) -> SecureChannel {
-        _ = sodium_init()
-        var ephPublic = [UInt8](repeating: 0, count: 32), ephSecret = [UInt8](repeating: 0, count: 32)
-        defer { sodium_memzero(&ephSecret, 32) }
-        _ = crypto_kx_keypair(&ephPublic, &ephSecret)
-        let nonce = Array(SystemRandom().bytes(32))
+        let (ephPublic, ephSecret) = KeyExchange.keyPair()
+        let nonce = SystemRandom().bytes(32)
         try sendRaw(socket, [1] + identity.publicKey + ephPublic + nonce, what: "the handshake")
         let hello = try receiveRaw(socket, max: 97, seconds: timeout, what: "the handshake")
         guard hello.count == 97, hello[0] == 1 else { throw .handshake("the peer's hello is not kcs-2pecdsa/1") }
@@ -58,19 +51,15 @@ public final class SecureChannel: @unchecked Sendable {
             throw .untrustedPeer(fingerprint: PartyIdentity.fingerprint(of: peerIdentity), expected: PartyIdentity.fingerprint(of: pinned))
         }
         // Keys: rx, tx for this side (libsodium's client = the initiator).
-        var rx = [UInt8](repeating: 0, count: 32), tx = [UInt8](repeating: 0, count: 32)
-        defer { sodium_memzero(&rx, 32); sodium_memzero(&tx, 32) }
-        let kx = initiator ? crypto_kx_client_session_keys(&rx, &tx, ephPublic, ephSecret, peerEph)
-                           : crypto_kx_server_session_keys(&rx, &tx, ephPublic, ephSecret, peerEph)
-        guard kx == 0 else { throw .handshake("the peer's ephemeral key is unusable") }
+        guard let (rx, tx) = KeyExchange.sessionKeys(client: initiator, publicKey: ephPublic, secretKey: ephSecret, peer: peerEph) else {
+            throw .handshake("the peer's ephemeral key is unusable")
+        }
         let (eI, eR, nI, nR, iI, iR) = initiator ? (ephPublic, peerEph, nonce, peerNonce, identity.publicKey, peerIdentity)
                                                  : (peerEph, ephPublic, peerNonce, nonce, peerIdentity, identity.publicKey)
         func transcript(_ role: String) -> [UInt8] {
             ChannelTranscript.hash(role: role, ephemeralI: eI, ephemeralR: eR, nonceI: nI, nonceR: nR, identityI: iI, identityR: iR)
         }
-        let channel = SecureChannel(socket: socket, peerIdentity: peerIdentity, timeout: timeout)
-        var header = [UInt8](repeating: 0, count: Int(crypto_secretstream_xchacha20poly1305_HEADERBYTES))
-        _ = crypto_secretstream_xchacha20poly1305_init_push(&channel.push, &header, tx)
+        let (push, header) = SecretStream.sender(key: tx)
         let mine = initiator ? "initiator" : "responder", theirs = initiator ? "responder" : "initiator"
         try sendRaw(socket, identity.sign(transcript(mine)) + header, what: "the handshake")
         let auth = try receiveRaw(socket, max: 64 + header.count, seconds: timeout, what: "the handshake")
@@ -78,29 +67,22 @@ public final class SecureChannel: @unchecked Sendable {
         guard PartyIdentity.verify(Array(auth[0..<64]), transcript(theirs), publicKey: peerIdentity) else {
             throw .handshake("the peer's signature over the handshake does not verify")
         }
-        guard crypto_secretstream_xchacha20poly1305_init_pull(&channel.pull, Array(auth[64...]), rx) == 0 else {
+        guard let pull = SecretStream.receiver(key: rx, header: Array(auth[64...])) else {
             throw .handshake("the peer's stream header is invalid")
         }
-        return channel
+        return SecureChannel(socket: socket, peerIdentity: peerIdentity, push: push, pull: pull, timeout: timeout)
     }
 
     /// Sends one message.
     public func send(_ message: [UInt8]) throws(MPCLinkError) {
         guard message.count <= Self.maxMessage else { throw .tooLarge(message.count) }
-        var out = [UInt8](repeating: 0, count: message.count + Int(crypto_secretstream_xchacha20poly1305_ABYTES))
-        _ = crypto_secretstream_xchacha20poly1305_push(&push, &out, nil, message, UInt64(message.count), nil, 0,
-                                                       UInt8(crypto_secretstream_xchacha20poly1305_TAG_MESSAGE))
-        try Self.sendRaw(socket, out, what: "sending")
+        try Self.sendRaw(socket, push.seal(message), what: "sending")
     }
 
     /// Receives one message (waiting at most `seconds`, else the channel's timeout).
     public func receive(seconds: Int? = nil, what: String = "the next message") throws(MPCLinkError) -> [UInt8] {
-        let abytes = Int(crypto_secretstream_xchacha20poly1305_ABYTES)
-        let sealed = try Self.receiveRaw(socket, max: Self.maxMessage + abytes, seconds: seconds ?? timeout, what: what)
-        guard sealed.count >= abytes else { throw .handshake("a message shorter than its tag") }
-        var out = [UInt8](repeating: 0, count: sealed.count - abytes)
-        var tag: UInt8 = 0
-        guard crypto_secretstream_xchacha20poly1305_pull(&pull, &out, nil, &tag, sealed, UInt64(sealed.count), nil, 0) == 0 else {
+        let sealed = try Self.receiveRaw(socket, max: Self.maxMessage + SecretStream.tagBytes, seconds: seconds ?? timeout, what: what)
+        guard let out = pull.open(sealed) else {
             throw .handshake("a message failed authentication (changed, replayed or out of order)")
         }
         return out

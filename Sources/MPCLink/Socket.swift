@@ -16,7 +16,7 @@ public enum Endpoint: Sendable, Equatable, CustomStringConvertible {
             let host = String(text[..<colon])
             self = .tcp(host: host.isEmpty ? "127.0.0.1" : host, port: port)
         } else {
-            throw .unreachable(address: text, reason: "expected HOST:PORT or unix:PATH")
+            throw .badAddress(text)
         }
     }
 
@@ -136,7 +136,7 @@ public final class SocketListener: @unchecked Sendable {
         let (fd, ok, why) = withAddress(endpoint) { fd, addr, len in bind(fd, addr, len) == 0 && listen(fd, 8) == 0 }
         guard ok else {
             if fd >= 0 { close(fd) }
-            throw .unreachable(address: endpoint.description, reason: why)
+            throw .cannotListen(address: endpoint.description, reason: why)
         }
         self.fd = fd
         switch endpoint {
@@ -159,12 +159,12 @@ public final class SocketListener: @unchecked Sendable {
             if ready == 0 { return nil }
             if ready < 0 {
                 if errno == EINTR { continue }
-                throw .unreachable(address: endpoint.description, reason: String(cString: strerror(errno)))
+                throw .cannotListen(address: endpoint.description, reason: String(cString: strerror(errno)))
             }
             let client = Glibc.accept(fd, nil, nil)
             if client < 0 {
                 if errno == EINTR { continue }
-                throw .unreachable(address: endpoint.description, reason: String(cString: strerror(errno)))
+                throw .cannotListen(address: endpoint.description, reason: String(cString: strerror(errno)))
             }
             return SocketStream(fd: client, peer: "a client of \(endpoint)")
         }

@@ -83,7 +83,14 @@ private let extraPrelude: [String: [String]] = [
     "qr.export": [savings, "use key savings-0"],
     "import.qr": ["qr.save \"UR:CRYPTO-SEED/OEADGDSTASLPLABGHYDRPFMKBGGUFGLUDPRFGMAOTPIECFFLTNLPQDENOS\" \"seed.png\""],
     "rotation.resume": [threeRotations], "rotation.rollback": [threeRotations],
+    // A joint key with the test's co-signer (see `cosignerAddress`).
+    "mpc.derive": [pairCosigner, "key.generate --two-party --type hd --name vault"],
+    "mpc.status": [pairCosigner, "key.generate --two-party --type hd --name vault"],
 ]
+
+/// The address the examples name a co-signer by, and the one this test's co-signer listens on.
+private let exampleCosigner = "127.0.0.1:7000"
+private let pairCosigner = "mpc.pair \"\(exampleCosigner)\" --name laptop --yes"
 
 /// The only errors an example may end with, and why: a node or a reader this test has none of,
 /// a confirmation only a terminal can give, a short UID that changes with every card.
@@ -102,6 +109,8 @@ private let allowedErrors: [String: Set<String>] = [
     "qr.verify": ["qr.unreadable"],
     // No camera here.
     "qr.scan": ["qr.notACamera", "qr.noCamera"],
+    // Comparing fingerprints needs a person at a terminal; the co-signer's address is taken (by it).
+    "mpc.pair": ["mpc.fingerprintsRejected"], "mpc.serve": ["mpc.cannotListen"],
 ]
 
 /// Files the examples read, in the folder they run in.
@@ -118,6 +127,23 @@ struct HelpExampleTests {
     @Test func everyHelpExample_runsInAWorldItsWordsAssume() throws {
         let builtins = Builtins.registry().builtins
         #expect(builtins.count > 90)
+        // A co-signer for the two-party examples: the address they name is this one's.
+        let cosignerHome = try BatchHome()
+        defer { cosignerHome.remove() }
+        var cosignerEnv = cosignerHome
+        cosignerEnv.environment["KCS_COSIGNER_READY_FILE"] = cosignerHome.path("ready")
+        let cosigner = try cosignerEnv.start(arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--approve", "all"],
+                                             stdout: cosignerHome.path("out"), stderr: cosignerHome.path("err"))
+        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        var cosignerAddress = ""
+        for _ in 0..<200 where cosignerAddress.isEmpty {
+            if let text = try? String(contentsOfFile: cosignerHome.path("ready"), encoding: .utf8), text.hasSuffix("\n") {
+                cosignerAddress = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            } else {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        #expect(!cosignerAddress.isEmpty)
         var failures: [String] = []
         for b in builtins {
             var home = try BatchHome()
@@ -136,7 +162,7 @@ struct HelpExampleTests {
             if chosen.contains(where: { $0.contains("$m") }), !chosen.contains(preludes[0].code) { chosen.insert(preludes[0].code, at: 0) }
             lines += chosen
             lines += extraPrelude[b.name] ?? []
-            let script = (lines + [b.example]).joined(separator: "\n") + "\n"
+            let script = (lines + [b.example]).joined(separator: "\n").replacingOccurrences(of: exampleCosigner, with: cosignerAddress) + "\n"
             let file = work.appendingPathComponent("example.kcs")
             try script.write(to: file, atomically: true, encoding: .utf8)
             let r = try home.run(arguments: ["--json-errors", file.path], in: work)

@@ -75,7 +75,7 @@ struct SecureChannelTests {
         })
         #expect(error == nil)
         #expect(throws: MPCLinkError.self) { try SocketStream.connect(.unix("/nonexistent/kcs.sock")) }
-        #expect(throws: MPCLinkError.unreachable(address: "nowhere", reason: "expected HOST:PORT or unix:PATH")) { try Endpoint("nowhere") }
+        #expect(throws: MPCLinkError.badAddress("nowhere")) { try Endpoint("nowhere") }
     }
 
     @Test func pairingDKGAndSigning_overTCP() throws {
