@@ -24,12 +24,13 @@ extension Builtins {
 
         Builtin("key.generate",
                 options: [
-                    OptionSpec("type", .string, "ecdsa (one key) or hd (a mnemonic; the default)", choices: ["ecdsa", "hd"]),
+                    OptionSpec("type", .string, "ecdsa (one key) or hd (a mnemonic; the default; also written hd-master)",
+                               choices: ["ecdsa", "hd", "hd-master"]),
                     OptionSpec("words", .int, "12 or 24 words for --type hd (default 12)", choices: ["12", "24"]),
                     OptionSpec("name", .string, "the key's name (default from kind and address)"),
                     OptionSpec("skip-confirm", nil, "do not ask two words of a new mnemonic back (batch runs)"),
                     OptionSpec("two-party", nil, "a joint key made with a paired co-signer (2-party DKG; --type hd: a joint HD master): neither side ever holds it"),
-                    OptionSpec("cosigner", .string, "with --two-party: which paired co-signer (needed when there are several)"),
+                    OptionSpec("cosigner", .string, "with --two-party: which paired co-signer, by name or HOST:PORT (needed when there are several)"),
                 ],
                 summary: "A new key from the secure random source: an HD master (its mnemonic shown once) or one ECDSA key; --two-party: a joint key with a co-signer.",
                 example: "key.generate --type hd --words 24 --name savings") { args in
@@ -67,6 +68,9 @@ extension Builtins {
                 let r = try tx.key(named: name)
                 var fields = keyFields(r)
                 if let parent = r.parentID { fields.append(("parent", .string(try tx.key(id: parent).name))) }
+                if case .twoParty = r.storage, let parameters = try tx.twoPartyParameters(keyID: r.parentID ?? r.id) {
+                    fields += twoPartyFields(parameters, try tx.twoPartyPeer(named: parameters.peer))
+                }
                 fields.append(("rotation", .string(rotationText(r, due: due))))
                 let recent = try tx.history(HistoryQuery(keyName: r.name, limit: 10))
                 fields.append(("signatures", .list(recent.map { historyValue($0) })))

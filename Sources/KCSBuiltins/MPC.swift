@@ -55,15 +55,9 @@ extension Builtins {
                 }
                 return (record, parameters, try tx.twoPartyPeer(named: parameters.peer))
             }
-            var f: [(String, Value)] = [
-                ("name", .string(record.name)), ("kind", .string(parameters.kind)),
-                ("role", .string(parameters.role == "p1" ? "P1 (this console: x1 and the Paillier key)" : "P2 (co-signer: x2)")),
-                ("peer", .string(parameters.peer)),
-                ("peerRole", .string(parameters.role == "p1" ? "P2 (co-signer: x2)" : "P1 (console: x1 and the Paillier key)")),
-            ]
-            if let peer { f.append(("peerFingerprint", .string(fingerprint(peer.identityKey)))) }
-            f += [("jointKey", .bytes(parameters.q)), ("paillierBits", .int(2048)), ("status", .string(parameters.status))]
-            if let reason = parameters.lockedReason { f.append(("lockedReason", .string(reason))) }
+            var f: [(String, Value)] = [("name", .string(record.name)), ("kind", .string(parameters.kind))]
+            f += twoPartyFields(parameters, peer)
+            f += [("jointKey", .bytes(parameters.q)), ("paillierBits", .int(2048))]
             if let address = record.address { f.append(("address", .string(address))) }
             if let path = record.path { f.append(("path", .string(path.description))) }
             return .map(ValueMap(f))
@@ -95,6 +89,19 @@ extension Builtins {
         return stride(from: 0, to: 32, by: 4).map { i in
             String(hex[hex.index(hex.startIndex, offsetBy: i)..<hex.index(hex.startIndex, offsetBy: i + 4)])
         }.joined(separator: " ")
+    }
+
+    /// Both roles, the peer and its identity, and whether the key is locked (mpc.status, key.show).
+    static func twoPartyFields(_ parameters: TwoPartyKeyParameters, _ peer: TwoPartyPeer?) -> [(String, Value)] {
+        let console = "P1 (console: x1 and the Paillier key)", cosigner = "P2 (co-signer: x2)"
+        var f: [(String, Value)] = [
+            ("role", .string(parameters.role == "p1" ? console : cosigner)), ("peer", .string(parameters.peer)),
+            ("peerRole", .string(parameters.role == "p1" ? cosigner : console)),
+        ]
+        if let peer { f.append(("peerFingerprint", .string(fingerprint(peer.identityKey)))) }
+        f.append(("status", .string(parameters.status)))
+        if let reason = parameters.lockedReason { f.append(("lockedReason", .string(reason))) }
+        return f
     }
 
     static func peerValue(_ p: TwoPartyPeer) -> Value {

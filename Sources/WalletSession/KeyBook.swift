@@ -101,6 +101,8 @@ extension Session {
     /// A key's secret, after the vault passphrase again (the prompt naming `operation`); the
     /// key is marked revealed.
     public func revealSecret(ofKeyNamed name: String, operation: String) throws -> KeySecret {
+        let record = try store().key(named: name)
+        if case .twoParty = record.storage { throw TwoPartyError.noWholeKey(name: record.name) }
         let store = try unlockedStore(reconfirming: operation)
         let secret = try store.openSecret(named: name)
         _ = try store.markRevealed(named: name)
@@ -120,7 +122,9 @@ extension Session {
     /// Makes a key that can sign (ECDSA, HD-CHILD, an active card key) the active signer.
     public func useKey(named name: String) throws -> KeyRecord {
         let record = try store().key(named: name)
-        guard record.kind == .ecdsa || record.kind == .hdChild || record.kind == .card else {
+        var twoParty = false
+        if case .twoParty = record.storage { twoParty = true }
+        guard record.kind == .ecdsa || record.kind == .hdChild || record.kind == .card || (twoParty && record.kind == .hdMaster) else {
             throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
         }
         if record.kind == .card, record.retired { throw CardKeyError.retiredCardKey(name: record.name) }

@@ -142,6 +142,7 @@ extension Session {
     /// Refuses, before anything is asked or stored, an HD rotation whose new mnemonic could not
     /// be confirmed: two words are asked back at a terminal, and a batch run must say `--skip-confirm`.
     public func checkBackupCanBeConfirmed(of old: KeyRecord, skipConfirm: Bool) throws {
+        if case .twoParty = old.storage { throw StoreError.twoPartyNotRotatable(old.name) }
         guard old.kind == .hdMaster, !skipConfirm, prompts?.isInteractive != true else { return }
         throw KeyCommandError.backupNeedsTerminal
     }

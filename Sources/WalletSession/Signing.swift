@@ -145,6 +145,7 @@ extension Session {
         if record.retired {
             throw KeyCommandError.retired(name: record.name, successor: try record.successorID.map { try tx.key(id: $0).name })
         }
+        if case .twoParty = record.storage { throw TwoPartyError.noWholeKey(name: record.name) }
         switch record.kind {
         case .ecdsa:
             return try PrivateKey(try tx.openSecret(of: record).payload)

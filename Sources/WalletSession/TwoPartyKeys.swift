@@ -27,6 +27,7 @@ public enum TwoPartyError: WalletError, Equatable {
     case locked(name: String, reason: String)
     case unpairedPeer(fingerprint: String)
     case fingerprintsRejected
+    case noWholeKey(name: String)
 
     public var id: String {
         switch self {
@@ -36,6 +37,7 @@ public enum TwoPartyError: WalletError, Equatable {
         case .locked: "mpc.keyLocked"
         case .unpairedPeer: "mpc.unpairedPeer"
         case .fingerprintsRejected: "mpc.fingerprintsRejected"
+        case .noWholeKey: "mpc.noWholeKey"
         }
     }
 
@@ -49,6 +51,8 @@ public enum TwoPartyError: WalletError, Equatable {
             "\(name) is locked (\(reason)): a signature failed its check after the co-signer's proof passed; see mpc.status"
         case .unpairedPeer(let fingerprint): "a peer with identity \(fingerprint) is not paired with this home"
         case .fingerprintsRejected: "the fingerprints were not confirmed; nothing was stored"
+        case .noWholeKey(let name):
+            "\(name) is a two-party key: no machine holds its private key, so there is none to show or export; it signs with its co-signer"
         }
     }
 }
@@ -100,7 +104,9 @@ extension Session {
     func pairedCosigner(named name: String?, _ store: WalletStore) throws -> TwoPartyPeer {
         let peers = try store.read { try $0.twoPartyPeers() }.filter { $0.role == "p1" }
         if let name {
-            guard let peer = peers.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+            // By name, or by the address it was paired at.
+            let address = (try? Endpoint(name))?.description
+            guard let peer = peers.first(where: { $0.name.lowercased() == name.lowercased() || ($0.endpoint != nil && $0.endpoint == address) }) else {
                 throw TwoPartyError.unknownCosigner(name: name, known: peers.map(\.name))
             }
             return peer

@@ -114,6 +114,7 @@ extension StoreTransaction {
                                 ? "it derives from its HD-MASTER; rotate the master instead"
                                 : "\(key.kind.withArticle) key has no secret in the store")
         }
+        if case .twoParty = key.storage { throw .twoPartyNotRotatable(key.name) }
         guard key.hasSecret else { throw .notRotatable(name: key.name, reason: "its secret is not in the store") }
         if let open = try openRotation(involving: key.id) { throw .rotationInProgress(name: key.name, rotationID: open) }
         let id: Int64 = try storeErrors {
@@ -213,5 +214,12 @@ extension StoreTransaction {
         guard states.contains(rotation.state) else {
             throw .rotationState(id: rotation.id, step: step, expected: states, actual: rotation.state)
         }
+    }
+}
+
+extension StoreError {
+    /// A two-party key has no secret here to replace: a new one is made with the co-signer.
+    public static func twoPartyNotRotatable(_ name: String) -> StoreError {
+        .notRotatable(name: name, reason: "a two-party key is replaced by a new one made with the co-signer (key.generate --two-party)")
     }
 }

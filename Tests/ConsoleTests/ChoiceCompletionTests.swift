@@ -13,7 +13,7 @@ import Testing
         #expect(complete("card.change p") == ["pairing", "pin", "puk"])
         #expect(complete("card.change pu") == ["puk"])
         #expect(complete("card change pa") == ["pairing"])
-        #expect(complete("key.generate --type ") == ["ecdsa", "hd"])
+        #expect(complete("key.generate --type ") == ["ecdsa", "hd", "hd-master"])
         #expect(complete("key.generate --type hd --words ") == ["12", "24"])
         #expect(complete("card.load s") == ["seed"])
     }

@@ -44,13 +44,17 @@ struct TwoPartyConsoleTests {
         let setup = try console.run("""
             let peer = mpc.pair "\(address)" --name laptop --yes
             print "PEER", peer.name, peer.role
-            let k = key.generate --two-party --type hd --name vault
+            let k = key.generate --two-party --type hd-master --name vault --cosigner "\(address)"
             print "KEY", k.kind, k.storage, k.source, k.address
             let c = mpc.derive vault m/0/7
             print "CHILD", c.name, c.kind, c.path, c.address, c.storage
             print "XPUB", k.xpub
             let st = mpc.status vault
             print "STATUS", st.status, st.peer, st.paillierBits
+            let shown = key.show vault-0-7
+            print "SHOW", shown.storage, shown.parent, shown.peer, shown.role
+            try { key.show vault --reveal } catch e { print "REVEAL", e.kind }
+            try { key.rotate vault } catch e { print "ROTATE", e.kind }
             """, name: "setup.kcs")
         #expect(setup.code == 0, "\(setup.err)")
         #expect(tagged("PEER", in: setup.out) == ["laptop p1"])
@@ -59,6 +63,9 @@ struct TwoPartyConsoleTests {
         let child = try #require(tagged("CHILD", in: setup.out).first).split(separator: " ").map(String.init)
         #expect(child.prefix(3) == ["vault-0-7", "HD-CHILD", "m/0/7"])
         #expect(tagged("STATUS", in: setup.out) == ["active laptop 2048"])
+        #expect(tagged("SHOW", in: setup.out) == ["2p:laptop vault laptop P1 (console: x1 and the Paillier key)"])
+        #expect(tagged("REVEAL", in: setup.out) == ["mpc.noWholeKey"])
+        #expect(tagged("ROTATE", in: setup.out) == ["store.notRotatable"])
         // The joint xpub derives the child's address in a watch-only wallet (kcs's own BIP-32 here;
         // the protocol tests check it against a reconstructed master and BIP-32's vector 2).
         let xpub = try #require(tagged("XPUB", in: setup.out).first)

@@ -12,7 +12,7 @@ import Testing
         #expect(Call.message("card.load", [.string("colour")])
             == "card.load: --what must be one of mnemonic, seed, keypair, got colour")
         #expect(Call.message("key.generate", [], [("type", .string("rsa"))])
-            == "key.generate: --type must be one of ecdsa, hd, got rsa")
+            == "key.generate: --type must be one of ecdsa, hd, hd-master, got rsa")
         #expect(Call.message("key.generate", [], [("words", .int(15))])
             == "key.generate: --words must be one of 12, 24, got 15")
         #expect(Call.message("mnemonic.generate", [], [("words", .int(13))])
@@ -38,7 +38,7 @@ import Testing
               example: card.change pin (env "KC_NEW_PIN" --secret pin)
             """)
         let generate = registry.help("key.generate") ?? ""
-        #expect(generate.contains("\n  --type (one of ecdsa, hd)  ecdsa (one key) or hd (a mnemonic; the default)\n"))
+        #expect(generate.contains("\n  --type (one of ecdsa, hd, hd-master)  ecdsa (one key) or hd (a mnemonic; the default; also written hd-master)\n"))
         #expect(generate.contains("\n  --words (one of 12, 24)  12 or 24 words for --type hd (default 12)\n"))
         #expect(registry.help("card.init")?.contains("\n  --pin-tries (an int, 2 to 10)  PIN tries, 2 to 10 (default 3)\n") == true)
         #expect(registry.help("eth.chainId") == registry.help("eth.chain-id"))
