@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "kcs-bench",
             dependencies: ["WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator", "CardPCSC",
-                           "KCSRuntime", "KCSSyntax", "KCSBuiltins", "WalletSession", "QRCodes", "WalletMPC",
+                           "KCSRuntime", "KCSSyntax", "KCSBuiltins", "WalletSession", "QRCodes", "WalletMPC", "MPCLink",
                            .product(name: "GRDB", package: "GRDB.swift")],
             path: "bench/KCSBench"),
 

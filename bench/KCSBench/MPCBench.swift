@@ -1,6 +1,7 @@
 import Foundation
 import WalletCore
 import WalletCrypto
+import MPCLink
 import WalletMPC
 
 /// Two-party ECDSA (issue 16 §4), both parties in this process (no sockets): pairing, DKG and
@@ -48,6 +49,33 @@ enum MPCBench {
             precondition(p1.signature != nil)
         }
         percentiles("mpc_sign", sign)
+        // The same over TCP on 127.0.0.1: the channel's handshake (Ed25519, X25519) and secret
+        // streams included, the co-signer on its own thread.
+        let p1ID = PartyIdentity.generate(), p2ID = PartyIdentity.generate()
+        var loopback: [Double] = []
+        for i in 0..<20 {
+            let listener = try SocketListener(.tcp(host: "127.0.0.1", port: 0))
+            let s2 = share!.1, g = group!
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                if let socket = try? listener.accept(seconds: 10),
+                   let channel = try? SecureChannel.open(socket, identity: p2ID, initiator: false, pinned: p1ID.publicKey) {
+                    try? ChannelRun.run(SigningParty2(share: s2, group: g, pid1: pid1, pid2: pid2), over: channel, initiator: false)
+                }
+                done.signal()
+            }
+            let digest = Hash.sha256(Array("loopback \(i)".utf8))
+            let request = SignRequest(key: share!.0.q, path: try DerivationPath("m/1/\(i)"), payloadKind: "digest", payload: digest, digest: digest)
+            let p1 = try SigningParty1(share: share!.0, group: g, request: request, pid1: pid1, pid2: pid2)
+            loopback.append(try seconds {
+                let channel = try SecureChannel.open(try SocketStream.connect(listener.endpoint), identity: p1ID, initiator: true,
+                                                     pinned: p2ID.publicKey)
+                try ChannelRun.run(p1, over: channel, initiator: true)
+            })
+            done.wait()
+            precondition(p1.signature != nil)
+        }
+        percentiles("mpc_sign_tcp", loopback)
         // The Paillier operations alone, through kcs's wrapper (compare bench.c's "mpc").
         let key = share!.0.paillier, pk = key.publicKey
         var last = pk.n
