@@ -1,5 +1,6 @@
 import Foundation
 import KCSRuntime
+import KCSSyntax
 import WalletCore
 import WalletCrypto
 import WalletMPC
@@ -63,6 +64,34 @@ extension Builtins {
             return .map(ValueMap(f))
         },
 
+        Builtin("mpc.export",
+                params: [ParamSpec("key", .string), ParamSpec("file", .string),
+                         ParamSpec("passphrase", .oneOf([.string, .secret(nil)]), default: .null, secret: true)],
+                options: [
+                    OptionSpec("force", nil, "replace FILE when it exists"),
+                    OptionSpec("light", nil, "scrypt n=16384 instead of 262144 (tests)"),
+                ],
+                summary: "Backs up this home's share of a two-party key (and the pinned peer) to a 0600 file, sealed under its own passphrase.",
+                example: "mpc.export vault vault-share.json (env \"BACKUP_PASSPHRASE\" --secret passphrase)") { args in
+            let session = try args.session()
+            let path = expandedPath(args.string("file") ?? "")
+            let passphrase = try backupPassphrase(args, session: session, twice: true)
+            let record = try session.exportTwoPartyShare(keyName: args.string("key") ?? "", to: path, passphrase: passphrase,
+                                                         force: args.flag("force"), light: args.flag("light"))
+            return .map(ValueMap([("name", .string(record.name)), ("file", .string(path)), ("address", .string(record.address ?? ""))]))
+        },
+
+        Builtin("mpc.import",
+                params: [ParamSpec("file", .string), ParamSpec("passphrase", .oneOf([.string, .secret(nil)]), default: .null, secret: true)],
+                options: [OptionSpec("name", .string, "the key's name here (default: its name in the file)")],
+                summary: "Restores a share mpc.export wrote (pinning its peer when this home has none of that name).",
+                example: "mpc.import vault-share.json (env \"BACKUP_PASSPHRASE\" --secret passphrase)") { args in
+            let session = try args.session()
+            let passphrase = try backupPassphrase(args, session: session, twice: false)
+            return keyValue(try session.importTwoPartyShare(from: expandedPath(args.string("file") ?? ""), passphrase: passphrase,
+                                                            name: args.string("name")))
+        },
+
         Builtin("mpc.serve",
                 options: [
                     OptionSpec("listen", .string, "HOST:PORT (127.0.0.1 by default) or unix:PATH"),
@@ -83,6 +112,25 @@ extension Builtins {
             return .null
         },
     ]
+
+    /// The backup passphrase: the argument, or asked without echo at a terminal (twice for a new one).
+    static func backupPassphrase(_ args: CallArguments, session: Session, twice: Bool) throws -> Secret {
+        switch args.value("passphrase") {
+        case .string(let text)?: return Secret(utf8: text)
+        case .secret(let s)?: return try secretBytes(s)
+        default: break
+        }
+        guard let host = session.prompts, host.isInteractive else {
+            throw RuntimeError(.secretNotSupplied(command: args.command, parameter: "passphrase", position: twice ? 3 : 2),
+                               at: SourceRange(start: 0, end: 0))
+        }
+        guard let first = try host.askSecret(prompt: "backup passphrase: ") else { throw SessionError.cancelled }
+        if twice {
+            guard let again = try host.askSecret(prompt: "the same passphrase again: ") else { throw SessionError.cancelled }
+            guard first == again else { throw KeystoreCommandError.passwordsDiffer }
+        }
+        return first
+    }
 
     static func fingerprint(_ identityKey: [UInt8]) -> String {
         let hex = Hex.encode(Array(Hash.sha256(identityKey).prefix(16)))

@@ -69,7 +69,7 @@ public struct TwoPartyKeyParameters: Sendable, Equatable {
 
     /// SHA-256 over the role, both points, N, c_key, the chain code and the peer: bound into the
     /// sealed share.
-    var binding: [UInt8] {
+    public var binding: [UInt8] {
         var data = Array("kcs/2p-share/v1".utf8)
         for part in [Array(role.utf8), q, qOther, n, cKey, chainCode ?? [], Array(peer.lowercased().utf8)] {
             let n = UInt32(part.count)

@@ -86,6 +86,9 @@ private let extraPrelude: [String: [String]] = [
     // A joint key with the test's co-signer (see `cosignerAddress`).
     "mpc.derive": [pairCosigner, "key.generate --two-party --type hd --name vault"],
     "mpc.status": [pairCosigner, "key.generate --two-party --type hd --name vault"],
+    "mpc.export": [pairCosigner, "key.generate --two-party --type hd --name vault"],
+    "mpc.import": [pairCosigner, "key.generate --two-party --type hd --name vault",
+                   "mpc.export vault vault-share.json (env \"BACKUP_PASSPHRASE\" --secret passphrase) --light", "key.delete vault --yes"],
 ]
 
 /// The address the examples name a co-signer by, and the one this test's co-signer listens on.
@@ -154,6 +157,7 @@ struct HelpExampleTests {
             home.environment["KC_PUK"] = "111122223333"
             home.environment["KC_NEW_PIN"] = "654321"
             home.environment["KCS_VAULT_NEW_PASSPHRASE"] = "the new example vault passphrase"
+            home.environment["BACKUP_PASSPHRASE"] = "the example backup passphrase"
             let work = home.folder.appendingPathComponent("work")
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
             try writeFixtures(in: work)

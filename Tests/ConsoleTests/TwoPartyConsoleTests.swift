@@ -117,6 +117,29 @@ struct TwoPartyConsoleTests {
         #expect(log.contains("message \"hello from two parties\""))
         #expect(log.contains("transaction 0x02"))
 
+        // Backup and restore of this home's share: the key deleted, restored, and signing again.
+        let backup = console.path("vault-share.json")
+        let restored = try console.run("""
+            mpc.export vault "\(backup)" "a backup passphrase" --light
+            try { mpc.import "\(backup)" "a backup passphrase" } catch e { print "TWICE", e.kind }
+            key.delete vault-0-7 --yes
+            key.delete vault --yes
+            try { mpc.import "\(backup)" "wrong" } catch e { print "WRONG", e.kind }
+            let back = mpc.import "\(backup)" "a backup passphrase"
+            print "BACK", back.name, back.storage, back.address
+            mpc.derive vault m/0/7
+            print "SIGNED", (sign message "after the restore" --key vault-0-7).verified
+            """, name: "restore.kcs")
+        #expect(restored.code == 0, "\(restored.err)")
+        #expect(tagged("TWICE", in: restored.out) == ["mpc.alreadyStored"])
+        #expect(tagged("WRONG", in: restored.out) == ["mpc.backupPassphrase"])
+        #expect(tagged("BACK", in: restored.out) == ["vault 2p:laptop \(key[3])"])
+        #expect(tagged("SIGNED", in: restored.out) == ["true"])
+        let mode = try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let text = try String(contentsOfFile: backup, encoding: .utf8)
+        #expect(text.contains("\"format\" : \"kcs-two-party-share\""))
+
         // With the co-signer gone: a clear error naming the address, and nothing stored.
         cosigner.terminate()
         cosigner.waitUntilExit()
