@@ -31,6 +31,20 @@ extension Builtins {
             .list(try args.session().twoPartyPeers().map(peerValue))
         },
 
+        Builtin("mpc.sessions", options: [OptionSpec("limit", .int, "at most this many, newest first (default 20)")],
+                summary: "The audit trail of two-party sessions: pairing, key generation and signing, on either side, and how each ended.",
+                example: "mpc.sessions --limit 5") { args in
+            let limit = try args.integer("limit").map { try smallInt($0, "--limit", in: 1...100_000) } ?? 20
+            return .list(try args.session().twoPartySessions(limit: limit).map { s in
+                var f: [(String, Value)] = [("time", .string(isoDate(s.finishedAt))), ("kind", .string(s.kind)), ("role", .string(s.role)),
+                                            ("peer", .string(s.peer)), ("state", .string(s.state))]
+                if let k = s.keyName { f.append(("key", .string(k))) }
+                if let d = s.digest { f.append(("digest", .bytes(d))) }
+                if let c = s.check { f.append(("check", .string(c))) }
+                return .map(ValueMap(f))
+            })
+        },
+
         Builtin("mpc.fingerprint", summary: "This home's two-party identity fingerprint (made on first use), to compare when pairing.",
                 example: "mpc.fingerprint") { args in
             .string(try args.session().twoPartyFingerprint())

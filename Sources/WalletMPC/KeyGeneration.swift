@@ -189,9 +189,10 @@ public final class KeyGenerationParty2: TwoPartyStep {
             self.pk = pk
             cKey = try r.fixed("c_key", width: 512)
             try require(!cKey.isZero && cKey < pk.nn, "dkg.c-key", "c_key is out of range")
+            // Draw order (docs/two-party-protocol.md §2): x2, sid2, cc2, then the proof.
+            x2 = try random.nonZero(below: Curve.q)
             let n2 = random.bytes(32)
             sid = sessionID("dkg", n1: frameSID, n2: n2, pid1: pid1, pid2: pid2)
-            x2 = try random.nonZero(below: Curve.q)
             let q2 = try Curve.mulG(x2)
             self.q2 = q2
             cc2 = random.bytes(32)
@@ -222,7 +223,7 @@ public final class KeyGenerationParty2: TwoPartyStep {
             let com = try r.fixed("com_ped", width: 256)
             try PaillierPedersenEqualProof(try r.object("pe", fields: ["e", "d", "dd", "nu"]))
                 .verify(pk: pk, cKey: cKey, com: com, sid: sid, pid: pid1)
-            try PedersenRangeProof(try r.object("rp", fields: ["c", "d", "f"])).verify(com: com, sid: sid, pid: pid1, random: random)
+            try PedersenRangeProof(try r.object("rp", fields: ["c", "d", "f"])).verify(com: com, sid: sid, pid: pid1)
             guard let q = try? Curve.add(q1, q2) else { throw .checkFailed(check: "dkg.q1", reason: "Q1 + Q2 is the point at infinity") }
             let transcript = transcriptHash(frames)
             share = Party2Share(kind: kind, q: q, q1: q1, q2: q2, x2: x2, paillier: pk, cKey: cKey,

@@ -153,7 +153,8 @@ struct PedersenRangeProof: Sendable {
         }
     }
 
-    func verify(com: BigNum, sid: [UInt8], pid: [UInt8], random: MPCRandom) throws(MPCError) {
+    /// `random` gives the batch weights: the verifier's own, fresh (never a test's deterministic source).
+    func verify(com: BigNum, sid: [UInt8], pid: [UInt8], random: MPCRandom = MPCRandom()) throws(MPCError) {
         let name = "dkg.rp", group = PedersenGroup.shared
         try require(group.isMember(com), name, "Com is not in the Pedersen subgroup")
         for i in 0..<Self.rounds {

@@ -58,6 +58,35 @@ public enum TwoPartyError: WalletError, Equatable {
 }
 
 extension Session {
+    // MARK: the audit trail
+
+    /// Runs one session and records how it ended in `mpc_sessions` (done, aborted with the check,
+    /// refused, failed), whatever the outcome; the outcome itself passes through unchanged.
+    func audited<T>(_ kind: String, role: String, peer: String, key: String? = nil, digest: [UInt8]? = nil, path: String? = nil,
+                    store: WalletStore, _ body: () throws -> T) throws -> T {
+        let started = clock()
+        func record(_ state: String, _ check: String?, _ error: String?) {
+            let entry = TwoPartySession(kind: kind, role: role, peer: peer, keyName: key, digest: digest, path: path, state: state,
+                                        check: check, error: error, startedAt: started, finishedAt: clock())
+            _ = try? store.write { try $0.recordTwoPartySession(entry) }
+        }
+        do {
+            let result = try body()
+            record("done", nil, nil)
+            return result
+        } catch let error as MPCError {
+            let refused = ["sign.refused", "sign.approval"].contains(error.check)
+            record(refused ? "refused" : "aborted", error.check, error.description)
+            throw error
+        } catch {
+            record("failed", nil, String(describing: error))
+            throw error
+        }
+    }
+
+    /// The newest two-party sessions, newest first.
+    public func twoPartySessions(limit: Int) throws -> [TwoPartySession] { try store().read { try $0.twoPartySessions(limit: limit) } }
+
     // MARK: identity and peers
 
     /// This home's identity, made (and sealed) on first use.
@@ -82,6 +111,12 @@ extension Session {
         if let problem = KeyNaming.problem(with: name) { throw StoreError.invalidName(given: name, reason: problem) }
         let identity = try twoPartyIdentity(store)
         let endpoint = try Endpoint(text)
+        return try audited("pair", role: "p1", peer: name, store: store) {
+            try pair(endpoint: endpoint, name: name, yes: yes, identity: identity, store: store)
+        }
+    }
+
+    private func pair(endpoint: Endpoint, name: String, yes: Bool, identity: PartyIdentity, store: WalletStore) throws -> TwoPartyPeer {
         let channel = try SecureChannel.open(try SocketStream.connect(endpoint), identity: identity, initiator: true, pinned: nil)
         show("this console:  \(identity.fingerprint)\nthe co-signer: \(PartyIdentity.fingerprint(of: channel.peerIdentity))")
         do {
@@ -130,11 +165,13 @@ extension Session {
         if let name, try store.read({ try $0.findKey(named: name) }) != nil { throw StoreError.duplicateName(name) }
         let peer = try pairedCosigner(named: cosigner, store)
         let identity = try twoPartyIdentity(store)
-        let channel = try openChannel(to: peer, identity: identity)
         let party = KeyGenerationParty1(kind: kind, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
-        prompts?.status("2-party DKG with \(peer.name): round 1 of 4 (a Paillier key)…")
-        try ChannelRun.run(party, over: channel, initiator: true) { step in
-            self.prompts?.status("2-party DKG with \(peer.name): round \(step + 1) of 4…")
+        try audited("dkg", role: "p1", peer: peer.name, key: name, store: store) {
+            let channel = try openChannel(to: peer, identity: identity)
+            prompts?.status("2-party DKG with \(peer.name): round 1 of 4 (a Paillier key)…")
+            try ChannelRun.run(party, over: channel, initiator: true) { step in
+                self.prompts?.status("2-party DKG with \(peer.name): round \(step + 1) of 4…")
+            }
         }
         guard let share = party.share else { throw MPCError.badFrame(reason: "the key generation ended without a key") }
         let xpub = try share.chainCode.map { try ExtendedKey(publicKey: share.q, chainCode: $0).serialized(.xpub) }
@@ -206,6 +243,15 @@ extension Session {
         let peerKey = channel.peerIdentity
         let known = try store.read { try $0.twoPartyPeer(identityKey: peerKey) }
         let first = try channel.receiveFrame()
+        let kind = first.type.hasPrefix("pair.") ? "pair" : first.type.hasPrefix("dkg.") ? "dkg" : "sign"
+        try audited(kind, role: "p2", peer: known?.name ?? PartyIdentity.fingerprint(of: peerKey), store: store) {
+            try serveSession(first, channel: channel, identity: identity, known: known, store: store, approval: approval)
+        }
+    }
+
+    private func serveSession(_ first: Frame, channel: SecureChannel, identity: PartyIdentity, known: TwoPartyPeer?, store: WalletStore,
+                              approval: TwoPartyApproval) throws {
+        let peerKey = channel.peerIdentity
         let pid1 = Hash.sha256(peerKey), pid2 = identity.pid
         switch first.type {
         case "pair.p1":
@@ -390,8 +436,10 @@ public struct TwoPartySigner: Signer {
         let party = try SigningParty1(share: share, group: group, request: request, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
         session.prompts?.status("signing with \(peer.name)…")
         do {
-            let channel = try session.openChannel(to: peer, identity: identity)
-            try ChannelRun.run(party, over: channel, initiator: true)
+            try session.audited("sign", role: "p1", peer: peer.name, key: record.name, digest: digest, path: path.description, store: store) {
+                let channel = try session.openChannel(to: peer, identity: identity)
+                try ChannelRun.run(party, over: channel, initiator: true)
+            }
         } catch let error as MPCError {
             if error.check == "sign.proof" || error.check == "sign.dl" || error.check == "sign.r2" {
                 try? store.write { try $0.markTwoPartyPeerMisbehaved(peer.name, reason: error.description) }

@@ -239,6 +239,21 @@ enum Schema {
                 created_at    INTEGER NOT NULL
             );
             CREATE INDEX mpc_keys_by_q ON mpc_keys(q);
+            CREATE TABLE mpc_sessions (
+                id          INTEGER PRIMARY KEY,
+                kind        TEXT NOT NULL CHECK (kind IN ('pair', 'dkg', 'sign')),
+                role        TEXT NOT NULL CHECK (role IN ('p1', 'p2')),
+                peer        TEXT NOT NULL,
+                key_name    TEXT,
+                digest      BLOB CHECK (digest IS NULL OR length(digest) = 32),
+                path        TEXT,
+                state       TEXT NOT NULL CHECK (state IN ('done', 'aborted', 'refused', 'failed')),
+                check_name  TEXT,
+                error       TEXT,
+                started_at  INTEGER NOT NULL,
+                finished_at INTEGER NOT NULL
+            );
+            CREATE INDEX mpc_sessions_by_time ON mpc_sessions(finished_at);
             """),
     ]
 

@@ -234,3 +234,59 @@ extension StoreTransaction {
         }
     }
 }
+
+/// One two-party session as the audit trail keeps it (`mpc.sessions`): what was asked, with whom,
+/// and how it ended — a co-signer's record of what it co-signed, and every abort on either side.
+public struct TwoPartySession: Sendable, Equatable {
+    public let kind: String
+    public let role: String
+    public let peer: String
+    public let keyName: String?
+    public let digest: [UInt8]?
+    public let path: String?
+    /// `done`, `aborted` (a check failed here or there), `refused` (the co-signer said no) or
+    /// `failed` (the connection: unreachable, a time-out, closed).
+    public let state: String
+    public let check: String?
+    public let error: String?
+    public let startedAt: Date
+    public let finishedAt: Date
+
+    public init(kind: String, role: String, peer: String, keyName: String?, digest: [UInt8]?, path: String?, state: String,
+                check: String?, error: String?, startedAt: Date, finishedAt: Date) {
+        self.kind = kind
+        self.role = role
+        self.peer = peer
+        self.keyName = keyName
+        self.digest = digest
+        self.path = path
+        self.state = state
+        self.check = check
+        self.error = error
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+    }
+}
+
+extension StoreTransaction {
+    public func recordTwoPartySession(_ s: TwoPartySession) throws(StoreError) {
+        try storeErrors {
+            try db.execute(sql: """
+                INSERT INTO mpc_sessions (kind, role, peer, key_name, digest, path, state, check_name, error, started_at, finished_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [s.kind, s.role, s.peer, s.keyName, s.digest.map { Data($0) }, s.path, s.state, s.check,
+                                 s.error.map { String($0.prefix(500)) }, Timestamp.milliseconds(s.startedAt), Timestamp.milliseconds(s.finishedAt)])
+        }
+    }
+
+    /// The newest `limit` sessions, newest first.
+    public func twoPartySessions(limit: Int) throws(StoreError) -> [TwoPartySession] {
+        try storeErrors {
+            try Row.fetchAll(db, sql: "SELECT * FROM mpc_sessions ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
+                TwoPartySession(kind: row["kind"], role: row["role"], peer: row["peer"], keyName: row["key_name"], digest: row.bytes("digest"),
+                                path: row["path"], state: row["state"], check: row["check_name"], error: row["error"],
+                                startedAt: Timestamp.date(row["started_at"]), finishedAt: Timestamp.date(row["finished_at"]))
+            }
+        }
+    }
+}

@@ -18,7 +18,7 @@ struct OpeningTests {
         let tables = try store.queue.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
-        #expect(tables == ["card_key_checks", "discovered_addresses", "history", "keys", "mpc_identity", "mpc_keys", "mpc_peers",
+        #expect(tables == ["card_key_checks", "discovered_addresses", "history", "keys", "mpc_identity", "mpc_keys", "mpc_peers", "mpc_sessions",
                            "pairings", "rotations", "secrets", "settings", "vault"])
     }
 

@@ -101,7 +101,7 @@ struct TwoPartyStoreTests {
                 try db.execute(sql: "INSERT INTO \(table) SELECT * FROM \(table)_x")
                 try db.execute(sql: "DROP TABLE \(table)_x")
             }
-            try db.execute(sql: "DROP TABLE mpc_keys; DROP TABLE mpc_peers; DROP TABLE mpc_identity")
+            try db.execute(sql: "DROP TABLE mpc_sessions; DROP TABLE mpc_keys; DROP TABLE mpc_peers; DROP TABLE mpc_identity")
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v3-two-party'")
         }
         try queue.close()

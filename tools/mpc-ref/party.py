@@ -3,11 +3,11 @@
 
 stdout carries only frames (4-byte big-endian length + canonical JSON); diagnostics go to stderr.
 Exit 0 on success, 3 on a protocol abort (ours or the peer's), 2 on a usage error."""
-import argparse, json, os, re, secrets, subprocess, sys
+import argparse, json, os, re, subprocess, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpcref.encoding import PeerAbort, ProtocolError, read_frame, write_frame  # noqa: E402
-from mpcref.groups import load_safe_primes  # noqa: E402
-from mpcref import roles  # noqa: E402
+from mpcref.encoding import PeerAbort, ProtocolError, rand_bytes, read_frame, set_source, write_frame  # noqa: E402
+from mpcref.groups import load_paillier_primes, load_safe_primes  # noqa: E402
+from mpcref import drbg, roles  # noqa: E402
 
 P1_EVIL = {"n-small-factor", "n-2047", "c-key-plus-q", "c-key-out-of-range", "bad-opening", "bad-dl", "bad-vp",
            "bad-pdl", "bad-pe", "bad-rp", "bad-uo", "bad-sign-opening", "stale-sid"}
@@ -73,6 +73,17 @@ def build(a):
     evil = a.evil
     if evil and not (re.fullmatch(r"drop-after-[0-6]", evil) or evil in (P1_EVIL if a.role == "p1" else P2_EVIL)):
         raise Usage(f"--evil {evil} is not a switch of role {a.role}")
+    if a.paillier_primes and not (a.phase == "dkg" and a.role == "p1"):
+        raise Usage("--paillier-primes is for dkg as p1")
+    if a.paillier_primes and evil in ("n-small-factor", "n-2047"):
+        raise Usage(f"--evil {evil} makes its own N: no --paillier-primes")
+    if a.drbg_seed is not None:
+        if not re.fullmatch(r"[0-9a-fA-F]{64}", a.drbg_seed):
+            raise Usage("--drbg-seed takes 32 bytes of hex (64 characters)")
+        set_source(drbg.for_role(bytes.fromhex(a.drbg_seed), a.role))  # before the first draw (sid1 / rid)
+        if a.role == "p1" and ((a.phase == "pair" and not a.safe_primes)
+                               or (a.phase == "dkg" and not a.paillier_primes)):
+            log("note: --drbg-seed without given primes: the primes come from the OS, the transcript will differ")
     os.makedirs(a.state, exist_ok=True)
     if a.phase == "pair":
         if a.role == "p2":
@@ -84,7 +95,13 @@ def build(a):
     if a.phase == "dkg":
         if a.role == "p2":
             return roles.DkgP2(pid_self, pid_peer, "p2", evil)
-        return roles.DkgP1(pid_self, pid_peer, a.kind, evil)
+        primes = None
+        if a.paillier_primes:
+            try:
+                primes = load_paillier_primes(a.paillier_primes)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise Usage(f"paillier primes: {exc}")
+        return roles.DkgP1(pid_self, pid_peer, a.kind, evil, primes)
     key, pairing = load_json(a.state, "key.json"), load_json(a.state, "pairing.json")
     if key.get("peer") != a.pid_peer or pairing.get("peer") != a.pid_peer:
         raise Usage("the key or pairing in --state belongs to another peer")
@@ -98,18 +115,31 @@ def build(a):
         raise Usage(str(exc))
 
 
+def transcript_writer(path):
+    """--transcript: every frame sent or received, in order, as its JSON bytes and "\n" (no length)."""
+    if not path:
+        return lambda data: None
+    f = open(path, "ab")
+
+    def record(data):
+        f.write(bytes(data) + b"\n")
+        f.flush()
+    return record
+
+
 def run(m, a):
     count = 0
+    record = transcript_writer(a.transcript)
 
     def send(f):
         nonlocal count
         count += 1
         if a.evil == "stale-sid" and count == 2:
-            f = {**f, "sid": secrets.token_hex(32)}
+            f = {**f, "sid": rand_bytes(32).hex()}
         try:
-            write_frame(1, f)
+            record(write_frame(1, f))
             if a.evil == "replay-s3" and f["type"] == "sign.s3":
-                write_frame(1, f)
+                record(write_frame(1, f))
         except OSError:
             raise ProtocolError(f"{m.phase}.closed", "the peer closed the connection")
         if a.evil == f"drop-after-{f['step']}":
@@ -125,7 +155,7 @@ def run(m, a):
             if m.done:
                 log(f"[{a.role} {a.phase}] done")
                 return 0, {"ok": True, **m.result}
-            obj, raw = read_frame(0, m.phase, a.timeout)
+            obj, raw = read_frame(0, m.phase, a.timeout, on_raw=record)
             frames = m.handle(obj, raw)
     except PeerAbort as exc:
         log(f"[{a.role} {a.phase}] the peer aborted: {exc.frame.get('check')}")
@@ -145,7 +175,7 @@ def run(m, a):
             abort = {"v": 1, "type": "abort", "step": m.next_step, "sid": (m.nonce or bytes(32)).hex(),
                      "check": exc.check, "message": exc.message}
             try:
-                write_frame(1, abort)
+                record(write_frame(1, abort))
             except OSError:
                 pass
         return 1 if exc.check == "internal" else 3, {"ok": False, "check": exc.check, "message": exc.message}
@@ -163,6 +193,11 @@ def main():
     ap.add_argument("--payload-kind", choices=["digest", "eth-message"])
     ap.add_argument("--payload", help="hex: the 32-byte digest, or the message bytes")
     ap.add_argument("--safe-primes", help='pair, p1: JSON {"p": hex, "q": hex}; default: openssl prime -safe')
+    ap.add_argument("--paillier-primes", help='dkg, p1: JSON {"p": hex, "q": hex} (N = p*q, p first); '
+                    "default: fresh primes from the OS CSPRNG")
+    ap.add_argument("--drbg-seed", metavar="HEX32", help="golden transcripts: every draw from HMAC_DRBG-SHA256 "
+                    "seeded with these 32 bytes (64 hex), personalization by --role (doc §2)")
+    ap.add_argument("--transcript", help="append every frame sent or received, one canonical JSON per line")
     ap.add_argument("--out", help="write the JSON result here")
     ap.add_argument("--evil", help="one deliberate deviation (see README)")
     ap.add_argument("--approve-all", action="store_true", help="sign, p2: approve without asking")

@@ -9,11 +9,15 @@ from Crypto.Hash import keccak  # noqa: E402
 from ecdsa import SECP256k1, VerifyingKey  # noqa: E402
 from ecdsa.util import sigdecode_string  # noqa: E402
 from mpcref.encoding import canonical  # noqa: E402
-from mpcref.groups import P_G, Paillier, load_point, load_safe_primes, powmod, random_prime  # noqa: E402
+from mpcref.groups import (P_G, Paillier, load_paillier_primes, load_point, load_safe_primes, powmod,  # noqa: E402
+                           random_prime)
+from mpcref import drbg  # noqa: E402
 from mpcref.hd import derive, parse_path, parse_xpub  # noqa: E402
 
 PARTY = os.path.join(HERE, "party.py")
 FIXTURE = os.path.join(HERE, "fixtures", "safe-primes.json")
+PAILLIER_FIXTURE = os.path.join(HERE, "fixtures", "paillier-primes.json")
+GOLDEN = os.path.join(HERE, "golden.py")
 PID1, PID2 = hashlib.sha256(b"py-p1 identity").hexdigest(), hashlib.sha256(b"py-p2 identity").hexdigest()
 q = SECP256k1.order
 failures, passes = [], 0
@@ -65,6 +69,11 @@ def verify(q_hex, m, r, s, recid):
 def primitives():
     check(gmpy2.is_prime(P_G) and gmpy2.is_prime((P_G - 1) // 2), "RFC 3526 prime and (p-1)/2 prime")
     load_safe_primes(FIXTURE)  # raises unless both are 1024-bit safe primes giving a 2048-bit N_ped
+    load_paillier_primes(PAILLIER_FIXTURE)  # raises unless 1024-bit primes, top two bits set, 2048-bit N
+    try:
+        check(drbg.self_test() > 0, "HMAC_DRBG")
+    except AssertionError as exc:
+        check(False, f"HMAC_DRBG known answers: {exc}")
     p, p2 = random_prime(512), random_prime(512)
     pai, m, r = Paillier(p * p2, p, p2), secrets.randbelow(p * p2), secrets.randbelow(p * p2 - 2) + 2
     n2 = pai.n2
@@ -165,11 +174,40 @@ def evil_case(tmp, n, case, pair_dirs, key_dirs):
     return ok, f"{msgs[0]}  [{time.time() - t:4.1f} s]"
 
 
+def transcripts(tmp, pair_dirs):
+    """--transcript on both sides of a DKG that P1 breaks: both files hold the same frames, the abort included."""
+    d1, d2 = os.path.join(tmp, "t-p1"), os.path.join(tmp, "t-p2")
+    shutil.copytree(pair_dirs[0], d1), shutil.copytree(pair_dirs[1], d2)
+    t1, t2 = os.path.join(tmp, "t1.jsonl"), os.path.join(tmp, "t2.jsonl")
+    rc1, o1, rc2, o2 = run("dkg", d1, d2, ["--kind", "ecdsa", "--transcript", t1,
+                                           "--paillier-primes", PAILLIER_FIXTURE], ["--transcript", t2],
+                           evil1="bad-pdl")
+    a, b = open(t1, "rb").read(), open(t2, "rb").read()
+    types = [json.loads(line)["type"] for line in a.splitlines()]
+    check(rc2 == 3 and o2.get("check") == "dkg.pdl" and a == b and types == ["dkg.k1", "dkg.k2", "dkg.k3", "abort"]
+          and all(canonical(json.loads(line)) == line for line in a.splitlines()),
+          f"--transcript: both sides record the same frames, abort included ({types})")
+
+
+def golden():
+    """golden.py twice: it must pass and print the same three lines both times."""
+    outs = []
+    for _ in range(2):
+        p = subprocess.run([sys.executable, GOLDEN], capture_output=True, text=True, timeout=300)
+        outs.append(p.stdout)
+        check(p.returncode == 0, f"golden.py exit {p.returncode}: {p.stderr[-2000:]}")
+    check(outs[0] == outs[1] and [line.split()[0] for line in outs[0].splitlines()] == ["pair", "dkg", "sign"],
+          f"golden transcripts are deterministic: {outs}")
+    print("golden          " + outs[0].replace("\n", "\n                ").rstrip(), flush=True)
+
+
 def main():
     t0 = time.time()
     primitives()
     with tempfile.TemporaryDirectory(prefix="mpcref-") as tmp:
         pair1, pair2, key1, key2 = honest(tmp)
+        transcripts(tmp, (pair1, pair2))
+        golden()
         with ThreadPoolExecutor(max_workers=2) as pool:
             futs = [pool.submit(evil_case, tmp, n, c, (pair1, pair2), (key1, key2)) for n, c in enumerate(EVIL)]
             for f in futs:

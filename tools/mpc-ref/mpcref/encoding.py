@@ -70,24 +70,51 @@ def bit128(e, i):  # bits of a 128-bit challenge, i = 0 is the most significant
     return (e >> (127 - i)) & 1
 
 
-# ---- randomness (doc §2 "Randomness") ----------------------------------------------------
-def rand_below(bound):
-    """x <- [0, bound): ceil(bits(bound)/8) + 16 random bytes, big-endian, mod bound."""
+# ---- randomness (doc §2 "Randomness" and "Deterministic randomness for golden transcripts") ----------
+class OsSource:
+    """The operating system's CSPRNG (the default source, and always the ΠRP verifier's weights)."""
+    name = "os"
+
+    def bytes(self, n):
+        return secrets.token_bytes(n)
+
+
+OS = OsSource()
+_source = OS  # every draw of the party goes through this one source: OS, or an HmacDrbg (--drbg-seed)
+
+
+def set_source(src):
+    global _source
+    _source = src
+
+
+def get_source():
+    return _source
+
+
+def rand_bytes(n, src=None):
+    """One request of n random bytes (one Generate of n bytes when the source is the DRBG)."""
+    return (src or _source).bytes(n)
+
+
+def rand_below(bound, src=None):
+    """x <- [0, bound): one request of ceil(bits(bound)/8) + 16 bytes, big-endian, mod bound."""
     n = (bound.bit_length() + 7) // 8 + 16
-    return int.from_bytes(secrets.token_bytes(n), "big") % bound
+    return int.from_bytes(rand_bytes(n, src), "big") % bound
 
 
-def rand_nonzero(bound):
-    """x <- [1, bound): draw from [0, bound) again while it is 0 (our reading)."""
+def rand_nonzero(bound, src=None):
+    """x <- [1, bound): draw from [0, bound) again while it is 0."""
     while True:
-        x = rand_below(bound)
+        x = rand_below(bound, src)
         if x:
             return x
 
 
-def rand_unit(m):
+def rand_unit(m, src=None):
+    """r <- Z*_m: draw from [0, m) again until r != 0 and gcd(r, m) = 1."""
     while True:
-        r = rand_below(m)
+        r = rand_below(m, src)
         if r and math.gcd(r, m) == 1:
             return r
 
@@ -143,8 +170,10 @@ def canonical(obj):
 
 
 def write_frame(fd, obj):
+    """Sends one frame; returns its canonical JSON bytes (without the length)."""
     data = canonical(obj)
     _write_all(fd, struct.pack(">I", len(data)) + data)
+    return data
 
 
 def _write_all(fd, data):
@@ -166,12 +195,15 @@ def _read_exact(fd, n, deadline, phase, timeout):
     return out
 
 
-def read_frame(fd, phase, timeout=30.0):
-    """Returns (object, raw JSON bytes). Framing/JSON problems raise `<phase>.frame`."""
+def read_frame(fd, phase, timeout=30.0, on_raw=None):
+    """Returns (object, raw JSON bytes). Framing/JSON problems raise `<phase>.frame`. on_raw(raw), if given,
+    sees the bytes of every frame read whole (abort frames and malformed ones too) before they are parsed."""
     deadline = time.monotonic() + timeout
     (n,) = struct.unpack(">I", _read_exact(fd, 4, deadline, phase, timeout))
     require(0 < n <= MAX_FRAME, f"{phase}.frame", f"frame length {n}")
     raw = _read_exact(fd, n, deadline, phase, timeout)
+    if on_raw:
+        on_raw(raw)
     try:
         obj = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:

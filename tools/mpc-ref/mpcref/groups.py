@@ -60,6 +60,7 @@ class Paillier:
 
 
 def random_prime(bits, top=3):
+    """Primes always come from the OS CSPRNG, never from the golden-transcript DRBG (doc §2)."""
     while True:
         p = int(gmpy2.next_prime(secrets.randbits(bits) | (top << (bits - 2)) | 1))
         if p.bit_length() == bits:
@@ -71,6 +72,20 @@ def paillier_primes():
         p, p2 = random_prime(1024), random_prime(1024)
         if p != p2 and (p * p2).bit_length() == 2048:
             return p, p2
+
+
+def load_paillier_primes(path):
+    """Given Paillier primes (golden transcripts): JSON {"p": hex, "q": hex}, p first (N = p*q). Checked: two
+    distinct 1024-bit primes with the top two bits set whose product has exactly 2048 bits."""
+    with open(path) as f:
+        d = json.load(f)
+    ps = [int(d["p"], 16), int(d["q"], 16)]
+    for p in ps:
+        if not (p.bit_length() == 1024 and p >> 1022 == 3 and gmpy2.is_prime(p, 40)):
+            raise ValueError("not a 1024-bit prime with the top two bits set")
+    if ps[0] == ps[1] or (ps[0] * ps[1]).bit_length() != 2048:
+        raise ValueError("the primes do not give a 2048-bit N")
+    return ps
 
 
 SMALL_PRIMORIAL = math.prod(int(x) for x in range(2, 1 << 13) if gmpy2.is_prime(x))

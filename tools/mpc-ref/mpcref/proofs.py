@@ -2,7 +2,7 @@
 
 Every verifier checks ranges and group membership before any arithmetic with the value."""
 import math
-from .encoding import (B, F, FS, H2I, KAPPA, P, SIGMA, U, bit128, fs_top, get_fixed, get_list, get_obj,
+from .encoding import (B, F, FS, H2I, KAPPA, OS, P, SIGMA, U, bit128, fs_top, get_fixed, get_list, get_obj,
                        get_unbounded, hu, hx, rand_below, rand_nonzero, rand_unit, require)
 from .groups import (G, INFINITY, P1_G, P_G, PG_G, PG_H, SQRT_G, SQRT_H, check_modulus,
                      get_point, inv, powmod, pt, q, sub)
@@ -54,9 +54,10 @@ def _pdl_e(sid, pid1, pai, c_key, Q1, c_r, R):
 
 
 def pdl_prove(sid, pid1, pai, c_key, Q1, x1, r_key):
-    r0 = rand_nonzero(q)
+    r0 = rand_nonzero(q)  # draw order: r0 in [1, q), r'', r_rand
     r2 = rand_below(q << SIGMA)
-    r, r_rand = r2 * q + r0, rand_unit(pai.n)
+    r_rand = rand_unit(pai.n)
+    r = r2 * q + r0
     c_r, R = pai.enc(r, r_rand), r0 * G
     e = _pdl_e(sid, pid1, pai, c_key, Q1, c_r, R)
     return {"c_r": hx(c_r, 512), "r": pt(R).hex(), "z": hu(r + e * x1),
@@ -147,7 +148,7 @@ def rp_verify(obj, sid, pid1, com, check="dkg.rp"):
     require(all(x < q << SIGMA for x in d), check, "d_i too large")
     require(all(x < P1_G for x in f), check, "f_i out of range")
     e = fs_top("dkg/rp", sid, pid1, [F(com, 256)] + [F(c, 256) for c in cs], 128)
-    w = [rand_below(1 << 64) for _ in range(T_BIN)]
+    w = [rand_below(1 << 64, OS) for _ in range(T_BIN)]  # the verifier's weights: always the OS CSPRNG
     lhs = 1
     for c, wi in zip(cs, w):
         lhs = lhs * powmod(c, wi, P_G) % P_G

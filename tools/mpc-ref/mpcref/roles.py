@@ -2,14 +2,13 @@
 
 start() -> frames (P1 only); handle(frame, raw) -> frames. After each call, `save` holds state files to
 write *before* the frames are sent; `done` and `result` tell when and how the phase ended."""
-import secrets
 import gmpy2
 from Crypto.Hash import keccak
 from ecdsa import SECP256k1, VerifyingKey
 from ecdsa.util import sigdecode_string
 from . import proofs as pf
-from .encoding import (B, F, H, P, S, SIGMA, ProtocolError, canonical, get_bytes, get_fixed, get_obj, hu, hx,
-                       rand_below, rand_nonzero, rand_unit, require)
+from .encoding import (B, F, H, OS, P, S, SIGMA, ProtocolError, canonical, get_bytes, get_fixed, get_obj, hu, hx,
+                       rand_below, rand_bytes, rand_nonzero, rand_unit, require)
 from .groups import (G, INFINITY, P1_G, P_G, PG_G, PG_H, Paillier, check_modulus, get_point, inv, load_point,
                      paillier_primes, ped_params, powmod, pt, q, random_prime, sub)
 from .hd import PathError, derive, parse_path, xpub
@@ -59,7 +58,7 @@ class Machine:
     def __init__(self, pid_self, pid_peer, role, evil=None):
         self.role, self.evil = role, evil
         self.pid1, self.pid2 = (pid_self, pid_peer) if role == "p1" else (pid_peer, pid_self)
-        self.nonce = secrets.token_bytes(32) if role == "p1" else None
+        self.nonce = rand_bytes(32) if role == "p1" else None  # sid1 / rid
         self.expect = None if role == "p1" else self.first_in()
         self.next_step, self.done, self.result, self.save = self.first_out, False, None, {}
 
@@ -119,7 +118,7 @@ class PairP2(Machine):
     phase, first_out = "pair", 2
 
     def on_p1(self, obj, raw):
-        self.sid2 = secrets.token_bytes(32)
+        self.sid2 = rand_bytes(32)
         self.sid = sid_of("pair", self.nonce, self.sid2, self.pid1, self.pid2)
         return [self.frame("pair.p2", sid2=self.sid2.hex())]
 
@@ -142,25 +141,28 @@ def key_result(kind, Q, cc):
 class DkgP1(Machine):
     phase = "dkg"
 
-    def __init__(self, pid_self, pid_peer, kind, evil=None):
-        super().__init__(pid_self, pid_peer, "p1", evil)
-        self.kind = kind
+    def __init__(self, pid_self, pid_peer, kind, evil=None, primes=None):
+        super().__init__(pid_self, pid_peer, "p1", evil)  # draws sid1
+        self.kind, self.primes = kind, primes  # primes: given Paillier (p, p2), or None to make them
 
     def start(self):
         ev = self.evil
         self.x1 = rand_nonzero(q)
         self.Q1 = self.x1 * G
-        self.cc1, self.rho_c = secrets.token_bytes(32), secrets.token_bytes(32)
+        self.cc1 = rand_bytes(32)
+        self.rho_c = rand_bytes(32)
         if ev == "n-small-factor":  # 8191 * a prime, still 2048 bits; every proof is made honestly
             while True:
-                big = int(gmpy2.next_prime(((1 << 2047) // 8191) + rand_below(1 << 2030)))
+                big = int(gmpy2.next_prime(((1 << 2047) // 8191) + rand_below(1 << 2030, OS)))
                 if gmpy2.gcd(8191 * big, 8190 * (big - 1)) == 1:
                     break
             self.p, self.p2 = 8191, big
         elif ev == "n-2047":
             self.p, self.p2 = random_prime(1024), random_prime(1023)
+        elif self.primes:
+            self.p, self.p2 = self.primes
         else:
-            self.p, self.p2 = paillier_primes()
+            self.p, self.p2 = paillier_primes()  # from the OS CSPRNG, never from the DRBG
         self.pai = Paillier(self.p * self.p2, self.p, self.p2)
         self.r_key = rand_unit(self.pai.n)
         self.x_enc = self.x1 + q if ev == "c-key-plus-q" else self.x1  # the plaintext of c_key
@@ -181,14 +183,16 @@ class DkgP1(Machine):
         self.Q = self.Q1 + self.Q2
         require(self.Q != INFINITY, "dkg.q2", "Q1 + Q2 is the point at infinity")
         ev, x1, xe, pai = self.evil, self.x1, self.x_enc, self.pai
+        # draw order (doc §2 table): rho, ΠDL, (ΠVP draws nothing), ΠPDL, ΠPE, ΠRP
         rho = rand_below(P1_G)
         com_ped = powmod(PG_G, x1, P_G) * powmod(PG_H, rho, P_G) % P_G
-        msg = {"q1": pt(self.Q1).hex(), "cc1": self.cc1.hex(), "rho": self.rho_c.hex(),
-               "dl": pf.dl_prove("dkg/dl1", sid, self.pid1, x1, self.Q1), "com_ped": hx(com_ped, 256),
-               "vp": pf.vp_prove(sid, self.pid1, pai),
-               "pdl": pf.pdl_prove(sid, self.pid1, pai, self.c_key, self.Q1, xe, self.r_key),
-               "pe": pf.pe_prove(sid, self.pid1, pai, self.c_key, com_ped, xe, self.r_key, rho),
-               "rp": pf.rp_prove(sid, self.pid1, com_ped, x1, rho)}
+        dl = pf.dl_prove("dkg/dl1", sid, self.pid1, x1, self.Q1)
+        vp = pf.vp_prove(sid, self.pid1, pai)
+        pdl = pf.pdl_prove(sid, self.pid1, pai, self.c_key, self.Q1, xe, self.r_key)
+        pe = pf.pe_prove(sid, self.pid1, pai, self.c_key, com_ped, xe, self.r_key, rho)
+        rp = pf.rp_prove(sid, self.pid1, com_ped, x1, rho)
+        msg = {"q1": pt(self.Q1).hex(), "cc1": self.cc1.hex(), "rho": self.rho_c.hex(), "dl": dl,
+               "com_ped": hx(com_ped, 256), "vp": vp, "pdl": pdl, "pe": pe, "rp": rp}
         if ev == "bad-opening":
             msg["rho"] = bytes([self.rho_c[0] ^ 1]).hex() + msg["rho"][2:]
         elif ev == "bad-dl":
@@ -230,7 +234,8 @@ class DkgP2(Machine):
         require(0 < self.c_key < self.pai.n2, "dkg.c-key", "c_key not in (0, N^2)")
         self.x2 = rand_nonzero(q)
         self.Q2 = self.x2 * G
-        sid2, self.cc2 = secrets.token_bytes(32), secrets.token_bytes(32)
+        sid2 = rand_bytes(32)
+        self.cc2 = rand_bytes(32)
         self.sid = sid_of("dkg", self.nonce, sid2, self.pid1, self.pid2)
         dl = pf.dl_prove("dkg/dl2", self.sid, self.pid2, self.x2, self.Q2)
         if self.evil == "bad-dl2":
@@ -315,7 +320,7 @@ class SignP1(SignBase):
         self.k1 = rand_nonzero(q)
         self.R1 = self.k1 * G
         self.dl = pf.dl_prove("sign/dl1", self.sid, self.pid1, self.k1, self.R1)
-        self.rho_c = secrets.token_bytes(32)
+        self.rho_c = rand_bytes(32)
         com = H("sign/com", [B(self.sid), B(self.pid1), B(self.m), P(pt(self.R1)),
                              P(bytes.fromhex(self.dl["a"])), F(int(self.dl["z"], 16), 32), B(self.rho_c)])
         return [self.frame("sign.s2", com=com.hex())]
@@ -367,7 +372,7 @@ class SignP2(SignBase):
             raise ProtocolError("sign.payload", str(exc))
         require(obj["m"] == self.m.hex(), "sign.payload", "m differs from the digest of the payload")
         require(self.approve(kind, payload, self.m, self.path), "sign.approval", "the co-signer refused")
-        sid2 = secrets.token_bytes(32)
+        sid2 = rand_bytes(32)
         self.sid = sid_of("sign", self.nonce, sid2, self.pid1, self.pid2)
         return [self.frame("sign.s1", sid2=sid2.hex())]
 
@@ -396,7 +401,9 @@ class SignP2(SignBase):
         pai, ev = self.pai, self.evil
         x2p = (self.x2 + self.delta + (ev == "wrong-x2")) % q
         w1 = inv(self.k2, q)
-        w = [w1, w1 * x2p % q, rand_below(q * q << (2 * SIGMA)), rand_unit(pai.n)]
+        w3 = rand_below(q * q << (2 * SIGMA))  # draw order (doc §2 table): w3, w4, then ΠSIGN's
+        w4 = rand_unit(pai.n)
+        w = [w1, w1 * x2p % q, w3, w4]
         st = self.statement(r, 0, x2p * G, self.R2)
         mi = int.from_bytes(self.m, "big")
         c = powmod(st["Cr"], w[0], pai.n2) * pai.enc(w[0] * mi + w[1] * r + w[2] * q, w[3]) % pai.n2
