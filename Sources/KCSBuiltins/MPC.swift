@@ -45,6 +45,19 @@ extension Builtins {
             })
         },
 
+        Builtin("mpc.explain", params: [ParamSpec("mode", .string, default: .null)],
+                summary: "Explains two-party keys: DKG, shares and key types; `on` explains each message of key generation and signing as it runs, `off` stops.",
+                example: "mpc.explain on") { args in
+            let session = try args.session()
+            switch args.string("mode") {
+            case "on"?: session.explainTwoParty = true
+            case "off"?: session.explainTwoParty = false
+            case nil: break
+            case let other?: throw BuiltinError.badChoice(option: "mode", expected: ["on", "off"], got: other)
+            }
+            return .string(TwoPartyTeaching.overview)
+        },
+
         Builtin("mpc.fingerprint", summary: "This home's two-party identity fingerprint (made on first use), to compare when pairing.",
                 example: "mpc.fingerprint") { args in
             .string(try args.session().twoPartyFingerprint())

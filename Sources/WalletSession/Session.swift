@@ -29,6 +29,8 @@ public final class Session {
     public var card: CardLink?
     /// How long `card.connect pcsc` waits for a card in the reader (seconds).
     public var cardWaitTimeout: Double = 10
+    /// Two-party sessions explain each round as it runs (`mpc.explain on`).
+    public var explainTwoParty = false
 
     /// The Ethereum node's JSON-RPC URL (`--rpc`, KCS_RPC_URL, `eth.node URL`), if any.
     public private(set) var rpcURL: String?

@@ -78,6 +78,7 @@ struct TwoPartyConsoleTests {
         let payee = "0x3535353535353535353535353535353535353535"
         let signing = try console.run("""
             use key vault-0-7
+            mpc.explain on
             let m = sign message "hello from two parties"
             print "MSG", m.signer, m.verified, hex(m.signature)
             let t = sign tx {"to": "\(payee)", "value": "0.01 ether", "gas": 21000}
@@ -90,6 +91,8 @@ struct TwoPartyConsoleTests {
         #expect(message.prefix(2) == [child[3], "true"])
         #expect(tagged("TX", in: signing.out) == ["EIP-1559 \(child[3]) success"])
         #expect(tagged("HIST", in: signing.out) == ["2"])
+        #expect(signing.out.contains("P1 → P2: a commitment to R1 = k1·G"))
+        #expect(signing.out.contains("checked before anything is decrypted"))
         // eth-keys (in the EVM node's environment) recovers the signer of the message.
         let check = Process()
         check.executableURL = URL(fileURLWithPath: EVMNode.python)
