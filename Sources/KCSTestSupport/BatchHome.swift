@@ -88,3 +88,29 @@ public func lineDiff(expected: String, actual: String, limit: Int = 10) -> [Stri
     }
     return diff
 }
+
+extension BatchHome {
+    /// Starts `kcs cosigner serve` in this home on a free port of 127.0.0.1 (`--approve all`);
+    /// returns the process (the caller stops it by its PID) and the address it listens on.
+    public func startCosigner() throws -> (process: Process, address: String) {
+        var env = self
+        let ready = path("cosigner.ready")
+        env.environment["KCS_COSIGNER_READY_FILE"] = ready
+        let p = try env.start(arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--approve", "all"],
+                              stdout: path("cosigner.out"), stderr: path("cosigner.err"))
+        for _ in 0..<400 {
+            if let text = try? String(contentsOfFile: ready, encoding: .utf8), text.hasSuffix("\n") {
+                return (p, text.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        p.terminate()
+        p.waitUntilExit()
+        throw CosignerDidNotStart(log: (try? String(contentsOfFile: path("cosigner.err"), encoding: .utf8)) ?? "")
+    }
+}
+
+public struct CosignerDidNotStart: Error, CustomStringConvertible {
+    public let log: String
+    public var description: String { "kcs cosigner serve did not start: " + log }
+}

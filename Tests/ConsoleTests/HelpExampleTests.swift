@@ -133,20 +133,8 @@ struct HelpExampleTests {
         // A co-signer for the two-party examples: the address they name is this one's.
         let cosignerHome = try BatchHome()
         defer { cosignerHome.remove() }
-        var cosignerEnv = cosignerHome
-        cosignerEnv.environment["KCS_COSIGNER_READY_FILE"] = cosignerHome.path("ready")
-        let cosigner = try cosignerEnv.start(arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--approve", "all"],
-                                             stdout: cosignerHome.path("out"), stderr: cosignerHome.path("err"))
+        let (cosigner, cosignerAddress) = try cosignerHome.startCosigner()
         defer { cosigner.terminate(); cosigner.waitUntilExit() }
-        var cosignerAddress = ""
-        for _ in 0..<200 where cosignerAddress.isEmpty {
-            if let text = try? String(contentsOfFile: cosignerHome.path("ready"), encoding: .utf8), text.hasSuffix("\n") {
-                cosignerAddress = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            } else {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-        }
-        #expect(!cosignerAddress.isEmpty)
         var failures: [String] = []
         for b in builtins {
             var home = try BatchHome()

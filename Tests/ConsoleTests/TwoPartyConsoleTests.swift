@@ -10,25 +10,6 @@ import Testing
 
 @Suite("Two-party keys between two kcs processes", .serialized)
 struct TwoPartyConsoleTests {
-    /// Starts `kcs cosigner serve` in `home` on a free port; returns the process and its address.
-    func startCosigner(_ home: BatchHome) throws -> (Process, String) {
-        var env = home
-        let ready = home.path("ready")
-        env.environment["KCS_COSIGNER_READY_FILE"] = ready
-        let p = try env.start(arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--approve", "all"],
-                              stdout: home.path("cosigner.out"), stderr: home.path("cosigner.err"))
-        for _ in 0..<200 {
-            if let text = try? String(contentsOfFile: ready, encoding: .utf8), text.hasSuffix("\n") {
-                return (p, text.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        p.terminate()
-        throw TestFailure("the co-signer did not start: " + ((try? String(contentsOfFile: home.path("cosigner.err"), encoding: .utf8)) ?? ""))
-    }
-
-    struct TestFailure: Error, CustomStringConvertible { let description: String; init(_ d: String) { description = d } }
-
     @Test func pairGenerateDeriveSignAndSend() throws {
         let node = try EVMNode()
         defer { node.stop() }
@@ -38,7 +19,7 @@ struct TwoPartyConsoleTests {
         var console = try BatchHome()
         defer { console.remove() }
         console.environment["KCS_RPC_URL"] = node.url
-        let (cosigner, address) = try startCosigner(cosignerHome)
+        let (cosigner, address) = try cosignerHome.startCosigner()
         defer { cosigner.terminate(); cosigner.waitUntilExit() }
 
         let setup = try console.run("""

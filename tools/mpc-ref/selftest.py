@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""py-P1 <-> py-P2 through pair -> DKG -> sign, then every evil switch once. Exit non-zero on any failure."""
+"""py-P1 <-> py-P2 through pair -> DKG -> sign, then every evil switch once, then channeltest.py (the same over
+TCP inside the doc §7 channel). Exit non-zero on any failure."""
 import hashlib, json, os, secrets, shutil, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -12,6 +13,7 @@ from mpcref.encoding import canonical  # noqa: E402
 from mpcref.groups import (P_G, Paillier, load_paillier_primes, load_point, load_safe_primes, powmod,  # noqa: E402
                            random_prime)
 from mpcref import drbg  # noqa: E402
+from mpcref.checks import Checks, verify  # noqa: E402
 from mpcref.hd import derive, parse_path, parse_xpub  # noqa: E402
 
 PARTY = os.path.join(HERE, "party.py")
@@ -20,16 +22,7 @@ PAILLIER_FIXTURE = os.path.join(HERE, "fixtures", "paillier-primes.json")
 GOLDEN = os.path.join(HERE, "golden.py")
 PID1, PID2 = hashlib.sha256(b"py-p1 identity").hexdigest(), hashlib.sha256(b"py-p2 identity").hexdigest()
 q = SECP256k1.order
-failures, passes = [], 0
-
-
-def check(cond, what):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
+check = Checks('selftest', verbose=False)
 
 
 def run(phase, d1, d2, extra1=(), extra2=(), evil1=None, evil2=None):
@@ -53,17 +46,6 @@ def run(phase, d1, d2, extra1=(), extra2=(), evil1=None, evil2=None):
     rcs = [p.wait(timeout=120) for p in procs]
     res = [json.load(open(o)) if os.path.exists(o) else {} for o in outs]
     return rcs[0], res[0], rcs[1], res[1]
-
-
-def verify(q_hex, m, r, s, recid):
-    Qp, sig = load_point(bytes.fromhex(q_hex)), bytes.fromhex(r) + bytes.fromhex(s)
-    try:
-        ok = VerifyingKey.from_public_point(Qp, curve=SECP256k1).verify_digest(sig, m, sigdecode=sigdecode_string)
-        keys = VerifyingKey.from_public_key_recovery_with_digest(sig, m, SECP256k1, sigdecode=sigdecode_string)
-        return ok and keys[recid].pubkey.point == Qp and int(s, 16) <= q // 2
-    except Exception as exc:
-        print("verify:", exc)
-        return False
 
 
 def primitives():
@@ -201,6 +183,16 @@ def golden():
     print("golden          " + outs[0].replace("\n", "\n                ").rstrip(), flush=True)
 
 
+def channel():
+    """channeltest.py: the same phases over TCP inside the doc §7 channel, refusals and a hand-written peer."""
+    t = time.time()
+    p = subprocess.run([sys.executable, os.path.join(HERE, "channeltest.py")], capture_output=True, text=True,
+                       timeout=600)
+    last = (p.stdout.strip().splitlines() or [""])[-1]
+    check(p.returncode == 0, f"channeltest.py exit {p.returncode}: {p.stdout[-3000:]}{p.stderr[-2000:]}")
+    print(f"channel         {time.time() - t:5.1f} s  ({last.strip()})", flush=True)
+
+
 def main():
     t0 = time.time()
     primitives()
@@ -214,10 +206,8 @@ def main():
                 ok, line = f.result()
                 check(ok, line)
                 print(("ok   " if ok else "BAD  ") + line, flush=True)
-    print(f"\nselftest: {passes} passed, {len(failures)} failed in {time.time() - t0:.1f} s")
-    for f in failures:
-        print("  failed:", f)
-    return 1 if failures else 0
+    channel()
+    return check.summary()
 
 
 if __name__ == "__main__":

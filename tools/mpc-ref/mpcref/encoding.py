@@ -204,6 +204,11 @@ def read_frame(fd, phase, timeout=30.0, on_raw=None):
     raw = _read_exact(fd, n, deadline, phase, timeout)
     if on_raw:
         on_raw(raw)
+    return parse_frame(raw, phase)
+
+
+def parse_frame(raw, phase):
+    """The JSON of one frame (from a pipe or opened from the channel): (object, raw); an abort raises PeerAbort."""
     try:
         obj = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
