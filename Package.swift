@@ -24,7 +24,7 @@ let package = Package(
             name: "CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]),
         .systemLibrary(
-            name: "CEditLine", pkgConfig: "libedit",
+            name: "CEditLine",
             providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
         .systemLibrary(
             name: "CPCSC", pkgConfig: "libpcsclite",
@@ -90,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "kcs",
             dependencies: [
-                "KCSConsole",
+                "KCSConsole", "KCSErrors", "WalletStore",
                 "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -120,7 +120,7 @@ let package = Package(
             dependencies: ["CardPCSC", "CardSimulator", "CardProtocol", "KCSTestSupport"]),
         .testTarget(
             name: "WalletStoreTests",
-            dependencies: ["WalletStore", "WalletCore", "WalletCrypto", "KCSTestSupport",
+            dependencies: ["WalletStore", "KCSErrors", "WalletCore", "WalletCrypto", "KCSTestSupport",
                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "KCSSyntaxTests", dependencies: ["KCSSyntax"]),
         .testTarget(

@@ -105,9 +105,13 @@ public struct AppletProfile: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What `--profile` accepts, for help and errors.
+    /// (Plain loops, no key paths: the builtin tables compute it at every start.)
     public static var namesForHelp: String {
-        all.map(\.id).joined(separator: ", ") + "; a 4.0 build variant as 4.0+NAME ("
-            + BuildVariant.allCases.map(\.rawValue).joined(separator: ", ") + ")"
+        var text = ""
+        for profile in all { text += (text.isEmpty ? "" : ", ") + profile.id }
+        text += "; a 4.0 build variant as 4.0+NAME ("
+        for (i, variant) in BuildVariant.allCases.enumerated() { text += (i == 0 ? "" : ", ") + variant.rawValue }
+        return text + ")"
     }
 
     /// The same build with another master-xpub behaviour.

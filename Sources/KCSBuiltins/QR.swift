@@ -159,14 +159,21 @@ extension Builtins {
     ]
 
     /// The commands that print a value with a natural QR form, and which of their result's fields
-    /// it is (nil: the result itself): `--qr` shows that value as a QR code instead.
-    static let qrForms: [String: String?] = [
-        "address": nil, "xkey.encode": nil, "derive": "address", "card.export": "xpub", "qr.export": "ur", "qr.sign": "ur",
-    ]
+    /// it is (`.some(nil)`: the result itself; nil: the command has none): `--qr` shows that value
+    /// as a QR code instead. (A switch, not a dictionary: the tables ask at every start.)
+    static func qrForm(of command: String) -> String?? {
+        switch command {
+        case "address", "xkey.encode": .some(nil)
+        case "derive": "address"
+        case "card.export": "xpub"
+        case "qr.export", "qr.sign": "ur"
+        default: nil
+        }
+    }
 
-    /// `builtin` with a `--qr` option when it is one of `qrForms`: its value drawn as `qr` draws it.
+    /// `builtin` with a `--qr` option when it has a `qrForm`: its value drawn as `qr` draws it.
     static func withQROption(_ builtin: Builtin) -> Builtin {
-        guard let field = qrForms[builtin.name] else { return builtin }
+        guard let field = qrForm(of: builtin.name) else { return builtin }
         let body = builtin.body
         return Builtin(builtin.name, aliases: builtin.aliases, params: builtin.params,
                        options: builtin.options + [OptionSpec("qr", nil, "show the \(field ?? "value") as a QR code")],

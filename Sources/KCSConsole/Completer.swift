@@ -1,4 +1,5 @@
 import Foundation
+import KCSErrors
 import KCSRuntime
 import KCSSyntax
 
@@ -120,7 +121,7 @@ public struct Completer {
         let dirPart = slash.map { String(word[...$0]) } ?? ""
         let namePart = slash.map { String(word[word.index(after: $0)...]) } ?? word
         var lookup = dirPart.isEmpty ? "." : dirPart
-        if lookup.hasPrefix("~") { lookup = NSHomeDirectory() + lookup.dropFirst() }
+        if lookup.hasPrefix("~") { lookup = ProcessEnvironment.current.homeDirectory + lookup.dropFirst() }
         return listDirectory(lookup)
             .filter { $0.name.hasPrefix(namePart) && (namePart.hasPrefix(".") || !$0.name.hasPrefix(".")) }
             .map { dirPart + $0.name + ($0.isDirectory ? "/" : "") }

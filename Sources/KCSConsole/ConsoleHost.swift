@@ -25,7 +25,7 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
     var markSecrets: ((Source) -> Source)?
 
     public init(interactive: Bool = isatty(STDIN_FILENO) == 1, stdlibDirectories: [String] = ConsoleHost.defaultStdlib(),
-                output: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
+                output: @escaping (String) -> Void = { StandardStreams.out($0) }) {
         self.isInteractive = interactive
         self.stdlibDirectories = stdlibDirectories
         self.output = output
@@ -39,7 +39,7 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
     public func play(_ next: (_ color: Bool) throws -> String?, interval: Double) throws -> Bool {
         guard isatty(STDOUT_FILENO) == 1 else { return false }
         let color = display.color
-        let put = { (s: String) in FileHandle.standardOutput.write(Data(s.utf8)) }
+        let put = { (s: String) in StandardStreams.out(s) }
         try Interrupt.routed { () throws in
             put("\u{1B}[?1049h\u{1B}[?25l")
             defer { put("\u{1B}[?25h\u{1B}[?1049l") }
@@ -65,7 +65,7 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
         guard isatty(STDOUT_FILENO) == 1 else { return .plain }
         var size = winsize()
         let known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 && size.ws_row > 0
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current
         return Display(color: !noColor && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb",
                        size: known ? (Int(size.ws_col), Int(size.ws_row)) : (80, 24))
     }
@@ -92,18 +92,18 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
     public func progress(_ text: String?) {
         guard isInteractive else { return }
         let line = text.map { "\r\u{1B}[K" + $0 } ?? "\r\u{1B}[K"
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStreams.err(line)
     }
 
     /// Progress on standard error where a person can see it.
     public func status(_ text: String) {
         guard isInteractive else { return }
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStreams.err(text + "\n")
     }
 
     /// `kcs: warning: TEXT` on standard error, whoever runs kcs.
     public func warn(_ text: String) {
-        FileHandle.standardError.write(Data("kcs: warning: \(text)\n".utf8))
+        StandardStreams.err("kcs: warning: \(text)\n")
     }
 
     /// Reads a secret from the terminal with echo off; nil at end of input.
@@ -138,38 +138,48 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
     /// checkout: `.build/debug/kcs` finds `stdlib/`), then `share/kcs/stdlib` under its prefix
     /// (`make install` puts `kcs` in PREFIX/bin). The executable is found by its real path, not
     /// by `argv[0]`, so a `kcs` reached through `PATH` or a symbolic link finds it from anywhere.
-    public static func stdlibSearchPath(environment: [String: String] = ProcessInfo.processInfo.environment,
+    public static func stdlibSearchPath(environment: ProcessEnvironment = .current,
                                         executable: String? = ConsoleHost.executablePath()) -> [String] {
-        if let dir = environment["KCS_STDLIB"], !dir.isEmpty { return [dir] }
+        if let dir = environment.nonEmpty("KCS_STDLIB") { return [dir] }
         guard let executable else { return [] }
-        var dir = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        var dir = parentFolder(of: executable)
         var out: [String] = []
         for _ in 0..<6 {
-            out.append(dir.appendingPathComponent("stdlib").path)
-            dir = dir.deletingLastPathComponent()
+            out.append(dir == "/" ? "/stdlib" : dir + "/stdlib")
+            dir = parentFolder(of: dir)
         }
-        let prefix = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
-        out.append(prefix.appendingPathComponent("share/kcs/stdlib").path)
+        let prefix = parentFolder(of: parentFolder(of: executable))
+        out.append(prefix == "/" ? "/share/kcs/stdlib" : prefix + "/share/kcs/stdlib")
         return out
     }
 
+    /// The folder holding `path` (an absolute path): `/a/b` for `/a/b/c`, `/` for `/a` and `/`.
+    static func parentFolder(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
     /// The first folder of `stdlibSearchPath` that exists (`[]` when none does).
-    public static func defaultStdlib(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    public static func defaultStdlib(environment: ProcessEnvironment = .current) -> [String] {
         let searched = stdlibSearchPath(environment: environment)
-        if environment["KCS_STDLIB"].map({ !$0.isEmpty }) == true { return searched }
+        if environment.nonEmpty("KCS_STDLIB") != nil { return searched }
         return searched.first { path in
-            var isDir: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+            var st = stat()
+            return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
         }.map { [$0] } ?? []
     }
 
     /// The running executable's real path (symbolic links resolved), from `/proc/self/exe`, else
     /// `argv[0]` looked up in `PATH` as the shell did.
     public static func executablePath() -> String? {
-        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return exe }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 { return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
         guard let argv0 = CommandLine.arguments.first, !argv0.isEmpty else { return nil }
         if argv0.contains("/") { return URL(fileURLWithPath: argv0).resolvingSymlinksInPath().path }
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+        for dir in (ProcessEnvironment.current["PATH"] ?? "").split(separator: ":") {
             let candidate = URL(fileURLWithPath: String(dir)).appendingPathComponent(argv0)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.resolvingSymlinksInPath().path }
         }
@@ -212,10 +222,10 @@ enum Terminal {
                 quiet.c_lflag &= ~tcflag_t(ECHO)
                 tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
             }
-            FileHandle.standardError.write(Data(prompt.utf8))
+            StandardStreams.err(prompt)
             defer {
                 if isTTY { tcsetattr(STDIN_FILENO, TCSAFLUSH, &old) }
-                if hidden { FileHandle.standardError.write(Data("\n".utf8)) }
+                if hidden { StandardStreams.err("\n") }
             }
             _ = Interrupt.take()  // a Ctrl-C from before the prompt is not an answer to it
             var line: [UInt8] = []
@@ -231,7 +241,7 @@ enum Terminal {
                     break
                 } else if errno == EINTR {
                     if Interrupt.take() {
-                        if !hidden { FileHandle.standardError.write(Data("\n".utf8)) }
+                        if !hidden { StandardStreams.err("\n") }
                         throw PromptInterrupted()
                     }
                 } else {

@@ -1,5 +1,6 @@
 internal import CEditLine
 import Foundation
+import KCSErrors
 
 /// Line editing through libedit, used only when standard input is a terminal (STYLE habit 10):
 /// emacs key bindings, history in memory and in a file, Tab completion through a `Completer`,
@@ -20,7 +21,7 @@ public final class EditLineReader: LineReader {
     /// A reader for the current terminal; `historyFile` (created 0600) is loaded now and written
     /// after every added line.
     public init?(program: String = "kcs", historyFile: String?, completer: Completer? = nil) {
-        guard let el = kcs_el_init_stdio(program), let h = history_init() else { return nil }
+        guard let el = kcs_el_init_stdio(program), let h = kcs_history_init() else { return nil }
         editLine = el
         history = h
         self.historyFile = historyFile
@@ -54,8 +55,8 @@ public final class EditLineReader: LineReader {
     }
 
     deinit {
-        el_end(editLine)
-        history_end(history)
+        kcs_el_end(editLine)
+        kcs_history_end(history)
         promptBuffer?.deallocate()
         client.deallocate()
     }
@@ -69,11 +70,11 @@ public final class EditLineReader: LineReader {
         client.pointee.prompt = UnsafePointer(buffer)
         Interrupt.clear()
         var count: Int32 = 0
-        let line = el_gets(editLine, &count)
+        let line = kcs_el_gets(editLine, &count)
         if Interrupt.take() {
             // Ctrl-C: libedit gives up the line; start a fresh one.
-            el_reset(editLine)
-            FileHandle.standardOutput.write(Data("^C\n".utf8))
+            kcs_el_reset(editLine)
+            StandardStreams.out("^C\n")
             return .interrupted
         }
         guard let line, count > 0 else { return .end }
@@ -86,7 +87,7 @@ public final class EditLineReader: LineReader {
     /// space after a name), the common prefix of several, or the list of them when the prefix
     /// adds nothing.
     fileprivate func completeAtCursor() -> UInt8 {
-        guard let completer, let info = el_line(editLine), let start = UnsafeRawPointer(info.pointee.buffer),
+        guard let completer, let info = kcs_el_line(editLine), let start = UnsafeRawPointer(info.pointee.buffer),
               let last = UnsafeRawPointer(info.pointee.lastchar), let at = UnsafeRawPointer(info.pointee.cursor)
         else { return UInt8(CC_ERROR) }
         let length = last - start
@@ -106,14 +107,14 @@ public final class EditLineReader: LineReader {
                 replaceWord(result.word, with: prefix)
                 return UInt8(CC_REFRESH)
             }
-            FileHandle.standardOutput.write(Data(("\n" + Completer.columns(result.candidates) + "\n").utf8))
+            StandardStreams.out("\n" + Completer.columns(result.candidates) + "\n")
             return UInt8(CC_REDISPLAY)
         }
     }
 
     private func replaceWord(_ word: String, with text: String) {
-        el_deletestr(editLine, Int32(word.unicodeScalars.count))
-        _ = el_insertstr(editLine, text)
+        kcs_el_deletestr(editLine, Int32(word.unicodeScalars.count))
+        _ = kcs_el_insertstr(editLine, text)
     }
 
     /// Adds a (redacted) line to the history and saves the file with mode 0600.
@@ -148,9 +149,7 @@ public final class EditLineReader: LineReader {
     }
 
     /// `$XDG_STATE_HOME/kcs/history`, else `~/.local/state/kcs/history`.
-    public static func defaultHistoryFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
-        return ((state as NSString).appendingPathComponent("kcs") as NSString).appendingPathComponent("history")
+    public static func defaultHistoryFile(environment: ProcessEnvironment = .current) -> String {
+        (environment.nonEmpty("XDG_STATE_HOME") ?? environment.homeDirectory + "/.local/state") + "/kcs/history"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KCSErrors
 
 /// Colour for diagnostics on a terminal: `error:` in bold red, the caret line in green,
 /// `hint:` in cyan. Off when standard error is not a terminal, when `NO_COLOR` is set to
@@ -10,7 +11,7 @@ public struct ErrorStyle: Sendable {
 
     /// The style for this process: `noColorFlag` is `--no-color`.
     public static func forStandardError(noColorFlag: Bool,
-                                        environment: [String: String] = ProcessInfo.processInfo.environment) -> ErrorStyle {
+                                        environment: ProcessEnvironment = .current) -> ErrorStyle {
         ErrorStyle(enabled: !noColorFlag && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
             && isatty(STDERR_FILENO) == 1)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import KCSErrors
 import KCSBuiltins
 import KCSRuntime
 import KCSSyntax
@@ -26,7 +27,7 @@ public final class PlainLineReader: LineReader {
     public init(showPrompt: Bool = isatty(STDIN_FILENO) == 1) { self.showPrompt = showPrompt }
 
     public func readLine(prompt: String) -> LineInput {
-        if showPrompt { FileHandle.standardOutput.write(Data(prompt.utf8)) }
+        if showPrompt { StandardStreams.out(prompt) }
         return Swift.readLine(strippingNewline: true).map(LineInput.line) ?? .end
     }
 }
@@ -70,8 +71,8 @@ public final class InputLoop {
 
     /// `interactive` chooses `.bail`'s default: off at a prompt, on for a batch run.
     public init(runner: ScriptRunner, interactive: Bool,
-                output: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) },
-                errorOutput: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+                output: @escaping (String) -> Void = { StandardStreams.out($0) },
+                errorOutput: @escaping (String) -> Void = { StandardStreams.err($0) }) {
         self.runner = runner
         self.bail = !interactive
         self.output = output
@@ -269,7 +270,7 @@ public final class InputLoop {
     /// The file name after a meta-command's word: the rest of the line, spaces included (quotes
     /// around it dropped), with a leading `~` for the home folder; nil when there is none.
     public static func fileArgument(of line: String,
-                                    home: String = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) -> String? {
+                                    home: String = ProcessEnvironment.current.homeDirectory) -> String? {
         guard let space = line.firstIndex(of: " ") else { return nil }
         var name = line[space...].trimmingCharacters(in: .whitespaces)
         if name.count >= 2, let q = name.first, q == "\"" || q == "'", name.last == q { name = String(name.dropFirst().dropLast()) }

@@ -59,7 +59,7 @@ public final class ScriptRunner {
     var consoleHost: ConsoleHost? { host as? ConsoleHost }
 
     public init(host: ScriptHost, json: Bool = false,
-                errorOutput: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+                errorOutput: @escaping (String) -> Void = { StandardStreams.err($0) }) {
         interpreter = Interpreter(registry: Builtins.registry(), host: host)
         self.errorOutput = errorOutput
         self.json = json

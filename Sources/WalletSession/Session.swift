@@ -14,7 +14,7 @@ public final class Session {
     /// Where `kcs.db` lives; nil when the host has no home (then store commands fail clearly).
     public let home: String?
     /// The process environment (batch passphrase variables).
-    public let environment: [String: String]
+    public let environment: ProcessEnvironment
     public let random: any RandomSource
     public let clock: @Sendable () -> Date
     /// scrypt cost for a new vault (the standard n=2¹⁵, r=8, p=1 outside tests).
@@ -43,7 +43,7 @@ public final class Session {
     /// The passphrase file was found open to others and said so (once a session).
     private var warnedPassphraseFile = false
 
-    public init(home: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    public init(home: String?, environment: ProcessEnvironment = .current,
                 random: any RandomSource = SystemRandom(), clock: @escaping @Sendable () -> Date = { Date() },
                 vaultParameters: ScryptParameters = .standard, idleTimeout: TimeInterval = 15 * 60) {
         self.home = home
@@ -52,7 +52,7 @@ public final class Session {
         self.clock = clock
         self.vaultParameters = vaultParameters
         self.idleTimeout = idleTimeout
-        rpcURL = environment["KCS_RPC_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        rpcURL = environment.nonEmpty("KCS_RPC_URL")
         if let t = environment["KCS_RPC_TIMEOUT"].flatMap(Double.init), t > 0 { rpcTimeout = t }
     }
 

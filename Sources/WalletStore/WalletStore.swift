@@ -2,6 +2,7 @@
 // drives Debian's libsqlite3; this file opens the file safely and hands out transactions.
 import Foundation
 import GRDB
+import KCSErrors
 import Synchronization
 import WalletCrypto
 #if canImport(Glibc)
@@ -69,11 +70,10 @@ public final class WalletStore: Sendable {
 
     /// The kcs home from the environment: `$KCS_HOME`, else `$XDG_DATA_HOME/kcs`,
     /// else `$HOME/.local/share/kcs` (DESIGN "Files and environment").
-    public static func defaultHome(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let home = environment["KCS_HOME"], !home.isEmpty { return home }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/kcs" }
-        let user = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return user + "/.local/share/kcs"
+    public static func defaultHome(environment: ProcessEnvironment = .current) -> String {
+        if let home = environment.nonEmpty("KCS_HOME") { return home }
+        if let data = environment.nonEmpty("XDG_DATA_HOME") { return data + "/kcs" }
+        return environment.homeDirectory + "/.local/share/kcs"
     }
 
     /// Opens (creating if needed) the store `kcs.db` in `home`.

@@ -1,4 +1,6 @@
 import Foundation
+import KCSErrors
+import WalletStore
 
 /// Where kcs keeps its files (DESIGN "Files and environment"): `$KCS_HOME`, else
 /// `$XDG_DATA_HOME/kcs`, else `~/.local/share/kcs`. Created with mode 0700; simulated cards
@@ -6,16 +8,12 @@ import Foundation
 struct Home {
     let path: String
 
-    /// Resolves the home from an explicit `--home`, then the environment.
-    init(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// Resolves the home from an explicit `--home`, then the environment (`WalletStore.defaultHome`).
+    init(explicit: String?, environment: ProcessEnvironment = .current) {
         if let explicit, !explicit.isEmpty {
             path = explicit
-        } else if let home = environment["KCS_HOME"], !home.isEmpty {
-            path = home
-        } else if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
-            path = (data as NSString).appendingPathComponent("kcs")
         } else {
-            path = (NSHomeDirectory() as NSString).appendingPathComponent(".local/share/kcs")
+            path = WalletStore.defaultHome(environment: environment)
         }
     }
 

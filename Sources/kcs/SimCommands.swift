@@ -4,6 +4,7 @@ import CardProtocol
 import CardSimulator
 import Dispatch
 import Foundation
+import KCSConsole
 import WalletCrypto
 
 /// `kcs sim …`: the simulated Keycards kept under the kcs home.
@@ -68,7 +69,7 @@ struct Sim: ParsableCommand {
             }
             let served: VirtualCard = trace ? TracingCard(simulated) : simulated
             let bridge = VPCDBridge(card: served, host: host, port: port) { line in
-                FileHandle.standardError.write(Data("kcs sim: \(line)\n".utf8))
+                StandardStreams.err("kcs sim: \(line)\n")
             }
             // Stop cleanly on SIGINT and SIGTERM: the bridge closes its socket and returns.
             var sources: [DispatchSourceSignal] = []
@@ -79,10 +80,10 @@ struct Sim: ParsableCommand {
                 source.resume()
                 sources.append(source)
             }
-            FileHandle.standardError.write(Data("kcs sim: card \"\(card)\" (\(simulated.applet.profile)) from \(dir)\n".utf8))
+            StandardStreams.err("kcs sim: card \"\(card)\" (\(simulated.applet.profile)) from \(dir)\n")
             let n = bridge.run()
             sources.forEach { $0.cancel() }
-            FileHandle.standardError.write(Data("kcs sim: stopped after \(n) APDUs\n".utf8))
+            StandardStreams.err("kcs sim: stopped after \(n) APDUs\n")
         }
     }
 
@@ -116,5 +117,5 @@ final class TracingCard: VirtualCard {
         note("< " + Hex.encode(response))
         return response
     }
-    private func note(_ s: String) { FileHandle.standardError.write(Data("kcs sim: \(s)\n".utf8)) }
+    private func note(_ s: String) { StandardStreams.err("kcs sim: \(s)\n") }
 }

@@ -2,6 +2,7 @@
 // exit code (0 ok, 64 usage, 65 script error, 70 runtime error; STYLE habit 10).
 import ArgumentParser
 import Foundation
+import KCSErrors
 import KCSConsole
 
 struct KCS: ParsableCommand {
@@ -131,10 +132,8 @@ struct ConsoleRun {
 
 extension Console {
     /// `$XDG_CONFIG_HOME/kcs/init.kcs`, else `~/.config/kcs/init.kcs`.
-    static func defaultInitFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".config")
-        return ((config as NSString).appendingPathComponent("kcs") as NSString).appendingPathComponent("init.kcs")
+    static func defaultInitFile(environment: ProcessEnvironment = .current) -> String {
+        (environment.nonEmpty("XDG_CONFIG_HOME") ?? environment.homeDirectory + "/.config") + "/kcs/init.kcs"
     }
 }
 
@@ -163,7 +162,7 @@ func makeRunner(host: ConsoleHost, home: String?, rpc: String?, noColor: Bool, j
     host.noColor = noColor
     let style = ErrorStyle.forStandardError(noColorFlag: noColor)
     let runner = ScriptRunner(host: host, json: json || jsonErrors,
-                              errorOutput: { FileHandle.standardError.write(Data(style.apply($0).utf8)) })
+                              errorOutput: { StandardStreams.err(style.apply($0)) })
     runner.interpreter.printsJSON = json
     return runner
 }

@@ -2,6 +2,7 @@
 // use, asked again after the idle timeout and before destructive steps, and a batch run is
 // never prompted (it reads KCS_VAULT_PASSPHRASE[_FILE] or says how to supply it).
 import Foundation
+import KCSErrors
 import KCSRuntime
 import KCSSyntax
 import Testing
@@ -61,7 +62,7 @@ final class TestClock: @unchecked Sendable {
 
     func session(_ env: [String: String] = [:]) -> Session {
         let c = clock
-        return Session(home: home, environment: env, clock: { c.now }, vaultParameters: .insecureForTesting())
+        return Session(home: home, environment: ProcessEnvironment(env), clock: { c.now }, vaultParameters: .insecureForTesting())
     }
 
     func run(_ code: String, _ host: ScriptedHost) throws(RuntimeError) -> Value {

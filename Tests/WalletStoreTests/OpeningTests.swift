@@ -1,6 +1,7 @@
 // Opening the store file: home and file modes, WAL, foreign keys, named migrations.
 import Foundation
 import GRDB
+import KCSErrors
 import Testing
 import WalletCrypto
 @testable import WalletStore
@@ -156,7 +157,7 @@ struct OpeningTests {
         (["KCS_HOME": "", "HOME": "/h"], "/h/.local/share/kcs"),
     ])
     func defaultHome_followsTheEnvironment(_ environment: [String: String], _ expected: String) {
-        #expect(WalletStore.defaultHome(environment: environment) == expected)
+        #expect(WalletStore.defaultHome(environment: ProcessEnvironment(environment)) == expected)
     }
 
     @Test func settings_roundTripAndRemove() throws {

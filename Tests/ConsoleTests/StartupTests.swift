@@ -1,0 +1,67 @@
+import Foundation
+import KCSErrors
+import KCSTestSupport
+import Testing
+
+/// What a start does and does not do (docs/architecture.md, "Start-up"): environment variables
+/// read one at a time, the home folder from `$HOME` without the password database, and libedit
+/// loaded only by the prompt.
+@Suite("Start-up")
+struct StartupTests {
+    @Test("a fixed environment answers only what it holds; the process's is read when asked")
+    func environmentLookups() {
+        let fixed: ProcessEnvironment = ["KCS_HOME": "/k", "EMPTY": ""]
+        #expect(fixed["KCS_HOME"] == "/k" && fixed["EMPTY"] == "" && fixed["PATH"] == nil)
+        #expect(fixed.nonEmpty("KCS_HOME") == "/k" && fixed.nonEmpty("EMPTY") == nil && fixed.nonEmpty("NONE") == nil)
+        let name = "KCS_STARTUP_TEST_\(getpid())"
+        #expect(ProcessEnvironment.current[name] == nil)
+        setenv(name, "set now", 1)
+        defer { unsetenv(name) }
+        #expect(ProcessEnvironment.current[name] == "set now")
+    }
+
+    @Test("the home folder is $HOME when set, else the password database's entry")
+    func homeFolder() throws {
+        #expect(ProcessEnvironment(["HOME": "/h"]).homeDirectory == "/h")
+        let entry = try #require(getpwuid(getuid()))
+        let fromDatabase = String(cString: entry.pointee.pw_dir)
+        #expect(ProcessEnvironment(["HOME": ""]).homeDirectory == fromDatabase)
+        #expect(ProcessEnvironment([:]).homeDirectory == fromDatabase)
+    }
+
+    @Test("a batch run opens no password database and loads no libedit")
+    func batchRunDoesOnlyWhatItNeeds() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let trace = home.path("trace")
+        // The home from $HOME (no KCS_HOME, no XDG_DATA_HOME): kcs must not ask the database.
+        var environment = home.environment
+        environment["KCS_HOME"] = nil
+        environment["XDG_DATA_HOME"] = nil
+        environment["HOME"] = home.folder.path
+        let straced = try run("/usr/bin/strace", ["-f", "-qq", "-e", "trace=openat,open,connect", "-o", trace,
+                                                  TestPaths.kcsBinary.path, "-e", "print 6 * 7"],
+                              environment: environment)
+        #expect(straced.code == 0 && straced.out == "42\n")
+        let opened = try String(contentsOfFile: trace, encoding: .utf8)
+        let tracedLibraries = opened.contains("libsqlite3")
+        #expect(tracedLibraries, "the trace shows the libraries opened")
+        let unneeded = ["/etc/passwd", "/etc/nsswitch.conf", "nscd", "libedit", "libtinfo"].filter { opened.contains($0) }
+        #expect(unneeded == [], "a batch run opened these")
+    }
+
+    /// Runs `tool` to the end; standard input /dev/null.
+    func run(_ tool: String, _ arguments: [String], environment: [String: String]) throws -> (code: Int32, out: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = arguments
+        p.environment = environment
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
