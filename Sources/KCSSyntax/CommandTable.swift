@@ -13,11 +13,13 @@ public struct CommandTable: Sendable, Equatable {
     public private(set) var namespaces: Set<String>
 
     /// A table with no commands: everything parses as an expression.
-    public static let empty = CommandTable(commands: [String]())
+    public static let empty = CommandTable(commands: [])
 
     /// Creates a table. Namespaces are derived from the dotted `commands`; pass more in
-    /// `namespaces` for namespaces whose commands are all added later.
-    public init(commands: some Sequence<String>, namespaces: some Sequence<String> = [String]()) {
+    /// `namespaces` for namespaces whose commands are all added later. (Arrays, not any
+    /// sequence: a generic initializer called from another module looks its sequence's
+    /// conformances up at run time, a scan of every conformance in the binary at start-up.)
+    public init(commands: [String], namespaces: [String] = []) {
         self.commands = Set(commands)
         var ns = Set(namespaces)
         for name in self.commands {
