@@ -3,6 +3,7 @@
 /// history redaction — is derived from those entries here, once.
 
 import KCSErrors
+import KCSSyntax
 
 /// What a parameter or option accepts.
 public indirect enum ValueType: Sendable, Equatable, CustomStringConvertible {
@@ -310,7 +311,8 @@ extension Builtin {
 /// All builtins of a session, checked once: unique names, a summary and an example each.
 public struct BuiltinRegistry: Sendable {
     public let builtins: [Builtin]
-    private let byName: [String: Int]
+    /// Name or alias → index into `builtins` (`NameIndex`: no `Dictionary` is made at start-up).
+    private let byName: NameIndex
     /// Checks a 20-byte `0x…` literal as it was written, before it becomes bytes: the spelling
     /// carries what the bytes lose (an Ethereum address's EIP-55 letter case). An error it
     /// returns is raised where the literal is evaluated, as a builtin's error would be. The
@@ -319,14 +321,12 @@ public struct BuiltinRegistry: Sendable {
 
     /// Builds the registry; two entries with one name is a programming error.
     public init(_ builtins: [Builtin]) {
-        var index: [String: Int] = [:]
+        var index = NameIndex(capacity: builtins.count + 16)
         for (i, b) in builtins.enumerated() {
-            precondition(index[b.name] == nil, "builtin \(b.name) is registered twice")
+            precondition(index.insert(b.name, value: i), "builtin \(b.name) is registered twice")
             precondition(!b.summary.isEmpty && !b.example.isEmpty, "builtin \(b.name) needs a summary and an example")
-            index[b.name] = i
             for a in b.aliases {
-                precondition(index[a] == nil, "alias \(a) of \(b.name) is already a name")
-                index[a] = i
+                precondition(index.insert(a, value: i), "alias \(a) of \(b.name) is already a name")
             }
         }
         self.builtins = builtins
@@ -339,11 +339,11 @@ public struct BuiltinRegistry: Sendable {
     /// The builtin called `name`. Under an alias it comes back named as written, so its
     /// errors name the command the way the script spelled it (docs/language.md §4).
     public func lookup(_ name: String) -> Builtin? {
-        byName[name].map { builtins[$0].name == name ? builtins[$0] : builtins[$0].spelled(name) }
+        byName.value(of: name).map { builtins[$0].name == name ? builtins[$0] : builtins[$0].spelled(name) }
     }
 
     /// The canonical name of `name` (itself, or the builtin it is an alias of).
-    public func canonicalName(_ name: String) -> String? { byName[name].map { builtins[$0].name } }
+    public func canonicalName(_ name: String) -> String? { byName.value(of: name).map { builtins[$0].name } }
 
     /// Namespace words in first-seen order (`card`, `keystore`, …).
     public var namespaces: [String] {

@@ -49,10 +49,10 @@ final class Environment {
     let globalFunctions: UnsafeMutablePointer<FunctionValue?>
     let globalCapacity: Int
     private(set) var globalCount = 0
-    /// Slot of each global name.
-    private(set) var globalSlots: [String: Int] = [:]
+    /// Slot of each global name (`NameIndex`: a run defining `args` makes no `Dictionary`).
+    private(set) var globalSlots = NameIndex(capacity: 64)
     /// Name of each global slot.
-    private(set) var globalNames: [String] = []
+    var globalNames: [String] { globalSlots.names }
 
     // MARK: Context
 
@@ -141,15 +141,14 @@ final class Environment {
 
     /// The slot of global `name`, creating an undeclared one if needed.
     func globalSlot(_ name: String) -> Int {
-        if let s = globalSlots[name] { return s }
+        if let s = globalSlots.value(of: name) { return s }
         precondition(globalCount < globalCapacity, "too many global names")
         let s = globalCount
         (globals + s).initialize(to: .null)
         globalDefined[s] = false
         (globalFunctions + s).initialize(to: nil)
         globalCount += 1
-        globalSlots[name] = s
-        globalNames.append(name)
+        globalSlots.insert(name, value: s)
         return s
     }
 
@@ -173,7 +172,7 @@ final class Environment {
 
     /// The value of global `name`, if declared.
     func global(_ name: String) -> Value? {
-        guard let s = globalSlots[name], globalDefined[s] else { return nil }
+        guard let s = globalSlots.value(of: name), globalDefined[s] else { return nil }
         return globals[s]
     }
 

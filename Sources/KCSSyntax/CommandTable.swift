@@ -7,10 +7,16 @@ import Foundation
 /// plain names. A statement whose first word is a full command name (`derive`) or a namespace
 /// word (`card`, `keystore`, `import`) is parsed as a command; anything else is an expression.
 public struct CommandTable: Sendable, Equatable {
-    /// Full command names: `card.pair`, `derive`, `keystore.load`.
-    public private(set) var commands: Set<String>
+    /// Full command names (`card.pair`, `derive`, `keystore.load`), and the first words of the
+    /// dotted ones (`card` for `card.pair`) plus any added explicitly (`NameIndex`: no `Set`
+    /// is made at start-up).
+    private var commandIndex: NameIndex
+    private var namespaceIndex: NameIndex
+
+    /// Full command names: `card.pair`, `derive`, `keystore.load`, each once.
+    public var commands: [String] { commandIndex.names }
     /// First words of dotted names (`card` for `card.pair`) plus any added explicitly.
-    public private(set) var namespaces: Set<String>
+    public var namespaces: [String] { namespaceIndex.names }
 
     /// A table with no commands: everything parses as an expression.
     public static let empty = CommandTable(commands: [])
@@ -20,19 +26,20 @@ public struct CommandTable: Sendable, Equatable {
     /// sequence: a generic initializer called from another module looks its sequence's
     /// conformances up at run time, a scan of every conformance in the binary at start-up.)
     public init(commands: [String], namespaces: [String] = []) {
-        self.commands = Set(commands)
-        var ns = Set(namespaces)
-        for name in self.commands {
-            if let dot = name.firstIndex(of: ".") { ns.insert(String(name[..<dot])) }
+        commandIndex = NameIndex(capacity: commands.count)
+        namespaceIndex = NameIndex(capacity: namespaces.count + 32)
+        for name in namespaces { namespaceIndex.insert(name) }
+        for name in commands {
+            commandIndex.insert(name)
+            if let dot = name.firstIndex(of: ".") { namespaceIndex.insert(String(name[..<dot])) }
         }
-        self.namespaces = ns
     }
 
     /// Whether `name` is a full command name.
-    public func contains(_ name: String) -> Bool { commands.contains(name) }
+    public func contains(_ name: String) -> Bool { commandIndex.contains(name) }
 
     /// Whether a statement starting with `word` is a command.
-    public func startsCommand(_ word: String) -> Bool { commands.contains(word) || namespaces.contains(word) }
+    public func startsCommand(_ word: String) -> Bool { commandIndex.contains(word) || namespaceIndex.contains(word) }
 
     /// The known command closest to `name`, if close enough to be a likely typo.
     public func suggestion(for name: String) -> String? { KCSSyntax.suggestion(for: name, among: commands) }

@@ -126,7 +126,7 @@ public struct Lexer: Sendable {
         case _ where isIdentifierStart(c):
             while position < end, isIdentifierByte(bytes[position]) { position += 1 }
             let name = String(decoding: bytes[start..<position], as: UTF8.self)
-            return single(Keyword(rawValue: name).map(TokenKind.keyword) ?? .identifier(name))
+            return single(Keyword.named(name).map(TokenKind.keyword) ?? .identifier(name))
         default:
             // One whole scalar, so the message shows `é` rather than a stray byte.
             while position < end, bytes[position] & 0xC0 == 0x80 { position += 1 }

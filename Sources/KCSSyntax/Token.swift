@@ -5,6 +5,17 @@ import Foundation
 public enum Keyword: String, Sendable, CaseIterable {
     case `let`, `if`, `else`, `for`, `in`, `while`, `break`, `continue`, `def`, `return`
     case `try`, `catch`, assert, print, use, and, or, not, `true`, `false`, `nil`
+
+    /// The keyword spelled `word`, or nil. (Not `init(rawValue:)`: for a String enum this large
+    /// it builds a `[String: Int]` cache on first use, whose metadata costs a scan of every
+    /// conformance in the binary at start-up; docs/architecture.md, "Start-up".)
+    public static func named(_ word: String) -> Keyword? {
+        guard let first = word.utf8.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "w"), word.utf8.count <= 8 else {
+            return nil
+        }
+        for keyword in allCases where keyword.rawValue == word { return keyword }
+        return nil
+    }
 }
 
 /// A piece of a string literal as the lexer sees it: literal text (escapes already applied)
