@@ -165,7 +165,7 @@ public struct Lexer: Sendable {
         if text.hasPrefix("$") {
             let path = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             if !text.hasSuffix("."), path.allSatisfy({ p in
-                p.utf8.first.map(isIdentifierStart) == true && p.utf8.allSatisfy(isIdentifierByte) && Keyword(rawValue: p) == nil
+                p.utf8.first.map(isIdentifierStart) == true && p.utf8.allSatisfy(isIdentifierByte) && Keyword.named(p) == nil
             }) {
                 return Token(.variable(path), r)
             }
@@ -177,7 +177,7 @@ public struct Lexer: Sendable {
         if u.count >= 2, u[0] == UInt8(ascii: "0"), u[1] | 0x20 == UInt8(ascii: "x"), u.dropFirst(2).allSatisfy(isIdentifierByte) {
             return hexLiteral(r)
         }
-        if let k = Keyword(rawValue: text), [.true, .false, .nil].contains(k) { return Token(.keyword(k), r) }
+        if let k = Keyword.named(text), [.true, .false, .nil].contains(k) { return Token(.keyword(k), r) }
         return Token(.word(text), r)
     }
 
