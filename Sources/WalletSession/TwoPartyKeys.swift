@@ -25,6 +25,8 @@ public enum TwoPartyError: WalletError, Equatable {
     case unknownCosigner(name: String, known: [String])
     case notTwoParty(name: String)
     case locked(name: String, reason: String)
+    /// The co-signer failed a check of the protocol before; a batch run cannot ask whether to sign with it.
+    case peerMisbehaved(name: String, check: String)
     case unpairedPeer(fingerprint: String)
     case fingerprintsRejected
     case noWholeKey(name: String)
@@ -35,6 +37,7 @@ public enum TwoPartyError: WalletError, Equatable {
         case .unknownCosigner: "mpc.unknownCosigner"
         case .notTwoParty: "mpc.notTwoParty"
         case .locked: "mpc.keyLocked"
+        case .peerMisbehaved: "mpc.peerMisbehaved"
         case .unpairedPeer: "mpc.unpairedPeer"
         case .fingerprintsRejected: "mpc.fingerprintsRejected"
         case .noWholeKey: "mpc.noWholeKey"
@@ -49,6 +52,9 @@ public enum TwoPartyError: WalletError, Equatable {
         case .notTwoParty(let name): "\(name) is not a two-party key"
         case .locked(let name, let reason):
             "\(name) is locked (\(reason)): a signature failed its check after the co-signer's proof passed; see mpc.status"
+        case .peerMisbehaved(let name, let check):
+            "the co-signer \(name) failed a check of the protocol (\(check)) and a batch run does not sign with it: "
+                + "confirm at the console's prompt, or pair with it again (mpc.pair) once you trust it; nothing was sent"
         case .unpairedPeer(let fingerprint): "a peer with identity \(fingerprint) is not paired with this home"
         case .fingerprintsRejected: "the fingerprints were not confirmed; nothing was stored"
         case .noWholeKey(let name):
@@ -464,6 +470,10 @@ public struct TwoPartySigner: Signer {
             throw TwoPartyError.unknownCosigner(name: parameters.peer, known: [])
         }
         if let when = peer.misbehavedAt {
+            // Asked at a terminal; `sign` has no --yes to pass, so a batch run is refused here.
+            guard session.prompts?.isInteractive == true else {
+                throw TwoPartyError.peerMisbehaved(name: peer.name, check: peer.misbehaviour ?? "a check")
+            }
             try session.confirm("\(peer.name) failed a check of the protocol at \(when) (\(peer.misbehaviour ?? "")). Sign with it anyway?", yes: false)
         }
         let share = try Party1Share(kind: twoKind, q: try PublicKey(bytes: parameters.q), q2: try PublicKey(bytes: parameters.qOther),

@@ -87,5 +87,23 @@ struct TwoPartyChannelInteropTests {
         py.terminate()
         py.waitUntilExit()
         #expect(tagged("E", in: refused.out) == ["mpc.untrustedPeer"], "\(refused.out)\(refused.err)")
+
+        // A co-signer that forges its signing proof: caught before anything is decrypted, no
+        // signature made, the peer marked; the next signature in a batch run is refused without
+        // connecting (nobody listens now: trying would be mpc.unreachable), with what to do.
+        let evil = try reference(["sign"] + common + ["--evil", "bad-proof-z1"], wait: false)
+        Thread.sleep(forTimeInterval: 0.6)
+        let cheated = try home.run("""
+            try { sign message "y" --key joint-0-5 } catch e { print "E", e.kind, e.message }
+            for p in mpc.peers() { print "M", contains(keys(p), "misbehaved") }
+            print "H", len(history())
+            """, name: "cheated.kcs")
+        evil.terminate()
+        evil.waitUntilExit()
+        let caught = tagged("E", in: cheated.out)
+        #expect(caught.count == 1 && caught[0].hasPrefix("mpc.checkFailed ") && caught[0].contains("sign."), "\(cheated.out)\(cheated.err)")
+        #expect(tagged("M", in: cheated.out) == ["true"] && tagged("H", in: cheated.out) == ["1"], "\(cheated.out)")
+        let next = try home.run("try { sign message \"z\" --key joint-0-5 } catch e { print \"E\", e.kind }", name: "next.kcs")
+        #expect(tagged("E", in: next.out) == ["mpc.peerMisbehaved"], "\(next.out)\(next.err)")
     }
 }
