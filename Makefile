@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # The toolchain's clang, beside swift (make static asks it where libstdc++.a is).
-SWIFT_CLANG := $(dir $(realpath $(shell command -v $(SWIFT))))clang
+SWIFT_CLANG = $(dir $(realpath $(shell command -v $(SWIFT))))clang
 DEB_PACKAGES := libedit-dev libstdc++-12-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace binutils libssl3 libqrencode-dev libzbar0 libpng-dev libturbojpeg0 libgif-dev zbar-tools
 BENCH_PACKAGES := libssl-dev gcc
 

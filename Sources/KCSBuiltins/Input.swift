@@ -1,4 +1,5 @@
 import Foundation
+import KCSErrors
 import KCSRuntime
 import WalletCrypto
 
@@ -11,7 +12,7 @@ extension Builtins {
                 summary: "An environment variable's value, nil when it is not set.",
                 example: "mnemonic.check (env \"KCS_MNEMONIC\" --secret mnemonic)") { args in
             guard case .string(let name)? = args["name"] else { return .null }
-            guard let value = ProcessInfo.processInfo.environment[name] else { return .null }
+            guard let value = ProcessEnvironment.current[name] else { return .null }
             if case .string(let kind)? = args.options["secret"] { return .secret(secret(kind: kind, text: value)) }
             return .string(value)
         },

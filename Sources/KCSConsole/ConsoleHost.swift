@@ -142,23 +142,16 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
                                         executable: String? = ConsoleHost.executablePath()) -> [String] {
         if let dir = environment.nonEmpty("KCS_STDLIB") { return [dir] }
         guard let executable else { return [] }
-        var dir = parentFolder(of: executable)
+        func parent(_ path: String) -> String { (path as NSString).deletingLastPathComponent }
+        func child(_ dir: String, _ name: String) -> String { (dir as NSString).appendingPathComponent(name) }
+        var dir = parent(executable)
         var out: [String] = []
         for _ in 0..<6 {
-            out.append(dir == "/" ? "/stdlib" : dir + "/stdlib")
-            dir = parentFolder(of: dir)
+            out.append(child(dir, "stdlib"))
+            dir = parent(dir)
         }
-        let prefix = parentFolder(of: parentFolder(of: executable))
-        out.append(prefix == "/" ? "/share/kcs/stdlib" : prefix + "/share/kcs/stdlib")
+        out.append(child(parent(parent(executable)), "share/kcs/stdlib"))
         return out
-    }
-
-    /// The folder holding `path` (an absolute path): `/a/b` for `/a/b/c`, `/` for `/a` and `/`.
-    static func parentFolder(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
-        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
     /// The first folder of `stdlibSearchPath` that exists (`[]` when none does).

@@ -36,11 +36,12 @@ public struct BatchHome {
         try start(arguments: [script], stdout: stdout, stderr: stderr)
     }
 
-    /// Starts kcs with `arguments` (in `directory`, else the folder), as `start(_:stdout:stderr:)`
-    /// does a script.
-    public func start(arguments: [String], stdout: String, stderr: String, in directory: URL? = nil) throws -> Process {
+    /// Starts kcs (or `executable`, given the same environment: a tracer wrapping kcs) with
+    /// `arguments` (in `directory`, else the folder), as `start(_:stdout:stderr:)` does a script.
+    public func start(arguments: [String], stdout: String, stderr: String, in directory: URL? = nil,
+                      executable: URL = TestPaths.kcsBinary) throws -> Process {
         let p = Process()
-        p.executableURL = TestPaths.kcsBinary
+        p.executableURL = executable
         p.arguments = arguments
         p.currentDirectoryURL = directory ?? folder
         p.environment = environment
@@ -54,10 +55,11 @@ public struct BatchHome {
     }
 
     /// Runs kcs with `arguments` to the end; returns (exit status, stdout, stderr).
-    public func run(arguments: [String], in directory: URL? = nil) throws -> (code: Int32, out: String, err: String) {
+    public func run(arguments: [String], in directory: URL? = nil,
+                    executable: URL = TestPaths.kcsBinary) throws -> (code: Int32, out: String, err: String) {
         let name = UUID().uuidString
         let out = path(name + ".out"), err = path(name + ".err")
-        let p = try start(arguments: arguments, stdout: out, stderr: err, in: directory)
+        let p = try start(arguments: arguments, stdout: out, stderr: err, in: directory, executable: executable)
         p.waitUntilExit()
         return (p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
                 try String(contentsOfFile: err, encoding: .utf8))

@@ -31,37 +31,21 @@ struct StartupTests {
 
     @Test("a batch run opens no password database and loads no libedit")
     func batchRunDoesOnlyWhatItNeeds() throws {
-        let home = try BatchHome()
+        var home = try BatchHome()
         defer { home.remove() }
         let trace = home.path("trace")
         // The home from $HOME (no KCS_HOME, no XDG_DATA_HOME): kcs must not ask the database.
-        var environment = home.environment
-        environment["KCS_HOME"] = nil
-        environment["XDG_DATA_HOME"] = nil
-        environment["HOME"] = home.folder.path
-        let straced = try run("/usr/bin/strace", ["-f", "-qq", "-e", "trace=openat,open,connect", "-o", trace,
-                                                  TestPaths.kcsBinary.path, "-e", "print 6 * 7"],
-                              environment: environment)
+        home.environment["KCS_HOME"] = nil
+        home.environment["XDG_DATA_HOME"] = nil
+        home.environment["HOME"] = home.folder.path
+        let straced = try home.run(arguments: ["-f", "-qq", "-e", "trace=openat,open,connect", "-o", trace,
+                                               TestPaths.kcsBinary.path, "-e", "print 6 * 7"],
+                                   executable: URL(fileURLWithPath: "/usr/bin/strace"))
         #expect(straced.code == 0 && straced.out == "42\n")
         let opened = try String(contentsOfFile: trace, encoding: .utf8)
         let tracedLibraries = opened.contains("libsqlite3")
         #expect(tracedLibraries, "the trace shows the libraries opened")
         let unneeded = ["/etc/passwd", "/etc/nsswitch.conf", "nscd", "libedit", "libtinfo"].filter { opened.contains($0) }
         #expect(unneeded == [], "a batch run opened these")
-    }
-
-    /// Runs `tool` to the end; standard input /dev/null.
-    func run(_ tool: String, _ arguments: [String], environment: [String: String]) throws -> (code: Int32, out: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments
-        p.environment = environment
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
