@@ -458,15 +458,15 @@ public struct TwoPartySigner: Signer {
 
     public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?) throws -> Signed {
         let store = try session.unlockedStore()
-        let (record, master, path, secret, parameters) = try store.read { tx in
+        let (record, master, path, secret, parameters, storedPeer) = try store.read { tx in
             let record = try tx.key(named: keyName)
             if record.retired { throw KeyCommandError.retired(name: record.name, successor: nil) }
             let (master, path) = try session.twoPartySigning(record, tx)
             let (secret, parameters) = try tx.openTwoPartyShare(of: master)
-            return (record, master, path, secret, parameters)
+            return (record, master, path, secret, parameters, try tx.twoPartyPeer(named: parameters.peer))
         }
         if parameters.status == "locked" { throw TwoPartyError.locked(name: master.name, reason: parameters.lockedReason ?? "locked") }
-        guard let peer = try store.read({ try $0.twoPartyPeer(named: parameters.peer) }), let twoKind = TwoPartyKind(rawValue: parameters.kind) else {
+        guard let peer = storedPeer, let twoKind = TwoPartyKind(rawValue: parameters.kind) else {
             throw TwoPartyError.unknownCosigner(name: parameters.peer, known: [])
         }
         if let when = peer.misbehavedAt {

@@ -144,5 +144,23 @@ struct TwoPartyConsoleTests {
         #expect(gone.err.contains("cannot reach the co-signer at \(address)"), "\(gone.err)")
         let after = try console.run("print \"K\", len(key.list())", name: "after.kcs")
         #expect(tagged("K", in: after.out) == ["2"])
+
+        // A key locked after a signature failed its check (the state the console stores then; a
+        // valid proof with a bad signature cannot be produced on purpose, so it is written here as
+        // another process would): refused before the co-signer is tried, the reason shown.
+        let lock = Process()
+        lock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        lock.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+            + "c.execute(\"UPDATE mpc_keys SET status = 'locked', locked_reason = 'signature-check-failed'\"); c.commit()",
+                          console.path("home/kcs.db")]
+        try lock.run()
+        lock.waitUntilExit()
+        #expect(lock.terminationStatus == 0)
+        let locked = try console.run("""
+            try { sign message "locked" --key vault-0-7 } catch e { print "E", e.kind }
+            print "ST", (mpc.status vault).status, (mpc.status vault).lockedReason
+            """, name: "locked.kcs")
+        #expect(tagged("E", in: locked.out) == ["mpc.keyLocked"], "\(locked.out)\(locked.err)")
+        #expect(tagged("ST", in: locked.out) == ["locked signature-check-failed"], "\(locked.out)\(locked.err)")
     }
 }
