@@ -117,15 +117,25 @@ INSTALLED := $(PREFIX)/bin/kcs $(PREFIX)/share/man/man1/kcs.1 \
   $(PREFIX)/share/fish/vendor_completions.d/kcs.fish
 # Start-up (docs/architecture.md, "Start-up"): linked by lld with packed relative relocations
 # (DT_RELR, glibc >= 2.36), so the loader reads ~20 KB of relocations instead of 2.3 MB of RELA
-# entries at every start; and with libstdc++ linked in (the Swift runtime and Foundation's ICU
-# are its only users), so no libstdc++.so is mapped and bound. The folder holds just libstdc++.a,
-# found before the shared one.
-STATIC_CXX := $(STATIC_BUILD)/libstdcxx
-STATIC_LINK := -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xswiftc -L$(abspath $(STATIC_CXX))
+# entries at every start; exporting none of its own symbols (tools/link/kcs.exports); and with
+# libstdc++, libsqlite3, libsodium and libsecp256k1 linked in from Debian's own static archives,
+# so the loader maps and binds none of them. STATIC_ARCHIVES holds just those archives, and
+# pkg-config files (read by SwiftPM through PKG_CONFIG_PATH) that send the link there first.
+STATIC_ARCHIVES := $(STATIC_BUILD)/archives
+STATIC_LINK := -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xswiftc -L$(abspath $(STATIC_ARCHIVES)) \
+  -Xlinker --version-script=$(abspath tools/link/kcs.exports)
 static: deps
-	@mkdir -p $(STATIC_CXX) && archive=$$($(SWIFT_CLANG) -print-file-name=libstdc++.a) && test -f "$$archive" \
-	  && ln -sf "$$archive" $(STATIC_CXX)/libstdc++.a || { echo "libstdc++.a not found (Debian: libstdc++-12-dev)"; exit 1; }
-	$(SWIFT) build -c release --product kcs --static-swift-stdlib $(STATIC_LINK) --scratch-path $(STATIC_BUILD)
+	@mkdir -p $(STATIC_ARCHIVES)/pkgconfig && archive=$$($(SWIFT_CLANG) -print-file-name=libstdc++.a) && test -f "$$archive" \
+	  && ln -sf "$$archive" $(STATIC_ARCHIVES)/libstdc++.a || { echo "libstdc++.a not found (Debian: libstdc++-12-dev)"; exit 1; }
+	@libdir=$$(pkg-config --variable=libdir libsodium); for lib in sqlite3 sodium secp256k1; do \
+	  test -f $$libdir/lib$$lib.a || { echo "$$libdir/lib$$lib.a not found (Debian: lib$$lib-dev)"; exit 1; }; \
+	  ln -sf $$libdir/lib$$lib.a $(STATIC_ARCHIVES)/lib$$lib.a; \
+	done; for pc in libsodium libsecp256k1; do \
+	  printf 'Name: %s\nDescription: %s, static (make static)\nVersion: %s\nCflags: -I/usr/include\nLibs: -L%s -l%s\n' $$pc $$pc \
+	    "$$(pkg-config --modversion $$pc)" $(abspath $(STATIC_ARCHIVES)) $${pc#lib} > $(STATIC_ARCHIVES)/pkgconfig/$$pc.pc; \
+	done
+	PKG_CONFIG_PATH=$(abspath $(STATIC_ARCHIVES))/pkgconfig $(SWIFT) build -c release --product kcs --static-swift-stdlib \
+	  $(STATIC_LINK) --scratch-path $(STATIC_BUILD)
 
 install: static
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kcs/stdlib $(DESTDIR)$(PREFIX)/share/man/man1 \

@@ -26,9 +26,8 @@ let package = Package(
         .systemLibrary(
             name: "CEditLine",
             providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
-        .systemLibrary(
-            name: "CPCSC", pkgConfig: "libpcsclite",
-            providers: [.apt(["libpcsclite-dev"])]),
+        // pcsc-lite through dlopen: nothing is linked, so kcs starts without it (see shim.h).
+        .systemLibrary(name: "CPCSC"),
         // libcurl through dlopen: nothing is linked, so kcs starts without it (see shim.h).
         .systemLibrary(name: "CCurl"),
         // OpenSSL's libcrypto through dlopen (AES-128-CCM for Keycard 4.0's secure channel).

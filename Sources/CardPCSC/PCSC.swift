@@ -21,34 +21,54 @@ enum PCSCCode {
     static let invalidHandle: UInt32 = 0x8010_0003
     static let notTransacted: UInt32 = 0x8010_0016
 
+    /// SCARD_F_INTERNAL_ERROR: what a missing libpcsclite is reported as.
+    static let internalError: UInt32 = 0x8010_0001
+
     /// pcsc-lite's text for a code (pure, no daemon needed).
     static func text(_ code: UInt32) -> String {
-        String(cString: pcsc_stringify_error(Int(code)))  // LONG is a 64-bit long here
+        // LONG is a 64-bit long here.
+        guard let stringify = kcs_pcsc()?.pointee.pcsc_stringify_error, let text = stringify(Int(code)) else {
+            return "code \(code)"
+        }
+        return String(cString: text)
+    }
+}
+
+/// pcsc-lite's functions, loaded on first use (`CPCSC/shim.h`); a missing library is a PC/SC
+/// error that names it.
+enum PCSCLibrary {
+    static func load() throws(TransportError) -> kcs_pcsc_api {
+        guard let api = kcs_pcsc() else {
+            throw .pcsc(code: PCSCCode.internalError, text: String(cString: kcs_pcsc_error()))
+        }
+        return api.pointee
     }
 }
 
 /// One PC/SC resource-manager context (pcscd connection). Lists readers and waits for cards.
 public final class PCSCContext {
     private let context: Int
+    fileprivate let api: kcs_pcsc_api
 
     /// Connects to pcscd. Fails with `.noService` when pcscd is not running.
     public init() throws(TransportError) {
+        api = try PCSCLibrary.load()
         var ctx = 0
-        let rc = SCardEstablishContext(DWORD(SCARD_SCOPE_SYSTEM), nil, nil, &ctx)
+        let rc = api.SCardEstablishContext!(DWORD(SCARD_SCOPE_SYSTEM), nil, nil, &ctx)
         guard rc == 0 else { throw PCSCContext.error(rc, reader: "") }
         context = ctx
     }
 
-    deinit { _ = SCardReleaseContext(context) }
+    deinit { _ = api.SCardReleaseContext!(context) }
 
     /// The names of the attached readers, in pcscd's order (empty when none).
     public func readers() throws(TransportError) -> [String] {
         var length: DWORD = 0
-        var rc = SCardListReaders(context, nil, nil, &length)
+        var rc = api.SCardListReaders!(context, nil, nil, &length)
         if UInt32(truncatingIfNeeded: rc) == PCSCCode.noReadersAvailable { return [] }
         guard rc == 0 else { throw PCSCContext.error(rc, reader: "") }
         var buffer = [CChar](repeating: 0, count: Int(length))
-        rc = SCardListReaders(context, nil, &buffer, &length)
+        rc = api.SCardListReaders!(context, nil, &buffer, &length)
         if UInt32(truncatingIfNeeded: rc) == PCSCCode.noReadersAvailable { return [] }
         guard rc == 0 else { throw PCSCContext.error(rc, reader: "") }
         // A multi-string: names separated by NUL, ended by an empty name.
@@ -84,7 +104,7 @@ public final class PCSCContext {
                 var state = SCARD_READERSTATE()
                 state.szReader = name
                 state.dwCurrentState = current
-                rc = SCardGetStatusChange(context, DWORD(ms), &state, 1)
+                rc = api.SCardGetStatusChange!(context, DWORD(ms), &state, 1)
                 event = state.dwEventState
             }
             let code = UInt32(truncatingIfNeeded: rc)
@@ -100,7 +120,7 @@ public final class PCSCContext {
     public func connect(reader: String, exclusive: Bool = false) throws(TransportError) -> PCSCTransport {
         var handle = 0
         var proto: DWORD = 0
-        let rc = SCardConnect(context, reader, DWORD(exclusive ? SCARD_SHARE_EXCLUSIVE : SCARD_SHARE_SHARED),
+        let rc = api.SCardConnect!(context, reader, DWORD(exclusive ? SCARD_SHARE_EXCLUSIVE : SCARD_SHARE_SHARED),
                               DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &handle, &proto)
         guard rc == 0 else { throw PCSCContext.error(rc, reader: reader) }
         return PCSCTransport(context: self, handle: handle, protocol: proto, reader: reader)
@@ -152,8 +172,8 @@ public final class PCSCTransport: CardTransport {
         }
         var response = [UInt8](repeating: 0, count: 258)
         var length = DWORD(response.count)
-        var pci = activeProtocol == DWORD(SCARD_PROTOCOL_T0) ? g_rgSCardT0Pci : g_rgSCardT1Pci
-        let rc = SCardTransmit(handle, &pci, command, DWORD(command.count), nil, &response, &length)
+        let pci = activeProtocol == DWORD(SCARD_PROTOCOL_T0) ? context.api.g_rgSCardT0Pci : context.api.g_rgSCardT1Pci
+        let rc = context.api.SCardTransmit!(handle, pci, command, DWORD(command.count), nil, &response, &length)
         guard rc == 0 else { throw PCSCContext.error(rc, reader: reader) }
         // No card answers without a status word; a reader that lost its card mid-exchange (vpcd, when
         // the card went away between command and answer) hands back 0 bytes and success. That is the
@@ -171,7 +191,7 @@ public final class PCSCTransport: CardTransport {
         var state: DWORD = 0, proto: DWORD = 0
         var atr = [UInt8](repeating: 0, count: 33)
         var atrLength = DWORD(atr.count)
-        let rc = SCardStatus(handle, &name, &nameLength, &state, &proto, &atr, &atrLength)
+        let rc = context.api.SCardStatus!(handle, &name, &nameLength, &state, &proto, &atr, &atrLength)
         if rc != 0 {
             let error = PCSCContext.error(rc, reader: reader)
             if case .pcsc = error { return .cardRemoved(reader: reader) }
@@ -184,7 +204,7 @@ public final class PCSCTransport: CardTransport {
     /// Releases the card (leaving it powered), idempotent.
     public func disconnect() {
         if handle != 0 {
-            _ = SCardDisconnect(handle, DWORD(SCARD_LEAVE_CARD))
+            _ = context.api.SCardDisconnect!(handle, DWORD(SCARD_LEAVE_CARD))
             handle = 0
         }
     }

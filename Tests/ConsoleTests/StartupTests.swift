@@ -4,8 +4,8 @@ import KCSTestSupport
 import Testing
 
 /// What a start does and does not do (docs/architecture.md, "Start-up"): environment variables
-/// read one at a time, the home folder from `$HOME` without the password database, and libedit
-/// loaded only by the prompt.
+/// read one at a time, the home folder from `$HOME` without the password database, libedit
+/// loaded only by the prompt and libpcsclite only by a real reader.
 @Suite("Start-up")
 struct StartupTests {
     @Test("a fixed environment answers only what it holds; the process's is read when asked")
@@ -29,7 +29,7 @@ struct StartupTests {
         #expect(ProcessEnvironment([:]).homeDirectory == fromDatabase)
     }
 
-    @Test("a batch run opens no password database and loads no libedit")
+    @Test("a batch run opens no password database and loads neither libedit nor libpcsclite")
     func batchRunDoesOnlyWhatItNeeds() throws {
         var home = try BatchHome()
         defer { home.remove() }
@@ -43,9 +43,9 @@ struct StartupTests {
                                    executable: URL(fileURLWithPath: "/usr/bin/strace"))
         #expect(straced.code == 0 && straced.out == "42\n")
         let opened = try String(contentsOfFile: trace, encoding: .utf8)
-        let tracedLibraries = opened.contains("libsqlite3")
+        let tracedLibraries = opened.contains("libc.so")
         #expect(tracedLibraries, "the trace shows the libraries opened")
-        let unneeded = ["/etc/passwd", "/etc/nsswitch.conf", "nscd", "libedit", "libtinfo"].filter { opened.contains($0) }
+        let unneeded = ["/etc/passwd", "/etc/nsswitch.conf", "nscd", "libedit", "libtinfo", "libpcsclite"].filter { opened.contains($0) }
         #expect(unneeded == [], "a batch run opened these")
     }
 }

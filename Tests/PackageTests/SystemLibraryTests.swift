@@ -1,16 +1,64 @@
-// The system-library targets resolve through pkg-config to Debian's headers and link.
-// libedit and pcsclite are wrapped by later layers (console, PC/SC transport); until then
-// these checks keep their module maps honest on a fresh machine.
+// The C modules kcs loads on first use (dlopen) rather than links: loading them works on a fresh
+// machine, and where a shim declares a library's ABI itself (pcsc-lite: its headers need their
+// own include folder), the declarations match the real headers — a program compiled against
+// pcsc-lite's own winscard.h prints every size, offset and value the shim declares.
 import CEditLine
 import CPCSC
+import Foundation
 import Testing
 
 @Suite("System libraries")
 struct SystemLibraryTests {
-    @Test func pcsclite_linksAndNamesItsErrors() {
+    @Test func pcsclite_loadsAndNamesItsErrors() throws {
         // pcsc_stringify_error is pure: no daemon needed.
-        let text = String(cString: pcsc_stringify_error(0x8010_001D))  // SCARD_E_NO_SERVICE
-        #expect(text == "Service not available.")
+        let api = try #require(kcs_pcsc(), "libpcsclite.so.1 could not be loaded: \(String(cString: kcs_pcsc_error()))")
+        let text = try #require(api.pointee.pcsc_stringify_error(0x8010_001D))  // SCARD_E_NO_SERVICE
+        #expect(String(cString: text) == "Service not available.")
+        #expect(String(cString: kcs_pcsc_error()) == "")
+        // The protocol control blocks are pcsc-lite's own: T=0 and T=1, each its size.
+        #expect(api.pointee.g_rgSCardT0Pci.pointee.dwProtocol == UInt(SCARD_PROTOCOL_T0))
+        #expect(api.pointee.g_rgSCardT1Pci.pointee.dwProtocol == UInt(SCARD_PROTOCOL_T1))
+        #expect(api.pointee.g_rgSCardT1Pci.pointee.cbPciLength == UInt(MemoryLayout<SCARD_IO_REQUEST>.size))
+    }
+
+    @Test func pcscShim_declaresWhatPcscLiteHeadersDefine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pcsc-abi-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("abi.c"), program = folder.appendingPathComponent("abi")
+        try """
+            #include <stddef.h>
+            #include <stdio.h>
+            #include <winscard.h>
+            int main(void) {
+                printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %d\\n", sizeof(DWORD), sizeof(LONG),
+                       sizeof(SCARDCONTEXT), sizeof(SCARDHANDLE), sizeof(SCARD_READERSTATE),
+                       offsetof(SCARD_READERSTATE, pvUserData), offsetof(SCARD_READERSTATE, dwCurrentState),
+                       offsetof(SCARD_READERSTATE, dwEventState), offsetof(SCARD_READERSTATE, cbAtr),
+                       offsetof(SCARD_READERSTATE, rgbAtr), sizeof(SCARD_IO_REQUEST), MAX_ATR_SIZE);
+                printf("%d %d %d %d %d %d %d %d %d %d\\n", SCARD_SCOPE_SYSTEM, SCARD_PROTOCOL_T0, SCARD_PROTOCOL_T1,
+                       SCARD_SHARE_EXCLUSIVE, SCARD_SHARE_SHARED, SCARD_LEAVE_CARD, SCARD_PRESENT,
+                       SCARD_STATE_UNAWARE, SCARD_STATE_CHANGED, SCARD_STATE_PRESENT);
+                return 0;
+            }
+            """.write(to: source, atomically: true, encoding: .utf8)
+        // The C compiler beside swift (the toolchain's clang), with pkg-config's flags for pcsc-lite.
+        let cflags = try run("/usr/bin/env", ["pkg-config", "--cflags", "libpcsclite"])
+            .split(separator: " ").map(String.init).filter { $0.hasPrefix("-I") }
+        _ = try run("/usr/bin/env", ["clang"] + cflags + ["-o", program.path, source.path])
+        let real = try run(program.path, []).split(separator: "\n").map { $0.split(separator: " ").map { Int($0)! } }
+        typealias State = SCARD_READERSTATE
+        let shim = [
+            [MemoryLayout<DWORD>.size, MemoryLayout<LONG>.size, MemoryLayout<SCARDCONTEXT>.size,
+             MemoryLayout<SCARDHANDLE>.size, MemoryLayout<State>.size, MemoryLayout<State>.offset(of: \.pvUserData)!,
+             MemoryLayout<State>.offset(of: \.dwCurrentState)!, MemoryLayout<State>.offset(of: \.dwEventState)!,
+             MemoryLayout<State>.offset(of: \.cbAtr)!, MemoryLayout<State>.offset(of: \.rgbAtr)!,
+             MemoryLayout<SCARD_IO_REQUEST>.size, Int(MAX_ATR_SIZE)],
+            [SCARD_SCOPE_SYSTEM, SCARD_PROTOCOL_T0, SCARD_PROTOCOL_T1, SCARD_SHARE_EXCLUSIVE, SCARD_SHARE_SHARED,
+             SCARD_LEAVE_CARD, SCARD_PRESENT, SCARD_STATE_UNAWARE, SCARD_STATE_CHANGED, SCARD_STATE_PRESENT].map { Int($0) },
+        ]
+        #expect(real == shim)
+        #expect(real.first?.first == 8, "DWORD is unsigned long on 64-bit Linux")
     }
 
     @Test func libedit_historyWorks() {
@@ -25,4 +73,22 @@ struct SystemLibraryTests {
         #expect(kcs_history_enter(h, &event, "card.pair") >= 0)
         #expect(kcs_history_count(h, &event) == 1)
     }
+
+    /// Runs a program and returns its standard output; a failure throws with its standard error.
+    private func run(_ path: String, _ arguments: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw RunFailure(text: "\(path) \(arguments): \(errors)") }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    struct RunFailure: Error, CustomStringConvertible { let text: String; var description: String { text } }
 }
