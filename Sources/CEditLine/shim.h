@@ -7,9 +7,17 @@
 #define KCS_CEDITLINE_SHIM_H
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <histedit.h>
+#include <langinfo.h>
+#include <limits.h>
+#include <locale.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
 
 typedef struct kcs_editline_api {
     EditLine *(*el_init)(const char *, FILE *, FILE *, FILE *);
@@ -53,10 +61,17 @@ static inline const kcs_editline_api *kcs_editline(void) {
 #define KCS_EL (kcs_editline_state())
 
 // el_init on the process's standard streams (Swift 6 refuses to touch the stdio globals); NULL
-// when libedit is not there.
+// when libedit is not there. libedit decodes what is typed, and encodes the line it returns,
+// with the C library's multibyte functions, which follow LC_CTYPE: in the "C" locale a process
+// starts in, every non-ASCII character typed at the prompt was dropped. kcs reads and writes
+// UTF-8 whatever the locale, so the prompt takes the user's character type when it is UTF-8,
+// else C.UTF-8 (built into glibc).
 static inline EditLine *kcs_el_init_stdio(const char *program) {
     const kcs_editline_api *a = kcs_editline();
-    return a ? a->el_init(program, stdin, stdout, stderr) : NULL;
+    if (!a) return NULL;
+    const char *type = setlocale(LC_CTYPE, "");
+    if (!type || strcmp(nl_langinfo(CODESET), "UTF-8") != 0) setlocale(LC_CTYPE, "C.UTF-8");
+    return a->el_init(program, stdin, stdout, stderr);
 }
 static inline History *kcs_history_init(void) {
     const kcs_editline_api *a = kcs_editline();
@@ -93,6 +108,8 @@ static inline int kcs_history_save(History *h, HistEvent *ev, const char *file) 
 typedef struct {
     const char *prompt;
     void *owner;
+    /// Nonzero once Ctrl-C was pressed (looks, does not take: the reader takes it after el_gets).
+    int (*interrupted)(void);
 } kcs_el_client;
 
 static inline kcs_el_client *kcs_el_client_data(EditLine *el) {
@@ -103,6 +120,52 @@ static inline kcs_el_client *kcs_el_client_data(EditLine *el) {
 static inline char *kcs_el_prompt_function(EditLine *el) {
     kcs_el_client *client = kcs_el_client_data(el);
     return client && client->prompt ? (char *)client->prompt : "";
+}
+
+// libedit's reading of a character, with Ctrl-C that can never be lost. libedit's own reader
+// blocks in read(2) and counts on the signal interrupting it; a Ctrl-C that lands after the
+// prompt is drawn but before read(2) starts (kcs preempted by the terminal it just woke, say)
+// interrupts nothing, and the prompt waits for a key. This one waits for input in 100 ms slices
+// of poll(2) and looks at the flag after each, so a Ctrl-C ends the line within 100 ms. The
+// bytes are decoded as libedit's reader does (mbrtowc; an invalid sequence keeps its last byte,
+// an invalid byte is dropped). A Ctrl-C returns -1 with EINTR, as libedit's reader does when
+// the signal interrupts its read.
+static inline int kcs_el_read_char(EditLine *el, wchar_t *out) {
+    kcs_el_client *client = kcs_el_client_data(el);
+    int fd = fileno(stdin);
+    char bytes[MB_LEN_MAX];
+    size_t count = 0;
+    for (;;) {
+        if (client && client->interrupted && client->interrupted()) {
+            *out = L'\0';
+            errno = EINTR;
+            return -1;
+        }
+        struct pollfd ready = { fd, POLLIN, 0 };
+        int polled = poll(&ready, 1, 100);
+        if (polled == 0 || (polled < 0 && errno == EINTR)) continue;
+        ssize_t n = read(fd, bytes + count, 1);
+        if (n == 0) { *out = L'\0'; return 0; }
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            *out = L'\0';
+            return -1;
+        }
+        count += 1;
+        for (;;) {
+            mbstate_t state;  // the whole sequence so far is decoded afresh each time
+            memset(&state, 0, sizeof state);
+            size_t used = mbrtowc(out, bytes, count, &state);
+            if (used == (size_t)-2 && count < sizeof bytes) break;  // incomplete: read another byte
+            if (used != (size_t)-1 && used != (size_t)-2) return 1;
+            if (count > 1) { bytes[0] = bytes[count - 1]; count = 1; continue; }  // keep the last byte
+            count = 0;  // an invalid byte: dropped
+            break;
+        }
+    }
+}
+static inline int kcs_el_set_read_char(EditLine *el) {
+    return KCS_EL->el_set(el, EL_GETCFN, kcs_el_read_char);
 }
 static inline int kcs_el_set_client(EditLine *el, kcs_el_client *client) {
     if (KCS_EL->el_set(el, EL_CLIENTDATA, (void *)client) != 0) return -1;

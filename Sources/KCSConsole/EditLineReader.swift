@@ -27,7 +27,7 @@ public final class EditLineReader: LineReader {
         self.historyFile = historyFile
         self.completer = completer
         client = .allocate(capacity: 1)
-        client.initialize(to: kcs_el_client(prompt: nil, owner: nil))
+        client.initialize(to: kcs_el_client(prompt: nil, owner: nil, interrupted: { Interrupt.isPending ? 1 : 0 }))
         client.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
         var event = HistEvent()
         _ = kcs_history_setsize(h, &event, 1000)
@@ -35,6 +35,7 @@ public final class EditLineReader: LineReader {
         _ = kcs_el_set_editor(el, "emacs")
         _ = kcs_el_set_signal(el, 1)
         _ = kcs_el_set_client(el, client)
+        _ = kcs_el_set_read_char(el)
         _ = kcs_el_add_function(el, "kcs-complete", "complete the word before the cursor", { el, _ in
             guard let el, let client = kcs_el_client_data(el), let owner = client.pointee.owner else {
                 return UInt8(CC_ERROR)

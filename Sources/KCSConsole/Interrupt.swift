@@ -35,6 +35,10 @@ public enum Interrupt {
         return try body()
     }
 
+    /// Whether Ctrl-C was pressed and not yet taken (the line editor's reader looks, the reader
+    /// takes).
+    public static var isPending: Bool { flag.load(ordering: .relaxed) }
+
     /// True once after Ctrl-C.
     public static func take() -> Bool { flag.exchange(false, ordering: .relaxed) }
 

@@ -49,6 +49,25 @@ struct PTYTests {
         return state
     }
 
+    @Test func nonASCIITypedAtThePrompt_isKept_whateverTheLocale() throws {
+        // A process starts in the "C" locale, where libedit's decoding dropped every non-ASCII
+        // character typed: the prompt takes a UTF-8 character type (docs/language.md §10).
+        for locale in [nil, "C", "C.UTF-8"] {
+            let state = try newState()
+            defer { try? FileManager.default.removeItem(at: state) }
+            var env = ProcessInfo.processInfo.environment
+            env["XDG_CONFIG_HOME"] = state.path
+            env["KCS_HOME"] = state.appendingPathComponent("home").path
+            env["LANG"] = nil
+            env["LC_ALL"] = locale
+            let t = try TerminalSession(environment: env, folder: state)
+            try t.answer("kcs> ", with: "print \"héllo ✓ 鍵\", len(\"héllo ✓ 鍵\")")
+            try t.expect("\nhéllo ✓ 鍵 9")
+            let text = try t.quit()
+            #expect(t.status == 0, "\(locale ?? "no locale"): \(text)")
+        }
+    }
+
     @Test func tab_completesCommandNamesAndVariables() throws {
         let state = try newState()
         defer { try? FileManager.default.removeItem(at: state) }
