@@ -26,7 +26,7 @@ func withAttachedSimulator<R>(card: String = "e2e", profile: String? = nil, _ bo
     try kcs.runWithSignalsUnblocked()
     defer { terminate(kcs) }
     let context = try PCSCContext()
-    let reader = try context.reader(matching: "Virtual PCD 00 00")
+    let reader = try context.reader(matching: "Virtual PCD 00 00", within: 10)
     try context.waitForCard(in: reader, timeout: 15)
     return try body(context, reader, home)
 }

@@ -62,6 +62,23 @@ struct RunningBridge {
     }
 }
 
+extension PCSCContext {
+    /// The reader matching `name` once pcscd lists it. pcscd creates its socket before its
+    /// drivers have made their readers (vpcd's among them), so on a busy machine the first
+    /// listing may not have it yet.
+    func reader(matching name: String, within seconds: Double) throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            do {
+                return try reader(matching: name)
+            } catch {
+                guard case .noReader = error, Date() < deadline else { throw error }
+                usleep(50_000)
+            }
+        }
+    }
+}
+
 /// Starts pcscd and a bridge for `card`, waits for the card in "Virtual PCD 00 00", runs `body`.
 func withVirtualReader<R>(_ card: VirtualCard, _ body: (PCSCContext, String) throws -> R) throws -> R {
     let daemon = PCSCDaemon()
@@ -70,7 +87,7 @@ func withVirtualReader<R>(_ card: VirtualCard, _ body: (PCSCContext, String) thr
     let bridge = RunningBridge(card)
     defer { bridge.stop() }
     let context = try PCSCContext()
-    let reader = try context.reader(matching: "Virtual PCD 00 00")
+    let reader = try context.reader(matching: "Virtual PCD 00 00", within: 10)
     try context.waitForCard(in: reader, timeout: 10)
     return try body(context, reader)
 }
@@ -121,7 +138,7 @@ struct PCSCBridgeTests {
         defer { daemon.stop() }
         let bridge = RunningBridge(EchoCard())
         let context = try PCSCContext()
-        let reader = try context.reader(matching: "Virtual PCD 00 00")
+        let reader = try context.reader(matching: "Virtual PCD 00 00", within: 10)
         try context.waitForCard(in: reader, timeout: 10)
         let t = try context.connect(reader: reader)
         #expect(try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x01]) == [0x00, 0x90, 0x00])
@@ -168,7 +185,7 @@ struct PCSCBridgeTests {
         }
         for round in 0..<2 {
             let context = try PCSCContext()
-            let reader = try context.reader(matching: "Virtual PCD 00 00")
+            let reader = try context.reader(matching: "Virtual PCD 00 00", within: 10)
             try context.waitForCard(in: reader, timeout: 10)
             let t = try context.connect(reader: reader)
             #expect(try t.transmit([0x00, 0xCA, 0x00, 0x00, 0x02]) == [0, 1, 0x90, 0x00], "round \(round)")
