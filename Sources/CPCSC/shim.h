@@ -72,7 +72,9 @@ static inline void kcs_pcsc_load_once(void) {
     void *lib = dlopen("libpcsclite.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *why = dlerror();
-        snprintf(a->error, sizeof a->error, "libpcsclite.so.1 could not be loaded: %s", why ? why : "unknown reason");
+        snprintf(a->error, sizeof a->error,
+                 "libpcsclite.so.1 could not be loaded (%s); a reader needs pcsc-lite (Debian: pcscd, libpcsclite1)",
+                 why ? why : "no reason given");
         return;
     }
 #define KCS_PCSC(name) a->name = (__typeof__(a->name))dlsym(lib, #name); \

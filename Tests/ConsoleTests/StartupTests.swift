@@ -48,4 +48,32 @@ struct StartupTests {
         let unneeded = ["/etc/passwd", "/etc/nsswitch.conf", "nscd", "libedit", "libtinfo", "libpcsclite"].filter { opened.contains($0) }
         #expect(unneeded == [], "a batch run opened these")
     }
+
+    @Test("without a loadable libpcsclite the simulator works and a reader gives an error naming the library")
+    func withoutPcscLite_theSimulatorWorks_andAReaderSaysWhatIsMissing() throws {
+        // The library is hidden in a private mount namespace (as the pcscd tests isolate their
+        // daemon): an empty file bound over it, so dlopen fails as on a machine without it.
+        try #require(PCSCDaemon.isolated, "unshare --mount needs root or user namespaces here")
+        let library = URL(fileURLWithPath: "/lib/x86_64-linux-gnu/libpcsclite.so.1").resolvingSymlinksInPath().path
+        try #require(FileManager.default.fileExists(atPath: library), "make test installs libpcsclite1")
+        let home = try BatchHome()
+        defer { home.remove() }
+        let script = try home.write("""
+            card.connect sim
+            print "SIM", card.info().initialized
+            try {
+                card.connect pcsc --reader "any"
+            } catch e {
+                print "PCSC", e.kind, e.message
+            }
+            """, to: "nolib.kcs")
+        let run = try home.run(arguments: ["--mount", "sh", "-c", #"mount --bind /dev/null "$1" && exec "$0" "$2""#,
+                                           TestPaths.kcsBinary.path, library, script],
+                               executable: URL(fileURLWithPath: "/usr/bin/unshare"))
+        #expect(run.code == 0, "\(run.out) \(run.err)")
+        #expect(tagged("SIM", in: run.out) == ["false"], "\(run.out) \(run.err)")
+        let line = run.out.split(separator: "\n").first { $0.hasPrefix("PCSC ") }.map(String.init) ?? run.out
+        #expect(line.hasPrefix("PCSC transport.pcsc PC/SC error 0x80100001: libpcsclite.so.1 could not be loaded ("), "\(line)")
+        #expect(line.hasSuffix("); a reader needs pcsc-lite (Debian: pcscd, libpcsclite1)"), "\(line)")
+    }
 }
