@@ -12,7 +12,6 @@
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,8 +107,9 @@ static inline int kcs_history_save(History *h, HistEvent *ev, const char *file) 
 typedef struct {
     const char *prompt;
     void *owner;
-    /// Nonzero once Ctrl-C was pressed (looks, does not take: the reader takes it after el_gets).
-    int (*interrupted)(void);
+    /// Waits until the descriptor has input: 1, or 0 once Ctrl-C was pressed (the console's
+    /// `Interrupt.waitForInput`; the flag is left for the reader to take after el_gets).
+    int (*wait_for_input)(int);
 } kcs_el_client;
 
 static inline kcs_el_client *kcs_el_client_data(EditLine *el) {
@@ -125,25 +125,21 @@ static inline char *kcs_el_prompt_function(EditLine *el) {
 // libedit's reading of a character, with Ctrl-C that can never be lost. libedit's own reader
 // blocks in read(2) and counts on the signal interrupting it; a Ctrl-C that lands after the
 // prompt is drawn but before read(2) starts (kcs preempted by the terminal it just woke, say)
-// interrupts nothing, and the prompt waits for a key. This one waits for input in 100 ms slices
-// of poll(2) and looks at the flag after each, so a Ctrl-C ends the line within 100 ms. The
-// bytes are decoded as libedit's reader does (mbrtowc; an invalid sequence keeps its last byte,
-// an invalid byte is dropped). A Ctrl-C returns -1 with EINTR, as libedit's reader does when
-// the signal interrupts its read.
+// interrupts nothing, and the prompt waits for a key. This one first waits through the client's
+// `wait_for_input`, which watches for Ctrl-C while it waits; a Ctrl-C returns -1 with EINTR, as
+// libedit's reader does when the signal interrupts its read. The bytes are decoded as libedit's
+// reader does (mbrtowc; an invalid sequence keeps its last byte, an invalid byte is dropped).
 static inline int kcs_el_read_char(EditLine *el, wchar_t *out) {
     kcs_el_client *client = kcs_el_client_data(el);
     int fd = fileno(stdin);
     char bytes[MB_LEN_MAX];
     size_t count = 0;
     for (;;) {
-        if (client && client->interrupted && client->interrupted()) {
+        if (client && client->wait_for_input && !client->wait_for_input(fd)) {
             *out = L'\0';
             errno = EINTR;
             return -1;
         }
-        struct pollfd ready = { fd, POLLIN, 0 };
-        int polled = poll(&ready, 1, 100);
-        if (polled == 0 || (polled < 0 && errno == EINTR)) continue;
         ssize_t n = read(fd, bytes + count, 1);
         if (n == 0) { *out = L'\0'; return 0; }
         if (n < 0) {

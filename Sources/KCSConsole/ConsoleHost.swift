@@ -203,9 +203,10 @@ enum Terminal {
     /// Ctrl-C puts the terminal back and throws `PromptInterrupted` (in a batch run too: SIGINT
     /// is routed to `Interrupt` for the time of the read); nil at the end of input.
     ///
-    /// Reads with poll(2) and read(2), a byte at a time, not stdio: a read interrupted by the
-    /// signal returns EINTR here, where stdio would set the stream's error flag and every
-    /// later read of standard input (the line editor's included) would fail at once.
+    /// Waits with `Interrupt.waitForInput` and reads with read(2), a byte at a time, not stdio: a
+    /// read interrupted by the signal returns EINTR here, where stdio would set the stream's
+    /// error flag and every later read of standard input (the line editor's included) would
+    /// fail at once.
     static func readLine(prompt: String, hidden: Bool) throws(PromptInterrupted) -> String? {
         try Interrupt.routed { () throws(PromptInterrupted) -> String? in
             var old = termios()
@@ -227,16 +228,11 @@ enum Terminal {
             defer { line.withUnsafeMutableBufferPointer { $0.initialize(repeating: 0) } }
             var byte: UInt8 = 0
             while true {
-                // The signal may land between a look at the flag and the read (or on another
-                // thread), and then no read returns EINTR: wait for input in slices of 100 ms
-                // and look at the flag after each.
-                if Interrupt.take() {
+                guard Interrupt.waitForInput() else {
+                    _ = Interrupt.take()
                     if !hidden { StandardStreams.err("\n") }
                     throw PromptInterrupted()
                 }
-                var ready = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-                let polled = poll(&ready, 1, 100)
-                if polled == 0 || (polled < 0 && errno == EINTR) { continue }
                 let n = read(STDIN_FILENO, &byte, 1)
                 if n == 1 {
                     if byte == 0x0A { break }

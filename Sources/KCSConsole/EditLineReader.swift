@@ -27,7 +27,7 @@ public final class EditLineReader: LineReader {
         self.historyFile = historyFile
         self.completer = completer
         client = .allocate(capacity: 1)
-        client.initialize(to: kcs_el_client(prompt: nil, owner: nil, interrupted: { Interrupt.isPending ? 1 : 0 }))
+        client.initialize(to: kcs_el_client(prompt: nil, owner: nil, wait_for_input: { Interrupt.waitForInput($0) ? 1 : 0 }))
         client.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
         var event = HistEvent()
         _ = kcs_history_setsize(h, &event, 1000)
@@ -144,8 +144,8 @@ public final class EditLineReader: LineReader {
     private func refuseIfLink(_ path: String) -> Bool {
         var st = stat()
         guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFLNK else { return false }
-        FileHandle.standardError.write(Data(("kcs: warning: the history file \(path) is a symbolic link; kcs does not "
-            + "read or write through one, so this session's history stays in memory (replace the link with a file)\n").utf8))
+        StandardStreams.err("kcs: warning: the history file \(path) is a symbolic link; kcs does not read or write "
+            + "through one, so this session's history stays in memory (replace the link with a file)\n")
         return true
     }
 

@@ -35,9 +35,20 @@ public enum Interrupt {
         return try body()
     }
 
-    /// Whether Ctrl-C was pressed and not yet taken (the line editor's reader looks, the reader
-    /// takes).
-    public static var isPending: Bool { flag.load(ordering: .relaxed) }
+    /// Waits until `fd` has input (or an error to read) and returns true, or returns false once
+    /// Ctrl-C was pressed (the flag stays set for `take`). The wait is in 100 ms slices of
+    /// poll(2) with a look at the flag after each: a Ctrl-C that lands between a look and a
+    /// blocking read(2), or on another thread, interrupts no read, and a reader that counted on
+    /// it would wait for a key. Both prompt readers wait here (`Terminal.readLine`, and the line
+    /// editor through `kcs_el_read_char`).
+    static func waitForInput(_ fd: Int32 = STDIN_FILENO) -> Bool {
+        while !flag.load(ordering: .relaxed) {
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&ready, 1, 100)
+            if polled > 0 || (polled < 0 && errno != EINTR) { return true }
+        }
+        return false
+    }
 
     /// True once after Ctrl-C.
     public static func take() -> Bool { flag.exchange(false, ordering: .relaxed) }
