@@ -35,11 +35,13 @@ struct PTYTests {
     }
 
     /// The console under a pseudo-terminal (`TerminalSession`), with `state` as its XDG state
-    /// and config folder; each line is typed only once its prompt has appeared.
-    private func terminal(state: URL) throws -> TerminalSession {
+    /// and config folder and the variables of `setting` set (nil: unset); each line is typed
+    /// only once its prompt has appeared.
+    private func terminal(state: URL, setting: [String: String?] = [:]) throws -> TerminalSession {
         var env = ProcessInfo.processInfo.environment
         env["XDG_CONFIG_HOME"] = state.path
         env["KCS_HOME"] = state.appendingPathComponent("home").path
+        for (name, value) in setting { env[name] = value }
         return try TerminalSession(environment: env, folder: state)
     }
 
@@ -55,14 +57,13 @@ struct PTYTests {
         for locale in [nil, "C", "C.UTF-8"] {
             let state = try newState()
             defer { try? FileManager.default.removeItem(at: state) }
-            var env = ProcessInfo.processInfo.environment
-            env["XDG_CONFIG_HOME"] = state.path
-            env["KCS_HOME"] = state.appendingPathComponent("home").path
-            env["LANG"] = nil
-            env["LC_ALL"] = locale
-            let t = try TerminalSession(environment: env, folder: state)
+            let t = try terminal(state: state, setting: ["LANG": nil, "LC_ALL": locale])
             try t.answer("kcs> ", with: "print \"héllo ✓ 鍵\", len(\"héllo ✓ 鍵\")")
             try t.expect("\nhéllo ✓ 鍵 9")
+            // A byte that is no UTF-8 is dropped, as libedit drops it; the rest of the line stays.
+            try t.expect("kcs> ")
+            t.type(bytes: Array("print \"a".utf8) + [0xFF] + Array("b ✓\"\n".utf8))
+            try t.expect("\nab ✓\r\n")
             let text = try t.quit()
             #expect(t.status == 0, "\(locale ?? "no locale"): \(text)")
         }

@@ -81,8 +81,11 @@ final class TerminalSession: @unchecked Sendable {
     }
 
     /// Types raw characters (a Tab, a Ctrl-C, half a line) without waiting for anything.
-    func type(_ raw: String) {
-        try? input.fileHandleForWriting.write(contentsOf: Data(raw.utf8))
+    func type(_ raw: String) { type(bytes: Array(raw.utf8)) }
+
+    /// Types raw bytes, which need not be UTF-8 (what a terminal in another encoding sends).
+    func type(bytes: [UInt8]) {
+        try? input.fileHandleForWriting.write(contentsOf: Data(bytes))
     }
 
     /// Answers the two prompts of a first secret import: the new vault passphrase, typed twice.

@@ -5,6 +5,7 @@
 import CEditLine
 import CPCSC
 import Foundation
+import KCSTestSupport
 import Testing
 
 @Suite("System libraries")
@@ -22,11 +23,9 @@ struct SystemLibraryTests {
     }
 
     @Test func pcscShim_declaresWhatPcscLiteHeadersDefine() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pcsc-abi-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let source = folder.appendingPathComponent("abi.c"), program = folder.appendingPathComponent("abi")
-        try """
+        let folder = try BatchHome()
+        defer { folder.remove() }
+        let source = try folder.write("""
             #include <stddef.h>
             #include <stdio.h>
             #include <winscard.h>
@@ -41,12 +40,17 @@ struct SystemLibraryTests {
                        SCARD_STATE_UNAWARE, SCARD_STATE_CHANGED, SCARD_STATE_PRESENT);
                 return 0;
             }
-            """.write(to: source, atomically: true, encoding: .utf8)
+            """, to: "abi.c")
         // The C compiler beside swift (the toolchain's clang), with pkg-config's flags for pcsc-lite.
-        let cflags = try run("/usr/bin/env", ["pkg-config", "--cflags", "libpcsclite"])
-            .split(separator: " ").map(String.init).filter { $0.hasPrefix("-I") }
-        _ = try run("/usr/bin/env", ["clang"] + cflags + ["-o", program.path, source.path])
-        let real = try run(program.path, []).split(separator: "\n").map { $0.split(separator: " ").map { Int($0)! } }
+        let env = URL(fileURLWithPath: "/usr/bin/env")
+        let cflags = try folder.run(arguments: ["pkg-config", "--cflags", "libpcsclite"], executable: env)
+        try #require(cflags.code == 0, "\(cflags.err)")
+        let includes = cflags.out.split(whereSeparator: \.isWhitespace).map(String.init).filter { $0.hasPrefix("-I") }
+        let compiled = try folder.run(arguments: ["clang"] + includes + ["-o", folder.path("abi"), source], executable: env)
+        try #require(compiled.code == 0, "\(compiled.err)")
+        let printed = try folder.run(arguments: [], executable: URL(fileURLWithPath: folder.path("abi")))
+        try #require(printed.code == 0, "\(printed.err)")
+        let real = printed.out.split(separator: "\n").map { $0.split(separator: " ").compactMap { Int($0) } }
         typealias State = SCARD_READERSTATE
         let shim = [
             [MemoryLayout<DWORD>.size, MemoryLayout<LONG>.size, MemoryLayout<SCARDCONTEXT>.size,
@@ -73,22 +77,4 @@ struct SystemLibraryTests {
         #expect(kcs_history_enter(h, &event, "card.pair") >= 0)
         #expect(kcs_history_count(h, &event) == 1)
     }
-
-    /// Runs a program and returns its standard output; a failure throws with its standard error.
-    private func run(_ path: String, _ arguments: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw RunFailure(text: "\(path) \(arguments): \(errors)") }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    struct RunFailure: Error, CustomStringConvertible { let text: String; var description: String { text } }
 }
