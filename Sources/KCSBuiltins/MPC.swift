@@ -124,6 +124,8 @@ extension Builtins {
                     OptionSpec("listen", .string, "HOST:PORT (127.0.0.1 by default) or unix:PATH"),
                     OptionSpec("approve", .string, "ask (show each request and ask) or all (sign unattended: tests, scripts)", choices: ["ask", "all"]),
                     OptionSpec("sessions", .int, "stop after this many connections (default: until Ctrl-C)"),
+                    OptionSpec("pair-any", nil, "pair any console without asking (else every pairing is confirmed here, whatever --approve says)"),
+                    OptionSpec("allow-raw-digests", nil, "co-sign bare 32-byte digests (else refused: they cannot be shown)"),
                 ],
                 summary: "Runs this home as a co-signer: pairs consoles, makes joint keys with them and co-signs what it is shown.",
                 example: "mpc.serve --listen \"127.0.0.1:7000\" --approve ask") { args in
@@ -131,6 +133,7 @@ extension Builtins {
             let approval = TwoPartyApproval(rawValue: args.string("approve") ?? "ask") ?? .ask
             let sessions = try args.integer("sessions").map { try smallInt($0, "--sessions", in: 1...1_000_000) }
             try session.serveCosigner(listen: args.string("listen") ?? "127.0.0.1:7000", approval: approval, sessions: sessions,
+                                      pairAny: args.flag("pair-any"), allowRawDigests: args.flag("allow-raw-digests"),
                                       ready: { address in
                                           if let file = session.environment["KCS_COSIGNER_READY_FILE"] {
                                               FileManager.default.createFile(atPath: file, contents: Data((address + "\n").utf8))

@@ -109,10 +109,15 @@ extension Builtins {
     /// The wallet flows over QR codes: air-gapped signing, watch-only export and its check.
     static let qrWallet: [Builtin] = [
         Builtin("qr.sign", params: [ParamSpec("request", .oneOf([.string, .list]))],
-                options: [OptionSpec("yes", nil, "sign without asking (a batch run must give it)")],
-                summary: "Signs an eth-sign-request (PNG files or UR parts) with the active key or the card at its path, after showing it; the eth-signature UR to show back.",
+                options: [
+                    OptionSpec("yes", nil, "sign without asking (a batch run must give it)"),
+                    OptionSpec("full-data", nil, "the review shows a transaction's call data in full hex"),
+                    OptionSpec("allow-no-chain-id", nil, "sign a legacy transaction without a chain id (pre-EIP-155: valid on every chain)"),
+                ],
+                summary: "Signs an eth-sign-request (PNG files or UR parts) with the active key or the card at its path, after showing its review; the eth-signature UR to show back.",
                 example: "qr.sign \"request.png\" --yes") { args in
-            let signed = try args.session().signAirGapped(sources: try pathList(args["request"]), yes: args.flag("yes"))
+            let signed = try args.session().signAirGapped(sources: try pathList(args["request"]), yes: args.flag("yes"),
+                                                          allowNoChainID: args.flag("allow-no-chain-id"), fullData: args.flag("full-data"))
             // The one signature shape, with the request's own r ‖ s ‖ v (its v rule) as `answer`.
             var fields = signatureFields(signed.signed)
             fields += [("digest", .bytes(signed.signed.digest)), ("answer", .bytes(signed.signature)), ("ur", .string(signed.ur))]

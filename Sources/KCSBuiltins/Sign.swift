@@ -23,6 +23,7 @@ extension Builtins {
                     OptionSpec("pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)"),
                     OptionSpec("schnorr", nil, "Keycard 4.0: a BIP-340 Schnorr signature instead of ECDSA"),
                     OptionSpec("tweak", .oneOf([.string, .bytes]), "with --schnorr: taproot (BIP-86 key path) or 32 bytes added to the key"),
+                    OptionSpec("dry-run", nil, "show the review (a bare digest: kcs cannot say what it is) without signing"),
                 ],
                 summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, yParity, signer, …}; recorded in the history.",
                 example: "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8") { args in
@@ -30,6 +31,9 @@ extension Builtins {
             guard case .bytes(let digest)? = args["digest"], digest.count == 32 else {
                 let n = if case .bytes(let b)? = args["digest"] { b.count } else { 0 }
                 throw KeyCommandError.digestLength(got: n)
+            }
+            if args.flag("dry-run") {
+                return .map(ValueMap([("digest", .bytes(digest)), ("review", reviewText(SigningReview.rawDigest(digest), args))]))
             }
             if args.flag("schnorr") { return try schnorrValue(args, digest: digest) }
             if args.value("tweak") != nil {
@@ -70,7 +74,7 @@ extension Builtins {
         Builtin("sign.message", params: [ParamSpec("message", .oneOf([.string, .bytes]))],
                 options: [
                     OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
-                    OptionSpec("dry-run", nil, "show the prefix, payload and digest without signing"),
+                    OptionSpec("dry-run", nil, "show the prefix, payload, digest and the review without signing"),
                 ],
                 summary: "EIP-191 personal_sign of text (a quoted string, even 0x-looking) or bytes (0x…): {prefix, digest, signature, r, s, v, yParity, signer, …}.",
                 example: "sign message \"hello\"") { args in
@@ -82,7 +86,7 @@ extension Builtins {
             let prefix = PersonalMessage.prefix(forLength: message.count)
             let digest = PersonalMessage.digest(message)
             let shown: [(String, Value)] = [("prefix", .bytes(prefix)), ("message", .bytes(message)), ("digest", .bytes(digest))]
-            if args.flag("dry-run") { return .map(ValueMap(shown)) }
+            if args.flag("dry-run") { return .map(ValueMap(shown + [("review", reviewText(SigningReview.message(message), args))])) }
             let signed = try signer(args).sign(digest: digest, kind: .message, chainID: nil, payload: .message(message))
             return .map(ValueMap(shown + signatureFields(signed)))
         },
@@ -90,7 +94,7 @@ extension Builtins {
         Builtin("sign.typed", params: [ParamSpec("data", .oneOf([.string, .map]))],
                 options: [
                     OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
-                    OptionSpec("dry-run", nil, "show the domain separator, struct hash and digest without signing"),
+                    OptionSpec("dry-run", nil, "show the domain separator, struct hash, digest and the review without signing"),
                 ],
                 summary: "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, yParity, signer, …}.",
                 example: "sign typed mail.json --dry-run") { args in
@@ -104,7 +108,10 @@ extension Builtins {
                 ("structHash", .bytes(structHash)), ("digest", .bytes(digest)),
             ]
             if let chainID { shown.append(("chainId", uintValue(UInt256(chainID)))) }
-            if args.flag("dry-run") { return .map(ValueMap(shown)) }
+            if args.flag("dry-run") {
+                let names = try args.session().ownKeyNames()
+                return .map(ValueMap(shown + [("review", reviewText(try SigningReview.typedData(typed, name: names), args))]))
+            }
             let signed = try signer(args).sign(digest: digest, kind: .typed, chainID: chainID,
                                                payload: .typed(try typedPayload(args.value("data"))))
             return .map(ValueMap(shown + signatureFields(signed)))
@@ -113,7 +120,9 @@ extension Builtins {
         Builtin("sign.tx", params: [ParamSpec("tx", .map)],
                 options: [
                     OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
-                    OptionSpec("dry-run", nil, "show the unsigned RLP and the signing hash without signing"),
+                    OptionSpec("dry-run", nil, "show the unsigned RLP, the signing hash and the review without signing"),
+                    OptionSpec("full-data", nil, "with --dry-run: the review shows the call data in full hex"),
+                    OptionSpec("allow-no-chain-id", nil, "sign a legacy transaction without chainId (pre-EIP-155: valid on every chain)"),
                     rpcOption,
                     OptionSpec("offline", nil, "fill nothing from the node, even when one is configured"),
                 ],
@@ -133,7 +142,11 @@ extension Builtins {
                 ("signingHash", .bytes(tx.signingHash)),
             ]
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
-            if args.flag("dry-run") { return .map(ValueMap(shown)) }
+            if args.flag("dry-run") {
+                let review = SigningReview.transaction(tx, name: try args.session().ownKeyNames(), fullData: args.flag("full-data"))
+                return .map(ValueMap(shown + [("review", reviewText(review, args))]))
+            }
+            if tx.chainID == nil && !args.flag("allow-no-chain-id") { throw EthCommandError.noChainID }
             let signed = try signer(args).sign(digest: tx.signingHash, kind: .transaction, chainID: chainID,
                                                payload: .transaction(tx.signingPayload))
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
@@ -202,6 +215,20 @@ extension Builtins {
             }
         }
         return signer
+    }
+
+    /// A review as a `--dry-run` shows it, with the signer when one is known (the key given, else
+    /// `--key`'s stored key or the active key, found without the card).
+    static func reviewText(_ review: SigningReview, _ args: CallArguments) -> Value {
+        var review = review
+        if let session = try? args.session() {
+            if let given = try? givenKey(args, session: session) {
+                review.addSigner(address: given.keyName, keyName: nil, path: given.path?.description, device: "the key given with --key")
+            } else {
+                review.addSigner(session.signerSummary(keyName: args.string("key")))
+            }
+        }
+        return .string(review.rendered())
     }
 
     /// What `--key` of a signing command takes: a stored key's name, or a key value.

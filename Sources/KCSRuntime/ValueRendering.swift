@@ -44,10 +44,16 @@ extension Value {
     }
 
     /// `name  value` rows with the names padded to one width; strings unquoted, as in every table.
+    /// A string of several lines (a signing review) keeps its lines, each under the value column.
     static func table(_ rows: [(String, Value)]) -> String {
         let width = rows.map { $0.0.count }.max() ?? 0
         return rows.map { name, value in
-            (name.padding(to: width) + "  " + value.cellText).trimmingTrailingSpaces()
+            if case .string(let s) = value, s.contains("\n") {
+                let indent = "\n" + String(repeating: " ", count: width + 2)
+                return (name.padding(to: width) + "  " + s.split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { String($0).trimmingTrailingSpaces() }.joined(separator: indent)).trimmingTrailingSpaces()
+            }
+            return (name.padding(to: width) + "  " + value.cellText).trimmingTrailingSpaces()
         }.joined(separator: "\n")
     }
 

@@ -92,13 +92,15 @@ public func lineDiff(expected: String, actual: String, limit: Int = 10) -> [Stri
 }
 
 extension BatchHome {
-    /// Starts `kcs cosigner serve` in this home on a free port of 127.0.0.1 (`--approve all`);
-    /// returns the process (the caller stops it by its PID) and the address it listens on.
-    public func startCosigner() throws -> (process: Process, address: String) {
+    /// Starts `kcs cosigner serve` in this home on a free port of 127.0.0.1 (`--approve all`, and
+    /// `options`: by default it pairs any console and co-signs bare digests, as the tests of
+    /// the protocol need); returns the process (the caller stops it by its PID) and the address
+    /// it listens on.
+    public func startCosigner(options: [String] = ["--pair-any", "--allow-raw-digests"]) throws -> (process: Process, address: String) {
         var env = self
         let ready = path("cosigner.ready")
         env.environment["KCS_COSIGNER_READY_FILE"] = ready
-        let p = try env.start(arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--approve", "all"],
+        let p = try env.start(arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--approve", "all"] + options,
                               stdout: path("cosigner.out"), stderr: path("cosigner.err"))
         for _ in 0..<400 {
             if let text = try? String(contentsOfFile: ready, encoding: .utf8), text.hasSuffix("\n") {

@@ -16,8 +16,10 @@ public enum AirGapError: WalletError, Equatable {
     case otherAddress(request: String, signer: String)
     case noHDKey(name: String)
     case noFingerprint
-    case chainMismatch(request: Int, transaction: Int)
+    case chainMismatch(request: String, payload: String)
     case notATransaction(String)
+    case badChain(String)
+    case noReplayProtection
 
     public var id: String {
         switch self {
@@ -27,6 +29,8 @@ public enum AirGapError: WalletError, Equatable {
         case .noFingerprint: "airgap.noFingerprint"
         case .chainMismatch: "airgap.chainMismatch"
         case .notATransaction: "airgap.notATransaction"
+        case .badChain: "airgap.badChain"
+        case .noReplayProtection: "airgap.noReplayProtection"
         }
     }
 
@@ -39,9 +43,14 @@ public enum AirGapError: WalletError, Equatable {
         case .noHDKey(let name):
             "\(name) is not an HD key kcs can derive the request's path from: use an HD-MASTER or HD-CHILD key, or the card"
         case .noFingerprint: "the request does not say which master key it is for (no source fingerprint in its path)"
-        case .chainMismatch(let request, let transaction):
-            "the request says chain \(request) and its transaction chain \(transaction): nothing was signed"
+        case .chainMismatch(let request, let payload):
+            "the request says chain \(request) and what it asks to sign says \(payload): nothing was signed"
         case .notATransaction(let why): "the request's transaction cannot be read: \(why)"
+        case .badChain(let given):
+            "the request's chain id must be 1 to \(EthereumTransaction.maximumChainID) (EIP-2294), got \(given): nothing was signed"
+        case .noReplayProtection:
+            "the request's transaction has no chain id (pre-EIP-155): signed, it is valid on every chain."
+                + " Nothing was signed; --allow-no-chain-id signs it all the same"
         }
     }
 }
@@ -52,8 +61,10 @@ public struct AirGapRequest: Sendable {
     /// The 32-byte digest the signer signs.
     public let digest: [UInt8]
     public let kind: SignatureKind
-    /// What a person reads before confirming: field and value.
-    public let details: [(String, String)]
+    /// The chain a signature's `v` is computed for (a legacy transaction's, else the request's).
+    public let chainID: UInt64?
+    /// What a person reads before confirming (docs/signing-review.md), without the signer yet.
+    public var review: SigningReview
 }
 
 /// The answer to an `eth-sign-request`.
@@ -67,69 +78,78 @@ public struct AirGapSigned: Sendable {
 }
 
 extension Session {
-    /// The digest of a request and what it shows: the data type, chain, path, fingerprint,
-    /// address and origin; for a transaction its recipient, value and the chain it names.
-    public static func describe(_ r: ETHSignRequest) throws -> AirGapRequest {
-        var details: [(String, String)] = [("data", String(describing: r.dataType))]
-        let digest: [UInt8], kind: SignatureKind
+    /// The digest of a request and its review: what it asks to sign (a transaction, typed data,
+    /// a message: docs/signing-review.md), then the request's own path, master, address and
+    /// origin. Refused before anything is shown: a chain id out of EIP-2294's range, a
+    /// transaction that is not a whole type 0/1/2 transaction, a chain in the payload (the
+    /// transaction's, the typed data's domain) other than the request's, and a transaction
+    /// without a chain id unless `allowNoChainID`.
+    public static func describe(_ r: ETHSignRequest, allowNoChainID: Bool = false,
+                                name: @escaping (EthereumAddress) -> String? = { _ in nil }) throws -> AirGapRequest {
+        var requestChain: UInt256?
+        if let c = r.chainID {
+            guard c >= 1, UInt64(c) <= EthereumTransaction.maximumChainID else { throw AirGapError.badChain(String(c)) }
+            requestChain = UInt256(UInt64(c))
+        }
+        func sameChain(_ payload: UInt256?) throws {
+            if let payload, let requestChain, payload != requestChain {
+                throw AirGapError.chainMismatch(request: requestChain.description, payload: EthereumChain.label(payload))
+            }
+        }
+        var review: SigningReview
+        let kind: SignatureKind
+        var chainID = requestChain?.uint64
         switch r.dataType {
         case .legacyTransaction, .typedTransaction:
-            digest = Hash.keccak256(r.signData)
+            let tx: EthereumTransaction
+            do { tx = try EthereumTransaction.decodeUnsigned(r.signData) } catch { throw AirGapError.notATransaction(error.description) }
+            if (r.dataType == .legacyTransaction) != (tx.type == .legacy) {
+                throw AirGapError.notATransaction("the request says \(r.dataType) and its bytes are \(tx.type.description)")
+            }
+            if tx.chainID == nil && !allowNoChainID { throw AirGapError.noReplayProtection }
+            try sameChain(tx.chainID)
+            chainID = tx.chainID?.uint64 ?? chainID
+            if tx.type == .legacy && tx.chainID == nil { chainID = nil }
+            review = SigningReview.transaction(tx, name: name)
             kind = .transaction
-            details += try transactionDetails(r)
         case .typedData:
-            digest = try TypedData(json: r.signData).digest()
+            let typed = try TypedData(json: r.signData)
+            if case .some(let domainChain) = typed.domain["chainId"] {
+                let text: String? = switch domainChain {
+                case .integer(let s): s
+                case .string(let s): (try? EthereumUnits.parse(s))?.description
+                default: nil
+                }
+                guard let text, let id = UInt256(decimal: text) else {
+                    throw AirGapError.chainMismatch(request: requestChain?.description ?? "none", payload: "\(domainChain)")
+                }
+                try sameChain(id)
+            }
+            review = try SigningReview.typedData(typed, name: name)
             kind = .typed
-            details.append(("typed data", String(decoding: r.signData.prefix(200), as: UTF8.self)))
         case .personalMessage:
-            digest = PersonalMessage.digest(r.signData)
+            review = SigningReview.message(r.signData)
             kind = .message
-            let text = String(validating: r.signData, as: UTF8.self)
-            details.append(("message", text.map { "\"\($0)\"" } ?? "0x" + Hex.encode(r.signData)))
         }
-        if let c = r.chainID { details.append(("chain", String(c))) }
-        details.append(("path", r.path.text))
-        if let f = r.path.sourceFingerprint { details.append(("master", String(format: "%08x", f))) }
-        if let a = r.address, let address = try? EthereumAddress(bytes: a) { details.append(("address", address.checksummed)) }
-        if let o = r.origin { details.append(("origin", o)) }
-        details.append(("digest", "0x" + Hex.encode(digest)))
-        return AirGapRequest(request: r, digest: digest, kind: kind, details: details)
-    }
-
-    /// A transaction's recipient, value and chain, read from its RLP; the chain must be the request's.
-    static func transactionDetails(_ r: ETHSignRequest) throws -> [(String, String)] {
-        var body = r.signData
-        var typed = false
-        if r.dataType == .typedTransaction {
-            guard let t = body.first, t == 1 || t == 2 else { throw AirGapError.notATransaction("type byte \(body.first ?? 0)") }
-            typed = true
-            body.removeFirst()
+        if let requestChain, r.dataType == .personalMessage || r.dataType == .typedData {
+            review.add("request chain", EthereumChain.label(requestChain))
         }
-        let items: [RLPItem]
-        do { items = try RLP.decode(body).asList() } catch { throw AirGapError.notATransaction(error.description) }
-        func bytes(_ i: Int) -> [UInt8]? { i < items.count ? (try? items[i].asBytes()) : nil }
-        func number(_ i: Int) -> Int? { bytes(i).map { $0.reduce(0) { $0 << 8 | Int($1) } } }
-        // Legacy: nonce, gasPrice, gas, to, value, data[, chainId, 0, 0]. 2930: chainId, nonce, gasPrice,
-        // gas, to, … 1559: chainId, nonce, tip, maxFee, gas, to, value, ….
-        let (toIndex, chainIndex): (Int, Int?) = !typed ? (3, items.count == 9 ? 6 : nil) : (r.signData.first == 1 ? 4 : 5, 0)
-        var out: [(String, String)] = []
-        if let to = bytes(toIndex) {
-            out.append(("to", to.isEmpty ? "(contract creation)" : ((try? EthereumAddress(bytes: to).checksummed) ?? "0x" + Hex.encode(to))))
-        }
-        if let value = bytes(toIndex + 1) { out.append(("value (wei)", value.isEmpty ? "0" : "0x" + Hex.encode(value))) }
-        if let data = bytes(toIndex + 2), !data.isEmpty { out.append(("call data", "0x" + Hex.encode(data.prefix(36)) + (data.count > 36 ? "…" : ""))) }
-        if let i = chainIndex, let chain = number(i) {
-            if let c = r.chainID, c != chain { throw AirGapError.chainMismatch(request: c, transaction: chain) }
-            out.append(("transaction chain", String(chain)))
-        }
-        return out
+        review.add("request path", r.path.text)
+        if let f = r.path.sourceFingerprint { review.add("master", String(format: "%08x", f)) }
+        if let a = r.address, let address = try? EthereumAddress(bytes: a) { review.add("request address", address.checksummed) }
+        if let o = r.origin { review.add("origin", o) }
+        return AirGapRequest(request: r, digest: review.digest, kind: kind, chainID: chainID, review: review)
     }
 
     /// `qr.sign`: shows the request, checks it is for the active key (its master fingerprint
     /// and, when named, the address at the path), asks (`yes` in a batch run), signs at the
     /// request's path with the card (a card key, logged in) or the software HD key, and answers.
-    public func signAirGapped(_ r: ETHSignRequest, yes: Bool) throws -> AirGapSigned {
-        let described = try Self.describe(r)
+    public func signAirGapped(_ r: ETHSignRequest, yes: Bool, allowNoChainID: Bool = false, fullData: Bool = false) throws -> AirGapSigned {
+        var described = try Self.describe(r, allowNoChainID: allowNoChainID, name: try ownKeyNames())
+        if fullData, r.dataType == .legacyTransaction || r.dataType == .typedTransaction,
+           let tx = try? EthereumTransaction.decodeUnsigned(r.signData), !tx.data.isEmpty {
+            described.review.add("call data (hex)", "0x" + Hex.encode(tx.data))
+        }
         guard let fingerprint = r.path.sourceFingerprint else { throw AirGapError.noFingerprint }
         guard let path = r.path.derivationPath else { throw URError.invalidPart("eth-sign-request: the path has a wildcard") }
         guard let name = activeKey else { throw KeyCommandError.noActiveKey }
@@ -158,9 +178,10 @@ extension Session {
         if let a = r.address, let named = try? EthereumAddress(bytes: a), named.checksummed != address {
             throw AirGapError.otherAddress(request: named.checksummed, signer: address)
         }
-        try confirm("sign this for \(address)?\n" + described.details.map { "  \($0): \($1)" }.joined(separator: "\n") + "\n",
-                    yes: yes)
-        let chainID = r.chainID.map { UInt64(max(0, $0)) }
+        described.review.addSigner(address: address, keyName: record.name, path: path.description,
+                                   device: Self.signingDevice(record))
+        try confirm(described.review.rendered() + "\nSign it?", yes: yes)
+        let chainID = described.chainID
         let signed = try signer.sign(digest: described.digest, kind: described.kind, chainID: chainID)
         guard signed.verified, EthereumAddress(publicKey: signed.publicKey).checksummed == address else {
             throw KeyCommandError.cannotSign(name: record.name, kind: "the signature did not check out against \(address)")
@@ -169,8 +190,11 @@ extension Session {
         let v: [UInt8]
         switch r.dataType {
         case .legacyTransaction:
-            if let c = r.chainID, c > 0 {
-                let value = UInt64(c) * 2 + 35 + UInt64(recovery)
+            // EIP-155: chainId·2 + 35 + parity; describe bounded the chain id (EIP-2294), so it fits 64 bits.
+            if let c = chainID {
+                let (twice, o1) = c.multipliedReportingOverflow(by: 2)
+                let (value, o2) = twice.addingReportingOverflow(35 + UInt64(recovery))
+                guard !o1, !o2 else { throw AirGapError.badChain(String(c)) }
                 v = withUnsafeBytes(of: value.bigEndian, Array.init).drop { $0 == 0 }.map { $0 }
             } else {
                 v = [27 + recovery]
@@ -185,13 +209,13 @@ extension Session {
     }
 
     /// `qr.sign`: the request in `sources` — UR text parts, or PNG files with its QR codes — signed.
-    public func signAirGapped(sources: [String], yes: Bool) throws -> AirGapSigned {
+    public func signAirGapped(sources: [String], yes: Bool, allowNoChainID: Bool = false, fullData: Bool = false) throws -> AirGapSigned {
         let scanned = sources.allSatisfy({ $0.lowercased().hasPrefix("ur:") })
             ? try Self.interpret(URDecoder.decodeParts(sources)) : try scanQR(sources)
         guard case .signRequest(let request) = scanned else {
             throw QRScanError.notAKey(holds: scanned.kind + " where an eth-sign-request was expected")
         }
-        return try signAirGapped(request, yes: yes)
+        return try signAirGapped(request, yes: yes, allowNoChainID: allowNoChainID, fullData: fullData)
     }
 
     static func checkMaster(_ request: UInt32, _ key: UInt32) throws {

@@ -145,6 +145,8 @@ public enum EthCommandError: WalletError, Equatable {
     case notMined(hash: String, seconds: Int)
     /// `eth.send --wait` stopped waiting at Ctrl-C; the transaction was sent.
     case waitStopped(hash: String)
+    /// A legacy transaction without a chain id (pre-EIP-155), without `--allow-no-chain-id`.
+    case noChainID
 
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
     public var followsCommandName: Bool { true }
@@ -161,6 +163,7 @@ public enum EthCommandError: WalletError, Equatable {
         case .sendUnknown: "eth.command.sendUnknown"
         case .notMined: "eth.command.notMined"
         case .waitStopped: "eth.command.waitStopped"
+        case .noChainID: "eth.command.noChainID"
         }
     }
 
@@ -187,6 +190,9 @@ public enum EthCommandError: WalletError, Equatable {
             "transaction \(hash) was sent but not mined within \(seconds) s; check eth.receipt \(hash) later"
         case .waitStopped(let hash):
             "stopped waiting; transaction \(hash) was sent — check eth.receipt \(hash) later"
+        case .noChainID:
+            "expected a chainId: without one (pre-EIP-155) the signed transaction is valid on every chain, and anyone"
+                + " can replay it there; give chainId, or --allow-no-chain-id to sign it all the same"
         }
     }
 }

@@ -227,7 +227,9 @@ extension Session {
     /// generation and signing for paired consoles; every request to sign is shown, and recorded in
     /// this home's history once co-signed. `ready` gets the address actually listened on.
     public func serveCosigner(listen text: String, approval: TwoPartyApproval, sessions: Int? = nil,
+                              pairAny: Bool = false, allowRawDigests: Bool = false,
                               ready: (String) -> Void = { _ in }) throws {
+        let policy = CosignerPolicy(approval: approval, pairAny: pairAny, allowRawDigests: allowRawDigests)
         let store = try unlockedStore()
         let identity = try twoPartyIdentity(store)
         let listener = try SocketListener(try Endpoint(text))
@@ -239,32 +241,33 @@ extension Session {
             guard let socket = try listener.accept(seconds: 1) else { continue }
             served += 1
             do {
-                try serveOne(socket, identity: identity, store: store, approval: approval)
+                try serveOne(socket, identity: identity, store: store, policy: policy)
             } catch {
                 prompts?.warn("co-signer: \(error)")
             }
         }
     }
 
-    private func serveOne(_ socket: SocketStream, identity: PartyIdentity, store: WalletStore, approval: TwoPartyApproval) throws {
+    private func serveOne(_ socket: SocketStream, identity: PartyIdentity, store: WalletStore, policy: CosignerPolicy) throws {
         let channel = try SecureChannel.open(socket, identity: identity, initiator: false, pinned: nil)
         let peerKey = channel.peerIdentity
         let known = try store.read { try $0.twoPartyPeer(identityKey: peerKey) }
         let first = try channel.receiveFrame()
         let kind = first.type.hasPrefix("pair.") ? "pair" : first.type.hasPrefix("dkg.") ? "dkg" : "sign"
         try audited(kind, role: "p2", peer: known?.name ?? PartyIdentity.fingerprint(of: peerKey), store: store) {
-            try serveSession(first, channel: channel, identity: identity, known: known, store: store, approval: approval)
+            try serveSession(first, channel: channel, identity: identity, known: known, store: store, policy: policy)
         }
     }
 
     private func serveSession(_ first: Frame, channel: SecureChannel, identity: PartyIdentity, known: TwoPartyPeer?, store: WalletStore,
-                              approval: TwoPartyApproval) throws {
+                              policy: CosignerPolicy) throws {
         let peerKey = channel.peerIdentity
         let pid1 = Hash.sha256(peerKey), pid2 = identity.pid
         switch first.type {
         case "pair.p1":
             show("pairing request from \(PartyIdentity.fingerprint(of: peerKey)); this co-signer is \(identity.fingerprint)")
-            if approval == .ask { try confirm("Does the console show the same two fingerprints?", yes: false) }
+            // Pairing always needs the operator, whatever --approve says, unless --pair-any.
+            if !policy.pairAny { try confirm("Does the console show the same two fingerprints?", yes: false) }
             let party = PairingParty2(pid1: pid1, pid2: pid2)
             try ChannelRun.run(party, over: channel, initiator: false, first: first)
             guard let group = party.group else { return }
@@ -304,9 +307,26 @@ extension Session {
                                         secret: secret, n: parameters.n, cKey: parameters.cKey, chainCode: parameters.chainCode,
                                         sid: parameters.sid, transcript: parameters.transcript)
             let group = try UnknownOrderGroup(stored: peer.nPed, g: peer.g, h: peer.h)
+            let names = (try? self.ownKeyNames()) ?? { _ in nil }
             let party = SigningParty2(share: share, group: group, pid1: pid1, pid2: pid2, digest: TwoPartyPayload.digest, approve: { request in
-                self.show("co-sign request from \(peer.name) with \(record.name) at \(request.path): \(TwoPartyPayload.describe(request))")
-                if approval == .all { return true }
+                let child = (try? JointDerivation.derive(share.q, chainCode: share.chainCode, path: request.path).key) ?? share.q
+                let address = EthereumAddress(publicKey: child).checksummed
+                self.show("co-sign request from \(TerminalText.safe(peer.name)) for \(address), key \(record.name):")
+                let payload = TwoPartyPayload(kind: request.payloadKind, payload: request.payload)
+                if payload == .digest && !policy.allowRawDigests {
+                    self.show("refused: a bare digest cannot be shown, and co-signing it would be signing blind"
+                        + " (kcs cosigner serve --allow-raw-digests accepts them)")
+                    return false
+                }
+                var review: SigningReview
+                do { review = try Session.review(payload, digest: request.digest, name: names) } catch {
+                    self.show("refused: what it asks to sign cannot be read (\(error))")
+                    return false
+                }
+                review.addSigner(address: address, keyName: record.name, path: request.path.description,
+                                 device: "this co-signer, with the console \(peer.name)")
+                self.show(review.rendered())
+                if policy.approval == .all { return true }
                 return (try? self.confirm("Co-sign it?", yes: false)) != nil
             })
             try ChannelRun.run(party, over: channel, initiator: false, first: first)
@@ -376,6 +396,15 @@ public enum TwoPartyTeaching {
     }
 }
 
+/// What the co-signer will and will not do without its operator.
+struct CosignerPolicy {
+    let approval: TwoPartyApproval
+    /// Pair any console without asking (else pairing is always confirmed at the co-signer's terminal).
+    let pairAny: Bool
+    /// Co-sign a bare digest (else refused: it cannot be shown).
+    let allowRawDigests: Bool
+}
+
 /// What a two-party signature is over: the payload travels with the request, and the co-signer
 /// computes the digest from it itself (docs/two-party-protocol.md §6).
 public enum TwoPartyPayload: Sendable, Equatable {
@@ -383,6 +412,16 @@ public enum TwoPartyPayload: Sendable, Equatable {
     case message([UInt8])
     case typed([UInt8])
     case transaction([UInt8])
+
+    /// A payload as it travels: its kind (`eth-message`, `eth-typed`, `eth-tx`, else a digest) and bytes.
+    init(kind: String, payload: [UInt8]) {
+        switch kind {
+        case "eth-message": self = .message(payload)
+        case "eth-typed": self = .typed(payload)
+        case "eth-tx": self = .transaction(payload)
+        default: self = .digest
+        }
+    }
 
     var kind: String {
         switch self {
@@ -421,22 +460,6 @@ public enum TwoPartyPayload: Sendable, Equatable {
             return Hash.keccak256(payload)
         default:
             return try PayloadDigest.standard(kind: kind, payload: payload)
-        }
-    }
-
-    /// One line for the co-signer's screen.
-    static func describe(_ request: SignRequest) -> String {
-        switch request.payloadKind {
-        case "eth-message":
-            let text = String(decoding: request.payload, as: UTF8.self)
-            return "message " + (text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7f } ? "\"\(text)\"" : "0x" + Hex.encode(request.payload))
-        case "eth-typed":
-            let typed = try? TypedData(json: request.payload)
-            return "typed data \(typed?.primaryType ?? "?") (digest 0x\(Hex.encode(request.digest)))"
-        case "eth-tx":
-            return "transaction 0x\(Hex.encode(request.payload)) (signing hash 0x\(Hex.encode(request.digest)))"
-        default:
-            return "digest 0x\(Hex.encode(request.digest))"
         }
     }
 }

@@ -26,6 +26,12 @@ struct Cosigner: ParsableCommand {
         @Option(name: .long, help: "Stop after this many connections.")
         var sessions: Int?
 
+        @Flag(name: .long, help: "Pair any console without asking (else every pairing is confirmed here, whatever --approve says).")
+        var pairAny = false
+
+        @Flag(name: .long, help: "Co-sign bare 32-byte digests (else refused: they cannot be shown).")
+        var allowRawDigests = false
+
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
@@ -36,9 +42,12 @@ struct Cosigner: ParsableCommand {
 
         func run() throws {
             let address = socket.map { "unix:" + $0 } ?? listen ?? "127.0.0.1:7000"
-            let quoted = "\"" + address.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            let quoted = "\"" + address.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                .replacingOccurrences(of: "{", with: "\\{").replacingOccurrences(of: "\n", with: "\\n") + "\""
             var code = "mpc.serve --listen \(quoted) --approve \(approve)"
             if let sessions { code += " --sessions \(sessions)" }
+            if pairAny { code += " --pair-any" }
+            if allowRawDigests { code += " --allow-raw-digests" }
             throw ExitCode(try ConsoleRun(code: code, json: false, jsonErrors: false, echo: false, home: common.home,
                                           noColor: common.noColor, rpc: common.rpc, initFile: nil, file: nil, args: []).run())
         }

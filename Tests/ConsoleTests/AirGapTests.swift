@@ -144,4 +144,146 @@ struct AirGapTests {
 
             """)
     }
+
+    // MARK: - Hostile requests (docs/signing-review.md, "What is refused")
+
+    /// An unsigned transaction's RLP, as a hostile wallet would build it: `prefix` (a type byte
+    /// or none) and the items, each a quantity or bytes.
+    static func rlp(_ type: UInt8?, _ items: [[UInt8]]) -> [UInt8] {
+        (type.map { [$0] } ?? []) + RLP.encode(.list(items.map(RLPItem.bytes)))
+    }
+
+    /// The UR text of a request (a single part, as a QR code carries it).
+    func ur(_ data: [UInt8], _ type: ETHSignRequest.DataType, chain: Int?, origin: String? = "metamask") throws -> String {
+        let r = ETHSignRequest(requestID: Self.requestID, signData: data, dataType: type, chainID: chain,
+                               path: URKeypath(try DerivationPath("m/44'/60'/0'/0/0"), sourceFingerprint: 0x73C5_DA0A),
+                               address: nil, origin: origin)
+        return try UniformResource(type: "eth-sign-request", cbor: r.cbor.encoded).singlePart.uppercased()
+    }
+
+    @Test func hostileRequests_areRefusedBeforeAnythingIsSigned_andNothingCrashes() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let to: [UInt8] = [UInt8](repeating: 0x35, count: 20)
+        let gwei: [UInt8] = [0x3B, 0x9A, 0xCA, 0x00]
+        // EIP-155's example without its chain trailer: a pre-EIP-155 transaction, valid on every chain.
+        let preEIP155 = Self.rlp(nil, [[9], [0x04, 0xA8, 0x17, 0xC8, 0x00], [0x52, 0x08], to, [0x0D, 0xE0, 0xB6, 0xB3, 0xA7, 0x64, 0, 0], []])
+        let cases: [(String, String)] = [
+            // v = chainId·2 + 35 would overflow 64 bits (it crashed qr.sign after signing).
+            ("huge-chain", try ur(try Hex.decode(Self.legacy), .legacyTransaction, chain: Int(Int64.max - 10))),
+            ("negative-chain", try ur(try Hex.decode(Self.legacy), .legacyTransaction, chain: -1)),
+            ("pre-eip155", try ur(preEIP155, .legacyTransaction, chain: nil)),
+            // A "type-2 transaction" of 4 items: no gas, no recipient, no value.
+            ("four-items", try ur(Self.rlp(2, [[1], [], gwei, gwei]), .typedTransaction, chain: 1)),
+            // A legacy transaction whose EIP-155 chain is 2^64 + 1 (shown as chain 1 before).
+            ("chain-2^64+1", try ur(Self.rlp(nil, [[9], gwei, [0x52, 0x08], to, [1], [], [1, 0, 0, 0, 0, 0, 0, 0, 1], [], []]),
+                                    .legacyTransaction, chain: nil)),
+            // A tip above the fee cap.
+            ("tip-above-cap", try ur(EthereumTransaction(type: .dynamicFee, chainID: UInt256(1), nonce: .zero,
+                                                         maxPriorityFeePerGas: UInt256(2_000_000_000), maxFeePerGas: UInt256(1_000_000_000),
+                                                         gasLimit: UInt256(21000), to: try EthereumAddress(bytes: to), value: UInt256(1)).signingPayload,
+                                     .typedTransaction, chain: 1)),
+            // Typed data for chain 137 in a request for chain 1.
+            ("domain-chain", try ur(Array(#"{"types":{"EIP712Domain":[{"name":"chainId","type":"uint256"}],"M":[{"name":"a","type":"uint256"}]},"primaryType":"M","domain":{"chainId":137},"message":{"a":1}}"#.utf8), .typedData, chain: 1)),
+            // A key named twice: one reader signs the first value, another the last.
+            ("duplicate-key", try ur(Array(#"{"types":{"EIP712Domain":[{"name":"chainId","type":"uint256"}],"M":[{"name":"a","type":"uint256"}]},"primaryType":"M","domain":{"chainId":1},"message":{"a":1,"\u0061":2}}"#.utf8), .typedData, chain: 1)),
+        ]
+        for (name, text) in cases { try text.write(toFile: home.path(name + ".ur"), atomically: true, encoding: .utf8) }
+        let r = try home.run("""
+            import mnemonic "\(Self.abandon)" --name hot
+            use key hot-0
+            for name in [\(cases.map { "\"" + $0.0 + "\"" }.joined(separator: ", "))] {
+              try { qr.sign (file.read "{name}.ur") --yes; print name, "SIGNED" } catch e { print name, e.kind, e.message }
+            }
+            print "H", len(history())
+            let old = qr.sign (file.read "pre-eip155.ur") --yes --allow-no-chain-id
+            print "OLD", old.answer
+            print "H", len(history())
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        func line(_ name: String) -> String { lines.first { $0.hasPrefix(name + " ") } ?? "(none)" }
+        #expect(line("huge-chain").hasPrefix("huge-chain airgap.badChain"), "\(r.out)")
+        #expect(line("negative-chain").hasPrefix("negative-chain airgap.badChain"), "\(r.out)")
+        #expect(line("pre-eip155").hasPrefix("pre-eip155 airgap.noReplayProtection") && line("pre-eip155").contains("valid on every chain"))
+        #expect(line("four-items").hasPrefix("four-items airgap.notATransaction") && line("four-items").contains("9 RLP fields, got 4"), "\(r.out)")
+        #expect(line("chain-2^64+1").contains("airgap.notATransaction") && line("chain-2^64+1").contains("18446744073709551617"), "\(r.out)")
+        #expect(line("tip-above-cap").contains("airgap.notATransaction") && line("tip-above-cap").contains("maxPriorityFeePerGas"), "\(r.out)")
+        #expect(line("domain-chain").contains("airgap.chainMismatch") && line("domain-chain").contains("Polygon PoS (137)"), "\(r.out)")
+        #expect(line("duplicate-key").contains("eth.typedData.malformed") && line("duplicate-key").contains("\"a\" again"), "\(r.out)")
+        #expect(!r.out.contains("SIGNED"))
+        #expect(tagged("H", in: r.out) == ["0", "1"], "only the pre-EIP-155 transaction, allowed on purpose, was signed")
+        // Without a chain, v is 27 or 28 (as before EIP-155) and eth-account recovers the signer.
+        let old = try #require(tagged("OLD", in: r.out).first)
+        #expect([27, 28].contains(try Hex.decode(String(old.dropFirst(2))).last!))
+        #expect(try recovered("tx", Hex.encode(preEIP155), String(old.dropFirst(2))) == Self.signer)
+    }
+
+    /// `sign tx` bounds the chain id (EIP-2294) and signs a transaction without one only when told.
+    @Test func signTx_boundsTheChainID_andAsksBeforeAPreEIP155Signature() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run("""
+            import mnemonic "\(Self.abandon)" --name hot
+            use key hot-0
+            for chain in ["0x10000000000000000", "0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", "9223372036854775772"] {
+              try { sign tx {"chainId": chain, "to": "0x3535353535353535353535353535353535353535", "gas": 21000} --offline } catch e { print "BIG", e.kind, e.message }
+            }
+            print "MAX", (sign tx {"chainId": 9223372036854775771, "to": "0x3535353535353535353535353535353535353535", "gas": 21000} --offline).networkV
+            try { sign tx {"to": "0x3535353535353535353535353535353535353535", "gas": 21000} --offline } catch e { print "NOCHAIN", e.kind }
+            print "OLD", (sign tx {"to": "0x3535353535353535353535353535353535353535", "gas": 21000} --offline --allow-no-chain-id).networkV
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let big = tagged("BIG", in: r.out)
+        #expect(big.count == 3 && big.allSatisfy { $0.hasPrefix("eth.tx.badField") && $0.contains("EIP-2294") }, "\(r.out)")
+        #expect(big.first?.contains("18446744073709551616") == true)
+        // The largest chain id: v = 2·(2^63 − 37) + 35 + parity still fits in 64 bits.
+        let maxV = try #require(tagged("MAX", in: r.out).first)
+        let v = try #require(UInt64(maxV))
+        #expect(v == 18_446_744_073_709_551_577 || v == 18_446_744_073_709_551_578)
+        #expect(tagged("NOCHAIN", in: r.out) == ["eth.command.noChainID"])
+        #expect(["27", "28"].contains(try #require(tagged("OLD", in: r.out).first)))
+    }
+
+    /// The `[y/N]` of `qr.sign` at a terminal: the review a person reads (docs/signing-review.md),
+    /// with a request's escape sequences shown escaped, never acted on.
+    @Test func terminal_qrSignShowsTheReview_andEscapesWhatTheRequestCarries() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        // An ERC-20 approve of the largest amount, at a 5,000 gwei fee cap, on mainnet.
+        let approve = try Hex.decode("095ea7b3" + "000000000000000000000000" + String(repeating: "35", count: 20) + String(repeating: "ff", count: 32))
+        let tx = EthereumTransaction(type: .dynamicFee, chainID: UInt256(1), nonce: UInt256(7), maxPriorityFeePerGas: UInt256(2_000_000_000),
+                                     maxFeePerGas: UInt256(5_000_000_000_000), gasLimit: UInt256(60_000),
+                                     to: try EthereumAddress("0xdAC17F958D2ee523a2206206994597C13D831ec7"), value: .zero, data: approve)
+        let hostileOrigin = "dapp\u{1B}]0;pwned\u{07}\u{1B}[2J\nto: 0x0000 \u{202E}evil"
+        try ur(tx.signingPayload, .typedTransaction, chain: 1, origin: hostileOrigin).write(toFile: home.path("tx.ur"), atomically: true, encoding: .utf8)
+        let mail = try Data(contentsOf: TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/mail.json"))
+        try ur(Array(mail), .typedData, chain: 1).write(toFile: home.path("mail.ur"), atomically: true, encoding: .utf8)
+
+        let t = try TerminalSession(environment: home.environment, folder: home.folder)
+        try t.answer("kcs> ", with: "import mnemonic \"\(Self.abandon)\" --name hot")
+        try t.newVault("vault-pw-1")
+        try t.answer("kcs> ", with: "use key hot-0")
+        try t.answer("kcs[hot-0]> ", with: "qr.sign (file.read \"\(home.path("tx.ur"))\")")
+        try t.answer("Sign it? [y/N] ", with: "n")
+        try t.answer("kcs[hot-0]> ", with: "qr.sign (file.read \"\(home.path("mail.ur"))\")")
+        try t.answer("Sign it? [y/N] ", with: "y")
+        try t.answer("kcs[hot-0]> ", with: "print \"H\", len(history())")
+        try t.answer("kcs[hot-0]> ", with: ".quit")
+        let text = t.finish().text
+        for shown in ["EIP-1559 transaction (type 2)", "Ethereum mainnet (1)", "value            0 ETH", "nonce            7",
+                      "gas limit        60,000", "max fee per gas  5,000 gwei", "priority fee     2 gwei",
+                      "worst-case fee   0.3 ETH (300,000,000,000,000,000 wei)", "approve(address,uint256), selector 0x095ea7b3",
+                      "! the fee is high", "! unlimited approval", "signing hash     0x" + Hex.encode(tx.signingHash),
+                      "signer           \(Self.signer) (hot-0)",
+                      "EIP-712 typed data", "primary type", "Mail", "verifyingContract  0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
+                      "\"Hello, Bob!\"", "EIP-712 digest", "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2",
+                      "H 1"] {
+            #expect(text.contains(shown), "missing \(shown): \(text)")
+        }
+        // The origin's escapes are shown as text: no title set, no screen cleared, no reversed line.
+        #expect(text.contains(#"dapp\e]0;pwned\u{7}\e[2J\nto: 0x0000 \u{202E}evil"#), "\(text)")
+        #expect(!text.contains("\u{1B}]0;") && !text.contains("\u{202E}") && !text.contains("\u{1B}[2J"))
+        #expect(text.contains("session.cancelled") || text.contains("cancelled"), "\(text)")
+    }
 }

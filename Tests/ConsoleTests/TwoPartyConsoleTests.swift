@@ -110,9 +110,12 @@ struct TwoPartyConsoleTests {
         #expect(tagged("S", in: cosigned.out) == ["sign p2 done", "sign p2 done", "sign p2 done", "dkg p2 done", "pair p2 done"], "\(cosigned.out)")
         #expect(tagged("N", in: cosigned.out) == ["3"], "\(cosigned.err)")
         let log = try String(contentsOfFile: cosignerHome.path("cosigner.out"), encoding: .utf8)
-        #expect(log.contains("message \"hello from two parties\""))
-        #expect(log.contains("transaction 0x02"))
-        #expect(log.contains("typed data Mail"))
+        // Each request shown as a review (docs/signing-review.md), with the digest the co-signer computed.
+        #expect(log.contains("EIP-191 personal message") && log.contains("hello from two parties"), "\(log)")
+        #expect(log.contains("EIP-1559 transaction (type 2)") && log.contains("0.01 ETH (10,000,000,000,000,000 wei)"), "\(log)")
+        #expect(log.contains("worst-case fee") && log.contains("to               0x3535353535353535353535353535353535353535"), "\(log)")
+        #expect(log.contains("EIP-712 typed data") && log.contains("primary type") && log.contains("\"Hello, Bob!\""), "\(log)")
+        #expect(log.contains("signer           \(child[3]) (vault-0-7)"), "\(log)")
 
         // Backup and restore of this home's share: the key deleted, restored, and signing again.
         let backup = console.path("vault-share.json")
@@ -162,5 +165,41 @@ struct TwoPartyConsoleTests {
             """, name: "locked.kcs")
         #expect(tagged("E", in: locked.out) == ["mpc.keyLocked"], "\(locked.out)\(locked.err)")
         #expect(tagged("ST", in: locked.out) == ["locked signature-check-failed"], "\(locked.out)\(locked.err)")
+    }
+
+    /// The co-signer refuses what it cannot show (a bare digest) unless its operator allowed it,
+    /// and pairs a console only when asked or told to (`--pair-any`), whatever `--approve` says.
+    @Test func cosigner_refusesRawDigests_andUnconfirmedPairing() throws {
+        let strict = try BatchHome()
+        defer { strict.remove() }
+        let console = try BatchHome()
+        defer { console.remove() }
+        let (unattended, unattendedAddress) = try strict.startCosigner(options: [])
+        let refused = try console.run("try { mpc.pair \"\(unattendedAddress)\" --name laptop --yes } catch e { print \"E\", e.kind }\nprint \"P\", len(mpc.peers())",
+                                      name: "pair.kcs")
+        unattended.terminate()
+        unattended.waitUntilExit()
+        #expect(tagged("P", in: refused.out) == ["0"], "\(refused.out)\(refused.err)")
+        #expect(tagged("E", in: refused.out).count == 1, "\(refused.out)")
+
+        let home = try BatchHome()
+        defer { home.remove() }
+        let (cosigner, address) = try home.startCosigner(options: ["--pair-any"])
+        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        let r = try console.run("""
+            mpc.pair "\(address)" --name laptop --yes
+            key.generate --two-party --type ecdsa --name joint --cosigner laptop
+            use key joint
+            try { sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8 } catch e { print "RAW", e.kind }
+            print "MSG", (sign message "shown first").verified
+            print "H", len(history())
+            """, name: "raw.kcs")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("RAW", in: r.out).count == 1, "\(r.out)")
+        #expect(tagged("MSG", in: r.out) == ["true"])
+        #expect(tagged("H", in: r.out) == ["1"], "only the message was signed")
+        let log = try String(contentsOfFile: home.path("cosigner.out"), encoding: .utf8)
+        #expect(log.contains("refused: a bare digest cannot be shown"), "\(log)")
+        #expect(log.contains("shown first"), "\(log)")
     }
 }

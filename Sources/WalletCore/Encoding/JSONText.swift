@@ -1,4 +1,5 @@
 import Foundation
+import KCSErrors
 
 /// JSON text from a file or a person (keystore files, EIP-712 documents), parsed by Foundation's
 /// `JSONSerialization`, with failures that say where. Foundation's own message is "The data is
@@ -21,6 +22,10 @@ public enum JSONText {
         if let offset = tooDeepOffset(bytes) {
             throw ParseError(description: "arrays and objects must nest at most \(maximumDepth) levels deep,"
                 + " got more at \(position(of: offset, in: bytes))")
+        }
+        if let (offset, key) = duplicateKey(bytes) {
+            throw ParseError(description: "an object must not name a key twice (readers disagree on which value counts),"
+                + " got \(JSONString.quoted(key)) again at \(position(of: offset, in: bytes))")
         }
         do {
             return try JSONSerialization.jsonObject(with: Data(bytes), options: [])
@@ -56,6 +61,77 @@ public enum JSONText {
             }
         }
         return nil
+    }
+
+    /// The first key that an object names twice, and the offset of its second occurrence. Keys
+    /// are compared after their escapes are decoded and as Swift compares strings (canonically
+    /// equivalent text is the same key), as the dictionary `JSONSerialization` fills would: a
+    /// document with `"to"` twice is read one way by kcs and another by someone else, so kcs
+    /// signs neither. Only the structure is followed here; what is not JSON fails afterwards.
+    static func duplicateKey(_ bytes: [UInt8]) -> (Int, String)? {
+        // One frame per open array or object: an object's keys so far, and whether the next
+        // string in it is a key.
+        struct Frame { var keys: Set<String>?; var expectingKey: Bool }
+        var stack: [Frame] = []
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            switch b {
+            case 0x22:
+                let start = i
+                i += 1
+                var raw: [UInt8] = []
+                while i < bytes.count, bytes[i] != 0x22 {
+                    if bytes[i] == 0x5C, i + 1 < bytes.count { raw.append(bytes[i]); i += 1 }
+                    raw.append(bytes[i])
+                    i += 1
+                }
+                if var top = stack.last, top.keys != nil, top.expectingKey {
+                    let key = decodeString(raw)
+                    if top.keys!.contains(key) { return (start, key) }
+                    top.keys!.insert(key)
+                    top.expectingKey = false
+                    stack[stack.count - 1] = top
+                }
+            case 0x7B: stack.append(Frame(keys: [], expectingKey: true))
+            case 0x5B: stack.append(Frame(keys: nil, expectingKey: false))
+            case 0x5D, 0x7D: if !stack.isEmpty { stack.removeLast() }
+            case 0x2C: if stack.last?.keys != nil { stack[stack.count - 1].expectingKey = true }
+            default: break
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The text of a JSON string's contents (between the quotes), escapes decoded; a lone
+    /// surrogate becomes U+FFFD.
+    static func decodeString(_ raw: [UInt8]) -> String {
+        var units: [UInt16] = []
+        var i = 0
+        var plain: [UInt8] = []
+        func flush() { units += String(decoding: plain, as: UTF8.self).utf16; plain.removeAll() }
+        while i < raw.count {
+            guard raw[i] == 0x5C, i + 1 < raw.count else { plain.append(raw[i]); i += 1; continue }
+            flush()
+            let e = raw[i + 1]
+            i += 2
+            switch e {
+            case UInt8(ascii: "b"): units.append(8)
+            case UInt8(ascii: "f"): units.append(12)
+            case UInt8(ascii: "n"): units.append(10)
+            case UInt8(ascii: "r"): units.append(13)
+            case UInt8(ascii: "t"): units.append(9)
+            case UInt8(ascii: "u"):
+                if i + 4 <= raw.count, let v = UInt16(String(decoding: raw[i..<(i + 4)], as: UTF8.self), radix: 16) {
+                    units.append(v)
+                    i += 4
+                }
+            default: units.append(UInt16(e))
+            }
+        }
+        flush()
+        return String(decoding: units, as: UTF16.self)
     }
 
     /// "line L, column C" of the 0-based byte `offset` (columns count characters, not bytes).

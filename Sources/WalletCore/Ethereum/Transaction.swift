@@ -196,8 +196,13 @@ public struct EthereumTransaction: Sendable, Hashable {
 
     // MARK: Checks and payloads
 
+    /// The largest chain id (EIP-2294): floor((2^64 − 1) / 2) − 36, so that a legacy
+    /// transaction's v = chainId·2 + 35 + parity fits in 64 bits for every client.
+    public static let maximumChainID: UInt64 = UInt64.max / 2 - 36
+
     /// Checks the fields fit the type: not both gasPrice and fee caps, a non-zero chain id
-    /// (required for typed transactions), no access list on a legacy transaction, a nonce below
+    /// (required for typed transactions) no larger than EIP-2294's bound, a tip no larger than
+    /// the fee cap, no access list on a legacy transaction, a nonce below
     /// 2^64 − 1 (EIP-2681) and a gas limit below 2^64 (clients hold gas as a uint64): a
     /// transaction no node would take is never signed.
     public func validate() throws(EthereumError) {
@@ -209,6 +214,14 @@ public struct EthereumTransaction: Sendable, Hashable {
         }
         if gasPrice != nil && (maxFeePerGas != nil || maxPriorityFeePerGas != nil) { throw .txGasPriceAndFeeCaps }
         if let chainID, chainID.isZero { throw .txChainIDZero }
+        if let chainID, chainID > UInt256(Self.maximumChainID) {
+            throw .txBadField(field: "chainId", reason: "must be at most \(Self.maximumChainID) (EIP-2294: a legacy v = chainId·2 + 36"
+                + " must fit in 64 bits), got \(chainID)")
+        }
+        if let tip = maxPriorityFeePerGas, let cap = maxFeePerGas, tip > cap {
+            throw .txBadField(field: "maxPriorityFeePerGas", reason: "must not be above maxFeePerGas (EIP-1559), got \(tip) wei"
+                + " above a cap of \(cap) wei")
+        }
         if type != .legacy && chainID == nil { throw .txMissingField(field: "chainId") }
         if type == .legacy && !accessList.isEmpty {
             throw .txBadField(field: "accessList", reason: "is only for EIP-2930 and EIP-1559 transactions")
@@ -321,9 +334,8 @@ public struct SignedEthereumTransaction: Sendable, Hashable {
         return try decode(bytes)
     }
 
-    /// Decodes a raw signed transaction of any of the three types. The RLP must be canonical
-    /// (so that re-encoding gives the same bytes and hash); every field is checked.
-    public static func decode(_ raw: [UInt8]) throws(EthereumError) -> SignedEthereumTransaction {
+    /// The envelope of a raw transaction or a signing payload: its type and its RLP items.
+    static func envelope(_ raw: [UInt8]) throws(EthereumError) -> (EthereumTransactionType, [RLPItem]) {
         guard let first = raw.first else { throw .txEmpty }
         let type: EthereumTransactionType
         let body: [UInt8]
@@ -334,22 +346,106 @@ public struct SignedEthereumTransaction: Sendable, Hashable {
         case 0x80...0xbf: throw .txRLP(.expectedList)
         default: throw .txUnknownType(byte: first)
         }
-        let items: [RLPItem]
-        do { items = try RLP.decode(body).asList() } catch { throw .txRLP(error) }
+        do { return (type, try RLP.decode(body).asList()) } catch { throw .txRLP(error) }
+    }
+
+    /// Decodes a raw signed transaction of any of the three types. The RLP must be canonical
+    /// (so that re-encoding gives the same bytes and hash); every field is checked.
+    public static func decode(_ raw: [UInt8]) throws(EthereumError) -> SignedEthereumTransaction {
+        let (type, items) = try envelope(raw)
         let expected = [EthereumTransactionType.legacy: 9, .accessList: 11, .dynamicFee: 12][type]!
         guard items.count == expected else { throw .txFieldCount(kind: type.description, expected: expected, got: items.count) }
+        var fields = TransactionFields(items: items)
+        var tx = try fields.body(type)
+        let v = try fields.quantity(type == .legacy ? "v" : "yParity")
+        let r = try fields.quantity("r")
+        let s = try fields.quantity("s")
+        var yParity: UInt8
+        if type == .legacy {
+            if v == UInt256(27) || v == UInt256(28) {
+                yParity = UInt8(v.uint64! - 27)
+            } else if v >= UInt256(35) {
+                let (q, rem) = v.subtractingReportingOverflow(UInt256(35)).0.quotientAndRemainder(dividingBy: 2)
+                yParity = UInt8(rem)
+                tx.chainID = q
+            } else {
+                throw .txBadV(v: v.description)
+            }
+        } else {
+            guard let y = v.uint64, y <= 1 else {
+                throw .txBadField(field: "yParity", reason: "must be 0 or 1, got \(v)")
+            }
+            yParity = UInt8(y)
+        }
+        if r.isZero && s.isZero { throw .txUnsigned }
+        let signature: ECDSASignature
+        do { signature = try ECDSASignature(r: r.bigEndianBytes, s: s.bigEndianBytes) } catch {
+            throw .signatureBadScalar(reason: error.description)
+        }
+        return SignedEthereumTransaction(transaction: tx, signature: signature, yParity: yParity)
+    }
+}
 
-        var index = 0
-        func next() -> RLPItem { defer { index += 1 }; return items[index] }
-        func quantity(_ name: String) throws(EthereumError) -> UInt256 {
-            do { return UInt256(bigEndian: try next().asUIntBytes(maxBytes: 32))! } catch {
-                throw .txBadField(field: name, reason: "is not a valid RLP quantity: \(error.description)")
+extension EthereumTransaction {
+    /// Decodes an unsigned transaction as a wallet is asked to sign it (an air-gapped request, a
+    /// co-signer's payload): `0x01 ‖ rlp(8 fields)`, `0x02 ‖ rlp(9 fields)`, or a legacy
+    /// `rlp([nonce, gasPrice, gas, to, value, data])` (pre-EIP-155) or the same with
+    /// `chainId, 0, 0` (EIP-155). Anything else — a short list, a list with a missing recipient
+    /// field, a trailer that is not `chainId, 0, 0`, bytes that do not re-encode to themselves —
+    /// is refused, so what is shown is exactly what is hashed. Chain ids are read whole (up to
+    /// 256 bits) and then bounded by `validate()`.
+    public static func decodeUnsigned(_ payload: [UInt8]) throws(EthereumError) -> EthereumTransaction {
+        let (type, items) = try SignedEthereumTransaction.envelope(payload)
+        switch type {
+        case .legacy:
+            guard items.count == 6 || items.count == 9 else {
+                throw .txBadField(field: "RLP list", reason: "of an unsigned legacy transaction must have 6 fields (pre-EIP-155)"
+                    + " or 9 (EIP-155: …, chainId, 0, 0), got \(items.count)")
+            }
+        case .accessList, .dynamicFee:
+            let expected = type == .accessList ? 8 : 9
+            guard items.count == expected else {
+                throw .txFieldCount(kind: "unsigned " + type.description, expected: expected, got: items.count)
             }
         }
-        func bytes(_ name: String) throws(EthereumError) -> [UInt8] {
-            do { return try next().asBytes() } catch { throw .txBadField(field: name, reason: "must be a byte string, got a list") }
+        var fields = TransactionFields(items: items)
+        var tx = try fields.body(type)
+        if type == .legacy && items.count == 9 {
+            tx.chainID = try fields.quantity("chainId")
+            guard try fields.quantity("EIP-155 r").isZero, try fields.quantity("EIP-155 s").isZero else {
+                throw .txBadField(field: "EIP-155 trailer", reason: "must be chainId, 0, 0")
+            }
         }
+        try tx.validate()
+        guard tx.signingPayload == payload else {
+            throw .txBadField(field: "RLP", reason: "is not in canonical form (it does not re-encode to the bytes given)")
+        }
+        return tx
+    }
+}
 
+/// Reads the fields of a transaction's RLP list in order, each checked and named in errors.
+struct TransactionFields {
+    let items: [RLPItem]
+    var index = 0
+
+    init(items: [RLPItem]) { self.items = items }
+
+    mutating func next() -> RLPItem { defer { index += 1 }; return items[index] }
+
+    mutating func quantity(_ name: String) throws(EthereumError) -> UInt256 {
+        do { return UInt256(bigEndian: try next().asUIntBytes(maxBytes: 32))! } catch {
+            throw .txBadField(field: name, reason: "is not a valid RLP quantity: \(error.description)")
+        }
+    }
+
+    mutating func bytes(_ name: String) throws(EthereumError) -> [UInt8] {
+        do { return try next().asBytes() } catch { throw .txBadField(field: name, reason: "must be a byte string, got a list") }
+    }
+
+    /// The unsigned fields of `type` in RLP order (a typed transaction's chain id first; no
+    /// legacy EIP-155 trailer).
+    mutating func body(_ type: EthereumTransactionType) throws(EthereumError) -> EthereumTransaction {
         var chainID: UInt256?
         if type != .legacy { chainID = try quantity("chainId") }
         let nonce = try quantity("nonce")
@@ -395,34 +491,8 @@ public struct SignedEthereumTransaction: Sendable, Hashable {
                 accessList.append(AccessListEntry(address: a, storageKeys: storage))
             }
         }
-        let v = try quantity(type == .legacy ? "v" : "yParity")
-        let r = try quantity("r")
-        let s = try quantity("s")
-        var yParity: UInt8
-        if type == .legacy {
-            if v == UInt256(27) || v == UInt256(28) {
-                yParity = UInt8(v.uint64! - 27)
-            } else if v >= UInt256(35) {
-                let (q, rem) = v.subtractingReportingOverflow(UInt256(35)).0.quotientAndRemainder(dividingBy: 2)
-                yParity = UInt8(rem)
-                chainID = q
-            } else {
-                throw .txBadV(v: v.description)
-            }
-        } else {
-            guard let y = v.uint64, y <= 1 else {
-                throw .txBadField(field: "yParity", reason: "must be 0 or 1, got \(v)")
-            }
-            yParity = UInt8(y)
-        }
-        if r.isZero && s.isZero { throw .txUnsigned }
-        let signature: ECDSASignature
-        do { signature = try ECDSASignature(r: r.bigEndianBytes, s: s.bigEndianBytes) } catch {
-            throw .signatureBadScalar(reason: error.description)
-        }
-        let tx = EthereumTransaction(type: type, chainID: chainID, nonce: nonce, gasPrice: gasPrice,
-                                     maxPriorityFeePerGas: maxPriority, maxFeePerGas: maxFee, gasLimit: gasLimit,
-                                     to: to, value: value, data: data, accessList: accessList)
-        return SignedEthereumTransaction(transaction: tx, signature: signature, yParity: yParity)
+        return EthereumTransaction(type: type, chainID: chainID, nonce: nonce, gasPrice: gasPrice,
+                                   maxPriorityFeePerGas: maxPriority, maxFeePerGas: maxFee, gasLimit: gasLimit,
+                                   to: to, value: value, data: data, accessList: accessList)
     }
 }
