@@ -32,6 +32,8 @@ public enum BuiltinError: WalletError, Equatable {
     case noHelpTopic(topic: String, suggestion: String?)
     /// `keys` without a map: it lists a map's keys; the store's key list is `key.list`.
     case keysNeedsMap
+    /// `env NAME --secret KIND` for a variable that is not set.
+    case unsetVariable(name: String)
 
     /// Stable identifier.
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
@@ -53,6 +55,7 @@ public enum BuiltinError: WalletError, Equatable {
         case .privateNeedsFlag: "builtin.privateNeedsFlag"
         case .noHelpTopic: "builtin.noHelpTopic"
         case .keysNeedsMap: "builtin.keysNeedsMap"
+        case .unsetVariable: "builtin.unsetVariable"
         }
     }
 
@@ -61,6 +64,8 @@ public enum BuiltinError: WalletError, Equatable {
         switch self {
         case .keysNeedsMap:
             "expected a map (keys MAP lists its keys); the store's key list is key.list"
+        case .unsetVariable(let name):
+            "environment variable \(name) is not set (a secret must come from somewhere: export \(name)=… first)"
         case .notAnInteger(let text):
             "expected a decimal or 0x hex integer, got \"\(text)\""
         case .negative(let value):

@@ -9,10 +9,13 @@ extension Builtins {
     static let input: [Builtin] = [
         Builtin("env", params: [ParamSpec("name", .string)],
                 options: [OptionSpec("secret", .string, "return a secret of this kind (mnemonic, PIN, password, …) instead of a string")],
-                summary: "An environment variable's value, nil when it is not set.",
+                summary: "An environment variable's value, nil when it is not set (with --secret, an unset variable is an error that names it).",
                 example: "mnemonic.check (env \"KCS_MNEMONIC\" --secret mnemonic)") { args in
             guard case .string(let name)? = args["name"] else { return .null }
-            guard let value = ProcessEnvironment.current[name] else { return .null }
+            guard let value = ProcessEnvironment.current[name] else {
+                if args.options["secret"] != nil { throw BuiltinError.unsetVariable(name: name) }
+                return .null
+            }
             if case .string(let kind)? = args.options["secret"] { return .secret(secret(kind: kind, text: value)) }
             return .string(value)
         },

@@ -204,7 +204,7 @@ extension Builtins {
         return .list(records.map { r in
             .map(ValueMap([
                 ("#", .int(r.position)), ("active", .string(r.name == active ? "*" : "")), ("name", .string(r.name)),
-                ("address", .string(snippet(r.address))),
+                ("address", r.address.map(Value.string) ?? .null),
                 ("kind", .string(r.kind.rawValue + (r.retired ? " (retired)" : ""))),
                 ("storage", .string(r.storage.rawValue)),
             ]))
@@ -265,16 +265,15 @@ extension Builtins {
     }
 
     /// A history row as the table shows it; `full` adds its id and signature (`history --json`).
-    static func historyValue(_ h: HistoryRecord, full: Bool = false) -> Value {
-        var f: [(String, Value)] = full ? [("id", .int(Int(h.id)))] : []
-        f += [
-            ("time", .string(isoDate(h.date))), ("key", .string(h.keyName)), ("kind", .string(h.kind.rawValue)),
-            ("digest", .bytes(h.digest)),
-        ]
-        if full { f.append(("signature", .bytes(h.signature))) }
-        f += [("signer", .string(h.signer)), ("verified", .bool(h.verified))]
-        if let chain = h.chainID { f.append(("chainId", .int(Int(chain)))) }
-        return .map(ValueMap(f))
+    /// One signature of the history: the same fields, names and order as `history --json` and
+    /// the columns of `history --csv` (`HistoryExport.columns`); `chainId` nil when none.
+    static func historyValue(_ h: HistoryRecord) -> Value {
+        .map(ValueMap([
+            ("id", .int(Int(h.id))), ("time", .string(HistoryExport.timeText(h.date))), ("key", .string(h.keyName)),
+            ("kind", .string(h.kind.rawValue)), ("digest", .bytes(h.digest)), ("signature", .bytes(h.signature)),
+            ("signer", .string(h.signer)), ("verified", .bool(h.verified)),
+            ("chainId", h.chainID.map { uintValue(UInt256($0)) } ?? .null),
+        ]))
     }
 
     /// `2026-01-31T12:00:00Z` (UTC, whole seconds). A format style, not an `ISO8601DateFormatter`:
@@ -292,13 +291,6 @@ extension Builtins {
         day.formatOptions = [.withFullDate]
         if let d = day.date(from: text) { return d }
         throw BuiltinError.outOfRange(name: "--since", expected: "a date like 2026-01-31", got: text)
-    }
-
-    /// `0x1234…abcd` for the dashboard.
-    static func snippet(_ address: String?) -> String {
-        guard let a = address else { return "-" }
-        guard a.count > 14 else { return a }
-        return String(a.prefix(6)) + "…" + String(a.suffix(4))
     }
 
 

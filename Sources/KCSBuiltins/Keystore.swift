@@ -34,7 +34,12 @@ extension Builtins {
             warnIfEmpty(password, session: session)
             session.prompts?.status("deriving the keystore key (\(describe(file.kdf)))…")
             // The KDF runs where Ctrl-C can leave it behind; the ceiling bounds what it wastes.
-            let key = try session.abandonable() { try file.decrypt(password: password, ceiling: ceiling) }
+            let key: PrivateKey
+            do {
+                key = try session.abandonable() { try file.decrypt(password: password, ceiling: ceiling) }
+            } catch KeystoreError.macMismatch {
+                throw KeystoreCommandError.wrongPassword(path: path)
+            }
             let store = try session.unlockedStore()
             let record = try store.addKey(
                 NewKey(name: args.string("name"), kind: .ecdsa, source: .keystore, storage: .software,
@@ -162,6 +167,8 @@ public enum KeystoreCommandError: WalletError, Equatable {
     /// A file whose KDF costs more than the ceiling, loaded without `--allow-expensive-kdf`;
     /// `error` is the wallet core's `.kdfTooExpensive` naming the parameter.
     case kdfTooExpensive(KeystoreError)
+    /// The password does not open the file (its MAC does not match), naming the file.
+    case wrongPassword(path: String)
 
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
     public var followsCommandName: Bool { true }
@@ -172,6 +179,7 @@ public enum KeystoreCommandError: WalletError, Equatable {
         case .passwordsDiffer: "keystore.passwordsDiffer"
         case .notExportable: "keystore.notExportable"
         case .kdfTooExpensive: "keystore.kdfTooExpensive"
+        case .wrongPassword: "keystore.macMismatch"
         }
     }
 
@@ -185,6 +193,8 @@ public enum KeystoreCommandError: WalletError, Equatable {
             "\(name) is \(kind.withArticle) key and cannot be exported: \(reason)"
         case .kdfTooExpensive(let error):
             "\(error.description); add --allow-expensive-kdf to derive it anyway"
+        case .wrongPassword(let path):
+            "wrong password for \(path), or the file was changed: its MAC does not match"
         }
     }
 }

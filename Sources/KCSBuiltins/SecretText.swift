@@ -15,16 +15,34 @@ extension Builtins {
     /// Sorted and merged, so a secret written inside another goes with the outer one.
     /// `program` is `source` as parsed (with the session's command table); it is not parsed again.
     public static func secretRanges(in source: Source, program: Program, registry: BuiltinRegistry) -> [SourceRange] {
-        var cuts = secretLiterals(in: source)
+        ranges(in: source, program: program, registry: registry, literalsOnly: false)
+    }
+
+    /// The secret text written literally in `source`: what the `-e` warning is about, since a
+    /// command line is readable by every local user. A secret argument that is computed — read
+    /// with `(env "PIN" --secret pin)` or `(file.read … --secret …)`, the forms the warning
+    /// recommends — holds no secret text; nor does a bare 32 bytes of hex outside a secret
+    /// argument (`sign 0x…` signs a digest, which has the shape of a private key).
+    public static func literalSecretRanges(in source: Source, program: Program, registry: BuiltinRegistry) -> [SourceRange] {
+        ranges(in: source, program: program, registry: registry, literalsOnly: true)
+    }
+
+    private static func ranges(in source: Source, program: Program, registry: BuiltinRegistry, literalsOnly: Bool) -> [SourceRange] {
+        var cuts = secretLiterals(in: source, withHex: !literalsOnly)
+        func counts(_ a: CommandArgument) -> Bool { literalsOnly ? isLiteral(a) : !isReference(a) }
+        func counts(_ e: Expr) -> Bool { literalsOnly ? isLiteral(e) : !isReference(e) }
         for c in program.commands {
             guard let builtin = registry.lookup(c.name) else { continue }
             for (i, argument) in c.arguments.enumerated()
-            where i < builtin.params.count && builtin.params[i].isSecret && !isReference(argument) {
+            where i < builtin.params.count && builtin.params[i].isSecret && counts(argument) {
                 cuts.append(argument.range)
             }
             for option in c.options {
-                if let spec = builtin.options.first(where: { $0.name == option.name }), spec.isSecret,
-                   let v = option.value, !isReference(v) {
+                guard let spec = builtin.options.first(where: { $0.name == option.name }), let v = option.value else { continue }
+                if spec.isSecret, counts(v) {
+                    cuts.append(v.range)
+                } else if literalsOnly, acceptsSecret(spec.type), isLiteral(v), SecretShape.of(literalText(v, source)) != nil {
+                    // `--key 0x…` of a signing command: 32 bytes of hex where a key value is taken.
                     cuts.append(v.range)
                 }
             }
@@ -32,7 +50,7 @@ extension Builtins {
         for call in program.namedCalls {
             guard let builtin = registry.lookup(call.name) else { continue }
             for (i, argument) in call.arguments.enumerated()
-            where i < builtin.params.count && builtin.params[i].isSecret && !isReference(argument) {
+            where i < builtin.params.count && builtin.params[i].isSecret && counts(argument) {
                 cuts.append(argument.range)
             }
         }
@@ -49,7 +67,11 @@ extension Builtins {
 
     /// Literals of `source` whose text has a secret's shape. Found by the lexer alone, so a
     /// line that does not parse (a phrase with an unclosed quote aside) is covered too.
-    static func secretLiterals(in source: Source) -> [SourceRange] {
+    static func secretLiterals(in source: Source, withHex: Bool = true) -> [SourceRange] {
+        func secret(_ text: String) -> Bool {
+            guard let shape = SecretShape.of(text) else { return false }
+            return withHex || shape != .hexKey
+        }
         var lexer = Lexer(source: source)
         var found: [SourceRange] = []
         while true {
@@ -59,12 +81,44 @@ extension Builtins {
             case .endOfInput: return found
             case .string:
                 let inner = text.hasPrefix("\"") ? String(text.dropFirst().dropLast(text.hasSuffix("\"") && text.count > 1 ? 1 : 0)) : text
-                if SecretShape.of(inner) != nil { found.append(token.range) }
+                if secret(inner) { found.append(token.range) }
             case .bytes, .invalid, .word:
-                if SecretShape.of(text) != nil { found.append(token.range) }
+                if secret(text) { found.append(token.range) }
             default:
                 continue
             }
+        }
+    }
+
+    /// True when a value of `type` may be a secret (the option takes a key value).
+    private static func acceptsSecret(_ type: ValueType?) -> Bool {
+        switch type {
+        case .secret?: true
+        case .oneOf(let types)?: types.contains { acceptsSecret($0) }
+        default: false
+        }
+    }
+
+    /// A literal argument's text as written (a string without its quotes).
+    private static func literalText(_ a: CommandArgument, _ source: Source) -> String {
+        let text = source.text(in: a.range)
+        return text.hasPrefix("\"") && text.hasSuffix("\"") && text.count >= 2 ? String(text.dropFirst().dropLast()) : text
+    }
+
+    /// An argument written as literal text: a bare word, or a number, bytes or string literal
+    /// without interpolation.
+    private static func isLiteral(_ a: CommandArgument) -> Bool {
+        switch a {
+        case .word: true
+        case .expression(let e): isLiteral(e)
+        }
+    }
+
+    private static func isLiteral(_ e: Expr) -> Bool {
+        switch e.kind {
+        case .integer, .bytes: true
+        case .string(let parts): parts.allSatisfy { if case .text = $0 { true } else { false } }
+        default: false
         }
     }
 

@@ -52,7 +52,7 @@ extension Builtins {
                     OptionSpec("json", nil, "as JSON text"),
                     OptionSpec("csv", nil, "as CSV text"),
                 ],
-                summary: "The signing history, newest first: time, key, kind, digest, signer, verified.",
+                summary: "The signing history, newest first: id, time, key, kind, digest, signature, signer, verified, chainId (the same fields in --json and --csv).",
                 example: "history --key savings --since 2026-01-01 --csv") { args in
             let store = try args.session().store()
             var query = HistoryQuery(keyName: args.string("key"), limit: 50)
@@ -66,8 +66,8 @@ extension Builtins {
             }
             let records = try store.history(query)
             if args.flag("csv") { return .string(HistoryExport.csv(records)) }
-            // JSON: the fields the table shows, under the same names, plus the id and signature.
-            if args.flag("json") { return .string(Value.list(records.map { historyValue($0, full: true) }).json) }
+            // One shape for the value, --json and --csv: the same fields under the same names.
+            if args.flag("json") { return .string(Value.list(records.map { historyValue($0) }).json) }
             return .list(records.map { historyValue($0) })
         },
 
@@ -142,11 +142,7 @@ extension Builtins {
                 ("signingHash", .bytes(tx.signingHash)),
             ]
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
-            if args.flag("dry-run") {
-                let review = SigningReview.transaction(tx, name: try args.session().ownKeyNames(), fullData: args.flag("full-data"))
-                return .map(ValueMap(shown + [("review", reviewText(review, args))]))
-            }
-            if tx.chainID == nil && !args.flag("allow-no-chain-id") { throw EthCommandError.noChainID }
+            if let dryRun = try reviewOrRefuse(tx, args) { return .map(ValueMap(shown + [("review", dryRun)])) }
             let signed = try signer(args).sign(digest: tx.signingHash, kind: .transaction, chainID: chainID,
                                                payload: .transaction(tx.signingPayload))
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
@@ -217,6 +213,16 @@ extension Builtins {
         return signer
     }
 
+    /// `sign tx`: with `--dry-run` the review (returned); else nil, after refusing a transaction
+    /// without a chain id unless `--allow-no-chain-id`.
+    static func reviewOrRefuse(_ tx: EthereumTransaction, _ args: CallArguments) throws -> Value? {
+        if args.flag("dry-run") {
+            return reviewText(SigningReview.transaction(tx, name: try args.session().ownKeyNames(), fullData: args.flag("full-data")), args)
+        }
+        if tx.chainID == nil && !args.flag("allow-no-chain-id") { throw EthCommandError.noChainID }
+        return nil
+    }
+
     /// A review as a `--dry-run` shows it, with the signer when one is known (the key given, else
     /// `--key`'s stored key or the active key, found without the card).
     static func reviewText(_ review: SigningReview, _ args: CallArguments) -> Value {
@@ -231,8 +237,9 @@ extension Builtins {
         return .string(review.rendered())
     }
 
-    /// What `--key` of a signing command takes: a stored key's name, or a key value.
-    static let givenKeyType = ValueType.oneOf([.string, .domain("hdkey"), .secret(nil)])
+    /// What `--key` of a signing command takes: a stored key's name, or a key value (an HD key,
+    /// a secret, or a private key written out: 32 bytes, a WIF, an xprv).
+    static let givenKeyType = ValueType.oneOf([.string, .bytes, .domain("hdkey"), .secret(nil)])
 
     /// The signer of a key given as a value to `--key` (an HD key with its private key, a secret
     /// private key or xprv), or nil when `--key` names a stored key or is absent.
@@ -247,6 +254,16 @@ extension Builtins {
             return GivenKeySigner(session: session, key: key, path: nil)
         case .secret(let s)?:
             return GivenKeySigner(session: session, key: try privateKeyArgument(.secret(s)), path: nil)
+        case .bytes(let b)?:
+            // A private key written out, as `cast wallet sign --private-key 0x…` takes one.
+            return GivenKeySigner(session: session, key: try privateKeyArgument(.bytes(b)), path: nil)
+        case .string(let text)? where SecretShape.of(text) != nil && (try? session.existingStore()?.key(named: text)) == nil:
+            // Key text (a WIF, an xprv, 0x hex in quotes) that is not a stored key's name.
+            if SecretShape.of(text) == .extendedPrivateKey {
+                guard let key = try ExtendedKey(text).privateKey else { throw KeyCommandError.publicKeyGiven }
+                return GivenKeySigner(session: session, key: key, path: nil)
+            }
+            return GivenKeySigner(session: session, key: try privateKey(text: text), path: nil)
         default:
             return nil
         }

@@ -104,11 +104,11 @@ public final class InputLoop {
     /// `kcs -e CODE`: warns once when CODE holds a secret (`commandLineSecretWarning`), then runs it.
     public func run(commandLine code: String, args: [String] = []) -> Int32 {
         let source = Source(name: "<-e>", text: code)
-        if !runner.parse(source).source.secretRanges.isEmpty { errorOutput(InputLoop.commandLineSecretWarning) }
+        if runner.holdsLiteralSecret(source) { errorOutput(InputLoop.commandLineSecretWarning) }
         return run(source, args: args, showing: true)
     }
 
-    /// Said once when a `-e` program holds a secret (`Builtins.secretRanges`): a command line is
+    /// Said once when a `-e` program holds secret text (`Builtins.literalSecretRanges`): a command line is
     /// in /proc/PID/cmdline, which every local user can read, and in the shell's history.
     public static let commandLineSecretWarning = """
         kcs: warning: this -e program holds a secret, and a command line can be read by every local user \
@@ -257,7 +257,12 @@ public final class InputLoop {
             case .last:
                 if let value = try runner.interpreter.evaluate(program, source: source) { output(shown(value)) }
             case .each:
-                try runner.interpreter.run(program, source: source) { [self] in output(shown($0)) }
+                // A statement whose value is nil shows nothing (`vault.change-passphrase`,
+                // `card.unblock`): as sqlite3 prints nothing for a statement without rows.
+                try runner.interpreter.run(program, source: source) { [self] value in
+                    if case .null = value { return }
+                    output(shown(value))
+                }
             }
             return ExitStatus.ok
         } catch {

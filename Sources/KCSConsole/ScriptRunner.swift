@@ -78,6 +78,13 @@ public final class ScriptRunner {
         return (HistoryRedaction.marked(source, program: program, registry: interpreter.registry), program, diagnostics)
     }
 
+    /// True when `source` writes secret text literally (`Builtins.literalSecretRanges`), not
+    /// when it reads a secret from the environment or a file.
+    public func holdsLiteralSecret(_ source: Source) -> Bool {
+        let (program, _) = interpreter.parse(source)
+        return !Builtins.literalSecretRanges(in: source, program: program, registry: interpreter.registry).isEmpty
+    }
+
     /// When the runner goes away the run is over (`kcs run FILE` included): the session frees
     /// an ephemeral card pairing and lets go of the card. `Session.close()` is idempotent, so
     /// the console's own call at exit does no harm.
@@ -124,7 +131,7 @@ public final class ScriptRunner {
             let lines = LineTable(source)
             for d in diagnostics {
                 let loc = lines.location(of: d.range.start)
-                errorOutput(jsonError(d.id, source.redacting(d.message), file: source.name, loc.line, loc.column))
+                errorOutput(jsonError(d.id, source.redacting(d.message), file: source.name, loc.line, loc.column, hint: d.hint))
             }
         } else {
             errorOutput(DiagnosticRenderer.render(diagnostics, source: source))
@@ -135,7 +142,7 @@ public final class ScriptRunner {
     func report(_ error: RuntimeError, _ source: Source) {
         if json {
             errorOutput(jsonError(error.id, source.redacting(error.message), file: source.name,
-                                  error.location.line, error.location.column))
+                                  error.location.line, error.location.column, hint: error.hint))
         } else {
             errorOutput(error.rendered)
         }
@@ -151,9 +158,9 @@ public final class ScriptRunner {
         }
     }
 
-    /// One `--json` error line.
-    private func jsonError(_ id: String, _ message: String, file: String, _ line: Int, _ column: Int) -> String {
+    /// One `--json` error line, with the hint the text shows when there is one.
+    private func jsonError(_ id: String, _ message: String, file: String, _ line: Int, _ column: Int, hint: String? = nil) -> String {
         Value.map(ValueMap([("error", .string(id)), ("message", .string(message)), ("file", .string(file)),
-                            ("line", .int(line)), ("column", .int(column))])).json + "\n"
+                            ("line", .int(line)), ("column", .int(column))] + (hint.map { [("hint", Value.string($0))] } ?? []))).json + "\n"
     }
 }

@@ -299,20 +299,24 @@ final class MemberNode: ExprNode {
         super.init(range: range)
     }
     override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
-        try MemberNode.read(try base.eval(env, fp), name, range: range)
+        // `card.lee` where `card` is no variable: a command written as a value.
+        if let global = base as? GlobalGet, !env.globalDefined[global.slot], env.builtinNames.contains(global.name + "." + name) {
+            throw RuntimeError(.commandAsValue(global.name + "." + name), at: range)
+        }
+        return try MemberNode.read(try base.eval(env, fp), name, range: range)
     }
 
     static func read(_ v: Value, _ name: String, range: SourceRange) throws(RuntimeError) -> Value {
         switch v {
         case .map(let m):
             if let x = m[name] { return x }
-            throw RuntimeError(.noSuchField(field: name, type: "map", suggestion: suggestion(for: name, among: m.keys)), at: range)
+            throw RuntimeError(.noSuchField(field: name, type: "map", suggestion: suggestion(for: name, among: m.keys), fields: m.keys), at: range)
         case .domain(let d):
             if let x = d.field(name) { return x }
             let fields = d.fields
             if fields.isEmpty { throw RuntimeError(.noFields(field: name, type: d.typeName), at: range) }
             throw RuntimeError(.noSuchField(field: name, type: d.typeName,
-                                            suggestion: suggestion(for: name, among: fields.map(\.name))), at: range)
+                                            suggestion: suggestion(for: name, among: fields.map(\.name)), fields: fields.map(\.name)), at: range)
         default:
             throw RuntimeError(.noFields(field: name, type: v.typeName), at: range)
         }

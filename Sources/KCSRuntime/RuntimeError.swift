@@ -16,6 +16,8 @@ extension ArgumentError: IdentifiableError {
 public enum RuntimeErrorKind: Sendable, Equatable {
     /// A name that is neither a variable here nor a global.
     case undefinedVariable(String, suggestion: String?)
+    /// `print card.lee`: a command's name read as a variable's field.
+    case commandAsValue(String)
     /// `f(x)` where `f` is no function and no builtin.
     case undefinedFunction(String, suggestion: String?)
     /// A command name the registry does not know.
@@ -35,7 +37,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
     /// `for x in v` where `v` is not a list, map or range.
     case notIterable(type: String)
     /// `x.f` where the map or record has no `f`.
-    case noSuchField(field: String, type: String, suggestion: String?)
+    case noSuchField(field: String, type: String, suggestion: String?, fields: [String] = [])
     /// `x.f` on a value without fields.
     case noFields(field: String, type: String)
     /// `m["k"]` where the map has no `k`.
@@ -88,7 +90,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
     /// published; tests and `try`/`catch` code match on it.
     public var id: String {
         switch self {
-        case .undefinedVariable: "runtime.undefinedVariable"
+        case .undefinedVariable, .commandAsValue: "runtime.undefinedVariable"
         case .undefinedFunction: "runtime.undefinedFunction"
         case .unknownCommand: "runtime.unknownCommand"
         case .notCallable: "runtime.notCallable"
@@ -122,6 +124,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
     public var message: String {
         switch self {
         case .undefinedVariable(let n, _): "undefined variable `\(n)`"
+        case .commandAsValue(let c): "`\(c)` is a command, not a variable's field"
         case .undefinedFunction(let n, _): "no function or builtin named `\(n)`"
         case .unknownCommand(let n, _): "unknown command `\(n)`"
         case .notCallable(let t): "a value of type \(t) cannot be called"
@@ -132,7 +135,7 @@ public enum RuntimeErrorKind: Sendable, Equatable {
         case .invalidOperand(let op, let t): "cannot apply `\(op)` to \(t)"
         case .divisionByZero: "division by zero"
         case .notIterable(let t): "cannot iterate over \(t); expected a list, a map or a range"
-        case .noSuchField(let f, let t, _): "\(t) has no field `\(f)`"
+        case .noSuchField(let f, let t, _, _): "\(t) has no field `\(f)`"
         case .noFields(let f, let t): "\(t) has no fields (reading `\(f)`)"
         case .missingKey(let k): "map has no key \(Value.string(k).json)"
         case .notIndexable(let t): "cannot index \(t)"
@@ -160,8 +163,14 @@ public enum RuntimeErrorKind: Sendable, Equatable {
     public var hint: String? {
         switch self {
         case .undefinedVariable(_, let s?), .undefinedFunction(_, let s?), .unknownCommand(_, let s?),
-             .noSuchField(_, _, let s?):
+             .noSuchField(_, _, let s?, _):
             "did you mean `\(s)`?"
+        case .noSuchField(_, _, nil, let fields) where !fields.isEmpty:
+            "its fields: " + (fields.count > 24 ? fields.prefix(24).joined(separator: ", ") + ", …" : fields.joined(separator: ", "))
+        case .commandAsValue(let c):
+            "run it as a command (`\(c) …` on its own line), or call it in an expression: `print (\(c) …)`"
+        case .undefinedVariable("i", nil):
+            "declare it first with `let`; in a --path template `*` stands for the account: \"m/44'/60'/*'/0/0\" (`{i}` was the old form, and `{` starts an interpolation)"
         case .undefinedVariable: "declare it first with `let`"
         case .secretNotSupplied:
             "pass it as an argument, from the environment: `(env \"NAME\" --secret KIND)`, or from a file: `(file.read \"PATH\" --secret KIND)`"

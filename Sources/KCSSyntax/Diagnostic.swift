@@ -107,6 +107,7 @@ public enum DiagnosticKind: Sendable, Equatable {
         case .invalidAssignmentTarget: "assign to a name (`x`), a field (`x.f`) or an element (`x[i]`)"
         case .missingCommandVerb(let ns): "write `\(ns).verb` or `\(ns) verb`"
         case .unknownCommand(_, let suggestion?): "did you mean `\(suggestion)`?"
+        case .unexpectedToken(_, "`else`"): "`else` goes on the line of the `}` it follows: `} else {`"
         default: nil
         }
     }

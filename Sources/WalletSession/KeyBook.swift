@@ -125,6 +125,10 @@ extension Session {
         var twoParty = false
         if case .twoParty = record.storage { twoParty = true }
         guard record.kind == .ecdsa || record.kind == .hdChild || record.kind == .card || (twoParty && record.kind == .hdMaster) else {
+            if record.kind == .hdMaster {
+                let children = try store().keys(includeRetired: false).filter { $0.parentID == record.id }.prefix(3).map(\.name)
+                throw KeyCommandError.masterSignsThroughChildren(name: record.name, children: Array(children))
+            }
             throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
         }
         if record.kind == .card, record.retired { throw CardKeyError.retiredCardKey(name: record.name) }

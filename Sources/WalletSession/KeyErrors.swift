@@ -7,6 +7,9 @@ public enum KeyCommandError: WalletError, Equatable {
     case privateWhereWatchOnly
     case moveNeedsOneOption(given: Int)
     case cannotSign(name: String, kind: String)
+    /// `use key` of a software HD master: it signs through its children; `children` are its
+    /// stored ones (the first few).
+    case masterSignsThroughChildren(name: String, children: [String])
     case digestLength(got: Int)
     case noActiveKey
     case customNeedsPath
@@ -25,7 +28,7 @@ public enum KeyCommandError: WalletError, Equatable {
         switch self {
         case .privateWhereWatchOnly: "key.privateWhereWatchOnly"
         case .moveNeedsOneOption: "key.moveNeedsOneOption"
-        case .cannotSign: "key.cannotSign"
+        case .cannotSign, .masterSignsThroughChildren: "key.cannotSign"
         case .digestLength: "key.digestLength"
         case .noActiveKey: "key.noActiveKey"
         case .customNeedsPath: "key.customNeedsPath"
@@ -43,12 +46,18 @@ public enum KeyCommandError: WalletError, Equatable {
             "expected an extended public key (xpub…), got a private one; import its mnemonic instead"
         case .moveNeedsOneOption(let given):
             "give exactly one of --to N, --up, --down, got \(given)"
+        case .masterSignsThroughChildren(let name, let children):
+            "\(name) is an HD master: it signs through a child, "
+                + (children.isEmpty ? "and it has none stored yet: " : "such as \(children.map { "`use key \($0)`" }.joined(separator: " or ")); or ")
+                + "make one with `wallet.discover` then `wallet.select ADDRESS`, or sign at any path once with"
+                + " `--key (derive \"m/44'/60'/0'/0/1\" --from KEY)`"
         case .cannotSign(let name, let kind):
             "\(name) is \(kind), which cannot sign here; use an ECDSA or HD-CHILD key"
         case .digestLength(let got):
             "the digest must be 32 bytes (0x + 64 hex digits), got \(got) byte\(got == 1 ? "" : "s")"
         case .noActiveKey:
-            "no active key; choose one with `use key NAME` or pass --key NAME"
+            "no active key; choose one with `use key NAME` or `use card` (a logged-in Keycard), or pass --key NAME"
+                + " (a stored key) or --key VALUE (an HD key, a private key as 0x…, a WIF or an xprv)"
         case .customNeedsPath:
             "--preset custom needs --path TEMPLATE, with * for the account, e.g. --path \"m/44'/60'/*'/0/0\""
         case .privateKeyLength(let got):

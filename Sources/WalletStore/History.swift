@@ -54,7 +54,7 @@ public struct NewHistoryEntry: Sendable, Hashable {
 }
 
 /// One row of the signing history.
-public struct HistoryRecord: Sendable, Hashable, Identifiable, Encodable {
+public struct HistoryRecord: Sendable, Hashable, Identifiable {
     /// Row id, increasing with insertion.
     public let id: Int64
     /// When it was signed.
@@ -75,25 +75,6 @@ public struct HistoryRecord: Sendable, Hashable, Identifiable, Encodable {
     public let verified: Bool
     /// The chain id, if any.
     public let chainID: UInt64?
-
-    private enum CodingKeys: String, CodingKey {
-        case id, timestamp, keyID = "keyId", key, kind, digest, signature, signer, verified, chainID = "chainId"
-    }
-
-    /// JSON for `history --json`: `timestamp` in ISO 8601 UTC, bytes as `0x` hex.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(Timestamp.iso8601(date), forKey: .timestamp)
-        try c.encode(keyID, forKey: .keyID)
-        try c.encode(keyName, forKey: .key)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(Hex.encodePrefixed(digest), forKey: .digest)
-        try c.encode(Hex.encodePrefixed(signature), forKey: .signature)
-        try c.encode(signer, forKey: .signer)
-        try c.encode(verified, forKey: .verified)
-        try c.encode(chainID, forKey: .chainID)
-    }
 }
 
 /// The filters of `history [--key NAME] [--since DATE] [--kind K] [--limit N]`.
@@ -223,15 +204,20 @@ extension StoreTransaction {
 
 /// Renderings of signing records for `history --csv` and `history --json`.
 public enum HistoryExport {
-    /// The CSV header line's fields.
-    public static let csvColumns = ["id", "timestamp", "key", "kind", "digest", "signature", "signer", "verified", "chain_id"]
+    /// The CSV header line's fields: the field names of a history record as `history` returns
+    /// it and `history --json` writes it, in the same order.
+    public static let csvColumns = ["id", "time", "key", "kind", "digest", "signature", "signer", "verified", "chainId"]
+
+    /// A record's time as every rendering writes it: ISO 8601 UTC with the milliseconds the
+    /// history keeps.
+    public static func timeText(_ date: Date) -> String { Timestamp.iso8601(date) }
 
     /// RFC 4180 CSV: a header line, then one line per record, CRLF line ends. Times are ISO
     /// 8601 UTC, bytes `0x` hex, `verified` is `true`/`false`, an absent chain id is empty.
     public static func csv(_ records: [HistoryRecord]) -> String {
         var out = csvColumns.joined(separator: ",") + "\r\n"
         for r in records {
-            let fields = [String(r.id), Timestamp.iso8601(r.date), r.keyName, r.kind.rawValue, Hex.encodePrefixed(r.digest),
+            let fields = [String(r.id), timeText(r.date), r.keyName, r.kind.rawValue, Hex.encodePrefixed(r.digest),
                           Hex.encodePrefixed(r.signature), r.signer, r.verified ? "true" : "false",
                           r.chainID.map { String($0) } ?? ""]
             out += fields.map(csvField).joined(separator: ",") + "\r\n"

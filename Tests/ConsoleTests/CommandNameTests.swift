@@ -100,7 +100,7 @@ struct CommandNameTests {
 
     @Test func underAnAlias_theNameIsTheOneTheScriptUsed() {
         #expect(message(of: KeyCommandError.noActiveKey, thrownBy: "card.sample", spelled: "card.sample-old")
-                == "card.sample-old: no active key; choose one with `use key NAME` or pass --key NAME")
+                == "card.sample-old: no active key; choose one with `use key NAME` or `use card` (a logged-in Keycard), or pass --key NAME (a stored key) or --key VALUE (an HD key, a private key as 0x…, a WIF or an xprv)")
     }
 
     @Test func standaloneSentences_getNoName() {

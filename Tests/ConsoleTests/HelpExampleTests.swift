@@ -100,7 +100,7 @@ private let pairCosigner = "mpc.pair \"\(exampleCosigner)\" --name laptop --yes"
 private let allowedErrors: [String: Set<String>] = [
     "eth.node": ["rpc.noConnection"], "eth.chain-id": ["rpc.noNode"], "eth.balance": ["rpc.noNode"],
     "eth.gas-price": ["rpc.noNode"],
-    "eth.nonce": ["rpc.noNode"], "eth.fees": ["rpc.noNode"], "eth.send": ["rpc.noNode"], "eth.receipt": ["rpc.noNode"],
+    "eth.nonce": ["rpc.noNode"], "eth.fees": ["rpc.noNode"], "eth.send": ["rpc.noNode", "eth.command.noChainID"], "eth.receipt": ["rpc.noNode"],
     // wallet.select picks an address wallet.discover found, which needs a node.
     "wallet.discover": ["rpc.noNode"], "wallet.select": ["builtin.outOfRange"],
     "card.connect": ["transport.noService", "transport.noReader"],

@@ -52,7 +52,7 @@ struct TwoPartyChannelInteropTests {
         #expect(sign.terminationStatus == 0)
         let log = try String(contentsOfFile: home.path("cosigner.out"), encoding: .utf8)
         #expect(log.contains("paired with console-"), "\(log)")
-        #expect(log.contains("co-sign request") && log.contains("message \"hi\""), "\(log)")
+        #expect(log.contains("co-sign request") && log.contains("EIP-191 personal message") && log.contains("text            hi"), "\(log)")
         let audit = try home.run("for s in mpc.sessions() { print \"S\", s.kind, s.state }", name: "audit.kcs")
         #expect(tagged("S", in: audit.out) == ["sign done", "dkg done", "pair done"])
     }

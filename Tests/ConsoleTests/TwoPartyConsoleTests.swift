@@ -115,7 +115,8 @@ struct TwoPartyConsoleTests {
         #expect(log.contains("EIP-1559 transaction (type 2)") && log.contains("0.01 ETH (10,000,000,000,000,000 wei)"), "\(log)")
         #expect(log.contains("worst-case fee") && log.contains("to               0x3535353535353535353535353535353535353535"), "\(log)")
         #expect(log.contains("EIP-712 typed data") && log.contains("primary type") && log.contains("\"Hello, Bob!\""), "\(log)")
-        #expect(log.contains("signer           \(child[3]) (vault-0-7)"), "\(log)")
+        #expect(log.contains("signer           \(child[3]) ("), "the joint child's address: \(log)")
+        #expect(log.contains("signed by        this co-signer, with the console"), "\(log)")
 
         // Backup and restore of this home's share: the key deleted, restored, and signing again.
         let backup = console.path("vault-share.json")

@@ -242,7 +242,7 @@ final class TestClock: @unchecked Sendable {
         let xprv = "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi"
         #expect(failure("import xpub \"\(xprv)\"", host)?.id == "key.privateWhereWatchOnly")
         #expect(failure("sign 0x" + String(repeating: "11", count: 32), host)?.message
-                == "sign: no active key; choose one with `use key NAME` or pass --key NAME")
+                == "sign: no active key; choose one with `use key NAME` or `use card` (a logged-in Keycard), or pass --key NAME (a stored key) or --key VALUE (an HD key, a private key as 0x…, a WIF or an xprv)")
         #expect(failure("history --kind bogus", host)?.id == "builtin.badChoice")
         #expect(try host.session.store().keyCount() == 2)
     }

@@ -88,7 +88,7 @@ struct HistoryTests {
         let digest = "0x" + String(repeating: "11", count: 32)
         let sig = "0x" + String(repeating: "22", count: 65)
         #expect(csv == """
-            id,timestamp,key,kind,digest,signature,signer,verified,chain_id\r
+            id,time,key,kind,digest,signature,signer,verified,chainId\r
             2,2024-01-01T00:00:00.000Z,b,transaction,\(digest),\(sig),\(keyA.address),true,1\r
             1,2024-01-01T00:00:00.000Z,a,message,\(digest),\(sig),\(keyA.address),true,\r
 
