@@ -153,7 +153,7 @@ struct CLITests {
         let path = try script("hd.mastr 0x00\n")
         let r = try kcs(["check", "--json", path])
         #expect(r.code == 65)
-        #expect(r.err == "{\"error\":\"check.unknownCommand\",\"message\":\"unknown command `hd.mastr`\",\"file\":\"\(path)\",\"line\":1,\"column\":1}\n")
+        #expect(r.err == "{\"error\":\"check.unknownCommand\",\"message\":\"unknown command `hd.mastr`\",\"file\":\"\(path)\",\"line\":1,\"column\":1,\"hint\":\"did you mean `hd.master`?\"}\n")
     }
 
     @Test func parse_printsTheTree() throws {

@@ -115,7 +115,7 @@ struct InputLoopTests {
         let inner = try script("let a = 1\nprint nope\n", name: "inner.kcs")
         let r = try kcs(["--json", "-e", "print \"before\"\n.read \(inner)"])
         #expect(r.code == 70 && r.out == "\"before\"\n")
-        #expect(r.err == "{\"error\":\"runtime.undefinedVariable\",\"message\":\"undefined variable `nope`\",\"file\":\"\(inner)\",\"line\":2,\"column\":7}\n",
+        #expect(r.err == "{\"error\":\"runtime.undefinedVariable\",\"message\":\"undefined variable `nope`\",\"file\":\"\(inner)\",\"line\":2,\"column\":7,\"hint\":\"declare it first with `let`\"}\n",
                 "\(r.err)")
         let missing = try kcs(["--json"], stdin: ".read /nonexistent/x.kcs\n")
         #expect(missing.code == 64)

@@ -171,7 +171,7 @@ struct PTYTests {
         try t.expect("\"line\":2")
         try t.answer("kcs> ", with: "print greeting")
         let text = try t.quit()
-        #expect(text.contains("{\"error\":\"runtime.undefinedVariable\",\"message\":\"undefined variable `nope`\",\"file\":\"\(inner.path)\",\"line\":2,\"column\":7}"),
+        #expect(text.contains("{\"error\":\"runtime.undefinedVariable\",\"message\":\"undefined variable `nope`\",\"file\":\"\(inner.path)\",\"line\":2,\"column\":7,\"hint\":\"declare it first with `let`\"}"),
                 "\(text)")
         #expect(text.contains("\n\"hi\""), "the init file ran in the session (--json prints JSON): \(text)")
     }

@@ -24,6 +24,22 @@ struct TwoPartyChannelInteropTests {
         return p
     }
 
+    /// Starts the reference party listening (`arguments` hold --listen) and returns once its
+    /// socket is bound: it writes `--ready FILE` then (a busy machine may take seconds).
+    func listening(_ arguments: [String], ready name: String, in home: BatchHome) throws -> Process {
+        let ready = home.path(name + ".ready")
+        try? FileManager.default.removeItem(atPath: ready)
+        let p = try reference(arguments + ["--ready", ready], wait: false)
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: ready) {
+            guard p.isRunning, Date() < deadline else { throw ReferenceDidNotListen(arguments: arguments) }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return p
+    }
+
+    struct ReferenceDidNotListen: Error { let arguments: [String] }
+
     /// A free TCP port on 127.0.0.1.
     func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -65,8 +81,7 @@ struct TwoPartyChannelInteropTests {
         let common = ["--role", "p2", "--state", state, "--listen", address, "--identity", identity, "--approve-all"]
         // One reference process per phase, listening on the same port.
         func phase(_ name: String, _ script: String) throws -> (Int32, String) {
-            let py = try reference([name] + common, wait: false)
-            Thread.sleep(forTimeInterval: 0.6)  // its listening socket
+            let py = try listening([name] + common, ready: name, in: home)
             let r = try home.run(script, name: "\(name).kcs")
             py.waitUntilExit()
             #expect(py.terminationStatus == 0, "\(name): reference exit \(py.terminationStatus)")
@@ -81,8 +96,8 @@ struct TwoPartyChannelInteropTests {
         #expect(tagged("V", in: o3) == ["true"])
         // Someone else at the pinned address: refused before anything is sent.
         let stranger = home.path("stranger.json")
-        let py = try reference(["sign", "--role", "p2", "--state", state, "--listen", address, "--identity", stranger, "--approve-all"], wait: false)
-        Thread.sleep(forTimeInterval: 0.6)
+        let py = try listening(["sign", "--role", "p2", "--state", state, "--listen", address, "--identity", stranger, "--approve-all"],
+                               ready: "stranger", in: home)
         let refused = try home.run("try { sign message \"x\" --key joint-0-5 } catch e { print \"E\", e.kind }", name: "stranger.kcs")
         py.terminate()
         py.waitUntilExit()
@@ -91,8 +106,7 @@ struct TwoPartyChannelInteropTests {
         // A co-signer that forges its signing proof: caught before anything is decrypted, no
         // signature made, the peer marked; the next signature in a batch run is refused without
         // connecting (nobody listens now: trying would be mpc.unreachable), with what to do.
-        let evil = try reference(["sign"] + common + ["--evil", "bad-proof-z1"], wait: false)
-        Thread.sleep(forTimeInterval: 0.6)
+        let evil = try listening(["sign"] + common + ["--evil", "bad-proof-z1"], ready: "evil", in: home)
         let cheated = try home.run("""
             try { sign message "y" --key joint-0-5 } catch e { print "E", e.kind, e.message }
             for p in mpc.peers() { print "M", contains(keys(p), "misbehaved") }
