@@ -81,7 +81,7 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
     public let certificate: CardCertificate?
     /// 4.0 cards: SELECT's status byte (`8C`): `10` initialized, `20` LEE mode, low nibble the
     /// tries left of the PIN in use; nil on 3.x cards.
-    public let statusByte: UInt8?
+    public private(set) var statusByte: UInt8?
 
     /// True for an applet that speaks Secure Channel V2 (4.0 and later): no pairing.
     public var usesSecureChannelV2: Bool { version?.usesSecureChannelV2 ?? false }
@@ -218,10 +218,13 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
     /// True when a master key is loaded (the key UID is 32 bytes).
     public var hasMasterKey: Bool { !keyUID.isEmpty }
 
-    /// This answer with the key UID a LOAD KEY, GENERATE KEY (`uid`) or REMOVE KEY (empty) left.
-    public func replacingKeyUID(_ uid: [UInt8]) -> ApplicationInfo {
+    /// This answer with the key UID a LOAD KEY, GENERATE KEY (`uid`) or REMOVE KEY (empty) left, and
+    /// on a 4.0 card the status byte's LEE mode: set by LOAD KEY P1 04 (`leeMode`), cleared by any
+    /// other key change (docs/keycard-protocol.md §14.9).
+    public func replacingKeyUID(_ uid: [UInt8], leeMode: Bool = false) -> ApplicationInfo {
         var copy = self
         copy.keyUID = uid
+        copy.statusByte = statusByte.map { leeMode ? $0 | 0x20 : $0 & ~0x20 }
         return copy
     }
 

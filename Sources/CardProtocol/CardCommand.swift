@@ -55,6 +55,8 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
     case storeData
     /// FACTORY RESET (`FD`, §10.13).
     case factoryReset
+    /// GET CHALLENGE (`84`, §14.8): random bytes from a 4.0 card.
+    case getChallenge
     /// ISO GET RESPONSE (`00 C0`), sent by the channel for `61 XX`.
     case getResponse
     /// Any other instruction (raw APDUs sent by the user, newer applets' commands).
@@ -101,6 +103,7 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
         case 0xCA: self = .getData
         case 0xE2: self = .storeData
         case 0xFD: self = .factoryReset
+        case 0x84: self = .getChallenge
         default: self = .other(cla: apdu.cla, ins: apdu.ins)
         }
     }
@@ -135,6 +138,7 @@ public enum CardCommand: Sendable, Hashable, CustomStringConvertible {
         case .getData: "GET DATA"
         case .storeData: "STORE DATA"
         case .factoryReset: "FACTORY RESET"
+        case .getChallenge: "GET CHALLENGE"
         case .getResponse: "GET RESPONSE"
         case .other(let cla, let ins): "command \(hexByte(cla)) \(hexByte(ins))"
         }

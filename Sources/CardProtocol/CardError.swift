@@ -85,6 +85,10 @@ public enum CardError: WalletError, Equatable {
     case channelClosed(command: CardCommand)
     /// The command needs the secure channel, which is not open on this side.
     case secureChannelNotOpen(command: CardCommand)
+    /// Secure Channel V2: the card answered a protected command with a status word other than
+    /// `69 82`, or with too few bytes to be sealed (docs/keycard-protocol.md §14.3): the answer is
+    /// not protected, so this side closed the channel. `dataCount` is the bytes before the SW.
+    case unprotectedAnswer(command: CardCommand, sw: UInt16, dataCount: Int)
 
     // MARK: responses and handshakes
 
@@ -173,7 +177,7 @@ public enum CardError: WalletError, Equatable {
         case .crypto(_, let reason): 0x6F00 | UInt16(reason.rawValue)
         case .invalidKey: StatusWord.invalidKey
         case .wrongLength: StatusWord.wrongLength
-        case .unexpected(_, let sw): sw
+        case .unexpected(_, let sw), .unprotectedAnswer(_, let sw, _): sw
         default: nil
         }
     }
@@ -204,6 +208,7 @@ public enum CardError: WalletError, Equatable {
         case .responseMACMismatch: "card.responseMACMismatch"
         case .channelClosed: "card.channelClosed"
         case .secureChannelNotOpen: "card.secureChannelNotOpen"
+        case .unprotectedAnswer: "card.unprotectedAnswer"
         case .malformedResponse: "card.malformedResponse"
         case .malformedTLV: "card.malformedTLV"
         case .cardCryptogramMismatch: "card.cardCryptogramMismatch"
@@ -255,6 +260,10 @@ public enum CardError: WalletError, Equatable {
                 : "\(c.name): the card closed the secure channel (SW 6982, its MAC check failed); \(Self.reopen)"
         case .secureChannelNotOpen(let c):
             "\(c.name) needs the secure channel, which is not open; open it (and verify the PIN) first"
+        case .unprotectedAnswer(let c, let sw, let count):
+            "\(c.name): the card answered SW \(hexSW(sw)) (\(Self.plainMeaning(sw, command: c, dataCount: count))) "
+                + "outside the secure channel\(count == 0 ? "" : " with \(count == 1 ? "1 byte" : "\(count) bytes") and no tag"); "
+                + "nothing of it was accepted and the channel is closed; \(Self.reopen)"
         case .malformedResponse(let c, let detail):
             "\(c.name): the card's response is malformed: \(detail)"
         case .malformedTLV(let offset, let reason):
@@ -286,6 +295,20 @@ public enum CardError: WalletError, Equatable {
             "key path bytes must be a multiple of 4, got \(count) byte\(count == 1 ? "" : "s")"
         case .cryptoFailure(let e):
             "client-side cryptography failed: \(e.description)"
+        }
+    }
+
+    /// What a status word answered outside a Secure Channel V2 session means (§14.3): `69 85`
+    /// there is the card's "no session"; `90 00` with fewer bytes than a tag cannot be a sealed
+    /// answer; any other word means what it means for the command (§13).
+    private static func plainMeaning(_ sw: UInt16, command c: CardCommand, dataCount: Int) -> String {
+        switch sw {
+        case StatusWord.conditionsNotSatisfied:
+            return "conditions not satisfied: the card has no secure-channel session, as after a reset or a SELECT"
+        case StatusWord.ok:
+            return "success, but a sealed answer is at least its 8-byte tag and a status word, 10 bytes, and this has \(dataCount)"
+        default:
+            return from(sw: sw, command: c)?.meaning(for: c) ?? ""
         }
     }
 

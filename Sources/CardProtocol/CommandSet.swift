@@ -298,7 +298,7 @@ public final class KeycardCommandSet {
         var data = seed.withUnsafeBytes { Array($0) }
         defer { Secret.wipe(&data) }
         return keyChanged(try KeycardCommands.keyUID(run(CommandAPDU(ins: 0xD0, p1: 0x04, p2: 0, data: data), route: .secure),
-                                                     command: .loadKey))
+                                                     command: .loadKey), leeMode: true)
     }
 
     /// EXPORT LEE on a 4.0 card in LEE mode (§14.9): the nullifier and viewing secret keys at `path`.
@@ -339,11 +339,11 @@ public final class KeycardCommandSet {
     /// GET CHALLENGE on a 4.0 card (§14.8): `length` (1…245) random bytes from the card.
     public func getChallenge(length: Int) throws(CardError) -> [UInt8] {
         guard (1...245).contains(length) else {
-            throw .invalidInput(command: .other(cla: 0x80, ins: 0x84), reason: "a challenge is 1 to 245 bytes, got \(length)")
+            throw .invalidInput(command: .getChallenge, reason: "a challenge is 1 to 245 bytes, got \(length)")
         }
         let data = try run(CommandAPDU(ins: 0x84, p1: UInt8(length), p2: 0, data: []), route: .secure)
         guard data.count == length else {
-            throw .malformedResponse(command: .other(cla: 0x80, ins: 0x84), detail: "expected \(length) bytes, got \(data.count)")
+            throw .malformedResponse(command: .getChallenge, detail: "expected \(length) bytes, got \(data.count)")
         }
         return data
     }
@@ -461,10 +461,10 @@ public final class KeycardCommandSet {
     }
 
     /// Keeps `applicationInfo` true to the card after a command that loaded, generated or removed the
-    /// key (SELECT's key UID, which the card would report now); returns `uid`.
-    private func keyChanged(_ uid: [UInt8]) -> [UInt8] {
+    /// key (SELECT's key UID and, on 4.0, LEE mode, which the card would report now); returns `uid`.
+    private func keyChanged(_ uid: [UInt8], leeMode: Bool = false) -> [UInt8] {
         currentPathV2 = []
-        applicationInfo = applicationInfo?.replacingKeyUID(uid)
+        applicationInfo = applicationInfo?.replacingKeyUID(uid, leeMode: leeMode)
         return uid
     }
 
@@ -523,21 +523,38 @@ public final class KeycardCommandSet {
 
     /// The largest NDEF file a 4.0 card holds (§14.11).
     public static let ndefFileSize = 512
+    /// The largest NDEF slot of an applet before 3.2, stored whole by one STORE DATA (§10.12).
+    public static let ndefSlotSize = 223
     /// Bytes per STORE DATA chunk of the NDEF file: a multiple of 4 (offsets are given as offset / 4)
     /// that fits either secure channel's payload.
     static let ndefChunkSize = 220
 
-    /// The NDEF file, NLEN (2 bytes) ‖ record, of a 4.0 card, read in segments (§14.11): offset 0,
-    /// then the offset reached while it is below NLEN + 2. A length beyond the 512-byte file, a
-    /// segment not ending on a multiple of 4 or an empty segment is a malformed answer.
+    /// True when the card keeps NDEF data as a 512-byte file read and written at offsets (3.2 and
+    /// 4.0), false for the single slot of 3.0 and 3.1 (§10.12); a card not selected is taken as the
+    /// newer kind.
+    private var ndefIsFile: Bool {
+        applicationInfo?.version.map { $0 >= AppletVersion(major: 3, minor: 2) } ?? true
+    }
+
+    /// The NDEF bytes this card holds at most, NLEN (2 bytes) included: 512, or 223 before 3.2.
+    public var ndefCapacity: Int { ndefIsFile ? Self.ndefFileSize : Self.ndefSlotSize }
+
+    /// The NDEF file, NLEN (2 bytes) ‖ record (§14.11, §10.12), read in segments: offset 0, then
+    /// the offset reached while it is below NLEN + 2. Before 3.2 the slot comes whole, and an empty
+    /// slot (nothing ever stored) is an empty file. A length beyond the card's capacity, a segment
+    /// not ending on a multiple of 4 or an empty segment is a malformed answer.
     public func readNDEFFile() throws(CardError) -> [UInt8] {
         var file = try run(KeycardCommands.getData(.ndef), route: .automatic)
+        if file.isEmpty, !ndefIsFile { return [0, 0] }
         guard file.count >= 2 else {
             throw .malformedResponse(command: .getData, detail: "the NDEF file has no 2-byte length")
         }
         let total = 2 + (Int(file[0]) << 8 | Int(file[1]))
-        guard total <= Self.ndefFileSize else {
-            throw .malformedResponse(command: .getData, detail: "NDEF length \(total - 2) exceeds the \(Self.ndefFileSize)-byte file")
+        guard total <= ndefCapacity else {
+            throw .malformedResponse(command: .getData, detail: "NDEF length \(total - 2) exceeds the \(ndefCapacity)-byte file")
+        }
+        guard ndefIsFile || file.count >= total else {
+            throw .malformedResponse(command: .getData, detail: "NDEF length \(total - 2), but the slot holds \(file.count - 2) bytes after it")
         }
         while file.count < total {
             guard file.count % 4 == 0 else {
@@ -550,12 +567,17 @@ public final class KeycardCommandSet {
         return Array(file.prefix(total))
     }
 
-    /// Writes a 4.0 card's NDEF file (NLEN ‖ record, at most 512 bytes; NLEN must match) in
-    /// 220-byte chunks at offsets that are multiples of 4 (§14.11). Needs the PIN.
+    /// Writes the NDEF file (NLEN ‖ record, NLEN matching; at most `ndefCapacity` bytes): in
+    /// 220-byte chunks at offsets that are multiples of 4 (§14.11), or in one STORE DATA before 3.2
+    /// (§10.12). Needs the PIN.
     public func writeNDEFFile(_ file: [UInt8]) throws(CardError) {
-        guard file.count >= 2, file.count <= Self.ndefFileSize, Int(file[0]) << 8 | Int(file[1]) == file.count - 2 else {
+        guard file.count >= 2, file.count <= ndefCapacity, Int(file[0]) << 8 | Int(file[1]) == file.count - 2 else {
             throw .invalidInput(command: .storeData,
-                                reason: "an NDEF file is its 2-byte length then the record, at most \(Self.ndefFileSize) bytes; got \(file.count) bytes")
+                                reason: "an NDEF file is its 2-byte length then the record, at most \(ndefCapacity) bytes on this card; got \(file.count) bytes")
+        }
+        guard ndefIsFile else {
+            try run(KeycardCommands.storeData(file, slot: .ndef), route: .secure)
+            return
         }
         for offset in stride(from: 0, to: file.count, by: Self.ndefChunkSize) {
             let chunk = Array(file[offset..<min(file.count, offset + Self.ndefChunkSize)])

@@ -52,9 +52,11 @@ public struct SessionKeysV2: Sendable, CustomStringConvertible {
 /// and its answer, and one more for each round trip: nothing of it travels.
 ///
 /// Behaviour the card asks for: a plain `69 82` (the card closed the session: a tag or length
-/// failure) or `69 85` (no session) closes this side and throws `channelClosed`; a wrong tag on
-/// an answer closes and throws `responseMACMismatch`; a transport error closes (whether the card
-/// counted the round trip is unknown).
+/// failure) closes this side and throws `channelClosed`; any other plain answer (`69 85`, no
+/// session; or a word no session produces) and a `90 00` too short to hold a tag close it and
+/// throw `unprotectedAnswer` with the status word the card sent; a wrong tag on an answer closes
+/// and throws `responseMACMismatch`; a transport error closes (whether the card counted the round
+/// trip is unknown).
 public final class SecureChannelV2: APDUChannel {
     /// Largest inner APDU: 247 bytes (header 5 + data 242), so the sealed command fits Lc 255.
     public static let maximumInnerAPDU = 247
@@ -141,16 +143,12 @@ public final class SecureChannelV2: APDUChannel {
     /// inside the session, as it does a stray INS while a session is open); advances the counter.
     public func unwrap(_ response: ResponseAPDU, command: CardCommand) throws(CardError) -> ResponseAPDU {
         guard let keys else { throw .secureChannelNotOpen(command: command) }
-        guard response.sw == StatusWord.ok else {
-            // Plain answers: the card has no session (any more).
+        guard response.sw == StatusWord.ok, response.data.count >= Self.tagLength + 2 else {
+            // A plain answer (§14.3): the card closed the session (`69 82`), or answered something
+            // no session seals — reported as the status word it is, never as a MAC failure.
             close()
-            throw .channelClosed(command: command)
-        }
-        guard response.data.count >= Self.tagLength + 2 else {
-            close()
-            throw .malformedResponse(
-                command: command,
-                detail: "a protected answer is at least a status word and an 8-byte tag, got \(response.data.count) bytes")
+            if response.sw == StatusWord.securityStatusNotSatisfied { throw .channelClosed(command: command) }
+            throw .unprotectedAnswer(command: command, sw: response.sw, dataCount: response.data.count)
         }
         var plain: [UInt8]
         do {

@@ -204,7 +204,7 @@ public struct CardSchnorrSignature: Sendable, Equatable {
             let outputKey: XOnlyPublicKey
             do {
                 publicKey = try PublicKey(bytes: key)
-                outputKey = try publicKey.xOnly.key.tweaked(by: tweak)
+                outputKey = try publicKey.xOnly.key.tweaked(by: Self.reducedTweak(tweak))
             } catch {
                 throw CardError.malformedResponse(command: .sign, detail: error.description)
             }
@@ -223,6 +223,26 @@ public struct CardSchnorrSignature: Sendable, Equatable {
         } catch .malformedTLV(let offset, let reason) {
             throw .malformedResponse(command: .sign, detail: "TLV error at byte \(offset): \(reason)")
         }
+    }
+}
+
+extension CardSchnorrSignature {
+    /// t mod n, the tweak the applet adds: it computes d + t mod n with the card's big-number
+    /// arithmetic (docs/keycard-protocol.md §14.6), so a tweak of n or more (up to 2²⁵⁶ − 1, less
+    /// than 2n) acts as t − n. libsecp256k1 refuses a tweak ≥ n; the simulator and the client's
+    /// check both reduce it here first. Any other length is returned as it is.
+    public static func reducedTweak(_ tweak: [UInt8]) -> [UInt8] {
+        let n = Secp256k1.order
+        guard tweak.count == n.count, !tweak.lexicographicallyPrecedes(n) else { return tweak }
+        var out = [UInt8](repeating: 0, count: n.count)
+        var borrow = 0
+        for i in stride(from: n.count - 1, through: 0, by: -1) {
+            var d = Int(tweak[i]) - Int(n[i]) - borrow
+            borrow = d < 0 ? 1 : 0
+            if d < 0 { d += 256 }
+            out[i] = UInt8(d)
+        }
+        return out
     }
 }
 

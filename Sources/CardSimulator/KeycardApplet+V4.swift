@@ -271,7 +271,8 @@ extension KeycardApplet {
     /// SIGN (§14.6): P1 must be `01` (`6B 00`); the data hash ‖ path, or hash ‖ tweak ‖ path for
     /// Schnorr (`6A 80` when shorter); PIN and key `69 85`; path; derivation `69 84`; then the
     /// algorithm: P2 `00` ECDSA (random nonce, low S), `03` BIP-340 Schnorr with the tweak added to
-    /// the even-Y key (aux drawn from the card's randomness); any other P2 `6A 81`. The answer
+    /// the even-Y key modulo n, as the applet's big-number addition does (a tweak of n signs with the
+    /// key itself; aux drawn from the card's randomness); any other P2 `6A 81`. The answer
     /// carries the derived (untweaked) public key. The `schnorr-no-tweak` build variant reads the
     /// Schnorr data as hash ‖ path and signs plain BIP-340 (a tweak sent to it reads as path).
     func signV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
@@ -291,7 +292,8 @@ extension KeycardApplet {
             return .wrapped([0xA0, 0x81, UInt8(67 + signature.count), 0x80, 0x41] + publicKey + signature)
         case 0x03:
             guard let signature = try? key.signSchnorr(message: Array(data[0..<32]),
-                                                       tweak: tweaked ? Array(data[32..<64]) : [UInt8](repeating: 0, count: 32),
+                                                       tweak: tweaked ? CardSchnorrSignature.reducedTweak(Array(data[32..<64]))
+                                                           : [UInt8](repeating: 0, count: 32),
                                                        aux: random.bytes(32))
             else { throw .unknown }
             return .wrapped([0xA0, 0x81, 0x85, 0x80, 0x41] + publicKey + [0x88, 0x40] + signature)

@@ -91,6 +91,9 @@ public final class KeycardApplet {
         self.random = random
         self.state = state
         committed = state
+        // On 4.0 the PIN in use is the applet's persistent `pin` field, which always goes with the chain
+        // code the last VERIFY PIN chose (docs/keycard-protocol.md §14.1, §14.5): the state file keeps that.
+        if profile.isVersion4, state.duressChainActive { currentPIN = .duress }
     }
 
     // MARK: - Facts (read-only, for tools and tests)

@@ -16,7 +16,7 @@ public enum Builtins {
     /// The namespace tables, in help order (one place to add a namespace).
     static var tables: [Builtin] {
         (core + input + mnemonic + hd + xkey + path + presets + key + importing + use + vault + keystore + rotation + store
-            + cardConnection + cardAccess + cardKeys + signing + tx + eth + wallet + qr + qrWallet + qrWatchOnly + ur + mpc)
+            + cardConnection + cardAccess + cardKeys + cardNDEF + signing + tx + eth + wallet + qr + qrWallet + qrWatchOnly + ur + mpc)
             .map(withQROption)
     }
 

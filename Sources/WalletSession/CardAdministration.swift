@@ -127,6 +127,8 @@ extension Session {
         }
         try card.commands.initialize(parameters)
         try card.select()
+        // Remembered, so that card.load can name the trap when the words give other keys.
+        if !warnings.isEmpty { try store().setSetting(card.duressTrapSetting, to: "1") }
         showOnce(request.shown)
         return warnings
     }
@@ -251,6 +253,10 @@ extension Session {
         try card.commands.factoryReset()
         let forgot = try self.store().deletePairing(instanceUID: info.instanceUID)
         try self.store().deleteCardKeyCheck(instanceUID: info.instanceUID)
+        // What kcs knew of the card's PINs goes with them (a 4.0 card keeps its instance UID).
+        for setting in [card.duressLoginSetting, card.duressUnblockSetting, card.duressTrapSetting] {
+            try self.store().setSetting(setting, to: nil)
+        }
         return (try card.select().isInitialized, forgot)
     }
 }

@@ -12,8 +12,11 @@ extension Session {
     /// Records the card's key (its master public key, read with EXPORT KEY) as a CARD key,
     /// retiring the card keys of an earlier key of this card; an entry for the same key is
     /// reused. `keyUID` is what LOAD KEY or GENERATE KEY just answered (nil when kcs did not put
-    /// the key there). Returns the key record with the key UID.
-    public func recordCardKey(of card: CardLink, keyUID: [UInt8]?, source: KeySource, name: String?) throws -> (record: KeyRecord, keyUID: [UInt8]) {
+    /// the key there). `checkKey` is the key at `CardLink.keyCheckPath` the loaded words give, when
+    /// kcs knows them: what later logins compare with, instead of what this session's card derives.
+    /// Returns the key record with the key UID.
+    public func recordCardKey(of card: CardLink, keyUID: [UInt8]?, source: KeySource, name: String?,
+                              checkKey: PublicKey? = nil) throws -> (record: KeyRecord, keyUID: [UInt8]) {
         let master = try CardKeyPath(source: .master, components: [])
         let key = try card.commands.exportKey(.derive(master), kind: .publicKey).publicKey
         let uid = Hash.sha256(key.uncompressed)
@@ -41,7 +44,7 @@ extension Session {
         let check = try store.cardKeyCheck(instanceUID: card.info.instanceUID)
         if keyUID != nil || check?.keyUID != uid {
             // A key without a chain code derives nothing, with any PIN: there is nothing to check.
-            if let derived = try card.keyCheckKey() {
+            if let derived = try checkKey ?? card.keyCheckKey() {
                 try store.saveCardKeyCheck(CardKeyCheck(instanceUID: card.info.instanceUID, masterPublicKey: key,
                                                         path: CardLink.keyCheckPath.description, publicKey: derived))
             } else {
@@ -50,6 +53,47 @@ extension Session {
             card.keyWarning = nil
         }
         return (record, uid)
+    }
+
+    /// `card.load`: LOAD KEY (`load`, after the refusal to replace a key unless `force`), then the
+    /// key recorded. With the BIP-32 `seed` that was loaded (a mnemonic's or a seed's, not a key
+    /// pair's nor LEE mode's), the key the card derives at `CardLink.keyCheckPath` is compared with
+    /// the one the seed gives: the same master key with another child is a duress login — the
+    /// card derives with the duress chain code (docs/card.md, "Duress logins") — and every later
+    /// login is compared with the seed's key, not this session's. Returns the record, the key UID
+    /// and the warning (also kept on the link, which `sign` repeats).
+    public func loadCardKey(_ card: CardLink, force: Bool, seed: Secret?, source: KeySource, name: String?,
+                            load: (KeycardCommandSet) throws -> [UInt8]) throws -> (record: KeyRecord, keyUID: [UInt8], warning: String?) {
+        try card.ensureReplaceable(force: force)
+        let uid = try load(card.commands)
+        guard let seed else {
+            let recorded = try recordCardKey(of: card, keyUID: uid, source: source, name: name)
+            return (recorded.record, recorded.keyUID, nil)
+        }
+        let expected = try ExtendedKey.master(seed: seed).derive(DerivationPath(absolute: true, CardLink.keyCheckPath.components)).publicKey
+        let derived = try card.keyCheckKey()
+        let recorded = try recordCardKey(of: card, keyUID: uid, source: source, name: name, checkKey: expected)
+        guard let derived, derived != expected else { return (recorded.record, recorded.keyUID, nil) }
+        let warning = try duressLoadWarning(card)
+        card.keyWarning = warning
+        if card.info.usesSecureChannelV2 { try store().setSetting(card.duressLoginSetting, to: "1") }
+        return (recorded.record, recorded.keyUID, warning)
+    }
+
+    /// What `loadCardKey` says when the words give other keys than the card derives: every login is
+    /// a duress login when kcs initialized the card with the duress PIN equal to the PIN (the duress
+    /// trap, `CardLink.duressTrapSetting`); otherwise this session is one, and the trap is named as
+    /// the cause should the PIN have been the one given.
+    func duressLoadWarning(_ card: CardLink) throws -> String {
+        let difference = "the card derives other keys from these words than any other wallet would (the master key is "
+            + "theirs, \(CardLink.keyCheckPath) is not): the card uses its duress chain code, and its addresses and "
+            + "signatures are the duress wallet's"
+        if try store().setting(card.duressTrapSetting) == "1" {
+            return "every login on this card is a duress login: \(difference), because the card was initialized with "
+                + "the duress PIN equal to the PIN; \(CardLink.duressTrapRemedy), then load the words again"
+        }
+        return "this session is a duress login: \(difference). If you logged in with your PIN and not the duress PIN, "
+            + "every login on this card is a duress login (its duress PIN equals the PIN): \(CardLink.duressTrapRemedy)"
     }
 
     /// Retires every card key of this card except `keeping`; returns their names. The active
@@ -145,7 +189,7 @@ extension CardLink {
             }
             return CardExport(path: shown, publicKey: exported.publicKey, privateKey: privateKey, xpub: nil)
         case .extendedPublicKey:
-            guard !target.isEmpty else { throw CardKeyError.masterXpub }
+            guard !target.isEmpty else { throw CardKeyError.masterXpub(version4: info.usesSecureChannelV2) }
             guard !CardKeyPath.isEIP1581(target) else { throw CardKeyError.xpubNotExportable(path: shown.description) }
             let exported = try commands.exportKey(.derive(path), kind: .extendedPublicKey)
             let parent = try commands.exportKey(

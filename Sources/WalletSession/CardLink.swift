@@ -229,6 +229,9 @@ public enum CardCommandError: WalletError, Equatable {
     case pukBlocked(justNow: Bool)
     /// `card.unblock` while the PIN still has tries.
     case pinNotBlocked(triesLeft: Int)
+    /// A wrong PIN on a 4.0 card whose PIN was unblocked in a duress session: the tries are the
+    /// duress PIN's (docs/keycard-protocol.md §14.5).
+    case wrongPINAfterDuressUnblock(triesLeft: Int)
     /// A value needed in a batch run and not given (`option` says how to give it).
     case valueNeeded(what: String, option: String)
     /// A new value typed twice differently.
@@ -267,6 +270,7 @@ public enum CardCommandError: WalletError, Equatable {
         case .pinBlocked: "card.pinBlocked"
         case .pukBlocked: "card.pukBlocked"
         case .pinNotBlocked: "card.pinNotBlocked"
+        case .wrongPINAfterDuressUnblock: "card.wrongPINAfterDuressUnblock"
         case .valueNeeded: "card.valueNeeded"
         case .valuesDiffer: "card.valuesDiffer"
         case .resetNotConfirmed: "card.resetNotConfirmed"
@@ -316,6 +320,13 @@ public enum CardCommandError: WalletError, Equatable {
                 + "; only a factory reset (card.reset) makes the card usable again"
         case .pinNotBlocked(let n):
             "the PIN is not blocked (\(n) \(n == 1 ? "try" : "tries") left), so there is nothing to unblock; use card.verify"
+        case .wrongPINAfterDuressUnblock(let n):
+            (n == 0
+                ? "wrong PIN: no tries left, the PIN now set is blocked (card.unblock with the PUK sets it again)"
+                : "wrong PIN: \(n == 1 ? "1 try" : "\(n) tries") left")
+                + " — and they are the duress PIN's tries: the PIN was unblocked in a duress session, so the PIN now set is "
+                + "the one given to card.unblock, which opens the duress wallet, and the main PIN stays blocked; the main "
+                + "wallet comes back only with a factory reset (card.reset) and a restore from its mnemonic"
         case .valueNeeded(let what, let option):
             "the \(what) is needed and standard input is not a terminal to ask for it; pass \(option)"
         case .valuesDiffer(let what):
@@ -484,6 +495,7 @@ extension CardCommandError {
         switch self {
         case .notConnected: .noCard
         case .lastTry: .wrongPIN
+        case .wrongPINAfterDuressUnblock(let n): n == 0 ? .blocked : .wrongPIN
         case .pinBlocked, .pukBlocked: .blocked
         case .resetNotConfirmed: .cancelled
         // Values a batch run did not give, or typed twice differently: not the card's doing.

@@ -15,6 +15,9 @@ public struct CardLoginRequest {
     public var force = false
     /// Forget a refused stored pairing and pair again without asking.
     public var repairWithoutAsking = false
+    /// A pairing option was given (a password, the default password, an ephemeral pairing):
+    /// refused on a 4.0 card, which has no pairing, as `card.init --pairing` is.
+    public var pairingOptionGiven = false
     /// The pairing secret, asked only when the walk has to pair.
     public var pairingSecret: () throws -> PairingSecret
 
@@ -66,6 +69,18 @@ extension CardLink {
 
     // MARK: Duress logins
 
+    /// The store setting that says this 4.0 card's PIN was unblocked in a duress session: the PIN
+    /// in use is then the duress PIN that card.unblock set, and the main PIN is blocked
+    /// (docs/keycard-protocol.md §14.5).
+    public var duressUnblockSetting: String { "card.duress-unblocked." + instanceUID }
+
+    /// The store setting that says kcs initialized this card with the duress PIN equal to the PIN
+    /// (the duress trap, confirmed at `card.init`): every login on it is a duress login.
+    public var duressTrapSetting: String { "card.duress-trap." + instanceUID }
+
+    /// The way out of the duress trap, as every warning about it says it.
+    static let duressTrapRemedy = "reset it (card.reset) and initialize it with a duress PIN of its own (card.init --duress)"
+
     /// The key kcs records beside the master key to tell a duress login (docs/card.md, "Duress
     /// logins"): `m/0`, one public derivation. A duress PIN keeps the master key and its key UID
     /// but derives with another chain code (docs/keycard-protocol.md §10.2), so every child differs.
@@ -97,6 +112,11 @@ extension CardLink {
                                             kind: .publicKey).publicKey
         let derived = try keyCheckKey()
         guard master == check.masterPublicKey, derived == check.publicKey else {
+            if try store.setting(duressTrapSetting) == "1" {
+                return "every login on this card is a duress login: the card was initialized with the duress PIN equal "
+                    + "to the PIN, so this session's keys differ from the ones recorded for it (\(check.path)); "
+                    + Self.duressTrapRemedy
+            }
             return "this session's keys differ from the ones recorded for this card — a duress login? "
                 + "(the master key is the recorded one, but \(check.path) is not: the PIN given selects other keys)"
         }
@@ -128,11 +148,12 @@ extension Session {
     /// `card.open`: the card walk (`CardSession`) up to the open channel with the pairing kcs
     /// stored for the card, the PIN left unverified. Frees an earlier ephemeral pairing first;
     /// refuses a blank card, a card kcs holds no pairing for, and names a refused pairing
-    /// (`card.login --yes` pairs again). Returns the slot and the warnings of the release.
-    public func openChannel() throws -> (slot: UInt8, warnings: [String]) {
+    /// (`card.login --yes` pairs again). Returns the slot (nil on a 4.0 card, which has no pairing
+    /// slots) and the warnings of the release.
+    public func openChannel() throws -> (slot: UInt8?, warnings: [String]) {
         let card = try requireCard()
         let warnings = releaseEphemeralPairing()
-        var slot: UInt8 = 0
+        var slot: UInt8?
         var steps = CardWalkSteps()
         steps.selected = { card.noteSelected($0) }
         steps.initialization = { _ in throw CardCommandError.blank }
@@ -145,7 +166,7 @@ extension Session {
             slot = stored.slot
             return stored.pairing
         }
-        steps.pairingRefused = { _, _ in throw CardCommandError.pairingRefused(slot: slot) }
+        steps.pairingRefused = { stored, _ in throw CardCommandError.pairingRefused(slot: slot ?? stored.index) }
         steps.opened = { card.pairing = $0 }
         _ = try CardSession(commands: card.commands).open(steps)
         return (slot, warnings)
@@ -160,6 +181,8 @@ extension Session {
         // whether that was the duress PIN, in this store, for card.unblock to warn.
         if card.info.usesSecureChannelV2 {
             try recorded.setSetting(card.duressLoginSetting, to: warning == nil ? nil : "1")
+            // The main PIN answered: it is not the one a duress UNBLOCK left blocked any more.
+            if warning == nil { try recorded.setSetting(card.duressUnblockSetting, to: nil) }
         }
         guard let warning else { return nil }
         card.keyWarning = warning
@@ -175,6 +198,32 @@ extension Session {
             + "PIN, and the main PIN (its wallet) stays blocked until a factory reset and a restore from the mnemonic"
     }
 
+    /// `card.unblock`'s UNBLOCK PIN, once the PIN is known blocked and the new PIN given: warns
+    /// first when the last login kcs saw was a duress login (see `duressUnblockWarning`), and then
+    /// remembers that the PIN was unblocked in a duress session, so a later wrong-PIN answer can
+    /// say whose tries it counts (`pinFailure`). Returns the warning, nil when there is none.
+    public func unblockPIN(_ card: CardLink, puk: Secret, newPIN: Secret) throws -> String? {
+        let warning = try duressUnblockWarning(card)
+        if let warning { prompts?.warn("card.unblock: " + warning) }
+        do { try card.commands.unblockPIN(puk: puk, newPIN: newPIN) } catch { throw Session.credentialFailure(error) }
+        card.pinVerified = true
+        if warning != nil { try existingStore()?.setSetting(card.duressUnblockSetting, to: "1") }
+        return warning
+    }
+
+    /// A failed VERIFY PIN as the console reports it (`credentialFailure`), except on a 4.0 card
+    /// whose PIN kcs saw unblocked in a duress session: there the card counts the tries of the PIN
+    /// in use, which is the duress PIN card.unblock set, and the main PIN stays blocked
+    /// (docs/keycard-protocol.md §14.5), so "wrong PIN: 2 tries left" would be read as the main
+    /// PIN's — the error says whose tries they are.
+    public func pinFailure(_ error: Error, on card: CardLink) -> Error {
+        if card.info.usesSecureChannelV2, case .wrongPIN(let tries)? = error as? CardError,
+           (try? existingStore()?.setting(card.duressUnblockSetting)) == "1" {
+            return CardCommandError.wrongPINAfterDuressUnblock(triesLeft: tries)
+        }
+        return Session.credentialFailure(error)
+    }
+
     /// After CHANGE PIN: on a 4.0 card after a duress login, the PIN changed is the duress PIN.
     public func duressChangeNote(_ card: CardLink) -> String? {
         guard card.info.usesSecureChannelV2, card.keyWarning != nil else { return nil }
@@ -188,6 +237,7 @@ extension Session {
     /// moment PAIR answers; refuses a PIN that could block the card; then the duress check.
     public func login(pin: Secret, _ request: CardLoginRequest) throws -> CardLoginResult {
         let card = try requireCard()
+        if request.pairingOptionGiven, card.info.usesSecureChannelV2 { throw CardCommandError.noPairingOnVersion4 }
         try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
         var warnings = releaseEphemeralPairing()
         var store: WalletStore?
@@ -240,7 +290,7 @@ extension Session {
         } catch CardError.noFreePairingSlot {
             throw CardCommandError.noFreePairingSlots(total: card.pairingSlotCount)
         } catch {
-            throw Session.credentialFailure(error)
+            throw pinFailure(error, on: card)
         }
         card.pinVerified = true
         // A duress PIN opens the card with other keys and nothing in the answer says so

@@ -85,7 +85,8 @@ public enum CardKeyError: WalletError, Equatable {
     case notExtended
     case privateNotExportable(path: String)
     case xpubNotExportable(path: String)
-    case masterXpub
+    /// The master's xpub: unreliable on 3.1/3.2, refused by a 4.0 card (`version4`).
+    case masterXpub(version4: Bool)
     /// A 4.0-only command (`sign --schnorr`, `card.bip85`, `card.ecdh`, `card.challenge`) without a
     /// logged-in 4.0 card.
     case needsVersion4(feature: String)
@@ -152,9 +153,13 @@ public enum CardKeyError: WalletError, Equatable {
                 + "is not there: keys that can hold funds never leave the card; ask for --public or --xpub"
         case .xpubNotExportable(let path):
             "the card does not export the chain code under EIP-1581 (\(path)); ask for --public"
-        case .masterXpub:
-            "the card does not export the master's chain code reliably (applet 3.1/3.2 answer from a scratch "
-                + "buffer); export an account instead, e.g. card.export \"m/44'/60'/0'\" --xpub"
+        case .masterXpub(let version4):
+            (version4
+                ? "a 4.0 card does not export the master's extended public key (it refuses EXPORT KEY of the master's "
+                    + "chain code, SW 6985)"
+                : "the card does not export the master's chain code reliably (applet 3.1/3.2 answer from a scratch "
+                    + "buffer)")
+                + "; export an account instead, e.g. card.export \"m/44'/60'/0'\" --xpub"
         case .needsVersion4(let feature):
             "\(feature) comes from a Keycard 4.0 card, and this card's applet is older: connect a 4.0 card and run card.login"
         case .ecdhPath(let path):

@@ -101,8 +101,8 @@ struct CardErrorTests {
                 "SIGN failed (SW 6F03): a cryptographic error on the card (no such algorithm)"
             ),
             (
-                .unexpected(command: .other(cla: 0x80, ins: 0x84), sw: 0x6A84),
-                "command 80 84 failed (SW 6A84): the card answered with a status word this command does not define"
+                .unexpected(command: .other(cla: 0x80, ins: 0x86), sw: 0x6A84),
+                "command 80 86 failed (SW 6A84): the card answered with a status word this command does not define"
             ),
             (
                 .channelClosed(command: .mutuallyAuthenticate),
@@ -138,7 +138,8 @@ struct CardErrorTests {
             (CommandAPDU(ins: 0x21, p1: 0x00), .changePIN),
             (CommandAPDU(ins: 0x21, p1: 0x01), .changePUK),
             (CommandAPDU(ins: 0x21, p1: 0x02), .changePairingSecret),
-            (CommandAPDU(ins: 0x84), .other(cla: 0x80, ins: 0x84)),
+            (CommandAPDU(ins: 0x84), .getChallenge),
+            (CommandAPDU(ins: 0x86), .other(cla: 0x80, ins: 0x86)),
         ] as [(CommandAPDU, CardCommand)])
     func cardCommand_fromHeader(_ apdu: CommandAPDU, _ command: CardCommand) {
         #expect(CardCommand(apdu) == command)

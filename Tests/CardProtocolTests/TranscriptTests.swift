@@ -163,7 +163,7 @@ struct TranscriptTests {
         #expect(response == ResponseAPDU(sw: 0x6D00))
         #expect(
             CardError.from(sw: response.sw, command: CardCommand(CommandAPDU(ins: 0x84)))
-                == .insNotSupported(command: .other(cla: 0x80, ins: 0x84)))
+                == .insNotSupported(command: .getChallenge))
         // The chain moved on to the answer's MAC.
         #expect(commands.secureChannel.currentIV == Array(h(Transcript.ins84Response).prefix(16)))
 
@@ -179,7 +179,7 @@ struct TranscriptTests {
         #expect(!text.contains("313131313131"))
         #expect(text.contains("→ [SC] VERIFY PIN: 80 20 00 00 06 <masked 6 bytes>\n  ← 63C2"))
         #expect(text.contains("→ [SC] GET STATUS: 80 F2 00 00\n  ← A309020103020105010100 9000"))
-        #expect(text.contains("→ [SC] command 80 84: 80 84 20 00\n  ← 6D00"))
+        #expect(text.contains("→ [SC] GET CHALLENGE: 80 84 20 00\n  ← 6D00"))
     }
 
     @Test("a stored pairing skips INIT and PAIR: SELECT, OPEN SECURE CHANNEL, MUTUALLY AUTHENTICATE only")

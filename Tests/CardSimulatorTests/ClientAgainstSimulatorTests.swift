@@ -371,11 +371,11 @@ struct ClientAgainstSimulatorTests {
     static let staleIVCases: [StaleIVCase] = [
         StaleIVCase(
             name: "unknown INS 84", command: CardProtocol.CommandAPDU(ins: 0x84), sw: 0x6D00,
-            error: .insNotSupported(command: .other(cla: 0x80, ins: 0x84))),
+            error: .insNotSupported(command: .getChallenge)),
         StaleIVCase(
             name: "unknown INS 84 with 32 data bytes (§16.2)",
             command: CardProtocol.CommandAPDU(ins: 0x84, p1: 0x20, data: [UInt8](repeating: 0x11, count: 32)), sw: 0x6D00,
-            error: .insNotSupported(command: .other(cla: 0x80, ins: 0x84))),
+            error: .insNotSupported(command: .getChallenge)),
         StaleIVCase(
             name: "INIT on an initialized card", command: CardProtocol.CommandAPDU(ins: 0xFE, data: [UInt8](repeating: 0, count: 32)),
             sw: 0x6D00, error: .insNotSupported(command: .initialize)),

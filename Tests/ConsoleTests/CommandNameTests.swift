@@ -21,13 +21,14 @@ private let commandErrors: [any IdentifiableError & Sendable] = {
             .lastTry(credential: "PUK"), .pinBlocked(justNow: true), .pinBlocked(justNow: false),
             .pukBlocked(justNow: true), .pukBlocked(justNow: false), .pinNotBlocked(triesLeft: 3),
             .valueNeeded(what: "PIN", option: "pin"), .valuesDiffer(what: "PIN"), .resetNotConfirmed(typed: "x"),
-            .resetNotConfirmed(typed: nil), .resetUnsupported, .unpairChoice, .duressTrap(reason: "r"), .noPairingOnVersion4, .trustNotConfirmed(identity: "02ab")]
+            .resetNotConfirmed(typed: nil), .resetUnsupported, .unpairChoice, .duressTrap(reason: "r"), .noPairingOnVersion4, .trustNotConfirmed(identity: "02ab"),
+            .wrongPINAfterDuressUnblock(triesLeft: 2), .wrongPINAfterDuressUnblock(triesLeft: 0)]
     out += [KeyCommandError.privateWhereWatchOnly, .moveNeedsOneOption(given: 2), .cannotSign(name: "a", kind: "WATCH"),
             .digestLength(got: 3), .noActiveKey, .customNeedsPath, .privateKeyLength(got: 3), .backupNeedsTerminal,
             .backupWordWrong(position: 4), .publicKeyGiven,
             .retired(name: "old", successor: "new"), .retired(name: "old", successor: nil)]
     out += [CardKeyError.keyPresent, .removeNeedsForce, .noKeyOnCard, .tooDeep(path: "m/1", depth: 11), .parentOfMaster,
-            .notExtended, .privateNotExportable(path: "m/44'"), .xpubNotExportable(path: "m/43'"), .masterXpub, .needsVersion4(feature: "ECDH"), .notInThisBuild(command: "ECDH"), .notLEEMode, .ecdhPath(path: "m/1"),
+            .notExtended, .privateNotExportable(path: "m/44'"), .xpubNotExportable(path: "m/43'"), .masterXpub(version4: false), .needsVersion4(feature: "ECDH"), .notInThisBuild(command: "ECDH"), .notLEEMode, .ecdhPath(path: "m/1"),
             .oneExportKind(given: ["public", "xpub"]), .conflictingOptions(first: "next", second: "new-account"),
             .indexOverflow, .otherCard(name: "k", keyCard: "1a2b3c4d", connected: "5e6f7a8b"),
             .retiredCardKey(name: "k"), .needsCardSigner(option: "path", name: "k")]

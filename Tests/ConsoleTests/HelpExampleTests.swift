@@ -66,7 +66,7 @@ private let cardStates: [String: CardState] = [
     "card.remove-key": .keyLoaded, "card.path": .keyLoaded, "card.derive": .keyLoaded, "card.pinless": .keyLoaded,
     "card.export": .keyLoaded, "use.card": .keyLoaded, "card.disconnect": .connected,
     "card.bip85": .version4KeyLoaded, "card.ecdh": .version4KeyLoaded, "card.challenge": .version4KeyLoaded,
-    "card.lee": .version4LEE,
+    "card.lee": .version4LEE, "card.ndef": .loggedIn,
 ]
 
 /// More lines some examples need before them.

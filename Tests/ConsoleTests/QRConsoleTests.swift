@@ -136,8 +136,8 @@ struct QRConsoleTests {
             print (ur.decode $e.ur).cbor
             for p in ["3.1.0", "4.0"] {
               card.connect --sim "export-{p}" --profile $p
-              if p == "4.0" { card.init --pin "123456" --puk "111122223333" --duress "654321" } else { card.init --pin "123456" --puk "111122223333" --pairing "pw" }
-              card.login "123456" --password "pw"
+              if p == "4.0" { card.init --pin "123456" --puk "111122223333" --duress "654321" } else { card.init --pin "123456" --puk "111122223333" --pairing "pw"; card.pair --password "pw" }
+              card.login "123456"
               card.load mnemonic "\(Self.abandon)" --name "kc-{p}"
               use card
               let c = qr.export

@@ -85,7 +85,9 @@ extension Builtins {
                 example: "card.open") { args in
             let session = try args.session()
             let opened = try session.openChannel()
-            return withWarnings([("slot", .int(Int(opened.slot))), ("open", .bool(true))], opened.warnings, session: session)
+            let channel: (String, Value) = opened.slot.map { ("slot", .int(Int($0))) }
+                ?? ("secureChannel", .string(secureChannelV2Text))
+            return withWarnings([channel, ("open", .bool(true))], opened.warnings, session: session)
         },
 
         Builtin("card.verify", params: [ParamSpec("pin", credentialType, secret: true)],
@@ -98,7 +100,7 @@ extension Builtins {
             try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
             try Session.checkTries(.pin, in: card.commands.getStatus(), force: args.flag("force"))
             card.pinVerified = false
-            do { try card.commands.verifyPIN(pin) } catch { throw Session.credentialFailure(error) }
+            do { try card.commands.verifyPIN(pin) } catch { throw session.pinFailure(error, on: card) }
             card.pinVerified = true
             // The same duress check as card.login's (docs/card.md, "Duress logins").
             guard let warning = try session.checkCardKeys(card) else { return .null }
@@ -122,13 +124,14 @@ extension Builtins {
             request.ephemeral = args.flag("ephemeral")
             request.force = args.flag("force")
             request.repairWithoutAsking = args.flag("yes")
+            request.pairingOptionGiven = args.value("password") != nil || args.flag("default") || args.flag("ephemeral")
             let login = try session.login(pin: pin, request)
             var fields: [(String, Value)] = [("card", .string(card.name)), ("shortUID", .string(card.shortUID))]
             if let pairing = login.pairing {
                 fields += [("slot", .int(Int(pairing.index))), ("paired", .bool(login.paired)),
                            ("ephemeral", .bool(card.ephemeralPairing != nil))]
             } else {
-                fields.append(("secureChannel", .string("V2 (a 4.0 card: no pairing)")))
+                fields.append(("secureChannel", .string(secureChannelV2Text)))
             }
             if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
             return withWarnings(fields, login.warnings, session: session)
@@ -224,10 +227,7 @@ extension Builtins {
             guard status.pinRetries == 0 else { throw CardCommandError.pinNotBlocked(triesLeft: status.pinRetries) }
             try Session.checkTries(.puk, in: status, force: args.flag("force"))
             let pin = try newValue(args.value("pin"), what: "PIN", option: "the new PIN as argument 2", session: session)
-            let warning = try session.duressUnblockWarning(card)
-            if let warning { session.prompts?.warn("card.unblock: " + warning) }
-            do { try card.commands.unblockPIN(puk: puk, newPIN: pin) } catch { throw Session.credentialFailure(error) }
-            card.pinVerified = true
+            let warning = try session.unblockPIN(card, puk: puk, newPIN: pin)
             return warning.map { .map(ValueMap([("warning", .string($0))])) } ?? .null
         },
 
@@ -282,6 +282,9 @@ extension Builtins {
 }
 
 extension Builtins {
+    /// How `card.login` and `card.open` name a 4.0 card's channel.
+    static let secureChannelV2Text = "V2 (a 4.0 card: no pairing)"
+
     /// What a PIN, PUK or password argument accepts: text or a secret value.
     static let credentialType: ValueType = .oneOf([.string, .secret(nil)])
 

@@ -79,7 +79,7 @@ extension Builtins {
         },
 
         Builtin("card.info",
-                summary: "The card's Info screen: initialised, key loaded, free pairing slots, version, instance and key UID, capabilities.",
+                summary: "The card's Info screen: initialised, key loaded, free pairing slots, version, instance and key UID, LEE mode (4.0), capabilities.",
                 example: "card.info") { args in
             let card = try args.session().requireCard()
             if !card.hasOpenChannel { try card.select() }
@@ -122,6 +122,8 @@ extension Builtins {
         if let slots = i.freePairingSlots { f.append(("freePairingSlots", .int(slots))) }
         f.append(("keyLoaded", .bool(!i.keyUID.isEmpty)))
         if !i.keyUID.isEmpty { f.append(("keyUID", .bytes(i.keyUID))) }
+        // A 4.0 card's status byte says whether its keys are in LEE mode (docs/keycard-protocol.md §14.1).
+        if i.usesSecureChannelV2 { f.append(("leeMode", .bool(i.isLEEMode))) }
         f.append(("capabilities", .string(i.capabilities.description)))
         if let note = card.simulatedNote { f.append(("simulated", .string(note))) }
         return .map(ValueMap(f + extra))

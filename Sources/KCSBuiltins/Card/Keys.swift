@@ -57,11 +57,12 @@ extension Builtins {
                 summary: "Loads a key into the card: mnemonic \"WORDS\", seed 0x…, or keypair 0xPRIVATE [--chain-code 0x…].",
                 example: "card.load mnemonic \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\" --passphrase TREZOR") { args in
             let session = try args.session()
-            let (load, source) = try loadMaterial(args)
+            let (load, seed, source) = try loadMaterial(args)
             let card = args.flag("lee") ? try session.requireVersion4("LEE mode") : try session.requireLoggedIn()
-            try card.ensureReplaceable(force: args.flag("force"))
-            let uid = try load(card.commands)
-            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: source, name: args.string("name")))
+            let loaded = try session.loadCardKey(card, force: args.flag("force"), seed: seed, source: source,
+                                                 name: args.string("name"), load: load)
+            return withWarnings(keyFields(loaded.record) + [("keyUID", .bytes(loaded.keyUID))],
+                                loaded.warning.map { [$0] } ?? [], session: session)
         },
 
         Builtin("card.generate",
@@ -245,10 +246,11 @@ extension Builtins {
 extension Builtins {
 
     /// `card.load`'s material, checked before anything is sent: LOAD KEY with the BIP-39 seed
-    /// of a mnemonic, a raw seed, or a keypair (with an optional chain code), and the source kcs
-    /// records for the key.
+    /// of a mnemonic, a raw seed, or a keypair (with an optional chain code); the BIP-32 seed
+    /// loaded (nil for a keypair and in LEE mode, whose keys are not BIP-32's), which the card's
+    /// keys are checked against; and the source kcs records for the key.
     static func loadMaterial(_ args: CallArguments) throws
-        -> (load: (KeycardCommandSet) throws -> [UInt8], source: KeySource)
+        -> (load: (KeycardCommandSet) throws -> [UInt8], seed: Secret?, source: KeySource)
     {
         let what = args.string("what") ?? ""  // one of the table's choices
         if what != "mnemonic", args.value("passphrase") != nil {
@@ -265,10 +267,12 @@ extension Builtins {
         }
         let load: (KeycardCommandSet) throws -> [UInt8]
         let source: KeySource
+        var bip32Seed: Secret?
         switch what {
         case "mnemonic":
             let seed = try Builtins.seed(try parseMnemonic(material, language: nil), args)
             load = args.flag("lee") ? { try $0.loadLEESeed(seed) } : { try $0.loadKey(seed: seed) }
+            bip32Seed = args.flag("lee") ? nil : seed
             source = .mnemonic
         case "seed":
             let seed: Secret = switch material {
@@ -281,6 +285,7 @@ extension Builtins {
                                               got: "\(seed.count) bytes")
             }
             load = args.flag("lee") ? { try $0.loadLEESeed(seed) } : { try $0.loadKey(seed: seed) }
+            bip32Seed = args.flag("lee") ? nil : seed
             source = .card
         default:
             let key = try privateKeyArgument(material)
@@ -294,7 +299,7 @@ extension Builtins {
             load = { try $0.loadKey(privateKey: key, chainCode: chainCode) }
             source = .privkey
         }
-        return (load, source)
+        return (load, bip32Seed, source)
     }
 
     // MARK: - Sessions
