@@ -405,7 +405,11 @@ static inline int kcs_jpeg_read_gray(const unsigned char *bytes, size_t length, 
 
 typedef struct kcs_gif_api {
     GifFileType *(*open)(void *, InputFunc, int *);
-    int (*slurp)(GifFileType *);
+    int (*record_type)(GifFileType *, GifRecordType *);
+    int (*image_desc)(GifFileType *);
+    int (*line)(GifFileType *, GifPixelType *, int);
+    int (*extension)(GifFileType *, int *, GifByteType **);
+    int (*extension_next)(GifFileType *, GifByteType **);
     int (*close)(GifFileType *, int *);
     int (*gcb)(GifFileType *, int, GraphicsControlBlock *);
     const char *(*error_string)(int);
@@ -427,7 +431,11 @@ static inline void kcs_gif_load_once(void) {
     void *lib = dlopen("libgif.so.7", RTLD_NOW | RTLD_LOCAL);
     if (!lib) { snprintf(a->error, sizeof a->error, "libgif.so.7 could not be loaded (%s); apt-get install libgif7", dlerror()); return; }
     a->open = (__typeof__(a->open))dlsym(lib, "DGifOpen");
-    a->slurp = (__typeof__(a->slurp))dlsym(lib, "DGifSlurp");
+    a->record_type = (__typeof__(a->record_type))dlsym(lib, "DGifGetRecordType");
+    a->image_desc = (__typeof__(a->image_desc))dlsym(lib, "DGifGetImageDesc");
+    a->line = (__typeof__(a->line))dlsym(lib, "DGifGetLine");
+    a->extension = (__typeof__(a->extension))dlsym(lib, "DGifGetExtension");
+    a->extension_next = (__typeof__(a->extension_next))dlsym(lib, "DGifGetExtensionNext");
     a->close = (__typeof__(a->close))dlsym(lib, "DGifCloseFile");
     a->gcb = (__typeof__(a->gcb))dlsym(lib, "DGifSavedExtensionToGCB");
     a->error_string = (__typeof__(a->error_string))dlsym(lib, "GifErrorString");
@@ -438,9 +446,9 @@ static inline void kcs_gif_load_once(void) {
     a->make_image = (__typeof__(a->make_image))dlsym(lib, "GifMakeSavedImage");
     a->gcb_to_extension = (__typeof__(a->gcb_to_extension))dlsym(lib, "EGifGCBToSavedExtension");
     a->add_extension = (__typeof__(a->add_extension))dlsym(lib, "GifAddExtensionBlock");
-    if (!a->open || !a->slurp || !a->close || !a->gcb || !a->error_string || !a->open_write || !a->spew || !a->set_version
+    if (!a->open || !a->record_type || !a->image_desc || !a->line || !a->extension || !a->extension_next || !a->close || !a->gcb || !a->error_string || !a->open_write || !a->spew || !a->set_version
         || !a->make_map || !a->make_image || !a->gcb_to_extension || !a->add_extension) {
-        snprintf(a->error, sizeof a->error, "libgif.so.7 lacks DGifOpen/DGifSlurp");
+        snprintf(a->error, sizeof a->error, "libgif.so.7 lacks the DGif record API");
         return;
     }
     a->loaded = 1;
@@ -458,12 +466,18 @@ static inline int kcs_gif_read(GifFileType *gif, GifByteType *out, int n) {
     return (int)take;
 }
 
+/// The most frames a GIF may have here (an animated UR of a few hundred parts needs far fewer).
+#define KCS_GIF_MAX_FRAMES 4096
+
 /// Every frame of a GIF held in memory, composed on its canvas (a frame's transparent pixels
 /// keep the previous frame's) and converted to grey: `*frames` (free with kcs_free) holds
-/// `*count` images of `*width`×`*height`. Refuses more than `max_pixels` in all before composing.
+/// `*count` images of `*width`×`*height`. Read record by record, never slurped whole: each
+/// frame's size is checked against the canvas before its pixels are decoded, and the composed
+/// frames together may hold at most `max_total` pixels (a canvas at most `max_pixels`), so a
+/// small file of huge or countless frames costs an error, not gigabytes (docs/qr.md, "Bounds").
 /// Returns 0, or -1 with the reason in `error`.
-static inline int kcs_gif_read_gray(const unsigned char *bytes, size_t length, size_t max_pixels, unsigned char **frames,
-                                    int *width, int *height, int *count, char *error, size_t error_size) {
+static inline int kcs_gif_read_gray(const unsigned char *bytes, size_t length, size_t max_pixels, size_t max_total,
+                                    unsigned char **frames, int *width, int *height, int *count, char *error, size_t error_size) {
     const char *why = kcs_gif_load();
     if (why) { snprintf(error, error_size, "%s", why); return -1; }
     kcs_gif_api *a = kcs_gif_state();
@@ -471,39 +485,80 @@ static inline int kcs_gif_read_gray(const unsigned char *bytes, size_t length, s
     int code = 0;
     GifFileType *gif = a->open(&in, kcs_gif_read, &code);
     if (!gif) { snprintf(error, error_size, "not a GIF image (%s)", a->error_string(code)); return -1; }
-    if (a->slurp(gif) != GIF_OK) {
-        snprintf(error, error_size, "a damaged GIF image (%s)", a->error_string(gif->Error));
+    size_t w = (size_t)gif->SWidth, h = (size_t)gif->SHeight;
+    if (w == 0 || h == 0 || w * h > max_pixels) {
+        snprintf(error, error_size, "the GIF's canvas is %zux%zu pixels, more than %zu", w, h, max_pixels);
         a->close(gif, &code);
         return -1;
     }
-    size_t w = (size_t)gif->SWidth, h = (size_t)gif->SHeight, n = (size_t)gif->ImageCount;
-    if (w == 0 || h == 0 || n == 0 || w * h > max_pixels || w * h * n > max_pixels * 8) {
-        snprintf(error, error_size, "the GIF is %zux%zu pixels in %zu frames, more than kcs reads", w, h, n);
-        a->close(gif, &code);
-        return -1;
-    }
-    unsigned char *out = malloc(w * h * n);
-    if (!out) { snprintf(error, error_size, "out of memory"); a->close(gif, &code); return -1; }
-    memset(out, 255, w * h);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char *canvas = out + i * w * h;
-        if (i > 0) memcpy(canvas, canvas - w * h, w * h);
-        SavedImage *frame = &gif->SavedImages[i];
-        ColorMapObject *map = frame->ImageDesc.ColorMap ? frame->ImageDesc.ColorMap : gif->SColorMap;
-        GraphicsControlBlock control = { 0, false, 0, NO_TRANSPARENT_COLOR };
-        a->gcb(gif, (int)i, &control);
-        for (int y = 0; y < frame->ImageDesc.Height; y++) {
-            for (int x = 0; x < frame->ImageDesc.Width; x++) {
-                int px = frame->ImageDesc.Left + x, py = frame->ImageDesc.Top + y;
-                if (px < 0 || py < 0 || (size_t)px >= w || (size_t)py >= h || !map) continue;
-                int index = frame->RasterBits[y * frame->ImageDesc.Width + x];
-                if (index == control.TransparentColor || index >= map->ColorCount) continue;
-                GifColorType c = map->Colors[index];
-                canvas[(size_t)py * w + (size_t)px] = (unsigned char)((c.Red * 299 + c.Green * 587 + c.Blue * 114) / 1000);
+    unsigned char *out = NULL, *row = malloc(w);
+    size_t n = 0;
+    int transparent = NO_TRANSPARENT_COLOR, failed = 0;
+    GifRecordType record = UNDEFINED_RECORD_TYPE;
+    if (!row) { snprintf(error, error_size, "out of memory"); a->close(gif, &code); return -1; }
+    while (!failed && record != TERMINATE_RECORD_TYPE) {
+        if (a->record_type(gif, &record) != GIF_OK) {
+            snprintf(error, error_size, "a damaged GIF image (%s)", a->error_string(gif->Error));
+            failed = 1;
+            break;
+        }
+        if (record == EXTENSION_RECORD_TYPE) {
+            int ext = 0;
+            GifByteType *block = NULL;
+            if (a->extension(gif, &ext, &block) != GIF_OK) { snprintf(error, error_size, "a damaged GIF extension"); failed = 1; break; }
+            // A graphic control block: packed flags, delay (2 bytes), transparent index.
+            if (ext == GRAPHICS_EXT_FUNC_CODE && block && block[0] >= 4) transparent = (block[1] & 1) ? block[4] : NO_TRANSPARENT_COLOR;
+            while (block) {
+                if (a->extension_next(gif, &block) != GIF_OK) { snprintf(error, error_size, "a damaged GIF extension"); failed = 1; break; }
             }
+        } else if (record == IMAGE_DESC_RECORD_TYPE) {
+            if (a->image_desc(gif) != GIF_OK) { snprintf(error, error_size, "a damaged GIF frame (%s)", a->error_string(gif->Error)); failed = 1; break; }
+            GifImageDesc d = gif->Image;
+            if (d.Width <= 0 || d.Height <= 0 || (size_t)d.Width > w || (size_t)d.Height > h) {
+                snprintf(error, error_size, "GIF frame %zu is %dx%d pixels, larger than its %zux%zu canvas", n + 1, d.Width, d.Height, w, h);
+                failed = 1;
+                break;
+            }
+            if (n + 1 > KCS_GIF_MAX_FRAMES || (n + 1) * w * h > max_total) {
+                snprintf(error, error_size, "the GIF has more than %zu frames of %zux%zu pixels, more than the %zu pixels kcs reads",
+                         n, w, h, max_total);
+                failed = 1;
+                break;
+            }
+            unsigned char *grown = realloc(out, (n + 1) * w * h);
+            if (!grown) { snprintf(error, error_size, "out of memory"); failed = 1; break; }
+            out = grown;
+            unsigned char *canvas = out + n * w * h;
+            if (n == 0) memset(canvas, 255, w * h); else memcpy(canvas, canvas - w * h, w * h);
+            ColorMapObject *map = d.ColorMap ? d.ColorMap : gif->SColorMap;
+            // Interlaced frames store rows in four passes (GIF89a, appendix E).
+            static const int offsets[] = { 0, 4, 2, 1 }, steps[] = { 8, 8, 4, 2 };
+            int passes = d.Interlace ? 4 : 1;
+            for (int pass = 0; pass < passes && !failed; pass++) {
+                for (int y = d.Interlace ? offsets[pass] : 0; y < d.Height; y += d.Interlace ? steps[pass] : 1) {
+                    if (a->line(gif, row, d.Width) != GIF_OK) {
+                        snprintf(error, error_size, "a damaged GIF frame (%s)", a->error_string(gif->Error));
+                        failed = 1;
+                        break;
+                    }
+                    int py = d.Top + y;
+                    if (py < 0 || (size_t)py >= h || !map) continue;
+                    for (int x = 0; x < d.Width; x++) {
+                        int px = d.Left + x, index = row[x];
+                        if (px < 0 || (size_t)px >= w || index == transparent || index >= map->ColorCount) continue;
+                        GifColorType c = map->Colors[index];
+                        canvas[(size_t)py * w + (size_t)px] = (unsigned char)((c.Red * 299 + c.Green * 587 + c.Blue * 114) / 1000);
+                    }
+                }
+            }
+            transparent = NO_TRANSPARENT_COLOR;
+            n++;
         }
     }
+    free(row);
     a->close(gif, &code);
+    if (!failed && n == 0) { snprintf(error, error_size, "the GIF has no frames"); failed = 1; }
+    if (failed) { free(out); return -1; }
     *frames = out;
     *width = (int)w;
     *height = (int)h;

@@ -191,12 +191,31 @@ public struct GrayImage: Sendable, Equatable {
 
     /// The largest image read: 40 megapixels.
     public static let maximumPixels = 40_000_000
+    /// The most pixels one reading decodes in all (a GIF's frames, a folder of images): two
+    /// of the largest images. Past it the reading stops with an error (docs/qr.md, "Bounds").
+    public static let maximumPixelsPerReading = 80_000_000
+    /// The most scans a JPEG may have, and the most pixels × scans a progressive one may cost:
+    /// each scan of a progressive JPEG is another pass over the whole image, and a small
+    /// crafted file of thousands of scans cost minutes of CPU.
+    public static let maximumJPEGScans = 64
+    public static let maximumJPEGScanPixels = 800_000_000
 
     /// A PNG image held in memory, converted to grey.
     public init(png bytes: [UInt8]) throws(QRError) { try self.init(bytes, decoder: kcs_png_read_gray) }
 
-    /// A JPEG image held in memory, converted to grey (libturbojpeg).
-    public init(jpeg bytes: [UInt8]) throws(QRError) { try self.init(bytes, decoder: kcs_jpeg_read_gray) }
+    /// A JPEG image held in memory, converted to grey (libturbojpeg), once its scans are counted
+    /// (`JPEGMarkers`): more than `maximumJPEGScans`, or a progressive image whose scans × pixels
+    /// exceed `maximumJPEGScanPixels`, is refused before any is decoded.
+    public init(jpeg bytes: [UInt8]) throws(QRError) {
+        let markers = JPEGMarkers(bytes)
+        if markers.scans > Self.maximumJPEGScans {
+            throw .image("the JPEG has \(markers.scans) scans, more than the \(Self.maximumJPEGScans) kcs decodes")
+        }
+        if markers.progressive, markers.pixels * markers.scans > Self.maximumJPEGScanPixels {
+            throw .image("the progressive JPEG has \(markers.scans) scans of \(markers.pixels) pixels, more work than kcs does for one image")
+        }
+        try self.init(bytes, decoder: kcs_jpeg_read_gray)
+    }
 
     /// An image decoded to grey by one of the shim's readers (bytes, length, pixel limit → grey
     /// buffer, width, height, or the reason).
@@ -220,7 +239,7 @@ public struct GrayImage: Sendable, Equatable {
         var w: Int32 = 0, h: Int32 = 0, n: Int32 = 0
         var error = [CChar](repeating: 0, count: 256)
         let rc = bytes.withUnsafeBufferPointer { b in
-            kcs_gif_read_gray(b.baseAddress, b.count, maximumPixels, &out, &w, &h, &n, &error, error.count)
+            kcs_gif_read_gray(b.baseAddress, b.count, maximumPixels, maximumPixelsPerReading, &out, &w, &h, &n, &error, error.count)
         }
         guard rc == 0, let out else { throw .image(text(error)) }
         defer { kcs_free(out) }
@@ -229,6 +248,9 @@ public struct GrayImage: Sendable, Equatable {
             GrayImage(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: out + i * size, count: size)))
         }
     }
+
+    /// The pixels the image holds.
+    public var pixelCount: Int { width * height }
 
     /// The images of a PNG, JPEG or GIF file held in memory (a GIF's every frame), by its first
     /// bytes; nil for another kind of file.
@@ -327,5 +349,41 @@ public final class QRCamera {
         if count < 0 { throw .image("the camera stopped delivering frames") }
         guard let out, count > 0 else { return [] }
         return GrayImage.unpack(Array(UnsafeBufferPointer(start: out, count: length)))
+    }
+}
+
+/// What a JPEG's markers say before it is decoded: how many scans (SOS markers) it has, whether
+/// it is progressive (SOF2, SOF6, SOF10, SOF14), and its size. Segments are walked by their
+/// lengths; entropy-coded data after each SOS is skipped up to the next marker (a 0xFF not
+/// followed by 0x00, a restart marker or a fill byte). Damaged data ends the walk: the
+/// decoder reports it.
+public struct JPEGMarkers: Sendable, Equatable {
+    public var scans = 0
+    public var progressive = false
+    public var pixels = 0
+
+    public init(_ bytes: [UInt8]) {
+        var i = 2
+        while i + 4 <= bytes.count {
+            guard bytes[i] == 0xFF else { return }
+            let marker = bytes[i + 1]
+            if marker == 0xFF { i += 1; continue }
+            if marker == 0xD9 { return }
+            if (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            guard length >= 2 else { return }
+            if [0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF].contains(marker), i + 9 <= bytes.count {
+                progressive = progressive || [0xC2, 0xC6, 0xCA, 0xCE].contains(marker)
+                pixels = (Int(bytes[i + 5]) << 8 | Int(bytes[i + 6])) * (Int(bytes[i + 7]) << 8 | Int(bytes[i + 8]))
+            }
+            i += 2 + length
+            guard marker == 0xDA else { continue }
+            scans += 1
+            // Entropy-coded data: up to the next marker that is not a stuffed 0xFF00 or a restart.
+            while i + 1 < bytes.count {
+                if bytes[i] == 0xFF, bytes[i + 1] != 0x00, !(0xD0...0xD7).contains(bytes[i + 1]), bytes[i + 1] != 0xFF { break }
+                i += 1
+            }
+        }
     }
 }

@@ -143,17 +143,36 @@ extension Session {
                 files.append(path)
             }
         }
+        // Decoding runs where Ctrl-C can leave it behind (`abandonable`); the bounds of
+        // `codes(in:)` limit what it wastes.
+        let list = files
+        return try abandonable { try Self.codes(in: list) }
+    }
+
+    /// The QR codes of image files, within the bounds of docs/qr.md ("Bounds"): a regular file
+    /// of at most 64 MiB, its size checked before it is read; at most
+    /// `GrayImage.maximumPixelsPerReading` pixels decoded across all the files.
+    static func codes(in files: [String]) throws -> [ScannedCode] {
         var codes: [ScannedCode] = []
+        var pixels = 0
         for file in files {
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-                  let size = attributes[.size] as? Int, let data = FileManager.default.contents(atPath: file) else {
+                  attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int else {
                 throw QRScanError.unreadable(file: file)
             }
             guard size <= Self.maximumImageFile else { throw QRScanError.tooLarge(file: file, bytes: size) }
+            guard let data = FileManager.default.contents(atPath: file), data.count <= Self.maximumImageFile else {
+                throw QRScanError.unreadable(file: file)
+            }
+            if pixels >= GrayImage.maximumPixelsPerReading {
+                throw QRScanError.image(file: file, reason: "the images before it hold \(pixels) pixels, as many as one reading decodes"
+                    + " (\(GrayImage.maximumPixelsPerReading)); read fewer or smaller images")
+            }
             var found: [[UInt8]] = []
             do {
                 guard let images = try GrayImage.images(file: Array(data)) else { throw QRScanError.notPNG(file: file) }
                 for image in images { found += try image.qrCodes() }
+                pixels += images.reduce(0) { $0 + $1.pixelCount }
             } catch let error as QRError {
                 throw QRScanError.image(file: file, reason: error.description)
             }

@@ -110,10 +110,14 @@ public enum FountainCode {
         }
     }
 
+    /// The sampler of a part's degree for `sequenceLength` fragments: d with probability ∝ 1/d.
+    public static func degreeSampler(sequenceLength: Int) -> RandomSampler {
+        RandomSampler((1...sequenceLength).map { 1 / Double($0) })
+    }
+
     /// How many fragments a part mixes: degree d with probability ∝ 1/d.
     public static func degree(sequenceLength: Int, random: inout Xoshiro256) -> Int {
-        let sampler = RandomSampler((1...sequenceLength).map { 1 / Double($0) })
-        return sampler.next { random.nextDouble() } + 1
+        degreeSampler(sequenceLength: sequenceLength).next { random.nextDouble() } + 1
     }
 
     /// The first `count` items of a Fisher–Yates shuffle drawn from `random`.
@@ -129,11 +133,41 @@ public enum FountainCode {
     /// The fragment indexes of part `sequenceNumber` (from 1): the first `sequenceLength` parts
     /// are the fragments in order; later ones mix fragments chosen with a generator seeded from
     /// the part's number and the message's checksum.
-    public static func fragments(sequenceNumber: UInt32, sequenceLength: Int, checksum: UInt32) -> Set<Int> {
+    /// `sampler` is `degreeSampler(sequenceLength:)`, made once by a caller that maps many parts.
+    public static func fragments(sequenceNumber: UInt32, sequenceLength: Int, checksum: UInt32,
+                                 sampler: RandomSampler? = nil) -> Set<Int> {
+        fragments(sequenceNumber: sequenceNumber, sequenceLength: sequenceLength, checksum: checksum, sampler: sampler,
+                  maximumDegree: .max)!
+    }
+
+    /// The same, or nil (without drawing them) when the part mixes more than `maximumDegree` fragments.
+    public static func fragments(sequenceNumber: UInt32, sequenceLength: Int, checksum: UInt32, sampler: RandomSampler?,
+                                 maximumDegree: Int) -> Set<Int>? {
         if UInt64(sequenceNumber) <= UInt64(sequenceLength) { return [Int(sequenceNumber) - 1] }
         var random = Xoshiro256(seed: Xoshiro256.bigEndian(sequenceNumber) + Xoshiro256.bigEndian(checksum))
-        let degree = degree(sequenceLength: sequenceLength, random: &random)
-        return Set(shuffled(Array(0..<sequenceLength), random: &random, count: degree))
+        let degree = (sampler ?? degreeSampler(sequenceLength: sequenceLength)).next { random.nextDouble() } + 1
+        guard degree <= maximumDegree else { return nil }
+        return Set(firstOfShuffle(sequenceLength, random: &random, count: degree))
+    }
+
+    /// The first `count` items of `shuffled(Array(0..<n), …)`, drawing the same numbers, without
+    /// building the array when `count` is small: the k-th remaining index is found by stepping
+    /// over the ones already taken (kept sorted), O(count²) instead of O(n) per part.
+    static func firstOfShuffle(_ n: Int, random: inout Xoshiro256, count: Int) -> [Int] {
+        guard count * count < n else { return shuffled(Array(0..<n), random: &random, count: count) }
+        var taken: [Int] = [], result: [Int] = []
+        result.reserveCapacity(count)
+        while result.count < count {
+            var value = random.nextInt(in: 0...(n - result.count - 1))
+            var position = 0
+            while position < taken.count, taken[position] <= value {
+                value += 1
+                position += 1
+            }
+            taken.insert(value, at: position)
+            result.append(value)
+        }
+        return result
     }
 
     /// `a` XOR `b` (equal lengths).
@@ -195,6 +229,8 @@ public struct FountainEncoder: Sendable {
     public let checksum: UInt32
     public let fragmentLength: Int
     private let fragments: [[UInt8]]
+    /// The degree sampler of this sequence length, made once.
+    private let sampler: RandomSampler
     /// The number of the last part made (the next is one more, wrapping at 2³²).
     public private(set) var sequenceNumber: UInt32
 
@@ -205,6 +241,7 @@ public struct FountainEncoder: Sendable {
         fragmentLength = FountainCode.fragmentLength(messageLength: message.count, minFragmentLength: minFragmentLength,
                                                      maxFragmentLength: maxFragmentLength)
         fragments = FountainCode.partition(message, fragmentLength: fragmentLength)
+        sampler = FountainCode.degreeSampler(sequenceLength: fragments.count)
         sequenceNumber = firstSequenceNumber
     }
 
@@ -214,7 +251,8 @@ public struct FountainEncoder: Sendable {
 
     public mutating func nextPart() -> FountainPart {
         sequenceNumber &+= 1
-        let indexes = FountainCode.fragments(sequenceNumber: sequenceNumber, sequenceLength: sequenceLength, checksum: checksum)
+        let indexes = FountainCode.fragments(sequenceNumber: sequenceNumber, sequenceLength: sequenceLength, checksum: checksum,
+                                             sampler: sampler)
         let data = indexes.dropFirst().reduce(fragments[indexes.first!]) { FountainCode.xor($0, fragments[$1]) }
         return FountainPart(sequenceNumber: sequenceNumber, sequenceLength: sequenceLength, messageLength: messageLength,
                             checksum: checksum, data: data)
@@ -239,8 +277,16 @@ public struct FountainDecoder: Sendable {
     }
 
     private var expected: (sequenceLength: Int, messageLength: Int, checksum: UInt32, fragmentLength: Int)?
+    /// The degree sampler of the expected sequence length, made once.
+    private var sampler: RandomSampler?
     private var fragments: [Int: [UInt8]] = [:]
-    private var mixed: [Set<Int>: [UInt8]] = [:]
+    /// The held mixes by id, the id of each by its fragments, and the ids of the mixes that
+    /// contain each fragment: a reduction looks only at the mixes that share a fragment with a
+    /// part, never at all of them (docs/ur.md, "Bounds").
+    private var mixes: [Int: Mix] = [:]
+    private var mixID: [Set<Int>: Int] = [:]
+    private var containing: [Int: Set<Int>] = [:]
+    private var nextID = 0
     private var seenParts = Set<UInt32>()
     /// The message once every fragment is known and its checksum matches.
     public private(set) var message: [UInt8]?
@@ -253,8 +299,33 @@ public struct FountainDecoder: Sendable {
     /// Fragments recovered so far.
     public var fragmentsKnown: Int { fragments.count }
 
+    /// The most distinct parts one message takes: a fountain decoder needs a little more than
+    /// the sequence length; past four times that (and a margin) the sender is not helping.
+    public static func maximumParts(sequenceLength: Int) -> Int { 4 * sequenceLength + 1_000 }
+
+    /// Mixed parts of a higher degree are not used (they are drawn with probability ∝ 1/d, so
+    /// most are below it; a decoder needs only enough parts, not any given one): every part then
+    /// costs at most this many fragment look-ups, whatever the sender chose.
+    public static let maximumMixDegree = 64
+
+    private mutating func hold(_ mix: Mix) {
+        let id = nextID
+        nextID += 1
+        mixes[id] = mix
+        mixID[mix.indexes] = id
+        for i in mix.indexes { containing[i, default: []].insert(id) }
+    }
+
+    private mutating func drop(_ id: Int) -> Mix? {
+        guard let mix = mixes.removeValue(forKey: id) else { return nil }
+        mixID[mix.indexes] = nil
+        for i in mix.indexes { containing[i]?.remove(id) }
+        return mix
+    }
+
     /// Takes one part. A part of another message is reported, not used.
-    /// - Throws: `URError.messageChecksum` when the fragments are all in and the message is wrong.
+    /// - Throws: `URError.messageChecksum` when the fragments are all in and the message is wrong;
+    ///   `URError.invalidPart` past `maximumParts` distinct parts without a message.
     @discardableResult
     public mutating func receive(_ part: FountainPart) throws(URError) -> Received {
         partsRead += 1
@@ -264,20 +335,38 @@ public struct FountainDecoder: Sendable {
         } else {
             expected = (part.sequenceLength, part.messageLength, part.checksum, part.data.count)
         }
-        guard message == nil, seenParts.insert(part.sequenceNumber).inserted else { return .duplicate }
-        let indexes = FountainCode.fragments(sequenceNumber: part.sequenceNumber, sequenceLength: part.sequenceLength,
-                                             checksum: part.checksum)
+        guard message == nil, !seenParts.contains(part.sequenceNumber) else { return .duplicate }
+        guard seenParts.count < Self.maximumParts(sequenceLength: part.sequenceLength) else {
+            throw .invalidPart("more than \(Self.maximumParts(sequenceLength: part.sequenceLength)) distinct parts for a message"
+                + " of \(part.sequenceLength) fragments, and it is still incomplete: these parts do not make one message")
+        }
+        seenParts.insert(part.sequenceNumber)
+        if UInt64(part.sequenceNumber) > UInt64(part.sequenceLength), sampler == nil {
+            sampler = FountainCode.degreeSampler(sequenceLength: part.sequenceLength)
+        }
+        guard let indexes = FountainCode.fragments(sequenceNumber: part.sequenceNumber, sequenceLength: part.sequenceLength,
+                                                   checksum: part.checksum, sampler: sampler, maximumDegree: Self.maximumMixDegree)
+        else { return .duplicate }
         var queue = [Mix(indexes: indexes, data: part.data)]
         var new = false
         while let item = queue.popLast() {
             var mix = item
-            for (i, data) in fragments where mix.indexes.contains(i) && mix.indexes.count > 1 {
-                mix.indexes.remove(i)
-                mix.data = FountainCode.xor(mix.data, data)
+            // Known fragments leave the mix (one stays: the mix may be that fragment again).
+            for i in item.indexes where mix.indexes.count > 1 {
+                if let data = fragments[i] {
+                    mix.indexes.remove(i)
+                    mix.data = FountainCode.xor(mix.data, data)
+                }
             }
-            for (other, data) in mixed where other.isStrictSubset(of: mix.indexes) {
-                mix.indexes.subtract(other)
-                mix.data = FountainCode.xor(mix.data, data)
+            // Held mixes inside this one leave it: a mix is inside when all its fragments are
+            // among this one's, counted through the fragments they share.
+            var shared: [Int: Int] = [:]
+            for i in mix.indexes { for id in containing[i] ?? [] { shared[id, default: 0] += 1 } }
+            for (id, count) in shared.sorted(by: { $0.key < $1.key }) {
+                guard let other = mixes[id], count == other.indexes.count, other.indexes.count < mix.indexes.count,
+                      other.indexes.isStrictSubset(of: mix.indexes) else { continue }
+                mix.indexes.subtract(other.indexes)
+                mix.data = FountainCode.xor(mix.data, other.data)
             }
             if mix.indexes.count == 1 {
                 let i = mix.indexes.first!
@@ -285,18 +374,17 @@ public struct FountainDecoder: Sendable {
                 fragments[i] = mix.data
                 new = true
                 // Every held mix that contains this fragment loses it; those left with one become fragments.
-                for (other, data) in mixed where other.contains(i) {
-                    mixed[other] = nil
-                    queue.append(Mix(indexes: other.subtracting([i]), data: FountainCode.xor(data, mix.data)))
+                for id in containing[i] ?? [] {
+                    guard let other = drop(id) else { continue }
+                    queue.append(Mix(indexes: other.indexes.subtracting([i]), data: FountainCode.xor(other.data, mix.data)))
                 }
-            } else if mixed[mix.indexes] == nil, !mix.indexes.isEmpty,
-                      mixed.count < 4 * part.sequenceLength + 64 {
-                // The new mix reduces the held mixes it is a strict part of.
-                for (other, data) in mixed where mix.indexes.isStrictSubset(of: other) {
-                    mixed[other] = nil
-                    queue.append(Mix(indexes: other.subtracting(mix.indexes), data: FountainCode.xor(data, mix.data)))
+            } else if let first = mix.indexes.first, mixID[mix.indexes] == nil, mixes.count < 4 * part.sequenceLength + 64 {
+                // The new mix reduces the held mixes it is a strict part of (each contains its first fragment).
+                for id in containing[first] ?? [] {
+                    guard let other = mixes[id], mix.indexes.isStrictSubset(of: other.indexes), let held = drop(id) else { continue }
+                    queue.append(Mix(indexes: held.indexes.subtracting(mix.indexes), data: FountainCode.xor(held.data, mix.data)))
                 }
-                mixed[mix.indexes] = mix.data
+                hold(mix)
                 new = true
             }
         }
@@ -304,7 +392,9 @@ public struct FountainDecoder: Sendable {
             let joined = (0..<part.sequenceLength).flatMap { fragments[$0]! }.prefix(part.messageLength)
             guard CRC32.checksum(joined) == part.checksum else { throw .messageChecksum }
             message = Array(joined)
-            mixed = [:]
+            mixes = [:]
+            mixID = [:]
+            containing = [:]
         }
         return new ? .accepted : .duplicate
     }
