@@ -29,11 +29,14 @@ public final class SecureChannel: @unchecked Sendable {
         try socket.write([UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + bytes, what: what)
     }
 
-    static func receiveRaw(_ socket: SocketStream, max: Int, seconds: Int, what: String) throws(MPCLinkError) -> [UInt8] {
-        let h = try socket.read(4, seconds: seconds, what: what)
+    /// One length-prefixed message, whole within `seconds` (or by `deadline` when given).
+    static func receiveRaw(_ socket: SocketStream, max: Int, seconds: Int, deadline: ContinuousClock.Instant? = nil,
+                           what: String) throws(MPCLinkError) -> [UInt8] {
+        let until = deadline ?? ContinuousClock.now + .seconds(seconds)
+        let h = try socket.read(4, until: until, seconds: seconds, what: what)
         let n = Int(h[0]) << 24 | Int(h[1]) << 16 | Int(h[2]) << 8 | Int(h[3])
         guard n <= max else { throw .tooLarge(n) }
-        return try socket.read(n, seconds: seconds, what: what)
+        return try socket.read(n, until: until, seconds: seconds, what: what)
     }
 
     /// Runs the handshake on a connected socket. `initiator`: the side that connected.
@@ -41,10 +44,12 @@ public final class SecureChannel: @unchecked Sendable {
     /// both fingerprints and pins the peer's).
     public static func open(_ socket: SocketStream, identity: PartyIdentity, initiator: Bool, pinned: [UInt8]?,
                             timeout: Int = 30) throws(MPCLinkError) -> SecureChannel {
+        // The whole handshake within `timeout`, however the peer trickles its bytes.
+        let deadline = ContinuousClock.now + .seconds(timeout)
         let (ephPublic, ephSecret) = KeyExchange.keyPair()
         let nonce = SystemRandom().bytes(32)
         try sendRaw(socket, [1] + identity.publicKey + ephPublic + nonce, what: "the handshake")
-        let hello = try receiveRaw(socket, max: 97, seconds: timeout, what: "the handshake")
+        let hello = try receiveRaw(socket, max: 97, seconds: timeout, deadline: deadline, what: "the handshake")
         guard hello.count == 97, hello[0] == 1 else { throw .handshake("the peer's hello is not kcs-2pecdsa/1") }
         let peerIdentity = Array(hello[1..<33]), peerEph = Array(hello[33..<65]), peerNonce = Array(hello[65..<97])
         if let pinned, pinned != peerIdentity {
@@ -62,7 +67,7 @@ public final class SecureChannel: @unchecked Sendable {
         let (push, header) = SecretStream.sender(key: tx)
         let mine = initiator ? "initiator" : "responder", theirs = initiator ? "responder" : "initiator"
         try sendRaw(socket, identity.sign(transcript(mine)) + header, what: "the handshake")
-        let auth = try receiveRaw(socket, max: 64 + header.count, seconds: timeout, what: "the handshake")
+        let auth = try receiveRaw(socket, max: 64 + header.count, seconds: timeout, deadline: deadline, what: "the handshake")
         guard auth.count == 64 + header.count else { throw .handshake("the peer's signature message is malformed") }
         guard PartyIdentity.verify(Array(auth[0..<64]), transcript(theirs), publicKey: peerIdentity) else {
             throw .handshake("the peer's signature over the handshake does not verify")

@@ -32,6 +32,8 @@ public enum Endpoint: Sendable, Equatable, CustomStringConvertible {
 public final class SocketStream: @unchecked Sendable {
     let fd: Int32
     let peer: String
+    /// The peer's address without its port ("127.0.0.1"), for a limit per address; nil when unknown.
+    public var peerHost: String?
 
     init(fd: Int32, peer: String) {
         self.fd = fd
@@ -50,13 +52,17 @@ public final class SocketStream: @unchecked Sendable {
         return SocketStream(fd: fd, peer: endpoint.description)
     }
 
-    /// Reads exactly `count` bytes, waiting at most `seconds` for each piece.
-    func read(_ count: Int, seconds: Int, what: String) throws(MPCLinkError) -> [UInt8] {
+    /// Reads exactly `count` bytes by `deadline`: a total for the whole read, not a wait per
+    /// piece, so a peer sending a byte now and then cannot hold a read open for ever.
+    func read(_ count: Int, until deadline: ContinuousClock.Instant, seconds: Int, what: String) throws(MPCLinkError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         var got = 0
         while got < count {
+            let left = deadline - ContinuousClock.now
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            guard milliseconds > 0 else { throw .timeout(waitingFor: what, seconds: seconds) }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&p, 1, Int32(seconds * 1000))
+            let ready = poll(&p, 1, Int32(min(milliseconds, Int64(Int32.max))))
             if ready == 0 { throw .timeout(waitingFor: what, seconds: seconds) }
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -161,12 +167,24 @@ public final class SocketListener: @unchecked Sendable {
                 if errno == EINTR { continue }
                 throw .cannotListen(address: endpoint.description, reason: String(cString: strerror(errno)))
             }
-            let client = Glibc.accept(fd, nil, nil)
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
+            }
             if client < 0 {
                 if errno == EINTR { continue }
                 throw .cannotListen(address: endpoint.description, reason: String(cString: strerror(errno)))
             }
-            return SocketStream(fd: client, peer: "a client of \(endpoint)")
+            let stream = SocketStream(fd: client, peer: "a client of \(endpoint)")
+            if address.ss_family == sa_family_t(AF_INET) {
+                stream.peerHost = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { String(cString: inet_ntoa($0.pointee.sin_addr)) }
+                }
+            } else if address.ss_family == sa_family_t(AF_UNIX) {
+                stream.peerHost = "local"
+            }
+            return stream
         }
     }
 }

@@ -235,24 +235,46 @@ extension Session {
         let listener = try SocketListener(try Endpoint(text))
         ready(listener.endpoint.description)
         show("co-signer \(identity.fingerprint) listening on \(listener.endpoint) (approval: \(approval.rawValue))")
+        // Each connection's handshake and first message run on a thread of their own, within a
+        // total deadline, so a peer that trickles its bytes holds up nobody; the sessions
+        // themselves (the store, the prompts) run one at a time (docs/two-party.md, "The co-signer").
+        let gate = CosignerGate()
         var served = 0
         while sessions.map({ served < $0 }) ?? true {
             if prompts?.shouldInterrupt() == true { return }
             guard let socket = try listener.accept(seconds: 1) else { continue }
             served += 1
-            do {
-                try serveOne(socket, identity: identity, store: store, policy: policy)
-            } catch {
-                prompts?.warn("co-signer: \(error)")
+            guard gate.admit(socket.peerHost) else {
+                prompts?.warn("co-signer: refused a connection from \(socket.peerHost ?? "an unknown address"):"
+                    + " \(CosignerGate.perAddress) are already open from there")
+                socket.shutdownNow()
+                continue
             }
+            gate.group.enter()
+            // The session is used by this thread only inside `gate.serially`, one thread at a time.
+            let shared = CosignerGate.Shared(session: self, identity: identity, store: store, policy: policy)
+            let thread = Thread {
+                defer { gate.leave(socket.peerHost) }
+                do {
+                    let channel = try SecureChannel.open(socket, identity: shared.identity, initiator: false, pinned: nil,
+                                                         timeout: CosignerGate.handshakeSeconds)
+                    let first = try channel.receiveFrame(seconds: CosignerGate.handshakeSeconds, what: "the first message")
+                    try gate.serially {
+                        try shared.session.serveOne(first, channel: channel, identity: shared.identity, store: shared.store, policy: shared.policy)
+                    }
+                } catch {
+                    gate.serially { shared.session.prompts?.warn("co-signer: \(error)") }
+                }
+            }
+            thread.stackSize = 4 << 20
+            thread.start()
         }
+        gate.group.wait()
     }
 
-    private func serveOne(_ socket: SocketStream, identity: PartyIdentity, store: WalletStore, policy: CosignerPolicy) throws {
-        let channel = try SecureChannel.open(socket, identity: identity, initiator: false, pinned: nil)
+    fileprivate func serveOne(_ first: Frame, channel: SecureChannel, identity: PartyIdentity, store: WalletStore, policy: CosignerPolicy) throws {
         let peerKey = channel.peerIdentity
         let known = try store.read { try $0.twoPartyPeer(identityKey: peerKey) }
-        let first = try channel.receiveFrame()
         let kind = first.type.hasPrefix("pair.") ? "pair" : first.type.hasPrefix("dkg.") ? "dkg" : "sign"
         try audited(kind, role: "p2", peer: known?.name ?? PartyIdentity.fingerprint(of: peerKey), store: store) {
             try serveSession(first, channel: channel, identity: identity, known: known, store: store, policy: policy)
@@ -393,6 +415,48 @@ public enum TwoPartyTeaching {
     /// The lines to show before frame `step` leaves: the one received just before it, then its own.
     static func before(_ table: [Int: String], step: Int, first: Int) -> [String] {
         (step > first ? [table[step - 1]] : []).compactMap { $0 } + [table[step]].compactMap { $0 }
+    }
+}
+
+/// The co-signer's connections: at most `perAddress` open from one address, their handshakes
+/// concurrent, their sessions one at a time.
+final class CosignerGate: @unchecked Sendable {
+    /// Seconds a connection has for its whole handshake and its first message.
+    static let handshakeSeconds = 10
+    /// Connections one address may have open at once.
+    static let perAddress = 4
+
+    /// What a connection's thread needs, handed over once; the session is touched only inside `serially`.
+    struct Shared: @unchecked Sendable {
+        let session: Session
+        let identity: PartyIdentity
+        let store: WalletStore
+        let policy: CosignerPolicy
+    }
+
+    let group = DispatchGroup()
+    private let lock = NSLock()
+    private let session = NSLock()
+    private var open: [String: Int] = [:]
+
+    func admit(_ host: String?) -> Bool {
+        lock.withLock {
+            let key = host ?? "?"
+            guard open[key, default: 0] < Self.perAddress else { return false }
+            open[key, default: 0] += 1
+            return true
+        }
+    }
+
+    func leave(_ host: String?) {
+        lock.withLock { open[host ?? "?", default: 1] -= 1 }
+        group.leave()
+    }
+
+    func serially<T>(_ body: () throws -> T) rethrows -> T {
+        session.lock()
+        defer { session.unlock() }
+        return try body()
     }
 }
 

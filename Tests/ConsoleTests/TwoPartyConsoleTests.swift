@@ -203,4 +203,79 @@ struct TwoPartyConsoleTests {
         #expect(log.contains("refused: a bare digest cannot be shown"), "\(log)")
         #expect(log.contains("shown first"), "\(log)")
     }
+
+    /// Two peers that trickle a byte every half second into the handshake hold up nobody: each
+    /// connection's handshake runs on its own, within a total deadline, and a legitimate console
+    /// signs beside them (before, one slow peer blocked every signature behind it).
+    @Test func slowPeers_doNotStopALegitimateSignature() throws {
+        let cosignerHome = try BatchHome()
+        defer { cosignerHome.remove() }
+        let console = try BatchHome()
+        defer { console.remove() }
+        let (cosigner, address) = try cosignerHome.startCosigner()
+        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        let setup = try console.run("""
+            mpc.pair "\(address)" --name laptop --yes
+            key.generate --two-party --type ecdsa --name joint --cosigner laptop
+            """, name: "setup.kcs")
+        #expect(setup.code == 0, "\(setup.err)")
+        let port = UInt16(address.split(separator: ":").last!)!
+        let stop = Trickle.Flag()
+        let tricklers = (0..<2).map { _ in Trickle(port: port, stop: stop) }
+        defer { stop.set(); tricklers.forEach { $0.join() } }
+        for t in tricklers { try t.waitConnected() }
+        let r = try console.run("print \"V\", (sign message \"beside slow peers\" --key joint).verified", name: "sign.kcs")
+        #expect(r.code == 0 && tagged("V", in: r.out) == ["true"], "\(r.out)\(r.err)")
+    }
+}
+
+/// A TCP client that connects to 127.0.0.1:`port`, announces a handshake hello and sends it one
+/// byte every half second until told to stop: a peer that never finishes its handshake.
+final class Trickle: @unchecked Sendable {
+    final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        func set() { lock.withLock { value = true } }
+        var isSet: Bool { lock.withLock { value } }
+    }
+
+    private let connected = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private var failure: String?
+
+    init(port: UInt16, stop: Flag) {
+        let thread = Thread { [self] in
+            defer { done.signal() }
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = port.bigEndian
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            } == 0
+            if !ok { failure = "cannot connect: \(errno)" }
+            connected.signal()
+            guard ok else { return }
+            // A hello's length (97 bytes, docs/two-party-protocol.md §7), then its bytes one by one.
+            var length: [UInt8] = [0, 0, 0, 97]
+            guard send(fd, &length, 4, Int32(MSG_NOSIGNAL)) == 4 else { return }
+            var byte: UInt8 = 1
+            while !stop.isSet {
+                guard send(fd, &byte, 1, Int32(MSG_NOSIGNAL)) == 1 else { return }
+                Thread.sleep(forTimeInterval: 0.5)  // the peer's pace: this is what it simulates
+            }
+        }
+        thread.start()
+    }
+
+    func waitConnected() throws {
+        connected.wait()
+        if let failure { throw TrickleFailed(reason: failure) }
+    }
+
+    func join() { done.wait() }
+
+    struct TrickleFailed: Error { let reason: String }
 }
