@@ -277,6 +277,28 @@ extension Builtins {
     }
 
     /// A scanned code as a record: `kind` and what it holds (secrets as secrets).
+    /// An EIP-681 request as data: the target, the chain (id and name), the amount in wei and in
+    /// the chain's currency, the call and its parameters; an ERC-20 `transfer`'s recipient and
+    /// amount (in the token's units) by name.
+    static func paymentFields(_ p: PaymentRequest, text: String) -> [(String, Value)] {
+        var fields: [(String, Value)] = [("kind", .string("payment")), ("form", .string("EIP-681 URI")), ("uri", .string(text))]
+        if let f = p.function, f == "transfer", let to = p.parameter("address"), let amount = p.parameter("uint256") {
+            fields += [("token", .string(p.target.checksummed)), ("to", .string((try? EthereumAddress(to).checksummed) ?? to)),
+                       ("tokenAmount", .string(amount))]
+        } else {
+            fields.append(("address", .string(p.target.checksummed)))
+        }
+        if let chain = p.chainID {
+            fields += [("chainId", uintValue(chain)), ("chain", .string(EthereumChain.label(chain)))]
+        }
+        if let value = p.value {
+            fields += [("value", uintValue(value)), ("amount", .string(SigningReview.amount(value, symbol: EthereumChain.symbol(p.chainID))))]
+        }
+        if let f = p.function { fields.append(("function", .string(f))) }
+        if !p.parameters.isEmpty { fields.append(("parameters", .map(ValueMap(p.parameters.map { ($0.key, .string($0.value)) })))) }
+        return fields
+    }
+
     static func scannedValue(_ s: Scanned) -> Value {
         var fields: [(String, Value)] = []
         switch s {
@@ -292,6 +314,8 @@ extension Builtins {
             fields.append(("address", .string((try? EthereumAddress(publicKey: key.derive("0/0").publicKey).checksummed) ?? "")))
         case .address(let a, let form):
             fields = [("kind", .string("address")), ("form", .string(form)), ("address", .string(a.checksummed))]
+        case .payment(let p, let text):
+            fields = paymentFields(p, text: text)
         case .account(let a):
             fields = [("kind", .string("crypto-account")), ("masterFingerprint", .string(String(format: "%08x", a.masterFingerprint))),
                       ("outputs", .list(a.outputs.map { o in

@@ -101,6 +101,8 @@ public enum Scanned: Sendable {
     /// origin path and master fingerprint when the code says them.
     case extendedPublicKey(ExtendedKey, text: String, form: String, origin: URKeypath?)
     case address(EthereumAddress, form: String)
+    /// An EIP-681 `ethereum:` URI with more than an address: its chain, amount or call.
+    case payment(PaymentRequest, text: String)
     case account(URAccount)
     case signRequest(ETHSignRequest)
     case signature(ETHSignature)
@@ -115,6 +117,7 @@ public enum Scanned: Sendable {
         case .mnemonic(_, let form): "a mnemonic (\(form))"
         case .extendedPublicKey(_, _, let form, _): "an extended public key (\(form))"
         case .address: "an address"
+        case .payment: "a payment request (EIP-681)"
         case .account: "an account (crypto-account)"
         case .signRequest: "an Ethereum signing request (eth-sign-request)"
         case .signature: "an Ethereum signature (eth-signature)"
@@ -250,13 +253,12 @@ extension Session {
         }
         if (12...24).contains(trimmed.split(separator: " ").count), let m = try? Mnemonic(phrase: trimmed) { return .mnemonic(m, form: "words") }
         if let key = try? ExtendedKey(trimmed), !key.isPrivate { return .extendedPublicKey(key, text: trimmed, form: "xpub", origin: nil) }
-        var address = trimmed
-        if address.lowercased().hasPrefix("ethereum:") {
-            address = String(address.dropFirst("ethereum:".count))
-            if address.hasPrefix("pay-") { address = String(address.dropFirst(4)) }
-            address = String(address.prefix { $0 != "@" && $0 != "/" && $0 != "?" })
+        // An EIP-681 URI keeps its chain, amount and call; one with only an address is an address.
+        if let request = try? PaymentRequest.parse(trimmed) {
+            if request.chainID == nil, request.function == nil, request.parameters.isEmpty { return .address(request.target, form: "EIP-681 URI") }
+            return .payment(request, text: trimmed)
         }
-        if let a = try? EthereumAddress(address) { return .address(a, form: trimmed == address ? "address" : "EIP-681 URI") }
+        if let a = try? EthereumAddress(trimmed) { return .address(a, form: "address") }
         // Random entropy is printable text with odds of about 1 in 10⁷ (16 bytes): printable text is text.
         let printable = payload.allSatisfy { (0x20...0x7E).contains($0) }
         if !printable, payload.count == 16 || payload.count == 32, let m = try? Mnemonic(entropy: payload) {
@@ -365,6 +367,7 @@ extension Session {
         switch scanned {
         case .extendedPublicKey(let key, let text, _, _): return [try importWatchOnly(xpub: key, text: text, name: name)]
         case .address(let a, _): return [try importWatchOnly(address: a, name: name)]
+        case .payment(let p, _): return [try importWatchOnly(address: p.target, name: name)]
         default: throw QRScanError.notAKey(holds: scanned.kind)
         }
     }

@@ -229,4 +229,24 @@ struct QRConsoleTests {
         #expect(r.code == 0, "\(r.err)")
         #expect(r.out == "qr.notPNG\nqr.noCode\nqr.notPNG\nqr.unreadable\n")
     }
+
+    /// An EIP-681 payment request drawn by segno keeps its chain and amount when kcs reads it
+    /// (they were dropped: only the address was kept).
+    @Test func paymentRequest_keepsChainAndAmount() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let uri = "ethereum:0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359@137?value=2.014e18"
+        _ = try QROracle.run(["make", Hex.encode(Array(uri.utf8)), "TEXT", home.path("pay.png"), "L"])
+        let r = try home.run("""
+            let p = qr.read "pay.png"
+            print p.kind, p.address, p.chainId, p.value
+            print p.chain, "|", p.amount
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.out == """
+            payment 0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359 137 2014000000000000000
+            Polygon PoS (137) | 2.014 POL (2,014,000,000,000,000,000 wei)
+
+            """, "\(r.out)")
+    }
 }
