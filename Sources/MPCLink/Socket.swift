@@ -136,9 +136,24 @@ public final class SocketListener: @unchecked Sendable {
         if case .unix(let path) = endpoint { unlink(path) }
     }
 
+    /// Removes what is at `path` only when it is a socket nobody listens on (a co-signer that
+    /// ended without cleaning up): a file, a link or a live socket there is refused, not deleted.
+    static func removeStaleSocket(_ path: String, endpoint: Endpoint) throws(MPCLinkError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw .cannotListen(address: endpoint.description, reason: "\(path) exists and is not a socket; kcs removes only a stale socket")
+        }
+        if let live = try? SocketStream.connect(endpoint) {
+            live.shutdownNow()
+            throw .cannotListen(address: endpoint.description, reason: "another process listens on \(path)")
+        }
+        unlink(path)
+    }
+
     /// Listens on `endpoint` (a Unix socket is created with mode 0600; port 0 picks a free port).
     public init(_ endpoint: Endpoint) throws(MPCLinkError) {
-        if case .unix(let path) = endpoint { unlink(path) }
+        if case .unix(let path) = endpoint { try Self.removeStaleSocket(path, endpoint: endpoint) }
         let (fd, ok, why) = withAddress(endpoint) { fd, addr, len in bind(fd, addr, len) == 0 && listen(fd, 8) == 0 }
         guard ok else {
             if fd >= 0 { close(fd) }

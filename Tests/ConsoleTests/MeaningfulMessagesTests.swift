@@ -118,4 +118,14 @@ struct MeaningfulMessagesTests {
         }
         #expect(records[0]["chainId"] as? Int == 1 && records[1]["chainId"] is NSNull)
     }
+
+    /// `kcs cosigner serve --socket PATH` removes only a stale socket at PATH, never a file.
+    @Test func cosignerSocket_neverDeletesAFile() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let file = try home.write("precious\n", to: "notes.txt")
+        let r = try home.run(arguments: ["cosigner", "serve", "--socket", file, "--sessions", "1"])
+        #expect(r.code != 0 && r.err.contains("exists and is not a socket; kcs removes only a stale socket"), "\(r.err)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious\n")
+    }
 }
