@@ -128,4 +128,14 @@ struct MeaningfulMessagesTests {
         #expect(r.code != 0 && r.err.contains("exists and is not a socket; kcs removes only a stale socket"), "\(r.err)")
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious\n")
     }
+
+    /// A refused `vault.change-passphrase --new "…"` shows the new passphrase nowhere.
+    @Test func refusedNewPassphrase_isNotInTheErrorExcerpt() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        _ = try home.run("key.generate --type ecdsa --name k", name: "k.kcs")
+        let r = try home.run("vault.change-passphrase --new \"brand new secret passphrase\"\n", name: "v.kcs")
+        #expect(r.code != 0 && r.err.contains("--new <secret>"), "\(r.err)")
+        #expect(!r.err.contains("brand new secret"))
+    }
 }
