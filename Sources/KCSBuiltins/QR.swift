@@ -227,6 +227,23 @@ extension Builtins {
         return level
     }
 
+    /// True when `text` has the shape of key material (`SecretShape`: words, a WIF, an xprv, 32 or
+    /// 64 bytes of hex): drawn only with `--reveal`, and written owner-only.
+    static func secretByShape(_ text: String, reveal: Bool) throws -> Bool {
+        guard let shape = SecretShape.of(text) else { return false }
+        guard reveal else {
+            let what = switch shape {
+            case .mnemonic: "BIP-39 words"
+            case .hexKey: "a private key or seed in hex"
+            case .extendedPrivateKey: "an extended private key"
+            case .wif: "a WIF private key"
+            }
+            throw BuiltinError.optionNotApplicable(option: "value", reason: "it looks like \(what) (key material held as plain text),"
+                + " and a QR code shows it to any camera; give --reveal to draw it anyway")
+        }
+        return true
+    }
+
     /// The bytes a value's QR code holds, whether libqrencode may pick text segments, and the
     /// default error correction (L for a UR, as every wallet writes them; M otherwise).
     static func qrPayload(_ value: Value?, reveal: Bool) throws -> QRPayload {
@@ -236,13 +253,16 @@ extension Builtins {
             // A seed or words in a UR are as secret as a secret value (their file is owner-only).
             let seed = ["ur:crypto-seed/", "ur:seed/", "ur:crypto-bip39/"].contains(where: lower.hasPrefix)
             if lower.hasPrefix("ur:") { return QRPayload(bytes: Array(s.uppercased().utf8), text: true, level: .low, secret: seed) }
-            return QRPayload(bytes: Array(s.utf8), text: true, level: .medium, secret: false)
+            // Secrecy by content, as the history judges it: words, a WIF, an xprv or key hex held as plain text.
+            let secret = try secretByShape(s, reveal: reveal)
+            return QRPayload(bytes: Array(s.utf8), text: true, level: .medium, secret: secret)
         case .bytes(let b)?:
             // A bare 0x… word of 20 bytes is an address (as everywhere in the language): its EIP-55 text.
             if b.count == 20, let a = try? EthereumAddress(bytes: b) {
                 return QRPayload(bytes: Array(a.checksummed.utf8), text: true, level: .medium, secret: false)
             }
-            return QRPayload(bytes: b, text: false, level: .medium, secret: false)
+            let secret = try secretByShape(Hex.encodePrefixed(b), reveal: reveal)
+            return QRPayload(bytes: b, text: false, level: .medium, secret: secret)
         case .secret(let s)?:
             guard reveal else {
                 throw BuiltinError.optionNotApplicable(option: "value", reason: "it is a secret \(s.kind), and a QR code shows it to any camera; give --reveal to draw it anyway")

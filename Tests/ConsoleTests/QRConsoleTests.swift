@@ -249,4 +249,23 @@ struct QRConsoleTests {
 
             """, "\(r.out)")
     }
+
+    /// Secrecy by content: words or a key held as plain text are drawn only with --reveal, and
+    /// then written owner-only, as a secret value is.
+    @Test func plainTextKeyMaterial_needsReveal_andIsWrittenOwnerOnly() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let words = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+        let r = try home.run("""
+            try { qr.save "\(words)" "w.png" } catch e { print "W", e.kind }
+            try { qr.save 0x4646464646464646464646464646464646464646464646464646464646464646 "k.png" } catch e { print "K", e.kind }
+            qr.save "\(words)" "w.png" --reveal
+            qr.save "hello" "h.png"
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("W", in: r.out) == ["builtin.optionNotApplicable"] && tagged("K", in: r.out) == ["builtin.optionNotApplicable"])
+        #expect(!FileManager.default.fileExists(atPath: home.path("k.png")))
+        let mode = { (f: String) in try FileManager.default.attributesOfItem(atPath: home.path(f))[.posixPermissions] as? Int }
+        #expect(try mode("w.png") == 0o600 && mode("h.png") == 0o644)
+    }
 }
