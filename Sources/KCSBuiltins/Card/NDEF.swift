@@ -23,17 +23,7 @@ extension Builtins {
             }
             let ndef: CardNDEF
             switch action {
-            case "write":
-                if bytes != nil, uri != nil {
-                    throw BuiltinError.optionNotApplicable(option: "uri", reason: "give the message as BYTES or as --uri, not both")
-                }
-                if let uri {
-                    ndef = try session.writeCardNDEF(try NDEFMessage.uri(uri))
-                } else if let bytes {
-                    ndef = try session.writeCardNDEF(bytes)
-                } else {
-                    throw ArgumentError.missing(position: 2, name: "message", type: .bytes)
-                }
+            case "write": ndef = try session.writeCardNDEF(try ndefMessage(bytes: bytes, uri: uri))
             case "clear": ndef = try session.writeCardNDEF([])
             default: ndef = try session.cardNDEF()
             }
@@ -41,4 +31,14 @@ extension Builtins {
                                   ("capacity", .int(ndef.capacity)), ("uri", ndef.uri.map { .string($0) } ?? .null)]))
         },
     ]
+
+    /// What `card.ndef write` writes: the BYTES given, or one URI record for `--uri` (not both).
+    static func ndefMessage(bytes: [UInt8]?, uri: String?) throws -> [UInt8] {
+        if bytes != nil, uri != nil {
+            throw BuiltinError.optionNotApplicable(option: "uri", reason: "give the message as BYTES or as --uri, not both")
+        }
+        if let uri { return try NDEFMessage.uri(uri) }
+        if let bytes { return bytes }
+        throw ArgumentError.missing(position: 2, name: "message", type: .bytes)
+    }
 }
