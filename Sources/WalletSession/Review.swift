@@ -32,18 +32,8 @@ extension Session {
     }
 
     /// The review of `payload` (what a `Signer` is asked to sign): a transaction, typed data or
-    /// a message decoded and described; a bare digest flagged as blind. `digest` must be the
-    /// payload's own: a payload whose digest differs is refused (it would show one thing and
-    /// sign another).
-    public func review(_ payload: TwoPartyPayload, digest: [UInt8], fullData: Bool = false) throws -> SigningReview {
-        let review = try Self.review(payload, digest: digest, fullData: fullData, name: try ownKeyNames())
-        guard review.digest == digest else {
-            throw KeyCommandError.cannotSign(name: "this request", kind: "its digest is not the digest of what it shows")
-        }
-        return review
-    }
-
-    /// The review of `payload` with `name` naming addresses (no store needed).
+    /// a message decoded and described; a bare digest flagged as blind. `name` names the
+    /// person's own addresses (`ownKeyNames`).
     public static func review(_ payload: TwoPartyPayload, digest: [UInt8], fullData: Bool = false,
                               name: @escaping (EthereumAddress) -> String?) throws -> SigningReview {
         switch payload {

@@ -204,7 +204,7 @@ struct TwoPartyConsoleTests {
         #expect(log.contains("shown first"), "\(log)")
     }
 
-    /// Two peers that trickle a byte every half second into the handshake hold up nobody: each
+    /// Two peers that stall inside their handshake hold up nobody: each
     /// connection's handshake runs on its own, within a total deadline, and a legitimate console
     /// signs beside them (before, one slow peer blocked every signature behind it).
     @Test func slowPeers_doNotStopALegitimateSignature() throws {
@@ -220,7 +220,7 @@ struct TwoPartyConsoleTests {
             """, name: "setup.kcs")
         #expect(setup.code == 0, "\(setup.err)")
         let port = UInt16(address.split(separator: ":").last!)!
-        let stop = Trickle.Flag()
+        let stop = Trickle.Flag(count: 2)
         let tricklers = (0..<2).map { _ in Trickle(port: port, stop: stop) }
         defer { stop.set(); tricklers.forEach { $0.join() } }
         for t in tricklers { try t.waitConnected() }
@@ -229,14 +229,16 @@ struct TwoPartyConsoleTests {
     }
 }
 
-/// A TCP client that connects to 127.0.0.1:`port`, announces a handshake hello and sends it one
-/// byte every half second until told to stop: a peer that never finishes its handshake.
+/// A TCP client that connects to 127.0.0.1:`port`, announces a handshake hello, sends one byte of
+/// it and stalls until told to stop: a peer that never finishes its handshake.
 final class Trickle: @unchecked Sendable {
+    /// Set once when the test is done; every trickler waits for it.
     final class Flag: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = false
-        func set() { lock.withLock { value = true } }
-        var isSet: Bool { lock.withLock { value } }
+        private let done = DispatchSemaphore(value: 0)
+        private let count: Int
+        init(count: Int) { self.count = count }
+        func set() { for _ in 0..<count { done.signal() } }
+        func wait() { done.wait() }
     }
 
     private let connected = DispatchSemaphore(value: 0)
@@ -258,14 +260,11 @@ final class Trickle: @unchecked Sendable {
             if !ok { failure = "cannot connect: \(errno)" }
             connected.signal()
             guard ok else { return }
-            // A hello's length (97 bytes, docs/two-party-protocol.md §7), then its bytes one by one.
-            var length: [UInt8] = [0, 0, 0, 97]
-            guard send(fd, &length, 4, Int32(MSG_NOSIGNAL)) == 4 else { return }
-            var byte: UInt8 = 1
-            while !stop.isSet {
-                guard send(fd, &byte, 1, Int32(MSG_NOSIGNAL)) == 1 else { return }
-                Thread.sleep(forTimeInterval: 0.5)  // the peer's pace: this is what it simulates
-            }
+            // A hello's length (97 bytes, docs/two-party-protocol.md §7) and its first byte, then
+            // nothing more until the test ends: a peer that stalls inside its handshake.
+            var start: [UInt8] = [0, 0, 0, 97, 1]
+            guard send(fd, &start, start.count, Int32(MSG_NOSIGNAL)) == start.count else { return }
+            stop.wait()
         }
         thread.start()
     }
