@@ -258,7 +258,10 @@ extension Session {
                 do {
                     let channel = try SecureChannel.open(socket, identity: shared.identity, initiator: false, pinned: nil,
                                                          timeout: CosignerGate.handshakeSeconds)
-                    let first = try channel.receiveFrame(seconds: CosignerGate.handshakeSeconds, what: "the first message")
+                    // After the handshake, messages get the usual 30 s each (a console may make its
+                    // pairing primes before the first one); only the handshake has the short bound.
+                    channel.timeout = CosignerGate.messageSeconds
+                    let first = try channel.receiveFrame(what: "the first message")
                     try gate.serially {
                         try shared.session.serveOne(first, channel: channel, identity: shared.identity, store: shared.store, policy: shared.policy)
                     }
@@ -421,8 +424,10 @@ public enum TwoPartyTeaching {
 /// The co-signer's connections: at most `perAddress` open from one address, their handshakes
 /// concurrent, their sessions one at a time.
 final class CosignerGate: @unchecked Sendable {
-    /// Seconds a connection has for its whole handshake and its first message.
+    /// Seconds a connection has for its whole handshake.
     static let handshakeSeconds = 10
+    /// Seconds each later message has, the first included (the channel's usual deadline).
+    static let messageSeconds = 30
     /// Connections one address may have open at once.
     static let perAddress = 4
 
