@@ -29,6 +29,7 @@ public enum TwoPartyError: WalletError, Equatable {
     case peerMisbehaved(name: String, check: String)
     case unpairedPeer(fingerprint: String)
     case fingerprintsRejected
+    case nameTaken(name: String, fingerprint: String)
     case noWholeKey(name: String)
 
     public var id: String {
@@ -40,6 +41,7 @@ public enum TwoPartyError: WalletError, Equatable {
         case .peerMisbehaved: "mpc.peerMisbehaved"
         case .unpairedPeer: "mpc.unpairedPeer"
         case .fingerprintsRejected: "mpc.fingerprintsRejected"
+        case .nameTaken: "mpc.nameTaken"
         case .noWholeKey: "mpc.noWholeKey"
         }
     }
@@ -57,6 +59,8 @@ public enum TwoPartyError: WalletError, Equatable {
                 + "confirm at the console's prompt, or pair with it again (mpc.pair) once you trust it; nothing was sent"
         case .unpairedPeer(let fingerprint): "a peer with identity \(fingerprint) is not paired with this home"
         case .fingerprintsRejected: "the fingerprints were not confirmed; nothing was stored"
+        case .nameTaken(let name, let fingerprint):
+            "the name \(name) is already the co-signer \(fingerprint), and its keys are bound to it: pair this one under another --name"
         case .noWholeKey(let name):
             "\(name) is a two-party key: no machine holds its private key, so there is none to show or export; it signs with its co-signer"
         }
@@ -124,16 +128,37 @@ extension Session {
 
     private func pair(endpoint: Endpoint, name: String, yes: Bool, identity: PartyIdentity, store: WalletStore) throws -> TwoPartyPeer {
         let channel = try SecureChannel.open(try SocketStream.connect(endpoint), identity: identity, initiator: true, pinned: nil)
-        show("this console:  \(identity.fingerprint)\nthe co-signer: \(PartyIdentity.fingerprint(of: channel.peerIdentity))")
+        // A name already given to another co-signer stays with it (its keys name it).
+        if let taken = try store.read({ try $0.twoPartyPeers() }).first(where: { $0.name.lowercased() == name.lowercased() }),
+           taken.identityKey != channel.peerIdentity {
+            channel.close()
+            throw TwoPartyError.nameTaken(name: taken.name, fingerprint: PartyIdentity.fingerprint(of: taken.identityKey))
+        }
+        // The co-signer shows the request (both fingerprints) when pair.p1 arrives and answers at
+        // once; only then is the person here asked to compare, while its operator compares too.
+        // Each side waits for the other's person, so the pairing messages get a person's time.
+        channel.timeout = CosignerGate.personSeconds
+        let party = PairingParty1(pid1: identity.pid, pid2: Hash.sha256(channel.peerIdentity))
+        let answer: Frame
+        do {
+            if let request = try party.next(nil) { try channel.send(request) }
+            answer = try channel.receiveFrame(what: "the co-signer's answer to the pairing request")
+        } catch {
+            channel.close()
+            throw error
+        }
+        show("the co-signer shows this pairing request; compare the two fingerprints there:\n"
+            + "this console:  \(identity.fingerprint)\nthe co-signer: \(PartyIdentity.fingerprint(of: channel.peerIdentity))")
         do {
             try confirm("Does the co-signer show the same two fingerprints?", yes: yes)
         } catch {
+            try? channel.send(party.abortFrame(for: .checkFailed(check: "pair.fingerprints", reason: "the console's user did not confirm the fingerprints")))
             channel.close()
             throw TwoPartyError.fingerprintsRejected
         }
         prompts?.status("pairing: two safe primes and a proof for the co-signer's signing proofs (a few seconds)…")
-        let party = PairingParty1(pid1: identity.pid, pid2: Hash.sha256(channel.peerIdentity))
-        try ChannelRun.run(party, over: channel, initiator: true)
+        // The answer already received is handed on as a responder's first frame would be.
+        try ChannelRun.run(party, over: channel, initiator: false, first: answer)
         guard let group = party.group else { throw MPCError.badFrame(reason: "pairing ended without a group") }
         let stored = group.storedBytes
         let peer = TwoPartyPeer(name: name, role: "p1", endpoint: endpoint.description, identityKey: channel.peerIdentity,
@@ -174,9 +199,10 @@ extension Session {
         let party = KeyGenerationParty1(kind: kind, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
         try audited("dkg", role: "p1", peer: peer.name, key: name, store: store) {
             let channel = try openChannel(to: peer, identity: identity)
-            prompts?.status("2-party DKG with \(peer.name): round 1 of 4 (a Paillier key)…")
+            // Rounds as they are: this console sends 1 and 3, the co-signer answers 2 and 4.
+            prompts?.status("2-party DKG with \(peer.name): making a Paillier key for round 1 of 4…")
             try ChannelRun.run(party, over: channel, initiator: true) { step in
-                self.prompts?.status("2-party DKG with \(peer.name): round \(step + 1) of 4…")
+                self.prompts?.status("2-party DKG with \(peer.name): round \(step) of 4 sent, the co-signer answers round \(step + 1)…")
                 if self.explainTwoParty { TwoPartyTeaching.before(TwoPartyTeaching.dkg, step: step, first: 1).forEach(self.show) }
             }
             if explainTwoParty, let last = TwoPartyTeaching.dkg[4] { show(last) }
@@ -290,14 +316,32 @@ extension Session {
         let pid1 = Hash.sha256(peerKey), pid2 = identity.pid
         switch first.type {
         case "pair.p1":
-            show("pairing request from \(PartyIdentity.fingerprint(of: peerKey)); this co-signer is \(identity.fingerprint)")
-            // Pairing always needs the operator, whatever --approve says, unless --pair-any.
-            if !policy.pairAny { try confirm("Does the console show the same two fingerprints?", yes: false) }
+            show("pairing request:\nthe console:    \(PartyIdentity.fingerprint(of: peerKey))\nthis co-signer: \(identity.fingerprint)")
+            // The answer leaves first, so the console shows the same two fingerprints to its user
+            // while the operator here compares; pairing always needs the operator, whatever
+            // --approve says, unless --pair-any (docs/two-party.md, "Pairing").
             let party = PairingParty2(pid1: pid1, pid2: pid2)
-            try ChannelRun.run(party, over: channel, initiator: false, first: first)
+            do {
+                if let answer = try party.next(first) { try channel.send(answer) }
+            } catch let error as MPCError {
+                try? channel.send(party.abortFrame(for: error))
+                throw error
+            }
+            if !policy.pairAny {
+                do {
+                    try confirm("Does the console show the same two fingerprints?", yes: false)
+                } catch {
+                    try? channel.send(party.abortFrame(for: .checkFailed(check: "pair.fingerprints",
+                                                                         reason: "the co-signer's operator did not confirm the fingerprints")))
+                    throw TwoPartyError.fingerprintsRejected
+                }
+            }
+            // The console's user may still be comparing, then the console makes its primes.
+            try ChannelRun.run(party, over: channel, initiator: false, first: nil,
+                               firstTimeout: policy.pairAny ? CosignerGate.messageSeconds : CosignerGate.personSeconds)
             guard let group = party.group else { return }
             let stored = group.storedBytes
-            let name = known?.name ?? "console-" + String(PartyIdentity.fingerprint(of: peerKey).prefix(9)).replacingOccurrences(of: " ", with: "")
+            let name = try known?.name ?? Self.consoleName(peerKey, taken: store.read { try $0.twoPartyPeers() }.map(\.name))
             try store.write {
                 try $0.saveTwoPartyPeer(TwoPartyPeer(name: name, role: "p2", endpoint: nil, identityKey: peerKey, nPed: stored.n,
                                                      g: stored.g, h: stored.h, pairedAt: clock()))
@@ -314,7 +358,10 @@ extension Session {
                     try self.storeCosignerShare(share, peer: peer, store: store)
                 }
             }
-            if let share = party.share { show("joint key \(EthereumAddress(publicKey: share.q).checksummed) made with \(peer.name)") }
+            if let share = party.share, let kept = try store.read({ try $0.twoPartyKey(q: share.q.compressed, peer: peer.name) }) {
+                // The console names the key as its user chose; both sides show the joint address.
+                show("joint key \(EthereumAddress(publicKey: share.q).checksummed) made with \(peer.name), kept here as \(kept.0.name)")
+            }
         case "sign.s0":
             guard let peer = known, peer.role == "p2" else {
                 throw TwoPartyError.unpairedPeer(fingerprint: PartyIdentity.fingerprint(of: peerKey))
@@ -336,7 +383,7 @@ extension Session {
             let party = SigningParty2(share: share, group: group, pid1: pid1, pid2: pid2, digest: TwoPartyPayload.digest, approve: { request in
                 let child = (try? JointDerivation.derive(share.q, chainCode: share.chainCode, path: request.path).key) ?? share.q
                 let address = EthereumAddress(publicKey: child).checksummed
-                self.show("co-sign request from \(TerminalText.safe(peer.name)) for \(address), key \(record.name):")
+                self.show("co-sign request from \(TerminalText.safe(peer.name)) for \(address) (the joint key kept here as \(record.name)):")
                 let payload = TwoPartyPayload(kind: request.payloadKind, payload: request.payload)
                 if payload == .digest && !policy.allowRawDigests {
                     self.show("refused: a bare digest cannot be shown, and co-signing it would be signing blind"
@@ -366,6 +413,18 @@ extension Session {
             let abort = Frame(type: "abort", step: first.step + 1, sid: first.sid, fields: ["check": .string("frame"), "message": .string("unexpected \(first.type)")])
             try? channel.send(abort)
         }
+    }
+
+    /// The co-signer's name for a console: `console-` and the start of its fingerprint, longer
+    /// when another console already has that name (a name is never rebound to another identity).
+    static func consoleName(_ identityKey: [UInt8], taken: [String]) -> String {
+        let fingerprint = PartyIdentity.fingerprint(of: identityKey).replacingOccurrences(of: " ", with: "")
+        let used = Set(taken.map { $0.lowercased() })
+        for length in stride(from: 8, to: fingerprint.count, by: 4) {
+            let name = "console-" + fingerprint.prefix(length)
+            if !used.contains(name.lowercased()) { return name }
+        }
+        return "console-" + fingerprint
     }
 
     private func storeCosignerShare(_ share: Party2Share, peer: TwoPartyPeer, store: WalletStore) throws {
@@ -428,6 +487,8 @@ final class CosignerGate: @unchecked Sendable {
     static let handshakeSeconds = 10
     /// Seconds each later message has, the first included (the channel's usual deadline).
     static let messageSeconds = 30
+    /// Seconds a pairing message has when the other side waits for a person comparing fingerprints.
+    static let personSeconds = 300
     /// Connections one address may have open at once.
     static let perAddress = 4
 

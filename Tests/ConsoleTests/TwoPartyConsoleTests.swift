@@ -204,6 +204,76 @@ struct TwoPartyConsoleTests {
         #expect(log.contains("shown first"), "\(log)")
     }
 
+    /// Pairing shows the request on the co-signer before the console asks its user; a name
+    /// given to one co-signer is never rebound to another; both sides show the joint address
+    /// and their own name for the key; `store.check` finds both homes healthy.
+    @Test func pairing_namesAndHealthyStores() throws {
+        let cosignerHome = try BatchHome()
+        defer { cosignerHome.remove() }
+        let otherHome = try BatchHome()
+        defer { otherHome.remove() }
+        let console = try BatchHome()
+        defer { console.remove() }
+        let (cosigner, address) = try cosignerHome.startCosigner()
+        let (other, otherAddress) = try otherHome.startCosigner()
+        defer { other.terminate(); other.waitUntilExit() }
+        let r = try console.run("""
+            print "FP", (mpc.fingerprint)
+            mpc.pair "\(address)" --name laptop --yes
+            let k = key.generate --two-party --type ecdsa --name joint --cosigner laptop
+            print "ADDR", k.address
+            try { mpc.pair "\(otherAddress)" --name LAPTOP --yes } catch e { print "TAKEN", e.kind, e.message }
+            print "PEERS", len(mpc.peers())
+            print "CHECK", (store.check).ok
+            """, name: "pair.kcs")
+        #expect(r.code == 0, "\(r.err)")
+        cosigner.terminate()
+        cosigner.waitUntilExit()
+        let fingerprint = try #require(tagged("FP", in: r.out).first)
+        let jointAddress = try #require(tagged("ADDR", in: r.out).first)
+        let log = try String(contentsOfFile: cosignerHome.path("cosigner.out"), encoding: .utf8)
+        #expect(log.contains("pairing request:\nthe console:    \(fingerprint)\n"), "\(log)")
+        #expect(r.out.contains("the co-signer shows this pairing request"), "\(r.out)")
+        #expect(log.contains("joint key \(jointAddress) made with console-"), "\(log)")
+        #expect(log.contains(", kept here as "), "\(log)")
+        let taken = try #require(tagged("TAKEN", in: r.out).first)
+        #expect(taken.hasPrefix("mpc.nameTaken the name laptop is already the co-signer "), "\(taken)")
+        #expect(tagged("PEERS", in: r.out) == ["1"])
+        #expect(tagged("CHECK", in: r.out) == ["true"])
+        let check = try cosignerHome.run("let c = store.check\nprint \"OK\", c.ok, len(c.problems)", name: "check.kcs")
+        #expect(tagged("OK", in: check.out) == ["true 0"], "\(check.out)\(check.err)")
+    }
+
+    /// At most four connections from one address are served at once: a fifth is closed at once,
+    /// and the co-signer says why.
+    @Test func cosigner_limitsConnectionsPerAddress() throws {
+        let cosignerHome = try BatchHome()
+        defer { cosignerHome.remove() }
+        let (cosigner, address) = try cosignerHome.startCosigner()
+        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        let port = UInt16(address.split(separator: ":").last!)!
+        let stop = Trickle.Flag(count: 4)
+        let tricklers = (0..<4).map { _ in Trickle(port: port, stop: stop) }
+        defer { stop.set(); tricklers.forEach { $0.join() } }
+        for t in tricklers { try t.waitConnected() }
+        // The fifth: the co-signer accepts in order, so it meets four open connections.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        var byte: UInt8 = 0
+        #expect(recv(fd, &byte, 1, 0) <= 0, "the fifth connection is closed without a word")
+        let err = try String(contentsOfFile: cosignerHome.path("cosigner.err"), encoding: .utf8)
+            + String(contentsOfFile: cosignerHome.path("cosigner.out"), encoding: .utf8)
+        #expect(err.contains("refused a connection from 127.0.0.1: 4 are already open from there"), "\(err)")
+    }
+
     /// Two peers that stall inside their handshake hold up nobody: each
     /// connection's handshake runs on its own, within a total deadline, and a legitimate console
     /// signs beside them (before, one slow peer blocked every signature behind it).
