@@ -26,6 +26,8 @@ public enum BuiltinError: WalletError, Equatable {
     case noCurrentKey
     /// An option that makes no sense with the arguments given.
     case optionNotApplicable(option: String, reason: String)
+    /// An option that is needed here, and why nothing stands in for it.
+    case optionNeeded(option: String, reason: String)
     /// A private serialisation asked for without `--private`.
     case privateNeedsFlag(version: String)
     /// `help TOPIC` for a name that is neither a command nor a namespace.
@@ -52,6 +54,7 @@ public enum BuiltinError: WalletError, Equatable {
         case .badChoice: "builtin.badChoice"
         case .noCurrentKey: "builtin.noCurrentKey"
         case .optionNotApplicable: "builtin.optionNotApplicable"
+        case .optionNeeded: "builtin.optionNeeded"
         case .privateNeedsFlag: "builtin.privateNeedsFlag"
         case .noHelpTopic: "builtin.noHelpTopic"
         case .keysNeedsMap: "builtin.keysNeedsMap"
@@ -88,6 +91,8 @@ public enum BuiltinError: WalletError, Equatable {
             "no current HD key; pass one with --from KEY (e.g. --from (hd.master $m))"
         case .optionNotApplicable(let option, let reason):
             "--\(option) does not apply here: \(reason)"
+        case .optionNeeded(let option, let reason):
+            "--\(option) is needed: \(reason)"
         case .privateNeedsFlag(let version):
             "\(version) holds the private key; add --private to export it (as a secret)"
         case .noHelpTopic(let topic, let suggestion):

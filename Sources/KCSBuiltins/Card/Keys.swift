@@ -102,23 +102,19 @@ extension Builtins {
 
         Builtin("card.derive",
                 options: [
-                    OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "SLIP-44 symbol or coin type (ETH, BTC, LTC, …)"),
+                    OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "SLIP-44 symbol or coin type (ETH, BTC, LTC, …; default: the coin of the current BIP-44 path)"),
                     OptionSpec("account", .int, "the account number (default: the current one, else 0)"),
                     OptionSpec("new-account", nil, "the next account after the current one, address 0"),
                     OptionSpec("next", nil, "the next address index of the account"),
                 ],
                 summary: "Makes m/44'/COIN'/ACCOUNT'/0/INDEX current on the card (the app's coin screen): {path, coin, account, index, address}.",
                 example: "card.derive --coin ETH --next") { args in
-            let session = try args.session()
-            guard let coin = try coinArgument(args.value("coin")) else {
-                throw ArgumentError.optionNeedsValue(option: "coin", type: .string)
-            }
             let account = try args.integer("account").map {
                 UInt32(try smallInt($0, "--account", in: 0...Int(ChildIndex.hardenedOffset - 1)))
             }
-            try requireSecp256k1(coin)
-            let card = try session.requireLoggedIn()
+            let card = try args.session().requireLoggedIn()
             let current = try card.commands.getKeyPath().components
+            let coin = try deriveCoin(args.value("coin"), current: current)
             let target = try coinPath(current: current, coinType: coin.index, account: account,
                                       newAccount: args.flag("new-account"), next: args.flag("next"))
             let (sent, key) = try card.deriveToCurrent(target, from: current)
@@ -376,6 +372,22 @@ extension Builtins {
         if let curve = CoinAddress.otherCurves[coin.index] {
             throw .otherCurve(symbol: coin.symbol, curve: curve, coinType: coin.index)
         }
+    }
+
+    /// The coin `card.derive` moves in: `--coin`, else the coin of the current BIP-44 path
+    /// (`--next` stays in the coin the card is at), else the option is needed.
+    static func deriveCoin(_ value: Value?, current: [ChildIndex]) throws -> SLIP44.Coin {
+        let coin: SLIP44.Coin
+        if let given = try coinArgument(value) {
+            coin = given
+        } else if current.count >= 2, current[0] == ChildIndex(44, hardened: true), current[1].hardened {
+            coin = try SLIP44.coin(index: current[1].index)
+        } else {
+            throw BuiltinError.optionNeeded(option: "coin", reason: "the card's current path \(DerivationPath(absolute: true, current))"
+                + " is not a BIP-44 path to take the coin from (--coin ETH, BTC, …)")
+        }
+        try requireSecp256k1(coin)
+        return coin
     }
 
     /// `CardKeyPath.coinPath`, its refusal named for `command`.
