@@ -127,8 +127,8 @@ public final class Session {
         switch try store.vaultStatus() {
         case .missing:
             let first = try passphrase(prompt: "new vault passphrase: ")
-            if prompts?.isInteractive == true {
-                let again = try passphrase(prompt: "the same passphrase again: ")
+            if prompts?.isInteractive == true, !passphraseFileSet {
+                let again = try passphrase(prompt: "the same passphrase again: ", typed: true)
                 guard first == again else { throw SessionError.passphrasesDiffer }
             }
             warnIfWeak(first)
@@ -142,9 +142,10 @@ public final class Session {
             let idle = lastVaultUse.map { now.timeIntervalSince($0) > idleTimeout } ?? false
             if idle { store.lock() }
             if idle || operation != nil {
+                // A reconfirmation is a person's: typed at a terminal even when a file is set.
                 try store.unlock(passphrase: try passphrase(
                     prompt: idle ? "vault locked after \(Int(idleTimeout / 60)) idle minutes; passphrase: "
-                        : "\(operation ?? "") needs the vault passphrase again: "))
+                        : "\(operation ?? "") needs the vault passphrase again: ", typed: operation != nil))
             }
         }
         lastVaultUse = now
@@ -159,9 +160,12 @@ public final class Session {
 
     // MARK: Asking
 
-    /// The vault passphrase: asked without echo at a terminal; in a batch run read from
-    /// `$KCS_VAULT_PASSPHRASE_FILE` (its first line) or `$KCS_VAULT_PASSPHRASE`, never prompted.
-    public func passphrase(prompt: String) throws -> Secret {
+    /// The vault passphrase: from `$KCS_VAULT_PASSPHRASE_FILE` (its first line) when it is set,
+    /// at a terminal too (as restic's and gpg's passphrase files are used), unless it must be
+    /// `typed` by a person; else asked without echo at a terminal; in a batch run read from
+    /// that file or `$KCS_VAULT_PASSPHRASE`, never prompted.
+    public func passphrase(prompt: String, typed: Bool = false) throws -> Secret {
+        if !typed, let fromFile = try batchSecret(file: Session.passphraseFileVariable, text: nil) { return fromFile }
         if let prompts, prompts.isInteractive {
             guard let secret = try prompts.askSecret(prompt: prompt) else {
                 throw SessionError.cancelled
@@ -174,6 +178,9 @@ public final class Session {
         return secret
     }
 
+    /// Whether `$KCS_VAULT_PASSPHRASE_FILE` names a file to read the passphrase from.
+    var passphraseFileSet: Bool { environment[Session.passphraseFileVariable].map { !$0.isEmpty } ?? false }
+
     /// Whether the vault passphrase can be had in this run: a person at the terminal to ask, or
     /// a batch run's file or variable.
     public var passphraseAvailable: Bool {
@@ -183,7 +190,7 @@ public final class Session {
 
     /// A batch run's secret from the file named by `$file` (its first line) or from `$text`;
     /// nil when neither is set. A file others can read is named once in a warning.
-    private func batchSecret(file fileVariable: String, text textVariable: String) throws -> Secret? {
+    private func batchSecret(file fileVariable: String, text textVariable: String?) throws -> Secret? {
         if let file = environment[fileVariable], !file.isEmpty {
             var info = stat()
             if !warnedPassphraseFile, stat(file, &info) == 0, info.st_mode & 0o077 != 0 {
@@ -200,7 +207,7 @@ public final class Session {
             if let end = bytes.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) { bytes.removeSubrange(end...) }
             return Secret(consuming: &bytes)
         }
-        if let text = environment[textVariable], !text.isEmpty { return Secret(utf8: text) }
+        if let textVariable, let text = environment[textVariable], !text.isEmpty { return Secret(utf8: text) }
         return nil
     }
 
@@ -216,8 +223,8 @@ public final class Session {
         if let given {
             new = given
         } else if let prompts, prompts.isInteractive {
-            new = try passphrase(prompt: "new vault passphrase: ")
-            guard try passphrase(prompt: "the new passphrase again: ") == new else { throw SessionError.passphrasesDiffer }
+            new = try passphrase(prompt: "new vault passphrase: ", typed: true)
+            guard try passphrase(prompt: "the new passphrase again: ", typed: true) == new else { throw SessionError.passphrasesDiffer }
         } else if let read = try batchSecret(file: Session.newPassphraseFileVariable, text: Session.newPassphraseVariable) {
             new = read
         } else {

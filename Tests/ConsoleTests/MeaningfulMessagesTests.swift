@@ -138,4 +138,16 @@ struct MeaningfulMessagesTests {
         #expect(r.code != 0 && r.err.contains("--new <secret>"), "\(r.err)")
         #expect(!r.err.contains("brand new secret"))
     }
+
+    /// `card.readers` with no PC/SC service lists the simulated cards and says that PC/SC is
+    /// unavailable (it said nothing, as if no reader were attached).
+    @Test func readers_sayWhenPCSCIsUnavailable() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        home.environment["PCSCLITE_CSOCK_NAME"] = home.path("no-pcscd-here.comm")
+        let r = try home.run(arguments: ["-e", "card.connect\nprint \"R\", len(card.readers()), (card.readers())[0].kind"])
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("R", in: r.out) == ["1 sim"], "\(r.out)")
+        #expect(r.err.contains("card.readers: PC/SC is unavailable, so no reader is listed"), "\(r.err)")
+    }
 }

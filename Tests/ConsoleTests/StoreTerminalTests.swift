@@ -163,4 +163,28 @@ struct StoreTerminalTests {
         let mode = try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
+
+    /// A `KCS_VAULT_PASSPHRASE_FILE` that is set is read at a terminal too (as restic's and
+    /// gpg's are): the vault is made and unlocked from it, in a first and a second run, without
+    /// a question; a reconfirmation is still typed by the person.
+    @Test func passphraseFile_isUsedAtATerminalToo() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        home.environment["KCS_VAULT_PASSPHRASE_FILE"] = try home.write("from-the-file\n", to: "pass")
+        chmod(home.path("pass"), 0o600)
+        let first = try TerminalSession(environment: home.environment, folder: home.folder)
+        try first.answer("kcs> ", with: "import privkey \(testPrivateKey) --name hot")
+        try first.answer("kcs> ", with: "print \"SIGNED\", (sign message \"x\" --key hot).verified")
+        try first.expect("SIGNED true")
+        let made = try first.quit()
+        #expect(!made.contains("passphrase: "), "\(made)")
+        let second = try TerminalSession(environment: home.environment, folder: home.folder)
+        try second.answer("kcs> ", with: "print \"SIGNED\", (sign message \"y\" --key hot).verified")
+        try second.expect("SIGNED true")
+        try second.answer("kcs> ", with: "key.reveal hot")
+        try second.answer("key.reveal needs the vault passphrase again: ", with: "from-the-file")
+        let text = try second.quit()
+        #expect(!text.contains("vault passphrase: SIGNED"), "\(text)")
+        #expect(!text.contains("from-the-file"), "the reconfirmation is not echoed: \(text)")
+    }
 }

@@ -12,12 +12,15 @@ import WalletSession
 extension Builtins {
     static let cardConnection: [Builtin] = [
         Builtin("card.readers",
-                summary: "The PC/SC readers pcscd knows, and the simulated cards in the kcs home.",
+                summary: "The PC/SC readers pcscd knows, and the simulated cards in the kcs home (a warning when PC/SC is unavailable).",
                 example: "card.readers") { args in
             let session = try args.session()
             var rows: [Value] = []
-            if let readers = try? PCSCContext().readers() {
-                for r in readers { rows.append(.map(ValueMap([("kind", .string("pcsc")), ("name", .string(r))]))) }
+            do {
+                for r in try PCSCContext().readers() { rows.append(.map(ValueMap([("kind", .string("pcsc")), ("name", .string(r))]))) }
+            } catch {
+                // The simulated cards are still listed; what is missing is said, not hidden.
+                session.prompts?.warn("card.readers: PC/SC is unavailable, so no reader is listed: \(error)")
             }
             for n in SimulatedCard.cardNames(in: try session.cardsDirectory()) {
                 rows.append(.map(ValueMap([("kind", .string("sim")), ("name", .string(n))])))
