@@ -168,6 +168,18 @@ struct AddressValue: DomainValue {
     var text: String { address }
 }
 
+// MARK: - Card identity
+
+/// A 4.0 card's identity key as the card itself reported it (`card.info`, `card.connect`): it
+/// renders as its hex, and `card.trust` refuses it, since trusting what the card says about
+/// itself compares nothing (docs/card.md).
+struct CardIdentityValue: DomainValue {
+    let hex: String
+
+    var typeName: String { "card identity" }
+    var text: String { hex }
+}
+
 // MARK: - Coin
 
 /// One SLIP-44 registry row.

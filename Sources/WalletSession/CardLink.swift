@@ -154,12 +154,17 @@ extension Session {
     }
 
     /// `card.trust IDENTITY`: remembers the connected 4.0 card's identity key as trusted, once the
-    /// person typed it (the key card.info shows). Returns the certificate.
-    public func trustConnectedCard(confirming typed: String) throws -> CardCertificate {
+    /// person typed it (the key card.info shows), or — `typed` nil, `--trust-on-first-use` — with
+    /// nothing compared, said in a warning. Returns the certificate.
+    public func trustConnectedCard(confirming typed: String?) throws -> CardCertificate {
         let card = try requireCard()
         guard let certificate = card.info.certificate else { throw CardKeyError.needsVersion4(feature: "a certificate to trust") }
         let identity = certificate.identityPublicKey.description
-        guard typed.lowercased() == identity else { throw CardCommandError.trustNotConfirmed(identity: identity) }
+        if let typed {
+            guard typed.lowercased() == identity else { throw CardCommandError.trustNotConfirmed(identity: identity) }
+        } else {
+            prompts?.warn("card.trust: trusted on first use: the identity the card reported was compared with nothing")
+        }
         try store().setSetting(Self.trustSetting(certificate), to: identity + " " + certificate.caPublicKey.description)
         return certificate
     }
@@ -248,6 +253,7 @@ public enum CardCommandError: WalletError, Equatable {
     case noPairingOnVersion4
     /// `card.trust` without the connected card's identity key typed to confirm.
     case trustNotConfirmed(identity: String)
+    case trustNotCompared
 
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`), but
     /// for the one about pairing slots, which stands alone as the SDK's sentence does.
@@ -279,6 +285,7 @@ public enum CardCommandError: WalletError, Equatable {
         case .duressTrap: "card.duressTrap"
         case .noPairingOnVersion4: "card.noPairing"
         case .trustNotConfirmed: "card.trustNotConfirmed"
+        case .trustNotCompared: "card.trustNotCompared"
         }
     }
 
@@ -346,6 +353,9 @@ public enum CardCommandError: WalletError, Equatable {
                 + "checked against the card's certificate"
         case .trustNotConfirmed(let identity):
             "trusting a card means typing its identity key, \(identity) (card.info shows it); nothing was stored"
+        case .trustNotCompared:
+            "the identity given was read from the card being trusted, so nothing was compared: write the identity you "
+                + "expect (from a source you trust), or say --trust-on-first-use; nothing was stored"
         }
     }
 }

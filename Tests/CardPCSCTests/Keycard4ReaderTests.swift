@@ -20,7 +20,8 @@ struct Keycard4ReaderTests {
                 try { card.init --pin "123456" --puk "987654321098" --duress "654321" } catch e { print e.kind }
                 try { card.trust "02ab" } catch e { print e.kind }
                 print len(card.trust())
-                print card.trust(c.identity).trusted == c.identity
+                try { card.trust (c.identity) } catch e { print e.kind }
+                print card.trust("{c.identity}").trusted == "{c.identity}"
                 print (card.init --pin "123456" --puk "987654321098" --duress "654321").initialized
                 card.login "123456"
                 card.load mnemonic "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
@@ -32,6 +33,7 @@ struct Keycard4ReaderTests {
                 card.untrustedCertificate
                 card.trustNotConfirmed
                 0
+                card.trustNotCompared
                 true
                 true
                 0x9858EfFD232B4033E47d90003D41EC34EcaEda94

@@ -69,11 +69,16 @@ extension Builtins {
             return .null
         },
 
-        Builtin("card.trust", params: [ParamSpec("identity", .string, default: .null)],
+        Builtin("card.trust", params: [ParamSpec("identity", .oneOf([.string, .domain("card identity")]), default: .null)],
+                options: [OptionSpec("trust-on-first-use", nil, "trust the connected card with nothing compared (said in a warning)")],
                 summary: "Keycard 4.0: trusts the connected card's identity key (type it as card.info shows it) when its CA is not a Keycard CA; no IDENTITY lists the trusted keys.",
                 example: "card.trust") { args in
             let session = try args.session()
-            guard let typed = args.string("identity") else {
+            let firstUse = args.flag("trust-on-first-use")
+            let typed = args.string("identity")
+            if typed == nil, !firstUse {
+                // What the card says about itself is not a comparison (docs/card.md).
+                if case .domain? = args.value("identity") { throw CardCommandError.trustNotCompared }
                 return .list(try session.trustedCardIdentities().map { .map(ValueMap([("identity", .string($0.identity)), ("ca", .string($0.ca))])) })
             }
             let certificate = try session.trustConnectedCard(confirming: typed)
@@ -113,7 +118,7 @@ extension Builtins {
         if let certificate = i.certificate {
             // A 4.0 card: Secure Channel V2, its identity from SELECT.
             f.append(("secureChannel", .string("V2")))
-            f.append(("identity", .string(certificate.identityPublicKey.description)))
+            f.append(("identity", .domain(CardIdentityValue(hex: certificate.identityPublicKey.description))))
             let issuer: String = switch certificate.issuer {
             case .production: "Keycard production CA"
             case .test: "Keycard test CA"
