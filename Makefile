@@ -107,8 +107,9 @@ bench: bench-deps evm-venv qr-venv
 
 # `make install [PREFIX=~/.local]`: the release binary with the Swift runtime linked in (it runs
 # where no Swift toolchain is installed; the Debian libraries of DEB_PACKAGES stay shared), the
-# standard library, shell completions for bash, zsh and fish (`kcs completions`), and a man page
-# generated from the argument parser's own declarations. `make uninstall` removes them again.
+# standard library, shell completions for bash, zsh and fish (`kcs completions`), the man page
+# docs/kcs.1 (written by hand; Tests/PackageTests/ManPageTests.swift keeps it in step with the
+# code) and the documents docs/*.md in PREFIX/share/doc/kcs. `make uninstall` removes them again.
 PREFIX ?= /usr/local
 STATIC_BUILD := .build/static
 KCS_STATIC := $(STATIC_BUILD)/release/kcs
@@ -139,22 +140,20 @@ static: deps
 
 install: static
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kcs/stdlib $(DESTDIR)$(PREFIX)/share/man/man1 \
-	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
-	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	  $(DESTDIR)$(PREFIX)/share/doc/kcs $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 -s $(KCS_STATIC) $(DESTDIR)$(PREFIX)/bin/kcs
 	install -m 644 stdlib/*.kcs $(DESTDIR)$(PREFIX)/share/kcs/stdlib/
 	$(KCS_STATIC) completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kcs
 	$(KCS_STATIC) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kcs
 	$(KCS_STATIC) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kcs.fish
-	$(SWIFT) build --product generate-manual
-	mkdir -p $(STATIC_BUILD)/man
-	$$($(SWIFT) build --show-bin-path)/generate-manual $(KCS_STATIC) --output-directory $(STATIC_BUILD)/man
-	install -m 644 $(STATIC_BUILD)/man/kcs.1 $(DESTDIR)$(PREFIX)/share/man/man1/kcs.1
+	install -m 644 docs/kcs.1 $(DESTDIR)$(PREFIX)/share/man/man1/kcs.1
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/kcs/
 	@echo "installed kcs in $(DESTDIR)$(PREFIX)/bin (make uninstall PREFIX=$(PREFIX) removes it)"
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	rm -rf $(DESTDIR)$(PREFIX)/share/kcs
+	rm -rf $(DESTDIR)$(PREFIX)/share/kcs $(DESTDIR)$(PREFIX)/share/doc/kcs
 
 # What make install promises, checked as a user would: install into a throw-away prefix, copy
 # the binary into an empty folder and run it with a minimal environment, find the stdlib from
