@@ -25,7 +25,7 @@ public struct ConsoleCommandLine: Equatable {
     /// is one of them is the parser's.
     public static func isParserWord(_ word: String) -> Bool {
         switch word {
-        case "console", "run", "check", "parse", "sim", "completions", "help": return true
+        case "console", "run", "check", "parse", "sim", "cosigner", "completions", "help": return true
         default: return false
         }
     }

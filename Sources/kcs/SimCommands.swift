@@ -5,6 +5,7 @@ import CardSimulator
 import Dispatch
 import Foundation
 import KCSConsole
+import KCSErrors
 import WalletCrypto
 
 /// `kcs sim …`: the simulated Keycards kept under the kcs home.
@@ -65,7 +66,9 @@ struct Sim: ParsableCommand {
             do {
                 simulated = try SimulatedCard.open(named: card, in: dir, profile: AppletProfile.named(profile)!)
             } catch {
-                throw CleanExit.message("error: \(error)")
+                // An error, not a clean exit: said on standard error, with the card error's status.
+                StandardStreams.err("kcs sim: error: \(error)\n")
+                throw ExitCode(ExitStatus.code(for: (error as? any IdentifiableError)?.exitClass ?? .cardError))
             }
             let served: VirtualCard = trace ? TracingCard(simulated) : simulated
             let bridge = VPCDBridge(card: served, host: host, port: port) { line in

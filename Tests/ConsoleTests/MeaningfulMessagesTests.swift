@@ -150,4 +150,19 @@ struct MeaningfulMessagesTests {
         #expect(tagged("R", in: r.out) == ["1 sim"], "\(r.out)")
         #expect(r.err.contains("card.readers: PC/SC is unavailable, so no reader is listed"), "\(r.err)")
     }
+
+    /// `kcs sim attach` on a card file it cannot open is an error (said on standard error, exit
+    /// 76), not a clean exit 0; `kcs cosigner …` is a subcommand even beside a file so named.
+    @Test func simAttachErrors_exitWithACardStatus_andCosignerIsASubcommand() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        try FileManager.default.createDirectory(atPath: home.path("home/cards"), withIntermediateDirectories: true)
+        _ = try home.write("{not json", to: "home/cards/broken.json")
+        let r = try home.run(arguments: ["sim", "attach", "--card", "broken"])
+        #expect(r.code == 76, "\(r.out)\(r.err)")
+        #expect(r.err.hasPrefix("kcs sim: error: "), "\(r.err)")
+        _ = try home.write("print \"A SCRIPT RAN\"", to: "cosigner")
+        let help = try home.run(arguments: ["cosigner", "--help"])
+        #expect(!help.out.contains("A SCRIPT RAN") && help.out.contains("serve"), "\(help.out)\(help.err)")
+    }
 }
