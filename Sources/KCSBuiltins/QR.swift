@@ -65,13 +65,16 @@ extension Builtins {
                     OptionSpec("scale", .int, "pixels (SVG units) per module (default 8)"),
                     OptionSpec("margin", .int, "quiet modules around the code (default 4)"),
                 ],
-                summary: "Writes a value's QR code to FILE.png or FILE.svg; a list of UR parts to numbered frames FILE-0001.png, ….",
+                summary: "Writes a value's QR code to FILE.png or FILE.svg; a list of UR parts to numbered frames FILE-0001.png, …; to FILE.gif an animation (200 ms a frame), a UR longer than one code's 200 bytes split into its parts.",
                 example: "qr.save 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 \"address.png\"") { args in
             guard let file = args.string("file") else { return .null }
             let scale = try args.integer("scale").map { try smallInt($0, "--scale", in: 1...64) } ?? 8
             let margin = try args.integer("margin").map { try smallInt($0, "--margin", in: 0...16) } ?? 4
             var values: [Value] = [args["value"] ?? .null]
             if case .list(let parts)? = args["value"] { values = parts }
+            if case .string(let ur)? = args["value"], file.lowercased().hasSuffix(".gif"), let parts = try Session.animatedParts(ofUR: ur) {
+                values = parts.map(Value.string)
+            }
             let payloads = try values.map { try qrPayload($0, reveal: args.flag("reveal")) }
             let (files, code) = try args.session().saveQR(payloads, to: file, level: try eccOption(args), scale: scale, margin: margin)
             return .map(ValueMap([("files", .list(files.map(Value.string))), ("version", .int(code.version)),
@@ -197,6 +200,11 @@ extension Builtins {
                 }
                 guard let v = pick(field) ?? (field == "xpub" ? pick("address") : nil) else { return value }
                 shown = v
+            }
+            // A UR too long for one code is played as an animation (docs/ur.md, "Showing").
+            if case .string(let text) = shown, try Session.animatedParts(ofUR: text) != nil {
+                _ = try args.session().playLongUR(text)
+                return value
             }
             let payload = try qrPayload(shown, reveal: args.flag("reveal"))
             return .domain(QRValue(payload: payload, code: try QRCode(data: payload.bytes, text: payload.text, level: payload.level),

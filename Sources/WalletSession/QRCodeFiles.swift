@@ -296,6 +296,29 @@ extension Session {
         return (files, last!)
     }
 
+    /// The fragment size of a UR shown as an animated code: what MetaMask and Keycard Shell read.
+    public static let animatedFragment = 200
+
+    /// The parts of the UR `text` as an animation shows them (its fragments in order, at most
+    /// `fragment` bytes each), or nil when one code holds it.
+    public static func animatedParts(ofUR text: String, fragment: Int = animatedFragment) throws -> [String]? {
+        guard text.lowercased().hasPrefix("ur:"), !text.contains("\n") else { return nil }
+        var encoder = UREncoder(try URDecoder.decodeParts([text]), maxFragmentLength: fragment)
+        guard !encoder.isSinglePart else { return nil }
+        return (0..<encoder.sequenceLength).map { _ in encoder.nextPart() }
+    }
+
+    /// `--qr` of a command whose UR is too long for one code a camera reads: played as
+    /// `qr.play` plays it, at a terminal (true once played); elsewhere a warning names the ways
+    /// to show it (false).
+    public func playLongUR(_ text: String) throws -> Bool {
+        guard let parts = try Self.animatedParts(ofUR: text) else { return false }
+        if try playQR(try URDecoder.decodeParts([text]), fragment: Self.animatedFragment, fps: 5) == nil { return true }
+        prompts?.warn("--qr: this UR needs \(parts.count) codes of \(Self.animatedFragment) bytes, one after another: at a terminal "
+                      + "--qr plays them (as qr.play does), and qr.save UR \"FILE.gif\" writes them as an animated GIF")
+        return false
+    }
+
     /// `qr.play`: the parts of `resource` as an animated QR code on the terminal — the fragments
     /// in order, then fountain parts without end — until Ctrl-C; nil once played. Where nobody
     /// watches (no terminal), the parts one needs, as text (one per fragment).

@@ -186,6 +186,44 @@ struct QRConsoleTests {
         #expect(first.note == "account.ledger_live")
     }
 
+    /// A UR too long for one code a camera reads (Sparrow's crypto-account: 4 outputs) is shown
+    /// as its parts: `qr.save … FILE.gif` writes them animated (pillow and zxing-cpp read every
+    /// frame; kcs reads the account back), `--qr` plays them at a terminal, and in a batch run
+    /// says how to show them instead of drawing one code too large to read.
+    @Test func longUR_isAnimated_inAGIF_andAtATerminal() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run("""
+            import mnemonic "\(Self.abandon)" --name hot
+            use key hot-0
+            let s = qr.export --for sparrow
+            print "SAVED", len((qr.save $s.ur "account.gif").files)
+            let back = qr.read "account.gif"
+            print "BACK", back.kind, back.masterFingerprint, len(back.outputs), back.outputs[3].xpub
+            let q = qr.export --for sparrow --qr
+            print "QR", type(q)
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("SAVED", in: r.out) == ["1"])
+        // BIP-86's published account xpub, read back from the GIF's frames.
+        #expect(tagged("BACK", in: r.out) == ["crypto-account 73c5da0a 4 xpub6BgBgsespWvERF3LHQu6CnqdvfEvtMcQjYrcRzx53QJjSxarj2afYWcLteoGVky7D3UKDP9QyrLprQ3VCECoY49yfdDEHGCtMMj92pReUsQ"], "\(r.out)")
+        #expect(tagged("QR", in: r.out) == ["map"], "the value itself, not a code too large to read")
+        #expect(r.err.contains("--qr: this UR needs "), "\(r.err)")
+        let frames = try QROracle.run(["read-gif", home.path("account.gif")]).split(separator: "\n").map(String.init)
+        let parts = frames.dropLast().map { String(decoding: try! Hex.decode($0), as: UTF8.self).lowercased() }
+        #expect(parts.count >= 3 && parts.enumerated().allSatisfy { $1.hasPrefix("ur:crypto-account/\($0 + 1)-\(parts.count)/") }, "\(parts)")
+        #expect(frames.last == "delay 200 loop 0", "\(frames.last ?? "")")
+
+        let t = try TerminalSession(environment: home.environment, folder: home.folder)
+        try t.answer("kcs> ", with: "use key hot-0")
+        try t.answer("kcs[hot-0]> ", with: "qr.export --for sparrow --qr")
+        try t.answer("vault passphrase: ", with: BatchHome.vaultPassphrase)
+        try t.expect("fragment 1 of \(parts.count)")
+        t.type("\u{03}")
+        try t.answer("kcs[hot-0]> ", with: ".quit")
+        #expect(t.finish().status == 0)
+    }
+
     /// `qr.play` at a terminal: frames on the alternate screen, the fragments then fountain parts,
     /// until Ctrl-C, which leaves the terminal as it was and ends the run cleanly; in a pipe, the
     /// parts one per line, which decode back to the message.
