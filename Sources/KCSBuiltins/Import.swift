@@ -60,15 +60,16 @@ extension Builtins {
                     OptionSpec("path", .string, "the path template for --preset custom"),
                     OptionSpec("accounts", .int, "for a mnemonic: how many accounts (default 1)"),
                     OptionSpec("name", .string, "the key's name"),
+                    OptionSpec("as", .string, "how to read a code of 32 bytes: seedqr (24 words) or privkey", choices: Session.QRKeyReading.allCases.map(\.rawValue)),
                 ],
-                summary: "Stores the key QR codes in PNG files hold: a seed, BIP-39 words or a SeedQR as an HD-MASTER key; an xpub (crypto-hdkey) or an address as watch-only.",
+                summary: "Stores the key QR codes in PNG files hold: a seed, BIP-39 words or a SeedQR as an HD-MASTER key; an xpub (crypto-hdkey) or an address as watch-only; 32 bytes only with --as.",
                 example: "import qr \"seed.png\" --name from-qr") { args in
             let session = try args.session()
             // The preset only when one is asked for: it applies to a mnemonic, and is refused for anything else.
             let (preset, custom) = args.value("preset") == nil && args.value("path") == nil ? (nil, nil) : try presetArgument(args)
             let accounts = try args.integer("accounts").map { try smallInt($0, "--accounts", in: 0...1000) }
-            return .list(try session.importQR(try pathList(args["files"]), name: args.string("name"), preset: preset,
-                                              customPath: custom, accounts: accounts).map(keyValue))
+            return .list(try session.importQR(try pathList(args["files"]), name: args.string("name"), preset: preset, customPath: custom,
+                                              accounts: accounts, reading: args.string("as").flatMap(Session.QRKeyReading.init)).map(keyValue))
         },
 
         Builtin("import.address", params: [ParamSpec("address", .oneOf([.string, .bytes]))],

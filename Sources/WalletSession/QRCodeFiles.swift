@@ -23,6 +23,8 @@ public enum QRScanError: WalletError, Equatable {
     case mixed(file: String)
     case notAKey(holds: String)
     case onlyForMnemonic(option: String, holds: String)
+    case ambiguousKey(seedAddress: String, keyAddress: String)
+    case readingNotApplicable(holds: String)
     case fileType(file: String)
     case noCamera
     case notACamera(device: String, cameras: [String])
@@ -40,6 +42,8 @@ public enum QRScanError: WalletError, Equatable {
         case .mixed: "qr.mixed"
         case .notAKey: "qr.notAKey"
         case .onlyForMnemonic: "qr.onlyForMnemonic"
+        case .ambiguousKey: "qr.ambiguousKey"
+        case .readingNotApplicable: "qr.readingNotApplicable"
         case .fileType: "qr.fileType"
         case .noCamera: "qr.noCamera"
         case .notACamera: "qr.notACamera"
@@ -60,6 +64,11 @@ public enum QRScanError: WalletError, Equatable {
         case .mixed(let file): "\(file): a UR part among codes that are not UR parts (one thing per reading)"
         case .notAKey(let holds): "the QR code holds \(holds)" + (holds.contains(" where ") ? "" : ", not a key to import")
         case .onlyForMnemonic(let option, let holds): "--\(option) applies to a mnemonic, and the QR code holds \(holds)"
+        case .ambiguousKey(let seedAddress, let keyAddress):
+            "the QR code holds 32 bytes, which are a CompactSeedQR of 24 words (first address \(seedAddress)) or a private "
+                + "key (address \(keyAddress)): say which with --as seedqr or --as privkey; nothing was stored"
+        case .readingNotApplicable(let holds):
+            "--as chooses how to read a code of 32 bytes (a CompactSeedQR or a private key), and the QR code holds \(holds)"
         case .fileType(let file): "\(file): a QR code is written as FILE.png, FILE.svg or (animated) FILE.gif"
         case .noCamera: "no camera found (V4L2 lists none in /sys/class/video4linux): read image files with qr.read instead"
         case .notACamera(let device, let cameras):
@@ -371,8 +380,32 @@ extension Session {
 
     /// `import qr`: the key the QR codes in `paths` hold, stored (see `importScanned`).
     public func importQR(_ paths: [String], name: String?, preset: PathPreset?, customPath: String?,
-                         accounts: Int?) throws -> [KeyRecord] {
-        try importScanned(scanQR(paths), name: name, preset: preset, customPath: customPath, accounts: accounts)
+                         accounts: Int?, reading: QRKeyReading? = nil) throws -> [KeyRecord] {
+        let scanned = try scanQR(paths)
+        // 32 bytes are a CompactSeedQR of 24 words or a private key: two keys, told apart only by the person.
+        guard case .mnemonic(let m, form: "CompactSeedQR") = scanned, m.wordCount == .twentyFour else {
+            if reading != nil { throw QRScanError.readingNotApplicable(holds: scanned.kind) }
+            return try importScanned(scanned, name: name, preset: preset, customPath: customPath, accounts: accounts)
+        }
+        switch reading {
+        case .seedQR?:
+            return try importScanned(scanned, name: name, preset: preset, customPath: customPath, accounts: accounts)
+        case .privateKey?:
+            for (option, given) in [("preset", preset != nil || customPath != nil), ("accounts", accounts != nil)] where given {
+                throw QRScanError.onlyForMnemonic(option: option, holds: "a private key (read --as privkey)")
+            }
+            return [try importPrivateKey(try PrivateKey(m.entropy), name: name, source: .privkey)]
+        case nil:
+            let first = try ExtendedKey.master(seed: m.seed()).derive(try DerivationPath("m/44'/60'/0'/0/0")).publicKey
+            throw QRScanError.ambiguousKey(seedAddress: EthereumAddress(publicKey: first).checksummed,
+                                           keyAddress: EthereumAddress(publicKey: try PrivateKey(m.entropy).publicKey).checksummed)
+        }
+    }
+
+    /// How `import qr --as` reads a code of 32 bytes.
+    public enum QRKeyReading: String, Sendable, CaseIterable {
+        case seedQR = "seedqr"
+        case privateKey = "privkey"
     }
 
     /// `import qr`: stores the key a QR code holds — a mnemonic as an HD-MASTER key (and its

@@ -224,6 +224,31 @@ struct QRConsoleTests {
         #expect(t.finish().status == 0)
     }
 
+    /// 32 bytes in a code are a CompactSeedQR of 24 words or a private key: `import qr` names both
+    /// addresses and stores nothing until `--as` says which (it imported the words silently).
+    @Test func thirtyTwoBytes_needTheReadingSaid() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        // web3.js's documented example key (address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23), written by segno
+        // as one byte segment; and its first 16 bytes (a CompactSeedQR of 12 words, nothing else).
+        let key = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+        _ = try QROracle.run(["make", key, "BYTES", home.path("k.png"), "L"])
+        _ = try QROracle.run(["make", String(key.prefix(32)), "BYTES", home.path("s.png"), "L"])
+        let r = try home.run("""
+            try { import qr "k.png" } catch e { print "AMBIGUOUS", e.kind, contains(e.message, "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") }
+            print "KEYS", len(key.list())
+            print "PRIV", (import qr "k.png" --as privkey --name k)[0].address
+            print "SEED", (import qr "k.png" --as seedqr --name s)[0].kind
+            try { import qr "s.png" --as privkey } catch e { print "SIXTEEN", e.kind }
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("AMBIGUOUS", in: r.out) == ["qr.ambiguousKey true"], "\(r.out)")
+        #expect(tagged("KEYS", in: r.out) == ["0"])
+        #expect(tagged("PRIV", in: r.out) == ["0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"])
+        #expect(tagged("SEED", in: r.out) == ["HD-MASTER"])
+        #expect(tagged("SIXTEEN", in: r.out) == ["qr.readingNotApplicable"])
+    }
+
     /// `qr.play` at a terminal: frames on the alternate screen, the fragments then fountain parts,
     /// until Ctrl-C, which leaves the terminal as it was and ends the run cleanly; in a pipe, the
     /// parts one per line, which decode back to the message.
