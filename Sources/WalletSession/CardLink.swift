@@ -254,6 +254,7 @@ public enum CardCommandError: WalletError, Equatable {
     /// `card.trust` without the connected card's identity key typed to confirm.
     case trustNotConfirmed(identity: String)
     case trustNotCompared
+    case emptyPairingPassword
 
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`), but
     /// for the one about pairing slots, which stands alone as the SDK's sentence does.
@@ -286,6 +287,7 @@ public enum CardCommandError: WalletError, Equatable {
         case .noPairingOnVersion4: "card.noPairing"
         case .trustNotConfirmed: "card.trustNotConfirmed"
         case .trustNotCompared: "card.trustNotCompared"
+        case .emptyPairingPassword: "card.emptyPairingPassword"
         }
     }
 
@@ -353,6 +355,8 @@ public enum CardCommandError: WalletError, Equatable {
                 + "checked against the card's certificate"
         case .trustNotConfirmed(let identity):
             "trusting a card means typing its identity key, \(identity) (card.info shows it); nothing was stored"
+        case .emptyPairingPassword:
+            "an empty pairing password lets anyone pair with the card and try its PIN: give one, or --generate one; nothing was changed"
         case .trustNotCompared:
             "the identity given was read from the card being trusted, so nothing was compared: write the identity you "
                 + "expect (from a source you trust), or say --trust-on-first-use; nothing was stored"
@@ -509,7 +513,7 @@ extension CardCommandError {
         case .pinBlocked, .pukBlocked: .blocked
         case .resetNotConfirmed: .cancelled
         // Values a batch run did not give, or typed twice differently: not the card's doing.
-        case .valueNeeded, .valuesDiffer, .unpairChoice, .duressTrap: .runtimeError
+        case .valueNeeded, .valuesDiffer, .unpairChoice, .duressTrap, .emptyPairingPassword, .trustNotCompared: .runtimeError
         default: .cardError
         }
     }

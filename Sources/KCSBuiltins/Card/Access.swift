@@ -252,7 +252,7 @@ extension Builtins {
                 guard !card.info.usesSecureChannelV2 else { throw CardCommandError.noPairingOnVersion4 }
                 let password = try newValue(args.value("value"), what: "pairing password",
                                             option: "the new pairing password as argument 2", session: session)
-                try card.commands.changePairingSecret(try PairingSecret(password: password))
+                try card.commands.changePairingSecret(try PairingSecret(password: try newPairingPassword(password)))
             default:
                 throw BuiltinError.badChoice(option: "what", expected: ["pin", "puk", "pairing"], got: what)
             }
@@ -349,7 +349,7 @@ extension Builtins {
         let pinTries = try args.integer("pin-tries").map { UInt8(try smallInt($0, "--pin-tries", in: 2...10)) }
         let pukTries = try args.integer("puk-tries").map { UInt8(try smallInt($0, "--puk-tries", in: 3...12)) }
         let parameters = try InitParameters(
-            pin: pin, puk: puk, pairingSecret: try PairingSecret(password: password), pinRetries: pinTries,
+            pin: pin, puk: puk, pairingSecret: try PairingSecret(password: try newPairingPassword(password)), pinRetries: pinTries,
             pukRetries: pukTries, duressPIN: duress)
         return CardInitRequest(parameters: parameters, shown: shown, force: args.flag("force"))
     }
@@ -394,6 +394,12 @@ extension Builtins {
             for b in random.bytes(count) where b < 250 && out.count < count { out.append(Character(String(b % 10))) }
         }
         return out
+    }
+
+    /// A new pairing password, refused when empty: anyone could pair with the card and try PINs.
+    static func newPairingPassword(_ password: Secret) throws(CardCommandError) -> Secret {
+        guard password.count > 0 else { throw .emptyPairingPassword }
+        return password
     }
 
     /// A pairing password of 16 characters from 32 unambiguous ones, in groups of four.
