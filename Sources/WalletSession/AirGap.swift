@@ -182,9 +182,20 @@ extension Session {
                                    device: Self.signingDevice(record))
         try confirm(described.review.rendered() + "\nSign it?", yes: yes)
         let chainID = described.chainID
-        let signed = try signer.sign(digest: described.digest, kind: described.kind, chainID: chainID)
+        // The answer is made and checked before the signature is recorded (Signer's `finish`).
+        var answer: (bytes: [UInt8], response: ETHSignature, ur: String)?
+        let signed = try signer.sign(digest: described.digest, kind: described.kind, chainID: chainID, payload: nil) { signed in
+            answer = try Self.answer(r, signed: signed, chainID: chainID, address: address, keyName: record.name)
+        }
+        guard let answer else { throw KeyCommandError.cannotSign(name: record.name, kind: "no answer was made") }
+        return AirGapSigned(signed: signed, signature: answer.bytes, response: answer.response, ur: answer.ur)
+    }
+
+    /// The `eth-signature` answering `r`, from a signature checked against `address`: r ‖ s ‖ v by the request's v rule.
+    static func answer(_ r: ETHSignRequest, signed: Signed, chainID: UInt64?, address: String,
+                       keyName: String) throws -> (bytes: [UInt8], response: ETHSignature, ur: String) {
         guard signed.verified, EthereumAddress(publicKey: signed.publicKey).checksummed == address else {
-            throw KeyCommandError.cannotSign(name: record.name, kind: "the signature did not check out against \(address)")
+            throw KeyCommandError.cannotSign(name: keyName, kind: "the signature did not check out against \(address)")
         }
         let recovery = signed.signature.recoveryID
         let v: [UInt8]
@@ -205,7 +216,7 @@ extension Session {
         let bytes = signed.signature.r + signed.signature.s + v
         let response = ETHSignature(requestID: r.requestID, signature: bytes, origin: "kcs")
         let ur = try UniformResource(type: "eth-signature", cbor: response.cbor.encoded).singlePart.uppercased()
-        return AirGapSigned(signed: signed, signature: bytes, response: response, ur: ur)
+        return (bytes, response, ur)
     }
 
     /// `qr.sign`: the request in `sources` — UR text parts, or PNG files with its QR codes — signed.

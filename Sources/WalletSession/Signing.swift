@@ -35,33 +35,41 @@ public struct Signed: Sendable {
 public protocol Signer {
     /// The name the signature is recorded under.
     var keyName: String { get }
-    /// Signs `digest`, checks the signature and records it in the history as `kind` (with
-    /// `chainID` for a transaction or typed data).
-    func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed
-    /// The same, with what was signed (a message, typed data, a transaction) for a signer that
-    /// shows it to someone else first: the two-party co-signer recomputes the digest from it.
-    func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?) throws -> Signed
+    /// Signs `digest`, checks the signature, runs the caller's `finish` (its last step with the
+    /// signature: the answer it builds from it), and only then records it in the history as
+    /// `kind` (with `chainID` for a transaction or typed data): nothing is recorded that was not
+    /// returned. `payload`: what was signed (a message, typed data, a transaction) for a signer
+    /// that shows it to someone else first: the two-party co-signer recomputes the digest from it.
+    func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
+              finish: (Signed) throws -> Void) throws -> Signed
 }
 
 extension Signer {
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
+        try sign(digest: digest, kind: kind, chainID: chainID, payload: nil, finish: { _ in })
+    }
+
     public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?) throws -> Signed {
-        try sign(digest: digest, kind: kind, chainID: chainID)
+        try sign(digest: digest, kind: kind, chainID: chainID, payload: payload, finish: { _ in })
     }
 }
 
 extension Session {
-    /// Records a signature in the history (one row per signature, whoever signed) and gives
-    /// the one result shape.
+    /// Gives the one result shape, runs the caller's `finish` on it, then records the signature
+    /// in the history (one row per signature, whoever signed): a `finish` that throws leaves no row.
     /// `store` nil: nothing is recorded (a given key, with no store in the home yet).
     func record(_ signature: RecoverableSignature, digest: [UInt8], publicKey: PublicKey, keyName: String,
                             path: DerivationPath?, verified: Bool, checkedAgainst: String, warning: String?,
-                            kind: SignatureKind, chainID: UInt64?, store: WalletStore?) throws -> Signed {
+                            kind: SignatureKind, chainID: UInt64?, store: WalletStore?,
+                            finish: (Signed) throws -> Void = { _ in }) throws -> Signed {
         let signer = EthereumAddress(publicKey: publicKey).checksummed
+        let signed = Signed(digest: digest, signature: try EthereumSignature(signature), publicKey: publicKey, signer: signer,
+                            keyName: keyName, path: path, verified: verified, checkedAgainst: checkedAgainst, warning: warning)
+        try finish(signed)
         _ = try store?.recordSignature(NewHistoryEntry(keyName: keyName, kind: kind, digest: digest,
                                                        signature: signature.compact, signer: signer, verified: verified,
                                                        chainID: chainID))
-        return Signed(digest: digest, signature: try EthereumSignature(signature), publicKey: publicKey, signer: signer,
-                      keyName: keyName, path: path, verified: verified, checkedAgainst: checkedAgainst, warning: warning)
+        return signed
     }
 }
 
@@ -78,7 +86,8 @@ public struct SoftwareSigner: Signer {
         self.keyName = keyName
     }
 
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
+                     finish: (Signed) throws -> Void) throws -> Signed {
         let store = try session.unlockedStore()
         let (record, key) = try store.read { tx in
             let record = try tx.key(named: keyName)
@@ -88,7 +97,7 @@ public struct SoftwareSigner: Signer {
         let verified = (try? signature.recoverPublicKey(digest: digest)) == key.publicKey
         return try session.record(signature, digest: digest, publicKey: key.publicKey, keyName: record.name, path: record.path,
                                   verified: verified, checkedAgainst: "the stored key, by recovery", warning: nil,
-                                  kind: kind, chainID: chainID, store: store)
+                                  kind: kind, chainID: chainID, store: store, finish: finish)
     }
 }
 
@@ -113,12 +122,13 @@ public struct GivenKeySigner: Signer {
     /// The key's address (EIP-55): what the history and the result name it by.
     public var keyName: String { EthereumAddress(publicKey: key.publicKey).checksummed }
 
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
+                     finish: (Signed) throws -> Void) throws -> Signed {
         let signature = try key.sign(digest: digest)
         let verified = (try? signature.recoverPublicKey(digest: digest)) == key.publicKey
         return try session.record(signature, digest: digest, publicKey: key.publicKey, keyName: keyName, path: path,
                                   verified: verified, checkedAgainst: "the given key, by recovery", warning: nil,
-                                  kind: kind, chainID: chainID, store: session.existingStore())
+                                  kind: kind, chainID: chainID, store: session.existingStore(), finish: finish)
     }
 }
 
@@ -198,7 +208,8 @@ public struct CardSigner: Signer {
         keyName = try record?.name ?? session.cardKeys(of: card).last?.name ?? "card-" + card.shortUID
     }
 
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
+                     finish: (Signed) throws -> Void) throws -> Signed {
         let store = try session.store()
         let signed = try card.commands.sign(digest: digest, option: option)
         // Which key should have signed, by the card's own export (or what card.pinless recorded).
@@ -225,7 +236,7 @@ public struct CardSigner: Signer {
         return try session.record(signed.signature, digest: digest, publicKey: signed.publicKey, keyName: keyName, path: path,
                                   verified: verified, checkedAgainst: checkedAgainst,
                                   warning: card.pinVerified ? card.keyWarning : nil,
-                                  kind: kind, chainID: chainID, store: store)
+                                  kind: kind, chainID: chainID, store: store, finish: finish)
     }
 }
 

@@ -605,11 +605,8 @@ public struct TwoPartySigner: Signer {
         self.keyName = keyName
     }
 
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
-        try sign(digest: digest, kind: kind, chainID: chainID, payload: nil)
-    }
-
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?) throws -> Signed {
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
+                     finish: (Signed) throws -> Void) throws -> Signed {
         let store = try session.unlockedStore()
         let (record, master, path, secret, parameters, storedPeer) = try store.read { tx in
             let record = try tx.key(named: keyName)
@@ -656,6 +653,6 @@ public struct TwoPartySigner: Signer {
         guard let signature = party.signature else { throw MPCError.badFrame(reason: "signing ended without a signature") }
         return try session.record(signature, digest: digest, publicKey: party.childKey, keyName: record.name, path: record.path,
                                   verified: true, checkedAgainst: "the joint key, by recovery (co-signed by \(peer.name))", warning: nil,
-                                  kind: kind, chainID: chainID, store: store)
+                                  kind: kind, chainID: chainID, store: store, finish: finish)
     }
 }
