@@ -36,7 +36,7 @@ extension Builtins {
                 example: "mpc.sessions --limit 5") { args in
             let limit = try args.integer("limit").map { try smallInt($0, "--limit", in: 1...100_000) } ?? 20
             return .list(try args.session().twoPartySessions(limit: limit).map { s in
-                var f: [(String, Value)] = [("time", .string(isoDate(s.finishedAt))), ("kind", .string(s.kind)), ("role", .string(s.role)),
+                var f: [(String, Value)] = [("time", .string(isoDate(s.finishedAt ?? s.startedAt))), ("kind", .string(s.kind)), ("role", .string(s.role)),
                                             ("peer", .string(s.peer)), ("state", .string(s.state))]
                 if let k = s.keyName { f.append(("key", .string(k))) }
                 if let d = s.digest { f.append(("digest", .bytes(d))) }
@@ -89,6 +89,14 @@ extension Builtins {
             if let address = record.address { f.append(("address", .string(address))) }
             if let path = record.path { f.append(("path", .string(path.description))) }
             return .map(ValueMap(f))
+        },
+
+        Builtin("mpc.unlock", params: [ParamSpec("key", .string)],
+                options: [OptionSpec("yes", nil, "unlock without asking (a batch run must give it)")],
+                summary: "Unlocks a two-party key this home locked (a failed signature check, or a share made in an interrupted session the other side turned out to have).",
+                example: "mpc.unlock vault --yes") { args in
+            let record = try args.session().unlockTwoPartyKey(named: args.string("key") ?? "", yes: args.flag("yes"))
+            return .map(ValueMap([("name", .string(record.name)), ("status", .string("active"))]))
         },
 
         Builtin("mpc.export",

@@ -52,6 +52,9 @@ public enum TwoPartyError: WalletError, Equatable {
         case .unknownCosigner(let name, let known):
             "no co-signer is called \(name)" + (known.isEmpty ? "; run mpc.pair first" : " (paired: \(known.joined(separator: ", ")))")
         case .notTwoParty(let name): "\(name) is not a two-party key"
+        case .locked(let name, let reason) where reason == "made-in-interrupted-session":
+            "\(name) is locked (\(reason)): this co-signer stored its share in a session its process did not finish, so the "
+                + "console may never have received the key; mpc.unlock \(name) once the console's owner has it"
         case .locked(let name, let reason):
             "\(name) is locked (\(reason)): a signature failed its check after the co-signer's proof passed; see mpc.status"
         case .peerMisbehaved(let name, let check):
@@ -70,32 +73,53 @@ public enum TwoPartyError: WalletError, Equatable {
 extension Session {
     // MARK: the audit trail
 
-    /// Runs one session and records how it ended in `mpc_sessions` (done, aborted with the check,
-    /// refused, failed), whatever the outcome; the outcome itself passes through unchanged.
+    /// Runs one session, written to `mpc_sessions` when it starts (open, with this process's
+    /// pid) and finished with how it ended (done, aborted with the check, refused, failed),
+    /// whatever the outcome; the outcome itself passes through unchanged. `body` gets the row's id
+    /// (nil when it could not be written). Sessions a killed process left open are swept first.
     func audited<T>(_ kind: String, role: String, peer: String, key: String? = nil, digest: [UInt8]? = nil, path: String? = nil,
-                    store: WalletStore, _ body: () throws -> T) throws -> T {
-        let started = clock()
-        func record(_ state: String, _ check: String?, _ error: String?) {
-            let entry = TwoPartySession(kind: kind, role: role, peer: peer, keyName: key, digest: digest, path: path, state: state,
-                                        check: check, error: error, startedAt: started, finishedAt: clock())
-            _ = try? store.write { try $0.recordTwoPartySession(entry) }
+                    store: WalletStore, _ body: (Int64?) throws -> T) throws -> T {
+        sweepInterruptedTwoPartySessions(store)
+        let entry = TwoPartySession(kind: kind, role: role, peer: peer, keyName: key, digest: digest, path: path, state: "open",
+                                    check: nil, error: nil, startedAt: clock(), finishedAt: nil)
+        let id = try? store.write { try $0.openTwoPartySession(entry, pid: getpid()) }
+        func finish(_ state: String, _ check: String?, _ error: String?) {
+            guard let id else { return }
+            _ = try? store.write { try $0.finishTwoPartySession(id: id, state: state, check: check, error: error, at: clock()) }
         }
         do {
-            let result = try body()
-            record("done", nil, nil)
+            let result = try body(id)
+            finish("done", nil, nil)
             return result
         } catch let error as MPCError {
             let refused = ["sign.refused", "sign.approval"].contains(error.check)
-            record(refused ? "refused" : "aborted", error.check, error.description)
+            finish(refused ? "refused" : "aborted", error.check, error.description)
             throw error
         } catch {
-            record("failed", nil, String(describing: error))
+            finish("failed", nil, String(describing: error))
             throw error
         }
     }
 
+    /// Marks the sessions a killed process left open as interrupted (and locks a share the
+    /// co-signer stored in one), saying so once each.
+    func sweepInterruptedTwoPartySessions(_ store: WalletStore) {
+        let swept = (try? store.write { tx in
+            try tx.sweepInterruptedTwoPartySessions(alive: { pid in pid > 0 && (kill(pid, 0) == 0 || errno == EPERM) }, at: clock())
+        }) ?? []
+        for s in swept {
+            let locked = s.kind == "dkg" && s.role == "p2" && s.keyName != nil
+            prompts?.warn("a two-party \(s.kind) session with \(s.peer) was interrupted (its process ended); recorded as interrupted"
+                          + (locked ? ", and the key \(s.keyName ?? "") it made is locked: the console may never have received it" : ""))
+        }
+    }
+
     /// The newest two-party sessions, newest first.
-    public func twoPartySessions(limit: Int) throws -> [TwoPartySession] { try store().read { try $0.twoPartySessions(limit: limit) } }
+    public func twoPartySessions(limit: Int) throws -> [TwoPartySession] {
+        let store = try store()
+        sweepInterruptedTwoPartySessions(store)
+        return try store.read { try $0.twoPartySessions(limit: limit) }
+    }
 
     // MARK: identity and peers
 
@@ -121,7 +145,7 @@ extension Session {
         if let problem = KeyNaming.problem(with: name) { throw StoreError.invalidName(given: name, reason: problem) }
         let identity = try twoPartyIdentity(store)
         let endpoint = try Endpoint(text)
-        return try audited("pair", role: "p1", peer: name, store: store) {
+        return try audited("pair", role: "p1", peer: name, store: store) { _ in
             try pair(endpoint: endpoint, name: name, yes: yes, identity: identity, store: store)
         }
     }
@@ -197,7 +221,7 @@ extension Session {
         let peer = try pairedCosigner(named: cosigner, store)
         let identity = try twoPartyIdentity(store)
         let party = KeyGenerationParty1(kind: kind, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
-        try audited("dkg", role: "p1", peer: peer.name, key: name, store: store) {
+        try audited("dkg", role: "p1", peer: peer.name, key: name, store: store) { _ in
             let channel = try openChannel(to: peer, identity: identity)
             // Rounds as they are: this console sends 1 and 3, the co-signer answers 2 and 4.
             prompts?.status("2-party DKG with \(peer.name): making a Paillier key for round 1 of 4…")
@@ -238,6 +262,21 @@ extension Session {
         }
     }
 
+    /// `mpc.unlock`: clears the lock of a two-party key (its master's), after the person said yes.
+    public func unlockTwoPartyKey(named name: String, yes: Bool) throws -> KeyRecord {
+        let store = try unlockedStore()
+        let (record, master, parameters) = try store.read { tx in
+            let record = try tx.key(named: name)
+            let master = record.parentID.map { try? tx.key(id: $0) } ?? record
+            guard let master, let parameters = try tx.twoPartyParameters(keyID: master.id) else { throw TwoPartyError.notTwoParty(name: name) }
+            return (record, master, parameters)
+        }
+        guard parameters.status == "locked" else { return record }
+        try confirm("Unlock \(master.name) (locked: \(parameters.lockedReason ?? "locked"))?", yes: yes)
+        try store.write { try $0.setTwoPartyKeyLock(keyID: master.id, reason: nil) }
+        return record
+    }
+
     /// The joint key a stored key signs with: the key itself, or its two-party master and the path.
     func twoPartySigning(_ record: KeyRecord, _ tx: StoreTransaction) throws -> (master: KeyRecord, path: DerivationPath) {
         if record.kind == .hdChild, let parentID = record.parentID, let path = record.path {
@@ -258,6 +297,7 @@ extension Session {
         let policy = CosignerPolicy(approval: approval, pairAny: pairAny, allowRawDigests: allowRawDigests)
         let store = try unlockedStore()
         let identity = try twoPartyIdentity(store)
+        sweepInterruptedTwoPartySessions(store)
         let listener = try SocketListener(try Endpoint(text))
         ready(listener.endpoint.description)
         show("co-signer \(identity.fingerprint) listening on \(listener.endpoint) (approval: \(approval.rawValue))")
@@ -305,13 +345,13 @@ extension Session {
         let peerKey = channel.peerIdentity
         let known = try store.read { try $0.twoPartyPeer(identityKey: peerKey) }
         let kind = first.type.hasPrefix("pair.") ? "pair" : first.type.hasPrefix("dkg.") ? "dkg" : "sign"
-        try audited(kind, role: "p2", peer: known?.name ?? PartyIdentity.fingerprint(of: peerKey), store: store) {
-            try serveSession(first, channel: channel, identity: identity, known: known, store: store, policy: policy)
+        try audited(kind, role: "p2", peer: known?.name ?? PartyIdentity.fingerprint(of: peerKey), store: store) { auditID in
+            try serveSession(first, channel: channel, identity: identity, known: known, store: store, policy: policy, auditID: auditID)
         }
     }
 
     private func serveSession(_ first: Frame, channel: SecureChannel, identity: PartyIdentity, known: TwoPartyPeer?, store: WalletStore,
-                              policy: CosignerPolicy) throws {
+                              policy: CosignerPolicy, auditID: Int64?) throws {
         let peerKey = channel.peerIdentity
         let pid1 = Hash.sha256(peerKey), pid2 = identity.pid
         switch first.type {
@@ -355,7 +395,7 @@ extension Session {
             try ChannelRun.run(party, over: channel, initiator: false, first: first) { step in
                 if step == 4, let share = party.share {
                     // Stored before the confirmation leaves (docs/two-party.md: P1 keeps the key only after it).
-                    try self.storeCosignerShare(share, peer: peer, store: store)
+                    try self.storeCosignerShare(share, peer: peer, store: store, auditID: auditID)
                 }
             }
             if let share = party.share, let kept = try store.read({ try $0.twoPartyKey(q: share.q.compressed, peer: peer.name) }) {
@@ -374,6 +414,11 @@ extension Session {
                 throw TwoPartyError.notTwoParty(name: "the requested key")
             }
             let (secret, parameters) = try store.read { try $0.openTwoPartyShare(of: record) }
+            if parameters.status == "locked" {
+                let locked = TwoPartyError.locked(name: record.name, reason: parameters.lockedReason ?? "locked")
+                try? channel.send(Frame(type: "abort", step: 1, sid: first.sid, fields: ["check": .string("sign.key"), "message": .string("the co-signer has this key locked")]))
+                throw locked
+            }
             guard let kind = TwoPartyKind(rawValue: parameters.kind) else { throw TwoPartyError.notTwoParty(name: record.name) }
             let share = try Party2Share(kind: kind, q: try PublicKey(bytes: parameters.q), q1: try PublicKey(bytes: parameters.qOther),
                                         secret: secret, n: parameters.n, cKey: parameters.cKey, chainCode: parameters.chainCode,
@@ -427,17 +472,20 @@ extension Session {
         return "console-" + fingerprint
     }
 
-    private func storeCosignerShare(_ share: Party2Share, peer: TwoPartyPeer, store: WalletStore) throws {
+    private func storeCosignerShare(_ share: Party2Share, peer: TwoPartyPeer, store: WalletStore, auditID: Int64?) throws {
         let parameters = TwoPartyKeyParameters(role: "p2", peer: peer.name, kind: share.kind.rawValue, q: share.q.compressed,
                                                qOther: share.q1.compressed, n: share.paillier.nBytes, cKey: share.cKey.fixedBytes(512),
                                                chainCode: share.chainCode, sid: share.sid, transcript: share.transcript)
         let xpub = try share.chainCode.map { try ExtendedKey(publicKey: share.q, chainCode: $0).serialized(.xpub) }
-        _ = try store.write { tx in
-            try tx.addTwoPartyKey(NewKey(name: nil, kind: share.kind == .ecdsa ? .ecdsa : .hdMaster, source: .dkg,
-                                         storage: .twoParty(peer: peer.name), publicKey: share.q,
-                                         address: EthereumAddress(publicKey: share.q).checksummed,
-                                         path: share.kind == .hdMaster ? DerivationPath(absolute: true, []) : nil, extendedPublicKey: xpub),
-                                  share: try share.secretBytes, parameters: parameters)
+        try store.write { tx in
+            let key = try tx.addTwoPartyKey(NewKey(name: nil, kind: share.kind == .ecdsa ? .ecdsa : .hdMaster, source: .dkg,
+                                                   storage: .twoParty(peer: peer.name), publicKey: share.q,
+                                                   address: EthereumAddress(publicKey: share.q).checksummed,
+                                                   path: share.kind == .hdMaster ? DerivationPath(absolute: true, []) : nil,
+                                                   extendedPublicKey: xpub),
+                                            share: try share.secretBytes, parameters: parameters)
+            // The session names the key it made, in the same transaction: a sweep finds it if the process dies here.
+            if let auditID { try tx.setTwoPartySessionKey(id: auditID, keyName: key.name) }
         }
     }
 }
@@ -636,7 +684,7 @@ public struct TwoPartySigner: Signer {
         let party = try SigningParty1(share: share, group: group, request: request, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
         session.prompts?.status("signing with \(peer.name)…")
         do {
-            try session.audited("sign", role: "p1", peer: peer.name, key: record.name, digest: digest, path: path.description, store: store) {
+            try session.audited("sign", role: "p1", peer: peer.name, key: record.name, digest: digest, path: path.description, store: store) { _ in
                 let channel = try session.openChannel(to: peer, identity: identity)
                 try ChannelRun.run(party, over: channel, initiator: true) { step in
                     if session.explainTwoParty { TwoPartyTeaching.before(TwoPartyTeaching.sign, step: step, first: 0).forEach(session.show) }

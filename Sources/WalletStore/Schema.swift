@@ -255,6 +255,34 @@ enum Schema {
             );
             CREATE INDEX mpc_sessions_by_time ON mpc_sessions(finished_at);
             """),
+        // Two-party sessions are written when they start ('open', with the process that runs them)
+        // and finished when they end, so a killed process leaves a row the next run sweeps to
+        // 'interrupted' (docs/two-party.md, "The audit trail"); an old row keeps its state.
+        ("v4-two-party-open-sessions", """
+            CREATE TABLE mpc_sessions_v4 (
+                id          INTEGER PRIMARY KEY,
+                kind        TEXT NOT NULL CHECK (kind IN ('pair', 'dkg', 'sign')),
+                role        TEXT NOT NULL CHECK (role IN ('p1', 'p2')),
+                peer        TEXT NOT NULL,
+                key_name    TEXT,
+                digest      BLOB CHECK (digest IS NULL OR length(digest) = 32),
+                path        TEXT,
+                state       TEXT NOT NULL CHECK (state IN ('open', 'done', 'aborted', 'refused', 'failed', 'interrupted')),
+                check_name  TEXT,
+                error       TEXT,
+                started_at  INTEGER NOT NULL,
+                finished_at INTEGER,
+                pid         INTEGER,
+                CHECK ((state = 'open') = (finished_at IS NULL)),
+                CHECK (state <> 'open' OR pid IS NOT NULL)
+            );
+            INSERT INTO mpc_sessions_v4 (id, kind, role, peer, key_name, digest, path, state, check_name, error, started_at, finished_at)
+                SELECT id, kind, role, peer, key_name, digest, path, state, check_name, error, started_at, finished_at FROM mpc_sessions;
+            DROP TABLE mpc_sessions;
+            ALTER TABLE mpc_sessions_v4 RENAME TO mpc_sessions;
+            CREATE INDEX mpc_sessions_by_time ON mpc_sessions(finished_at);
+            CREATE INDEX mpc_sessions_open ON mpc_sessions(state) WHERE state = 'open';
+            """),
     ]
 
     /// A migrator with every migration registered. Foreign keys are checked after each

@@ -226,7 +226,7 @@ extension StoreTransaction {
     }
 
     /// Locks joint key `keyID` (a signature that failed its check after a valid proof: the paper's
-    /// rule); `mpc.unlock` undoes it.
+    /// rule); `reason` nil unlocks it.
     public func setTwoPartyKeyLock(keyID: Int64, reason: String?) throws(StoreError) {
         try storeErrors {
             try db.execute(sql: "UPDATE mpc_keys SET status = ?, locked_reason = ?, locked_at = ? WHERE key_id = ?",
@@ -244,16 +244,18 @@ public struct TwoPartySession: Sendable, Equatable {
     public let keyName: String?
     public let digest: [UInt8]?
     public let path: String?
-    /// `done`, `aborted` (a check failed here or there), `refused` (the co-signer said no) or
-    /// `failed` (the connection: unreachable, a time-out, closed).
+    /// `open` (running), `done`, `aborted` (a check failed here or there), `refused` (the
+    /// co-signer said no), `failed` (the connection: unreachable, a time-out, closed) or
+    /// `interrupted` (its process was killed; swept by the next run).
     public let state: String
     public let check: String?
     public let error: String?
     public let startedAt: Date
-    public let finishedAt: Date
+    /// Nil while open.
+    public let finishedAt: Date?
 
     public init(kind: String, role: String, peer: String, keyName: String?, digest: [UInt8]?, path: String?, state: String,
-                check: String?, error: String?, startedAt: Date, finishedAt: Date) {
+                check: String?, error: String?, startedAt: Date, finishedAt: Date?) {
         self.kind = kind
         self.role = role
         self.peer = peer
@@ -269,24 +271,68 @@ public struct TwoPartySession: Sendable, Equatable {
 }
 
 extension StoreTransaction {
-    public func recordTwoPartySession(_ s: TwoPartySession) throws(StoreError) {
+    /// Writes session `s` as started ('open', run by process `pid`); `finishTwoPartySession`
+    /// ends it. Returns its id.
+    public func openTwoPartySession(_ s: TwoPartySession, pid: Int32) throws(StoreError) -> Int64 {
         try storeErrors {
             try db.execute(sql: """
-                INSERT INTO mpc_sessions (kind, role, peer, key_name, digest, path, state, check_name, error, started_at, finished_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [s.kind, s.role, s.peer, s.keyName, s.digest.map { Data($0) }, s.path, s.state, s.check,
-                                 s.error.map { String($0.prefix(500)) }, Timestamp.milliseconds(s.startedAt), Timestamp.milliseconds(s.finishedAt)])
+                INSERT INTO mpc_sessions (kind, role, peer, key_name, digest, path, state, started_at, pid)
+                VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)
+                """, arguments: [s.kind, s.role, s.peer, s.keyName, s.digest.map { Data($0) }, s.path,
+                                 Timestamp.milliseconds(s.startedAt), Int64(pid)])
+            return db.lastInsertedRowID
         }
+    }
+
+    /// Names the key an open session made (the co-signer's share, stored before its confirmation leaves).
+    public func setTwoPartySessionKey(id: Int64, keyName: String) throws(StoreError) {
+        try storeErrors { try db.execute(sql: "UPDATE mpc_sessions SET key_name = ? WHERE id = ?", arguments: [keyName, id]) }
+    }
+
+    /// Ends session `id` as `state` (done, aborted, refused, failed).
+    public func finishTwoPartySession(id: Int64, state: String, check: String?, error: String?, at: Date) throws(StoreError) {
+        try storeErrors {
+            try db.execute(sql: "UPDATE mpc_sessions SET state = ?, check_name = ?, error = ?, finished_at = ?, pid = NULL WHERE id = ?",
+                           arguments: [state, check, error.map { String($0.prefix(500)) }, Timestamp.milliseconds(at), id])
+        }
+    }
+
+    /// Sessions left open by a process that is gone (`alive` says which are not) become
+    /// 'interrupted'; a key the co-signer stored in one (its share, before its confirmation could
+    /// leave) is locked as `made-in-interrupted-session`: the console may never have received it.
+    /// Returns the sessions swept.
+    public func sweepInterruptedTwoPartySessions(alive: (Int32) -> Bool, at: Date) throws(StoreError) -> [TwoPartySession] {
+        try storeErrors {
+            var swept: [TwoPartySession] = []
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM mpc_sessions WHERE state = 'open' ORDER BY id") {
+                let pid = Int32(truncatingIfNeeded: row["pid"] as Int64? ?? 0)
+                guard !alive(pid) else { continue }
+                let id: Int64 = row["id"]
+                let why = "the process (pid \(pid)) ended before the session did"
+                try db.execute(sql: "UPDATE mpc_sessions SET state = 'interrupted', error = ?, finished_at = ?, pid = NULL WHERE id = ?",
+                               arguments: [why, Timestamp.milliseconds(at), id])
+                if row["kind"] as String == "dkg", row["role"] as String == "p2", let name = row["key_name"] as String? {
+                    try db.execute(sql: """
+                        UPDATE mpc_keys SET status = 'locked', locked_reason = 'made-in-interrupted-session', locked_at = ?
+                        WHERE key_id = (SELECT id FROM keys WHERE name = ?)
+                        """, arguments: [Timestamp.milliseconds(at), name])
+                }
+                swept.append(session(from: try Row.fetchOne(db, sql: "SELECT * FROM mpc_sessions WHERE id = ?", arguments: [id])!))
+            }
+            return swept
+        }
+    }
+
+    private func session(from row: Row) -> TwoPartySession {
+        TwoPartySession(kind: row["kind"], role: row["role"], peer: row["peer"], keyName: row["key_name"], digest: row.bytes("digest"),
+                        path: row["path"], state: row["state"], check: row["check_name"], error: row["error"],
+                        startedAt: Timestamp.date(row["started_at"]), finishedAt: (row["finished_at"] as Int64?).map(Timestamp.date))
     }
 
     /// The newest `limit` sessions, newest first.
     public func twoPartySessions(limit: Int) throws(StoreError) -> [TwoPartySession] {
         try storeErrors {
-            try Row.fetchAll(db, sql: "SELECT * FROM mpc_sessions ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
-                TwoPartySession(kind: row["kind"], role: row["role"], peer: row["peer"], keyName: row["key_name"], digest: row.bytes("digest"),
-                                path: row["path"], state: row["state"], check: row["check_name"], error: row["error"],
-                                startedAt: Timestamp.date(row["started_at"]), finishedAt: Timestamp.date(row["finished_at"]))
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM mpc_sessions ORDER BY id DESC LIMIT ?", arguments: [limit]).map(session(from:))
         }
     }
 }

@@ -244,6 +244,67 @@ struct TwoPartyConsoleTests {
         #expect(tagged("OK", in: check.out) == ["true 0"], "\(check.out)\(check.err)")
     }
 
+    /// A session whose process was killed is swept by the next run: recorded as interrupted (a
+    /// gap in the audit trail before), and a share the co-signer stored in it is locked — the
+    /// console may never have received the key — until `mpc.unlock`.
+    @Test func killedSessions_areSwept_andTheirShareLocked() throws {
+        let cosignerHome = try BatchHome()
+        defer { cosignerHome.remove() }
+        let console = try BatchHome()
+        defer { console.remove() }
+        let (cosigner, address) = try cosignerHome.startCosigner()
+        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        let made = try console.run("""
+            mpc.pair "\(address)" --name laptop --yes
+            key.generate --two-party --type ecdsa --name joint --cosigner laptop
+            """, name: "setup.kcs")
+        #expect(made.code == 0, "\(made.err)")
+        let share = try cosignerHome.run("print \"K\", (key.list())[0].name", name: "name.kcs")
+        let shareName = try #require(tagged("K", in: share.out).first)
+        // What a SIGKILL leaves: an open row of a process that is gone (no pid is this large).
+        for (home, kind, role, key) in [(cosignerHome, "dkg", "p2", shareName), (console, "sign", "p1", "joint")] {
+            _ = try Self.sqlite(home.path("home/kcs.db"), """
+                INSERT INTO mpc_sessions (kind, role, peer, key_name, state, started_at, pid)
+                VALUES ('\(kind)', '\(role)', 'killed-peer', '\(key)', 'open', 1800000000000, 999999999)
+                """)
+        }
+        let swept = try console.run("let s = mpc.sessions --limit 1\nprint \"S\", s[0].kind, s[0].state", name: "sweep.kcs")
+        #expect(tagged("S", in: swept.out) == ["sign interrupted"], "\(swept.out)\(swept.err)")
+        #expect(swept.err.contains("a two-party sign session with killed-peer was interrupted"), "\(swept.err)")
+        // The running co-signer sweeps before its next session: the share is locked, the request refused.
+        let refused = try console.run("try { sign message \"after the kill\" --key joint } catch e { print \"E\", e.kind }", name: "refused.kcs")
+        #expect(tagged("E", in: refused.out) == ["mpc.peerAborted"], "\(refused.out)\(refused.err)")
+        let log = try String(contentsOfFile: cosignerHome.path("cosigner.err"), encoding: .utf8)
+        #expect(log.contains("the key \(shareName) it made is locked"), "\(log)")
+        let unlock = try cosignerHome.run("""
+            print "ST", (mpc.status \(shareName)).status
+            print "UN", (mpc.unlock \(shareName) --yes).status
+            let n = 0
+            for x in mpc.sessions() { if x.state == "interrupted" { n = n + 1 } }
+            print "TRAIL", n
+            """, name: "unlock.kcs")
+        #expect(tagged("ST", in: unlock.out) == ["locked"], "\(unlock.out)\(unlock.err)")
+        #expect(tagged("UN", in: unlock.out) == ["active"])
+        #expect(tagged("TRAIL", in: unlock.out) == ["1"])
+        let signed = try console.run("print \"V\", (sign message \"after the unlock\" --key joint).verified", name: "signed.kcs")
+        #expect(tagged("V", in: signed.out) == ["true"], "\(signed.out)\(signed.err)")
+    }
+
+    /// Runs SQL on a store file with Python's sqlite3 (a process kcs is not).
+    static func sqlite(_ file: String, _ sql: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()", file, sql]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        p.waitUntilExit()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        struct SQLFailed: Error { let text: String }
+        guard p.terminationStatus == 0 else { throw SQLFailed(text: text) }
+        return text
+    }
+
     /// At most four connections from one address are served at once: a fifth is closed at once,
     /// and the co-signer says why.
     @Test func cosigner_limitsConnectionsPerAddress() throws {

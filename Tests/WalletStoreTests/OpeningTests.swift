@@ -15,7 +15,7 @@ struct OpeningTests {
         #expect(try store.appliedMigrations() == WalletStore.migrationNames)
         #expect(WalletStore.migrationNames == ["v1-settings", "v1-vault", "v1-keys", "v1-secrets", "v1-pairings",
                                                "v1-history", "v1-rotations", "v1-discovered-addresses",
-                                               "v2-card-key-checks", "v3-two-party"])
+                                               "v2-card-key-checks", "v3-two-party", "v4-two-party-open-sessions"])
         let tables = try store.queue.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
