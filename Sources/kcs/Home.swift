@@ -1,4 +1,7 @@
+import ArgumentParser
+import CardSimulator
 import Foundation
+import KCSConsole
 import KCSErrors
 import WalletStore
 
@@ -18,12 +21,26 @@ struct Home {
     }
 
     /// The folder of simulated cards, created (0700) on first use.
-    func cardsDirectory() throws -> String {
+    func cardsDirectory() throws(SimulatorError) -> String {
         let cards = (path as NSString).appendingPathComponent("cards")
         for dir in [path, cards] {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            do {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw .directoryUnusable(path: dir, reason: (error as NSError).localizedFailureReason ?? error.localizedDescription)
+            }
         }
         return cards
+    }
+
+    /// `kcs sim …`'s folder of simulated cards, or the reason on standard error and the card error's exit status.
+    func cardsDirectoryOrExit() throws -> String {
+        do {
+            return try cardsDirectory()
+        } catch {
+            StandardStreams.err("kcs sim: error: \(error)\n")
+            throw ExitCode(ExitStatus.code(for: error.exitClass))
+        }
     }
 }

@@ -61,14 +61,14 @@ struct Sim: ParsableCommand {
         }
 
         func run() throws {
-            let dir = try Home(explicit: home).cardsDirectory()
+            let dir = try Home(explicit: home).cardsDirectoryOrExit()
             let simulated: SimulatedCard
             do {
                 simulated = try SimulatedCard.open(named: card, in: dir, profile: AppletProfile.named(profile)!)
             } catch {
                 // An error, not a clean exit: said on standard error, with the card error's status.
                 StandardStreams.err("kcs sim: error: \(error)\n")
-                throw ExitCode(ExitStatus.code(for: (error as? any IdentifiableError)?.exitClass ?? .cardError))
+                throw ExitCode(ExitStatus.code(for: error.exitClass))
             }
             let served: VirtualCard = trace ? TracingCard(simulated) : simulated
             let bridge = VPCDBridge(card: served, host: host, port: port) { line in
@@ -98,7 +98,7 @@ struct Sim: ParsableCommand {
         var home: String?
 
         func run() throws {
-            let dir = try Home(explicit: home).cardsDirectory()
+            let dir = try Home(explicit: home).cardsDirectoryOrExit()
             let names = SimulatedCard.cardNames(in: dir)
             if names.isEmpty { print("no simulated cards in \(dir)") }
             for n in names { print(n) }

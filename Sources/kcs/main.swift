@@ -1,5 +1,6 @@
 // The kcs executable: parses argv, chooses the REPL or a batch run, maps the outcome to an
-// exit code (0 ok, 64 usage, 65 script error, 70 runtime error; STYLE habit 10).
+// exit code (0 ok, 64 usage, 65 script error, 70 runtime error, 69 and 75–78 for card and node
+// states, 130 for Ctrl-C: ExitStatus in KCSConsole/ScriptRunner.swift, man kcs; STYLE habit 10).
 import ArgumentParser
 import Foundation
 import KCSErrors

@@ -86,6 +86,7 @@ private let extraPrelude: [String: [String]] = [
     // A joint key with the test's co-signer (see `cosignerAddress`).
     "mpc.derive": [pairCosigner, "key.generate --two-party --type hd --name vault"],
     "mpc.status": [pairCosigner, "key.generate --two-party --type hd --name vault"],
+    "mpc.unlock": [pairCosigner, "key.generate --two-party --type hd --name vault"],
     "mpc.export": [pairCosigner, "key.generate --two-party --type hd --name vault"],
     "mpc.import": [pairCosigner, "key.generate --two-party --type hd --name vault",
                    "mpc.export vault vault-share.json (env \"BACKUP_PASSPHRASE\" --secret passphrase) --light", "key.delete vault --yes"],

@@ -161,6 +161,9 @@ struct MeaningfulMessagesTests {
         let r = try home.run(arguments: ["sim", "attach", "--card", "broken"])
         #expect(r.code == 76, "\(r.out)\(r.err)")
         #expect(r.err.hasPrefix("kcs sim: error: "), "\(r.err)")
+        // A home whose cards folder cannot be made: the same, not the argument parser's raw error and 1.
+        let noHome = try home.run(arguments: ["sim", "list", "--home", "/proc/self/no-such-home"])
+        #expect(noHome.code == 76 && noHome.err.hasPrefix("kcs sim: error: "), "\(noHome.code) \(noHome.err)")
         _ = try home.write("print \"A SCRIPT RAN\"", to: "cosigner")
         let help = try home.run(arguments: ["cosigner", "--help"])
         #expect(!help.out.contains("A SCRIPT RAN") && help.out.contains("serve"), "\(help.out)\(help.err)")

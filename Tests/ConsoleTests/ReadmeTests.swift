@@ -73,11 +73,17 @@ struct ReadmeTests {
         var env = Self.environment(home: home)
         env["KCS_HOME"] = home.appendingPathComponent("kcs").path
         env["KCS_VAULT_PASSPHRASE_FILE"] = home.appendingPathComponent(".kcs-pass").path
+        var kept: [String] = []
         for run in 1...2 {
             let r = try bash(blocks[0], environment: env)
             #expect(r.code == 0, "run \(run): \(r.out.suffix(2000))")
             #expect(r.out.contains("0x9858EfFD232B4033E47d90003D41EC34EcaEda94"), "run \(run)")
             #expect(!r.out.contains("error:"), "run \(run): \(r.out.suffix(2000))")
+            // What the README says stays: no key, one stored pairing per simulated card (replaced, not added).
+            let state = try bash("kcs -e 'let p = card.pairings --all\nprint \"KEPT\", len(key.list()), len(card.readers()), len(p)'",
+                                 environment: env)
+            kept.append(contentsOf: tagged("KEPT", in: state.out))
         }
+        #expect(kept.count == 2 && kept[0] == kept[1] && kept[0].hasPrefix("0 "), "\(kept)")
     }
 }

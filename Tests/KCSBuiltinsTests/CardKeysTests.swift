@@ -425,7 +425,7 @@ final class CardFixture {
         f.trace.removeAll()
         #expect(f.errorID("sign \(Self.digest) --pinless --path m/0") == "builtin.optionNotApplicable")
         #expect(f.errorID("sign \(Self.digest) --make-current") == "builtin.optionNotApplicable")
-        #expect(f.errorID("card.derive") == "call.optionNeedsValue")
+        #expect(f.errorID("card.derive") == "builtin.optionNeeded", "no --coin, and the current path m is not BIP-44")
         #expect(f.errorID("card.derive --coin ETH --new-account --account 1") == "cardKey.conflictingOptions")
         #expect(!f.trace.contains { $0.command == .sign || $0.command == .deriveKey }, "\(f.sent)")
     }

@@ -48,6 +48,8 @@ private func run(_ t: Transcript) throws -> String {
     defer { try? FileManager.default.removeItem(at: home) }
     env["KCS_HOME"] = home.path
     env["KCS_VAULT_PASSPHRASE"] = "transcript passphrase"
+    // No PC/SC service, wherever the suite runs: `card.readers` says so the same way each time.
+    env["PCSCLITE_CSOCK_NAME"] = home.appendingPathComponent("no-pcscd.comm").path
     // A script with the line "# needs: evm node" gets its own fresh local chain; its URL (a
     // random port) reads as $KCS_RPC_URL in the transcript.
     var node: EVMNode?
