@@ -305,6 +305,59 @@ struct TwoPartyConsoleTests {
         return text
     }
 
+    /// The co-signer's `[y/N]` at a terminal: the review a person reads — for an EIP-1559
+    /// approve at a 5,000 gwei fee cap, and for EIP-712 typed data — with the digest it computed
+    /// itself, the joint address and both names (docs/signing-review.md).
+    @Test func terminal_cosignerShowsTheReview() throws {
+        let cosignerHome = try BatchHome()
+        defer { cosignerHome.remove() }
+        var console = try BatchHome()
+        defer { console.remove() }
+        var env = cosignerHome.environment
+        env["KCS_VAULT_PASSPHRASE_FILE"] = try cosignerHome.write(BatchHome.vaultPassphrase + "\n", to: "pass")
+        chmod(cosignerHome.path("pass"), 0o600)
+        env["KCS_COSIGNER_READY_FILE"] = cosignerHome.path("ready")
+        let t = try TerminalSession(environment: env, folder: cosignerHome.folder,
+                                    arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--pair-any"])
+        try t.expect("listening on ")
+        let address = try String(contentsOfFile: cosignerHome.path("ready"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let setup = try console.run("""
+            mpc.pair "\(address)" --name laptop --yes
+            print "JOINT", (key.generate --two-party --type ecdsa --name joint --cosigner laptop).address
+            """, name: "setup.kcs")
+        #expect(setup.code == 0, "\(setup.err)")
+        let joint = try #require(tagged("JOINT", in: setup.out).first)
+        let mail = TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/mail.json").path
+        let approve = "0x095ea7b3" + "000000000000000000000000" + String(repeating: "35", count: 20) + String(repeating: "ff", count: 32)
+        let script = try console.write("""
+            use key joint
+            let t = sign tx {"type": 2, "chainId": 1, "nonce": 7, "to": "0xdAC17F958D2ee523a2206206994597C13D831ec7", "gas": 60000, "maxFeePerGas": "5000 gwei", "maxPriorityFeePerGas": "2 gwei", "data": \(approve)}
+            print "TX", t.verified, hex(t.signingHash)
+            print "TY", (sign typed "\(mail)").verified
+            """, to: "sign.kcs")
+        console.environment["KCS_RPC_URL"] = nil
+        let signing = try console.start(script, stdout: console.path("sign.out"), stderr: console.path("sign.err"))
+        try t.answer("Co-sign it? [y/N] ", with: "y")
+        try t.answer("Co-sign it? [y/N] ", with: "y")
+        signing.waitUntilExit()
+        t.type("\u{03}")
+        let text = t.finish().text
+        let out = try String(contentsOfFile: console.path("sign.out"), encoding: .utf8)
+        #expect(signing.terminationStatus == 0, "\(out)\((try? String(contentsOfFile: console.path("sign.err"), encoding: .utf8)) ?? "")")
+        let hash = try #require(tagged("TX", in: out).first?.split(separator: " ").last.map(String.init))
+        #expect(tagged("TY", in: out) == ["true"])
+        for shown in ["co-sign request from console-", "for \(joint) (the joint key kept here as ",
+                      "EIP-1559 transaction (type 2)", "Ethereum mainnet (1)", "value            0 ETH", "nonce            7",
+                      "max fee per gas  5,000 gwei", "priority fee     2 gwei",
+                      "worst-case fee   0.3 ETH (300,000,000,000,000,000 wei)", "approve(address,uint256), selector 0x095ea7b3",
+                      "! the fee is high", "! unlimited approval", "signing hash     \(hash)",
+                      "EIP-712 typed data", "Mail", "verifyingContract  0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
+                      "EIP-712 digest", "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2",
+                      "this co-signer, with the console"] {
+            #expect(text.contains(shown), "missing \(shown): \(text)")
+        }
+    }
+
     /// At most four connections from one address are served at once: a fifth is closed at once,
     /// and the co-signer says why.
     @Test func cosigner_limitsConnectionsPerAddress() throws {
