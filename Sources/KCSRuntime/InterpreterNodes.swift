@@ -299,11 +299,18 @@ final class MemberNode: ExprNode {
         super.init(range: range)
     }
     override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
-        // `card.lee` where `card` is no variable: a command written as a value.
-        if let global = base as? GlobalGet, !env.globalDefined[global.slot], env.builtinNames.contains(global.name + "." + name) {
-            throw RuntimeError(.commandAsValue(global.name + "." + name), at: range)
+        let value: Value
+        do {
+            value = try base.eval(env, fp)
+        } catch {
+            // `card.lee` where `card` is no variable: a command written as a value (looked at only
+            // once the base failed, so a field read costs nothing more).
+            if let global = base as? GlobalGet, !env.globalDefined[global.slot], env.builtinNames.contains(global.name + "." + name) {
+                throw RuntimeError(.commandAsValue(global.name + "." + name), at: range)
+            }
+            throw error
         }
-        return try MemberNode.read(try base.eval(env, fp), name, range: range)
+        return try MemberNode.read(value, name, range: range)
     }
 
     static func read(_ v: Value, _ name: String, range: SourceRange) throws(RuntimeError) -> Value {
