@@ -102,11 +102,14 @@ extension BatchHome {
         env.environment["KCS_COSIGNER_READY_FILE"] = ready
         let p = try env.start(arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--approve", "all"] + options,
                               stdout: path("cosigner.out"), stderr: path("cosigner.err"))
-        for _ in 0..<400 {
+        // Waits for the event itself, the address written to the ready file, for as long as the
+        // co-signer runs (its vault's scrypt may take seconds on a busy machine), within 2 minutes.
+        let deadline = Date().addingTimeInterval(120)
+        while p.isRunning, Date() < deadline {
             if let text = try? String(contentsOfFile: ready, encoding: .utf8), text.hasSuffix("\n") {
                 return (p, text.trimmingCharacters(in: .whitespacesAndNewlines))
             }
-            Thread.sleep(forTimeInterval: 0.05)
+            Thread.sleep(forTimeInterval: 0.02)
         }
         p.terminate()
         p.waitUntilExit()
