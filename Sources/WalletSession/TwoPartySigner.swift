@@ -1,0 +1,131 @@
+// Signing with a two-party key (docs/two-party-protocol.md §6): the payload the co-signer is
+// shown, and the `Signer` that runs the protocol with it.
+import Foundation
+import KCSErrors
+import MPCLink
+import WalletCore
+import WalletCrypto
+import WalletMPC
+import WalletStore
+
+/// What a two-party signature is over: the payload travels with the request, and the co-signer
+/// computes the digest from it itself (docs/two-party-protocol.md §6).
+public enum TwoPartyPayload: Sendable, Equatable {
+    case digest
+    case message([UInt8])
+    case typed([UInt8])
+    case transaction([UInt8])
+
+    /// A payload as it travels: its kind (`eth-message`, `eth-typed`, `eth-tx`, else a digest) and bytes.
+    init(kind: String, payload: [UInt8]) {
+        switch kind {
+        case "eth-message": self = .message(payload)
+        case "eth-typed": self = .typed(payload)
+        case "eth-tx": self = .transaction(payload)
+        default: self = .digest
+        }
+    }
+
+    var kind: String {
+        switch self {
+        case .digest: "digest"
+        case .message: "eth-message"
+        case .typed: "eth-typed"
+        case .transaction: "eth-tx"
+        }
+    }
+
+    func bytes(digest: [UInt8]) -> [UInt8] {
+        switch self {
+        case .digest: digest
+        case .message(let b), .typed(let b), .transaction(let b): b
+        }
+    }
+
+    static func signatureKind(_ kind: String) -> SignatureKind {
+        switch kind {
+        case "eth-message": .message
+        case "eth-typed": .typed
+        case "eth-tx": .transaction
+        default: .hash
+        }
+    }
+
+    /// The digest of a payload, as the co-signer computes it.
+    static func digest(kind: String, payload: [UInt8]) throws(MPCError) -> [UInt8] {
+        switch kind {
+        case "eth-typed":
+            guard let typed = try? TypedData(json: payload), let digest = try? typed.digest() else {
+                throw .checkFailed(check: "sign.payload", reason: "the typed data does not parse")
+            }
+            return digest
+        case "eth-tx":
+            return Hash.keccak256(payload)
+        default:
+            return try PayloadDigest.standard(kind: kind, payload: payload)
+        }
+    }
+}
+
+/// A two-party key (or an HD child of one): signs with the co-signer; the signature is checked
+/// against the joint key before it is returned and recorded.
+public struct TwoPartySigner: Signer {
+    public let session: Session
+    public let keyName: String
+
+    public init(session: Session, keyName: String) {
+        self.session = session
+        self.keyName = keyName
+    }
+
+    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
+                     finish: (Signed) throws -> Void) throws -> Signed {
+        let store = try session.unlockedStore()
+        let (record, master, path, secret, parameters, storedPeer) = try store.read { tx in
+            let record = try tx.key(named: keyName)
+            if record.retired { throw KeyCommandError.retired(name: record.name, successor: nil) }
+            let (master, path) = try session.twoPartySigning(record, tx)
+            let (secret, parameters) = try tx.openTwoPartyShare(of: master)
+            return (record, master, path, secret, parameters, try tx.twoPartyPeer(named: parameters.peer))
+        }
+        if parameters.status == "locked" { throw TwoPartyError.locked(name: master.name, reason: parameters.lockedReason ?? "locked") }
+        guard let peer = storedPeer, let twoKind = TwoPartyKind(rawValue: parameters.kind) else {
+            throw TwoPartyError.unknownCosigner(name: parameters.peer, known: [])
+        }
+        if let when = peer.misbehavedAt {
+            // Asked at a terminal; `sign` has no --yes to pass, so a batch run is refused here.
+            guard session.prompts?.isInteractive == true else {
+                throw TwoPartyError.peerMisbehaved(name: peer.name, check: peer.misbehaviour ?? "a check")
+            }
+            try session.confirm("\(peer.name) failed a check of the protocol at \(when) (\(peer.misbehaviour ?? "")). Sign with it anyway?", yes: false)
+        }
+        let share = try Party1Share(kind: twoKind, q: try PublicKey(bytes: parameters.q), q2: try PublicKey(bytes: parameters.qOther),
+                                    secret: secret, n: parameters.n, cKey: parameters.cKey, chainCode: parameters.chainCode,
+                                    sid: parameters.sid, transcript: parameters.transcript)
+        let group = try UnknownOrderGroup(stored: peer.nPed, g: peer.g, h: peer.h)
+        let payload = payload ?? .digest
+        let request = SignRequest(key: share.q, path: path, payloadKind: payload.kind, payload: payload.bytes(digest: digest), digest: digest)
+        let identity = try session.twoPartyIdentity(store)
+        let party = try SigningParty1(share: share, group: group, request: request, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
+        session.prompts?.status("signing with \(peer.name)…")
+        do {
+            try session.audited("sign", role: "p1", peer: peer.name, key: record.name, digest: digest, path: path.description, store: store) { _ in
+                let channel = try session.openChannel(to: peer, identity: identity)
+                try ChannelRun.run(party, over: channel, initiator: true) { step in
+                    if session.explainTwoParty { TwoPartyTeaching.before(TwoPartyTeaching.sign, step: step, first: 0).forEach(session.show) }
+                }
+            }
+        } catch let error as MPCError {
+            if error.check == "sign.proof" || error.check == "sign.dl" || error.check == "sign.r2" {
+                try? store.write { try $0.markTwoPartyPeerMisbehaved(peer.name, reason: error.description) }
+            } else if error.check == "sign.signature" {
+                try? store.write { try $0.setTwoPartyKeyLock(keyID: master.id, reason: "signature-check-failed") }
+            }
+            throw error
+        }
+        guard let signature = party.signature else { throw MPCError.badFrame(reason: "signing ended without a signature") }
+        return try session.record(signature, digest: digest, publicKey: party.childKey, keyName: record.name, path: record.path,
+                                  verified: true, checkedAgainst: "the joint key, by recovery (co-signed by \(peer.name))", warning: nil,
+                                  kind: kind, chainID: chainID, store: store, finish: finish)
+    }
+}
