@@ -36,8 +36,8 @@ extension Builtins {
                 example: "mpc.sessions --limit 5") { args in
             let limit = try args.integer("limit").map { try smallInt($0, "--limit", in: 1...100_000) } ?? 20
             return .list(try args.session().twoPartySessions(limit: limit).map { s in
-                var f: [(String, Value)] = [("time", .string(isoDate(s.finishedAt ?? s.startedAt))), ("kind", .string(s.kind)), ("role", .string(s.role)),
-                                            ("peer", .string(s.peer)), ("state", .string(s.state))]
+                var f: [(String, Value)] = [("time", .string(isoDate(s.finishedAt ?? s.startedAt))), ("kind", .string(s.kind.rawValue)), ("role", .string(s.role.rawValue)),
+                                            ("peer", .string(s.peer)), ("state", .string(s.state.rawValue))]
                 if let k = s.keyName { f.append(("key", .string(k))) }
                 if let d = s.digest { f.append(("digest", .bytes(d))) }
                 if let c = s.check { f.append(("check", .string(c))) }
@@ -181,17 +181,17 @@ extension Builtins {
     static func twoPartyFields(_ parameters: TwoPartyKeyParameters, _ peer: TwoPartyPeer?) -> [(String, Value)] {
         let console = "P1 (console: x1 and the Paillier key)", cosigner = "P2 (co-signer: x2)"
         var f: [(String, Value)] = [
-            ("role", .string(parameters.role == "p1" ? console : cosigner)), ("peer", .string(parameters.peer)),
-            ("peerRole", .string(parameters.role == "p1" ? cosigner : console)),
+            ("role", .string(parameters.role == .console ? console : cosigner)), ("peer", .string(parameters.peer)),
+            ("peerRole", .string(parameters.role == .console ? cosigner : console)),
         ]
         if let peer { f.append(("peerFingerprint", .string(fingerprint(peer.identityKey)))) }
-        f.append(("status", .string(parameters.status)))
+        f.append(("status", .string(parameters.status.rawValue)))
         if let reason = parameters.lockedReason { f.append(("lockedReason", .string(reason))) }
         return f
     }
 
     static func peerValue(_ p: TwoPartyPeer) -> Value {
-        var f: [(String, Value)] = [("name", .string(p.name)), ("role", .string(p.role))]
+        var f: [(String, Value)] = [("name", .string(p.name)), ("role", .string(p.role.rawValue))]
         if let e = p.endpoint { f.append(("address", .string(e))) }
         f += [("fingerprint", .string(fingerprint(p.identityKey))), ("paired", .string(isoDate(p.pairedAt)))]
         if let m = p.misbehavedAt { f.append(("misbehaved", .string(isoDate(m) + " " + (p.misbehaviour ?? "")))) }

@@ -66,8 +66,8 @@ extension Session {
     fileprivate func serveOne(_ first: Frame, channel: SecureChannel, identity: PartyIdentity, store: WalletStore, policy: CosignerPolicy) throws {
         let peerKey = channel.peerIdentity
         let known = try store.read { try $0.twoPartyPeer(identityKey: peerKey) }
-        let kind = first.type.hasPrefix("pair.") ? "pair" : first.type.hasPrefix("dkg.") ? "dkg" : "sign"
-        try audited(kind, role: "p2", peer: known?.name ?? PartyIdentity.fingerprint(of: peerKey), store: store) { auditID in
+        let kind: TwoPartySessionKind = first.type.hasPrefix("pair.") ? .pair : first.type.hasPrefix("dkg.") ? .dkg : .sign
+        try audited(kind, role: .cosigner, peer: known?.name ?? PartyIdentity.fingerprint(of: peerKey), store: store) { auditID in
             try serveSession(first, channel: channel, identity: identity, known: known, store: store, policy: policy, auditID: auditID)
         }
     }
@@ -105,12 +105,12 @@ extension Session {
             let stored = group.storedBytes
             let name = try known?.name ?? Self.consoleName(peerKey, taken: store.read { try $0.twoPartyPeers() }.map(\.name))
             try store.write {
-                try $0.saveTwoPartyPeer(TwoPartyPeer(name: name, role: "p2", endpoint: nil, identityKey: peerKey, nPed: stored.n,
+                try $0.saveTwoPartyPeer(TwoPartyPeer(name: name, role: .cosigner, endpoint: nil, identityKey: peerKey, nPed: stored.n,
                                                      g: stored.g, h: stored.h, pairedAt: clock()))
             }
             show("paired with \(name)")
         case "dkg.k1":
-            guard let peer = known, peer.role == "p2" else {
+            guard let peer = known, peer.role == .cosigner else {
                 throw TwoPartyError.unpairedPeer(fingerprint: PartyIdentity.fingerprint(of: peerKey))
             }
             let party = KeyGenerationParty2(pid1: pid1, pid2: pid2)
@@ -125,7 +125,7 @@ extension Session {
                 show("joint key \(EthereumAddress(publicKey: share.q).checksummed) made with \(peer.name), kept here as \(kept.0.name)")
             }
         case "sign.s0":
-            guard let peer = known, peer.role == "p2" else {
+            guard let peer = known, peer.role == .cosigner else {
                 throw TwoPartyError.unpairedPeer(fingerprint: PartyIdentity.fingerprint(of: peerKey))
             }
             let reader = first.fields["q"]
@@ -136,7 +136,7 @@ extension Session {
                 throw TwoPartyError.notTwoParty(name: "the requested key")
             }
             let (secret, parameters) = try store.read { try $0.openTwoPartyShare(of: record) }
-            if parameters.status == "locked" {
+            if parameters.status == .locked {
                 let locked = TwoPartyError.locked(name: record.name, reason: parameters.lockedReason ?? "locked")
                 try? channel.send(Frame(type: "abort", step: 1, sid: first.sid, fields: ["check": .string("sign.key"), "message": .string("the co-signer has this key locked")]))
                 throw locked
@@ -195,7 +195,7 @@ extension Session {
     }
 
     private func storeCosignerShare(_ share: Party2Share, peer: TwoPartyPeer, store: WalletStore, auditID: Int64?) throws {
-        let parameters = TwoPartyKeyParameters(role: "p2", peer: peer.name, kind: share.kind.rawValue, q: share.q.compressed,
+        let parameters = TwoPartyKeyParameters(role: .cosigner, peer: peer.name, kind: share.kind.rawValue, q: share.q.compressed,
                                                qOther: share.q1.compressed, n: share.paillier.nBytes, cKey: share.cKey.fixedBytes(512),
                                                chainCode: share.chainCode, sid: share.sid, transcript: share.transcript)
         let xpub = try share.chainCode.map { try ExtendedKey(publicKey: share.q, chainCode: $0).serialized(.xpub) }

@@ -13,26 +13,26 @@ extension Session {
     /// pid) and finished with how it ended (done, aborted with the check, refused, failed),
     /// whatever the outcome; the outcome itself passes through unchanged. `body` gets the row's id
     /// (nil when it could not be written). Sessions a killed process left open are swept first.
-    func audited<T>(_ kind: String, role: String, peer: String, key: String? = nil, digest: [UInt8]? = nil, path: String? = nil,
+    func audited<T>(_ kind: TwoPartySessionKind, role: TwoPartyRole, peer: String, key: String? = nil, digest: [UInt8]? = nil, path: String? = nil,
                     store: WalletStore, _ body: (Int64?) throws -> T) throws -> T {
         sweepInterruptedTwoPartySessions(store)
-        let entry = TwoPartySession(kind: kind, role: role, peer: peer, keyName: key, digest: digest, path: path, state: "open",
+        let entry = TwoPartySession(kind: kind, role: role, peer: peer, keyName: key, digest: digest, path: path, state: .open,
                                     check: nil, error: nil, startedAt: clock(), finishedAt: nil)
         let id = try? store.write { try $0.openTwoPartySession(entry, pid: getpid()) }
-        func finish(_ state: String, _ check: String?, _ error: String?) {
+        func finish(_ state: TwoPartySessionState, _ check: String?, _ error: String?) {
             guard let id else { return }
             _ = try? store.write { try $0.finishTwoPartySession(id: id, state: state, check: check, error: error, at: clock()) }
         }
         do {
             let result = try body(id)
-            finish("done", nil, nil)
+            finish(.done, nil, nil)
             return result
         } catch let error as MPCError {
             let refused = ["sign.refused", "sign.approval"].contains(error.check)
-            finish(refused ? "refused" : "aborted", error.check, error.description)
+            finish(refused ? .refused : .aborted, error.check, error.description)
             throw error
         } catch {
-            finish("failed", nil, String(describing: error))
+            finish(.failed, nil, String(describing: error))
             throw error
         }
     }
@@ -44,7 +44,7 @@ extension Session {
             try tx.sweepInterruptedTwoPartySessions(alive: { pid in pid > 0 && (kill(pid, 0) == 0 || errno == EPERM) }, at: clock())
         }) ?? []
         for s in swept {
-            let locked = s.kind == "dkg" && s.role == "p2" && s.keyName != nil
+            let locked = s.kind == .dkg && s.role == .cosigner && s.keyName != nil
             prompts?.warn("a two-party \(s.kind) session with \(s.peer) was interrupted (its process ended); recorded as interrupted"
                           + (locked ? ", and the key \(s.keyName ?? "") it made is locked: the console may never have received it" : ""))
         }

@@ -66,12 +66,12 @@ extension Session {
         var object: [String: Any] = [
             "format": Session.backupFormat, "version": 1, "name": record.name, "address": record.address ?? "",
             "parameters": [
-                "role": parameters.role, "peer": parameters.peer, "kind": parameters.kind, "q": hex(parameters.q),
+                "role": parameters.role.rawValue, "peer": parameters.peer, "kind": parameters.kind, "q": hex(parameters.q),
                 "qOther": hex(parameters.qOther), "n": hex(parameters.n), "cKey": hex(parameters.cKey),
                 "sid": hex(parameters.sid), "transcript": hex(parameters.transcript),
             ],
             "peer": [
-                "name": peer.name, "role": peer.role, "endpoint": peer.endpoint ?? "", "identityKey": hex(peer.identityKey),
+                "name": peer.name, "role": peer.role.rawValue, "endpoint": peer.endpoint ?? "", "identityKey": hex(peer.identityKey),
                 "nPed": hex(peer.nPed), "g": hex(peer.g), "h": hex(peer.h),
             ],
             "crypto": ["kdf": "scrypt", "n": n, "r": r, "p": p, "salt": hex(salt), "cipher": "aes-256-gcm", "nonce": hex(nonce),
@@ -108,13 +108,17 @@ extension Session {
             guard let s = o[key] as? String else { throw bad("\(key) is missing") }
             return s
         }
+        func role(_ o: [String: Any]) throws -> TwoPartyRole {
+            guard let role = TwoPartyRole(rawValue: try string(o, "role")) else { throw bad("an unknown role") }
+            return role
+        }
         let parameters = TwoPartyKeyParameters(
-            role: try string(p, "role"), peer: try string(p, "peer"), kind: try string(p, "kind"), q: try bytes(p, "q", 33),
+            role: try role(p), peer: try string(p, "peer"), kind: try string(p, "kind"), q: try bytes(p, "q", 33),
             qOther: try bytes(p, "qOther", 33), n: try bytes(p, "n", 256), cKey: try bytes(p, "cKey", 512),
             chainCode: p["chainCode"] == nil ? nil : try bytes(p, "chainCode", 32), sid: try bytes(p, "sid", 32),
             transcript: try bytes(p, "transcript", 32))
-        guard ["p1", "p2"].contains(parameters.role), let kind = TwoPartyKind(rawValue: parameters.kind) else { throw bad("an unknown role or kind") }
-        let peer = TwoPartyPeer(name: try string(peerObject, "name"), role: try string(peerObject, "role"),
+        guard let kind = TwoPartyKind(rawValue: parameters.kind) else { throw bad("an unknown kind") }
+        let peer = TwoPartyPeer(name: try string(peerObject, "name"), role: try role(peerObject),
                                 endpoint: (peerObject["endpoint"] as? String).flatMap { $0.isEmpty ? nil : $0 },
                                 identityKey: try bytes(peerObject, "identityKey", 32), nPed: try bytes(peerObject, "nPed", 256),
                                 g: try bytes(peerObject, "g", 256), h: try bytes(peerObject, "h", 256), pairedAt: clock())
@@ -135,7 +139,7 @@ extension Session {
         }
         // The share must fit its public parameters (x·G, p·q = N).
         let q = try PublicKey(bytes: parameters.q), other = try PublicKey(bytes: parameters.qOther)
-        if parameters.role == "p1" {
+        if parameters.role == .console {
             _ = try Party1Share(kind: kind, q: q, q2: other, secret: share, n: parameters.n, cKey: parameters.cKey,
                                 chainCode: parameters.chainCode, sid: parameters.sid, transcript: parameters.transcript)
         } else {

@@ -16,7 +16,7 @@ extension Session {
         let peer = try pairedCosigner(named: cosigner, store)
         let identity = try twoPartyIdentity(store)
         let party = KeyGenerationParty1(kind: kind, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
-        try audited("dkg", role: "p1", peer: peer.name, key: name, store: store) { _ in
+        try audited(.dkg, role: .console, peer: peer.name, key: name, store: store) { _ in
             let channel = try openChannel(to: peer, identity: identity)
             // Rounds as they are: this console sends 1 and 3, the co-signer answers 2 and 4.
             prompts?.status("2-party DKG with \(peer.name): making a Paillier key for round 1 of 4…")
@@ -28,7 +28,7 @@ extension Session {
         }
         guard let share = party.share else { throw MPCError.badFrame(reason: "the key generation ended without a key") }
         let xpub = try share.chainCode.map { try ExtendedKey(publicKey: share.q, chainCode: $0).serialized(.xpub) }
-        let parameters = TwoPartyKeyParameters(role: "p1", peer: peer.name, kind: kind.rawValue, q: share.q.compressed,
+        let parameters = TwoPartyKeyParameters(role: .console, peer: peer.name, kind: kind.rawValue, q: share.q.compressed,
                                                qOther: share.q2.compressed, n: share.paillier.publicKey.nBytes,
                                                cKey: share.cKey.fixedBytes(512), chainCode: share.chainCode, sid: share.sid,
                                                transcript: share.transcript)
@@ -66,7 +66,7 @@ extension Session {
             guard let master, let parameters = try tx.twoPartyParameters(keyID: master.id) else { throw TwoPartyError.notTwoParty(name: name) }
             return (record, master, parameters)
         }
-        guard parameters.status == "locked" else { return record }
+        guard parameters.status == .locked else { return record }
         try confirm("Unlock \(master.name) (locked: \(parameters.lockedReason ?? "locked"))?", yes: yes)
         try store.write { try $0.setTwoPartyKeyLock(keyID: master.id, reason: nil) }
         return record

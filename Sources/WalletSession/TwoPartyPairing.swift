@@ -31,7 +31,7 @@ extension Session {
         if let problem = KeyNaming.problem(with: name) { throw StoreError.invalidName(given: name, reason: problem) }
         let identity = try twoPartyIdentity(store)
         let endpoint = try Endpoint(text)
-        return try audited("pair", role: "p1", peer: name, store: store) { _ in
+        return try audited(.pair, role: .console, peer: name, store: store) { _ in
             try pair(endpoint: endpoint, name: name, yes: yes, identity: identity, store: store)
         }
     }
@@ -71,14 +71,14 @@ extension Session {
         try ChannelRun.run(party, over: channel, initiator: false, first: answer)
         guard let group = party.group else { throw MPCError.badFrame(reason: "pairing ended without a group") }
         let stored = group.storedBytes
-        let peer = TwoPartyPeer(name: name, role: "p1", endpoint: endpoint.description, identityKey: channel.peerIdentity,
+        let peer = TwoPartyPeer(name: name, role: .console, endpoint: endpoint.description, identityKey: channel.peerIdentity,
                                 nPed: stored.n, g: stored.g, h: stored.h, pairedAt: clock())
         try store.write { try $0.saveTwoPartyPeer(peer) }
         return peer
     }
 
     func pairedCosigner(named name: String?, _ store: WalletStore) throws -> TwoPartyPeer {
-        let peers = try store.read { try $0.twoPartyPeers() }.filter { $0.role == "p1" }
+        let peers = try store.read { try $0.twoPartyPeers() }.filter { $0.role == .console }
         if let name {
             // By name, or by the address it was paired at.
             let address = (try? Endpoint(name))?.description

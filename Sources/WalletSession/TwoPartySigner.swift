@@ -88,7 +88,7 @@ public struct TwoPartySigner: Signer {
             let (secret, parameters) = try tx.openTwoPartyShare(of: master)
             return (record, master, path, secret, parameters, try tx.twoPartyPeer(named: parameters.peer))
         }
-        if parameters.status == "locked" { throw TwoPartyError.locked(name: master.name, reason: parameters.lockedReason ?? "locked") }
+        if parameters.status == .locked { throw TwoPartyError.locked(name: master.name, reason: parameters.lockedReason ?? "locked") }
         guard let peer = storedPeer, let twoKind = TwoPartyKind(rawValue: parameters.kind) else {
             throw TwoPartyError.unknownCosigner(name: parameters.peer, known: [])
         }
@@ -109,7 +109,7 @@ public struct TwoPartySigner: Signer {
         let party = try SigningParty1(share: share, group: group, request: request, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
         session.prompts?.status("signing with \(peer.name)…")
         do {
-            try session.audited("sign", role: "p1", peer: peer.name, key: record.name, digest: digest, path: path.description, store: store) { _ in
+            try session.audited(.sign, role: .console, peer: peer.name, key: record.name, digest: digest, path: path.description, store: store) { _ in
                 let channel = try session.openChannel(to: peer, identity: identity)
                 try ChannelRun.run(party, over: channel, initiator: true) { step in
                     if session.explainTwoParty { TwoPartyTeaching.before(TwoPartyTeaching.sign, step: step, first: 0).forEach(session.show) }

@@ -8,11 +8,36 @@ import Foundation
 import GRDB
 import WalletCrypto
 
+/// Our role in a two-party key or pairing (the `role` CHECK of `mpc_peers`, `mpc_keys` and
+/// `mpc_sessions`): P1 is the console, P2 its co-signer.
+public enum TwoPartyRole: String, Sendable, CaseIterable, DatabaseValueConvertible {
+    case console = "p1"
+    case cosigner = "p2"
+}
+
+/// What a two-party session did (the `kind` CHECK of `mpc_sessions`).
+public enum TwoPartySessionKind: String, Sendable, CaseIterable, DatabaseValueConvertible {
+    case pair, dkg, sign
+}
+
+/// How a two-party session stands or ended (the `state` CHECK of `mpc_sessions`): `open` while
+/// it runs, `done`, `aborted` (a check failed here or there), `refused` (the co-signer said no),
+/// `failed` (the connection: unreachable, a time-out, closed) or `interrupted` (its process was
+/// killed; swept by the next run).
+public enum TwoPartySessionState: String, Sendable, CaseIterable, DatabaseValueConvertible {
+    case open, done, aborted, refused, failed, interrupted
+}
+
+/// Whether a joint key signs (the `status` CHECK of `mpc_keys`).
+public enum TwoPartyKeyStatus: String, Sendable, CaseIterable, DatabaseValueConvertible {
+    case active, locked
+}
+
 /// A paired co-signer (our role p1) or console (our role p2).
 public struct TwoPartyPeer: Sendable, Equatable {
     public let name: String
-    /// Our role with this peer: `p1` (we are the console) or `p2` (we are its co-signer).
-    public let role: String
+    /// Our role with this peer: the console (P1) or its co-signer (P2).
+    public let role: TwoPartyRole
     /// Where it listens (a console's record of its co-signer); nil on the co-signer's side.
     public let endpoint: String?
     /// Its pinned Ed25519 identity public key.
@@ -24,7 +49,7 @@ public struct TwoPartyPeer: Sendable, Equatable {
     public let misbehavedAt: Date?
     public let misbehaviour: String?
 
-    public init(name: String, role: String, endpoint: String?, identityKey: [UInt8], nPed: [UInt8], g: [UInt8], h: [UInt8],
+    public init(name: String, role: TwoPartyRole, endpoint: String?, identityKey: [UInt8], nPed: [UInt8], g: [UInt8], h: [UInt8],
                 pairedAt: Date = Date(), misbehavedAt: Date? = nil, misbehaviour: String? = nil) {
         self.name = name
         self.role = role
@@ -41,18 +66,18 @@ public struct TwoPartyPeer: Sendable, Equatable {
 
 /// A joint key's public parameters (bytes as the protocol writes them).
 public struct TwoPartyKeyParameters: Sendable, Equatable {
-    public let role: String
+    public let role: TwoPartyRole
     public let peer: String
     /// `ecdsa` or `hd-master`.
     public let kind: String
     public let q: [UInt8], qOther: [UInt8], n: [UInt8], cKey: [UInt8]
     public let chainCode: [UInt8]?
     public let sid: [UInt8], transcript: [UInt8]
-    public var status: String = "active"
+    public var status: TwoPartyKeyStatus = .active
     public var lockedReason: String?
 
-    public init(role: String, peer: String, kind: String, q: [UInt8], qOther: [UInt8], n: [UInt8], cKey: [UInt8], chainCode: [UInt8]?,
-                sid: [UInt8], transcript: [UInt8], status: String = "active", lockedReason: String? = nil) {
+    public init(role: TwoPartyRole, peer: String, kind: String, q: [UInt8], qOther: [UInt8], n: [UInt8], cKey: [UInt8], chainCode: [UInt8]?,
+                sid: [UInt8], transcript: [UInt8], status: TwoPartyKeyStatus = .active, lockedReason: String? = nil) {
         self.role = role
         self.peer = peer
         self.kind = kind
@@ -71,7 +96,7 @@ public struct TwoPartyKeyParameters: Sendable, Equatable {
     /// sealed share.
     public var binding: [UInt8] {
         var data = Array("kcs/2p-share/v1".utf8)
-        for part in [Array(role.utf8), q, qOther, n, cKey, chainCode ?? [], Array(peer.lowercased().utf8)] {
+        for part in [Array(role.rawValue.utf8), q, qOther, n, cKey, chainCode ?? [], Array(peer.lowercased().utf8)] {
             let n = UInt32(part.count)
             data += [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + part
         }
@@ -230,7 +255,7 @@ extension StoreTransaction {
     public func setTwoPartyKeyLock(keyID: Int64, reason: String?) throws(StoreError) {
         try storeErrors {
             try db.execute(sql: "UPDATE mpc_keys SET status = ?, locked_reason = ?, locked_at = ? WHERE key_id = ?",
-                           arguments: [reason == nil ? "active" : "locked", reason, reason == nil ? nil : nowMS, keyID])
+                           arguments: [reason == nil ? TwoPartyKeyStatus.active : .locked, reason, reason == nil ? nil : nowMS, keyID])
         }
     }
 }
@@ -238,23 +263,21 @@ extension StoreTransaction {
 /// One two-party session as the audit trail keeps it (`mpc.sessions`): what was asked, with whom,
 /// and how it ended — a co-signer's record of what it co-signed, and every abort on either side.
 public struct TwoPartySession: Sendable, Equatable {
-    public let kind: String
-    public let role: String
+    public let kind: TwoPartySessionKind
+    public let role: TwoPartyRole
     public let peer: String
     public let keyName: String?
     public let digest: [UInt8]?
     public let path: String?
-    /// `open` (running), `done`, `aborted` (a check failed here or there), `refused` (the
-    /// co-signer said no), `failed` (the connection: unreachable, a time-out, closed) or
-    /// `interrupted` (its process was killed; swept by the next run).
-    public let state: String
+    public let state: TwoPartySessionState
     public let check: String?
     public let error: String?
     public let startedAt: Date
     /// Nil while open.
     public let finishedAt: Date?
 
-    public init(kind: String, role: String, peer: String, keyName: String?, digest: [UInt8]?, path: String?, state: String,
+    public init(kind: TwoPartySessionKind, role: TwoPartyRole, peer: String, keyName: String?, digest: [UInt8]?, path: String?,
+                state: TwoPartySessionState,
                 check: String?, error: String?, startedAt: Date, finishedAt: Date?) {
         self.kind = kind
         self.role = role
@@ -290,7 +313,7 @@ extension StoreTransaction {
     }
 
     /// Ends session `id` as `state` (done, aborted, refused, failed).
-    public func finishTwoPartySession(id: Int64, state: String, check: String?, error: String?, at: Date) throws(StoreError) {
+    public func finishTwoPartySession(id: Int64, state: TwoPartySessionState, check: String?, error: String?, at: Date) throws(StoreError) {
         try storeErrors {
             try db.execute(sql: "UPDATE mpc_sessions SET state = ?, check_name = ?, error = ?, finished_at = ?, pid = NULL WHERE id = ?",
                            arguments: [state, check, error.map { String($0.prefix(500)) }, Timestamp.milliseconds(at), id])
@@ -311,7 +334,7 @@ extension StoreTransaction {
                 let why = "the process (pid \(pid)) ended before the session did"
                 try db.execute(sql: "UPDATE mpc_sessions SET state = 'interrupted', error = ?, finished_at = ?, pid = NULL WHERE id = ?",
                                arguments: [why, Timestamp.milliseconds(at), id])
-                if row["kind"] as String == "dkg", row["role"] as String == "p2", let name = row["key_name"] as String? {
+                if row["kind"] as TwoPartySessionKind == .dkg, row["role"] as TwoPartyRole == .cosigner, let name = row["key_name"] as String? {
                     try db.execute(sql: """
                         UPDATE mpc_keys SET status = 'locked', locked_reason = 'made-in-interrupted-session', locked_at = ?
                         WHERE key_id = (SELECT id FROM keys WHERE name = ?)

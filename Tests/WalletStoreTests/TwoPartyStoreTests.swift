@@ -10,14 +10,35 @@ import WalletCrypto
 
 @Suite("Two-party keys in the store")
 struct TwoPartyStoreTests {
-    let peer = TwoPartyPeer(name: "laptop", role: "p1", endpoint: "127.0.0.1:7000", identityKey: [UInt8](repeating: 7, count: 32),
+    let peer = TwoPartyPeer(name: "laptop", role: .console, endpoint: "127.0.0.1:7000", identityKey: [UInt8](repeating: 7, count: 32),
                             nPed: [UInt8](repeating: 1, count: 256), g: [UInt8](repeating: 2, count: 256), h: [UInt8](repeating: 3, count: 256))
 
     func parameters(q: PublicKey) -> TwoPartyKeyParameters {
-        TwoPartyKeyParameters(role: "p1", peer: "laptop", kind: "hd-master", q: q.compressed, qOther: keyB.publicKey.compressed,
+        TwoPartyKeyParameters(role: .console, peer: "laptop", kind: "hd-master", q: q.compressed, qOther: keyB.publicKey.compressed,
                               n: [UInt8](repeating: 9, count: 256), cKey: [UInt8](repeating: 8, count: 512),
                               chainCode: [UInt8](repeating: 5, count: 32), sid: [UInt8](repeating: 4, count: 32),
                               transcript: [UInt8](repeating: 6, count: 32))
+    }
+
+    /// The roles, session kinds, states and key statuses the code names are exactly the values the
+    /// schema's CHECK constraints allow (read from the live schema, not from Schema.swift's text).
+    @Test func enums_matchTheSchemasChecks() throws {
+        let store = try makeStore()
+        let sql = try store.queue.read { db in
+            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name IN ('mpc_peers', 'mpc_keys', 'mpc_sessions')")
+        }.joined(separator: "\n")
+        func allowed(_ column: String) -> [Set<String>] {
+            let pattern = try! NSRegularExpression(pattern: "CHECK \\(\(column) IN \\(([^)]*)\\)\\)")
+            return pattern.matches(in: sql, range: NSRange(sql.startIndex..., in: sql)).map { m in
+                Set(sql[Range(m.range(at: 1), in: sql)!].split(separator: ",").map {
+                    $0.trimmingCharacters(in: CharacterSet(charactersIn: " '"))
+                })
+            }
+        }
+        #expect(allowed("role") == Array(repeating: Set(TwoPartyRole.allCases.map(\.rawValue)), count: 3))
+        #expect(allowed("kind").contains(Set(TwoPartySessionKind.allCases.map(\.rawValue))))
+        #expect(allowed("state") == [Set(TwoPartySessionState.allCases.map(\.rawValue))])
+        #expect(allowed("status") == [Set(TwoPartyKeyStatus.allCases.map(\.rawValue))])
     }
 
     @Test func identity_isSealed_andSurvivesAPassphraseChange() throws {
