@@ -2,7 +2,7 @@ import WalletCrypto
 
 // MARK: - Trace records
 
-/// One command and its outcome, rendered for people (STYLE habit 4: nothing secret).
+/// One command and its outcome, rendered for people (docs/habits.md §4: nothing secret).
 ///
 /// Commands inside the secure channel are shown in plaintext (what was meant, not the
 /// ciphertext), with the data of VERIFY PIN, CHANGE PIN/PUK/PAIRING SECRET, UNBLOCK PIN and

@@ -27,7 +27,7 @@ public enum CardCryptoReason: UInt8, Sendable, Hashable, CustomStringConvertible
     }
 }
 
-/// Every way talking to a Keycard can fail, one enum for the card layer (STYLE habit 2).
+/// Every way talking to a Keycard can fail, one enum for the card layer (docs/habits.md §2).
 ///
 /// Status words of docs/keycard-protocol.md §13 become typed cases that carry their facts (the
 /// command, the tries left); failures below the APDU level stay `transport(_:)` and are

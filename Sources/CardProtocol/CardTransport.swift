@@ -1,7 +1,7 @@
 import KCSErrors
 import WalletCrypto
 
-/// The narrow seam every card layer meets at (STYLE habit 7): raw command APDU bytes in,
+/// The narrow seam every card layer meets at (docs/habits.md §7): raw command APDU bytes in,
 /// raw response APDU bytes (data ‖ SW1 SW2) out. A PC/SC reader, the in-process
 /// simulator and the fault-injecting wrapper all conform; everything above works on bytes
 /// through this one protocol.

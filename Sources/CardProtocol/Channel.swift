@@ -1,4 +1,4 @@
-/// The APDU-level seam of the card stack (STYLE habit 7): one command in, one complete
+/// The APDU-level seam of the card stack (docs/habits.md §7): one command in, one complete
 /// response out. `PlainChannel` sits on a `CardTransport`; `SecureChannel` adopts the same
 /// protocol and wraps another channel, so everything above works with either.
 public protocol APDUChannel: AnyObject {

@@ -63,7 +63,7 @@ public struct SessionKeys: Sendable, CustomStringConvertible {
 /// Secure Channel V1 (docs/keycard-protocol.md §9): wraps every command in AES-256-CBC with an
 /// AES-CBC-MAC, checks and decrypts every answer, and keeps the IV chain of §9.7.
 ///
-/// It adopts `APDUChannel` and wraps another channel (STYLE habit 7): callers send
+/// It adopts `APDUChannel` and wraps another channel (docs/habits.md §7): callers send
 /// plaintext commands and get plaintext answers with the *inner* status word.
 ///
 /// Behaviour the spec asks for:

@@ -1,7 +1,7 @@
 import WalletCrypto
 
 /// A record of what crossed the simulated card's contacts: the raw command and response bytes, plus
-/// power and reset events (STYLE habit 7: the simulator is a transport that logs its APDUs).
+/// power and reset events (docs/habits.md §7: the simulator is a transport that logs its APDUs).
 ///
 /// Only wire bytes are recorded, never the decrypted content of secure-channel traffic nor anything from
 /// the card's memory, so the log holds none of the card's secrets in plaintext: the applet never sends a

@@ -1,6 +1,6 @@
 /// CardSimulator: an in-process Keycard (applet 3.1) that answers raw APDU bytes exactly as the
 /// Java Card applet does (docs/keycard-protocol.md §4–§13, checklist §17), behind the same
-/// `CardTransport` seam as a real reader (STYLE habit 7).
+/// `CardTransport` seam as a real reader (docs/habits.md §7).
 ///
 /// The pieces, bottom up:
 /// - `AppletProfile`: which released applet build is simulated (version bytes, slot count, quirks).

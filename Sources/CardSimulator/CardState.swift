@@ -4,7 +4,7 @@ import WalletCrypto
 
 /// Bytes that belong to the simulated card's EEPROM and must stay there: PINs, PUK, pairing secret and
 /// keys, private keys and chain codes. They are written to the card's own state file (mode 0600) and
-/// nowhere else: `description`, `debugDescription` and the mirror show only the length (STYLE habit 4).
+/// nowhere else: `description`, `debugDescription` and the mirror show only the length (docs/habits.md §4).
 /// Comparison runs in constant time.
 struct CardSecret: Equatable, Codable, Sendable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable

@@ -2,7 +2,7 @@ import KCSErrors
 import WalletCore
 
 /// Everything that can go wrong around a simulated card (never an APDU-level answer: those are status
-/// words). Cases carry facts; the text is written once, in `description`; `id` is stable (STYLE habit 2).
+/// words). Cases carry facts; the text is written once, in `description`; `id` is stable (docs/habits.md §2).
 public enum SimulatorError: WalletError, Equatable {
     /// A card name that cannot be a file name: 1–64 characters from `A–Z a–z 0–9 . _ -`, not starting
     /// with `.` or `-`.

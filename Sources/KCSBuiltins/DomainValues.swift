@@ -4,7 +4,7 @@ import WalletCrypto
 
 // The wallet values the language shows and passes around (docs/language.md §5): a derivation path,
 // an HD key, an address and a SLIP-44 coin are domain values; a mnemonic, a seed and an
-// extended private key are secrets. None of them can render a private byte (STYLE habit 4):
+// extended private key are secrets. None of them can render a private byte (docs/habits.md §4):
 // the HD key lists only public facts, and secrets render as `<secret KIND>`.
 
 // MARK: - Secrets

@@ -2,7 +2,7 @@ internal import CEditLine
 import Foundation
 import KCSErrors
 
-/// Line editing through libedit, used only when standard input is a terminal (STYLE habit 10):
+/// Line editing through libedit, used only when standard input is a terminal (docs/habits.md §10):
 /// emacs key bindings, history in memory and in a file, Tab completion through a `Completer`,
 /// Ctrl-C cancelling the line. What goes into the history is decided by the caller
 /// (`add(toHistory:)`), so a line with a secret is stored redacted.

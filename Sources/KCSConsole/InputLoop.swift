@@ -5,7 +5,7 @@ import KCSRuntime
 import KCSSyntax
 import WalletSession
 
-/// Where lines come from (STYLE habit 10): a terminal or a pipe. The libedit reader (line
+/// Where lines come from (docs/habits.md §10): a terminal or a pipe. The libedit reader (line
 /// editing, history without secrets, completion) plugs in here; this file has the plain one.
 public protocol LineReader: AnyObject {
     /// The next line without its line break, Ctrl-C, or the end of input.

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Ctrl-C at the console. A signal handler can only set a flag, so this is the one piece of
-/// process-wide state in the console (STYLE habit 3 allows nothing else): SIGINT sets it, the
+/// process-wide state in the console (docs/habits.md §3 allows nothing else): SIGINT sets it, the
 /// line reader and the interpreter's loop poll (`ConsoleHost.shouldInterrupt`) take it.
 /// Installed only for the REPL: a batch run keeps the default (Ctrl-C ends it).
 public enum Interrupt {

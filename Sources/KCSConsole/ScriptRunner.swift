@@ -5,7 +5,7 @@ import KCSRuntime
 import KCSSyntax
 import WalletSession
 
-/// Exit codes (STYLE habit 10, docs/language.md §7, docs/card-console.md): 0 ok, 64 usage,
+/// Exit codes (docs/habits.md §10, docs/language.md §7, docs/card-console.md): 0 ok, 64 usage,
 /// 65 script error (parse), 70 runtime error; an uncaught card error gets its own code so a
 /// script's caller can tell them apart (docs/card-console.md): 69 no reader or card, 75 cancelled,
 /// 76 other card error, 77 wrong PIN or PUK, 78 PIN or PUK blocked, 130 Ctrl-C at a prompt; 69 also when the Ethereum

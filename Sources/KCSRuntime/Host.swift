@@ -1,4 +1,4 @@
-// The interpreter's only window on the outside world (STYLE habit 3: no global state).
+// The interpreter's only window on the outside world (docs/habits.md §3: no global state).
 //
 // Named `ScriptHost` rather than `Host` because Foundation on Linux has a `Host` class, and
 // every client imports Foundation.

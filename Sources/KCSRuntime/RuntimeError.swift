@@ -1,4 +1,4 @@
-// Runtime errors: one type, stable IDs, all message text here (STYLE habit 2).
+// Runtime errors: one type, stable IDs, all message text here (docs/habits.md §2).
 //
 // A `RuntimeError` holds facts — what (`kind`), where (`range` in `source`), and the script
 // frames that were active — and derives `id`, `message` and `hint` from them. Rendering

@@ -11,7 +11,7 @@ import Darwin
 ///   messages cannot leak the content.
 /// - The storage is a private allocation, zeroed before it is released.
 /// - `==` runs in time that depends only on the lengths.
-/// - The bytes are reachable only inside `withUnsafeBytes` (STYLE habit 4).
+/// - The bytes are reachable only inside `withUnsafeBytes` (docs/habits.md §4).
 /// - Not `Codable`, on purpose: a secret is written to disk only after it is sealed.
 public final class Secret: @unchecked Sendable {
     // Immutable after init, so sharing between threads is safe.

@@ -191,7 +191,7 @@ public enum CardKeyError: WalletError, Equatable {
 }
 
 extension CardKeyError {
-    /// The card layer's path refusal, named for `command` (nothing was sent).
+    /// The card layer's path refusal in the console's words (nothing was sent).
     public init(_ error: CardPathError) {
         switch error {
         case .parentOfMaster: self = .parentOfMaster

@@ -4,9 +4,10 @@ import WalletCore
 import WalletCrypto
 import WalletStore
 
-// Every way of signing is one `Signer` (docs/architecture.md, "The application layer"): a
-// stored software key and the card today; the two-party and air-gapped signers plug in here.
-// Each returns one `Signed`, checked and recorded in the signing history the same way.
+// Every way of signing is one `Signer` (docs/architecture.md, "The application layer"): a stored
+// software key, a key given as a value, the card, and the two-party key (TwoPartySigner.swift);
+// `qr.sign` (AirGap.swift) chooses one of them. Each returns one `Signed`, checked, and recorded in
+// the signing history the same way once the caller's last step with it succeeded.
 
 /// One signature, however it was made: what every signing command shows (docs/language.md,
 /// "Signatures").

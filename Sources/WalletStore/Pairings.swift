@@ -1,4 +1,4 @@
-// Card pairings (DESIGN "The card"): one per card instance UID, the pairing key sealed
+// Card pairings (docs/card.md): one per card instance UID, the pairing key sealed
 // under the vault key like any secret, so a pairing slot is never lost to a restart.
 import CardProtocol
 import Foundation

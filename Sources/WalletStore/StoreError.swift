@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Every way a store operation can fail (STYLE habit 2). Cases carry facts — names,
+/// Every way a store operation can fail (docs/habits.md §2). Cases carry facts — names,
 /// positions, states, SQLite codes — never secrets and never SQL arguments; the text is
 /// written once, in `description`, and `id` is stable for tests and callers.
 ///

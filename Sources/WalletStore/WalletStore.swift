@@ -44,7 +44,7 @@ public final class WalletStore: Sendable {
     // MARK: - Options
 
     /// What a store needs from its surroundings: randomness and a clock, both injectable
-    /// so tests are reproducible (STYLE habit 3).
+    /// so tests are reproducible (docs/habits.md §3).
     public struct Options: Sendable {
         /// Salts and nonces come from here.
         public var random: any RandomSource
@@ -69,7 +69,7 @@ public final class WalletStore: Sendable {
     // MARK: - Opening
 
     /// The kcs home from the environment: `$KCS_HOME`, else `$XDG_DATA_HOME/kcs`,
-    /// else `$HOME/.local/share/kcs` (DESIGN "Files and environment").
+    /// else `$HOME/.local/share/kcs` (docs/habits.md "Files and environment").
     public static func defaultHome(environment: ProcessEnvironment = .current) -> String {
         if let home = environment.nonEmpty("KCS_HOME") { return home }
         if let data = environment.nonEmpty("XDG_DATA_HOME") { return data + "/kcs" }

@@ -5,7 +5,7 @@ import KCSConsole
 import KCSErrors
 import WalletStore
 
-/// Where kcs keeps its files (DESIGN "Files and environment"): `$KCS_HOME`, else
+/// Where kcs keeps its files (docs/habits.md "Files and environment"): `$KCS_HOME`, else
 /// `$XDG_DATA_HOME/kcs`, else `~/.local/share/kcs`. Created with mode 0700; simulated cards
 /// live in `cards/` beneath it.
 struct Home {

@@ -1,6 +1,6 @@
 // The kcs executable: parses argv, chooses the REPL or a batch run, maps the outcome to an
 // exit code (0 ok, 64 usage, 65 script error, 70 runtime error, 69 and 75–78 for card and node
-// states, 130 for Ctrl-C: ExitStatus in KCSConsole/ScriptRunner.swift, man kcs; STYLE habit 10).
+// states, 130 for Ctrl-C: ExitStatus in KCSConsole/ScriptRunner.swift, man kcs; docs/habits.md §10).
 import ArgumentParser
 import Foundation
 import KCSErrors
@@ -70,7 +70,7 @@ struct Console: ParsableCommand {
 }
 
 /// What `kcs console` was asked to do, however the command line was read: by the argument
-/// parser (`Console`), or by `FastCommandLine` for the common command lines.
+/// parser (`Console`), or by `ConsoleCommandLine` for the common command lines.
 struct ConsoleRun {
     var code: String?
     var json = false

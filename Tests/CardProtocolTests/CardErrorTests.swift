@@ -1,5 +1,5 @@
 // Status words → CardError (docs/keycard-protocol.md §13): one row per SW, with the command that
-// gives it its meaning; a few rendered messages asserted whole (STYLE habit 5).
+// gives it its meaning; a few rendered messages asserted whole (docs/habits.md §5).
 import CardProtocol
 import Testing
 

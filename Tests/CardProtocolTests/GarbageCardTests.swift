@@ -1,4 +1,4 @@
-// A card that answers garbage (DESIGN "Bad input"): every command of the session walk and the
+// A card that answers garbage (docs/habits.md "Bad input"): every command of the session walk and the
 // key commands, fed random response bytes, fails with a CardError — never a crash or a hang.
 import CardProtocol
 import Testing

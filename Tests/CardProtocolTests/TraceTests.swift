@@ -1,4 +1,4 @@
-// The APDU trace (STYLE habit 4: nothing secret is logged once the channel is open) and the
+// The APDU trace (docs/habits.md §4: nothing secret is logged once the channel is open) and the
 // fault-injecting transport.
 import CardProtocol
 import KCSTestSupport

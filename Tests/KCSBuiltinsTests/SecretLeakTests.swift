@@ -5,7 +5,7 @@ import WalletCore
 @testable import KCSBuiltins
 
 /// No text or JSON rendering of anything the wallet builtins return may contain a mnemonic
-/// word, a private key, a seed or an xprv (STYLE habit 4). Every value a wallet call returns
+/// word, a private key, a seed or an xprv (docs/habits.md §4). Every value a wallet call returns
 /// for one mnemonic is rendered in every way the language can render it, and searched.
 @Suite struct SecretLeakTests {
     /// The renderings of `v`: text, JSON, `str`, inside a list and a map, its fields, and

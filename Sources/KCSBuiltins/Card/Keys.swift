@@ -339,7 +339,7 @@ extension Builtins {
         return try CardPathRequest(raw)
     }
 
-    /// `requested.resolve(current:)`, its refusal named for `command`.
+    /// `requested.resolve(current:)`, its refusal as a `CardKeyError`.
     static func resolve(_ requested: CardPathRequest, current: [ChildIndex]) throws(CardKeyError) -> [ChildIndex] {
         do { return try requested.resolve(current: current) } catch { throw CardKeyError(error) }
     }
@@ -390,7 +390,7 @@ extension Builtins {
         return coin
     }
 
-    /// `CardKeyPath.coinPath`, its refusal named for `command`.
+    /// `CardKeyPath.coinPath`, its refusal as a `CardKeyError`.
     static func coinPath(current: [ChildIndex], coinType: UInt32, account: UInt32?, newAccount: Bool, next: Bool) throws(CardKeyError) -> [ChildIndex] {
         do {
             return try CardKeyPath.coinPath(current: current, coinType: coinType, account: account, newAccount: newAccount,

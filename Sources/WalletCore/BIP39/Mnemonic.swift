@@ -6,12 +6,12 @@ import Foundation
 /// A `Mnemonic` is a secret. `description`, `debugDescription` and its mirror show only
 /// `<mnemonic: 12 words, english>`; the words are reachable only inside `withPhrase`,
 /// `withWords` or `withDisplayPhrase`, so revealing them is always a deliberate call
-/// (STYLE habit 4). The phrase is held in a `Secret` in its canonical BIP-39 form:
+/// (docs/habits.md §4). The phrase is held in a `Secret` in its canonical BIP-39 form:
 /// Unicode NFKD, lower case, words joined by single U+0020 spaces, which is exactly
 /// the password PBKDF2 receives.
 ///
 /// Every initialiser checks its input, so a value of this type is always a phrase with
-/// a valid word count and checksum (STYLE habit 8). Text typed by the user passes
+/// a valid word count and checksum (docs/habits.md §8). Text typed by the user passes
 /// through Swift `String`s while it is parsed, and those cannot be wiped; the bytes
 /// this type keeps can.
 public struct Mnemonic: Sendable {

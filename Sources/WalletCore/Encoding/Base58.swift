@@ -7,7 +7,7 @@
 /// Every way Base58 or Base58Check text can fail to decode.
 ///
 /// Cases carry facts; the sentence is written once, in `description`. None of the cases holds
-/// decoded bytes or checksums, because the same decoder reads WIF private keys (STYLE habit 4).
+/// decoded bytes or checksums, because the same decoder reads WIF private keys (docs/habits.md §4).
 public enum Base58Error: WalletError, Equatable {
     /// A character outside the Base58 alphabet, at 1-based `position` (counted in Unicode scalars).
     case invalidCharacter(character: Character, position: Int)

@@ -347,7 +347,7 @@ public enum Bech32 {
 
 /// A native SegWit address: human-readable part, witness version 0–16 and witness program.
 ///
-/// Only valid combinations can be built (STYLE habit 8): program 2–40 bytes, version 0 with
+/// Only valid combinations can be built (docs/habits.md §8): program 2–40 bytes, version 0 with
 /// 20 or 32 bytes (BIP-141), and the encoded string within 90 characters. Version 0 is written
 /// with a bech32 checksum (BIP-173) and versions 1–16 with bech32m (BIP-350); decoding enforces
 /// the same pairing, so BIP-173-era bech32 encodings of v1+ programs are rejected.

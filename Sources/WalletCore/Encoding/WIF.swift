@@ -5,7 +5,7 @@
 
 // MARK: - Errors
 
-/// Every way WIF text can be rejected. No case carries key bytes (STYLE habit 4); the
+/// Every way WIF text can be rejected. No case carries key bytes (docs/habits.md §4); the
 /// version and flag bytes it names are public framing, not key material.
 public enum WIFError: WalletError, Equatable {
     /// The text is not valid Base58Check; `id` and `description` are those of the cause.
@@ -92,7 +92,7 @@ public enum LegacyAddressError: WalletError, Equatable {
 /// The version byte names the network (0x80 mainnet, 0xef testnet, signet and regtest); the
 /// optional trailing 0x01 says the key's addresses use the compressed public key. The key is
 /// held as a `PrivateKey`, and the encoded text comes back as a `Secret`, because WIF text is
-/// the key itself (STYLE habit 4).
+/// the key itself (docs/habits.md §4).
 public struct WIF: Sendable, CustomStringConvertible {
     /// The network a WIF version byte stands for.
     public enum Network: Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -172,7 +172,7 @@ public struct WIF: Sendable, CustomStringConvertible {
 /// key (P2PKH) or of a redeem script (P2SH, BIP-13/BIP-16).
 ///
 /// Only versions in `knownVersions` are accepted, so a value of this type always names its
-/// network and kind (STYLE habit 8).
+/// network and kind (docs/habits.md §8).
 public struct LegacyAddress: Sendable, Hashable, CustomStringConvertible {
     /// What the hash commits to.
     public enum Kind: Sendable, Hashable, CustomStringConvertible {
