@@ -7,7 +7,7 @@ SWIFT_CLANG = $(dir $(realpath $(shell command -v $(SWIFT))))clang
 DEB_PACKAGES := libedit-dev libstdc++-12-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace binutils libssl3 libqrencode-dev libzbar0 libpng-dev libturbojpeg0 libgif-dev zbar-tools
 BENCH_PACKAGES := libssl-dev gcc
 
-.PHONY: deps bench-deps evm-venv keycard-venv qr-venv mpc-venv build release run test bench fuzz fuzz-build clean static install uninstall install-check
+.PHONY: deps bench-deps evm-venv keycard-venv qr-venv mpc-venv build release run test test-fast bench fuzz fuzz-build clean static install uninstall install-check
 
 # Installs only what dpkg says is missing; apt-get update runs once, and only then.
 deps:
@@ -77,6 +77,13 @@ run: build
 # The whole log goes to .build/test.log as well; when a test fails, its name and the issue it
 # recorded are printed again at the very end, where a CI log's tail still shows them; the last
 # lines, one per failure and marked FAILED:, survive a log excerpt that drops repeated lines.
+# `make test-fast`: the edit-test loop — the suites that run in this process (no kcs binary, no
+# pcscd, no Python party, no node), about a minute on two cores; `make test` runs everything.
+FAST_SKIP := ConsoleTests|CardPCSCTests|TranscriptTests|ReferenceParty|GoldenTranscript
+test-fast: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --skip '$(FAST_SKIP)'
+
 test: deps evm-venv keycard-venv qr-venv mpc-venv
 	$(SWIFT) build --build-tests
 	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
