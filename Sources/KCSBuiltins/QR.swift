@@ -202,10 +202,7 @@ extension Builtins {
                 shown = v
             }
             // A UR too long for one code is played as an animation (docs/ur.md, "Showing").
-            if case .string(let text) = shown, try Session.animatedParts(ofUR: text) != nil {
-                _ = try args.session().playLongUR(text)
-                return value
-            }
+            if case .string(let text) = shown, try args.session().showUR(text) != .oneCode { return value }
             let payload = try qrPayload(shown, reveal: args.flag("reveal"))
             return .domain(QRValue(payload: payload, code: try QRCode(data: payload.bytes, text: payload.text, level: payload.level),
                                    margin: 2, lightDrawn: true))

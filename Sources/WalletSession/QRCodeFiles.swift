@@ -317,15 +317,27 @@ extension Session {
         return (0..<encoder.sequenceLength).map { _ in encoder.nextPart() }
     }
 
-    /// `--qr` of a command whose UR is too long for one code a camera reads: played as
-    /// `qr.play` plays it, at a terminal (true once played); elsewhere a warning names the ways
-    /// to show it (false).
-    public func playLongUR(_ text: String) throws -> Bool {
-        guard let parts = try Self.animatedParts(ofUR: text) else { return false }
-        if try playQR(try URDecoder.decodeParts([text]), fragment: Self.animatedFragment, fps: 5) == nil { return true }
+    /// How `--qr` showed a UR (`showUR`).
+    public enum URShown: Sendable, Equatable {
+        /// One code holds it: the caller draws it.
+        case oneCode
+        /// Played as an animation at the terminal, until Ctrl-C.
+        case played
+        /// No terminal to play it on: a warning named the ways to show it.
+        case described
+    }
+
+    /// `--qr` of a command's UR text: a UR too long for one code a camera reads is played as
+    /// `qr.play` plays it at a terminal; elsewhere a warning names the ways to show it. The UR is
+    /// decoded once.
+    public func showUR(_ text: String) throws -> URShown {
+        guard text.lowercased().hasPrefix("ur:"), !text.contains("\n") else { return .oneCode }
+        let resource = try URDecoder.decodeParts([text])
+        guard !UREncoder(resource, maxFragmentLength: Self.animatedFragment).isSinglePart else { return .oneCode }
+        guard let parts = try playQR(resource, fragment: Self.animatedFragment, fps: 5) else { return .played }
         prompts?.warn("--qr: this UR needs \(parts.count) codes of \(Self.animatedFragment) bytes, one after another: at a terminal "
                       + "--qr plays them (as qr.play does), and qr.save UR \"FILE.gif\" writes them as an animated GIF")
-        return false
+        return .described
     }
 
     /// `qr.play`: the parts of `resource` as an animated QR code on the terminal — the fragments

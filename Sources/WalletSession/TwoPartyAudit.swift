@@ -40,12 +40,13 @@ extension Session {
     /// Marks the sessions a killed process left open as interrupted (and locks a share the
     /// co-signer stored in one), saying so once each.
     func sweepInterruptedTwoPartySessions(_ store: WalletStore) {
-        let swept = (try? store.write { tx in
-            try tx.sweepInterruptedTwoPartySessions(alive: { pid in pid > 0 && (kill(pid, 0) == 0 || errno == EPERM) }, at: clock())
-        }) ?? []
+        let alive: (Int32) -> Bool = { pid in pid > 0 && (kill(pid, 0) == 0 || errno == EPERM) }
+        // A read first: every two-party session passes here, and there is seldom anything to sweep.
+        guard let open = try? store.read({ try $0.openTwoPartySessionPIDs() }), open.contains(where: { !alive($0) }) else { return }
+        let swept = (try? store.write { tx in try tx.sweepInterruptedTwoPartySessions(alive: alive, at: clock()) }) ?? []
         for s in swept {
             let locked = s.kind == .dkg && s.role == .cosigner && s.keyName != nil
-            prompts?.warn("a two-party \(s.kind) session with \(s.peer) was interrupted (its process ended); recorded as interrupted"
+            prompts?.warn("a two-party \(s.kind.rawValue) session with \(s.peer) was interrupted (its process ended); recorded as interrupted"
                           + (locked ? ", and the key \(s.keyName ?? "") it made is locked: the console may never have received it" : ""))
         }
     }

@@ -62,8 +62,8 @@ extension Session {
         let store = try unlockedStore()
         let (record, master, parameters) = try store.read { tx in
             let record = try tx.key(named: name)
-            let master = record.parentID.map { try? tx.key(id: $0) } ?? record
-            guard let master, let parameters = try tx.twoPartyParameters(keyID: master.id) else { throw TwoPartyError.notTwoParty(name: name) }
+            let (master, _) = try twoPartySigning(record, tx)
+            guard let parameters = try tx.twoPartyParameters(keyID: master.id) else { throw TwoPartyError.notTwoParty(name: name) }
             return (record, master, parameters)
         }
         guard parameters.status == .locked else { return record }

@@ -320,6 +320,13 @@ extension StoreTransaction {
         }
     }
 
+    /// The processes of the sessions still open.
+    public func openTwoPartySessionPIDs() throws(StoreError) -> [Int32] {
+        try storeErrors {
+            try Int64.fetchAll(db, sql: "SELECT pid FROM mpc_sessions WHERE state = 'open'").map { Int32(truncatingIfNeeded: $0) }
+        }
+    }
+
     /// Sessions left open by a process that is gone (`alive` says which are not) become
     /// 'interrupted'; a key the co-signer stored in one (its share, before its confirmation could
     /// leave) is locked as `made-in-interrupted-session`: the console may never have received it.

@@ -176,12 +176,21 @@ struct TwoPartyConsoleTests {
         let console = try BatchHome()
         defer { console.remove() }
         let (unattended, unattendedAddress) = try strict.startCosigner(options: [])
-        let refused = try console.run("try { mpc.pair \"\(unattendedAddress)\" --name laptop --yes } catch e { print \"E\", e.kind }\nprint \"P\", len(mpc.peers())",
-                                      name: "pair.kcs")
+        // The co-signer's operator is not there to say yes (a batch run): the console is told
+        // which check stopped it; then the console's own user says no (no --yes in a batch run).
+        let refused = try console.run("""
+            try { mpc.pair "\(unattendedAddress)" --name laptop --yes } catch e { print "E", e.kind, contains(e.message, "pair.fingerprints") }
+            try { mpc.pair "\(unattendedAddress)" --name laptop } catch e { print "NO", e.kind }
+            print "P", len(mpc.peers())
+            """, name: "pair.kcs")
         unattended.terminate()
         unattended.waitUntilExit()
         #expect(tagged("P", in: refused.out) == ["0"], "\(refused.out)\(refused.err)")
-        #expect(tagged("E", in: refused.out).count == 1, "\(refused.out)")
+        #expect(tagged("E", in: refused.out) == ["mpc.peerAborted true"], "\(refused.out)")
+        #expect(tagged("NO", in: refused.out) == ["mpc.fingerprintsRejected"], "\(refused.out)")
+        let strictLog = try String(contentsOfFile: strict.path("cosigner.err"), encoding: .utf8)
+        #expect(strictLog.contains("co-signer: the fingerprints were not confirmed; nothing was stored"), "\(strictLog)")
+        #expect(try strict.run("print \"Q\", len(mpc.peers())", name: "peers.kcs").out == "Q 0\n", "nothing paired on the co-signer")
 
         let home = try BatchHome()
         defer { home.remove() }
@@ -254,11 +263,7 @@ struct TwoPartyConsoleTests {
         defer { console.remove() }
         let (cosigner, address) = try cosignerHome.startCosigner()
         defer { cosigner.terminate(); cosigner.waitUntilExit() }
-        let made = try console.run("""
-            mpc.pair "\(address)" --name laptop --yes
-            key.generate --two-party --type ecdsa --name joint --cosigner laptop
-            """, name: "setup.kcs")
-        #expect(made.code == 0, "\(made.err)")
+        try Self.pairAndMakeJoint(console, address)
         let share = try cosignerHome.run("print \"K\", (key.list())[0].name", name: "name.kcs")
         let shareName = try #require(tagged("K", in: share.out).first)
         // What a SIGKILL leaves: an open row of a process that is gone (no pid is this large).
@@ -288,6 +293,15 @@ struct TwoPartyConsoleTests {
         #expect(tagged("TRAIL", in: unlock.out) == ["1"])
         let signed = try console.run("print \"V\", (sign message \"after the unlock\" --key joint).verified", name: "signed.kcs")
         #expect(tagged("V", in: signed.out) == ["true"], "\(signed.out)\(signed.err)")
+    }
+
+    /// Pairs `console` with the co-signer at `address` as `laptop` and makes the joint ECDSA key `joint`.
+    static func pairAndMakeJoint(_ console: BatchHome, _ address: String) throws {
+        let made = try console.run("""
+            mpc.pair "\(address)" --name laptop --yes
+            key.generate --two-party --type ecdsa --name joint --cosigner laptop
+            """, name: "setup.kcs")
+        #expect(made.code == 0, "\(made.err)")
     }
 
     /// Runs SQL on a store file with Python's sqlite3 (a process kcs is not).
@@ -371,16 +385,9 @@ struct TwoPartyConsoleTests {
         defer { stop.set(); tricklers.forEach { $0.join() } }
         for t in tricklers { try t.waitConnected() }
         // The fifth: the co-signer accepts in order, so it meets four open connections.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = Trickle.connectLocal(port: port)
         defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(connected == 0)
+        #expect(fd >= 0)
         var byte: UInt8 = 0
         #expect(recv(fd, &byte, 1, 0) <= 0, "the fifth connection is closed without a word")
         let err = try String(contentsOfFile: cosignerHome.path("cosigner.err"), encoding: .utf8)
@@ -398,11 +405,7 @@ struct TwoPartyConsoleTests {
         defer { console.remove() }
         let (cosigner, address) = try cosignerHome.startCosigner()
         defer { cosigner.terminate(); cosigner.waitUntilExit() }
-        let setup = try console.run("""
-            mpc.pair "\(address)" --name laptop --yes
-            key.generate --two-party --type ecdsa --name joint --cosigner laptop
-            """, name: "setup.kcs")
-        #expect(setup.code == 0, "\(setup.err)")
+        try Self.pairAndMakeJoint(console, address)
         let port = UInt16(address.split(separator: ":").last!)!
         let stop = Trickle.Flag(count: 2)
         let tricklers = (0..<2).map { _ in Trickle(port: port, stop: stop) }
@@ -432,15 +435,9 @@ final class Trickle: @unchecked Sendable {
     init(port: UInt16, stop: Flag) {
         let thread = Thread { [self] in
             defer { done.signal() }
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = port.bigEndian
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let ok = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            } == 0
+            let fd = Trickle.connectLocal(port: port)
+            defer { if fd >= 0 { close(fd) } }
+            let ok = fd >= 0
             if !ok { failure = "cannot connect: \(errno)" }
             connected.signal()
             guard ok else { return }
@@ -451,6 +448,23 @@ final class Trickle: @unchecked Sendable {
             stop.wait()
         }
         thread.start()
+    }
+
+    /// A TCP connection to 127.0.0.1:`port`: its descriptor, or -1.
+    static func connectLocal(port: UInt16) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, connected == 0 else {
+            if fd >= 0 { close(fd) }
+            return -1
+        }
+        return fd
     }
 
     func waitConnected() throws {
