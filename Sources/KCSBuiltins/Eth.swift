@@ -192,11 +192,8 @@ extension Builtins {
 
     // MARK: - Filling a transaction from the node
 
-    /// The address that will sign: a key given to `--key`, the stored key it names, or the active
-    /// key (`Session.signerAddress`).
+    /// The address that will sign: the key the command's options choose (`Session.signer(for:)`).
     static func signerAddress(_ args: CallArguments) throws -> EthereumAddress {
-        let session = try args.session()
-        if let given = try givenKey(args, session: session) { return EthereumAddress(publicKey: given.key.publicKey) }
-        return try session.signerAddress(keyName: args.string("key"))
+        EthereumAddress(publicKey: try args.session().signer(for: try signerChoice(args)).publicKey())
     }
 }

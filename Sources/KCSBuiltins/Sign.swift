@@ -39,7 +39,7 @@ extension Builtins {
             if args.value("tweak") != nil {
                 throw BuiltinError.optionNotApplicable(option: "tweak", reason: "it goes with --schnorr")
             }
-            let signed = try signer(args).sign(digest: digest, kind: .hash, chainID: nil)
+            let signed = try sign(args, SigningRequest(digest: digest, payload: .digest, kind: .hash))
             return .map(ValueMap([("digest", .bytes(digest))] + signatureFields(signed)))
         },
 
@@ -87,7 +87,7 @@ extension Builtins {
             let digest = PersonalMessage.digest(message)
             let shown: [(String, Value)] = [("prefix", .bytes(prefix)), ("message", .bytes(message)), ("digest", .bytes(digest))]
             if args.flag("dry-run") { return .map(ValueMap(shown + [("review", reviewText(SigningReview.message(message), args))])) }
-            let signed = try signer(args).sign(digest: digest, kind: .message, chainID: nil, payload: .message(message))
+            let signed = try sign(args, SigningRequest(digest: digest, payload: .message(message), kind: .message))
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
@@ -98,7 +98,8 @@ extension Builtins {
                 ],
                 summary: "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, yParity, signer, …}.",
                 example: "sign typed mail.json --dry-run") { args in
-            let typed = try typedDataArgument(args.value("data"))
+            let document = try typedDocument(args.value("data"))
+            let typed = try TypedData(json: document)
             let domainSeparator = try typed.domainSeparator()
             let structHash = try typed.messageHash()
             let digest = try typed.digest()
@@ -112,8 +113,7 @@ extension Builtins {
                 let names = try args.session().ownKeyNames()
                 return .map(ValueMap(shown + [("review", reviewText(try SigningReview.typedData(typed, name: names), args))]))
             }
-            let signed = try signer(args).sign(digest: digest, kind: .typed, chainID: chainID,
-                                               payload: .typed(try typedPayload(args.value("data"))))
+            let signed = try sign(args, SigningRequest(digest: digest, payload: .typed(document), kind: .typed, chainID: chainID))
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
@@ -143,8 +143,8 @@ extension Builtins {
             ]
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
             if let dryRun = try reviewOrRefuse(tx, args) { return .map(ValueMap(shown + [("review", dryRun)])) }
-            let signed = try signer(args).sign(digest: tx.signingHash, kind: .transaction, chainID: chainID,
-                                               payload: .transaction(tx.signingPayload))
+            let signed = try sign(args, SigningRequest(digest: tx.signingHash, payload: .transaction(tx.signingPayload),
+                                                       kind: .transaction, chainID: chainID))
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
             // The transaction's own v: EIP-155's for a legacy transaction (the 27/28 of `v` otherwise).
             let networkV: [(String, Value)] = tx.type == .legacy ? [("networkV", uintValue(stx.v))] : []
@@ -196,21 +196,30 @@ extension Builtins {
 
     // MARK: - Signing with the active signer
 
-    /// The signer of a signing command (`sign`, `sign message|typed|tx`): `--key NAME` or the
-    /// active key; a card key (or `--pinless` without `--key`) signs on the card, with the card
-    /// options the command has. The card-only options with a software key are an error.
-    static func signer(_ args: CallArguments) throws -> any Signer {
-        let session = try args.session()
-        let signer: any Signer = try givenKey(args, session: session)
-            ?? session.signer(keyName: args.string("key"), pinless: args.flag("pinless")) { record in
-                try cardSigner(args, session: session, record: record)
+    /// Which key a signing command means — `--key` (a stored key's name or a key value), else
+    /// the active key — and where under it: `--pinless`, `--path P [--make-current]` on the
+    /// commands that have them (`Session.signer(for:)` decides the rest).
+    static func signerChoice(_ args: CallArguments) throws -> SignerChoice {
+        let key: SignerChoice.Key = try givenKey(args) ?? args.string("key").map { .stored($0) } ?? .active
+        if args.flag("pinless") {
+            guard args.value("path") == nil && !args.flag("make-current") else {
+                throw BuiltinError.optionNotApplicable(option: "pinless",
+                                                      reason: "the card signs with its PIN-less path; drop --path and --make-current")
             }
-        if signer is SoftwareSigner || signer is GivenKeySigner {
-            for option in ["path", "make-current", "pinless"] where args.value(option) != nil {
-                throw CardKeyError.needsCardSigner(option: option, name: signer.keyName)
-            }
+            return SignerChoice(key: key, place: .pinless)
         }
-        return signer
+        guard let path = args.value("path") else {
+            if args.flag("make-current") { throw BuiltinError.optionNotApplicable(option: "make-current", reason: "it goes with --path P") }
+            return SignerChoice(key: key)
+        }
+        return SignerChoice(key: key, place: .cardPath(try parseCardPath(path), makeCurrent: args.flag("make-current")))
+    }
+
+    /// `request` signed by the key the command's options choose (`Session.sign`).
+    static func sign(_ args: CallArguments, _ request: SigningRequest) throws -> Signed {
+        let r = request
+        return try args.session().sign(SigningRequest(digest: r.digest, payload: r.payload, kind: r.kind, chainID: r.chainID,
+                                                      signer: try signerChoice(args)))
     }
 
     /// `sign tx`: with `--dry-run` the review (returned); else nil, after refusing a transaction
@@ -227,12 +236,8 @@ extension Builtins {
     /// `--key`'s stored key or the active key, found without the card).
     static func reviewText(_ review: SigningReview, _ args: CallArguments) -> Value {
         var review = review
-        if let session = try? args.session() {
-            if let given = try? givenKey(args, session: session) {
-                review.addSigner(address: given.keyName, keyName: nil, path: given.path?.description, device: "the key given with --key")
-            } else {
-                review.addSigner(session.signerSummary(keyName: args.string("key")))
-            }
+        if let session = try? args.session(), let choice = try? signerChoice(args) {
+            review.addSigner(session.signerSummary(choice))
         }
         return .string(review.rendered())
     }
@@ -241,29 +246,29 @@ extension Builtins {
     /// a secret, or a private key written out: 32 bytes, a WIF, an xprv).
     static let givenKeyType = ValueType.oneOf([.string, .bytes, .domain("hdkey"), .secret(nil)])
 
-    /// The signer of a key given as a value to `--key` (an HD key with its private key, a secret
-    /// private key or xprv), or nil when `--key` names a stored key or is absent.
-    static func givenKey(_ args: CallArguments, session: Session) throws -> GivenKeySigner? {
+    /// A key given as a value to `--key` (an HD key with its private key, a secret private key
+    /// or xprv), or nil when `--key` names a stored key or is absent.
+    static func givenKey(_ args: CallArguments) throws -> SignerChoice.Key? {
         switch args.value("key") {
         case .domain(let d)?:
             guard let hd = d as? HDKeyValue else { return nil }
             guard let key = hd.key.privateKey else { throw KeyCommandError.publicKeyGiven }
-            return GivenKeySigner(session: session, key: key, path: hd.path)
+            return .given(key, path: hd.path)
         case .secret(let s)? where s.kind == SecretKind.xprv.rawValue:
             guard let key = try ExtendedKey(try secretText(s)).privateKey else { throw KeyCommandError.publicKeyGiven }
-            return GivenKeySigner(session: session, key: key, path: nil)
+            return .given(key, path: nil)
         case .secret(let s)?:
-            return GivenKeySigner(session: session, key: try privateKeyArgument(.secret(s)), path: nil)
+            return .given(try privateKeyArgument(.secret(s)), path: nil)
         case .bytes(let b)?:
             // A private key written out, as `cast wallet sign --private-key 0x…` takes one.
-            return GivenKeySigner(session: session, key: try privateKeyArgument(.bytes(b)), path: nil)
-        case .string(let text)? where SecretShape.of(text) != nil && (try? session.existingStore()?.key(named: text)) == nil:
+            return .given(try privateKeyArgument(.bytes(b)), path: nil)
+        case .string(let text)? where SecretShape.of(text) != nil && (try? args.session().existingStore()?.key(named: text)) == nil:
             // Key text (a WIF, an xprv, 0x hex in quotes) that is not a stored key's name.
             if SecretShape.of(text) == .extendedPrivateKey {
                 guard let key = try ExtendedKey(text).privateKey else { throw KeyCommandError.publicKeyGiven }
-                return GivenKeySigner(session: session, key: key, path: nil)
+                return .given(key, path: nil)
             }
-            return GivenKeySigner(session: session, key: try privateKey(text: text), path: nil)
+            return .given(try privateKey(text: text), path: nil)
         default:
             return nil
         }
@@ -327,22 +332,12 @@ extension Builtins {
 
     /// A typed-data document from a JSON file path or a map.
     static func typedDataArgument(_ value: Value?) throws -> TypedData {
-        switch value {
-        case .string(let path)?:
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw EthCommandError.unreadableFile(path: path)
-            }
-            return try TypedData(json: Array(data))
-        case .map(let m)?:
-            return try TypedData(jsonObject: jsonMap(m, "typed data"))
-        default:
-            throw EthCommandError.unreadableFile(path: "")
-        }
+        try TypedData(json: typedDocument(value))
     }
 
-    /// The typed data's JSON as given (a file's bytes, or a map as JSON): what a co-signer is shown.
-    static func typedPayload(_ value: Value?) throws -> [UInt8] {
+    /// The typed data's JSON as given: a file's bytes, or a map as JSON. What is signed, read
+    /// once: the digest is computed from it and a co-signer is shown it.
+    static func typedDocument(_ value: Value?) throws -> [UInt8] {
         switch value {
         case .string(let path)?:
             guard let data = FileManager.default.contents(atPath: path) else { throw EthCommandError.unreadableFile(path: path) }

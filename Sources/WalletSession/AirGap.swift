@@ -65,6 +65,15 @@ public struct AirGapRequest: Sendable {
     public let chainID: UInt64?
     /// What a person reads before confirming (docs/signing-review.md), without the signer yet.
     public var review: SigningReview
+
+    /// What is signed, as a signer may be shown it.
+    public var payload: SigningPayload {
+        switch request.dataType {
+        case .legacyTransaction, .typedTransaction: .transaction(request.signData)
+        case .typedData: .typed(request.signData)
+        case .personalMessage: .message(request.signData)
+        }
+    }
 }
 
 /// The answer to an `eth-sign-request`.
@@ -152,28 +161,12 @@ extension Session {
         }
         guard let fingerprint = r.path.sourceFingerprint else { throw AirGapError.noFingerprint }
         guard let path = r.path.derivationPath else { throw URError.invalidPart("eth-sign-request: the path has a wildcard") }
+        let signer = try signer(for: SignerChoice(place: .masterPath(path)))
         guard let name = activeKey else { throw KeyCommandError.noActiveKey }
         let record = try store().key(named: name)
-        let signer: any Signer
-        let expected: PublicKey
-        if record.kind == .card {
-            let card = try requireLoggedIn()
-            try card.checkHolds(record)
-            let master = try card.commands.exportKey(.derive(try CardKeyPath(source: .master, components: [])), kind: .publicKey).publicKey
-            try Self.checkMaster(fingerprint, ExtendedKey.fingerprint(of: master.compressed))
-            let cardPath = try CardKeyPath(source: .master, components: path.components)
-            expected = try card.commands.exportKey(.derive(cardPath), kind: .publicKey).publicKey
-            signer = try CardSigner(session: self, card: card, record: record, option: .derive(cardPath), derivedPath: path)
-        } else {
-            let store = try unlockedStore()
-            let seed = try store.read { tx in try Self.masterSeed(of: record, tx)?.seed }
-            guard let seed else { throw AirGapError.noHDKey(name: record.name) }
-            let master = try ExtendedKey.master(seed: seed)
-            try Self.checkMaster(fingerprint, master.fingerprint)
-            guard let key = try master.derive(path).privateKey else { throw AirGapError.noHDKey(name: record.name) }
-            expected = key.publicKey
-            signer = GivenKeySigner(session: self, key: key, path: path)
-        }
+        guard let master = try signer.masterFingerprint() else { throw AirGapError.noHDKey(name: record.name) }
+        try Self.checkMaster(fingerprint, master)
+        let expected = try signer.publicKey()
         let address = EthereumAddress(publicKey: expected).checksummed
         if let a = r.address, let named = try? EthereumAddress(bytes: a), named.checksummed != address {
             throw AirGapError.otherAddress(request: named.checksummed, signer: address)
@@ -184,7 +177,8 @@ extension Session {
         let chainID = described.chainID
         // The answer is made and checked before the signature is recorded (Signer's `finish`).
         var answer: (bytes: [UInt8], response: ETHSignature, ur: String)?
-        let signed = try signer.sign(digest: described.digest, kind: described.kind, chainID: chainID, payload: nil) { signed in
+        let request = SigningRequest(digest: described.digest, payload: described.payload, kind: described.kind, chainID: chainID)
+        let signed = try sign(request, with: signer) { signed in
             answer = try Self.answer(r, signed: signed, chainID: chainID, address: address, keyName: record.name)
         }
         guard let answer else { throw KeyCommandError.cannotSign(name: record.name, kind: "no answer was made") }

@@ -147,11 +147,11 @@ extension Session {
                                         sid: parameters.sid, transcript: parameters.transcript)
             let group = try UnknownOrderGroup(stored: peer.nPed, g: peer.g, h: peer.h)
             let names = (try? self.ownKeyNames()) ?? { _ in nil }
-            let party = SigningParty2(share: share, group: group, pid1: pid1, pid2: pid2, digest: TwoPartyPayload.digest, approve: { request in
+            let party = SigningParty2(share: share, group: group, pid1: pid1, pid2: pid2, digest: SigningPayload.digest, approve: { request in
                 let child = (try? JointDerivation.derive(share.q, chainCode: share.chainCode, path: request.path).key) ?? share.q
                 let address = EthereumAddress(publicKey: child).checksummed
                 self.show("co-sign request from \(TerminalText.safe(peer.name)) for \(address) (the joint key kept here as \(record.name)):")
-                let payload = TwoPartyPayload(kind: request.payloadKind, payload: request.payload)
+                let payload = SigningPayload(kind: request.payloadKind, payload: request.payload)
                 if payload == .digest && !policy.allowRawDigests {
                     self.show("refused: a bare digest cannot be shown, and co-signing it would be signing blind"
                         + " (kcs cosigner serve --allow-raw-digests accepts them)")
@@ -173,7 +173,7 @@ extension Session {
                 let child = try JointDerivation.derive(share.q, chainCode: share.chainCode, path: request.path).key
                 _ = try self.record(signature, digest: request.digest, publicKey: child, keyName: record.name, path: request.path,
                                verified: true, checkedAgainst: "the joint key, by recovery", warning: nil,
-                               kind: TwoPartyPayload.signatureKind(request.payloadKind), chainID: nil, store: store)
+                               kind: SigningPayload.signatureKind(request.payloadKind), chainID: nil, store: store)
                 show("co-signed for \(peer.name): \(Hex.encode(request.digest))")
             }
         default:

@@ -104,6 +104,8 @@ public enum CardKeyError: WalletError, Equatable {
     case otherCard(name: String, keyCard: String, connected: String)
     case retiredCardKey(name: String)
     case needsCardSigner(option: String, name: String)
+    /// The PIN-less key asked for before signing (a transaction's sender) and not recorded here.
+    case pinlessUnknown
 
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
     public var followsCommandName: Bool { true }
@@ -130,6 +132,7 @@ public enum CardKeyError: WalletError, Equatable {
         case .otherCard: "cardKey.otherCard"
         case .retiredCardKey: "cardKey.retired"
         case .needsCardSigner: "cardKey.needsCardSigner"
+        case .pinlessUnknown: "cardKey.pinlessUnknown"
         }
     }
 
@@ -186,6 +189,9 @@ public enum CardKeyError: WalletError, Equatable {
             "\(name) was removed from its card (retired); load a key with card.load and `use card`"
         case .needsCardSigner(let option, let name):
             "--\(option) is for the card, but \(name) is a software key; run `use card` or pass --key CARDKEY"
+        case .pinlessUnknown:
+            "the card's PIN-less key is not recorded here, so its address is not known before it signs; "
+                + "card.pinless PATH records it"
         }
     }
 }

@@ -34,7 +34,7 @@ extension Session {
     /// The review of `payload` (what a `Signer` is asked to sign): a transaction, typed data or
     /// a message decoded and described; a bare digest flagged as blind. `name` names the
     /// person's own addresses (`ownKeyNames`).
-    public static func review(_ payload: TwoPartyPayload, digest: [UInt8], fullData: Bool = false,
+    public static func review(_ payload: SigningPayload, digest: [UInt8], fullData: Bool = false,
                               name: @escaping (EthereumAddress) -> String?) throws -> SigningReview {
         switch payload {
         case .digest:
@@ -73,10 +73,19 @@ extension SigningReview {
 }
 
 extension Session {
-    /// The stored key `keyName` (else the active key) as a review names it; nil when there is
-    /// none or its address is not recorded (a `--dry-run` needs no signer).
-    public func signerSummary(keyName: String?) -> SignerSummary? {
-        guard let name = keyName ?? activeKey, let store = existingStore(), let record = try? store.key(named: name),
+    /// The key `choice` names (a given key, a stored key, else the active key) as a review names
+    /// it, found from the store alone, without the card; nil when there is none or its address is
+    /// not recorded (a `--dry-run` needs no signer).
+    public func signerSummary(_ choice: SignerChoice) -> SignerSummary? {
+        let name: String?
+        switch choice.key {
+        case .given(let key, let path):
+            return SignerSummary(address: EthereumAddress(publicKey: key.publicKey).checksummed, keyName: nil,
+                                 path: path?.description, device: "the key given with --key")
+        case .stored(let n): name = n
+        case .active: name = activeKey
+        }
+        guard let name, let store = existingStore(), let record = try? store.key(named: name),
               let address = record.address else { return nil }
         return SignerSummary(address: address, keyName: record.name, path: record.path?.description,
                              device: Self.signingDevice(record))

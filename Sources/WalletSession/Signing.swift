@@ -4,10 +4,9 @@ import WalletCore
 import WalletCrypto
 import WalletStore
 
-// Every way of signing is one `Signer` (docs/architecture.md, "The application layer"): a stored
-// software key, a key given as a value, the card, and the two-party key (TwoPartySigner.swift);
-// `qr.sign` (AirGap.swift) chooses one of them. Each returns one `Signed`, checked, and recorded in
-// the signing history the same way once the caller's last step with it succeeded.
+// The signers (docs/architecture.md, "Signing"): a stored software key, a key given as a value,
+// and the card; the two-party key's is in TwoPartySigner.swift. `Session.signer(for:)`
+// (SigningRequest.swift) chooses one, `Session.sign` checks and records what it signs.
 
 /// One signature, however it was made: what every signing command shows (docs/language.md,
 /// "Signatures").
@@ -32,37 +31,14 @@ public struct Signed: Sendable {
     public let warning: String?
 }
 
-/// Something that signs a digest for the session and records it.
-public protocol Signer {
-    /// The name the signature is recorded under.
-    var keyName: String { get }
-    /// Signs `digest`, checks the signature, runs the caller's `finish` (its last step with the
-    /// signature: the answer it builds from it), and only then records it in the history as
-    /// `kind` (with `chainID` for a transaction or typed data): nothing is recorded that was not
-    /// returned. `payload`: what was signed (a message, typed data, a transaction) for a signer
-    /// that shows it to someone else first: the two-party co-signer recomputes the digest from it.
-    func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
-              finish: (Signed) throws -> Void) throws -> Signed
-}
-
-extension Signer {
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?) throws -> Signed {
-        try sign(digest: digest, kind: kind, chainID: chainID, payload: nil, finish: { _ in })
-    }
-
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?) throws -> Signed {
-        try sign(digest: digest, kind: kind, chainID: chainID, payload: payload, finish: { _ in })
-    }
-}
-
 extension Session {
     /// Gives the one result shape, runs the caller's `finish` on it, then records the signature
     /// in the history (one row per signature, whoever signed): a `finish` that throws leaves no row.
     /// `store` nil: nothing is recorded (a given key, with no store in the home yet).
     func record(_ signature: RecoverableSignature, digest: [UInt8], publicKey: PublicKey, keyName: String,
-                            path: DerivationPath?, verified: Bool, checkedAgainst: String, warning: String?,
-                            kind: SignatureKind, chainID: UInt64?, store: WalletStore?,
-                            finish: (Signed) throws -> Void = { _ in }) throws -> Signed {
+                path: DerivationPath?, verified: Bool, checkedAgainst: String, warning: String?,
+                kind: SignatureKind, chainID: UInt64?, store: WalletStore?,
+                finish: (Signed) throws -> Void = { _ in }) throws -> Signed {
         let signer = EthereumAddress(publicKey: publicKey).checksummed
         let signed = Signed(digest: digest, signature: try EthereumSignature(signature), publicKey: publicKey, signer: signer,
                             keyName: keyName, path: path, verified: verified, checkedAgainst: checkedAgainst, warning: warning)
@@ -77,28 +53,38 @@ extension Session {
 // MARK: - A stored software key
 
 /// A stored software key (ECDSA, or an HD-CHILD derived from its master's mnemonic or seed):
-/// RFC 6979, checked by recovering the key from the signature.
-public struct SoftwareSigner: Signer {
-    public let session: Session
-    public let keyName: String
+/// RFC 6979, checked against the stored public key.
+struct SoftwareSigner: Signer {
+    let session: Session
+    let record: KeyRecord
 
-    public init(session: Session, keyName: String) {
-        self.session = session
-        self.keyName = keyName
+    var keyName: String { record.name }
+
+    /// The stored public key, known without the vault; a key that cannot sign is refused.
+    func publicKey() throws -> PublicKey {
+        guard record.kind == .ecdsa || record.kind == .hdChild, let p = record.publicKey else {
+            throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
+        }
+        return try PublicKey(bytes: p)
     }
 
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
-                     finish: (Signed) throws -> Void) throws -> Signed {
+    func make(_ request: SigningRequest) throws -> MadeSignature {
         let store = try session.unlockedStore()
-        let (record, key) = try store.read { tx in
-            let record = try tx.key(named: keyName)
-            return (record, try Session.signingKey(record, tx))
-        }
-        let signature = try key.sign(digest: digest)
-        let verified = (try? signature.recoverPublicKey(digest: digest)) == key.publicKey
-        return try session.record(signature, digest: digest, publicKey: key.publicKey, keyName: record.name, path: record.path,
-                                  verified: verified, checkedAgainst: "the stored key, by recovery", warning: nil,
-                                  kind: kind, chainID: chainID, store: store, finish: finish)
+        let key = try store.read { tx in try Session.signingKey(record, tx) }
+        let signature = try key.sign(digest: request.digest)
+        let stored = try record.publicKey.map { try PublicKey(bytes: $0) } ?? key.publicKey
+        return MadeSignature(signature: signature, publicKey: key.publicKey, expected: stored, path: record.path,
+                             checkedAgainst: "the stored key, by recovery", warning: nil, store: store)
+    }
+
+    /// The key at `path` from `record`'s software HD master (`qr.sign`): signs as a given key
+    /// (recorded under its address), with the master's fingerprint to compare.
+    static func atPath(_ path: DerivationPath, of record: KeyRecord, session: Session) throws -> GivenKeySigner {
+        let seed = try session.unlockedStore().read { tx in try Session.masterSeed(of: record, tx)?.seed }
+        guard let seed else { throw AirGapError.noHDKey(name: record.name) }
+        let master = try ExtendedKey.master(seed: seed)
+        guard let key = try master.derive(path).privateKey else { throw AirGapError.noHDKey(name: record.name) }
+        return GivenKeySigner(session: session, key: key, path: path, fingerprint: master.fingerprint)
     }
 }
 
@@ -108,28 +94,24 @@ public struct SoftwareSigner: Signer {
 /// that is not stored, as `cast wallet sign --private-key` signs: RFC 6979, checked by recovery.
 /// The history holds no secret, so the signature is recorded — under the key's address — in
 /// the home's store when there is one, without asking for the vault; none is made for it.
-public struct GivenKeySigner: Signer {
-    public let session: Session
-    public let key: PrivateKey
+struct GivenKeySigner: Signer {
+    let session: Session
+    let key: PrivateKey
     /// The key's path from its master, when the value knew it.
-    public let path: DerivationPath?
-
-    public init(session: Session, key: PrivateKey, path: DerivationPath?) {
-        self.session = session
-        self.key = key
-        self.path = path
-    }
+    let path: DerivationPath?
+    /// Its master's fingerprint, when known (a key `qr.sign` derived).
+    var fingerprint: UInt32? = nil
 
     /// The key's address (EIP-55): what the history and the result name it by.
-    public var keyName: String { EthereumAddress(publicKey: key.publicKey).checksummed }
+    var keyName: String { EthereumAddress(publicKey: key.publicKey).checksummed }
 
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
-                     finish: (Signed) throws -> Void) throws -> Signed {
-        let signature = try key.sign(digest: digest)
-        let verified = (try? signature.recoverPublicKey(digest: digest)) == key.publicKey
-        return try session.record(signature, digest: digest, publicKey: key.publicKey, keyName: keyName, path: path,
-                                  verified: verified, checkedAgainst: "the given key, by recovery", warning: nil,
-                                  kind: kind, chainID: chainID, store: session.existingStore(), finish: finish)
+    func publicKey() -> PublicKey { key.publicKey }
+
+    func masterFingerprint() -> UInt32? { fingerprint }
+
+    func make(_ request: SigningRequest) throws -> MadeSignature {
+        MadeSignature(signature: try key.sign(digest: request.digest), publicKey: key.publicKey, expected: key.publicKey,
+                      path: path, checkedAgainst: "the given key, by recovery", warning: nil, store: session.existingStore())
     }
 }
 
@@ -185,59 +167,72 @@ extension Session {
 
 /// The card's key: SIGN with the current key, a derived one (one SIGN) or the PIN-less path;
 /// checked against the key the card exports (or the PIN-less key `card.pinless` recorded).
-public struct CardSigner: Signer {
-    public let session: Session
-    public let card: CardLink
-    /// The stored card key signing, if any (else the card's newest record, else `card-UID`).
-    public let record: KeyRecord?
+struct CardSigner: Signer {
+    let session: Session
+    let card: CardLink
     /// Which key of the card signs.
-    public let option: SignOption
+    let option: SignOption
     /// The absolute path of a derived key (`option` `.derive…`), for the result.
-    public let derivedPath: DerivationPath?
-    public let keyName: String
+    let derivedPath: DerivationPath?
+    /// The stored card key signing (else the card's newest record, else `card-UID`).
+    let keyName: String
 
-    /// A card signer; checks that `record` is a key of this card. `option` `.pinless` needs no
-    /// channel; the others need `card.login`.
-    public init(session: Session, card: CardLink, record: KeyRecord?, option: SignOption = .current,
-                derivedPath: DerivationPath? = nil) throws {
+    /// The card's signer at `place`, after checking that `record` is a key of this card. The
+    /// PIN-less path needs no channel; the others need `card.login`. A relative path is resolved
+    /// against the card's current path (one GET STATUS), so its depth is checked before SIGN is
+    /// sent and the result names the path that signed.
+    init(session: Session, record: KeyRecord?, place: SignerChoice.Place) throws {
+        var pinless = false
+        if case .pinless = place { pinless = true }
+        let card = try pinless ? session.requireCard() : session.requireLoggedIn()
         if let record { try card.checkHolds(record) }
+        switch place {
+        case .current: (option, derivedPath) = (.current, nil)
+        case .pinless: (option, derivedPath) = (.pinless, nil)
+        case .cardPath(let requested, let makeCurrent):
+            let path = try card.absolutePath(requested)
+            let cardPath = try CardKeyPath(source: requested.source, components: requested.components)
+            (option, derivedPath) = (makeCurrent ? .deriveAndMakeCurrent(cardPath) : .derive(cardPath), path)
+        case .masterPath(let path):
+            (option, derivedPath) = (.derive(try CardKeyPath(source: .master, components: path.components)), path)
+        }
         self.session = session
         self.card = card
-        self.record = record
-        self.option = option
-        self.derivedPath = derivedPath
         keyName = try record?.name ?? session.cardKeys(of: card).last?.name ?? "card-" + card.shortUID
     }
 
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
-                     finish: (Signed) throws -> Void) throws -> Signed {
-        let store = try session.store()
-        let signed = try card.commands.sign(digest: digest, option: option)
-        // Which key should have signed, by the card's own export (or what card.pinless recorded).
-        var path = derivedPath
-        let expected: PublicKey?
-        let checkedAgainst: String
+    /// The key that should sign, by the card's own export (or what `card.pinless` recorded), with
+    /// its path and what it is in words; no key for a PIN-less path that was not recorded here.
+    func expected(_ store: WalletStore) throws -> (key: PublicKey?, path: DerivationPath?, what: String) {
         switch option {
         case .pinless:
             let saved = try store.setting(card.pinlessSetting).flatMap(PinlessRecord.init)
-            expected = saved?.publicKey
-            path = saved?.path
-            checkedAgainst = saved == nil ? "the key in the card's answer" : "the PIN-less key recorded by card.pinless"
+            return (saved?.publicKey, saved?.path,
+                    saved == nil ? "the key in the card's answer" : "the PIN-less key recorded by card.pinless")
         case .current, .deriveAndMakeCurrent:
-            expected = try card.commands.exportKey(.current, kind: .publicKey).publicKey
-            checkedAgainst = "the key exported from the card"
+            return (try card.commands.exportKey(.current, kind: .publicKey).publicKey, derivedPath, "the key exported from the card")
         case .derive(let p):
-            expected = try card.commands.exportKey(.derive(p), kind: .publicKey).publicKey
-            checkedAgainst = "the key exported from the card"
+            return (try card.commands.exportKey(.derive(p), kind: .publicKey).publicKey, derivedPath, "the key exported from the card")
         }
-        let key = expected ?? signed.publicKey
-        let recovered = try? signed.signature.recoverPublicKey(digest: digest)
-        let verified = key == signed.publicKey && recovered == key
-            && Secp256k1.verify(signed.signature.signature, digest: digest, publicKey: key)
-        return try session.record(signed.signature, digest: digest, publicKey: signed.publicKey, keyName: keyName, path: path,
-                                  verified: verified, checkedAgainst: checkedAgainst,
-                                  warning: card.pinVerified ? card.keyWarning : nil,
-                                  kind: kind, chainID: chainID, store: store, finish: finish)
+    }
+
+    func publicKey() throws -> PublicKey {
+        if case .deriveAndMakeCurrent(let p) = option { return try card.commands.exportKey(.derive(p), kind: .publicKey).publicKey }
+        guard let key = try expected(session.store()).key else { throw CardKeyError.pinlessUnknown }
+        return key
+    }
+
+    func masterFingerprint() throws -> UInt32? {
+        let master = try card.commands.exportKey(.derive(try CardKeyPath(source: .master, components: [])), kind: .publicKey)
+        return ExtendedKey.fingerprint(of: master.publicKey.compressed)
+    }
+
+    func make(_ request: SigningRequest) throws -> MadeSignature {
+        let store = try session.store()
+        let signed = try card.commands.sign(digest: request.digest, option: option)
+        let (key, path, what) = try expected(store)
+        return MadeSignature(signature: signed.signature, publicKey: signed.publicKey, expected: key ?? signed.publicKey,
+                             path: path, checkedAgainst: what, warning: card.pinVerified ? card.keyWarning : nil, store: store)
     }
 }
 
@@ -270,6 +265,13 @@ extension CardLink {
     /// The store setting that says the last login on this 4.0 card used the duress PIN.
     public var duressLoginSetting: String { "card.duress-login." + instanceUID }
 
+    /// The absolute path `requested` names on this card; asks the card for its current path only
+    /// when the request is relative to it. A refusal is a `CardKeyError` (nothing was sent).
+    public func absolutePath(_ requested: CardPathRequest) throws -> DerivationPath {
+        let current = requested.source == .master ? [] : try commands.getKeyPath().components
+        do { return DerivationPath(absolute: true, try requested.resolve(current: current)) } catch { throw CardKeyError(error) }
+    }
+
     /// Refuses a key record that is not an active key of this card.
     public func checkHolds(_ record: KeyRecord) throws(CardKeyError) {
         guard case .card(let uid) = record.storage else { throw .retiredCardKey(name: record.name) }
@@ -284,39 +286,6 @@ extension Session {
     public func cardKeys(of card: CardLink) throws -> [KeyRecord] {
         let storage = KeyStorage.card(instanceUID: card.instanceUID)
         return try store().keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
-    }
-
-    /// The signer of a signing command: the card when the signing key (`keyName`, else the
-    /// active key) is a card key, or for a PIN-less signature when no key was named; else the
-    /// software key. `cardSigner` makes the card's signer for a card key
-    /// record (nil for the PIN-less case), so the command decides which key of the card signs.
-    public func signer(keyName: String?, pinless: Bool,
-                       cardSigner: (KeyRecord?) throws -> CardSigner) throws -> any Signer {
-        let name = keyName ?? activeKey
-        let record = try name.map { try store().key(named: $0) }
-        if let record, record.kind == .card { return try cardSigner(record) }
-        if pinless, keyName == nil { return try cardSigner(nil) }
-        guard let record else { throw KeyCommandError.noActiveKey }
-        if case .twoParty = record.storage { return TwoPartySigner(session: self, keyName: record.name) }
-        return SoftwareSigner(session: self, keyName: record.name)
-    }
-
-    /// The address that will sign with `keyName` or the active key, before signing (for the
-    /// nonce and the gas estimate): a software key's own, or the card's current key by export.
-    public func signerAddress(keyName: String?) throws -> EthereumAddress {
-        guard let name = keyName ?? activeKey else { throw KeyCommandError.noActiveKey }
-        let record = try store().key(named: name)
-        if record.kind == .card {
-            let card = try requireLoggedIn()
-            try card.checkHolds(record)
-            return EthereumAddress(publicKey: try card.commands.exportKey(.current, kind: .publicKey).publicKey)
-        }
-        var twoParty = false
-        if case .twoParty = record.storage { twoParty = true }
-        guard record.kind == .ecdsa || record.kind == .hdChild || (twoParty && record.kind == .hdMaster), let p = record.publicKey else {
-            throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
-        }
-        return EthereumAddress(publicKey: try PublicKey(bytes: p))
     }
 }
 

@@ -8,14 +8,9 @@ import WalletCrypto
 import WalletMPC
 import WalletStore
 
-/// What a two-party signature is over: the payload travels with the request, and the co-signer
-/// computes the digest from it itself (docs/two-party-protocol.md §6).
-public enum TwoPartyPayload: Sendable, Equatable {
-    case digest
-    case message([UInt8])
-    case typed([UInt8])
-    case transaction([UInt8])
-
+/// A payload as the two-party protocol carries it (docs/two-party-protocol.md §6): the co-signer
+/// computes the digest from it itself.
+extension SigningPayload {
     /// A payload as it travels: its kind (`eth-message`, `eth-typed`, `eth-tx`, else a digest) and bytes.
     init(kind: String, payload: [UInt8]) {
         switch kind {
@@ -69,20 +64,25 @@ public enum TwoPartyPayload: Sendable, Equatable {
 
 /// A two-party key (or an HD child of one): signs with the co-signer; the signature is checked
 /// against the joint key before it is returned and recorded.
-public struct TwoPartySigner: Signer {
-    public let session: Session
-    public let keyName: String
+struct TwoPartySigner: Signer {
+    let session: Session
+    let record: KeyRecord
 
-    public init(session: Session, keyName: String) {
-        self.session = session
-        self.keyName = keyName
+    var keyName: String { record.name }
+
+    /// The joint key (or its HD child) as stored, known without the vault.
+    func publicKey() throws -> PublicKey {
+        guard record.kind == .hdChild || record.kind == .hdMaster, let p = record.publicKey else {
+            throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
+        }
+        return try PublicKey(bytes: p)
     }
 
-    public func sign(digest: [UInt8], kind: SignatureKind, chainID: UInt64?, payload: TwoPartyPayload?,
-                     finish: (Signed) throws -> Void) throws -> Signed {
+    func make(_ request: SigningRequest) throws -> MadeSignature {
+        let digest = request.digest
         let store = try session.unlockedStore()
         let (record, master, path, secret, parameters, storedPeer) = try store.read { tx in
-            let record = try tx.key(named: keyName)
+            let record = try tx.key(id: self.record.id)
             if record.retired { throw KeyCommandError.retired(name: record.name, successor: nil) }
             let (master, path) = try session.twoPartySigning(record, tx)
             let (secret, parameters) = try tx.openTwoPartyShare(of: master)
@@ -103,10 +103,10 @@ public struct TwoPartySigner: Signer {
                                     secret: secret, n: parameters.n, cKey: parameters.cKey, chainCode: parameters.chainCode,
                                     sid: parameters.sid, transcript: parameters.transcript)
         let group = try UnknownOrderGroup(stored: peer.nPed, g: peer.g, h: peer.h)
-        let payload = payload ?? .digest
-        let request = SignRequest(key: share.q, path: path, payloadKind: payload.kind, payload: payload.bytes(digest: digest), digest: digest)
+        let payload = request.payload
+        let mpcRequest = SignRequest(key: share.q, path: path, payloadKind: payload.kind, payload: payload.bytes(digest: digest), digest: digest)
         let identity = try session.twoPartyIdentity(store)
-        let party = try SigningParty1(share: share, group: group, request: request, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
+        let party = try SigningParty1(share: share, group: group, request: mpcRequest, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
         session.prompts?.status("signing with \(peer.name)…")
         do {
             try session.audited(.sign, role: .console, peer: peer.name, key: record.name, digest: digest, path: path.description, store: store) { _ in
@@ -124,8 +124,7 @@ public struct TwoPartySigner: Signer {
             throw error
         }
         guard let signature = party.signature else { throw MPCError.badFrame(reason: "signing ended without a signature") }
-        return try session.record(signature, digest: digest, publicKey: party.childKey, keyName: record.name, path: record.path,
-                                  verified: true, checkedAgainst: "the joint key, by recovery (co-signed by \(peer.name))", warning: nil,
-                                  kind: kind, chainID: chainID, store: store, finish: finish)
+        return MadeSignature(signature: signature, publicKey: party.childKey, expected: party.childKey, path: record.path,
+                             checkedAgainst: "the joint key, by recovery (co-signed by \(peer.name))", warning: nil, store: store)
     }
 }

@@ -80,13 +80,14 @@ final class TestClock: @unchecked Sendable {
         let s = session(["KCS_VAULT_PASSPHRASE": "a passphrase for this test"])
         _ = try s.unlockedStore()
         let key = try PrivateKey(bytes: Hex.decode("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"))
-        let signer = GivenKeySigner(session: s, key: key, path: nil)
+        let request = SigningRequest(digest: [UInt8](repeating: 7, count: 32), payload: .digest, kind: .hash,
+                                     signer: SignerChoice(key: .given(key, path: nil)))
         struct AnswerFailed: Error {}
         #expect(throws: AnswerFailed.self) {
-            _ = try signer.sign(digest: [UInt8](repeating: 7, count: 32), kind: .hash, chainID: nil, payload: nil) { _ in throw AnswerFailed() }
+            _ = try s.sign(request) { _ in throw AnswerFailed() }
         }
         #expect(try s.store().historyCount() == 0)
-        let signed = try signer.sign(digest: [UInt8](repeating: 7, count: 32), kind: .hash, chainID: nil)
+        let signed = try s.sign(request)
         #expect(signed.signer == "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23")
         #expect(try s.store().historyCount() == 1)
     }

@@ -56,8 +56,8 @@ struct DriverTests {
         #expect(try store.key(named: "hot").retired)
         #expect(home.session.activeKey == "hot-2")
         // The successor signs; the old key's secret is gone.
-        let signed = try SoftwareSigner(session: home.session, keyName: "hot-2")
-            .sign(digest: [UInt8](repeating: 1, count: 32), kind: .hash, chainID: nil)
+        let signed = try home.session.sign(SigningRequest(digest: [UInt8](repeating: 1, count: 32), payload: .digest, kind: .hash,
+                                                          signer: SignerChoice(key: .stored("hot-2"))))
         #expect(signed.verified)
         #expect(throws: (any Error).self) { try store.openSecret(named: "hot") }
     }

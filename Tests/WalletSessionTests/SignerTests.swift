@@ -12,7 +12,7 @@ import KCSTestSupport
 import Testing
 import WalletCore
 import WalletCrypto
-import WalletSession
+@testable import WalletSession
 import WalletStore
 
 private let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
@@ -77,12 +77,9 @@ struct SignerTests {
         let home = Home()
         try home.importAbandonAbout()
         let digest = Hash.keccak256(Array("kcs".utf8))
-        let signer = try home.session.signer(keyName: "child", pinless: false) { _ in
-            Issue.record("a software key chose the card")
-            throw CardCommandError.notConnected
-        }
-        #expect(signer is SoftwareSigner)
-        let signed = try signer.sign(digest: digest, kind: .message, chainID: nil)
+        let choice = SignerChoice(key: .stored("child"))
+        #expect(try home.session.signer(for: choice) is SoftwareSigner)
+        let signed = try home.session.sign(SigningRequest(digest: digest, payload: .digest, kind: .message, signer: choice))
         #expect(signed.signer == metaMaskAddress)
         #expect(signed.path?.description == metaMaskPath)
         #expect(signed.verified && signed.checkedAgainst == "the stored key, by recovery")
@@ -98,8 +95,8 @@ struct SignerTests {
         let home = Home()
         try home.importEIP155Key()
         let hash = try Hex.decode("daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53")
-        let signed = try SoftwareSigner(session: home.session, keyName: "eip155")
-            .sign(digest: hash, kind: .transaction, chainID: 1)
+        let signed = try home.session.sign(SigningRequest(digest: hash, payload: .digest, kind: .transaction, chainID: 1,
+                                                          signer: SignerChoice(key: .stored("eip155"))))
         #expect(Hex.encode(signed.signature.r) == "28ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276")
         #expect(Hex.encode(signed.signature.s) == "67cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83")
         #expect(signed.signature.recoveryID == 0 && signed.signature.v == 27)  // EIP-155's v 37 = 0 + 35 + 2·1
@@ -111,9 +108,9 @@ struct SignerTests {
         let card = try home.connectCardWithAbandonAbout()
         let path = try DerivationPath(metaMaskPath)
         let digest = Hash.keccak256(Array("kcs on a card".utf8))
-        let signed = try CardSigner(session: home.session, card: card, record: nil, option: .derive(try CardKeyPath(path)),
-                                    derivedPath: path)
-            .sign(digest: digest, kind: .hash, chainID: nil)
+        // No card key is stored: the card signs under its UID's name, at the path from the master.
+        let signer = try CardSigner(session: home.session, record: nil, place: .masterPath(path))
+        let signed = try home.session.sign(SigningRequest(digest: digest, payload: .digest, kind: .hash), with: signer)
         #expect(signed.signer == metaMaskAddress)
         #expect(signed.verified && signed.checkedAgainst == "the key exported from the card")
         #expect(signed.path == path)
@@ -130,24 +127,27 @@ struct SignerTests {
         let master = try ExtendedKey.master(seed: try Mnemonic(phrase: abandonAbout).seed()).publicKey
         _ = try home.store.addKey(NewKey(name: "card-key", kind: .card, source: .card,
                                          storage: .card(instanceUID: card.instanceUID), publicKey: master))
-        var asked: [String?] = []
-        let make: (KeyRecord?) throws -> CardSigner = { record in
-            asked.append(record?.name)
-            return try CardSigner(session: home.session, card: card, record: record)
-        }
-        #expect(try home.session.signer(keyName: "card-key", pinless: false, cardSigner: make)
-            .keyName == "card-key")
+        let session = home.session
+        #expect(try session.signer(for: SignerChoice(key: .stored("card-key"))).keyName == "card-key")
         // --pinless without --key: the card, whatever the active key is.
-        home.session.activeKey = "eip155"
-        #expect(try home.session.signer(keyName: nil, pinless: true, cardSigner: make)
-            is CardSigner)
-        // --key names a software key: that key, even with --pinless (the command refuses the option).
-        #expect(try home.session.signer(keyName: "eip155", pinless: true, cardSigner: make)
-            is SoftwareSigner)
-        #expect(asked == ["card-key", nil])
-        home.session.activeKey = nil
+        session.activeKey = "eip155"
+        #expect(try session.signer(for: SignerChoice(place: .pinless)) is CardSigner)
+        // --key names a software key: the card's options are refused, naming the option.
+        #expect(throws: CardKeyError.needsCardSigner(option: "pinless", name: "eip155")) {
+            try session.signer(for: SignerChoice(key: .stored("eip155"), place: .pinless))
+        }
+        #expect(throws: CardKeyError.needsCardSigner(option: "path", name: "eip155")) {
+            try session.signer(for: SignerChoice(key: .stored("eip155"), place: .cardPath(try CardPathRequest("m/0"), makeCurrent: false)))
+        }
+        #expect(try session.signer(for: SignerChoice(key: .stored("eip155"))) is SoftwareSigner)
+        // The active card key with a path: the card, at the path resolved against its current one.
+        session.activeKey = "card-key"
+        let atPath = try #require(try session.signer(for: SignerChoice(place: .cardPath(try CardPathRequest("m/44'/60'/0'/0/0"), makeCurrent: false))) as? CardSigner)
+        #expect(atPath.derivedPath?.description == metaMaskPath)
+        #expect(EthereumAddress(publicKey: try atPath.publicKey()).checksummed == metaMaskAddress)
+        session.activeKey = nil
         #expect(throws: KeyCommandError.noActiveKey) {
-            try home.session.signer(keyName: nil, pinless: false, cardSigner: make)
+            try session.signer(for: SignerChoice())
         }
     }
 
@@ -158,7 +158,7 @@ struct SignerTests {
                                                  storage: .card(instanceUID: String(repeating: "ab", count: 16)),
                                                  publicKey: try PrivateKey(bytes: [UInt8](repeating: 7, count: 32)).publicKey))
         #expect(throws: CardKeyError.otherCard(name: "elsewhere", keyCard: "abababab", connected: card.shortUID)) {
-            try CardSigner(session: home.session, card: card, record: other)
+            try home.session.signer(for: SignerChoice(key: .stored("elsewhere")))
         }
     }
 }

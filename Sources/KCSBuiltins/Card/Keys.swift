@@ -426,31 +426,4 @@ extension Builtins {
         return f
     }
 
-    // MARK: - Signing
-
-    /// The card's signer for a signing command: the current key, `--path P [--make-current]`
-    /// (derive and sign in one SIGN) or `--pinless` (no PIN, no secure channel), when the
-    /// command has those options. A relative path is resolved against the card's current path
-    /// (one GET STATUS), so its depth is checked before SIGN is sent and the result names the
-    /// path that signed.
-    static func cardSigner(_ args: CallArguments, session: Session, record: KeyRecord?) throws -> CardSigner {
-        let pinless = args.flag("pinless")
-        if pinless, args.value("path") != nil || args.flag("make-current") {
-            throw BuiltinError.optionNotApplicable(option: "pinless",
-                                                  reason: "the card signs with its PIN-less path; drop --path and --make-current")
-        }
-        if args.flag("make-current"), args.value("path") == nil {
-            throw BuiltinError.optionNotApplicable(option: "make-current", reason: "it goes with --path P")
-        }
-        let card = pinless ? try session.requireCard() : try session.requireLoggedIn()
-        if let record { try card.checkHolds(record) }
-        guard !pinless else { return try CardSigner(session: session, card: card, record: record, option: .pinless) }
-        guard args.value("path") != nil else { return try CardSigner(session: session, card: card, record: record) }
-        let requested = try parseCardPath(args.value("path"))
-        let path = DerivationPath(absolute: true, try absolutePath(requested, card: card))
-        let cardPath = try CardKeyPath(source: requested.source, components: requested.components)
-        return try CardSigner(session: session, card: card, record: record,
-                              option: args.flag("make-current") ? .deriveAndMakeCurrent(cardPath) : .derive(cardPath),
-                              derivedPath: path)
-    }
 }
