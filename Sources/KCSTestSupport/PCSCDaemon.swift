@@ -116,7 +116,30 @@ public final class PCSCDaemon: @unchecked Sendable {
             }
             usleep(50_000)
         }
-        usleep(200_000)  // let it finish loading reader drivers after creating the socket
+        // pcscd creates its socket before its drivers make their readers: wait until vpcd's
+        // reader listens on its port (what a bridge connects to), or the daemon ends.
+        while !Self.listening(on: Self.vpcdPort) {
+            guard p.isRunning else { throw DaemonError.exited(status: p.terminationStatus) }
+            guard Date() < deadline else {
+                stop()
+                throw DaemonError.noReader(seconds: timeout)
+            }
+            usleep(20_000)
+        }
+    }
+
+    /// True once a socket listens on TCP `port` of this machine (/proc/net/tcp and tcp6: the
+    /// local address's port, state 0A).
+    static func listening(on port: UInt16) -> Bool {
+        let suffix = ":" + String(format: "%04X", port)
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let f = line.split(separator: " ")
+                if f.count > 3, f[1].hasSuffix(suffix), f[3] == "0A" { return true }
+            }
+        }
+        return false
     }
 
     /// Stops the daemon this object started (SIGTERM, then SIGKILL), waits for it, and removes
@@ -145,12 +168,14 @@ public final class PCSCDaemon: @unchecked Sendable {
     public enum DaemonError: Error, Equatable, CustomStringConvertible {
         case exited(status: Int32)
         case noSocket(seconds: Double)
+        case noReader(seconds: Double)
         case foreign(pid: Int32)
 
         public var description: String {
             switch self {
             case .exited(let status): "pcscd exited at start with status \(status)"
             case .noSocket(let seconds): "pcscd did not create \(PCSCDaemon.socketPath) within \(seconds) s"
+            case .noReader(let seconds): "pcscd's vpcd reader did not listen on port \(PCSCDaemon.vpcdPort) within \(seconds) s"
             case .foreign(let pid):
                 "a pcscd the tests did not start is running (pid \(pid)); the PC/SC tests start and restart their own. "
                     + "Stop it first (`systemctl stop pcscd.socket pcscd` or `/etc/init.d/pcscd stop`)"
@@ -163,13 +188,24 @@ public final class PCSCDaemon: @unchecked Sendable {
 public func terminate(_ p: Process) {
     guard p.isRunning else { return }
     kill(p.processIdentifier, SIGTERM)
-    let deadline = Date().addingTimeInterval(5)
-    while p.isRunning && Date() < deadline { usleep(20_000) }
-    if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+    if !p.waitForExit(within: 5) { kill(p.processIdentifier, SIGKILL) }
     p.waitUntilExit()
 }
 
 extension Process {
+    /// Waits for the process to end, at most `seconds`; true when it has ended. (A thread waits
+    /// for the exit and signals; one that times out is left waiting until the process ends.)
+    public func waitForExit(within seconds: Double) -> Bool {
+        guard isRunning else { return true }
+        let ended = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let process = self
+        Thread.detachNewThread {
+            process.waitUntilExit()
+            ended.signal()
+        }
+        return ended.wait(timeout: .now() + seconds) == .success
+    }
+
     /// `run()` with no signal blocked in the child. Tests run on Dispatch's worker threads,
     /// which block most signals, and a spawned child inherits its thread's mask: pcscd, the
     /// EVM node or kcs would then ignore SIGTERM (and kcs SIGINT) and only a SIGKILL would stop

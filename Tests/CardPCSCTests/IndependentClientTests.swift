@@ -40,9 +40,7 @@ struct IndependentClientTests {
         p.standardOutput = try FileHandle(forWritingTo: out)
         p.standardError = try FileHandle(forWritingTo: err)
         try p.runWithSignalsUnblocked()
-        let deadline = Date().addingTimeInterval(60)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        let timedOut = p.isRunning
+        let timedOut = !p.waitForExit(within: 60)
         terminate(p)
         let text = try String(contentsOf: out, encoding: .utf8)
         let errors = try String(contentsOf: err, encoding: .utf8)

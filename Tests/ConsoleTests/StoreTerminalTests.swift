@@ -11,12 +11,20 @@ final class TerminalSession: @unchecked Sendable {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
-    private let lock = NSLock()
-    private var buffer = ""
+    /// What the terminal showed, filled by a reader thread until the end of output; `expect`
+    /// waits on it for its text.
+    private let screen = Screen()
     private var cursor: String.Index
 
+    /// The terminal's output so far, and whether it has ended; waiters are woken at every read.
+    final class Screen: @unchecked Sendable {
+        let condition = NSCondition()
+        var buffer = ""
+        var ended = false
+    }
+
     init(environment: [String: String], folder: URL, arguments: [String] = []) throws {
-        cursor = buffer.startIndex
+        cursor = screen.buffer.startIndex
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         // `script` runs its command through `$SHELL -c` (/bin/sh when SHELL is unset). Dash forks
         // the command instead of replacing itself, so the shell would share kcs's process group,
@@ -35,20 +43,32 @@ final class TerminalSession: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.buffer += String(decoding: data, as: UTF8.self) }
-        }
         signal(SIGPIPE, SIG_IGN) // kcs may end before everything typed was read
         try process.runWithSignalsUnblocked()
+        // The reader holds the screen and the pipe, not the session, so a session a test drops
+        // early is still deinitialised (and its kcs stopped), which ends the output.
+        let screen = screen, reading = output.fileHandleForReading
+        Thread.detachNewThread {
+            while true {
+                let data = reading.availableData
+                screen.condition.lock()
+                if data.isEmpty { screen.ended = true } else { screen.buffer += String(decoding: data, as: UTF8.self) }
+                screen.condition.broadcast()
+                screen.condition.unlock()
+                if data.isEmpty { return }
+            }
+        }
     }
 
     /// A test that stopped early (an `expect` that threw) leaves nothing running behind it.
     deinit { terminate(process) }
 
     /// Everything the terminal showed so far.
-    var text: String { lock.withLock { buffer } }
+    var text: String {
+        screen.condition.lock()
+        defer { screen.condition.unlock() }
+        return screen.buffer
+    }
 
     /// The exit status, once kcs has ended (`quit`, `finish`).
     var status: Int32 { process.terminationStatus }
@@ -66,17 +86,17 @@ final class TerminalSession: @unchecked Sendable {
     /// past it. Throws when kcs ends or the time runs out first.
     func expect(_ text: String, seconds: TimeInterval = 30) throws {
         let deadline = Date().addingTimeInterval(seconds)
+        screen.condition.lock()
+        defer { screen.condition.unlock() }
         while true {
-            let found: Bool = lock.withLock {
-                guard let r = buffer.range(of: text, range: cursor..<buffer.endIndex) else { return false }
+            if let r = screen.buffer.range(of: text, range: cursor..<screen.buffer.endIndex) {
                 cursor = r.upperBound
-                return true
+                return
             }
-            if found { return }
-            guard Date() < deadline, process.isRunning else {
-                throw TerminalTimeout(prompt: text, shown: self.text)
+            // The output ended (kcs is gone) or the time ran out: what was shown says why.
+            guard !screen.ended, screen.condition.wait(until: deadline) else {
+                throw TerminalTimeout(prompt: text, shown: screen.buffer)
             }
-            Thread.sleep(forTimeInterval: 0.01)
         }
     }
 
@@ -104,15 +124,13 @@ final class TerminalSession: @unchecked Sendable {
     /// returns the whole transcript and the exit status.
     func finish() -> (text: String, status: Int32) {
         try? input.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !process.waitForExit(within: 30) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        // What the last reads brought in before the handler goes.
-        Thread.sleep(forTimeInterval: 0.05)
-        output.fileHandleForReading.readabilityHandler = nil
-        let rest = output.fileHandleForReading.readDataToEndOfFile()
-        lock.withLock { buffer += String(decoding: rest, as: UTF8.self) }
+        // Everything kcs wrote is read once the output ends.
+        let deadline = Date().addingTimeInterval(30)
+        screen.condition.lock()
+        while !screen.ended && screen.condition.wait(until: deadline) {}
+        screen.condition.unlock()
         return (text, process.terminationStatus)
     }
 

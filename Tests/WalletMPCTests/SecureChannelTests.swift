@@ -65,10 +65,14 @@ struct SecureChannelTests {
     }
 
     @Test func silentPeer_timesOut_andAnAbsentOneIsUnreachable() throws {
+        // The server holds the connection open and says nothing until the client has timed out
+        // (however long a busy machine takes to get there), then lets it go.
+        let clientDone = DispatchSemaphore(value: 0)
         let error = try overSocket(.tcp(host: "127.0.0.1", port: 0), server: { socket in
-            Thread.sleep(forTimeInterval: 1.5)
+            _ = clientDone.wait(timeout: .now() + 60)
             _ = socket
         }, client: { endpoint in
+            defer { clientDone.signal() }
             #expect(throws: MPCLinkError.timeout(waitingFor: "the handshake", seconds: 1)) {
                 try SecureChannel.open(try SocketStream.connect(endpoint), identity: p1ID, initiator: true, pinned: nil, timeout: 1)
             }
