@@ -18,21 +18,25 @@ public enum CardPathError: WalletError, Hashable {
     /// The next account or address index would reach 2³¹.
     case indexOverflow
 
+    /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`); the
+    /// ids are the console's (`cardKey.…`), the one name of each refusal wherever it is made.
+    public var followsCommandName: Bool { true }
+
     public var id: String {
         switch self {
-        case .parentOfMaster: "cardPath.parentOfMaster"
-        case .tooDeep: "cardPath.tooDeep"
-        case .conflictingOptions: "cardPath.conflictingOptions"
-        case .indexOverflow: "cardPath.indexOverflow"
+        case .parentOfMaster: "cardKey.parentOfMaster"
+        case .tooDeep: "cardKey.pathTooDeep"
+        case .conflictingOptions: "cardKey.conflictingOptions"
+        case .indexOverflow: "cardKey.indexOverflow"
         }
     }
 
     public var description: String {
         switch self {
-        case .parentOfMaster: "the card's current key is the master, which has no parent"
-        case .tooDeep(let path, let depth): "\(path) is \(depth) levels deep; the card derives at most 10 levels"
-        case .conflictingOptions(let first, let second): "\(first) and \(second) cannot go together"
-        case .indexOverflow: "the next account or address index would reach 2^31"
+        case .parentOfMaster: "the card's current key is the master, which has no parent; use an m/… path (nothing was sent)"
+        case .tooDeep(let path, let depth): "\(path) is \(depth) levels deep; the card derives at most 10 levels (nothing was sent)"
+        case .conflictingOptions(let first, let second): "--\(first) and --\(second) cannot go together"
+        case .indexOverflow: "the next account or address index would reach 2^31; choose --account N"
         }
     }
 }

@@ -106,8 +106,7 @@ extension Builtins {
         case .string(let text)?: return Secret(utf8: text)
         case .secret(let s)?: return try secretBytes(s)
         default:
-            throw RuntimeError(.secretNotSupplied(command: args.command, parameter: "password", position: position),
-                               at: SourceRange(start: 0, end: 0))
+            throw SecretNotSupplied(parameter: "password", position: position)
         }
     }
 

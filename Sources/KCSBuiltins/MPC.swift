@@ -159,8 +159,7 @@ extension Builtins {
         default: break
         }
         guard let host = session.prompts, host.isInteractive else {
-            throw RuntimeError(.secretNotSupplied(command: args.command, parameter: "passphrase", position: twice ? 3 : 2),
-                               at: SourceRange(start: 0, end: 0))
+            throw SecretNotSupplied(parameter: "passphrase", position: twice ? 3 : 2)
         }
         guard let first = try host.askSecret(prompt: "backup passphrase: ") else { throw SessionError.cancelled }
         if twice {

@@ -429,7 +429,7 @@ extension Builtins {
         case .string(let text)?: throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: text)
         case let other?: throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: other.typeName)
         }
-        let path = try args.value("path").map { DerivationPath(absolute: true, try absolutePath(try parseCardPath($0), card: try session.requireCard())) }
+        let path = try args.value("path").map { try session.requireCard().absolutePath(try parseCardPath($0)) }
         let s = try session.signSchnorrOnCard(digest: digest, tweak: tweak, path: path)
         return .map(ValueMap([
             ("digest", .bytes(digest)), ("algorithm", .string("schnorr")), ("signature", .bytes(s.signature)),

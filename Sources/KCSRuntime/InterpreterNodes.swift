@@ -461,6 +461,8 @@ extension Environment {
             return try b.body(CallArguments(command: b.name, values: values, options: bound.options, context: host.context))
         } catch let e as RuntimeError {
             throw RuntimeError(e.kind, at: range, exitClass: e.exitClass)
+        } catch let e as SecretNotSupplied {
+            throw RuntimeError(.secretNotSupplied(command: b.name, parameter: e.parameter, position: e.position), at: range)
         } catch let e as PromptInterrupted {
             throw RuntimeError(.promptCancelled(command: b.name, note: e.note), at: range)
         } catch {

@@ -207,6 +207,20 @@ public struct StackFrame: Sendable, Equatable {
 }
 
 /// An uncaught (or caught, then bound to `e` by `try`) error of a running script.
+/// What a builtin body throws when a secret it takes was not given and nobody can be asked for
+/// it: the interpreter reports it as it does a secret parameter left out
+/// (`runtime.secretNotSupplied`, naming the command, at the call).
+public struct SecretNotSupplied: Error, Sendable, Equatable {
+    public let parameter: String
+    /// The argument's position, from 1.
+    public let position: Int
+
+    public init(parameter: String, position: Int) {
+        self.parameter = parameter
+        self.position = position
+    }
+}
+
 public struct RuntimeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong.
     public var kind: RuntimeErrorKind

@@ -80,8 +80,6 @@ public enum CardKeyError: WalletError, Equatable {
     case keyPresent
     case removeNeedsForce
     case noKeyOnCard
-    case tooDeep(path: String, depth: Int)
-    case parentOfMaster
     case notExtended
     case privateNotExportable(path: String)
     case xpubNotExportable(path: String)
@@ -99,8 +97,6 @@ public enum CardKeyError: WalletError, Equatable {
     /// `card.ecdh` at a path the card refuses ECDH for.
     case ecdhPath(path: String)
     case oneExportKind(given: [String])
-    case conflictingOptions(first: String, second: String)
-    case indexOverflow
     case otherCard(name: String, keyCard: String, connected: String)
     case retiredCardKey(name: String)
     case needsCardSigner(option: String, name: String)
@@ -115,8 +111,6 @@ public enum CardKeyError: WalletError, Equatable {
         case .keyPresent: "cardKey.keyPresent"
         case .removeNeedsForce: "cardKey.removeNeedsForce"
         case .noKeyOnCard: "cardKey.noKey"
-        case .tooDeep: "cardKey.pathTooDeep"
-        case .parentOfMaster: "cardKey.parentOfMaster"
         case .notExtended: "cardKey.notExtended"
         case .privateNotExportable: "cardKey.privateNotExportable"
         case .xpubNotExportable: "cardKey.xpubNotExportable"
@@ -127,8 +121,6 @@ public enum CardKeyError: WalletError, Equatable {
         case .schnorrWithoutTweak: "cardKey.schnorrWithoutTweak"
         case .ecdhPath: "cardKey.ecdhPath"
         case .oneExportKind: "cardKey.oneExportKind"
-        case .conflictingOptions: "cardKey.conflictingOptions"
-        case .indexOverflow: "cardKey.indexOverflow"
         case .otherCard: "cardKey.otherCard"
         case .retiredCardKey: "cardKey.retired"
         case .needsCardSigner: "cardKey.needsCardSigner"
@@ -144,10 +136,6 @@ public enum CardKeyError: WalletError, Equatable {
             "this erases the card's key for good (only its mnemonic backup, if any, brings it back); add --force to confirm"
         case .noKeyOnCard:
             "the card holds no key; load one with card.load, card.mnemonic --load or card.generate"
-        case .tooDeep(let path, let depth):
-            "\(path) is \(depth) levels deep; the card derives at most 10 levels (nothing was sent)"
-        case .parentOfMaster:
-            "the card's current key is the master, which has no parent; use an m/… path (nothing was sent)"
         case .notExtended:
             "the card's key has no chain code (card.load keypair without --chain-code), so it cannot derive; "
                 + "it signs with the key itself (sign without --path)"
@@ -179,10 +167,6 @@ public enum CardKeyError: WalletError, Equatable {
                 + "and this one is older than the command"
         case .oneExportKind(let given):
             "give one of --public, --xpub, --private, got " + given.map { "--" + $0 }.joined(separator: " and ")
-        case .conflictingOptions(let first, let second):
-            "--\(first) and --\(second) cannot go together"
-        case .indexOverflow:
-            "the next account or address index would reach 2^31; choose --account N"
         case .otherCard(let name, let keyCard, let connected):
             "\(name) is on card \(keyCard)…, but the connected card is \(connected)…; connect that card or `use card`"
         case .retiredCardKey(let name):
@@ -192,18 +176,6 @@ public enum CardKeyError: WalletError, Equatable {
         case .pinlessUnknown:
             "the card's PIN-less key is not recorded here, so its address is not known before it signs; "
                 + "card.pinless PATH records it"
-        }
-    }
-}
-
-extension CardKeyError {
-    /// The card layer's path refusal in the console's words (nothing was sent).
-    public init(_ error: CardPathError) {
-        switch error {
-        case .parentOfMaster: self = .parentOfMaster
-        case .tooDeep(let path, let depth): self = .tooDeep(path: path.description, depth: depth)
-        case .conflictingOptions(let first, let second): self = .conflictingOptions(first: first, second: second)
-        case .indexOverflow: self = .indexOverflow
         }
     }
 }

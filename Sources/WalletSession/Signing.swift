@@ -266,10 +266,10 @@ extension CardLink {
     public var duressLoginSetting: String { "card.duress-login." + instanceUID }
 
     /// The absolute path `requested` names on this card; asks the card for its current path only
-    /// when the request is relative to it. A refusal is a `CardKeyError` (nothing was sent).
+    /// when the request is relative to it. A refusal is a `CardPathError` (nothing was sent).
     public func absolutePath(_ requested: CardPathRequest) throws -> DerivationPath {
         let current = requested.source == .master ? [] : try commands.getKeyPath().components
-        do { return DerivationPath(absolute: true, try requested.resolve(current: current)) } catch { throw CardKeyError(error) }
+        return DerivationPath(absolute: true, try requested.resolve(current: current))
     }
 
     /// Refuses a key record that is not an active key of this card.

@@ -52,7 +52,7 @@ struct CardPathArithmeticTests {
 
     @Test func resolve_parentOfMaster_isRefused() {
         #expect(throws: CardPathError.parentOfMaster) { try CardPathRequest("../1").resolve(current: []) }
-        #expect(CardPathError.parentOfMaster.id == "cardPath.parentOfMaster")
+        #expect(CardPathError.parentOfMaster.id == "cardKey.parentOfMaster")
     }
 
     @Test func resolve_beyondTenLevels_isRefusedWithTheAbsolutePath() throws {
@@ -66,6 +66,10 @@ struct CardPathArithmeticTests {
             try six.resolve(current: eth0)
         }
         #expect(try CardPathRequest(source: .current, components: Array(eleven.prefix(5))).resolve(current: eth0).count == 10)
+        // The console shows this sentence after the command's name: the refusal's one wording.
+        let refusal = CardPathError.tooDeep(path: DerivationPath(absolute: true, eleven), depth: 11)
+        #expect(refusal.id == "cardKey.pathTooDeep")
+        #expect(refusal.description == "m/1/1/1/1/1/1/1/1/1/1/1 is 11 levels deep; the card derives at most 10 levels (nothing was sent)")
     }
 
     // MARK: - Which source keeps DERIVE KEY short

@@ -2,6 +2,7 @@
 // layers carries facts, and `callBuiltin` writes the name of the command that raised it — as
 // the script spelled it — before its sentence. Every case of every such vocabulary is thrown
 // here from a builtin body and rendered through the interpreter.
+import CardProtocol
 import EthRPC
 import KCSBuiltins
 import KCSConsole
@@ -27,11 +28,12 @@ private let commandErrors: [any IdentifiableError & Sendable] = {
             .digestLength(got: 3), .noActiveKey, .customNeedsPath, .privateKeyLength(got: 3), .backupNeedsTerminal,
             .backupWordWrong(position: 4), .publicKeyGiven,
             .retired(name: "old", successor: "new"), .retired(name: "old", successor: nil)]
-    out += [CardKeyError.keyPresent, .removeNeedsForce, .noKeyOnCard, .tooDeep(path: "m/1", depth: 11), .parentOfMaster,
+    out += [CardPathError.tooDeep(path: DerivationPath(absolute: true, [ChildIndex(1)]), depth: 11), .parentOfMaster,
+            .conflictingOptions(first: "next", second: "new-account"), .indexOverflow]
+    out += [CardKeyError.keyPresent, .removeNeedsForce, .noKeyOnCard,
             .notExtended, .privateNotExportable(path: "m/44'"), .xpubNotExportable(path: "m/43'"), .masterXpub(version4: false), .needsVersion4(feature: "ECDH"), .notInThisBuild(command: "ECDH"), .notLEEMode, .ecdhPath(path: "m/1"),
-            .oneExportKind(given: ["public", "xpub"]), .conflictingOptions(first: "next", second: "new-account"),
-            .indexOverflow, .otherCard(name: "k", keyCard: "1a2b3c4d", connected: "5e6f7a8b"),
-            .retiredCardKey(name: "k"), .needsCardSigner(option: "path", name: "k")]
+            .oneExportKind(given: ["public", "xpub"]), .otherCard(name: "k", keyCard: "1a2b3c4d", connected: "5e6f7a8b"),
+            .retiredCardKey(name: "k"), .needsCardSigner(option: "path", name: "k"), .pinlessUnknown]
     out += [EthCommandError.unreadableFile(path: "/p"), .secretValue(path: "x", kind: "seed"), .needsSigner, .bothSigners,
             .digestSources, .needsSignature, .chainMismatch(given: "5", node: "1", endpoint: "http://n"),
             .sendUnknown(hash: "0x00", reason: "r"), .notMined(hash: "0x00", seconds: 5), .waitStopped(hash: "0x00")]

@@ -32,54 +32,35 @@ private let eth0 = [h(44), h(60), h(0), n(0), n(0)]
         #expect(throws: HDError.self) { try Builtins.parseCardPath(.string("../m/1")) }
     }
 
-    @Test func resolve_beyondTenLevels_isRefusedWithTheDepth() throws {
-        let eleven = Array(repeating: n(1), count: 11)
-        #expect(throws: CardKeyError.tooDeep(path: "m/" + Array(repeating: "1", count: 11).joined(separator: "/"),
-                                             depth: 11)) {
-            try Builtins.resolve(.init(source: .master, components: eleven), current: [])
-        }
-        // Relative paths count from the current key: 5 + 6 = 11.
-        #expect(throws: CardKeyError.self) {
-            try Builtins.resolve(.init(source: .current, components: Array(eleven.prefix(6))), current: eth0)
-        }
-        #expect(try Builtins.resolve(.init(source: .parent, components: [n(9)]), current: eth0)
-            == [h(44), h(60), h(0), n(0), n(9)])
-        #expect(throws: CardKeyError.parentOfMaster) {
-            try Builtins.resolve(.init(source: .parent, components: [n(1)]), current: [])
-        }
-        let message = CardKeyError.tooDeep(path: "m/1", depth: 11).description
-        #expect(message.contains("at most 10 levels") && message.contains("nothing was sent"))
-    }
-
     // MARK: - The coin screen
 
     @Test func coinPath_startsAtAccountZero_andKeepsTheCurrentAddress() throws {
-        #expect(try Builtins.coinPath(current: [], coinType: 60, account: nil, newAccount: false, next: false) == eth0)
+        #expect(try CardKeyPath.coinPath(current: [], coinType: 60, account: nil, newAccount: false, next: false) == eth0)
         let at3 = [h(44), h(60), h(2), n(0), n(3)]
-        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: false) == at3)
+        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: false) == at3)
         // Another coin's tree starts at its account 0.
-        #expect(try Builtins.coinPath(current: at3, coinType: 0, account: nil, newAccount: false, next: false)
+        #expect(try CardKeyPath.coinPath(current: at3, coinType: 0, account: nil, newAccount: false, next: false)
             == [h(44), h(0), h(0), n(0), n(0)])
     }
 
     @Test func coinPath_nextAndNewAccount() throws {
         let at3 = [h(44), h(60), h(2), n(0), n(3)]
-        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: true)
+        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: true)
             == [h(44), h(60), h(2), n(0), n(4)])
-        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: false)
+        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: false)
             == [h(44), h(60), h(3), n(0), n(0)])
-        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: 2, newAccount: false, next: true)
+        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: 2, newAccount: false, next: true)
             == [h(44), h(60), h(2), n(0), n(4)])
-        #expect(try Builtins.coinPath(current: at3, coinType: 60, account: 7, newAccount: false, next: true)
+        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: 7, newAccount: false, next: true)
             == [h(44), h(60), h(7), n(0), n(0)])
-        #expect(try Builtins.coinPath(current: [], coinType: 2, account: nil, newAccount: true, next: false)
+        #expect(try CardKeyPath.coinPath(current: [], coinType: 2, account: nil, newAccount: true, next: false)
             == [h(44), h(2), h(0), n(0), n(0)])
-        #expect(throws: CardKeyError.conflictingOptions(first: "new-account", second: "next")) {
-            try Builtins.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: true)
+        #expect(throws: CardPathError.conflictingOptions(first: "new-account", second: "next")) {
+            try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: true)
         }
         let last = [h(44), h(60), h(0), n(0), n(ChildIndex.hardenedOffset - 1)]
-        #expect(throws: CardKeyError.indexOverflow) {
-            try Builtins.coinPath(current: last, coinType: 60, account: nil, newAccount: false, next: true)
+        #expect(throws: CardPathError.indexOverflow) {
+            try CardKeyPath.coinPath(current: last, coinType: 60, account: nil, newAccount: false, next: true)
         }
     }
 }

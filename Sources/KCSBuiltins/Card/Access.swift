@@ -302,8 +302,7 @@ extension Builtins {
     /// A secret parameter the interpreter has already asked for (or reported missing).
     static func requiredSecret(_ args: CallArguments, _ name: String) throws -> Secret {
         guard let secret = try secretArgument(args.value(name)) else {
-            throw RuntimeError(.secretNotSupplied(command: args.command, parameter: name, position: 1),
-                               at: SourceRange(start: 0, end: 0))
+            throw SecretNotSupplied(parameter: name, position: 1)
         }
         return secret
     }

@@ -115,7 +115,7 @@ extension Builtins {
             let card = try args.session().requireLoggedIn()
             let current = try card.commands.getKeyPath().components
             let coin = try deriveCoin(args.value("coin"), current: current)
-            let target = try coinPath(current: current, coinType: coin.index, account: account,
+            let target = try CardKeyPath.coinPath(current: current, coinType: coin.index, account: account,
                                       newAccount: args.flag("new-account"), next: args.flag("next"))
             let (sent, key) = try card.deriveToCurrent(target, from: current)
             var fields: [(String, Value)] = [
@@ -150,7 +150,7 @@ extension Builtins {
                 return .null
             }
             let requested = try parseCardPath(args["path"])
-            return pinlessValue(try card.setPinlessPath(try absolutePath(requested, card: card), store: store))
+            return pinlessValue(try card.setPinlessPath(try card.absolutePath(requested).components, store: store))
         },
 
         Builtin("card.export", params: [ParamSpec("path", pathType, default: .null)],
@@ -170,7 +170,7 @@ extension Builtins {
             let card = try session.requireLoggedIn()
             let requested = args.value("path") == nil ? CardPathRequest(source: .current, components: [])
                 : try parseCardPath(args["path"])
-            let target = try absolutePath(requested, card: card)
+            let target = try card.absolutePath(requested).components
             let kind: CardExportKind = switch kinds.first {
             case "private": .privateKey
             case "xpub": .extendedPublicKey
@@ -216,7 +216,7 @@ extension Builtins {
             guard case .bytes(let peerBytes)? = args["peer"], let peer = try? PublicKey(bytes: peerBytes) else {
                 throw BuiltinError.outOfRange(name: "the peer", expected: "a secp256k1 public key (33 or 65 bytes)", got: "other bytes")
             }
-            let path = DerivationPath(absolute: true, try absolutePath(try parseCardPath(args["path"]), card: try session.requireCard()))
+            let path = try session.requireCard().absolutePath(try parseCardPath(args["path"]))
             return SecretKind.sharedSecret.value(try session.cardECDH(peer: peer, path: path))
         },
 
@@ -224,7 +224,7 @@ extension Builtins {
                 summary: "Keycard 4.0 in LEE mode: the nullifier and viewing secret keys at PATH of the LEE tree (EXPORT LEE), as secrets.",
                 example: "card.lee \"m/1/2/3\"") { args in
             let session = try args.session()
-            let path = DerivationPath(absolute: true, try absolutePath(try parseCardPath(args["path"]), card: try session.requireCard()))
+            let path = try session.requireCard().absolutePath(try parseCardPath(args["path"]))
             let keys = try session.cardLEE(path: path)
             return .map(ValueMap([("path", .string(path.description)), ("nullifierKey", SecretKind.entropy.value(keys.nullifierKey)),
                                   ("viewingKey", SecretKind.entropy.value(keys.viewingKey))]))
@@ -339,23 +339,12 @@ extension Builtins {
         return try CardPathRequest(raw)
     }
 
-    /// `requested.resolve(current:)`, its refusal as a `CardKeyError`.
-    static func resolve(_ requested: CardPathRequest, current: [ChildIndex]) throws(CardKeyError) -> [ChildIndex] {
-        do { return try requested.resolve(current: current) } catch { throw CardKeyError(error) }
-    }
-
-    /// The absolute path on `card`; asks the card for its current path only when needed.
-    static func absolutePath(_ requested: CardPathRequest, card: CardLink) throws -> [ChildIndex] {
-        if requested.source == .master { return try resolve(requested, current: []) }
-        return try resolve(requested, current: card.commands.getKeyPath().components)
-    }
-
     /// `derive PATH` with the card as the active signer: DERIVE KEY with the shortest source,
     /// then the new current key's public key and address.
     static func cardDerive(_ value: Value?, card: CardLink) throws -> Value {
         let requested = try parseCardPath(value)
         let current = try card.commands.getKeyPath().components
-        let target = try resolve(requested, current: current)
+        let target = try requested.resolve(current: current)
         let (sent, key) = try card.deriveToCurrent(target, from: current)
         let path = DerivationPath(absolute: true, target)
         var fields: [(String, Value)] = [
@@ -390,15 +379,6 @@ extension Builtins {
         return coin
     }
 
-    /// `CardKeyPath.coinPath`, its refusal as a `CardKeyError`.
-    static func coinPath(current: [ChildIndex], coinType: UInt32, account: UInt32?, newAccount: Bool, next: Bool) throws(CardKeyError) -> [ChildIndex] {
-        do {
-            return try CardKeyPath.coinPath(current: current, coinType: coinType, account: account, newAccount: newAccount,
-                                            next: next)
-        } catch {
-            throw CardKeyError(error)
-        }
-    }
 
     /// The address of a key at `path` (on the card or not) for `coin`; without a coin, the coin
     /// of the path's second level when it is a hardened coin type with an address format
