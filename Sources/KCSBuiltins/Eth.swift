@@ -15,18 +15,14 @@ extension Builtins {
         Builtin("eth.node", params: [ParamSpec("url", .string, default: .null)],
                 options: [
                     OptionSpec("timeout", .int, "seconds to wait for each answer (default 10)"),
-                    OptionSpec("clear", nil, "forget the node for this session"),
+                    OptionSpec("clear", nil, "forget the node for this session",
+                               rules: [.notWith(["url"], because: "it takes no URL"),
+                                       .notWith(["timeout"], because: "it forgets the node; drop --timeout")]),
                 ],
                 summary: "Shows the node in use ({url, chainId, block}), or with URL checks it answers and uses it for the rest of the session.",
                 example: "eth.node \"http://127.0.0.1:8545\"") { args in
             let session = try args.session()
             if args.flag("clear") {
-                if args.value("url") != nil {
-                    throw BuiltinError.optionNotApplicable(option: "clear", reason: "it takes no URL")
-                }
-                if args.value("timeout") != nil {
-                    throw BuiltinError.optionNotApplicable(option: "clear", reason: "it forgets the node; drop --timeout")
-                }
                 session.setNode(url: nil)
                 return .null
             }

@@ -9,7 +9,7 @@ import WalletSession
 
 extension Builtins {
     static let hd: [Builtin] = [
-        Builtin("derive", params: [ParamSpec("path", pathType)],
+        Builtin("derive", qr: .field("address"), params: [ParamSpec("path", pathType)],
                 options: [
                     OptionSpec("from", deriveSourceType, "the key to derive from (a master key for m/… paths), or a mnemonic, seed, xprv or xpub", secret: true),
                     OptionSpec("trace", nil, "show each BIP-32 step: HMAC-SHA512 key and data, I_L, I_R, child key, chain code, xprv/xpub"),
@@ -32,7 +32,7 @@ extension Builtins {
             return .domain(HDKeyValue(key, path: full))
         },
 
-        Builtin("address", params: [ParamSpec("key", .domain("hdkey"))],
+        Builtin("address", qr: .value, params: [ParamSpec("key", .domain("hdkey"))],
                 options: [
                     OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "SLIP-44 symbol or coin type (default ETH)"),
                     OptionSpec("kind", .string, "Bitcoin kind: p2pkh, p2sh-p2wpkh, p2wpkh or p2tr (default: from the path's purpose)"),

@@ -10,7 +10,7 @@ import WalletStore
 
 extension Builtins {
     static let importing: [Builtin] = [
-        Builtin("import.mnemonic", params: [ParamSpec("mnemonic", mnemonicType, secret: true)],
+        Builtin("import.mnemonic", traits: [.opensVault], params: [ParamSpec("mnemonic", mnemonicType, secret: true)],
                 options: [
                     OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true),
                     OptionSpec("preset", .string, "metamask, trezor, ledger-live, ledger-legacy, bip44, bip49, bip84, bip86 or custom"),
@@ -34,7 +34,7 @@ extension Builtins {
             return .list(records.map(keyValue))
         },
 
-        Builtin("import.privkey", params: [ParamSpec("key", .oneOf([.string, .bytes, .secret(nil)]), secret: true)],
+        Builtin("import.privkey", traits: [.opensVault], params: [ParamSpec("key", .oneOf([.string, .bytes, .secret(nil)]), secret: true)],
                 options: [OptionSpec("name", .string, "the key's name")],
                 summary: "Stores a raw private key (0x + 64 hex digits, or WIF) as an ECDSA key.",
                 example: "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318") { args in

@@ -22,7 +22,7 @@ extension Builtins {
             try keyDashboard(args)
         },
 
-        Builtin("key.generate",
+        Builtin("key.generate", traits: [.opensVault],
                 options: [
                     OptionSpec("type", .string, "ecdsa (one key) or hd (a mnemonic; the default; also written hd-master)",
                                choices: ["ecdsa", "hd", "hd-master"]),
@@ -116,7 +116,7 @@ extension Builtins {
             return .list(deleted.map { .string($0.name) })
         },
 
-        Builtin("key.reveal", params: [ParamSpec("name", .string)],
+        Builtin("key.reveal", traits: [.opensVault], params: [ParamSpec("name", .string)],
                 summary: "The key's secret (mnemonic, seed or private key) as a secret value; marks the key revealed.",
                 example: "print (reveal (key.reveal savings))") { args in
             let session = try args.session()
@@ -130,7 +130,8 @@ extension Builtins {
 
         Builtin("key.flag", params: [ParamSpec("name", .string)],
                 options: [
-                    OptionSpec("exposed", nil, "the secret is known (or feared) to be exposed, not just due for rotation"),
+                    OptionSpec("exposed", nil, "the secret is known (or feared) to be exposed, not just due for rotation",
+                               rules: [.notWith(["clear"], because: "--clear removes the flag")]),
                     OptionSpec("clear", nil, "remove the flag"),
                 ],
                 summary: "Flags a key for rotation (listed by keys.rotation and when the console starts), or clears the flag.",
@@ -139,16 +140,13 @@ extension Builtins {
             let record = try store.key(named: args.string("name") ?? "")
             guard !record.retired else { throw StoreError.keyRetired(name: record.name) }
             if args.flag("clear") {
-                guard !args.flag("exposed") else {
-                    throw BuiltinError.optionNotApplicable(option: "exposed", reason: "--clear removes the flag")
-                }
                 return rotationKeyValue(try store.clearRotationFlag(named: record.name), open: nil)
             }
             let flagged = try store.flagForRotation(named: record.name, reason: args.flag("exposed") ? .exposed : .user)
             return rotationKeyValue(flagged, open: nil)
         },
 
-        Builtin("key.rotate", params: [ParamSpec("name", .string)],
+        Builtin("key.rotate", traits: [.opensVault], params: [ParamSpec("name", .string)],
                 options: [
                     OptionSpec("successor", .string, "the new key's name (default from its kind and address)"),
                     OptionSpec("yes", nil, "confirm that the successor is backed up without asking (batch runs)"),

@@ -12,7 +12,7 @@ import WalletStore
 
 extension Builtins {
     static let keystore: [Builtin] = [
-        Builtin("keystore.load",
+        Builtin("keystore.load", traits: [.opensVault],
                 params: [ParamSpec("file", .string), ParamSpec("password", .oneOf([.string, .secret(nil)]), secret: true)],
                 options: [
                     OptionSpec("name", .string, "the key's name (default from its address)"),
@@ -48,7 +48,7 @@ extension Builtins {
             return keyValue(record)
         },
 
-        Builtin("keystore.save",
+        Builtin("keystore.save", traits: [.opensVault],
                 params: [ParamSpec("name", .string), ParamSpec("file", .string),
                          ParamSpec("password", .oneOf([.string, .secret(nil)]), default: .null, secret: true)],
                 options: [

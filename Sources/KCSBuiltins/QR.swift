@@ -111,7 +111,7 @@ extension Builtins {
 
     /// The wallet flows over QR codes: air-gapped signing, watch-only export and its check.
     static let qrWallet: [Builtin] = [
-        Builtin("qr.sign", params: [ParamSpec("request", .oneOf([.string, .list]))],
+        Builtin("qr.sign", qr: .field("ur"), params: [ParamSpec("request", .oneOf([.string, .list]))],
                 options: [
                     OptionSpec("yes", nil, "sign without asking (a batch run must give it)"),
                     OptionSpec("full-data", nil, "the review shows a transaction's call data in full hex"),
@@ -130,7 +130,7 @@ extension Builtins {
     ]
 
     static let qrWatchOnly: [Builtin] = [
-        Builtin("qr.export",
+        Builtin("qr.export", qr: .field("ur"),
                 options: [
                     OptionSpec("account", .int, "the Ethereum account N of m/44'/60'/N' (default 0)"),
                     OptionSpec("v2", nil, "write hdkey (tag 40303) instead of crypto-hdkey (MetaMask reads only crypto-hdkey)"),
@@ -166,24 +166,14 @@ extension Builtins {
         },
     ]
 
-    /// The commands that print a value with a natural QR form, and which of their result's fields
-    /// it is (`.some(nil)`: the result itself; nil: the command has none): `--qr` shows that value
-    /// as a QR code instead. (A switch, not a dictionary: the tables ask at every start.)
-    static func qrForm(of command: String) -> String?? {
-        switch command {
-        case "address", "xkey.encode": .some(nil)
-        case "derive": "address"
-        case "card.export": "xpub"
-        case "qr.export", "qr.sign": "ur"
-        default: nil
-        }
-    }
-
-    /// `builtin` with a `--qr` option when it has a `qrForm`: its value drawn as `qr` draws it.
+    /// `builtin` with a `--qr` option when its table entry declares a value with a natural QR
+    /// form (`Builtin.qr`): `--qr` draws that value (the result, or one of its fields) as a QR
+    /// code instead.
     static func withQROption(_ builtin: Builtin) -> Builtin {
-        guard let field = qrForm(of: builtin.name) else { return builtin }
+        guard let form = builtin.qr else { return builtin }
+        let field: String? = if case .field(let name) = form { name } else { nil }
         let body = builtin.body
-        return Builtin(builtin.name, aliases: builtin.aliases, params: builtin.params,
+        return Builtin(builtin.name, traits: builtin.traits, qr: form, aliases: builtin.aliases, params: builtin.params,
                        options: builtin.options + [OptionSpec("qr", nil, "show the \(field ?? "value") as a QR code")],
                        summary: builtin.summary, example: builtin.example) { args in
             let value = try body(args)

@@ -34,7 +34,7 @@ extension Builtins {
             return .list(try args.session().store().pendingRotations().map(rotationValue))
         },
 
-        Builtin("rotation.resume", params: [ParamSpec("id", .int)],
+        Builtin("rotation.resume", traits: [.opensVault], params: [ParamSpec("id", .int)],
                 options: [
                     OptionSpec("successor", .string, "the new key's name, when the successor is still to be created"),
                     OptionSpec("yes", nil, "confirm that the successor is backed up without asking (batch runs)"),

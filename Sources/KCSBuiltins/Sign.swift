@@ -17,12 +17,17 @@ extension Builtins {
     static let signing: [Builtin] = [
         Builtin("sign", params: [ParamSpec("digest", .bytes)],
                 options: [
-                    OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
+                    OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one",
+                               rules: [.notWith(["schnorr"], because: schnorrSigner)]),
                     OptionSpec("path", pathType, "card: derive the key at this path and sign with it (one SIGN)"),
-                    OptionSpec("make-current", nil, "card: with --path, the path becomes the card's current path"),
-                    OptionSpec("pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)"),
+                    OptionSpec("make-current", nil, "card: with --path, the path becomes the card's current path",
+                               rules: [.onlyWith("path", because: "it goes with --path P"), .notWith(["schnorr"], because: schnorrSigner)]),
+                    OptionSpec("pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)",
+                               rules: [.notWith(["path", "make-current"], because: "the card signs with its PIN-less path; drop --path and --make-current"),
+                                       .notWith(["schnorr"], because: schnorrSigner)]),
                     OptionSpec("schnorr", nil, "Keycard 4.0: a BIP-340 Schnorr signature instead of ECDSA"),
-                    OptionSpec("tweak", .oneOf([.string, .bytes]), "with --schnorr: taproot (BIP-86 key path) or 32 bytes added to the key"),
+                    OptionSpec("tweak", .oneOf([.string, .bytes]), "with --schnorr: taproot (BIP-86 key path) or 32 bytes added to the key",
+                               rules: [.onlyWith("schnorr", because: "it goes with --schnorr")]),
                     OptionSpec("dry-run", nil, "show the review (a bare digest: kcs cannot say what it is) without signing"),
                 ],
                 summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, yParity, signer, …}; recorded in the history.",
@@ -36,9 +41,6 @@ extension Builtins {
                 return .map(ValueMap([("digest", .bytes(digest)), ("review", reviewText(SigningReview.rawDigest(digest), args))]))
             }
             if args.flag("schnorr") { return try schnorrValue(args, digest: digest) }
-            if args.value("tweak") != nil {
-                throw BuiltinError.optionNotApplicable(option: "tweak", reason: "it goes with --schnorr")
-            }
             let signed = try sign(args, SigningRequest(digest: digest, payload: .digest, kind: .hash))
             return .map(ValueMap([("digest", .bytes(digest))] + signatureFields(signed)))
         },
@@ -196,22 +198,18 @@ extension Builtins {
 
     // MARK: - Signing with the active signer
 
+    /// Why `sign --schnorr` takes no option that chooses another signer.
+    static let schnorrSigner = "--schnorr signs with the logged-in 4.0 card (--path chooses its key)"
+
     /// Which key a signing command means — `--key` (a stored key's name or a key value), else
     /// the active key — and where under it: `--pinless`, `--path P [--make-current]` on the
     /// commands that have them (`Session.signer(for:)` decides the rest).
     static func signerChoice(_ args: CallArguments) throws -> SignerChoice {
         let key: SignerChoice.Key = try givenKey(args) ?? args.string("key").map { .stored($0) } ?? .active
-        if args.flag("pinless") {
-            guard args.value("path") == nil && !args.flag("make-current") else {
-                throw BuiltinError.optionNotApplicable(option: "pinless",
-                                                      reason: "the card signs with its PIN-less path; drop --path and --make-current")
-            }
-            return SignerChoice(key: key, place: .pinless)
-        }
-        guard let path = args.value("path") else {
-            if args.flag("make-current") { throw BuiltinError.optionNotApplicable(option: "make-current", reason: "it goes with --path P") }
-            return SignerChoice(key: key)
-        }
+        // The table's rules have refused --pinless with --path or --make-current, and
+        // --make-current without --path.
+        if args.flag("pinless") { return SignerChoice(key: key, place: .pinless) }
+        guard let path = args.value("path") else { return SignerChoice(key: key) }
         return SignerChoice(key: key, place: .cardPath(try parseCardPath(path), makeCurrent: args.flag("make-current")))
     }
 
@@ -415,10 +413,7 @@ extension Builtins {
     /// `sign DIGEST --schnorr [--tweak taproot|BYTES] [--path P]` on a 4.0 card.
     static func schnorrValue(_ args: CallArguments, digest: [UInt8]) throws -> Value {
         // A Schnorr signature comes from the logged-in 4.0 card: an option that would choose another
-        // signer or another card path is refused, not silently ignored.
-        for option in ["key", "pinless", "make-current"] where args.value(option) != nil {
-            throw BuiltinError.optionNotApplicable(option: option, reason: "--schnorr signs with the logged-in 4.0 card (--path chooses its key)")
-        }
+        // signer is refused by the table's rules (`schnorrSigner`), not silently ignored.
         let session = try args.session()
         let tweak: SchnorrTweak
         switch args.value("tweak") {

@@ -24,7 +24,7 @@ extension Builtins {
             return .null
         },
 
-        Builtin("vault.change-passphrase",
+        Builtin("vault.change-passphrase", traits: [.opensVault],
                 options: [OptionSpec("new", .secret(nil), "the new passphrase (a secret); else asked twice at a terminal, else $KCS_VAULT_NEW_PASSPHRASE_FILE or $KCS_VAULT_NEW_PASSPHRASE", secret: true)],
                 summary: "Re-seals every secret under a new vault passphrase (the old one asked first; the same one is refused).",
                 example: "vault.change-passphrase") { args in

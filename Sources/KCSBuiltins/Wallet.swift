@@ -34,10 +34,11 @@ extension Builtins {
                     OptionSpec("gap", .int, "unused addresses in a row that end an account (default 20)"),
                     OptionSpec("max-accounts", .int, "stop after this many accounts (default 20)"),
                     OptionSpec("key", .string, "discover under this stored HD key instead of the active signer"),
-                    OptionSpec("card", nil, "discover on the connected card (the default when the card is the active signer)"),
+                    OptionSpec("card", nil, "discover on the connected card (the default when the card is the active signer)",
+                               rules: [.notWith(["key"], because: "it discovers on the card; drop --key")]),
                     rpcOption,
                     OptionSpec("explorer", .string, "an Etherscan-compatible API URL (its txlist) instead of a node"),
-                    OptionSpec("api-key", .string, "the explorer's API key"),
+                    OptionSpec("api-key", .string, "the explorer's API key", rules: [.onlyWith("explorer", because: "it goes with --explorer URL")]),
                     OptionSpec("used", .oneOf([.list, .string]), "offline: the used addresses, as a list or a file with one per line"),
                 ],
                 summary: "BIP-44 account discovery with a gap limit: the used addresses of account 0, 1, … until an account has none; stored for `accounts` and `wallet.select`.",
@@ -63,9 +64,6 @@ extension Builtins {
         let maxAccounts = try args.integer("max-accounts").map { try smallInt($0, "--max-accounts", in: 1...1000) } ?? 20
         let coin = try discoveryCoin(args.value("coin"))
         let history = try historySource(args, session)
-        if args.flag("card"), args.string("key") != nil {
-            throw BuiltinError.optionNotApplicable(option: "card", reason: "it discovers on the card; drop --key")
-        }
         let records = try session.discoverAccounts(onCard: args.flag("card"), keyName: args.string("key"), coin: coin,
                                                    history: history, gap: gap, maxAccounts: maxAccounts)
         return .list(records.map { r in
@@ -89,9 +87,6 @@ extension Builtins {
         if chosen > 1 {
             throw BuiltinError.outOfRange(name: "the history source", expected: "one of --used, --explorer and --rpc",
                                           got: "\(chosen) of them")
-        }
-        if args.value("api-key") != nil && args.value("explorer") == nil {
-            throw BuiltinError.optionNotApplicable(option: "api-key", reason: "it goes with --explorer URL")
         }
         switch args.value("used") {
         case .list(let items)?:

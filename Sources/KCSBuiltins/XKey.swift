@@ -11,7 +11,7 @@ import WalletStore
 
 extension Builtins {
     static let xkey: [Builtin] = [
-        Builtin("xkey.encode", params: [ParamSpec("key", .domain("hdkey"))],
+        Builtin("xkey.encode", qr: .value, params: [ParamSpec("key", .domain("hdkey"))],
                 options: [
                     OptionSpec("version", .string, "xpub, ypub, zpub, tpub, … (default: the key's own family)"),
                     OptionSpec("private", nil, "serialise the private key (xprv, …), returned as a secret"),

@@ -70,6 +70,25 @@ public struct ParamSpec: Sendable, Equatable {
     }
 }
 
+/// How an option stands to the command's other arguments, declared in the table and checked by
+/// `bind` before the body runs (the error: "--NAME does not apply here: WHY",
+/// `builtin.optionNotApplicable`). A name is an option's or a positional parameter's; it is
+/// given when the call wrote it.
+public enum OptionRule: Sendable, Equatable {
+    /// The option needs `other` beside it (`--tweak` only with `--schnorr`).
+    case onlyWith(String, because: String)
+    /// The option cannot go with any of `others` (`--pinless` with `--path`).
+    case notWith([String], because: String)
+
+    /// The names the rule speaks of.
+    public var names: [String] {
+        switch self {
+        case .onlyWith(let other, _): [other]
+        case .notWith(let others, _): others
+        }
+    }
+}
+
 /// One `--name value` option or `--flag`.
 public struct OptionSpec: Sendable, Equatable {
     public let name: String
@@ -81,15 +100,18 @@ public struct OptionSpec: Sendable, Equatable {
     public let choices: [String]
     /// The integers accepted, for an int option; nil: any.
     public let range: ClosedRange<Int>?
+    /// What it needs beside it or cannot go with (`OptionRule`).
+    public let rules: [OptionRule]
 
     public init(_ name: String, _ type: ValueType?, _ summary: String, secret: Bool = false,
-                choices: [String] = [], in range: ClosedRange<Int>? = nil) {
+                choices: [String] = [], in range: ClosedRange<Int>? = nil, rules: [OptionRule] = []) {
         self.name = name
         self.type = type
         self.summary = summary
         self.isSecret = secret
         self.choices = choices
         self.range = range
+        self.rules = rules
     }
 
     /// What `help` shows after the name: the type, and the choices or the range when declared.
@@ -145,6 +167,22 @@ public struct CallArguments {
     public func flag(_ name: String) -> Bool { options[name] == .bool(true) }
 }
 
+/// What a command does beyond its value that someone must know before it runs (a batch run's
+/// pre-check): declared in its table entry. The runtime defines no members; the tables that
+/// need a trait define it (`KCSBuiltins`), and a test holds the declarations to the behaviour.
+public struct BuiltinTraits: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+}
+
+/// The part of a command's value with a natural QR form, which its `--qr` option draws.
+public enum QRField: Sendable, Equatable {
+    /// The value itself.
+    case value
+    /// This field of the value.
+    case field(String)
+}
+
 /// A command or function the language can call.
 public struct Builtin: Sendable {
     /// Full dotted name: `card.pair`, `derive`, `keystore.load`.
@@ -160,10 +198,17 @@ public struct Builtin: Sendable {
     /// Other spellings that call this builtin (older names kept working, docs/language.md §4);
     /// `help` and errors use `name`.
     public let aliases: [String]
+    /// What it does beyond its value (`BuiltinTraits`).
+    public let traits: BuiltinTraits
+    /// The part of its value `--qr` draws, when it has one.
+    public let qr: QRField?
 
-    public init(_ name: String, aliases: [String] = [], params: [ParamSpec] = [], options: [OptionSpec] = [],
+    public init(_ name: String, traits: BuiltinTraits = [], qr: QRField? = nil, aliases: [String] = [],
+                params: [ParamSpec] = [], options: [OptionSpec] = [],
                 summary: String, example: String, body: @escaping @Sendable (CallArguments) throws -> Value) {
         self.name = name
+        self.traits = traits
+        self.qr = qr
         self.aliases = aliases
         self.params = params
         self.options = options
@@ -174,8 +219,8 @@ public struct Builtin: Sendable {
 
     /// This builtin under another of its spellings (an alias), as `lookup` returns it.
     func spelled(_ alias: String) -> Builtin {
-        Builtin(alias, aliases: [name] + aliases.filter { $0 != alias }, params: params, options: options,
-                summary: summary, example: example, body: body)
+        Builtin(alias, traits: traits, qr: qr, aliases: [name] + aliases.filter { $0 != alias }, params: params,
+                options: options, summary: summary, example: example, body: body)
     }
 
     /// The namespace word (`card` for `card.pair`), or nil for a top-level command.
@@ -209,6 +254,8 @@ public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
     case badChoice(option: String, expected: [String], got: String)
     /// An integer outside the declared range; `name` is `--option`.
     case outOfRange(name: String, expected: String, got: String)
+    /// An option given against one of its declared rules (`OptionRule`).
+    case notApplicable(option: String, reason: String)
 
     /// Stable identifier.
     public var id: String {
@@ -224,6 +271,7 @@ public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
         // ranges; scripts catch them by these ids.
         case .badChoice: "builtin.badChoice"
         case .outOfRange: "builtin.outOfRange"
+        case .notApplicable: "builtin.optionNotApplicable"
         }
     }
 
@@ -248,6 +296,8 @@ public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
             "--\(option) must be one of \(expected.joined(separator: ", ")), got \(got)"
         case .outOfRange(let name, let expected, let got):
             "\(name) must be \(expected), got \(got)"
+        case .notApplicable(let option, let reason):
+            "--\(option) does not apply here: \(reason)"
         }
     }
 }
@@ -301,6 +351,19 @@ extension Builtin {
                 opts[key] = v
             }
         }
+        // The declared rules, in the table's order of options.
+        let written = Set(opts.keys).union(params.prefix(positional.count).map(\.name))
+        for spec in options where opts[spec.name] != nil {
+            for rule in spec.rules {
+                switch rule {
+                case .onlyWith(let other, let reason) where !written.contains(other):
+                    throw .notApplicable(option: spec.name, reason: reason)
+                case .notWith(let others, let reason) where others.contains(where: written.contains):
+                    throw .notApplicable(option: spec.name, reason: reason)
+                default: break
+                }
+            }
+        }
         return CallArguments(command: name, values: values, options: opts)
     }
 
@@ -325,6 +388,11 @@ public struct BuiltinRegistry: Sendable {
         for (i, b) in builtins.enumerated() {
             precondition(index.insert(b.name, value: i), "builtin \(b.name) is registered twice")
             precondition(!b.summary.isEmpty && !b.example.isEmpty, "builtin \(b.name) needs a summary and an example")
+            let names = Set(b.options.map(\.name) + b.params.map(\.name))
+            for o in b.options {
+                precondition(o.rules.allSatisfy { $0.names.allSatisfy(names.contains) },
+                             "builtin \(b.name): a rule of --\(o.name) names no argument of it")
+            }
             for a in b.aliases {
                 precondition(index.insert(a, value: i), "alias \(a) of \(b.name) is already a name")
             }

@@ -29,6 +29,48 @@ import Testing
         }
     }
 
+    /// Options that need another or exclude others are declared as rules in the tables: `bind`
+    /// refuses them before any body runs (no session is needed here), with the sentences the
+    /// bodies used to write.
+    @Test func optionRules_areCheckedByBind_withTheBodiesOldWords() {
+        let digest = Value.bytes([UInt8](repeating: 1, count: 32))
+        #expect(Call.message("sign", [digest], [("tweak", .string("taproot"))])
+            == "sign: --tweak does not apply here: it goes with --schnorr")
+        #expect(Call.message("sign", [digest], [("make-current", nil)])
+            == "sign: --make-current does not apply here: it goes with --path P")
+        #expect(Call.message("sign", [digest], [("pinless", nil), ("path", .string("m/0"))])
+            == "sign: --pinless does not apply here: the card signs with its PIN-less path; drop --path and --make-current")
+        #expect(Call.message("sign", [digest], [("schnorr", nil), ("key", .string("k"))])
+            == "sign: --key does not apply here: --schnorr signs with the logged-in 4.0 card (--path chooses its key)")
+        #expect(Call.message("eth.node", [.string("http://127.0.0.1:1")], [("clear", nil)])
+            == "eth.node: --clear does not apply here: it takes no URL")
+        #expect(Call.message("eth.node", [], [("clear", nil), ("timeout", .int(3))])
+            == "eth.node: --clear does not apply here: it forgets the node; drop --timeout")
+        #expect(Call.message("key.flag", [.string("k")], [("clear", nil), ("exposed", nil)])
+            == "key.flag: --exposed does not apply here: --clear removes the flag")
+        #expect(Call.message("card.pinless", [.string("m/0")], [("clear", nil)])
+            == "card.pinless: --clear does not apply here: give a PATH or --clear, not both")
+        #expect(Call.message("card.mnemonic", [], [("passphrase", .string("x"))])
+            == "card.mnemonic: --passphrase does not apply here: it goes with --load")
+        #expect(Call.message("wallet.discover", [], [("card", nil), ("key", .string("k"))])
+            == "wallet.discover: --card does not apply here: it discovers on the card; drop --key")
+        #expect(Call.message("wallet.discover", [], [("api-key", .string("k"))])
+            == "wallet.discover: --api-key does not apply here: it goes with --explorer URL")
+    }
+
+    /// What a batch run's pre-check and `--qr` need to know of a command is a fact of its table entry.
+    @Test func traits_andQRForms_areDeclaredInTheEntries() {
+        let registry = Builtins.registry()
+        let vault = registry.builtins.filter { $0.traits.contains(.opensVault) }.map(\.name)
+        let card = registry.builtins.filter { $0.traits.contains(.changesCard) }.map(\.name)
+        #expect(vault.contains("card.pair") && vault.contains("keystore.save") && !vault.contains("card.init"))
+        #expect(card.contains("card.init") && card.contains("card.pinless") && !card.contains("card.login"))
+        #expect(registry.lookup("derive")?.qr == .field("address"))
+        #expect(registry.lookup("derive")?.options.last?.name == "qr")
+        #expect(registry.lookup("address")?.qr == .value)
+        #expect(registry.lookup("sign")?.qr == nil && registry.lookup("sign")?.options.contains { $0.name == "qr" } == false)
+    }
+
     @Test func help_showsChoicesRangesAndAliases() {
         let registry = Builtins.registry()
         #expect(registry.help("card.change") == """

@@ -51,6 +51,27 @@ struct BuiltinTests {
         }
     }
 
+    /// Rules declared in the table are checked by `bind`, before any body runs: an option that
+    /// needs another, and one that cannot go with others (an option's or a parameter's name).
+    @Test func bind_checksTheDeclaredRules() throws {
+        let node = Builtin("node", params: [ParamSpec("url", .string, default: .null)],
+                           options: [OptionSpec("schnorr", nil, "s"),
+                                     OptionSpec("tweak", .string, "t", rules: [.onlyWith("schnorr", because: "it goes with --schnorr")]),
+                                     OptionSpec("clear", nil, "c", rules: [.notWith(["url", "tweak"], because: "it forgets the node")])],
+                           summary: "A node.", example: "node") { _ in .null }
+        #expect(throws: ArgumentError.notApplicable(option: "tweak", reason: "it goes with --schnorr")) {
+            try node.bind([], options: [("tweak", .string("taproot"))])
+        }
+        #expect(try node.bind([], options: [("tweak", .string("taproot")), ("schnorr", nil)]).flag("schnorr"))
+        #expect(throws: ArgumentError.notApplicable(option: "clear", reason: "it forgets the node")) {
+            try node.bind([.string("http://n")], options: [("clear", nil)])
+        }
+        #expect(try node.bind([], options: [("clear", nil)]).flag("clear"))
+        let error = ArgumentError.notApplicable(option: "clear", reason: "it forgets the node")
+        #expect(error.id == "builtin.optionNotApplicable")
+        #expect(error.rendered(by: "node") == "node: --clear does not apply here: it forgets the node")
+    }
+
     @Test func bind_missingSecretIsLeftForTheHostToAsk() throws {
         let args = try verify.bind([], options: [])
         #expect(args["pin"] == nil)

@@ -28,7 +28,7 @@ extension Builtins {
             ]))
         },
 
-        Builtin("card.init",
+        Builtin("card.init", traits: [.changesCard],
                 options: [
                     OptionSpec("pin", credentialType, "the PIN, 6 digits", secret: true),
                     OptionSpec("puk", credentialType, "the PUK, 12 digits", secret: true),
@@ -52,7 +52,7 @@ extension Builtins {
             return withWarnings(fields, warnings, session: session)
         },
 
-        Builtin("card.pair",
+        Builtin("card.pair", traits: [.opensVault],
                 options: [
                     OptionSpec("password", credentialType, "the pairing password", secret: true),
                     OptionSpec("default", nil, "use the ecosystem default password KeycardDefaultPairing"),
@@ -80,7 +80,7 @@ extension Builtins {
             return withWarnings(fields, warnings, session: session)
         },
 
-        Builtin("card.open",
+        Builtin("card.open", traits: [.opensVault],
                 summary: "Opens the secure channel with the pairing kcs stored for this card.",
                 example: "card.open") { args in
             let session = try args.session()
@@ -107,7 +107,7 @@ extension Builtins {
             return withWarnings([], [warning], session: session)
         },
 
-        Builtin("card.login", params: [ParamSpec("pin", credentialType, secret: true)],
+        Builtin("card.login", traits: [.opensVault], params: [ParamSpec("pin", credentialType, secret: true)],
                 options: [
                     OptionSpec("password", credentialType, "the pairing password, when the card must be paired", secret: true),
                     OptionSpec("default", nil, "pair with the default password KeycardDefaultPairing"),
@@ -187,7 +187,7 @@ extension Builtins {
             return withWarnings(fields, warnings, session: session)
         },
 
-        Builtin("card.unpair", params: [ParamSpec("slot", .int, default: .null)],
+        Builtin("card.unpair", traits: [.changesCard], params: [ParamSpec("slot", .int, default: .null)],
                 options: [
                     OptionSpec("others", nil, "free every slot but this session's"),
                     OptionSpec("all", nil, "free every slot, this session's too (the session ends)"),
@@ -212,7 +212,7 @@ extension Builtins {
             return .map(ValueMap(fields))
         },
 
-        Builtin("card.unblock",
+        Builtin("card.unblock", traits: [.changesCard],
                 params: [ParamSpec("puk", credentialType, secret: true),
                          ParamSpec("pin", credentialType, default: .null, secret: true)],
                 options: [OptionSpec("force", nil, "send the PUK even when only one try is left")],
@@ -231,7 +231,7 @@ extension Builtins {
             return warning.map { .map(ValueMap([("warning", .string($0))])) } ?? .null
         },
 
-        Builtin("card.change",
+        Builtin("card.change", traits: [.changesCard],
                 params: [ParamSpec("what", .string, choices: ["pin", "puk", "pairing"]),
                          ParamSpec("value", credentialType, default: .null, secret: true)],
                 summary: "Changes the PIN, the PUK or the pairing password (asked twice at a terminal); needs card.login.",
@@ -261,7 +261,7 @@ extension Builtins {
             return .map(ValueMap(fields))
         },
 
-        Builtin("card.reset",
+        Builtin("card.reset", traits: [.changesCard],
                 options: [OptionSpec("confirm", .oneOf([.string, .int, .bytes]),
                                      "the card's short instance UID (batch runs; a terminal asks for it)")],
                 summary: "Factory-resets the card (keys, PIN, PUK, every pairing) after its short instance UID is typed; forgets its stored pairing.",

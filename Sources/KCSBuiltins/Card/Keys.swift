@@ -12,11 +12,12 @@ import WalletStore
 
 extension Builtins {
     static let cardKeys: [Builtin] = [
-        Builtin("card.mnemonic",
+        Builtin("card.mnemonic", traits: [.changesCard],
                 options: [
                     OptionSpec("words", .int, "12, 15, 18, 21 or 24 (default 12)", choices: ["12", "15", "18", "21", "24"]),
                     OptionSpec("load", nil, "load it as the card's key (its words are shown once)"),
-                    OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with --load", secret: true),
+                    OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with --load", secret: true,
+                               rules: [.onlyWith("load", because: "it goes with --load")]),
                     OptionSpec("force", nil, "replace a key the card already holds"),
                     OptionSpec("name", .string, "the stored card key's name, with --load"),
                 ],
@@ -25,9 +26,6 @@ extension Builtins {
             let session = try args.session()
             let words = try wordCount(args)
             guard args.flag("load") else {
-                if args.value("passphrase") != nil {
-                    throw BuiltinError.optionNotApplicable(option: "passphrase", reason: "it goes with --load")
-                }
                 let card = try session.requireChannel()
                 return .mnemonic(try card.commands.generateMnemonic(wordCount: words))
             }
@@ -44,7 +42,7 @@ extension Builtins {
             return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: .generated, name: args.string("name")))
         },
 
-        Builtin("card.load",
+        Builtin("card.load", traits: [.changesCard],
                 params: [ParamSpec("what", .string, choices: ["mnemonic", "seed", "keypair"]),
                          ParamSpec("material", .oneOf([.string, .bytes, .secret(nil)]), secret: true)],
                 options: [
@@ -65,7 +63,7 @@ extension Builtins {
                                 loaded.warning.map { [$0] } ?? [], session: session)
         },
 
-        Builtin("card.generate",
+        Builtin("card.generate", traits: [.changesCard],
                 options: [
                     OptionSpec("force", nil, "replace a key the card already holds"),
                     OptionSpec("name", .string, "the stored card key's name"),
@@ -79,7 +77,7 @@ extension Builtins {
             return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: .generated, name: args.string("name")))
         },
 
-        Builtin("card.remove-key",
+        Builtin("card.remove-key", traits: [.changesCard],
                 options: [OptionSpec("force", nil, "confirm: the key is erased from the card for good")],
                 summary: "REMOVE KEY: erases the card's key (and its PIN-less path); its stored card key is retired.",
                 example: "card.remove-key --force") { args in
@@ -130,8 +128,9 @@ extension Builtins {
             return .map(ValueMap(fields))
         },
 
-        Builtin("card.pinless", params: [ParamSpec("path", pathType, default: .null)],
-                options: [OptionSpec("clear", nil, "remove the PIN-less path")],
+        Builtin("card.pinless", traits: [.changesCard], params: [ParamSpec("path", pathType, default: .null)],
+                options: [OptionSpec("clear", nil, "remove the PIN-less path",
+                                     rules: [.notWith(["path"], because: "give a PATH or --clear, not both")])],
                 summary: "SET PINLESS PATH: `sign --pinless` then signs with the key at PATH without PIN or channel; no PATH shows it.",
                 example: "card.pinless \"m/44'/60'/0'/0/0\"") { args in
             let session = try args.session()
@@ -143,9 +142,6 @@ extension Builtins {
             }
             let card = try session.requireLoggedIn()
             if args.flag("clear") {
-                if args.value("path") != nil {
-                    throw BuiltinError.optionNotApplicable(option: "clear", reason: "give a PATH or --clear, not both")
-                }
                 try card.clearPinlessPath(store: store)
                 return .null
             }
@@ -153,7 +149,7 @@ extension Builtins {
             return pinlessValue(try card.setPinlessPath(try card.absolutePath(requested).components, store: store))
         },
 
-        Builtin("card.export", params: [ParamSpec("path", pathType, default: .null)],
+        Builtin("card.export", qr: .field("xpub"), params: [ParamSpec("path", pathType, default: .null)],
                 options: [
                     OptionSpec("public", nil, "the public key (the default)"),
                     OptionSpec("xpub", nil, "the extended public key (not under EIP-1581)"),
