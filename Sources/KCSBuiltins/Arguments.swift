@@ -24,6 +24,10 @@ extension CallArguments {
     /// The integer argument or option `name`, if given.
     func integer(_ name: String) -> BigInt? { value(name)?.bigIntValue }
 
+    /// The integer option `name` whose table entry declares its range (`OptionSpec(in:)`), which
+    /// `bind` has checked: it fits an `Int`.
+    func int(_ name: String) -> Int? { integer(name).flatMap { Int(exactly: $0) } }
+
     /// The list argument `name` (empty when absent).
     func list(_ name: String) -> [Value] {
         if case .list(let l) = value(name) { return l }

@@ -15,7 +15,7 @@ extension Builtins {
                     OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true),
                     OptionSpec("preset", .string, "metamask, trezor, ledger-live, ledger-legacy, bip44, bip49, bip84, bip86 or custom"),
                     OptionSpec("path", .string, "the path template for --preset custom, with * for the account (e.g. \"m/44'/60'/*'/0/0\")"),
-                    OptionSpec("accounts", .int, "how many accounts (HD-CHILD keys) to add under the preset (default 1)"),
+                    OptionSpec("accounts", .int, "how many accounts (HD-CHILD keys) to add under the preset (default 1)", in: 0...1000),
                     OptionSpec("name", .string, "the master key's name"),
                 ],
                 summary: "Stores a mnemonic as an HD-MASTER key and N HD-CHILD keys at the preset's paths.",
@@ -23,7 +23,7 @@ extension Builtins {
             let session = try args.session()
             let mnemonic = try parseMnemonic(args["mnemonic"], language: nil)
             let (preset, custom) = try presetArgument(args)
-            let accounts = try args.integer("accounts").map { try smallInt($0, "--accounts", in: 0...1000) } ?? 1
+            let accounts = args.int("accounts") ?? 1
             let passphrase: Secret? = switch args.value("passphrase") {
             case .string(let p): Secret(utf8: p)
             case .secret(let s): try secretBytes(s)
@@ -58,7 +58,7 @@ extension Builtins {
                 options: [
                     OptionSpec("preset", .string, "for a mnemonic: metamask, trezor, ledger-live, … or custom"),
                     OptionSpec("path", .string, "the path template for --preset custom"),
-                    OptionSpec("accounts", .int, "for a mnemonic: how many accounts (default 1)"),
+                    OptionSpec("accounts", .int, "for a mnemonic: how many accounts (default 1)", in: 0...1000),
                     OptionSpec("name", .string, "the key's name"),
                     OptionSpec("as", .string, "how to read a code of 32 bytes: seedqr (24 words) or privkey", choices: Session.QRKeyReading.allCases.map(\.rawValue)),
                 ],
@@ -67,7 +67,7 @@ extension Builtins {
             let session = try args.session()
             // The preset only when one is asked for: it applies to a mnemonic, and is refused for anything else.
             let (preset, custom) = args.value("preset") == nil && args.value("path") == nil ? (nil, nil) : try presetArgument(args)
-            let accounts = try args.integer("accounts").map { try smallInt($0, "--accounts", in: 0...1000) }
+            let accounts = args.int("accounts")
             return .list(try session.importQR(try pathList(args["files"]), name: args.string("name"), preset: preset, customPath: custom,
                                               accounts: accounts, reading: args.string("as").flatMap(Session.QRKeyReading.init)).map(keyValue))
         },

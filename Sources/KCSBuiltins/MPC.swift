@@ -31,10 +31,10 @@ extension Builtins {
             .list(try args.session().twoPartyPeers().map(peerValue))
         },
 
-        Builtin("mpc.sessions", options: [OptionSpec("limit", .int, "at most this many, newest first (default 20)")],
+        Builtin("mpc.sessions", options: [OptionSpec("limit", .int, "at most this many, newest first (default 20)", in: 1...100_000)],
                 summary: "The audit trail of two-party sessions: pairing, key generation and signing, on either side, and how each ended.",
                 example: "mpc.sessions --limit 5") { args in
-            let limit = try args.integer("limit").map { try smallInt($0, "--limit", in: 1...100_000) } ?? 20
+            let limit = args.int("limit") ?? 20
             return .list(try args.session().twoPartySessions(limit: limit).map { s in
                 var f: [(String, Value)] = [("time", .string(isoDate(s.finishedAt ?? s.startedAt))), ("kind", .string(s.kind.rawValue)), ("role", .string(s.role.rawValue)),
                                             ("peer", .string(s.peer)), ("state", .string(s.state.rawValue))]
@@ -131,7 +131,7 @@ extension Builtins {
                 options: [
                     OptionSpec("listen", .string, "HOST:PORT (127.0.0.1 by default) or unix:PATH"),
                     OptionSpec("approve", .string, "ask (show each request and ask) or all (sign unattended: tests, scripts)", choices: ["ask", "all"]),
-                    OptionSpec("sessions", .int, "stop after this many connections (default: until Ctrl-C)"),
+                    OptionSpec("sessions", .int, "stop after this many connections (default: until Ctrl-C)", in: 1...1_000_000),
                     OptionSpec("pair-any", nil, "pair any console without asking (else every pairing is confirmed here, whatever --approve says)"),
                     OptionSpec("allow-raw-digests", nil, "co-sign bare 32-byte digests (else refused: they cannot be shown)"),
                 ],
@@ -139,7 +139,7 @@ extension Builtins {
                 example: "mpc.serve --listen \"127.0.0.1:7000\" --approve ask") { args in
             let session = try args.session()
             let approval = TwoPartyApproval(rawValue: args.string("approve") ?? "ask") ?? .ask
-            let sessions = try args.integer("sessions").map { try smallInt($0, "--sessions", in: 1...1_000_000) }
+            let sessions = args.int("sessions")
             try session.serveCosigner(listen: args.string("listen") ?? "127.0.0.1:7000", approval: approval, sessions: sessions,
                                       pairAny: args.flag("pair-any"), allowRawDigests: args.flag("allow-raw-digests"),
                                       ready: { address in

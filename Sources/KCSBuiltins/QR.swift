@@ -42,7 +42,7 @@ extension Builtins {
     static let qr: [Builtin] = [
         Builtin("qr", params: [ParamSpec("value", .any)],
                 options: qrOptions + [
-                    OptionSpec("margin", .int, "quiet modules around the code (default 2)"),
+                    OptionSpec("margin", .int, "quiet modules around the code (default 2)", in: 0...16),
                     OptionSpec("invert", nil, "without colour, draw the dark modules (for light terminals)"),
                     OptionSpec("uri", nil, "an address as a payment URI: ethereum:ADDRESS (EIP-681) or bitcoin:ADDRESS (BIP-21)"),
                     OptionSpec("chain", .int, "with --uri, the Ethereum chain id (ethereum:ADDRESS@CHAIN)"),
@@ -56,20 +56,20 @@ extension Builtins {
                 throw BuiltinError.optionNotApplicable(option: "chain", reason: "it goes with --uri")
             }
             let code = try QRCode(data: payload.bytes, text: payload.text, level: try eccOption(args) ?? payload.level)
-            let margin = try args.integer("margin").map { try smallInt($0, "--margin", in: 0...16) } ?? 2
+            let margin = args.int("margin") ?? 2
             return .domain(QRValue(payload: payload, code: code, margin: margin, lightDrawn: !args.flag("invert")))
         },
 
         Builtin("qr.save", params: [ParamSpec("value", .any), ParamSpec("file", .string)],
                 options: qrOptions + [
-                    OptionSpec("scale", .int, "pixels (SVG units) per module (default 8)"),
-                    OptionSpec("margin", .int, "quiet modules around the code (default 4)"),
+                    OptionSpec("scale", .int, "pixels (SVG units) per module (default 8)", in: 1...64),
+                    OptionSpec("margin", .int, "quiet modules around the code (default 4)", in: 0...16),
                 ],
                 summary: "Writes a value's QR code to FILE.png or FILE.svg; a list of UR parts to numbered frames FILE-0001.png, …; to FILE.gif an animation (200 ms a frame), a UR longer than one code's 200 bytes split into its parts.",
                 example: "qr.save 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 \"address.png\"") { args in
             guard let file = args.string("file") else { return .null }
-            let scale = try args.integer("scale").map { try smallInt($0, "--scale", in: 1...64) } ?? 8
-            let margin = try args.integer("margin").map { try smallInt($0, "--margin", in: 0...16) } ?? 4
+            let scale = args.int("scale") ?? 8
+            let margin = args.int("margin") ?? 4
             var values: [Value] = [args["value"] ?? .null]
             if case .list(let parts)? = args["value"] { values = parts }
             if case .string(let ur)? = args["value"], file.lowercased().hasSuffix(".gif"), let parts = try Session.animatedParts(ofUR: ur) {
@@ -83,14 +83,14 @@ extension Builtins {
 
         Builtin("qr.play", params: [ParamSpec("ur", .oneOf([.string, .list]))],
                 options: [
-                    OptionSpec("fps", .int, "frames a second (default 5, 1 to 20)"),
-                    OptionSpec("fragment", .int, "the largest fragment in bytes (default 200, as MetaMask and Keycard Shell read)"),
+                    OptionSpec("fps", .int, "frames a second (default 5, 1 to 20)", in: 1...20),
+                    OptionSpec("fragment", .int, "the largest fragment in bytes (default 200, as MetaMask and Keycard Shell read)", in: 10...2_000),
                 ],
                 summary: "Plays a UR as an animated QR code in the terminal (its fragments, then fountain parts) until Ctrl-C; without a terminal, its parts one per line.",
                 example: "qr.play (ur.encode \"bytes\" 0x4401020304)") { args in
             let resource = try URDecoder.decodeParts(try pathList(args["ur"]))
-            let fps = try args.integer("fps").map { try smallInt($0, "--fps", in: 1...20) } ?? 5
-            let fragment = try args.integer("fragment").map { try smallInt($0, "--fragment", in: 10...2_000) } ?? 200
+            let fps = args.int("fps") ?? 5
+            let fragment = args.int("fragment") ?? 200
             guard let parts = try args.session().playQR(resource, fragment: fragment, fps: fps) else { return .null }
             return .string(parts.joined(separator: "\n"))
         },
@@ -154,10 +154,10 @@ extension Builtins {
         },
 
         Builtin("qr.verify", params: [ParamSpec("files", .oneOf([.string, .list]))],
-                options: [OptionSpec("max-index", .int, "the largest account and index tried (default 20, at most 100)")],
+                options: [OptionSpec("max-index", .int, "the largest account and index tried (default 20, at most 100)", in: 0...100)],
                 summary: "Checks what a watch-only wallet shows back (a receive address or an xpub QR) against the active HD key or the card: the path that makes it, or verified false.",
                 example: "qr.verify \"receive.png\"") { args in
-            let maxIndex = try args.integer("max-index").map { try smallInt($0, "--max-index", in: 0...100) } ?? 20
+            let maxIndex = args.int("max-index") ?? 20
             let check = try args.session().verifyWatchOnly(try pathList(args["files"]), maxIndex: UInt32(maxIndex))
             var fields: [(String, Value)] = [("shown", .string(check.shown)), ("verified", .bool(check.path != nil))]
             if let path = check.path { fields.append(("path", .string(path.description))) }

@@ -9,17 +9,17 @@ extension Builtins {
     static let ur: [Builtin] = [
         Builtin("ur.encode", params: [ParamSpec("type", .string), ParamSpec("cbor", .bytes)],
                 options: [
-                    OptionSpec("fragment", .int, "the largest fragment in bytes (default 200, as MetaMask and Keycard Shell read)"),
-                    OptionSpec("parts", .int, "how many parts (default: one per fragment; more adds fountain parts)"),
+                    OptionSpec("fragment", .int, "the largest fragment in bytes (default 200, as MetaMask and Keycard Shell read)", in: 10...10_000),
+                    OptionSpec("parts", .int, "how many parts (default: one per fragment; more adds fountain parts)", in: 1...10_000),
                 ],
                 summary: "The parts of a UR of TYPE holding CBOR: one part when it fits, else ur:TYPE/N-M/… parts.",
                 example: "ur.encode \"bytes\" 0x4401020304") { args in
             guard let type = args.string("type"), case .bytes(let cbor)? = args["cbor"] else { return .null }
             guard !cbor.isEmpty else { throw BuiltinError.outOfRange(name: "cbor", expected: "CBOR bytes", got: "0x") }
             let resource = try UniformResource(type: type, cbor: cbor)
-            let fragment = try args.integer("fragment").map { try smallInt($0, "--fragment", in: 10...10_000) } ?? 200
+            let fragment = args.int("fragment") ?? 200
             var encoder = UREncoder(resource, maxFragmentLength: fragment)
-            let count = try args.integer("parts").map { try smallInt($0, "--parts", in: 1...10_000) } ?? encoder.sequenceLength
+            let count = args.int("parts") ?? encoder.sequenceLength
             return .list((0..<(encoder.isSinglePart ? 1 : count)).map { _ in .string(encoder.nextPart()) })
         },
 

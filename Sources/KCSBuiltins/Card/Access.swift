@@ -345,8 +345,8 @@ extension Builtins {
                                      shown: &shown, session: session)
         let duress = try secretArgument(args.value("duress"))
         // The table declares the ranges (2 to 10, 3 to 12); `bind` has checked them.
-        let pinTries = try args.integer("pin-tries").map { UInt8(try smallInt($0, "--pin-tries", in: 2...10)) }
-        let pukTries = try args.integer("puk-tries").map { UInt8(try smallInt($0, "--puk-tries", in: 3...12)) }
+        let pinTries = args.int("pin-tries").map { UInt8($0) }
+        let pukTries = args.int("puk-tries").map { UInt8($0) }
         let parameters = try InitParameters(
             pin: pin, puk: puk, pairingSecret: try PairingSecret(password: try newPairingPassword(password)), pinRetries: pinTries,
             pukRetries: pukTries, duressPIN: duress)
@@ -367,8 +367,9 @@ extension Builtins {
             shown.removeLast()
             duress = try initValue(args, "duress", what: "duress PIN", digits: 6, generate: true, shown: &shown, session: session)
         }
+        // A 4.0 card takes at most 6 PIN tries, fewer than the table's range for every card.
         let pinTries = try args.integer("pin-tries").map { UInt8(try smallInt($0, "--pin-tries", in: 2...6)) } ?? 3
-        let pukTries = try args.integer("puk-tries").map { UInt8(try smallInt($0, "--puk-tries", in: 3...12)) } ?? 5
+        let pukTries = args.int("puk-tries").map { UInt8($0) } ?? 5
         let parameters = try InitParametersV2(pin: pin, puk: puk, duressPIN: duress, pinRetries: pinTries, pukRetries: pukTries)
         return CardInitRequest(parametersV2: parameters, shown: shown)
     }

@@ -189,13 +189,13 @@ extension Builtins {
                 ],
                 summary: "Keycard 4.0: a child secret by BIP-85 (EXPORT BIP85): a mnemonic, a WIF key, an xprv or hex; the card derives, kcs encodes.",
                 example: "card.bip85 mnemonic --words 24 --index 1") { args in
-            let index = UInt32(try args.integer("index").map { try smallInt($0, "--index", in: 0...0x7FFF_FFFF) } ?? 0)
+            let index = UInt32(args.int("index") ?? 0)
             let application: BIP85Application =
                 switch args.string("application") ?? "" {
-                case "mnemonic": .mnemonic(words: try args.integer("words").map { try smallInt($0, "--words", in: 12...24) } ?? 12, index: index)
+                case "mnemonic": .mnemonic(words: args.int("words") ?? 12, index: index)
                 case "wif": .wif(index: index)
                 case "xprv": .xprv(index: index)
-                default: .hex(bytes: try args.integer("bytes").map { try smallInt($0, "--bytes", in: 16...64) } ?? 32, index: index)
+                default: .hex(bytes: args.int("bytes") ?? 32, index: index)
                 }
             return switch try args.session().cardBIP85(application) {
             case .mnemonic(let m): .mnemonic(m)
