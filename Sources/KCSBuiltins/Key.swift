@@ -30,7 +30,8 @@ extension Builtins {
                     OptionSpec("name", .string, "the key's name (default from kind and address)"),
                     OptionSpec("skip-confirm", nil, "do not ask two words of a new mnemonic back (batch runs)"),
                     OptionSpec("two-party", nil, "a joint key made with a paired co-signer (2-party DKG; --type hd: a joint HD master): neither side ever holds it"),
-                    OptionSpec("cosigner", .string, "with --two-party: which paired co-signer, by name or HOST:PORT (needed when there are several)"),
+                    OptionSpec("cosigner", .string, "with --two-party: which paired co-signer, by name or HOST:PORT (needed when there are several)",
+                               rules: [.onlyWith("two-party", because: "it goes with --two-party")]),
                 ],
                 summary: "A new key from the secure random source: an HD master (its mnemonic shown once) or one ECDSA key; --two-party: a joint key with a co-signer.",
                 example: "key.generate --type hd --words 24 --name savings") { args in
@@ -39,18 +40,11 @@ extension Builtins {
                 let kind: TwoPartyKind = args.string("type") == "ecdsa" ? .ecdsa : .hdMaster
                 return keyValue(try session.generateTwoPartyKey(kind: kind, name: args.string("name"), cosigner: args.string("cosigner")))
             }
-            if args.value("cosigner") != nil {
-                throw BuiltinError.optionNotApplicable(option: "cosigner", reason: "it goes with --two-party")
-            }
             switch args.string("type") ?? "hd" {
             case "ecdsa":
                 return keyValue(try session.generateECDSAKey(name: args.string("name")))
             default:  // hd; the table declares the choices
-                let words = try wordCount(args)
-                guard words == .twelve || words == .twentyFour else {
-                    throw BuiltinError.badChoice(option: "words", expected: ["12", "24"], got: String(words.rawValue))
-                }
-                return .list(try session.generateHDKey(words: words, name: args.string("name"),
+                return .list(try session.generateHDKey(words: try wordCount(args), name: args.string("name"),
                                                        skipConfirm: args.flag("skip-confirm")).map(keyValue))
             }
         },

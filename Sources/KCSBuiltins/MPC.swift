@@ -45,15 +45,14 @@ extension Builtins {
             })
         },
 
-        Builtin("mpc.explain", params: [ParamSpec("mode", .string, default: .null)],
+        Builtin("mpc.explain", params: [ParamSpec("mode", .string, default: .null, choices: ["on", "off"])],
                 summary: "Explains two-party keys: DKG, shares and key types; `on` explains each message of key generation and signing as it runs, `off` stops.",
                 example: "mpc.explain on") { args in
             let session = try args.session()
             switch args.string("mode") {
             case "on"?: session.explainTwoParty = true
             case "off"?: session.explainTwoParty = false
-            case nil: break
-            case let other?: throw BuiltinError.badChoice(option: "mode", expected: ["on", "off"], got: other)
+            default: break  // none given; the table declares the choices
             }
             return .string(TwoPartyTeaching.overview)
         },

@@ -134,15 +134,13 @@ extension Builtins {
                 options: [
                     OptionSpec("account", .int, "the Ethereum account N of m/44'/60'/N' (default 0)"),
                     OptionSpec("v2", nil, "write hdkey (tag 40303) instead of crypto-hdkey (MetaMask reads only crypto-hdkey)"),
-                    OptionSpec("for", .string, "metamask (crypto-hdkey, the default), ledger-live (crypto-account of 5 Ledger Live accounts, MetaMask's pubkey mode) or sparrow (crypto-account of Bitcoin account N)"),
+                    OptionSpec("for", .string, "metamask (crypto-hdkey, the default), ledger-live (crypto-account of 5 Ledger Live accounts, MetaMask's pubkey mode) or sparrow (crypto-account of Bitcoin account N)",
+                               choices: Session.WatchOnlyForm.allCases.map(\.rawValue)),
                 ],
                 summary: "The active HD key's (or the card's) Ethereum account as the crypto-hdkey a watch-only wallet pairs with (MetaMask's QR hardware wallet): UR, xpub, path, master fingerprint.",
                 example: "qr.export --account 0") { args in
             let account = try args.integer("account").map { try smallInt($0, "--account", in: 0...Int(Int32.max) - 5) } ?? 0
-            let formName = args.string("for") ?? "metamask"
-            guard let form = Session.WatchOnlyForm(rawValue: formName) else {
-                throw BuiltinError.badChoice(option: "for", expected: Session.WatchOnlyForm.allCases.map(\.rawValue), got: formName)
-            }
+            let form = args.string("for").flatMap(Session.WatchOnlyForm.init(rawValue:)) ?? .metamask  // the table declares the choices
             if form != .metamask {
                 let (ur, a) = try args.session().exportWatchOnlyAccount(form, account: UInt32(account))
                 return .map(ValueMap([("ur", .string(ur)), ("masterFingerprint", .string(String(format: "%08x", a.masterFingerprint))),

@@ -60,12 +60,7 @@ extension Builtins {
             var query = HistoryQuery(keyName: args.string("key"), limit: 50)
             if let n = args.integer("limit") { query.limit = try smallInt(n, "--limit", in: 1...10_000_000) }
             if let since = args.string("since") { query.since = try parseDate(since) }
-            if let kind = args.string("kind") {
-                guard let k = SignatureKind(rawValue: kind) else {
-                    throw BuiltinError.badChoice(option: "kind", expected: SignatureKind.allCases.map(\.rawValue), got: kind)
-                }
-                query.kind = k
-            }
+            query.kind = args.string("kind").flatMap(SignatureKind.init(rawValue:))  // the table declares the choices
             let records = try store.history(query)
             if args.flag("csv") { return .string(HistoryExport.csv(records)) }
             // One shape for the value, --json and --csv: the same fields under the same names.

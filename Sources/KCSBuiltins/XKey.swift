@@ -13,7 +13,8 @@ extension Builtins {
     static let xkey: [Builtin] = [
         Builtin("xkey.encode", qr: .value, params: [ParamSpec("key", .domain("hdkey"))],
                 options: [
-                    OptionSpec("version", .string, "xpub, ypub, zpub, tpub, … (default: the key's own family)"),
+                    OptionSpec("version", .string, "xpub, ypub, zpub, tpub, … (default: the key's own family)",
+                               choices: ExtendedKeyVersion.allCases.map(\.rawValue)),
                     OptionSpec("private", nil, "serialise the private key (xprv, …), returned as a secret"),
                 ],
                 summary: "The Base58Check serialisation of an HD key: xpub text, or with --private a secret xprv.",
@@ -21,11 +22,7 @@ extension Builtins {
             guard let key = args.domain("key", as: HDKeyValue.self)?.key else { return .null }
             let command = "xkey.encode"
             var version = key.version.publicVersion
-            if let name = args.string("version") {
-                guard let v = ExtendedKeyVersion(rawValue: name) else {
-                    throw BuiltinError.badChoice(option: "version",
-                                                 expected: ExtendedKeyVersion.allCases.map(\.rawValue), got: name)
-                }
+            if let v = args.string("version").flatMap(ExtendedKeyVersion.init(rawValue:)) {  // the table declares the choices
                 guard !v.isPrivate || args.flag("private") else {
                     throw BuiltinError.privateNeedsFlag(version: v.rawValue)
                 }

@@ -248,13 +248,11 @@ extension Builtins {
                 let puk = try newValue(args.value("value"), what: "PUK", option: "the new PUK as argument 2",
                                        session: session)
                 try card.commands.changePUK(puk)
-            case "pairing":
+            default:  // pairing; the table declares the choices
                 guard !card.info.usesSecureChannelV2 else { throw CardCommandError.noPairingOnVersion4 }
                 let password = try newValue(args.value("value"), what: "pairing password",
                                             option: "the new pairing password as argument 2", session: session)
                 try card.commands.changePairingSecret(try PairingSecret(password: try newPairingPassword(password)))
-            default:
-                throw BuiltinError.badChoice(option: "what", expected: ["pin", "puk", "pairing"], got: what)
             }
             var fields: [(String, Value)] = [("changed", .string(what))]
             if what == "pin", let note = session.duressChangeNote(card) { fields.append(("note", .string(note))) }
