@@ -103,7 +103,7 @@ extension Session {
         }
         let request = try values()
         var warnings: [String] = []
-        if card.info.usesSecureChannelV2 {
+        if card.isVersion4 {
             // 4.0: INIT inside the secure channel (docs/keycard-protocol.md §14.4), then SELECT again.
             guard let parameters = request.parametersV2 else { throw CardError.notSelected(command: .initialize) }
             var steps = CardWalkSteps()

@@ -76,7 +76,7 @@ extension Session {
         guard let derived, derived != expected else { return (recorded.record, recorded.keyUID, nil) }
         let warning = try duressLoadWarning(card)
         card.keyWarning = warning
-        if card.info.usesSecureChannelV2 { try store().setSetting(card.duressLoginSetting, to: "1") }
+        if card.isVersion4 { try store().setSetting(card.duressLoginSetting, to: "1") }
         return (recorded.record, recorded.keyUID, warning)
     }
 
@@ -140,7 +140,7 @@ extension CardLink {
     /// no DERIVE KEY: kcs keeps the current path and EXPORT KEY sends the whole path from the
     /// master, which is what `sent` then says (docs/card.md, "Keycard 4.0").
     public func deriveToCurrent(_ target: [ChildIndex], from current: [ChildIndex]) throws -> (sent: CardKeyPath, publicKey: PublicKey) {
-        let sent = info.usesSecureChannelV2
+        let sent = isVersion4
             ? try CardKeyPath(source: .master, components: target)
             : CardKeyPath.shortest(to: target, from: current)
         try derive(sent)
@@ -189,7 +189,7 @@ extension CardLink {
             }
             return CardExport(path: shown, publicKey: exported.publicKey, privateKey: privateKey, xpub: nil)
         case .extendedPublicKey:
-            guard !target.isEmpty else { throw CardKeyError.masterXpub(version4: info.usesSecureChannelV2) }
+            guard !target.isEmpty else { throw CardKeyError.masterXpub(version4: isVersion4) }
             guard !CardKeyPath.isEIP1581(target) else { throw CardKeyError.xpubNotExportable(path: shown.description) }
             let exported = try commands.exportKey(.derive(path), kind: .extendedPublicKey)
             let parent = try commands.exportKey(

@@ -77,9 +77,19 @@ public final class CardLink {
     /// card in a reader.
     public var simulatedNote: String? {
         guard case .simulator(let card) = medium else { return nil }
-        let what = info.usesSecureChannelV2 ? "its PIN, PUK, duress PIN and keys" : "its PIN, PUK, pairing secret and keys"
+        let what = isVersion4 ? "its PIN, PUK, duress PIN and keys" : "its PIN, PUK, pairing secret and keys"
         return what + " are in " + (card.statePath ?? "this process's memory")
             + ", protected by file permissions, not by the PIN: fine for learning and testing, not for funds"
+    }
+
+    /// True for a Keycard 4.0 applet (Secure Channel V2, no pairings): the one version check
+    /// of the application layer and the tables.
+    public var isVersion4: Bool { info.usesSecureChannelV2 }
+
+    /// Refuses what only a card with pairings (3.x) does: pairing, unpairing, the pairing
+    /// password (a 4.0 card opens its channel against its certificate).
+    public func requirePairings() throws(CardCommandError) {
+        guard !isVersion4 else { throw .noPairingOnVersion4 }
     }
 
     /// True for a simulated card.
@@ -90,7 +100,7 @@ public final class CardLink {
 
     /// True while a secure channel is open: with a pairing (3.x) or Secure Channel V2 (4.0).
     public var hasOpenChannel: Bool {
-        commands.isSecureChannelOpen && (pairing != nil || info.usesSecureChannelV2)
+        commands.isSecureChannelOpen && (pairing != nil || isVersion4)
     }
 
     /// The instance UID as hex (what pairings are stored under).

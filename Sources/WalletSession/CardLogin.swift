@@ -128,7 +128,7 @@ extension Session {
     /// The way into a pairing (`card.pair`): frees the session's ephemeral pairing, then SELECT;
     /// refuses a blank card. Returns SELECT's answer and the warnings of the release.
     public func startOver(_ card: CardLink) throws -> (info: ApplicationInfo, warnings: [String]) {
-        guard !card.info.usesSecureChannelV2 else { throw CardCommandError.noPairingOnVersion4 }
+        try card.requirePairings()
         let warnings = releaseEphemeralPairing()
         let info = try card.select()
         guard info.isInitialized else { throw CardCommandError.blank }
@@ -179,7 +179,7 @@ extension Session {
         let warning = try card.keyCheckWarning(store: recorded)
         // A 4.0 card's UNBLOCK serves the PIN last used (docs/card.md, "Keycard 4.0"): remember
         // whether that was the duress PIN, in this store, for card.unblock to warn.
-        if card.info.usesSecureChannelV2 {
+        if card.isVersion4 {
             try recorded.setSetting(card.duressLoginSetting, to: warning == nil ? nil : "1")
             // The main PIN answered: it is not the one a duress UNBLOCK left blocked any more.
             if warning == nil { try recorded.setSetting(card.duressUnblockSetting, to: nil) }
@@ -193,7 +193,7 @@ extension Session {
     /// login — UNBLOCK then gives the duress PIN a new value and the main PIN stays blocked
     /// (docs/keycard-protocol.md §14.5); nil otherwise.
     public func duressUnblockWarning(_ card: CardLink) throws -> String? {
-        guard card.info.usesSecureChannelV2, try existingStore()?.setting(card.duressLoginSetting) == "1" else { return nil }
+        guard card.isVersion4, try existingStore()?.setting(card.duressLoginSetting) == "1" else { return nil }
         return "the last login kcs saw on this card used the duress PIN: a 4.0 card's UNBLOCK then sets a new duress "
             + "PIN, and the main PIN (its wallet) stays blocked until a factory reset and a restore from the mnemonic"
     }
@@ -217,7 +217,7 @@ extension Session {
     /// (docs/keycard-protocol.md §14.5), so "wrong PIN: 2 tries left" would be read as the main
     /// PIN's — the error says whose tries they are.
     public func pinFailure(_ error: Error, on card: CardLink) -> Error {
-        if card.info.usesSecureChannelV2, case .wrongPIN(let tries)? = error as? CardError,
+        if card.isVersion4, case .wrongPIN(let tries)? = error as? CardError,
            (try? existingStore()?.setting(card.duressUnblockSetting)) == "1" {
             return CardCommandError.wrongPINAfterDuressUnblock(triesLeft: tries)
         }
@@ -226,7 +226,7 @@ extension Session {
 
     /// After CHANGE PIN: on a 4.0 card after a duress login, the PIN changed is the duress PIN.
     public func duressChangeNote(_ card: CardLink) -> String? {
-        guard card.info.usesSecureChannelV2, card.keyWarning != nil else { return nil }
+        guard card.isVersion4, card.keyWarning != nil else { return nil }
         return "this session is a duress login, so the duress PIN changed; the main PIN is as it was"
     }
 
@@ -237,7 +237,7 @@ extension Session {
     /// moment PAIR answers; refuses a PIN that could block the card; then the duress check.
     public func login(pin: Secret, _ request: CardLoginRequest) throws -> CardLoginResult {
         let card = try requireCard()
-        if request.pairingOptionGiven, card.info.usesSecureChannelV2 { throw CardCommandError.noPairingOnVersion4 }
+        if request.pairingOptionGiven, card.isVersion4 { throw CardCommandError.noPairingOnVersion4 }
         try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
         var warnings = releaseEphemeralPairing()
         var store: WalletStore?

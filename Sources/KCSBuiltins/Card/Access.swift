@@ -46,7 +46,7 @@ extension Builtins {
             let card = try session.requireCard()
             var fields: [(String, Value)] = [("initialized", .bool(card.info.isInitialized)), ("shortUID", .string(card.shortUID))]
             if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
-            if card.info.usesSecureChannelV2 {
+            if card.isVersion4 {
                 fields.append(("duressPIN", .string("set: it opens a second wallet with other keys; give it instead of the PIN if someone forces you to unlock the card")))
             }
             return withWarnings(fields, warnings, session: session)
@@ -169,7 +169,7 @@ extension Builtins {
                 })
             }
             let card = try session.requireCard()
-            guard !card.info.usesSecureChannelV2 else { throw CardCommandError.noPairingOnVersion4 }
+            try card.requirePairings()
             // SELECT refreshes the free-slot count, but would end an open session.
             if !card.commands.isSecureChannelOpen { try card.select() }
             let uid = card.info.instanceUID
@@ -197,7 +197,7 @@ extension Builtins {
                 example: "card.unpair --others --yes") { args in
             let session = try args.session()
             let card = try session.requireLoggedIn()
-            guard !card.info.usesSecureChannelV2 else { throw CardCommandError.noPairingOnVersion4 }
+            try card.requirePairings()
             let slotArgument = try args.integer("slot").map { UInt8(try smallInt($0, "the slot", in: 0...255)) }
             let given = [slotArgument != nil, args.flag("others"), args.flag("all")].filter { $0 }.count
             guard given <= 1 else { throw CardCommandError.unpairChoice }
@@ -249,7 +249,7 @@ extension Builtins {
                                        session: session)
                 try card.commands.changePUK(puk)
             default:  // pairing; the table declares the choices
-                guard !card.info.usesSecureChannelV2 else { throw CardCommandError.noPairingOnVersion4 }
+                try card.requirePairings()
                 let password = try newValue(args.value("value"), what: "pairing password",
                                             option: "the new pairing password as argument 2", session: session)
                 try card.commands.changePairingSecret(try PairingSecret(password: try newPairingPassword(password)))
@@ -329,7 +329,7 @@ extension Builtins {
         var shown: [String] = []
         let pin = try initValue(args, "pin", what: "PIN", digits: 6, generate: generate, shown: &shown,
                                 session: session)
-        if try session.requireCard().info.usesSecureChannelV2 {
+        if try session.requireCard().isVersion4 {
             return try initRequestV2(args, pin: pin, generate: generate, shown: shown, session: session)
         }
         var puk = try initValue(args, "puk", what: "PUK", digits: 12, generate: generate, shown: &shown,
