@@ -8,7 +8,7 @@ import WalletStore
 
 // The `key` namespace: the key dashboard of the store (docs/store.md, "Keys") — list, generate,
 // show, rename, move, delete, reveal, and the rotation steps of one key. The work is the
-// session's key book (`WalletSession/KeyBook.swift`); bodies convert arguments and results.
+// session's key book (`WalletSession/Keys/KeyBook.swift`); bodies convert arguments and results.
 
 extension Builtins {
     static let key: [Builtin] = [

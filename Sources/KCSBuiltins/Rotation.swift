@@ -6,7 +6,7 @@ import WalletSession
 import WalletStore
 
 // The `rotation` namespace and `keys.rotation`: key rotation as console commands (docs/store.md,
-// "Rotation"). The steps are the session's rotation driver (`WalletSession/Rotation.swift`);
+// "Rotation"). The steps are the session's rotation driver (`WalletSession/Rotation/Rotation.swift`);
 // every step is one store call, so the journal always says how far a rotation got.
 
 extension Builtins {

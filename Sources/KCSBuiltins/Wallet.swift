@@ -9,7 +9,7 @@ import WalletStore
 
 // The `wallet` namespace and `accounts`: BIP-44 account discovery with a gap limit and choosing
 // a discovered address (docs/eth-node.md, "Discovery"); the driver is the session's
-// (`WalletSession/Discovery.swift`).
+// (`WalletSession/Rotation/Discovery.swift`).
 
 extension Builtins {
     static let wallet: [Builtin] = [

@@ -9,7 +9,7 @@ import WalletStore
 
 // The `card` namespace, getting in (docs/card-console.md): status, INIT, pairing that is stored
 // and never lost, the secure channel, the PIN with its safety rules, and the factory reset. The
-// walk and the bookkeeping are the session's (`WalletSession/CardLogin.swift`,
+// walk and the bookkeeping are the session's (`WalletSession/Card/CardLogin.swift`,
 // `CardAdministration.swift`); secrets come in as secret values or are asked without echo.
 
 extension Builtins {

@@ -8,7 +8,7 @@ import WalletStore
 
 // The `card` namespace, the card's wallet (docs/card-console.md): creating the card's key four
 // ways, deriving on the card, the PIN-less path and exporting. The card key in kcs's books is the
-// session's (`WalletSession/CardKeys.swift`).
+// session's (`WalletSession/Card/CardKeys.swift`).
 
 extension Builtins {
     static let cardKeys: [Builtin] = [

@@ -3,7 +3,7 @@ import KCSRuntime
 import WalletSession
 
 // The `card` namespace, the NDEF message phones read when they tap the card (docs/card-console.md,
-// `card.ndef`): the body reads its arguments and calls the session (`WalletSession/CardNDEF.swift`).
+// `card.ndef`): the body reads its arguments and calls the session (`WalletSession/Card/CardNDEF.swift`).
 
 extension Builtins {
     static let cardNDEF: [Builtin] = [

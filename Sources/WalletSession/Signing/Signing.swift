@@ -281,10 +281,3 @@ extension CardLink {
     }
 }
 
-extension Session {
-    /// The active card keys of `card`, oldest first.
-    public func cardKeys(of card: CardLink) throws -> [KeyRecord] {
-        let storage = KeyStorage.card(instanceUID: card.instanceUID)
-        return try store().keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
-    }
-}
