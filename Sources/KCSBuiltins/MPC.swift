@@ -140,12 +140,7 @@ extension Builtins {
             let approval = TwoPartyApproval(rawValue: args.string("approve") ?? "ask") ?? .ask
             let sessions = args.int("sessions")
             try session.serveCosigner(listen: args.string("listen") ?? "127.0.0.1:7000", approval: approval, sessions: sessions,
-                                      pairAny: args.flag("pair-any"), allowRawDigests: args.flag("allow-raw-digests"),
-                                      ready: { address in
-                                          if let file = session.environment["KCS_COSIGNER_READY_FILE"] {
-                                              FileManager.default.createFile(atPath: file, contents: Data((address + "\n").utf8))
-                                          }
-                                      })
+                                      pairAny: args.flag("pair-any"), allowRawDigests: args.flag("allow-raw-digests"))
             return .null
         },
     ]

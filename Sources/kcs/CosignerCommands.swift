@@ -1,8 +1,9 @@
-// `kcs cosigner serve`: this home as the co-signer of two-party keys (docs/two-party.md). It runs
-// the console's `mpc.serve` in the home given, so the vault, prompts and exit codes are the
-// console's own.
+// `kcs cosigner serve`: this home as the co-signer of two-party keys (docs/two-party.md). It calls
+// the session's co-signer (`CosignerService`) with the console's host, so the vault, prompts and
+// exit codes are the console's own.
 import ArgumentParser
 import Foundation
+import KCSConsole
 
 struct Cosigner: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,15 +42,13 @@ struct Cosigner: ParsableCommand {
         }
 
         func run() throws {
-            let address = socket.map { "unix:" + $0 } ?? listen ?? "127.0.0.1:7000"
-            let quoted = "\"" + address.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                .replacingOccurrences(of: "{", with: "\\{").replacingOccurrences(of: "\n", with: "\\n") + "\""
-            var code = "mpc.serve --listen \(quoted) --approve \(approve)"
-            if let sessions { code += " --sessions \(sessions)" }
-            if pairAny { code += " --pair-any" }
-            if allowRawDigests { code += " --allow-raw-digests" }
-            throw ExitCode(try ConsoleRun(code: code, json: false, jsonErrors: false, echo: false, home: common.home,
-                                          noColor: common.noColor, rpc: common.rpc, initFile: nil, file: nil, args: []).run())
+            let host = ConsoleHost()
+            // However it ends: an ephemeral card pairing is unpaired, the card let go.
+            defer { host.session.close() }
+            _ = common.runner(host: host, json: false)  // the home, the node and the colours, as the console's
+            throw ExitCode(CosignerService.serve(host: host, listen: socket.map { "unix:" + $0 } ?? listen ?? "127.0.0.1:7000",
+                                                 approve: approve, sessions: sessions, pairAny: pairAny,
+                                                 allowRawDigests: allowRawDigests, noColor: common.noColor))
         }
     }
 }

@@ -127,6 +127,13 @@ struct MeaningfulMessagesTests {
         let r = try home.run(arguments: ["cosigner", "serve", "--socket", file, "--sessions", "1"])
         #expect(r.code != 0 && r.err.contains("exists and is not a socket; kcs removes only a stale socket"), "\(r.err)")
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious\n")
+        // The subcommand calls the co-signer itself: its error names it, and no script made from
+        // its options shows (a `{` or a newline in an address is taken as written).
+        #expect(r.err.hasPrefix("kcs cosigner serve: error: cannot listen on unix:\(file): "), "\(r.err)")
+        #expect(!r.err.contains("mpc.serve"), "\(r.err)")
+        let odd = try home.run(arguments: ["cosigner", "serve", "--listen", "127.0.0.1:{x}\n", "--sessions", "1"])
+        #expect(odd.code == 70 && odd.err == "kcs cosigner serve: error: expected HOST:PORT (IPv4) or unix:PATH, got 127.0.0.1:{x}\n\n",
+                "\(odd.err)")
     }
 
     /// A refused `vault.change-passphrase --new "…"` shows the new passphrase nowhere.

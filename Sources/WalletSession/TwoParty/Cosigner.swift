@@ -14,14 +14,17 @@ extension Session {
     /// generation and signing for paired consoles; every request to sign is shown, and recorded in
     /// this home's history once co-signed. `ready` gets the address actually listened on.
     public func serveCosigner(listen text: String, approval: TwoPartyApproval, sessions: Int? = nil,
-                              pairAny: Bool = false, allowRawDigests: Bool = false,
-                              ready: (String) -> Void = { _ in }) throws {
+                              pairAny: Bool = false, allowRawDigests: Bool = false) throws {
         let policy = CosignerPolicy(approval: approval, pairAny: pairAny, allowRawDigests: allowRawDigests)
         let store = try unlockedStore()
         let identity = try twoPartyIdentity(store)
         sweepInterruptedTwoPartySessions(store)
         let listener = try SocketListener(try Endpoint(text))
-        ready(listener.endpoint.description)
+        // Whoever started it learns the address it listens on (port 0 picks one): a file that
+        // appears only once the socket is bound (docs/kcs.1, KCS_COSIGNER_READY_FILE).
+        if let file = environment["KCS_COSIGNER_READY_FILE"], !file.isEmpty {
+            FileManager.default.createFile(atPath: file, contents: Data((listener.endpoint.description + "\n").utf8))
+        }
         show("co-signer \(identity.fingerprint) listening on \(listener.endpoint) (approval: \(approval.rawValue))")
         // Each connection's handshake and first message run on a thread of their own, within a
         // total deadline, so a peer that trickles its bytes holds up nobody; the sessions
