@@ -73,25 +73,6 @@ final class TestClock: @unchecked Sendable {
         return try interpreter.run(program, source: source)
     }
 
-    /// A signature is recorded only once the caller's last step with it succeeded (`finish`): the
-    /// answer `qr.sign` builds failed after "y" and left a history row no one ever received.
-    @Test func signature_isRecordedOnlyAfterTheCallersLastStep() throws {
-        defer { try? FileManager.default.removeItem(atPath: home) }
-        let s = session(["KCS_VAULT_PASSPHRASE": "a passphrase for this test"])
-        _ = try s.unlockedStore()
-        let key = try PrivateKey(bytes: Hex.decode("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"))
-        let request = SigningRequest(digest: [UInt8](repeating: 7, count: 32), payload: .digest, kind: .hash,
-                                     signer: SignerChoice(key: .given(key, path: nil)))
-        struct AnswerFailed: Error {}
-        #expect(throws: AnswerFailed.self) {
-            _ = try s.sign(request) { _ in throw AnswerFailed() }
-        }
-        #expect(try s.store().historyCount() == 0)
-        let signed = try s.sign(request)
-        #expect(signed.signer == "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23")
-        #expect(try s.store().historyCount() == 1)
-    }
-
     @Test func firstUse_createsTheVault_askingThePassphraseTwice() throws {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let host = ScriptedHost(interactive: true, secrets: ["pw", "pw"], session: session())

@@ -151,6 +151,25 @@ struct SignerTests {
         }
     }
 
+    /// A signature is recorded only once the caller's last step with it succeeded (`finish`): the
+    /// answer `qr.sign` builds failed after "y" and left a history row no one ever received.
+    @Test func signature_isRecordedOnlyAfterTheCallersLastStep() throws {
+        let home = Home()
+        let key = try PrivateKey(bytes: Hex.decode("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"))
+        _ = try home.store
+        let request = SigningRequest(digest: [UInt8](repeating: 7, count: 32), payload: .digest, kind: .hash,
+                                     signer: SignerChoice(key: .given(key, path: nil)))
+        struct AnswerFailed: Error {}
+        #expect(throws: AnswerFailed.self) {
+            _ = try home.session.sign(request) { _ in throw AnswerFailed() }
+        }
+        #expect(try home.store.historyCount() == 0)
+        let signed = try home.session.sign(request)
+        #expect(signed.signer == "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23")
+        #expect(signed.keyName == signed.signer && signed.verified && signed.checkedAgainst == "the given key, by recovery")
+        #expect(try home.store.historyCount() == 1)
+    }
+
     @Test func card_keyOfAnotherCard_isRefusedBeforeAnythingIsSent() throws {
         let home = Home()
         let card = try home.connectCardWithAbandonAbout()
