@@ -42,46 +42,16 @@ extension Builtins {
                 ],
                 summary: "Continues an unfinished rotation from the step it reached (see rotation.pending).",
                 example: "rotation.resume 3 --yes") { args in
-            let session = try args.session()
-            let store = try session.store()
-            let rotation = try store.rotation(id: try rotationID(args))
-            guard !rotation.state.isFinished else {
-                throw RotationCommandError.finished(rotationID: rotation.id, state: rotation.state.rawValue)
-            }
-            if rotation.state == .started {
-                let old = try store.key(id: rotation.oldKeyID)
-                try session.checkBackupCanBeConfirmed(of: old, skipConfirm: args.flag("skip-confirm"))
-            } else if args.string("successor") != nil {
-                throw BuiltinError.optionNotApplicable(
-                    option: "successor",
-                    reason: "rotation \(rotation.id) already has its successor \(rotation.newKeyName ?? "")")
-            }
-            let unlocked = try session.unlockedStore(reconfirming: args.command)
-            let done = try session.advanceRotation(rotation.id, successorName: args.string("successor"), yes: args.flag("yes"),
-                                           skipConfirm: args.flag("skip-confirm"), store: unlocked)
-            return rotationValue(done)
+            rotationValue(try args.session().resumeRotation(try rotationID(args), successorName: args.string("successor"),
+                                                            yes: args.flag("yes"), skipConfirm: args.flag("skip-confirm"),
+                                                            operation: args.command))
         },
 
         Builtin("rotation.rollback", params: [ParamSpec("id", .int)],
                 options: [OptionSpec("yes", nil, "confirm deleting the successor without asking (batch runs)")],
                 summary: "Abandons an unfinished rotation: deletes the successor, if one was made; the old key stays as it was.",
                 example: "rotation.rollback 3 --yes") { args in
-            let session = try args.session()
-            let store = try session.store()
-            let rotation = try store.rotation(id: try rotationID(args))
-            guard !rotation.state.isFinished else {
-                throw RotationCommandError.finished(rotationID: rotation.id, state: rotation.state.rawValue)
-            }
-            var doomed: [String] = []
-            if let successor = rotation.newKeyName {
-                doomed = [successor] + (try store.children(ofKeyNamed: successor).map(\.name))
-                try session.confirm("roll back rotation \(rotation.id)? \(successor) and its secret are deleted; "
-                                    + "\(rotation.oldKeyName) stays as it is", yes: args.flag("yes"))
-                _ = try session.unlockedStore(reconfirming: args.command)
-            }
-            let done = try store.rollBackRotation(rotationID: rotation.id)
-            session.forgetActiveKey(ifAmong: doomed)
-            return rotationValue(done)
+            rotationValue(try args.session().rollBackRotation(try rotationID(args), yes: args.flag("yes"), operation: args.command))
         },
     ]
 }

@@ -8,11 +8,12 @@ import Testing
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-/// Every `Builtin("name", …) { args in … }` of the module: its file, name and body length.
-private func builtins() throws -> [(file: String, name: String, bodyLines: Int)] {
+/// Every `Builtin("name", …) { args in … }` of the module: its file, name, body length and the
+/// calls its body makes into the service layer.
+private func builtins() throws -> [(file: String, name: String, bodyLines: Int, serviceCalls: [String])] {
     let dir = root.appendingPathComponent("Sources/KCSBuiltins")
     let files = FileManager.default.enumerator(atPath: dir.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
-    var out: [(String, String, Int)] = []
+    var out: [(String, String, Int, [String])] = []
     let start = try NSRegularExpression(pattern: #"^( *)Builtin\("([^"]+)""#)
     for file in files.sorted() {
         let lines = try String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8)
@@ -30,11 +31,23 @@ private func builtins() throws -> [(file: String, name: String, bodyLines: Int)]
             var close = open + 1
             let end = String(repeating: " ", count: line[indent].count) + "}"
             while close < lines.count, lines[close] != end, lines[close] != end + "," { close += 1 }
-            out.append((file, String(line[name]), close - open - 1))
+            let body = lines[(open + 1)..<min(close, lines.count)].joined(separator: "\n")
+            out.append((file, String(line[name]), close - open - 1, serviceCalls(in: body)))
             i = close + 1
         }
     }
     return out
+}
+
+/// The methods a body calls on the session, the card link, its command set or the store
+/// (`session.login(…)`, `card.commands.getStatus()`, `store.key(named:)`), in order; finding the
+/// session, the card or the store is not counted.
+private func serviceCalls(in body: String) -> [String] {
+    let call = try! NSRegularExpression(pattern: #"\b(?:session|card|store|args\.session\(\))\s*\.\s*(?:commands\s*\.\s*)?([a-z][A-Za-z0-9]*)\s*\("#)
+    let finding: Set<String> = ["session", "requireCard", "requireLoggedIn", "requireChannel", "store", "unlockedStore", "existingStore"]
+    let ns = body as NSString
+    return call.matches(in: body, range: NSRange(location: 0, length: ns.length))
+        .map { ns.substring(with: $0.range(at: 1)) }.filter { !finding.contains($0) }
 }
 
 @Suite struct BuiltinTableTests {
@@ -61,6 +74,16 @@ private func builtins() throws -> [(file: String, name: String, bodyLines: Int)]
         }
         let names = all.map(\.name)
         #expect(Set(names).count == names.count)
+    }
+
+    /// A body converts, calls the session and converts back: one call, or a few alternatives
+    /// (`--clear` or a path). More is orchestration, which is the session's (docs/architecture.md,
+    /// "How to add a builtin").
+    @Test func bodies_callTheServiceLayerAtMostThreeTimes() throws {
+        let all = try builtins()
+        let busy = all.filter { $0.serviceCalls.count > 3 }.map { "\($0.name) (\($0.file)): \($0.serviceCalls.joined(separator: ", "))" }
+        #expect(busy.isEmpty, "bodies orchestrating the service layer — move it into a WalletSession method: \(busy)")
+        #expect(all.filter { $0.serviceCalls.count == 1 }.count > 40, "the counter finds the service calls")
     }
 
     @Test func bodies_areThin() throws {

@@ -61,23 +61,10 @@ extension Builtins {
                 summary: "Pairs with the card and stores the pairing (sealed, by instance UID) so later sessions reuse the slot.",
                 example: "card.pair --default") { args in
             let session = try args.session()
-            let card = try session.requireCard()
-            let (info, released) = try session.startOver(card)
-            var warnings = released
-            // The vault first: a slot is used only when its pairing can be kept.
-            let store = try session.unlockedStore()
-            if let held = try store.pairings().first(where: { $0.instanceUID == info.instanceUID }), !args.flag("force") {
-                throw CardCommandError.alreadyPaired(slot: held.slot)
-            }
-            try card.checkFreePairingSlot()  // before the password is asked
-            let secret = try pairingSecret(args, session: session)
-            let (pairing, slotWarnings) = try card.pair(secret: secret) { pairing in
-                try store.savePairing(pairing, instanceUID: info.instanceUID)
-            }
-            warnings += slotWarnings
-            var fields: [(String, Value)] = [("slot", .int(Int(pairing.index))), ("stored", .bool(true))]
-            if let free = card.info.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
-            return withWarnings(fields, warnings, session: session)
+            let paired = try session.pairCard(force: args.flag("force")) { try pairingSecret(args, session: session) }
+            var fields: [(String, Value)] = [("slot", .int(Int(paired.pairing.index))), ("stored", .bool(true))]
+            if let free = paired.freePairingSlots { fields.append(("freePairingSlots", .int(free))) }
+            return withWarnings(fields, paired.warnings, session: session)
         },
 
         Builtin("card.open", traits: [.opensVault],
@@ -95,15 +82,7 @@ extension Builtins {
                 summary: "Verifies the PIN over the open secure channel (refused with one try left unless --force).",
                 example: "card.verify (env \"KC_PIN\" --secret pin)") { args in
             let session = try args.session()
-            let card = try session.requireChannel()
-            let pin = try requiredSecret(args, "pin")
-            try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
-            try Session.checkTries(.pin, in: card.commands.getStatus(), force: args.flag("force"))
-            card.pinVerified = false
-            do { try card.commands.verifyPIN(pin) } catch { throw session.pinFailure(error, on: card) }
-            card.pinVerified = true
-            // The same duress check as card.login's (docs/card.md, "Duress logins").
-            guard let warning = try session.checkCardKeys(card) else { return .null }
+            guard let warning = try session.verifyPIN(try requiredSecret(args, "pin"), force: args.flag("force")) else { return .null }
             return withWarnings([], [warning], session: session)
         },
 
@@ -168,23 +147,14 @@ extension Builtins {
                                    ("slot", .int(Int(p.slot))), ("created", .string(isoDate(p.createdAt)))]))
                 })
             }
-            let card = try session.requireCard()
-            try card.requirePairings()
-            // SELECT refreshes the free-slot count, but would end an open session.
-            if !card.commands.isSecureChannelOpen { try card.select() }
-            let uid = card.info.instanceUID
-            let stored = try store.pairings().first { $0.instanceUID == uid }
-            var fields: [(String, Value)] = [("card", .string(card.name)), ("shortUID", .string(card.shortUID))]
-            fields.append(("pairingSlots", card.pairingSlotCount.map { .int($0) } ?? .null))
-            fields.append(("freePairingSlots", card.freePairingSlots.map { .int($0) } ?? .null))
-            fields.append(("stored", stored.map { .int(Int($0.slot)) } ?? .null))
-            let open = card.commands.isSecureChannelOpen ? card.pairing : nil
-            fields.append(("session", open.map { .int(Int($0.index)) } ?? .null))
-            fields.append(("ephemeral", .bool(card.ephemeralPairing != nil)))
-            let unexplained = card.unexplainedPairingSlots(stored: stored != nil)
-            fields.append(("unexplained", unexplained.map { .int($0) } ?? .null))
-            let warnings = card.unexplainedPairingSlotsWarning(stored: stored != nil).map { [$0] } ?? []
-            return withWarnings(fields, warnings, session: session)
+            let p = try session.cardPairings()
+            let int = { (n: Int?) in n.map { Value.int($0) } ?? .null }
+            let fields: [(String, Value)] = [
+                ("card", .string(p.card)), ("shortUID", .string(p.shortUID)), ("pairingSlots", int(p.pairingSlots)),
+                ("freePairingSlots", int(p.freePairingSlots)), ("stored", int(p.storedSlot)), ("session", int(p.sessionSlot)),
+                ("ephemeral", .bool(p.ephemeral)), ("unexplained", int(p.unexplained)),
+            ]
+            return withWarnings(fields, p.warning.map { [$0] } ?? [], session: session)
         },
 
         Builtin("card.unpair", traits: [.changesCard], params: [ParamSpec("slot", .int, default: .null)],
@@ -237,26 +207,13 @@ extension Builtins {
                 summary: "Changes the PIN, the PUK or the pairing password (asked twice at a terminal); needs card.login.",
                 example: "card.change pin (env \"KC_NEW_PIN\" --secret pin)") { args in
             let session = try args.session()
-            let card = try session.requireLoggedIn()
-            let what = args.string("what") ?? ""
-            switch what {
-            case "pin":
-                let pin = try newValue(args.value("value"), what: "PIN", option: "the new PIN as argument 2",
-                                       session: session)
-                try card.commands.changePIN(pin)
-            case "puk":
-                let puk = try newValue(args.value("value"), what: "PUK", option: "the new PUK as argument 2",
-                                       session: session)
-                try card.commands.changePUK(puk)
-            default:  // pairing; the table declares the choices
-                try card.requirePairings()
-                let password = try newValue(args.value("value"), what: "pairing password",
-                                            option: "the new pairing password as argument 2", session: session)
-                try card.commands.changePairingSecret(try PairingSecret(password: try newPairingPassword(password)))
+            // The table declares the choices: pin, puk, pairing.
+            let credential = ChangeableCredential(rawValue: args.string("what") ?? "") ?? .pairing
+            let note = try session.changeCredential(credential) { what in
+                let secret = try newValue(args.value("value"), what: what, option: "the new \(what) as argument 2", session: session)
+                return credential == .pairing ? try newPairingPassword(secret) : secret
             }
-            var fields: [(String, Value)] = [("changed", .string(what))]
-            if what == "pin", let note = session.duressChangeNote(card) { fields.append(("note", .string(note))) }
-            return .map(ValueMap(fields))
+            return .map(ValueMap([("changed", .string(credential.rawValue))] + (note.map { [("note", .string($0))] } ?? [])))
         },
 
         Builtin("card.reset", traits: [.changesCard],

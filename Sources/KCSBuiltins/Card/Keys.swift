@@ -29,17 +29,8 @@ extension Builtins {
                 let card = try session.requireChannel()
                 return .mnemonic(try card.commands.generateMnemonic(wordCount: words))
             }
-            let card = try session.requireLoggedIn()
-            try card.ensureReplaceable(force: args.flag("force"))
-            let mnemonic = try card.commands.generateMnemonic(wordCount: words)
-            let seed = try Builtins.seed(mnemonic, args)
-            let uid = try card.commands.loadKey(seed: seed)
-            mnemonic.withWords { list in
-                var lines = ["Write these \(list.count) words down, in order; they are shown only now:"]
-                for (i, w) in list.enumerated() { lines.append(String(format: "%3d. %@", i + 1, w)) }
-                session.show(lines.joined(separator: "\n"))
-            }
-            return cardKeyValue(try session.recordCardKey(of: card, keyUID: uid, source: .generated, name: args.string("name")))
+            return cardKeyValue(try session.loadCardMnemonic(words: words, force: args.flag("force"), name: args.string("name"),
+                                                             seed: { try Builtins.seed($0, args) }))
         },
 
         Builtin("card.load", traits: [.changesCard],
@@ -145,8 +136,7 @@ extension Builtins {
                 try card.clearPinlessPath(store: store)
                 return .null
             }
-            let requested = try parseCardPath(args["path"])
-            return pinlessValue(try card.setPinlessPath(try card.absolutePath(requested).components, store: store))
+            return pinlessValue(try card.setPinlessPath(try parseCardPath(args["path"]), store: store))
         },
 
         Builtin("card.export", qr: .field("xpub"), params: [ParamSpec("path", pathType, default: .null)],

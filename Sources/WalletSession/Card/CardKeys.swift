@@ -55,6 +55,22 @@ extension Session {
         return (record, uid)
     }
 
+    /// `card.mnemonic --load`: the card generates a mnemonic and loads its `seed` as its key
+    /// (refused over a key unless `force`), the words are shown once, and the key is recorded.
+    public func loadCardMnemonic(words: Mnemonic.WordCount, force: Bool, name: String?,
+                                 seed: (Mnemonic) throws -> Secret) throws -> (record: KeyRecord, keyUID: [UInt8]) {
+        let card = try requireLoggedIn()
+        try card.ensureReplaceable(force: force)
+        let mnemonic = try card.commands.generateMnemonic(wordCount: words)
+        let uid = try card.commands.loadKey(seed: try seed(mnemonic))
+        mnemonic.withWords { list in
+            var lines = ["Write these \(list.count) words down, in order; they are shown only now:"]
+            for (i, w) in list.enumerated() { lines.append(String(format: "%3d. %@", i + 1, w)) }
+            show(lines.joined(separator: "\n"))
+        }
+        return try recordCardKey(of: card, keyUID: uid, source: .generated, name: name)
+    }
+
     /// `card.load`: LOAD KEY (`load`, after the refusal to replace a key unless `force`), then the
     /// key recorded. With the BIP-32 `seed` that was loaded (a mnemonic's or a seed's, not a key
     /// pair's nor LEE mode's), the key the card derives at `CardLink.keyCheckPath` is compared with
@@ -209,9 +225,11 @@ extension CardLink {
         try store.setting(pinlessSetting).flatMap(PinlessRecord.init)
     }
 
-    /// SET PINLESS PATH to `target` (absolute), with the public key the card exports there kept
-    /// beside it in the store, so a PIN-less signature can be checked later.
-    public func setPinlessPath(_ target: [ChildIndex], store: WalletStore) throws -> PinlessRecord {
+    /// SET PINLESS PATH to `requested` (a relative path resolved against the current one), with
+    /// the public key the card exports there kept beside it in the store, so a PIN-less signature
+    /// can be checked later.
+    public func setPinlessPath(_ requested: CardPathRequest, store: WalletStore) throws -> PinlessRecord {
+        let target = try absolutePath(requested).components
         let path = try CardKeyPath(source: .master, components: target)
         try commands.setPinlessPath(path)
         pinlessPath = DerivationPath(absolute: true, target)

@@ -124,6 +124,85 @@ extension CardLink {
     }
 }
 
+/// What `card.change` changes: the PIN, the PUK or the pairing password.
+public enum ChangeableCredential: String, Sendable, CaseIterable {
+    case pin, puk, pairing
+}
+
+/// A pairing `card.pair` made and stored.
+public struct CardPairingResult {
+    public let pairing: Pairing
+    /// The card's free slots after it, when SELECT said.
+    public let freePairingSlots: Int?
+    public let warnings: [String]
+}
+
+/// What kcs holds for the connected card's pairings, and the card's slots (`card.pairings`).
+public struct CardPairings {
+    public let card: String
+    public let shortUID: String
+    public let pairingSlots: Int?
+    public let freePairingSlots: Int?
+    /// The slot of the pairing kcs keeps in the vault for this card.
+    public let storedSlot: Int?
+    /// The slot of this session's open secure channel.
+    public let sessionSlot: Int?
+    /// True while `card.login --ephemeral`'s pairing is held.
+    public let ephemeral: Bool
+    /// Slots in use that neither kcs nor this session explains (docs/card.md, "Pairing slots").
+    public let unexplained: Int?
+    public let warning: String?
+}
+
+extension Session {
+    /// `card.pair`: frees the session's ephemeral pairing and SELECTs; opens the vault before a
+    /// slot is used (a slot is used only when its pairing can be kept); refuses a card kcs is
+    /// paired with unless `force`, and a card without a free slot before `secret` is asked;
+    /// then PAIR, storing the pairing the moment the card answers.
+    public func pairCard(force: Bool, secret: () throws -> PairingSecret) throws -> CardPairingResult {
+        let card = try requireCard()
+        let (info, released) = try startOver(card)
+        let store = try unlockedStore()
+        if let held = try store.pairings().first(where: { $0.instanceUID == info.instanceUID }), !force {
+            throw CardCommandError.alreadyPaired(slot: held.slot)
+        }
+        try card.checkFreePairingSlot()
+        let (pairing, slotWarnings) = try card.pair(secret: try secret()) { pairing in
+            try store.savePairing(pairing, instanceUID: info.instanceUID)
+        }
+        return CardPairingResult(pairing: pairing, freePairingSlots: card.info.freePairingSlots, warnings: released + slotWarnings)
+    }
+
+    /// `card.verify`: VERIFY PIN over the open channel — six digits, refused with one try left
+    /// unless `force` — then the duress check `card.login` makes (docs/card.md, "Duress logins"):
+    /// its warning, if any.
+    public func verifyPIN(_ pin: Secret, force: Bool) throws -> String? {
+        let card = try requireChannel()
+        try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
+        try Self.checkTries(.pin, in: card.commands.getStatus(), force: force)
+        card.pinVerified = false
+        do { try card.commands.verifyPIN(pin) } catch { throw pinFailure(error, on: card) }
+        card.pinVerified = true
+        return try checkCardKeys(card)
+    }
+
+    /// `card.pairings` for the connected 3.x card; SELECT first to refresh the free slots unless
+    /// a channel is open (SELECT would end it).
+    public func cardPairings() throws -> CardPairings {
+        let card = try requireCard()
+        try card.requirePairings()
+        if !card.commands.isSecureChannelOpen { try card.select() }
+        let uid = card.info.instanceUID
+        let stored = try store().pairings().first { $0.instanceUID == uid }
+        let open = card.commands.isSecureChannelOpen ? card.pairing : nil
+        return CardPairings(card: card.name, shortUID: card.shortUID, pairingSlots: card.pairingSlotCount,
+                            freePairingSlots: card.freePairingSlots, storedSlot: stored.map { Int($0.slot) },
+                            sessionSlot: open.map { Int($0.index) }, ephemeral: card.ephemeralPairing != nil,
+                            unexplained: card.unexplainedPairingSlots(stored: stored != nil),
+                            warning: card.unexplainedPairingSlotsWarning(stored: stored != nil))
+    }
+}
+
 extension Session {
     /// The way into a pairing (`card.pair`): frees the session's ephemeral pairing, then SELECT;
     /// refuses a blank card. Returns SELECT's answer and the warnings of the release.
@@ -222,6 +301,21 @@ extension Session {
             return CardCommandError.wrongPINAfterDuressUnblock(triesLeft: tries)
         }
         return Session.credentialFailure(error)
+    }
+
+    /// `card.change`: CHANGE PIN, CHANGE PUK or CHANGE PAIRING SECRET on the logged-in card, with
+    /// the new value `newValue` gives (asked by what it is: "PIN", "PUK", "pairing password");
+    /// a 4.0 card has no pairing password. After a PIN change, the duress note, if any.
+    public func changeCredential(_ credential: ChangeableCredential, newValue: (String) throws -> Secret) throws -> String? {
+        let card = try requireLoggedIn()
+        switch credential {
+        case .pin: try card.commands.changePIN(try newValue("PIN"))
+        case .puk: try card.commands.changePUK(try newValue("PUK"))
+        case .pairing:
+            try card.requirePairings()
+            try card.commands.changePairingSecret(try PairingSecret(password: try newValue("pairing password")))
+        }
+        return credential == .pin ? duressChangeNote(card) : nil
     }
 
     /// After CHANGE PIN: on a 4.0 card after a duress login, the PIN changed is the duress PIN.

@@ -141,6 +141,46 @@ extension Session {
 
     /// Refuses, before anything is asked or stored, an HD rotation whose new mnemonic could not
     /// be confirmed: two words are asked back at a terminal, and a batch run must say `--skip-confirm`.
+    /// `rotation.resume`: an unfinished rotation continued from the step it reached, after
+    /// checking a new mnemonic's backup can be confirmed and asking the vault passphrase again
+    /// before `operation`.
+    public func resumeRotation(_ id: Int64, successorName: String?, yes: Bool, skipConfirm: Bool,
+                               operation: String) throws -> RotationRecord {
+        let store = try store()
+        let rotation = try store.rotation(id: id)
+        guard !rotation.state.isFinished else {
+            throw RotationCommandError.finished(rotationID: rotation.id, state: rotation.state.rawValue)
+        }
+        if rotation.state == .started {
+            try checkBackupCanBeConfirmed(of: try store.key(id: rotation.oldKeyID), skipConfirm: skipConfirm)
+        } else if successorName != nil {
+            throw RotationCommandError.successorExists(rotationID: rotation.id, successor: rotation.newKeyName ?? "")
+        }
+        let unlocked = try unlockedStore(reconfirming: operation)
+        return try advanceRotation(rotation.id, successorName: successorName, yes: yes, skipConfirm: skipConfirm, store: unlocked)
+    }
+
+    /// `rotation.rollback`: an unfinished rotation abandoned — its successor (and the successor's
+    /// children) deleted once confirmed and the passphrase asked again before `operation`; the
+    /// old key stays as it was.
+    public func rollBackRotation(_ id: Int64, yes: Bool, operation: String) throws -> RotationRecord {
+        let store = try store()
+        let rotation = try store.rotation(id: id)
+        guard !rotation.state.isFinished else {
+            throw RotationCommandError.finished(rotationID: rotation.id, state: rotation.state.rawValue)
+        }
+        var doomed: [String] = []
+        if let successor = rotation.newKeyName {
+            doomed = [successor] + (try store.children(ofKeyNamed: successor).map(\.name))
+            try confirm("roll back rotation \(rotation.id)? \(successor) and its secret are deleted; "
+                        + "\(rotation.oldKeyName) stays as it is", yes: yes)
+            _ = try unlockedStore(reconfirming: operation)
+        }
+        let done = try store.rollBackRotation(rotationID: rotation.id)
+        forgetActiveKey(ifAmong: doomed)
+        return done
+    }
+
     public func checkBackupCanBeConfirmed(of old: KeyRecord, skipConfirm: Bool) throws {
         if case .twoParty = old.storage { throw StoreError.twoPartyNotRotatable(old.name) }
         guard old.kind == .hdMaster, !skipConfirm, prompts?.isInteractive != true else { return }
@@ -170,6 +210,8 @@ public enum RotationCommandError: WalletError, Equatable {
     case backupNotConfirmed(rotationID: Int64, old: String, successor: String, declined: Bool)
     /// Resuming or rolling back a rotation that already completed or was rolled back.
     case finished(rotationID: Int64, state: String)
+    /// `--successor` given to resume a rotation whose successor exists already.
+    case successorExists(rotationID: Int64, successor: String)
 
     /// Its sentences follow the command's name (`IdentifiableError.followsCommandName`).
     public var followsCommandName: Bool { true }
@@ -178,6 +220,7 @@ public enum RotationCommandError: WalletError, Equatable {
         switch self {
         case .backupNotConfirmed: "rotation.backupNotConfirmed"
         case .finished: "rotation.finished"
+        case .successorExists: "builtin.optionNotApplicable"
         }
     }
 
@@ -190,6 +233,8 @@ public enum RotationCommandError: WalletError, Equatable {
                 + "Once \(successor) is backed up run `rotation resume \(id) --yes`, or undo it with `rotation rollback \(id)`"
         case .finished(let id, let state):
             "rotation \(id) is already \(state); only unfinished rotations (rotation.pending) can be resumed or rolled back"
+        case .successorExists(let id, let successor):
+            "--successor does not apply here: rotation \(id) already has its successor \(successor)"
         }
     }
 }
