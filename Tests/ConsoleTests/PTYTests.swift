@@ -93,6 +93,8 @@ struct PTYTests {
         try t.expect("before")
         try t.expect("kcs> ")
         t.type("\u{04}")
+        // kcs ends by itself on Ctrl-D: its input is closed only after that, not raced with it.
+        #expect(t.waitForEnd(), "kcs did not end on Ctrl-D: \(t.text.debugDescription.suffix(60))")
         let (text, status) = t.finish()
         #expect(status == 0)
         // The shell's next prompt starts on a line of its own, not after `kcs> ` (the terminal

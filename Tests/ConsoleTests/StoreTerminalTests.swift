@@ -122,6 +122,18 @@ final class TerminalSession: @unchecked Sendable {
 
     /// Closes the terminal's input and waits for kcs to end (at most 30 s, then it is killed);
     /// returns the whole transcript and the exit status.
+    /// Waits (up to `seconds`) until kcs has ended on its own and its output is all read, with
+    /// the terminal's input still open (Ctrl-D, `.quit`); false when it has not.
+    func waitForEnd(seconds: TimeInterval = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        screen.condition.lock()
+        defer { screen.condition.unlock() }
+        while !screen.ended {
+            guard screen.condition.wait(until: deadline) else { return false }
+        }
+        return true
+    }
+
     func finish() -> (text: String, status: Int32) {
         try? input.fileHandleForWriting.close()
         if !process.waitForExit(within: 30) { kill(process.processIdentifier, SIGKILL) }
