@@ -72,6 +72,14 @@ struct DriverTests {
         }
         #expect(try store.rotation(id: begun.id).state == .successorCreated)
         #expect(try store.openSecret(named: "hot").kind == .privkey)  // the old secret is intact
+        // `rotation.resume ID --successor NAME` once the successor exists: refused, nothing moves.
+        let successor = try #require(try store.rotation(id: begun.id).newKeyName)
+        #expect(throws: RotationCommandError.successorExists(rotationID: begun.id, successor: successor)) {
+            try home.session.resumeRotation(begun.id, successorName: "other", yes: true, skipConfirm: true, operation: "rotation.resume")
+        }
+        #expect(RotationCommandError.successorExists(rotationID: begun.id, successor: successor).rendered(by: "rotation.resume")
+            == "rotation.resume: --successor does not apply here: rotation \(begun.id) already has its successor \(successor)")
+        #expect(try store.rotation(id: begun.id).state == .successorCreated)
         let done = try home.session.advanceRotation(begun.id, successorName: nil, yes: true, skipConfirm: true,
                                                     store: store)
         #expect(done.state == .completed)

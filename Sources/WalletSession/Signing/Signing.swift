@@ -61,8 +61,12 @@ struct SoftwareSigner: Signer {
     var keyName: String { record.name }
 
     /// The stored public key, known without the vault; a key that cannot sign is refused.
-    func publicKey() throws -> PublicKey {
-        guard record.kind == .ecdsa || record.kind == .hdChild, let p = record.publicKey else {
+    func publicKey() throws -> PublicKey { try Self.storedKey(of: record, signingKinds: [.ecdsa, .hdChild]) }
+
+    /// `record`'s stored public key when its kind is one that signs (`signingKinds`), else
+    /// `cannotSign`: what a signer knows of its key before it opens the vault.
+    static func storedKey(of record: KeyRecord, signingKinds: Set<KeyKind>) throws -> PublicKey {
+        guard signingKinds.contains(record.kind), let p = record.publicKey else {
             throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
         }
         return try PublicKey(bytes: p)

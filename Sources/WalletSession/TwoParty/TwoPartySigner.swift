@@ -71,12 +71,7 @@ struct TwoPartySigner: Signer {
     var keyName: String { record.name }
 
     /// The joint key (or its HD child) as stored, known without the vault.
-    func publicKey() throws -> PublicKey {
-        guard record.kind == .hdChild || record.kind == .hdMaster, let p = record.publicKey else {
-            throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)
-        }
-        return try PublicKey(bytes: p)
-    }
+    func publicKey() throws -> PublicKey { try SoftwareSigner.storedKey(of: record, signingKinds: [.hdMaster, .hdChild]) }
 
     func make(_ request: SigningRequest) throws -> MadeSignature {
         let digest = request.digest
