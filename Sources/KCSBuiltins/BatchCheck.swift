@@ -11,6 +11,11 @@ extension BuiltinTraits {
     public static let opensVault = BuiltinTraits(rawValue: 1 << 0)
     /// The command changes a card: its credentials, keys, pairings or PIN-less path.
     public static let changesCard = BuiltinTraits(rawValue: 1 << 1)
+    /// The command opens the vault for some keys or options only (a software key signs, a card
+    /// does not): declared, so the effects log's check holds, but no reason to stop a batch run early.
+    public static let mayOpenVault = BuiltinTraits(rawValue: 1 << 2)
+    /// The command changes a card in some cases only (`card.login` pairs when kcs holds no pairing).
+    public static let mayChangeCard = BuiltinTraits(rawValue: 1 << 3)
 }
 
 extension Builtins {

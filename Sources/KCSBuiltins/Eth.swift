@@ -157,7 +157,7 @@ extension Builtins {
         let session = try args.session()
         guard let name = session.activeKey else { throw KeyCommandError.noActiveKey }
         let record = try session.store().key(named: name)
-        if record.kind == .card { return try signerAddress(args) }
+        if record.kind == .card { return try ChosenSigner(args).address() }
         if let text = record.address, let a = try? EthereumAddress(text) { return a }
         if let p = record.publicKey, let key = try? PublicKey(bytes: p) { return EthereumAddress(publicKey: key) }
         throw BuiltinError.outOfRange(name: "address", expected: "an address (the active key \(name) has none)",
@@ -184,12 +184,5 @@ extension Builtins {
             ("contractAddress", r.contractAddress.map { .string($0.checksummed) } ?? .null),
             ("type", .int(r.type)), ("logs", .int(r.logCount)),
         ]))
-    }
-
-    // MARK: - Filling a transaction from the node
-
-    /// The address that will sign: the key the command's options choose (`Session.signer(for:)`).
-    static func signerAddress(_ args: CallArguments) throws -> EthereumAddress {
-        EthereumAddress(publicKey: try args.session().signer(for: try signerChoice(args)).publicKey())
     }
 }

@@ -54,7 +54,7 @@ extension Builtins {
             return keyValue(try session.importWatchOnly(xpub: key, text: text, name: args.string("name")))
         },
 
-        Builtin("import.qr", params: [ParamSpec("files", .oneOf([.string, .list]))],
+        Builtin("import.qr", traits: [.mayOpenVault], params: [ParamSpec("files", .oneOf([.string, .list]))],
                 options: [
                     OptionSpec("preset", .string, "for a mnemonic: metamask, trezor, ledger-live, … or custom"),
                     OptionSpec("path", .string, "the path template for --preset custom"),

@@ -13,7 +13,7 @@ import WalletStore
 
 extension Builtins {
     static let mpc: [Builtin] = [
-        Builtin("mpc.pair", params: [ParamSpec("address", .string)],
+        Builtin("mpc.pair", traits: [.opensVault], params: [ParamSpec("address", .string)],
                 options: [
                     OptionSpec("name", .string, "what to call the co-signer here (default cosigner)"),
                     OptionSpec("yes", nil, "do not ask whether the fingerprints match (scripts; compare them anyway)"),
@@ -57,12 +57,12 @@ extension Builtins {
             return .string(TwoPartyTeaching.overview)
         },
 
-        Builtin("mpc.fingerprint", summary: "This home's two-party identity fingerprint (made on first use), to compare when pairing.",
+        Builtin("mpc.fingerprint", traits: [.opensVault], summary: "This home's two-party identity fingerprint (made on first use), to compare when pairing.",
                 example: "mpc.fingerprint") { args in
             .string(try args.session().twoPartyFingerprint())
         },
 
-        Builtin("mpc.derive", params: [ParamSpec("key", .string), ParamSpec("path", pathType)],
+        Builtin("mpc.derive", traits: [.opensVault], params: [ParamSpec("key", .string), ParamSpec("path", pathType)],
                 options: [OptionSpec("name", .string, "the child's name (default KEY-0-7 for m/0/7)")],
                 summary: "An HD-CHILD of a two-party HD-MASTER at a non-hardened path (BIP-32 on the joint xpub; m/0/i receive, m/1/i change).",
                 example: "mpc.derive vault m/0/7") { args in
@@ -90,7 +90,7 @@ extension Builtins {
             return .map(ValueMap(f))
         },
 
-        Builtin("mpc.unlock", params: [ParamSpec("key", .string)],
+        Builtin("mpc.unlock", traits: [.opensVault], params: [ParamSpec("key", .string)],
                 options: [OptionSpec("yes", nil, "unlock without asking (a batch run must give it)")],
                 summary: "Unlocks a two-party key this home locked (a failed signature check, or a share made in an interrupted session the other side turned out to have).",
                 example: "mpc.unlock vault --yes") { args in
@@ -98,7 +98,7 @@ extension Builtins {
             return .map(ValueMap([("name", .string(record.name)), ("status", .string("active"))]))
         },
 
-        Builtin("mpc.export",
+        Builtin("mpc.export", traits: [.opensVault],
                 params: [ParamSpec("key", .string), ParamSpec("file", .string),
                          ParamSpec("passphrase", .oneOf([.string, .secret(nil)]), default: .null, secret: true)],
                 options: [
@@ -115,7 +115,7 @@ extension Builtins {
             return .map(ValueMap([("name", .string(record.name)), ("file", .string(path)), ("address", .string(record.address ?? ""))]))
         },
 
-        Builtin("mpc.import",
+        Builtin("mpc.import", traits: [.opensVault],
                 params: [ParamSpec("file", .string), ParamSpec("passphrase", .oneOf([.string, .secret(nil)]), default: .null, secret: true)],
                 options: [OptionSpec("name", .string, "the key's name here (default: its name in the file)")],
                 summary: "Restores a share mpc.export wrote (pinning its peer when this home has none of that name).",
@@ -126,7 +126,7 @@ extension Builtins {
                                                             name: args.string("name")))
         },
 
-        Builtin("mpc.serve",
+        Builtin("mpc.serve", traits: [.opensVault],
                 options: [
                     OptionSpec("listen", .string, "HOST:PORT (127.0.0.1 by default) or unix:PATH"),
                     OptionSpec("approve", .string, "ask (show each request and ask) or all (sign unattended: tests, scripts)", choices: ["ask", "all"]),

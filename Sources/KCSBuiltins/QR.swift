@@ -111,7 +111,7 @@ extension Builtins {
 
     /// The wallet flows over QR codes: air-gapped signing, watch-only export and its check.
     static let qrWallet: [Builtin] = [
-        Builtin("qr.sign", qr: .field("ur"), params: [ParamSpec("request", .oneOf([.string, .list]))],
+        Builtin("qr.sign", traits: [.mayOpenVault], qr: .field("ur"), params: [ParamSpec("request", .oneOf([.string, .list]))],
                 options: [
                     OptionSpec("yes", nil, "sign without asking (a batch run must give it)"),
                     OptionSpec("full-data", nil, "the review shows a transaction's call data in full hex"),
@@ -130,7 +130,7 @@ extension Builtins {
     ]
 
     static let qrWatchOnly: [Builtin] = [
-        Builtin("qr.export", qr: .field("ur"),
+        Builtin("qr.export", traits: [.mayOpenVault], qr: .field("ur"),
                 options: [
                     OptionSpec("account", .int, "the Ethereum account N of m/44'/60'/N' (default 0)"),
                     OptionSpec("v2", nil, "write hdkey (tag 40303) instead of crypto-hdkey (MetaMask reads only crypto-hdkey)"),

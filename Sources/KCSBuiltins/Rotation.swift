@@ -47,7 +47,7 @@ extension Builtins {
                                                             operation: args.command))
         },
 
-        Builtin("rotation.rollback", params: [ParamSpec("id", .int)],
+        Builtin("rotation.rollback", traits: [.opensVault], params: [ParamSpec("id", .int)],
                 options: [OptionSpec("yes", nil, "confirm deleting the successor without asking (batch runs)")],
                 summary: "Abandons an unfinished rotation: deletes the successor, if one was made; the old key stays as it was.",
                 example: "rotation.rollback 3 --yes") { args in

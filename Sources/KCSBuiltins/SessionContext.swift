@@ -11,3 +11,10 @@ extension CallArguments {
         return session
     }
 }
+
+extension Session {
+    /// Every builtin body runs watched (the effects log, off unless `$KCS_EFFECTS_LOG` is set).
+    public func running(_ command: String, _ body: () throws -> Value) throws -> Value {
+        try watchingEffects(of: command, body)
+    }
+}

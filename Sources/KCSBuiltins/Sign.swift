@@ -15,7 +15,7 @@ import WalletStore
 
 extension Builtins {
     static let signing: [Builtin] = [
-        Builtin("sign", params: [ParamSpec("digest", .bytes)],
+        Builtin("sign", traits: [.mayOpenVault], params: [ParamSpec("digest", .bytes)],
                 options: [
                     OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one",
                                rules: [.notWith(["schnorr"], because: schnorrSigner)]),
@@ -68,7 +68,7 @@ extension Builtins {
             return .list(records.map { historyValue($0) })
         },
 
-        Builtin("sign.message", params: [ParamSpec("message", .oneOf([.string, .bytes]))],
+        Builtin("sign.message", traits: [.mayOpenVault], params: [ParamSpec("message", .oneOf([.string, .bytes]))],
                 options: [
                     OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
                     OptionSpec("dry-run", nil, "show the prefix, payload, digest and the review without signing"),
@@ -88,7 +88,7 @@ extension Builtins {
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
-        Builtin("sign.typed", params: [ParamSpec("data", .oneOf([.string, .map]))],
+        Builtin("sign.typed", traits: [.mayOpenVault], params: [ParamSpec("data", .oneOf([.string, .map]))],
                 options: [
                     OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
                     OptionSpec("dry-run", nil, "show the domain separator, struct hash, digest and the review without signing"),
@@ -114,7 +114,7 @@ extension Builtins {
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
-        Builtin("sign.tx", params: [ParamSpec("tx", .map)],
+        Builtin("sign.tx", traits: [.mayOpenVault], params: [ParamSpec("tx", .map)],
                 options: [
                     OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
                     OptionSpec("dry-run", nil, "show the unsigned RLP, the signing hash and the review without signing"),
@@ -129,8 +129,10 @@ extension Builtins {
             var tx = try EthereumTransaction(fields: fields)
             // With a node (and without --offline), what was not given comes from the node.
             var filled: [(String, Value)] = []
+            let chosen = ChosenSigner(args)
             if !args.flag("offline"), let node = try optionalNode(args) {
-                filled = try args.session().fill(&tx, given: Set(fields.keys), sender: { try signerAddress(args) }, node: node).map { ($0.field, uintValue($0.value)) }
+                filled = try args.session().fill(&tx, given: Set(fields.keys), sender: { try chosen.address() }, node: node)
+                    .map { ($0.field, uintValue($0.value)) }
             }
             try tx.validate()
             let chainID = tx.chainID?.uint64
@@ -141,7 +143,7 @@ extension Builtins {
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
             if let dryRun = try reviewOrRefuse(tx, args) { return .map(ValueMap(shown + [("review", dryRun)])) }
             let signed = try sign(args, SigningRequest(digest: tx.signingHash, payload: .transaction(tx.signingPayload),
-                                                       kind: .transaction, chainID: chainID))
+                                                       kind: .transaction, chainID: chainID), with: chosen)
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
             // The transaction's own v: EIP-155's for a legacy transaction (the 27/28 of `v` otherwise).
             let networkV: [(String, Value)] = tx.type == .legacy ? [("networkV", uintValue(stx.v))] : []
@@ -208,11 +210,30 @@ extension Builtins {
         return SignerChoice(key: key, place: .cardPath(try parseCardPath(path), makeCurrent: args.flag("make-current")))
     }
 
-    /// `request` signed by the key the command's options choose (`Session.sign`).
-    static func sign(_ args: CallArguments, _ request: SigningRequest) throws -> Signed {
+    /// `request` signed by the key the command's options choose (`Session.sign`), the one
+    /// `chosen` already resolved when there is one.
+    static func sign(_ args: CallArguments, _ request: SigningRequest, with chosen: ChosenSigner? = nil) throws -> Signed {
         let r = request
         return try args.session().sign(SigningRequest(digest: r.digest, payload: r.payload, kind: r.kind, chainID: r.chainID,
-                                                      signer: try signerChoice(args)))
+                                                      signer: try signerChoice(args)), with: try chosen?.signer())
+    }
+
+    /// The signer a command's options choose, resolved once however often it is asked: `sign tx`
+    /// asks for its address (the sender whose nonce the node fills), then has it sign.
+    final class ChosenSigner {
+        private let args: CallArguments
+        private var chosen: (any Signer)?
+
+        init(_ args: CallArguments) { self.args = args }
+
+        func signer() throws -> any Signer {
+            if let chosen { return chosen }
+            let signer = try args.session().signer(for: signerChoice(args))
+            chosen = signer
+            return signer
+        }
+
+        func address() throws -> EthereumAddress { EthereumAddress(publicKey: try signer().publicKey()) }
     }
 
     /// `sign tx`: with `--dry-run` the review (returned); else nil, after refusing a transaction

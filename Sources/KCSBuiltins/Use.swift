@@ -24,7 +24,7 @@ extension Builtins {
             let card = try session.requireCard()
             let store = try session.store()
             let record: KeyRecord
-            if card.pinVerified, card.commands.isSecureChannelOpen {
+            if card.known.pinVerified, card.commands.isSecureChannelOpen {
                 // Logged in: read the card's key, so a key loaded by another client is recorded
                 // (and a stale entry retired); the entry for the same key is reused.
                 guard try card.commands.getStatus().keyInitialized else { throw CardKeyError.noKeyOnCard }

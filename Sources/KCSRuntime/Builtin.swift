@@ -137,7 +137,15 @@ func choiceText(_ value: Value) -> String? {
 /// What the host lends builtins besides their arguments: the console's session (store,
 /// vault, active signer, clock, prompts). The runtime only passes it along; the builtins
 /// module defines the concrete type (STYLE §3: the body gets the arguments and the session).
-public protocol BuiltinContext: AnyObject {}
+public protocol BuiltinContext: AnyObject {
+    /// Runs one builtin body, `command`'s: the place a context watches what a command does
+    /// (the session's effects log, a test aid). The default just runs it.
+    func running(_ command: String, _ body: () throws -> Value) throws -> Value
+}
+
+extension BuiltinContext {
+    public func running(_ command: String, _ body: () throws -> Value) throws -> Value { try body() }
+}
 
 /// The checked arguments a builtin body receives, and the session it runs in.
 public struct CallArguments {

@@ -458,7 +458,9 @@ extension Environment {
             values[p.name] = .secret(s)
         }
         do {
-            return try b.body(CallArguments(command: b.name, values: values, options: bound.options, context: host.context))
+            let arguments = CallArguments(command: b.name, values: values, options: bound.options, context: host.context)
+            guard let context = host.context else { return try b.body(arguments) }
+            return try context.running(b.name) { try b.body(arguments) }
         } catch let e as RuntimeError {
             throw RuntimeError(e.kind, at: range, exitClass: e.exitClass)
         } catch let e as SecretNotSupplied {

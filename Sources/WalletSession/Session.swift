@@ -40,6 +40,9 @@ public final class Session {
 
     private var openedStore: WalletStore?
     private var lastVaultUse: Date?
+    /// How many times a command had the vault opened for it (`unlockedStore`): what the effects
+    /// log compares (EffectsLog.swift).
+    private(set) var vaultOpenings = 0
     /// The passphrase file was found open to others and said so (once a session).
     private var warnedPassphraseFile = false
 
@@ -149,6 +152,7 @@ public final class Session {
             }
         }
         lastVaultUse = now
+        vaultOpenings += 1
         return store
     }
 

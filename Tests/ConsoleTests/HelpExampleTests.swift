@@ -5,6 +5,8 @@
 // reader may end with the error that says so, and only that error.
 import Foundation
 import KCSBuiltins
+import KCSRuntime
+import WalletSession
 import KCSTestSupport
 import Testing
 
@@ -137,6 +139,7 @@ struct HelpExampleTests {
         let (cosigner, cosignerAddress) = try cosignerHome.startCosigner()
         defer { cosigner.terminate(); cosigner.waitUntilExit() }
         var failures: [String] = []
+        var effects: [String: Set<String>] = [:]
         for b in builtins {
             var home = try BatchHome()
             defer { home.remove() }
@@ -158,7 +161,14 @@ struct HelpExampleTests {
             let script = (lines + [b.example]).joined(separator: "\n").replacingOccurrences(of: exampleCosigner, with: cosignerAddress) + "\n"
             let file = work.appendingPathComponent("example.kcs")
             try script.write(to: file, atomically: true, encoding: .utf8)
+            let effectsLog = home.folder.appendingPathComponent("effects.log")
+            home.environment[Session.effectsLogVariable] = effectsLog.path
             let r = try home.run(arguments: ["--json-errors", file.path], in: work)
+            let logged = ((try? String(contentsOf: effectsLog, encoding: .utf8)) ?? "").split(separator: "\n")
+            effects[b.name] = Set(logged.compactMap { line in
+                let parts = line.split(separator: " ")
+                return parts.count == 2 && parts[0] == b.name ? String(parts[1]) : nil
+            })
             let ids = r.err.split(separator: "\n").compactMap { line -> String? in
                 guard let data = line.data(using: .utf8),
                       let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
@@ -172,5 +182,20 @@ struct HelpExampleTests {
             failures.append("\(b.name): `\(b.example)` → exit \(r.code) \(ids) \(r.err.prefix(300))")
         }
         #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) help examples do not run:\n" + failures.joined(separator: "\n")))
+        // What each example did to the vault and the card, as the effects log saw it, its table
+        // entry declares, always or sometimes (docs/architecture.md §3, "How to add a builtin").
+        // The other way round one example cannot tell: `card.unpair --others` with no other pairing
+        // changes nothing.
+        var undeclared: [String] = []
+        for b in builtins {
+            let did = effects[b.name] ?? []
+            if did.contains("opensVault"), b.traits.isDisjoint(with: [.opensVault, .mayOpenVault]) {
+                undeclared.append("\(b.name) opened the vault and declares neither opensVault nor mayOpenVault")
+            }
+            if did.contains("changesCard"), b.traits.isDisjoint(with: [.changesCard, .mayChangeCard]) {
+                undeclared.append("\(b.name) changed the card and declares neither changesCard nor mayChangeCard")
+            }
+        }
+        #expect(undeclared.isEmpty, Comment(rawValue: undeclared.joined(separator: "\n")))
     }
 }

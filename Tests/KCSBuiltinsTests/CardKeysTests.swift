@@ -15,6 +15,7 @@ import WalletSession
 import WalletStore
 
 @testable import KCSBuiltins
+@testable import WalletSession
 
 private func h(_ i: UInt32) -> ChildIndex { ChildIndex(i, hardened: true) }
 private func n(_ i: UInt32) -> ChildIndex { ChildIndex(i) }
@@ -102,8 +103,8 @@ final class CardFixture {
     static func login(_ card: CardLink) throws {
         let result = try CardSession(commands: card.commands).open(SessionOptions(
             pin: pin, pairingSecret: PairingSecret(password: PairingSecret.defaultPassword)))
-        card.pairing = result.pairing
-        card.pinVerified = true
+        card.known.channelOpened(result.pairing)
+        card.known.pinChecked(true)
     }
 
     /// Logs `card` in again.
@@ -289,7 +290,7 @@ final class CardFixture {
         #expect(f.errorID("sign \(Self.digest) --pinless") == "card.referencedDataNotFound")
         let set = try f.lines("let p = card.pinless \"m/44'/60'/0'/0/0\"\nprint p.path, p.address")
         #expect(set == ["m/44'/60'/0'/0/0 " + (try f.softwareAddress("m/44'/60'/0'/0/0"))])
-        #expect(f.card.pinlessPath?.description == "m/44'/60'/0'/0/0")
+        #expect(f.card.known.pinlessPath?.description == "m/44'/60'/0'/0/0")
         try f.logout()
         f.trace.removeAll()
         let out = try f.lines("let s = sign \(Self.digest) --pinless\nprint s.key, s.verified, s.signer, s.path, s.checkedAgainst")
@@ -299,7 +300,7 @@ final class CardFixture {
         #expect(f.errorID("use card\nsign \(Self.digest)") == "card.notOpen")
         try f.login()
         try f.run("card.pinless --clear")
-        #expect(f.card.pinlessPath == nil)
+        #expect(f.card.known.pinlessPath == nil)
         #expect(f.errorID("sign \(Self.digest) --pinless") == "card.referencedDataNotFound")
     }
 

@@ -77,7 +77,7 @@ struct CardLoginTests {
         #expect(first.paired)
         #expect(first.warnings.isEmpty)
         let link = try #require(bench.session.card)
-        #expect(link.pinVerified && link.pairing == first.pairing)
+        #expect(link.known.pinVerified && link.known.pairing == first.pairing)
         #expect(try bench.storedPairing()?.slot == first.pairing?.index)
         #expect(try bench.freeSlots() == 4)
 
@@ -182,7 +182,7 @@ struct CardLoginTests {
         // SELECT, OPEN SECURE CHANNEL, MUTUALLY AUTHENTICATE: no PIN sent.
         #expect(opened.slot == first.pairing!.index && wire.count - before == 3)
         let link = try #require(bench.session.card)
-        #expect(link.pairing == first.pairing && link.commands.isSecureChannelOpen && !link.pinVerified)
+        #expect(link.known.pairing == first.pairing && link.commands.isSecureChannelOpen && !link.known.pinVerified)
         try link.commands.verifyPIN(Bench.pin)
         try link.commands.unpair(index: try #require(first.pairing).index)
         try bench.connect()
@@ -197,9 +197,9 @@ struct CardLoginTests {
         try bench.connect()
         let login = try bench.login("123456", bench.request(ephemeral: true))
         #expect(login.paired)
-        #expect(bench.session.card?.ephemeralPairing == login.pairing)
+        #expect(bench.session.card?.known.ephemeralPairing == login.pairing)
         #expect(bench.session.existingStore() == nil)
-        #expect(bench.session.card?.freePairingSlots == 4)
+        #expect(bench.session.card?.known.freePairingSlots == 4)
         bench.session.close()
         #expect(try bench.freeSlots() == 5)
     }

@@ -23,8 +23,8 @@ extension Builtins {
             return .map(ValueMap([
                 ("pinTriesLeft", .int(status.pinRetries)), ("pukTriesLeft", .int(status.pukRetries)),
                 ("keyLoaded", .bool(status.keyInitialized)), ("path", .string(path.description)),
-                ("pinlessPath", card.pinlessPath.map { .string($0.description) } ?? .null),
-                ("pinVerified", .bool(card.pinVerified)),
+                ("pinlessPath", card.known.pinlessPath.map { .string($0.description) } ?? .null),
+                ("pinVerified", .bool(card.known.pinVerified)),
             ]))
         },
 
@@ -52,7 +52,7 @@ extension Builtins {
             return withWarnings(fields, warnings, session: session)
         },
 
-        Builtin("card.pair", traits: [.opensVault],
+        Builtin("card.pair", traits: [.opensVault, .changesCard],
                 options: [
                     OptionSpec("password", credentialType, "the pairing password", secret: true),
                     OptionSpec("default", nil, "use the ecosystem default password KeycardDefaultPairing"),
@@ -86,7 +86,7 @@ extension Builtins {
             return withWarnings([], [warning], session: session)
         },
 
-        Builtin("card.login", traits: [.opensVault], params: [ParamSpec("pin", credentialType, secret: true)],
+        Builtin("card.login", traits: [.opensVault, .mayChangeCard], params: [ParamSpec("pin", credentialType, secret: true)],
                 options: [
                     OptionSpec("password", credentialType, "the pairing password, when the card must be paired", secret: true),
                     OptionSpec("default", nil, "pair with the default password KeycardDefaultPairing"),
@@ -108,7 +108,7 @@ extension Builtins {
             var fields: [(String, Value)] = [("card", .string(card.name)), ("shortUID", .string(card.shortUID))]
             if let pairing = login.pairing {
                 fields += [("slot", .int(Int(pairing.index))), ("paired", .bool(login.paired)),
-                           ("ephemeral", .bool(card.ephemeralPairing != nil))]
+                           ("ephemeral", .bool(card.known.ephemeralPairing != nil))]
             } else {
                 fields.append(("secureChannel", .string(secureChannelV2Text)))
             }
@@ -120,19 +120,9 @@ extension Builtins {
                 summary: "Ends the card session (an ephemeral pairing is unpaired first); the PIN must be verified again.",
                 example: "card.logout") { args in
             let session = try args.session()
-            let card = try session.requireCard()
-            let ephemeral = card.ephemeralPairing
-            let warnings = session.releaseEphemeralPairing()
-            do {
-                try card.select()
-            } catch {
-                // The card is gone; this side forgets the session all the same.
-                card.commands.closeSecureChannel()
-                card.pairing = nil
-                card.pinVerified = false
-            }
-            let freed: Value = if let ephemeral, warnings.isEmpty { .int(Int(ephemeral.index)) } else { .null }
-            return withWarnings([("loggedOut", .bool(true)), ("unpaired", freed)], warnings, session: session)
+            let (freed, warnings) = try session.logOutCard()
+            return withWarnings([("loggedOut", .bool(true)), ("unpaired", freed.map { .int(Int($0)) } ?? .null)], warnings,
+                                session: session)
         },
 
         Builtin("card.pairings",
@@ -171,7 +161,7 @@ extension Builtins {
             let slotArgument = try args.integer("slot").map { UInt8(try smallInt($0, "the slot", in: 0...255)) }
             let given = [slotArgument != nil, args.flag("others"), args.flag("all")].filter { $0 }.count
             guard given <= 1 else { throw CardCommandError.unpairChoice }
-            guard let ours = card.pairing?.index else { throw CardCommandError.notOpen }
+            guard let ours = card.known.pairing?.index else { throw CardCommandError.notOpen }
             if let slot = slotArgument, slot != ours, let total = card.pairingSlotCount, Int(slot) >= total {
                 throw BuiltinError.outOfRange(name: "the slot", expected: "0 to \(total - 1)", got: String(slot))
             }

@@ -89,7 +89,7 @@ extension Builtins {
             return .string(try card.commands.getKeyPath().description)
         },
 
-        Builtin("card.derive",
+        Builtin("card.derive", traits: [.changesCard],
                 options: [
                     OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "SLIP-44 symbol or coin type (ETH, BTC, LTC, …; default: the coin of the current BIP-44 path)"),
                     OptionSpec("account", .int, "the account number (default: the current one, else 0)"),
@@ -300,7 +300,7 @@ extension Builtins {
 
     /// `[("warning", …)]` while the session's keys differ from the recorded ones, else empty.
     static func keyWarningField(_ card: CardLink) -> [(String, Value)] {
-        card.keyWarning.map { [("warning", .string($0))] } ?? []
+        card.known.keyWarning.map { [("warning", .string($0))] } ?? []
     }
 
     /// A card key as a record value, with the card's key UID.

@@ -7,7 +7,7 @@ import WalletSession
 
 extension Builtins {
     static let cardNDEF: [Builtin] = [
-        Builtin("card.ndef",
+        Builtin("card.ndef", traits: [.changesCard],
                 params: [ParamSpec("action", .string, default: .string("read"), choices: ["read", "write", "clear"]),
                          ParamSpec("message", .bytes, default: .null)],
                 options: [OptionSpec("uri", .string, "with write: a message of one URI record (what a phone opens when it taps the card)")],

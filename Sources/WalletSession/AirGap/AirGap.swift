@@ -162,8 +162,7 @@ extension Session {
         guard let fingerprint = r.path.sourceFingerprint else { throw AirGapError.noFingerprint }
         guard let path = r.path.derivationPath else { throw URError.invalidPart("eth-sign-request: the path has a wildcard") }
         let signer = try signer(for: SignerChoice(place: .masterPath(path)))
-        guard let name = activeKey else { throw KeyCommandError.noActiveKey }
-        let record = try store().key(named: name)
+        guard let record = signer.keyRecord else { throw KeyCommandError.noActiveKey }
         guard let master = try signer.masterFingerprint() else { throw AirGapError.noHDKey(name: record.name) }
         try Self.checkMaster(fingerprint, master)
         let expected = try signer.publicKey()

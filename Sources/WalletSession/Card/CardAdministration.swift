@@ -107,7 +107,7 @@ extension Session {
             // 4.0: INIT inside the secure channel (docs/keycard-protocol.md §14.4), then SELECT again.
             guard let parameters = request.parametersV2 else { throw CardError.notSelected(command: .initialize) }
             var steps = CardWalkSteps()
-            steps.selected = { card.noteSelected($0) }
+            steps.selected = { card.known.select($0) }
             steps.certificate = { try self.trustCertificate($0, on: card) }
             steps.initializationV2 = { _ in parameters }
             _ = try CardSession(commands: card.commands).open(steps)
@@ -165,7 +165,7 @@ extension Session {
     /// `6A 86` (docs/card.md, "Pairing slots").
     public func unpair(_ choice: UnpairChoice, yes: Bool) throws -> UnpairResult {
         let card = try requireLoggedIn()
-        guard let ours = card.pairing?.index else { throw CardCommandError.notOpen }
+        guard let ours = card.known.pairing?.index else { throw CardCommandError.notOpen }
         let uid = card.info.instanceUID
         let store = try self.store()
         let stored = try store.pairings().first { $0.instanceUID == uid }?.slot
@@ -192,11 +192,10 @@ extension Session {
                 }
                 slot += 1
             }
-            card.learnedPairingSlotCount = total ?? Int(end)
-            card.freePairingSlots = Int(end) - 1
+            card.known.pairingSlots(total: total ?? Int(end), free: Int(end) - 1)
             if let stored, stored != ours { try store.deletePairing(instanceUID: uid) }
             guard choice == .all else {
-                return UnpairResult(unpaired: freed, loggedOut: false, freePairingSlots: card.freePairingSlots, reportsFreeSlots: true)
+                return UnpairResult(unpaired: freed, loggedOut: false, freePairingSlots: card.known.freePairingSlots, reportsFreeSlots: true)
             }
             try unpairOwn(card, slot: ours, stored: stored == ours, store: store)
             return UnpairResult(unpaired: freed + [ours], loggedOut: true, freePairingSlots: card.info.freePairingSlots,
@@ -204,7 +203,7 @@ extension Session {
         case .slot(let slot) where slot != ours:
             try card.commands.unpair(index: slot)
             // One more free slot, or none when it was free already: this session cannot tell.
-            card.freePairingSlots = nil
+            card.known.pairingSlots(total: nil, free: nil)
             if stored == slot { try store.deletePairing(instanceUID: uid) }
             return UnpairResult(unpaired: [slot], loggedOut: false, freePairingSlots: nil, reportsFreeSlots: false)
         case .own, .slot:
@@ -218,7 +217,7 @@ extension Session {
     private func unpairOwn(_ card: CardLink, slot: UInt8, stored: Bool, store: WalletStore) throws {
         try card.commands.unpair(index: slot)
         if stored { try store.deletePairing(instanceUID: card.info.instanceUID) }
-        card.ephemeralPairing = nil
+        card.known.ephemeral(nil)
         try card.select()
     }
 
@@ -246,7 +245,7 @@ extension Session {
             throw CardCommandError.resetNotConfirmed(typed: typed)
         }
         // The reset frees every slot, an ephemeral one included.
-        card.ephemeralPairing = nil
+        card.known.ephemeral(nil)
         // FACTORY RESET goes plain: an open session is closed first (otherwise the SELECT
         // above is still the last APDU sent).
         if card.commands.isSecureChannelOpen { try card.select() }

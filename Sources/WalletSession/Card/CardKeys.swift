@@ -50,7 +50,7 @@ extension Session {
             } else {
                 try store.deleteCardKeyCheck(instanceUID: card.info.instanceUID)
             }
-            card.keyWarning = nil
+            card.known.keysChecked(warning: nil)
         }
         return (record, uid)
     }
@@ -91,7 +91,7 @@ extension Session {
         let recorded = try recordCardKey(of: card, keyUID: uid, source: source, name: name, checkKey: expected)
         guard let derived, derived != expected else { return (recorded.record, recorded.keyUID, nil) }
         let warning = try duressLoadWarning(card)
-        card.keyWarning = warning
+        card.known.keysChecked(warning: warning)
         if card.isVersion4 { try store().setSetting(card.duressLoginSetting, to: "1") }
         return (recorded.record, recorded.keyUID, warning)
     }
@@ -138,14 +138,14 @@ extension CardLink {
 
     /// Forgets the card's PIN-less path, in the session and in the store (the card has none).
     public func forgetPinlessPath(in store: WalletStore) throws {
-        pinlessPath = nil
+        known.pinless(nil)
         try store.setSetting(pinlessSetting, to: nil)
     }
 
     /// DERIVE KEY, explaining the card's refusal of a key without a chain code.
     public func derive(_ path: CardKeyPath) throws {
         let result = Result { () throws(CardError) in try commands.deriveKey(path) }
-        if case .failure(.conditionsNotSatisfied(let sent)) = result, sent == .deriveKey, pinVerified, !path.isEmpty {
+        if case .failure(.conditionsNotSatisfied(let sent)) = result, sent == .deriveKey, known.pinVerified, !path.isEmpty {
             throw CardKeyError.notExtended
         }
         try result.get()
@@ -232,7 +232,7 @@ extension CardLink {
         let target = try absolutePath(requested).components
         let path = try CardKeyPath(source: .master, components: target)
         try commands.setPinlessPath(path)
-        pinlessPath = DerivationPath(absolute: true, target)
+        known.pinless(DerivationPath(absolute: true, target))
         let key = try commands.exportKey(.derive(path), kind: .publicKey).publicKey
         let record = PinlessRecord(path: DerivationPath(absolute: true, target), publicKey: key)
         try store.setSetting(pinlessSetting, to: record.text)

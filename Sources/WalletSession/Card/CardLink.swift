@@ -21,27 +21,11 @@ public final class CardLink {
     public let name: String
     public let commands: KeycardCommandSet
     /// SELECT's answer, refreshed by `select()` and kept true by the command set when a key is
-    /// loaded, generated or removed.
-    public var info: ApplicationInfo { commands.applicationInfo ?? selected }
-    /// The last SELECT answer this link read.
-    private var selected: ApplicationInfo
-    /// The pairing of the open secure channel, if one is open.
-    public var pairing: Pairing?
-    /// True once VERIFY PIN succeeded on the open channel.
-    public var pinVerified = false
-    /// The pairing `card.login --ephemeral` made, until it is unpaired (kept apart from
-    /// `pairing`, which a SELECT forgets, so the slot is freed on every way out).
-    public var ephemeralPairing: Pairing?
-    /// The PIN-less path as set by `card.pinless` in this session (the applet cannot report it).
-    public var pinlessPath: DerivationPath?
-    /// Free persistent pairing slots as this session knows them: SELECT's count, then all but
-    /// this session's after `card.unpair --others`; nil when unknown (docs/card.md, "Pairing slots").
-    public var freePairingSlots: Int?
-    /// The slot total this session learned: UNPAIR answers `6A 86` past the end of the table.
-    public var learnedPairingSlotCount: Int?
-    /// Set by `card.login` when this session's keys differ from the ones kcs recorded for the
-    /// card (docs/card.md, "Duress logins"); `card.export` and `sign` repeat it. SELECT clears it.
-    public var keyWarning: String?
+    /// loaded, generated or removed; the last one read while the command set has none (after
+    /// INIT or FACTORY RESET, before the next SELECT).
+    public var info: ApplicationInfo { commands.applicationInfo ?? known.selected }
+    /// What this session knows of the card: the channel, the PIN, what it learned (CardFacts.swift).
+    public internal(set) var known: CardFacts
 
     /// `override` (label `transport`) replaces the medium's own transport (a fault-injecting wrapper, for tests).
     public init(medium: Medium, name: String, random: any RandomSource, transport override: CardTransport? = nil) throws(CardError) {
@@ -52,25 +36,14 @@ public final class CardLink {
         case .reader(let t): t
         }
         commands = KeycardCommandSet(transport: override ?? own, random: random)
-        selected = try commands.select()
-        freePairingSlots = selected.freePairingSlots
+        known = CardFacts(selected: try commands.select())
     }
 
     /// SELECT again (after INIT, a reset, or to read the free slots); closes any secure channel.
     @discardableResult
     public func select() throws(CardError) -> ApplicationInfo {
-        noteSelected(try commands.select())
+        known.select(try commands.select())
         return info
-    }
-
-    /// What a SELECT answered (this link's or the card walk's): the free slots, and no channel,
-    /// no verified PIN, no key warning.
-    func noteSelected(_ answer: ApplicationInfo) {
-        selected = answer
-        freePairingSlots = answer.freePairingSlots
-        pairing = nil
-        pinVerified = false
-        keyWarning = nil
     }
 
     /// What a simulated card is and is not (docs/card.md, "What a simulated card is"); nil for a
@@ -100,7 +73,7 @@ public final class CardLink {
 
     /// True while a secure channel is open: with a pairing (3.x) or Secure Channel V2 (4.0).
     public var hasOpenChannel: Bool {
-        commands.isSecureChannelOpen && (pairing != nil || isVersion4)
+        commands.isSecureChannelOpen && (known.pairing != nil || isVersion4)
     }
 
     /// The instance UID as hex (what pairings are stored under).
@@ -208,7 +181,7 @@ extension Session {
     /// error that says what to run.
     public func requireLoggedIn() throws -> CardLink {
         let card = try requireChannel()
-        guard card.pinVerified else { throw CardCommandError.pinNotVerified }
+        guard card.known.pinVerified else { throw CardCommandError.pinNotVerified }
         return card
     }
 
@@ -383,7 +356,7 @@ extension CardLink {
     /// unknown — 3.1.0 has 5, 3.1.1 and 3.1.2 have 100 and report the same version).
     public var pairingSlotCount: Int? {
         if case .simulator(let card) = medium { return card.applet.profile.pairingSlots }
-        if let learnedPairingSlotCount { return learnedPairingSlotCount }
+        if let n = known.learnedPairingSlotCount { return n }
         guard let v = info.version else { return nil }
         switch (v.major, v.minor) {
         case (3, 0): return 5
@@ -407,8 +380,8 @@ extension CardLink {
     /// slot lost to an interrupted PAIR or UNPAIR. A lower bound when only the least total is
     /// known; nil when the free count or the total is unknown.
     public func unexplainedPairingSlots(stored: Bool) -> Int? {
-        guard let free = freePairingSlots, let total = leastPairingSlotCount else { return nil }
-        let ours = (stored ? 1 : 0) + (ephemeralPairing.map { $0.index != 0xFF } == true ? 1 : 0)
+        guard let free = known.freePairingSlots, let total = leastPairingSlotCount else { return nil }
+        let ours = (stored ? 1 : 0) + (known.ephemeralPairing.map { $0.index != 0xFF } == true ? 1 : 0)
         return max(0, total - free - ours)
     }
 
@@ -457,19 +430,19 @@ extension Session {
     /// lost silently. Returns the warnings to show; empty when the slot was freed.
     @discardableResult
     public func releaseEphemeralPairing() -> [String] {
-        guard let card, let pairing = card.ephemeralPairing else { return [] }
-        card.ephemeralPairing = nil
+        guard let card, let pairing = card.known.ephemeralPairing else { return [] }
+        card.known.ephemeral(nil)
         // Applet 3.2's ephemeral slot FF lives in RAM; the card forgets it on deselection.
         if pairing.index == 0xFF { return [] }
         var reason: String
-        if card.commands.isSecureChannelOpen, card.pairing == pairing, card.pinVerified {
+        if card.commands.isSecureChannelOpen, card.known.pairing == pairing, card.known.pinVerified {
             do {
                 try card.commands.unpair(index: pairing.index)
                 return []
             } catch {
                 reason = String(describing: error)
             }
-        } else if card.pairing == pairing, card.commands.isSecureChannelOpen {
+        } else if card.known.pairing == pairing, card.commands.isSecureChannelOpen {
             reason = "the PIN was not verified, and UNPAIR needs it"
         } else {
             reason = "the secure channel is closed"

@@ -91,7 +91,7 @@ extension CardLink {
     public func keyCheckKey() throws -> PublicKey? {
         do {
             return try commands.exportKey(.derive(Self.keyCheckPath), kind: .publicKey).publicKey
-        } catch CardError.conditionsNotSatisfied(.exportKey) where pinVerified {
+        } catch CardError.conditionsNotSatisfied(.exportKey) where known.pinVerified {
             return nil
         }
     }
@@ -173,6 +173,22 @@ extension Session {
         return CardPairingResult(pairing: pairing, freePairingSlots: card.info.freePairingSlots, warnings: released + slotWarnings)
     }
 
+    /// `card.logout`: frees an ephemeral pairing, then SELECTs, which ends the channel; a card
+    /// that is gone is forgotten on this side all the same. Returns the ephemeral slot freed
+    /// (nil: none, or it could not be freed — the warnings say why).
+    public func logOutCard() throws -> (freed: UInt8?, warnings: [String]) {
+        let card = try requireCard()
+        let ephemeral = card.known.ephemeralPairing
+        let warnings = releaseEphemeralPairing()
+        do {
+            try card.select()
+        } catch {
+            card.commands.closeSecureChannel()
+            card.known.channelClosed()
+        }
+        return (warnings.isEmpty ? ephemeral?.index : nil, warnings)
+    }
+
     /// `card.verify`: VERIFY PIN over the open channel — six digits, refused with one try left
     /// unless `force` — then the duress check `card.login` makes (docs/card.md, "Duress logins"):
     /// its warning, if any.
@@ -180,9 +196,9 @@ extension Session {
         let card = try requireChannel()
         try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .verifyPIN)
         try Self.checkTries(.pin, in: card.commands.getStatus(), force: force)
-        card.pinVerified = false
+        card.known.pinChecked(false)
         do { try card.commands.verifyPIN(pin) } catch { throw pinFailure(error, on: card) }
-        card.pinVerified = true
+        card.known.pinChecked(true)
         return try checkCardKeys(card)
     }
 
@@ -194,10 +210,10 @@ extension Session {
         if !card.commands.isSecureChannelOpen { try card.select() }
         let uid = card.info.instanceUID
         let stored = try store().pairings().first { $0.instanceUID == uid }
-        let open = card.commands.isSecureChannelOpen ? card.pairing : nil
+        let open = card.commands.isSecureChannelOpen ? card.known.pairing : nil
         return CardPairings(card: card.name, shortUID: card.shortUID, pairingSlots: card.pairingSlotCount,
-                            freePairingSlots: card.freePairingSlots, storedSlot: stored.map { Int($0.slot) },
-                            sessionSlot: open.map { Int($0.index) }, ephemeral: card.ephemeralPairing != nil,
+                            freePairingSlots: card.known.freePairingSlots, storedSlot: stored.map { Int($0.slot) },
+                            sessionSlot: open.map { Int($0.index) }, ephemeral: card.known.ephemeralPairing != nil,
                             unexplained: card.unexplainedPairingSlots(stored: stored != nil),
                             warning: card.unexplainedPairingSlotsWarning(stored: stored != nil))
     }
@@ -234,7 +250,7 @@ extension Session {
         let warnings = releaseEphemeralPairing()
         var slot: UInt8?
         var steps = CardWalkSteps()
-        steps.selected = { card.noteSelected($0) }
+        steps.selected = { card.known.select($0) }
         steps.initialization = { _ in throw CardCommandError.blank }
         steps.initializationV2 = { _ in throw CardCommandError.blank }
         steps.certificate = { try self.trustCertificate($0, on: card) }
@@ -246,7 +262,7 @@ extension Session {
             return stored.pairing
         }
         steps.pairingRefused = { stored, _ in throw CardCommandError.pairingRefused(slot: slot ?? stored.index) }
-        steps.opened = { card.pairing = $0 }
+        steps.opened = { card.known.channelOpened($0) }
         _ = try CardSession(commands: card.commands).open(steps)
         return (slot, warnings)
     }
@@ -264,7 +280,7 @@ extension Session {
             if warning == nil { try recorded.setSetting(card.duressUnblockSetting, to: nil) }
         }
         guard let warning else { return nil }
-        card.keyWarning = warning
+        card.known.keysChecked(warning: warning)
         return warning
     }
 
@@ -285,7 +301,7 @@ extension Session {
         let warning = try duressUnblockWarning(card)
         if let warning { prompts?.warn("card.unblock: " + warning) }
         do { try card.commands.unblockPIN(puk: puk, newPIN: newPIN) } catch { throw Session.credentialFailure(error) }
-        card.pinVerified = true
+        card.known.pinChecked(true)
         if warning != nil { try existingStore()?.setSetting(card.duressUnblockSetting, to: "1") }
         return warning
     }
@@ -320,7 +336,7 @@ extension Session {
 
     /// After CHANGE PIN: on a 4.0 card after a duress login, the PIN changed is the duress PIN.
     public func duressChangeNote(_ card: CardLink) -> String? {
-        guard card.isVersion4, card.keyWarning != nil else { return nil }
+        guard card.isVersion4, card.known.keyWarning != nil else { return nil }
         return "this session is a duress login, so the duress PIN changed; the main PIN is as it was"
     }
 
@@ -336,7 +352,7 @@ extension Session {
         var warnings = releaseEphemeralPairing()
         var store: WalletStore?
         var steps = CardWalkSteps()
-        steps.selected = { card.noteSelected($0) }
+        steps.selected = { card.known.select($0) }
         steps.initialization = { _ in throw CardCommandError.blank }
         steps.initializationV2 = { _ in throw CardCommandError.blank }
         steps.certificate = { try self.trustCertificate($0, on: card) }
@@ -371,11 +387,11 @@ extension Session {
             if let store {
                 try store.savePairing(pairing, instanceUID: card.info.instanceUID)
             } else {
-                card.ephemeralPairing = pairing
+                card.known.ephemeral(pairing)
             }
             warnings += try card.pairingSlotWarnings(after: pairing)
         }
-        steps.opened = { card.pairing = $0 }
+        steps.opened = { card.known.channelOpened($0) }
         steps.pin = pin
         steps.beforeVerify = { try Session.checkTries(.pin, in: $0, force: request.force) }
         let result: SessionResult
@@ -386,7 +402,7 @@ extension Session {
         } catch {
             throw pinFailure(error, on: card)
         }
-        card.pinVerified = true
+        card.known.pinChecked(true)
         // A duress PIN opens the card with other keys and nothing in the answer says so
         // (docs/card.md, "Duress logins"): compare with what kcs recorded for this card.
         if let warning = try checkCardKeys(card) { warnings.append(warning) }

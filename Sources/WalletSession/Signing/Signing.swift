@@ -59,6 +59,7 @@ struct SoftwareSigner: Signer {
     let record: KeyRecord
 
     var keyName: String { record.name }
+    var keyRecord: KeyRecord? { record }
 
     /// The stored public key, known without the vault; a key that cannot sign is refused.
     func publicKey() throws -> PublicKey { try Self.storedKey(of: record, signingKinds: [.ecdsa, .hdChild]) }
@@ -88,7 +89,7 @@ struct SoftwareSigner: Signer {
         guard let seed else { throw AirGapError.noHDKey(name: record.name) }
         let master = try ExtendedKey.master(seed: seed)
         guard let key = try master.derive(path).privateKey else { throw AirGapError.noHDKey(name: record.name) }
-        return GivenKeySigner(session: session, key: key, path: path, fingerprint: master.fingerprint)
+        return GivenKeySigner(session: session, key: key, path: path, fingerprint: master.fingerprint, keyRecord: record)
     }
 }
 
@@ -105,6 +106,8 @@ struct GivenKeySigner: Signer {
     let path: DerivationPath?
     /// Its master's fingerprint, when known (a key `qr.sign` derived).
     var fingerprint: UInt32? = nil
+    /// The stored HD key it was derived from (`qr.sign`); nil for a key given as a value.
+    var keyRecord: KeyRecord? = nil
 
     /// The key's address (EIP-55): what the history and the result name it by.
     var keyName: String { EthereumAddress(publicKey: key.publicKey).checksummed }
@@ -180,6 +183,7 @@ struct CardSigner: Signer {
     let derivedPath: DerivationPath?
     /// The stored card key signing (else the card's newest record, else `card-UID`).
     let keyName: String
+    let keyRecord: KeyRecord?
 
     /// The card's signer at `place`, after checking that `record` is a key of this card. The
     /// PIN-less path needs no channel; the others need `card.login`. A relative path is resolved
@@ -202,6 +206,7 @@ struct CardSigner: Signer {
         }
         self.session = session
         self.card = card
+        keyRecord = record
         keyName = try record?.name ?? session.cardKeys(of: card).last?.name ?? "card-" + card.shortUID
     }
 
@@ -236,7 +241,7 @@ struct CardSigner: Signer {
         let signed = try card.commands.sign(digest: request.digest, option: option)
         let (key, path, what) = try expected(store)
         return MadeSignature(signature: signed.signature, publicKey: signed.publicKey, expected: key ?? signed.publicKey,
-                             path: path, checkedAgainst: what, warning: card.pinVerified ? card.keyWarning : nil, store: store)
+                             path: path, checkedAgainst: what, warning: card.known.pinVerified ? card.known.keyWarning : nil, store: store)
     }
 }
 

@@ -107,6 +107,9 @@ public struct MadeSignature {
 public protocol Signer {
     /// The name the signature is recorded under.
     var keyName: String { get }
+    /// The stored key it signs for (for `qr.sign`, the HD key whose path it signs at); nil for a
+    /// key given as a value, or a PIN-less card path without a stored key.
+    var keyRecord: KeyRecord? { get }
     /// The key that will sign, before signing (the sender of a transaction to fill, the address
     /// `qr.sign` compares with its request).
     func publicKey() throws -> PublicKey

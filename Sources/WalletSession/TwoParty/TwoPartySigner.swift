@@ -69,6 +69,7 @@ struct TwoPartySigner: Signer {
     let record: KeyRecord
 
     var keyName: String { record.name }
+    var keyRecord: KeyRecord? { record }
 
     /// The joint key (or its HD child) as stored, known without the vault.
     func publicKey() throws -> PublicKey { try SoftwareSigner.storedKey(of: record, signingKinds: [.hdMaster, .hdChild]) }
