@@ -13,11 +13,12 @@ extension Builtins {
                 options: [
                     OptionSpec("from", deriveSourceType, "the key to derive from (a master key for m/… paths), or a mnemonic, seed, xprv or xpub", secret: true),
                     OptionSpec("trace", nil, "show each BIP-32 step: HMAC-SHA512 key and data, I_L, I_R, child key, chain code, xprv/xpub"),
-                    OptionSpec("reveal", nil, "with --trace, show the private values instead of masking them"),
+                    OptionSpec("reveal", nil, "with --trace, show the private values instead of masking them",
+                               rules: [.onlyWith("trace", because: "it goes with --trace (derive PATH --trace --reveal)")]),
                 ],
                 summary: "The HD key at PATH (m/… from a master key, or relative like 0/5) below --from KEY.",
                 example: "let key = derive \"m/44'/60'/0'/0/0\" --from $root") { args in
-            if args.flag("trace") || args.flag("reveal") { return try traceDerive(args) }
+            if args.flag("trace") { return try traceDerive(args) }
             // The session's current HD key (the default for --from) arrives with the store.
             guard let from = try deriveSource(args.value("from")) else {
                 // With the card as the active signer (`use card`), the card derives (DERIVE KEY).

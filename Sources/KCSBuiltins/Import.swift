@@ -14,7 +14,8 @@ extension Builtins {
                 options: [
                     OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true),
                     OptionSpec("preset", .string, "metamask, trezor, ledger-live, ledger-legacy, bip44, bip49, bip84, bip86 or custom"),
-                    OptionSpec("path", .string, "the path template for --preset custom, with * for the account (e.g. \"m/44'/60'/*'/0/0\")"),
+                    OptionSpec("path", .string, "the path template for --preset custom, with * for the account (e.g. \"m/44'/60'/*'/0/0\")",
+                               rules: [.onlyWhen("preset", is: ["custom"], because: "it goes with --preset custom")]),
                     OptionSpec("accounts", .int, "how many accounts (HD-CHILD keys) to add under the preset (default 1)", in: 0...1000),
                     OptionSpec("name", .string, "the master key's name"),
                 ],
@@ -57,7 +58,8 @@ extension Builtins {
         Builtin("import.qr", traits: [.mayOpenVault], params: [ParamSpec("files", .oneOf([.string, .list]))],
                 options: [
                     OptionSpec("preset", .string, "for a mnemonic: metamask, trezor, ledger-live, … or custom"),
-                    OptionSpec("path", .string, "the path template for --preset custom"),
+                    OptionSpec("path", .string, "the path template for --preset custom",
+                               rules: [.onlyWhen("preset", is: ["custom"], because: "it goes with --preset custom")]),
                     OptionSpec("accounts", .int, "for a mnemonic: how many accounts (default 1)", in: 0...1000),
                     OptionSpec("name", .string, "the key's name"),
                     OptionSpec("as", .string, "how to read a code of 32 bytes: seedqr (24 words) or privkey", choices: Session.QRKeyReading.allCases.map(\.rawValue)),

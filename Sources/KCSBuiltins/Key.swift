@@ -44,7 +44,7 @@ extension Builtins {
             case "ecdsa":
                 return keyValue(try session.generateECDSAKey(name: args.string("name")))
             default:  // hd; the table declares the choices
-                return .list(try session.generateHDKey(words: try wordCount(args), name: args.string("name"),
+                return .list(try session.generateHDKey(words: wordCount(args), name: args.string("name"),
                                                        skipConfirm: args.flag("skip-confirm")).map(keyValue))
             }
         },
@@ -299,9 +299,6 @@ extension Builtins {
             }
             _ = try DerivationPath(path.replacingOccurrences(of: "{i}", with: "0"))
             return (nil, path)
-        }
-        if args.string("path") != nil {
-            throw BuiltinError.optionNotApplicable(option: "path", reason: "it goes with --preset custom")
         }
         guard let preset = PathPreset.named(name), preset.name != "eip1581" else {
             throw BuiltinError.badChoice(option: "preset",

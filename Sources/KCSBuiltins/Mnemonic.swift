@@ -18,7 +18,7 @@ extension Builtins {
                 ],
                 summary: "A new random BIP-39 mnemonic from the system's secure random source, as a secret.",
                 example: "let m = mnemonic.generate --words 24") { args in
-            let words = try wordCount(args)
+            let words = wordCount(args)
             let language = try language(args) ?? .english
             return .mnemonic(Mnemonic(generating: words, language: language, using: SystemRandom()))
         },
@@ -95,14 +95,10 @@ extension Builtins {
         }
     }
 
-    /// `--words`: one of BIP-39's word counts (12 when absent).
-    static func wordCount(_ args: CallArguments) throws(BuiltinError) -> Mnemonic.WordCount {
-        guard let n = args.integer("words") else { return .twelve }
-        guard let small = Int(exactly: n), let count = Mnemonic.WordCount(rawValue: small) else {
-            throw .badChoice(option: "words",
-                             expected: Mnemonic.WordCount.allCases.map { String($0.rawValue) }, got: String(n))
-        }
-        return count
+    /// `--words`: one of BIP-39's word counts (12 when absent); every command with `--words`
+    /// declares its choices, which `bind` has checked.
+    static func wordCount(_ args: CallArguments) -> Mnemonic.WordCount {
+        args.int("words").flatMap(Mnemonic.WordCount.init(rawValue:)) ?? .twelve
     }
 
     /// `--language`: a BIP-39 word list by name (`english`, `chinese_simplified`, …).

@@ -28,15 +28,12 @@ extension Builtins {
                     OptionSpec("mnemonic", mnemonicType, "the phrase whose paths are searched", secret: true),
                     OptionSpec("max-index", .int, "the largest index and account tried (default 20, at most 100)"),
                     OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true),
-                    OptionSpec("card", nil, "search the connected card's key instead (one xpub EXPORT per hardened node)"),
+                    OptionSpec("card", nil, "search the connected card's key instead (one xpub EXPORT per hardened node)",
+                               rules: [.notWith(["mnemonic", "passphrase"], because: "it searches the card's key; drop --mnemonic and --passphrase")]),
                 ],
                 summary: "Names the path that made an address: searches the presets and accounts × indexes 0…N offline (a mnemonic, or the card).",
                 example: "path.find 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 --mnemonic $m") { args in
             let onCard = args.flag("card")
-            if onCard, args.value("mnemonic") != nil || args.value("passphrase") != nil {
-                throw BuiltinError.optionNotApplicable(option: "card",
-                                                      reason: "it searches the card's key; drop --mnemonic and --passphrase")
-            }
             guard onCard || args.value("mnemonic") != nil else { throw TeachingError.needsMnemonic }
             let limit = Int(PathSearch.maxIndexLimit)
             let maxIndex = try args.integer("max-index").map { try smallInt($0, "--max-index", in: 0...limit) } ?? 20

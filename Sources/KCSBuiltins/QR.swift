@@ -45,15 +45,14 @@ extension Builtins {
                     OptionSpec("margin", .int, "quiet modules around the code (default 2)", in: 0...16),
                     OptionSpec("invert", nil, "without colour, draw the dark modules (for light terminals)"),
                     OptionSpec("uri", nil, "an address as a payment URI: ethereum:ADDRESS (EIP-681) or bitcoin:ADDRESS (BIP-21)"),
-                    OptionSpec("chain", .int, "with --uri, the Ethereum chain id (ethereum:ADDRESS@CHAIN)"),
+                    OptionSpec("chain", .int, "with --uri, the Ethereum chain id (ethereum:ADDRESS@CHAIN)", in: 1...Int(Int32.max),
+                               rules: [.onlyWith("uri", because: "it goes with --uri")]),
                 ],
                 summary: "A value as a QR code drawn in the terminal: text, an address, an xpub, bytes, a UR (upper-cased).",
                 example: "qr 0x9858EfFD232B4033E47d90003D41EC34EcaEda94") { args in
             var payload = try qrPayload(args["value"], reveal: args.flag("reveal"))
             if args.flag("uri") {
-                payload = try paymentURI(payload, chain: try args.integer("chain").map { try smallInt($0, "--chain", in: 1...Int(Int32.max)) })
-            } else if args.value("chain") != nil {
-                throw BuiltinError.optionNotApplicable(option: "chain", reason: "it goes with --uri")
+                payload = try paymentURI(payload, chain: args.int("chain"))
             }
             let code = try QRCode(data: payload.bytes, text: payload.text, level: try eccOption(args) ?? payload.level)
             let margin = args.int("margin") ?? 2
@@ -132,14 +131,14 @@ extension Builtins {
     static let qrWatchOnly: [Builtin] = [
         Builtin("qr.export", traits: [.mayOpenVault], qr: .field("ur"),
                 options: [
-                    OptionSpec("account", .int, "the Ethereum account N of m/44'/60'/N' (default 0)"),
+                    OptionSpec("account", .int, "the Ethereum account N of m/44'/60'/N' (default 0)", in: 0...Int(Int32.max) - 5),
                     OptionSpec("v2", nil, "write hdkey (tag 40303) instead of crypto-hdkey (MetaMask reads only crypto-hdkey)"),
                     OptionSpec("for", .string, "metamask (crypto-hdkey, the default), ledger-live (crypto-account of 5 Ledger Live accounts, MetaMask's pubkey mode) or sparrow (crypto-account of Bitcoin account N)",
                                choices: Session.WatchOnlyForm.allCases.map(\.rawValue)),
                 ],
                 summary: "The active HD key's (or the card's) Ethereum account as the crypto-hdkey a watch-only wallet pairs with (MetaMask's QR hardware wallet): UR, xpub, path, master fingerprint.",
                 example: "qr.export --account 0") { args in
-            let account = try args.integer("account").map { try smallInt($0, "--account", in: 0...Int(Int32.max) - 5) } ?? 0
+            let account = args.int("account") ?? 0
             let form = args.string("for").flatMap(Session.WatchOnlyForm.init(rawValue:)) ?? .metamask  // the table declares the choices
             if form != .metamask {
                 let (ur, a) = try args.session().exportWatchOnlyAccount(form, account: UInt32(account))

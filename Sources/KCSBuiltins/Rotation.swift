@@ -13,7 +13,8 @@ extension Builtins {
     static let rotation: [Builtin] = [
         Builtin("keys.rotation",
                 options: [OptionSpec("max-age-days", .int,
-                                     "also list software keys older than this many days (default: the rotation.max-age-days setting)")],
+                                     "also list software keys older than this many days (default: the rotation.max-age-days setting)",
+                                     in: 1...1_000_000)],
                 summary: "The keys that need rotation, each with its reasons: flagged, revealed, imported raw, or too old.",
                 example: "keys.rotation --max-age-days 365") { args in
             let session = try args.session()
@@ -102,7 +103,7 @@ extension Builtins {
 
     /// `--max-age-days N`, else the `rotation.max-age-days` setting, else no age rule.
     static func maxAgeDays(_ args: CallArguments, store: WalletStore) throws -> Int? {
-        if let n = args.integer("max-age-days") { return try smallInt(n, "--max-age-days", in: 1...1_000_000) }
+        if let n = args.int("max-age-days") { return n }
         guard let text = try store.setting(Session.maxAgeSetting) else { return nil }
         guard let days = Int(text.trimmingCharacters(in: .whitespaces)), days >= 1 else {
             throw BuiltinError.outOfRange(name: "the setting \(Session.maxAgeSetting)",

@@ -50,7 +50,7 @@ extension Builtins {
                     OptionSpec("key", .string, "only this key's signatures"),
                     OptionSpec("since", .string, "only from this date on (YYYY-MM-DD, or ISO 8601)"),
                     OptionSpec("kind", .string, "hash, message, typed or transaction", choices: SignatureKind.allCases.map(\.rawValue)),
-                    OptionSpec("limit", .int, "at most this many, newest first (default 50)"),
+                    OptionSpec("limit", .int, "at most this many, newest first (default 50)", in: 1...10_000_000),
                     OptionSpec("json", nil, "as JSON text"),
                     OptionSpec("csv", nil, "as CSV text"),
                 ],
@@ -58,7 +58,7 @@ extension Builtins {
                 example: "history --key savings --since 2026-01-01 --csv") { args in
             let store = try args.session().store()
             var query = HistoryQuery(keyName: args.string("key"), limit: 50)
-            if let n = args.integer("limit") { query.limit = try smallInt(n, "--limit", in: 1...10_000_000) }
+            if let n = args.int("limit") { query.limit = n }
             if let since = args.string("since") { query.since = try parseDate(since) }
             query.kind = args.string("kind").flatMap(SignatureKind.init(rawValue:))  // the table declares the choices
             let records = try store.history(query)

@@ -79,9 +79,6 @@ extension Builtins {
     /// `derive PATH --trace [--reveal]`: every BIP-32 step from the start key (or from the
     /// seed, with the master key's step) down to PATH.
     static func traceDerive(_ args: CallArguments) throws -> Value {
-        guard args.flag("trace") else {
-            throw BuiltinError.optionNotApplicable(option: "reveal", reason: "it goes with --trace (derive PATH --trace --reveal)")
-        }
         let reveal = args.flag("reveal")
         var path = try pathArgument(args["path"])
         let start: DeriveStart

@@ -31,8 +31,8 @@ extension Builtins {
         Builtin("wallet.discover",
                 options: [
                     OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "ETH (default) or ETC, or its coin type: m/44'/coin'/…"),
-                    OptionSpec("gap", .int, "unused addresses in a row that end an account (default 20)"),
-                    OptionSpec("max-accounts", .int, "stop after this many accounts (default 20)"),
+                    OptionSpec("gap", .int, "unused addresses in a row that end an account (default 20)", in: 1...1000),
+                    OptionSpec("max-accounts", .int, "stop after this many accounts (default 20)", in: 1...1000),
                     OptionSpec("key", .string, "discover under this stored HD key instead of the active signer"),
                     OptionSpec("card", nil, "discover on the connected card (the default when the card is the active signer)",
                                rules: [.notWith(["key"], because: "it discovers on the card; drop --key")]),
@@ -60,8 +60,8 @@ extension Builtins {
 
     static func discover(_ args: CallArguments) throws -> Value {
         let session = try args.session()
-        let gap = try args.integer("gap").map { try smallInt($0, "--gap", in: 1...1000) } ?? 20
-        let maxAccounts = try args.integer("max-accounts").map { try smallInt($0, "--max-accounts", in: 1...1000) } ?? 20
+        let gap = args.int("gap") ?? 20
+        let maxAccounts = args.int("max-accounts") ?? 20
         let coin = try discoveryCoin(args.value("coin"))
         let history = try historySource(args, session)
         let records = try session.discoverAccounts(onCard: args.flag("card"), keyName: args.string("key"), coin: coin,

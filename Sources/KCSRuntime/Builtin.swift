@@ -79,12 +79,16 @@ public enum OptionRule: Sendable, Equatable {
     case onlyWith(String, because: String)
     /// The option cannot go with any of `others` (`--pinless` with `--path`).
     case notWith([String], because: String)
+    /// The option needs `other` — an option, or a parameter with its default — to be one of
+    /// `values` (`card.load`'s `--chain-code` only when it loads a keypair).
+    case onlyWhen(String, is: [String], because: String)
 
     /// The names the rule speaks of.
     public var names: [String] {
         switch self {
         case .onlyWith(let other, _): [other]
         case .notWith(let others, _): others
+        case .onlyWhen(let other, _, _): [other]
         }
     }
 }
@@ -367,6 +371,9 @@ extension Builtin {
                 case .onlyWith(let other, let reason) where !written.contains(other):
                     throw .notApplicable(option: spec.name, reason: reason)
                 case .notWith(let others, let reason) where others.contains(where: written.contains):
+                    throw .notApplicable(option: spec.name, reason: reason)
+                case .onlyWhen(let other, let allowed, let reason)
+                    where (opts[other] ?? values[other]).flatMap(choiceText).map(allowed.contains) != true:
                     throw .notApplicable(option: spec.name, reason: reason)
                 default: break
                 }

@@ -72,6 +72,31 @@ struct BuiltinTests {
         #expect(error.rendered(by: "node") == "node: --clear does not apply here: it forgets the node")
     }
 
+    /// `.onlyWhen`: an option that goes with some values of another option or of a parameter,
+    /// its default counted (`card.load mnemonic … --passphrase`, `card.ndef write --uri`).
+    @Test func bind_checksARuleOnAnotherArgumentsValue() throws {
+        let load = Builtin("load", params: [ParamSpec("what", .string, default: .string("seed"), choices: ["mnemonic", "seed", "keypair"])],
+                           options: [OptionSpec("chain-code", .bytes, "c", rules: [.onlyWhen("what", is: ["keypair"], because: "it goes with a keypair")]),
+                                     OptionSpec("kind", .string, "k"),
+                                     OptionSpec("path", .string, "p", rules: [.onlyWhen("kind", is: ["custom"], because: "it goes with --kind custom")])],
+                           summary: "Loads.", example: "load") { _ in .null }
+        #expect(throws: ArgumentError.notApplicable(option: "chain-code", reason: "it goes with a keypair")) {
+            try load.bind([.string("mnemonic")], options: [("chain-code", .bytes([1]))])
+        }
+        // The parameter's default (seed) is not a keypair either.
+        #expect(throws: ArgumentError.notApplicable(option: "chain-code", reason: "it goes with a keypair")) {
+            try load.bind([], options: [("chain-code", .bytes([1]))])
+        }
+        #expect(try load.bind([.string("keypair")], options: [("chain-code", .bytes([1]))]).options["chain-code"] == .bytes([1]))
+        #expect(throws: ArgumentError.notApplicable(option: "path", reason: "it goes with --kind custom")) {
+            try load.bind([], options: [("path", .string("m/0"))])
+        }
+        #expect(throws: ArgumentError.notApplicable(option: "path", reason: "it goes with --kind custom")) {
+            try load.bind([], options: [("path", .string("m/0")), ("kind", .string("metamask"))])
+        }
+        #expect(try load.bind([], options: [("path", .string("m/0")), ("kind", .string("custom"))]).options["path"] == .string("m/0"))
+    }
+
     @Test func bind_missingSecretIsLeftForTheHostToAsk() throws {
         let args = try verify.bind([], options: [])
         #expect(args["pin"] == nil)

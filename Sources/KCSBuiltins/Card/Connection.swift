@@ -32,7 +32,7 @@ extension Builtins {
                 params: [ParamSpec("medium", .string, default: .null), ParamSpec("name", .string, default: .null)],
                 options: [
                     OptionSpec("reader", .string, "a PC/SC reader whose name contains this text (also KCS_READER)"),
-                    OptionSpec("timeout", .int, "seconds to wait for a card in the reader (default 10)"),
+                    OptionSpec("timeout", .int, "seconds to wait for a card in the reader (default 10)", in: 0...3600),
                     OptionSpec("sim", .string, "the simulated card to use when the medium is sim (a script that runs on either: KCS_CARD=pcsc takes the reader)"),
                     OptionSpec("profile", .string, "the applet of a simulated card made now: \(AppletProfile.namesForHelp) (default 3.1.0)"),
                 ],
@@ -50,7 +50,7 @@ extension Builtins {
                 }
                 choice = .simulator(name: name, profile: try simulatorProfile(args.string("profile")))
             case "pcsc":
-                let timeout = try args.integer("timeout").map { Double(try smallInt($0, "--timeout", in: 0...3600)) }
+                let timeout = args.int("timeout").map(Double.init)
                 choice = .reader(query: args.string("name") ?? args.string("reader") ?? session.environment["KCS_READER"],
                                  timeout: timeout ?? session.cardWaitTimeout)
             default:

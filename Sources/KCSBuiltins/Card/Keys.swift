@@ -24,7 +24,7 @@ extension Builtins {
                 summary: "A mnemonic from the card's random generator, as a secret; --load makes it the card's key (words shown once).",
                 example: "card.mnemonic --words 24 --load") { args in
             let session = try args.session()
-            let words = try wordCount(args)
+            let words = wordCount(args)
             guard args.flag("load") else {
                 let card = try session.requireChannel()
                 return .mnemonic(try card.commands.generateMnemonic(wordCount: words))
@@ -37,9 +37,12 @@ extension Builtins {
                 params: [ParamSpec("what", .string, choices: ["mnemonic", "seed", "keypair"]),
                          ParamSpec("material", .oneOf([.string, .bytes, .secret(nil)]), secret: true)],
                 options: [
-                    OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with a mnemonic", secret: true),
-                    OptionSpec("chain-code", .bytes, "32-byte chain code, with a keypair (without it the card cannot derive)"),
-                    OptionSpec("lee", nil, "Keycard 4.0: load the mnemonic's or seed's keys in LEE mode (its own key tree, and card.lee)"),
+                    OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with a mnemonic", secret: true,
+                               rules: [.onlyWhen("what", is: ["mnemonic"], because: "it goes with a mnemonic")]),
+                    OptionSpec("chain-code", .bytes, "32-byte chain code, with a keypair (without it the card cannot derive)",
+                               rules: [.onlyWhen("what", is: ["keypair"], because: "it goes with a keypair")]),
+                    OptionSpec("lee", nil, "Keycard 4.0: load the mnemonic's or seed's keys in LEE mode (its own key tree, and card.lee)",
+                               rules: [.onlyWhen("what", is: ["mnemonic", "seed"], because: "LEE mode is loaded from a mnemonic or a seed")]),
                     OptionSpec("force", nil, "replace a key the card already holds"),
                     OptionSpec("name", .string, "the stored card key's name"),
                 ],
@@ -92,15 +95,14 @@ extension Builtins {
         Builtin("card.derive", traits: [.changesCard],
                 options: [
                     OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "SLIP-44 symbol or coin type (ETH, BTC, LTC, …; default: the coin of the current BIP-44 path)"),
-                    OptionSpec("account", .int, "the account number (default: the current one, else 0)"),
+                    OptionSpec("account", .int, "the account number (default: the current one, else 0)",
+                               in: 0...Int(ChildIndex.hardenedOffset - 1)),
                     OptionSpec("new-account", nil, "the next account after the current one, address 0"),
                     OptionSpec("next", nil, "the next address index of the account"),
                 ],
                 summary: "Makes m/44'/COIN'/ACCOUNT'/0/INDEX current on the card (the app's coin screen): {path, coin, account, index, address}.",
                 example: "card.derive --coin ETH --next") { args in
-            let account = try args.integer("account").map {
-                UInt32(try smallInt($0, "--account", in: 0...Int(ChildIndex.hardenedOffset - 1)))
-            }
+            let account = args.int("account").map { UInt32($0) }
             let card = try args.session().requireLoggedIn()
             let current = try card.commands.getKeyPath().components
             let coin = try deriveCoin(args.value("coin"), current: current)
@@ -219,7 +221,7 @@ extension Builtins {
         Builtin("card.challenge", params: [ParamSpec("length", .int, default: .int(32))],
                 summary: "Keycard 4.0: LENGTH (1 to 245, default 32) random bytes from the card (GET CHALLENGE).",
                 example: "card.challenge 16") { args in
-            let length = try smallInt(try args.integer("length") ?? 32, "the length", in: 1...245)
+            let length = try smallInt(args.integer("length") ?? 32, "the length", in: 1...245)
             return .bytes(try args.session().cardChallenge(length: length))
         },
     ]
@@ -234,16 +236,8 @@ extension Builtins {
     static func loadMaterial(_ args: CallArguments) throws
         -> (load: (KeycardCommandSet) throws -> [UInt8], seed: Secret?, source: KeySource)
     {
-        let what = args.string("what") ?? ""  // one of the table's choices
-        if what != "mnemonic", args.value("passphrase") != nil {
-            throw BuiltinError.optionNotApplicable(option: "passphrase", reason: "it goes with a mnemonic")
-        }
-        if what == "keypair", args.flag("lee") {
-            throw BuiltinError.optionNotApplicable(option: "lee", reason: "LEE mode is loaded from a mnemonic or a seed")
-        }
-        if what != "keypair", args.value("chain-code") != nil {
-            throw BuiltinError.optionNotApplicable(option: "chain-code", reason: "it goes with a keypair")
-        }
+        // The table declares the choices and which options go with which (--passphrase, --lee, --chain-code).
+        let what = args.string("what") ?? ""
         guard let material = args["material"] else {
             throw ArgumentError.missing(position: 2, name: "material", type: .oneOf([.string, .bytes, .secret(nil)]))
         }

@@ -10,16 +10,18 @@ extension Builtins {
         Builtin("card.ndef", traits: [.changesCard],
                 params: [ParamSpec("action", .string, default: .string("read"), choices: ["read", "write", "clear"]),
                          ParamSpec("message", .bytes, default: .null)],
-                options: [OptionSpec("uri", .string, "with write: a message of one URI record (what a phone opens when it taps the card)")],
+                options: [OptionSpec("uri", .string, "with write: a message of one URI record (what a phone opens when it taps the card)",
+                                    rules: [.onlyWhen("action", is: ["write"], because: "it goes with card.ndef write"),
+                                            .notWith(["message"], because: "give the message as BYTES or as --uri, not both")])],
                 summary: "The NDEF message phones read from the card: read (the default; needs the secure channel), write BYTES or --uri URL, clear (both need card.login). Gives {message, length, capacity, uri}.",
                 example: "card.ndef write --uri \"https://keycard.tech\"") { args in
             let session = try args.session()
             let action = args.string("action") ?? "read"
             let bytes: [UInt8]? = if case .bytes(let b)? = args.value("message") { b } else { nil }
             let uri = args.string("uri")
-            if action != "write" {
-                if bytes != nil { throw BuiltinError.optionNotApplicable(option: "message", reason: "only card.ndef write takes a message") }
-                if uri != nil { throw BuiltinError.optionNotApplicable(option: "uri", reason: "it goes with card.ndef write") }
+            if action != "write", bytes != nil {
+                // A parameter's rule (the table declares --uri's).
+                throw BuiltinError.optionNotApplicable(option: "message", reason: "only card.ndef write takes a message")
             }
             let ndef: CardNDEF
             switch action {
@@ -34,9 +36,6 @@ extension Builtins {
 
     /// What `card.ndef write` writes: the BYTES given, or one URI record for `--uri` (not both).
     static func ndefMessage(bytes: [UInt8]?, uri: String?) throws -> [UInt8] {
-        if bytes != nil, uri != nil {
-            throw BuiltinError.optionNotApplicable(option: "uri", reason: "give the message as BYTES or as --uri, not both")
-        }
         if let uri { return try NDEFMessage.uri(uri) }
         if let bytes { return bytes }
         throw ArgumentError.missing(position: 2, name: "message", type: .bytes)
