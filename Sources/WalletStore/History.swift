@@ -38,10 +38,14 @@ public struct NewHistoryEntry: Sendable, Hashable {
     public var chainID: UInt64?
     /// When it was signed; nil means the transaction's clock.
     public var date: Date?
+    /// The row id of the key called `keyName`, when the caller read its record (then it is not
+    /// looked up by name again).
+    public var keyID: Int64?
 
     /// A record of one signature.
     public init(keyName: String, kind: SignatureKind, digest: [UInt8], signature: [UInt8], signer: String,
-                verified: Bool, chainID: UInt64? = nil, date: Date? = nil) {
+                verified: Bool, chainID: UInt64? = nil, date: Date? = nil, keyID: Int64? = nil) {
+        self.keyID = keyID
         self.keyName = keyName
         self.kind = kind
         self.digest = digest
@@ -119,20 +123,24 @@ extension StoreTransaction {
         if let chain = entry.chainID, chain > UInt64(Int64.max) {
             throw .invalidHistory(field: "chain id", reason: "must be at most \(Int64.max), got \(chain)")
         }
-        let linked = try findKey(named: entry.keyName)
+        // The key's own spelling of its name when it is looked up (names match without case).
+        let linked: (id: Int64, name: String)? = if let id = entry.keyID { (id, entry.keyName) } else {
+            try findKey(named: entry.keyName).map { ($0.id, $0.name) }
+        }
+        let linkedID = linked?.id
         let createdAt = Timestamp.milliseconds(entry.date ?? now)
         let keyName = linked?.name ?? entry.keyName
         let id: Int64 = try storeErrors {
             try db.execute(sql: """
                 INSERT INTO history (created_at, key_id, key_name, kind, digest, signature, signer, verified, chain_id)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [createdAt, linked?.id, keyName, entry.kind.rawValue, Data(entry.digest),
+                """, arguments: [createdAt, linkedID, keyName, entry.kind.rawValue, Data(entry.digest),
                                  Data(entry.signature), entry.signer, entry.verified, entry.chainID.map { Int64($0) }])
             return db.lastInsertedRowID
         }
         // Built from what was written rather than read back: every signature is recorded, so
         // this saves a query on each.
-        return HistoryRecord(id: id, date: Timestamp.date(createdAt), keyID: linked?.id, keyName: keyName,
+        return HistoryRecord(id: id, date: Timestamp.date(createdAt), keyID: linkedID, keyName: keyName,
                              kind: entry.kind, digest: entry.digest, signature: entry.signature, signer: entry.signer,
                              verified: entry.verified, chainID: entry.chainID)
     }

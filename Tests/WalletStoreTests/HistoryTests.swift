@@ -43,6 +43,21 @@ struct HistoryTests {
         #expect(try store.history() == [loose, record])
     }
 
+    /// A signer that read its key's record passes its row id: the row links to it without a
+    /// second lookup by name, and the name is kept as given; an id the store does not have is
+    /// refused by the foreign key, and nothing is written.
+    @Test func record_withTheKeysID_linksWithoutLookingItUp() throws {
+        let store = try makeStore(clock: TestClock())
+        let a = try store.addKey(keyA.newKey(name: "a"), secret: keyA.secret)
+        var entry = signature(key: "a")
+        entry.keyID = a.id
+        let record = try store.recordSignature(entry)
+        #expect(record.keyID == a.id && record.keyName == "a")
+        entry.keyID = a.id + 99
+        #expect(throws: StoreError.self) { try store.recordSignature(entry) }
+        #expect(try store.history() == [record])
+    }
+
     @Test func record_badFields_areRefused() throws {
         let store = try makeStore()
         var entry = signature(key: "x")

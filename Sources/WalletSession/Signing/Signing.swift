@@ -34,10 +34,11 @@ public struct Signed: Sendable {
 extension Session {
     /// Gives the one result shape, runs the caller's `finish` on it, then records the signature
     /// in the history (one row per signature, whoever signed): a `finish` that throws leaves no row.
-    /// `store` nil: nothing is recorded (a given key, with no store in the home yet).
+    /// `store` nil: nothing is recorded (a given key, with no store in the home yet). `keyID`:
+    /// the row id of the key called `keyName`, when the signer read its record.
     func record(_ signature: RecoverableSignature, digest: [UInt8], publicKey: PublicKey, keyName: String,
                 path: DerivationPath?, verified: Bool, checkedAgainst: String, warning: String?,
-                kind: SignatureKind, chainID: UInt64?, store: WalletStore?,
+                kind: SignatureKind, chainID: UInt64?, store: WalletStore?, keyID: Int64? = nil,
                 finish: (Signed) throws -> Void = { _ in }) throws -> Signed {
         let signer = EthereumAddress(publicKey: publicKey).checksummed
         let signed = Signed(digest: digest, signature: try EthereumSignature(signature), publicKey: publicKey, signer: signer,
@@ -45,7 +46,7 @@ extension Session {
         try finish(signed)
         _ = try store?.recordSignature(NewHistoryEntry(keyName: keyName, kind: kind, digest: digest,
                                                        signature: signature.compact, signer: signer, verified: verified,
-                                                       chainID: chainID))
+                                                       chainID: chainID, keyID: keyID))
         return signed
     }
 }

@@ -168,6 +168,7 @@ extension Session {
         return try record(made.signature, digest: request.digest, publicKey: made.publicKey,
                           keyName: signer.keyName, path: made.path, verified: verified,
                           checkedAgainst: made.checkedAgainst, warning: made.warning, kind: request.kind,
-                          chainID: request.chainID, store: made.store, finish: finish)
+                          chainID: request.chainID, store: made.store,
+                          keyID: signer.keyRecord.flatMap { $0.name == signer.keyName ? $0.id : nil }, finish: finish)
     }
 }
