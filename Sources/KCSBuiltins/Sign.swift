@@ -15,47 +15,72 @@ import WalletStore
 
 extension Builtins {
     static let signing: [Builtin] = [
-        Builtin("sign", traits: [.mayOpenVault], params: [ParamSpec("digest", .bytes)],
-                options: [
-                    OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one",
-                               rules: [.notWith(["schnorr"], because: schnorrSigner)]),
-                    OptionSpec("path", pathType, "card: derive the key at this path and sign with it (one SIGN)"),
-                    OptionSpec("make-current", nil, "card: with --path, the path becomes the card's current path",
-                               rules: [.onlyWith("path", because: "it goes with --path P"), .notWith(["schnorr"], because: schnorrSigner)]),
-                    OptionSpec("pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)",
-                               rules: [.notWith(["path", "make-current"], because: "the card signs with its PIN-less path; drop --path and --make-current"),
-                                       .notWith(["schnorr"], because: schnorrSigner)]),
-                    OptionSpec("schnorr", nil, "Keycard 4.0: a BIP-340 Schnorr signature instead of ECDSA"),
-                    OptionSpec("tweak", .oneOf([.string, .bytes]), "with --schnorr: taproot (BIP-86 key path) or 32 bytes added to the key",
-                               rules: [.onlyWith("schnorr", because: "it goes with --schnorr")]),
-                    OptionSpec("dry-run", nil, "show the review (a bare digest: kcs cannot say what it is) without signing"),
-                ],
-                summary: "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, yParity, signer, …}; recorded in the history.",
-                example: "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8") { args in
+        Builtin(
+            "sign", traits: [.mayOpenVault], params: [ParamSpec("digest", .bytes)],
+            options: [
+                OptionSpec(
+                    "key", givenKeyType,
+                    "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one",
+                    rules: [.notWith(["schnorr"], because: schnorrSigner)]),
+                OptionSpec("path", pathType, "card: derive the key at this path and sign with it (one SIGN)"),
+                OptionSpec(
+                    "make-current", nil, "card: with --path, the path becomes the card's current path",
+                    rules: [
+                        .onlyWith("path", because: "it goes with --path P"),
+                        .notWith(["schnorr"], because: schnorrSigner),
+                    ]),
+                OptionSpec(
+                    "pinless", nil, "card: sign with the PIN-less path (no PIN, no secure channel)",
+                    rules: [
+                        .notWith(
+                            ["path", "make-current"],
+                            because: "the card signs with its PIN-less path; drop --path and --make-current"),
+                        .notWith(["schnorr"], because: schnorrSigner),
+                    ]),
+                OptionSpec("schnorr", nil, "Keycard 4.0: a BIP-340 Schnorr signature instead of ECDSA"),
+                OptionSpec(
+                    "tweak", .oneOf([.string, .bytes]),
+                    "with --schnorr: taproot (BIP-86 key path) or 32 bytes added to the key",
+                    rules: [.onlyWith("schnorr", because: "it goes with --schnorr")]),
+                OptionSpec(
+                    "dry-run", nil, "show the review (a bare digest: kcs cannot say what it is) without signing"),
+            ],
+            summary:
+                "Signs a 32-byte digest with the active key (or card): {digest, signature, r, s, v, yParity, signer, …}; recorded in the history.",
+            example: "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8"
+        ) { args in
             let session = try args.session()
             guard case .bytes(let digest)? = args["digest"], digest.count == 32 else {
                 let n = if case .bytes(let b)? = args["digest"] { b.count } else { 0 }
                 throw KeyCommandError.digestLength(got: n)
             }
             if args.flag("dry-run") {
-                return .map(ValueMap([("digest", .bytes(digest)), ("review", reviewText(SigningReview.rawDigest(digest), args))]))
+                return .map(
+                    ValueMap([
+                        ("digest", .bytes(digest)), ("review", reviewText(SigningReview.rawDigest(digest), args)),
+                    ]))
             }
             if args.flag("schnorr") { return try schnorrValue(args, digest: digest) }
             let signed = try sign(args, SigningRequest(digest: digest, payload: .digest, kind: .hash))
             return .map(ValueMap([("digest", .bytes(digest))] + signatureFields(signed)))
         },
 
-        Builtin("history",
-                options: [
-                    OptionSpec("key", .string, "only this key's signatures"),
-                    OptionSpec("since", .string, "only from this date on (YYYY-MM-DD, or ISO 8601)"),
-                    OptionSpec("kind", .string, "hash, message, typed or transaction", choices: SignatureKind.allCases.map(\.rawValue)),
-                    OptionSpec("limit", .int, "at most this many, newest first (default 50)", in: 1...10_000_000),
-                    OptionSpec("json", nil, "as JSON text"),
-                    OptionSpec("csv", nil, "as CSV text"),
-                ],
-                summary: "The signing history, newest first: id, time, key, kind, digest, signature, signer, verified, chainId (the same fields in --json and --csv).",
-                example: "history --key savings --since 2026-01-01 --csv") { args in
+        Builtin(
+            "history",
+            options: [
+                OptionSpec("key", .string, "only this key's signatures"),
+                OptionSpec("since", .string, "only from this date on (YYYY-MM-DD, or ISO 8601)"),
+                OptionSpec(
+                    "kind", .string, "hash, message, typed or transaction",
+                    choices: SignatureKind.allCases.map(\.rawValue)),
+                OptionSpec("limit", .int, "at most this many, newest first (default 50)", in: 1...10_000_000),
+                OptionSpec("json", nil, "as JSON text"),
+                OptionSpec("csv", nil, "as CSV text"),
+            ],
+            summary:
+                "The signing history, newest first: id, time, key, kind, digest, signature, signer, verified, chainId (the same fields in --json and --csv).",
+            example: "history --key savings --since 2026-01-01 --csv"
+        ) { args in
             let store = try args.session().store()
             var query = HistoryQuery(keyName: args.string("key"), limit: 50)
             if let n = args.int("limit") { query.limit = n }
@@ -68,33 +93,51 @@ extension Builtins {
             return .list(records.map { historyValue($0) })
         },
 
-        Builtin("sign.message", traits: [.mayOpenVault], params: [ParamSpec("message", .oneOf([.string, .bytes]))],
-                options: [
-                    OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
-                    OptionSpec("dry-run", nil, "show the prefix, payload, digest and the review without signing"),
-                ],
-                summary: "EIP-191 personal_sign of text (a quoted string, even 0x-looking) or bytes (0x…): {prefix, digest, signature, r, s, v, yParity, signer, …}.",
-                example: "sign message \"hello\"") { args in
-            let message: [UInt8] = switch args.value("message") {
-            case .bytes(let b)?: b
-            case .string(let s)?: Array(s.utf8)
-            default: []
-            }
+        Builtin(
+            "sign.message", traits: [.mayOpenVault], params: [ParamSpec("message", .oneOf([.string, .bytes]))],
+            options: [
+                OptionSpec(
+                    "key", givenKeyType,
+                    "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"
+                ),
+                OptionSpec("dry-run", nil, "show the prefix, payload, digest and the review without signing"),
+            ],
+            summary:
+                "EIP-191 personal_sign of text (a quoted string, even 0x-looking) or bytes (0x…): {prefix, digest, signature, r, s, v, yParity, signer, …}.",
+            example: "sign message \"hello\""
+        ) { args in
+            let message: [UInt8] =
+                switch args.value("message") {
+                case .bytes(let b)?: b
+                case .string(let s)?: Array(s.utf8)
+                default: []
+                }
             let prefix = PersonalMessage.prefix(forLength: message.count)
             let digest = PersonalMessage.digest(message)
-            let shown: [(String, Value)] = [("prefix", .bytes(prefix)), ("message", .bytes(message)), ("digest", .bytes(digest))]
-            if args.flag("dry-run") { return .map(ValueMap(shown + [("review", reviewText(SigningReview.message(message), args))])) }
+            let shown: [(String, Value)] = [
+                ("prefix", .bytes(prefix)), ("message", .bytes(message)), ("digest", .bytes(digest)),
+            ]
+            if args.flag("dry-run") {
+                return .map(ValueMap(shown + [("review", reviewText(SigningReview.message(message), args))]))
+            }
             let signed = try sign(args, SigningRequest(digest: digest, payload: .message(message), kind: .message))
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
-        Builtin("sign.typed", traits: [.mayOpenVault], params: [ParamSpec("data", .oneOf([.string, .map]))],
-                options: [
-                    OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
-                    OptionSpec("dry-run", nil, "show the domain separator, struct hash, digest and the review without signing"),
-                ],
-                summary: "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, yParity, signer, …}.",
-                example: "sign typed mail.json --dry-run") { args in
+        Builtin(
+            "sign.typed", traits: [.mayOpenVault], params: [ParamSpec("data", .oneOf([.string, .map]))],
+            options: [
+                OptionSpec(
+                    "key", givenKeyType,
+                    "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"
+                ),
+                OptionSpec(
+                    "dry-run", nil, "show the domain separator, struct hash, digest and the review without signing"),
+            ],
+            summary:
+                "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, yParity, signer, …}.",
+            example: "sign typed mail.json --dry-run"
+        ) { args in
             let document = try typedDocument(args.value("data"))
             let typed = try TypedData(json: document)
             let domainSeparator = try typed.domainSeparator()
@@ -108,59 +151,71 @@ extension Builtins {
             if let chainID { shown.append(("chainId", uintValue(UInt256(chainID)))) }
             if args.flag("dry-run") {
                 let names = try args.session().ownKeyNames()
-                return .map(ValueMap(shown + [("review", reviewText(try SigningReview.typedData(typed, name: names), args))]))
+                return .map(
+                    ValueMap(shown + [("review", reviewText(try SigningReview.typedData(typed, name: names), args))]))
             }
-            let signed = try sign(args, SigningRequest(digest: digest, payload: .typed(document), kind: .typed, chainID: chainID))
+            let signed = try sign(
+                args, SigningRequest(digest: digest, payload: .typed(document), kind: .typed, chainID: chainID))
             return .map(ValueMap(shown + signatureFields(signed)))
         },
 
-        Builtin("sign.tx", traits: [.mayOpenVault], params: [ParamSpec("tx", .map)],
-                options: [
-                    OptionSpec("key", givenKeyType, "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"),
-                    OptionSpec("dry-run", nil, "show the unsigned RLP, the signing hash and the review without signing"),
-                    OptionSpec("full-data", nil, "with --dry-run: the review shows the call data in full hex"),
-                    OptionSpec("allow-no-chain-id", nil, "sign a legacy transaction without chainId (pre-EIP-155: valid on every chain)"),
-                    rpcOption,
-                    OptionSpec("offline", nil, "fill nothing from the node, even when one is configured"),
-                ],
-                summary: "Signs a transaction map (type, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, signature, r, s, v, yParity, networkV (legacy), signer, …}.",
-                example: "sign tx {\"type\": 2, \"chainId\": 1, \"nonce\": 0, \"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"1.5 ether\", \"gas\": 21000, \"maxFeePerGas\": \"20 gwei\", \"maxPriorityFeePerGas\": \"1 gwei\"}") { args in
-            let fields = try jsonMap(args.map("tx"), "tx")
-            var tx = try EthereumTransaction(fields: fields)
-            // With a node (and without --offline), what was not given comes from the node.
-            var filled: [(String, Value)] = []
+        Builtin(
+            "sign.tx", traits: [.mayOpenVault], params: [ParamSpec("tx", .map)],
+            options: [
+                OptionSpec(
+                    "key", givenKeyType,
+                    "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"
+                ),
+                OptionSpec("dry-run", nil, "show the unsigned RLP, the signing hash and the review without signing"),
+                OptionSpec("full-data", nil, "with --dry-run: the review shows the call data in full hex"),
+                OptionSpec(
+                    "allow-no-chain-id", nil,
+                    "sign a legacy transaction without chainId (pre-EIP-155: valid on every chain)"),
+                rpcOption,
+                OptionSpec("offline", nil, "fill nothing from the node, even when one is configured"),
+            ],
+            summary:
+                "Signs a transaction map (type, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, signature, r, s, v, yParity, networkV (legacy), signer, …}.",
+            example:
+                "sign tx {\"type\": 2, \"chainId\": 1, \"nonce\": 0, \"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"1.5 ether\", \"gas\": 21000, \"maxFeePerGas\": \"20 gwei\", \"maxPriorityFeePerGas\": \"1 gwei\"}"
+        ) { args in
             let chosen = ChosenSigner(args)
-            if !args.flag("offline"), let node = try optionalNode(args) {
-                filled = try args.session().fill(&tx, given: Set(fields.keys), sender: { try chosen.address() }, node: node)
-                    .map { ($0.field, uintValue($0.value)) }
-            }
-            try tx.validate()
-            let chainID = tx.chainID?.uint64
+            let (tx, filled) = try filledTransaction(args, signer: chosen)
             var shown: [(String, Value)] = [
                 ("type", .string(tx.type.description)), ("unsigned", .bytes(tx.signingPayload)),
                 ("signingHash", .bytes(tx.signingHash)),
             ]
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
             if let dryRun = try reviewOrRefuse(tx, args) { return .map(ValueMap(shown + [("review", dryRun)])) }
-            let signed = try sign(args, SigningRequest(digest: tx.signingHash, payload: .transaction(tx.signingPayload),
-                                                       kind: .transaction, chainID: chainID), with: chosen)
+            let request = SigningRequest(
+                digest: tx.signingHash, payload: .transaction(tx.signingPayload), kind: .transaction,
+                chainID: tx.chainID?.uint64)
+            let signed = try sign(args, request, with: chosen)
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
             // The transaction's own v: EIP-155's for a legacy transaction (the 27/28 of `v` otherwise).
             let networkV: [(String, Value)] = tx.type == .legacy ? [("networkV", uintValue(stx.v))] : []
-            return .map(ValueMap(shown + [("raw", .bytes(stx.rawBytes)), ("hash", .bytes(stx.hash))]
-                + signatureFields(signed, networkV: networkV)))
+            let sent: [(String, Value)] = [("raw", .bytes(stx.rawBytes)), ("hash", .bytes(stx.hash))]
+            return .map(ValueMap(shown + sent + signatureFields(signed, networkV: networkV)))
         },
 
-        Builtin("verify", params: [ParamSpec("digest", .bytes), ParamSpec("signature", .bytes, default: .null)],
-                options: [
-                    OptionSpec("message", .oneOf([.string, .bytes]), "verify an EIP-191 message instead of a digest (then the one argument is the signature)"),
-                    OptionSpec("typed", .oneOf([.string, .map]), "verify EIP-712 typed data (a JSON file or a map) instead of a digest"),
-                    OptionSpec("address", .oneOf([.string, .bytes, .domain("address")]), "the address that should have signed"),
-                    OptionSpec("public-key", .bytes, "the public key that should have signed (33 or 65 bytes)"),
-                    OptionSpec("allow-high-s", nil, "accept a high-S (malleable, pre-EIP-2) signature"),
-                ],
-                summary: "verify DIGEST SIG | verify SIG --message TEXT | verify SIG --typed FILE, with --address A or --public-key P: {valid, recovered, digest}.",
-                example: "verify $sig --message \"hello\" --address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") { args in
+        Builtin(
+            "verify", params: [ParamSpec("digest", .bytes), ParamSpec("signature", .bytes, default: .null)],
+            options: [
+                OptionSpec(
+                    "message", .oneOf([.string, .bytes]),
+                    "verify an EIP-191 message instead of a digest (then the one argument is the signature)"),
+                OptionSpec(
+                    "typed", .oneOf([.string, .map]),
+                    "verify EIP-712 typed data (a JSON file or a map) instead of a digest"),
+                OptionSpec(
+                    "address", .oneOf([.string, .bytes, .domain("address")]), "the address that should have signed"),
+                OptionSpec("public-key", .bytes, "the public key that should have signed (33 or 65 bytes)"),
+                OptionSpec("allow-high-s", nil, "accept a high-S (malleable, pre-EIP-2) signature"),
+            ],
+            summary:
+                "verify DIGEST SIG | verify SIG --message TEXT | verify SIG --typed FILE, with --address A or --public-key P: {valid, recovered, digest}.",
+            example: "verify $sig --message \"hello\" --address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
+        ) { args in
             let (digest, signature) = try digestAndSignature(args)
             let address: EthereumAddress
             switch (args.value("address"), args.value("public-key")) {
@@ -171,20 +226,26 @@ extension Builtins {
             }
             let valid = try signature.verify(digest: digest, address: address, allowHighS: args.flag("allow-high-s"))
             let recovered = (try? signature.recoverAddress(digest: digest))?.checksummed
-            return .map(ValueMap([
-                ("valid", .bool(valid)), ("address", .string(address.checksummed)),
-                ("recovered", recovered.map(Value.string) ?? .null), ("digest", .bytes(digest)),
-                ("lowS", .bool(signature.isLowS)),
-            ]))
+            return .map(
+                ValueMap([
+                    ("valid", .bool(valid)), ("address", .string(address.checksummed)),
+                    ("recovered", recovered.map(Value.string) ?? .null), ("digest", .bytes(digest)),
+                    ("lowS", .bool(signature.isLowS)),
+                ]))
         },
 
-        Builtin("recover", params: [ParamSpec("digest", .bytes), ParamSpec("signature", .bytes, default: .null)],
-                options: [
-                    OptionSpec("message", .oneOf([.string, .bytes]), "recover from an EIP-191 message (then the one argument is the signature)"),
-                    OptionSpec("typed", .oneOf([.string, .map]), "recover from EIP-712 typed data (a JSON file or a map)"),
-                ],
-                summary: "recover DIGEST SIG | recover SIG --message TEXT | recover SIG --typed FILE: the signer's address (EIP-55).",
-                example: "recover $sig --message \"hello\"") { args in
+        Builtin(
+            "recover", params: [ParamSpec("digest", .bytes), ParamSpec("signature", .bytes, default: .null)],
+            options: [
+                OptionSpec(
+                    "message", .oneOf([.string, .bytes]),
+                    "recover from an EIP-191 message (then the one argument is the signature)"),
+                OptionSpec("typed", .oneOf([.string, .map]), "recover from EIP-712 typed data (a JSON file or a map)"),
+            ],
+            summary:
+                "recover DIGEST SIG | recover SIG --message TEXT | recover SIG --typed FILE: the signer's address (EIP-55).",
+            example: "recover $sig --message \"hello\""
+        ) { args in
             let (digest, signature) = try digestAndSignature(args)
             return .string(try signature.recoverAddress(digest: digest).checksummed)
         },
@@ -212,10 +273,14 @@ extension Builtins {
 
     /// `request` signed by the key the command's options choose (`Session.sign`), the one
     /// `chosen` already resolved when there is one.
-    static func sign(_ args: CallArguments, _ request: SigningRequest, with chosen: ChosenSigner? = nil) throws -> Signed {
+    static func sign(
+        _ args: CallArguments, _ request: SigningRequest, with chosen: ChosenSigner? = nil
+    ) throws -> Signed {
         let r = request
-        return try args.session().sign(SigningRequest(digest: r.digest, payload: r.payload, kind: r.kind, chainID: r.chainID,
-                                                      signer: try signerChoice(args)), with: try chosen?.signer())
+        return try args.session().sign(
+            SigningRequest(
+                digest: r.digest, payload: r.payload, kind: r.kind, chainID: r.chainID,
+                signer: try signerChoice(args)), with: try chosen?.signer())
     }
 
     /// The signer a command's options choose, resolved once however often it is asked: `sign tx`
@@ -236,11 +301,32 @@ extension Builtins {
         func address() throws -> EthereumAddress { EthereumAddress(publicKey: try signer().publicKey()) }
     }
 
+    /// `sign tx`'s transaction, checked: the map given, with what it lacks filled from the node
+    /// (nonce, fees, gas, chain id for `signer`'s address) when there is one and not `--offline`;
+    /// and the fields filled, as shown.
+    static func filledTransaction(
+        _ args: CallArguments, signer: ChosenSigner
+    ) throws
+        -> (EthereumTransaction, [(String, Value)])
+    {
+        let fields = try jsonMap(args.map("tx"), "tx")
+        var tx = try EthereumTransaction(fields: fields)
+        var filled: [(String, Value)] = []
+        if !args.flag("offline"), let node = try optionalNode(args) {
+            filled = try args.session().fill(&tx, given: Set(fields.keys), sender: { try signer.address() }, node: node)
+                .map { ($0.field, uintValue($0.value)) }
+        }
+        try tx.validate()
+        return (tx, filled)
+    }
+
     /// `sign tx`: with `--dry-run` the review (returned); else nil, after refusing a transaction
     /// without a chain id unless `--allow-no-chain-id`.
     static func reviewOrRefuse(_ tx: EthereumTransaction, _ args: CallArguments) throws -> Value? {
         if args.flag("dry-run") {
-            return reviewText(SigningReview.transaction(tx, name: try args.session().ownKeyNames(), fullData: args.flag("full-data")), args)
+            return reviewText(
+                SigningReview.transaction(tx, name: try args.session().ownKeyNames(), fullData: args.flag("full-data")),
+                args)
         }
         if tx.chainID == nil && !args.flag("allow-no-chain-id") { throw EthCommandError.noChainID }
         return nil
@@ -276,7 +362,8 @@ extension Builtins {
         case .bytes(let b)?:
             // A private key written out, as `cast wallet sign --private-key 0x…` takes one.
             return .given(try privateKeyArgument(.bytes(b)), path: nil)
-        case .string(let text)? where SecretShape.of(text) != nil && (try? args.session().existingStore()?.key(named: text)) == nil:
+        case .string(let text)?
+        where SecretShape.of(text) != nil && (try? args.session().existingStore()?.key(named: text)) == nil:
             // Key text (a WIF, an xprv, 0x hex in quotes) that is not a stored key's name.
             if SecretShape.of(text) == .extendedPrivateKey {
                 guard let key = try ExtendedKey(text).privateKey else { throw KeyCommandError.publicKeyGiven }
@@ -299,7 +386,9 @@ extension Builtins {
             ("v", .int(Int(s.signature.v))), ("yParity", .int(Int(s.signature.recoveryID))),
         ]
         fields += networkV
-        fields += [("signer", .string(s.signer)), ("publicKey", .bytes(s.publicKey.compressed)), ("key", .string(s.keyName))]
+        fields += [
+            ("signer", .string(s.signer)), ("publicKey", .bytes(s.publicKey.compressed)), ("key", .string(s.keyName)),
+        ]
         if let path = s.path { fields.append(("path", .string(path.description))) }
         fields += [("verified", .bool(s.verified)), ("checkedAgainst", .string(s.checkedAgainst))]
         if let warning = s.warning { fields.append(("warning", .string(warning))) }
@@ -354,10 +443,13 @@ extension Builtins {
     static func typedDocument(_ value: Value?) throws -> [UInt8] {
         switch value {
         case .string(let path)?:
-            guard let data = FileManager.default.contents(atPath: path) else { throw EthCommandError.unreadableFile(path: path) }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw EthCommandError.unreadableFile(path: path)
+            }
             return Array(data)
         case .map(let m)?:
-            return Array(try JSONSerialization.data(withJSONObject: try jsonMap(m, "typed data"), options: [.sortedKeys]))
+            return Array(
+                try JSONSerialization.data(withJSONObject: try jsonMap(m, "typed data"), options: [.sortedKeys]))
         default:
             throw EthCommandError.unreadableFile(path: "")
         }
@@ -412,15 +504,25 @@ extension Builtins {
         f.append(("value", uintValue(tx.value)))
         f.append(("data", .bytes(tx.data)))
         if tx.type != .legacy {
-            f.append(("accessList", .list(tx.accessList.map { e in
-                .map(ValueMap([("address", .string(e.address.checksummed)),
-                               ("storageKeys", .list(e.storageKeys.map(Value.bytes)))]))
-            })))
+            f.append(
+                (
+                    "accessList",
+                    .list(
+                        tx.accessList.map { e in
+                            .map(
+                                ValueMap([
+                                    ("address", .string(e.address.checksummed)),
+                                    ("storageKeys", .list(e.storageKeys.map(Value.bytes))),
+                                ]))
+                        })
+                ))
         }
         f += [("r", .bytes(stx.signature.r)), ("s", .bytes(stx.signature.s))]
         f.append(tx.type == .legacy ? ("v", uintValue(stx.v)) : ("yParity", .int(Int(stx.yParity))))
-        f += [("sender", .string(try stx.sender().checksummed)), ("hash", .bytes(stx.hash)),
-              ("signingHash", .bytes(tx.signingHash)), ("lowS", .bool(stx.isLowS))]
+        f += [
+            ("sender", .string(try stx.sender().checksummed)), ("hash", .bytes(stx.hash)),
+            ("signingHash", .bytes(tx.signingHash)), ("lowS", .bool(stx.isLowS)),
+        ]
         return f
     }
 }
@@ -436,16 +538,20 @@ extension Builtins {
         case nil: tweak = .none
         case .string("taproot")?: tweak = .taproot
         case .bytes(let b)? where b.count == 32: tweak = .bytes(b)
-        case .bytes(let b)?: throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: "\(b.count) bytes")
-        case .string(let text)?: throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: text)
-        case let other?: throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: other.typeName)
+        case .bytes(let b)?:
+            throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: "\(b.count) bytes")
+        case .string(let text)?:
+            throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: text)
+        case let other?:
+            throw BuiltinError.outOfRange(name: "--tweak", expected: "taproot or 32 bytes", got: other.typeName)
         }
         let path = try args.value("path").map { try session.requireCard().absolutePath(try parseCardPath($0)) }
         let s = try session.signSchnorrOnCard(digest: digest, tweak: tweak, path: path)
-        return .map(ValueMap([
-            ("digest", .bytes(digest)), ("algorithm", .string("schnorr")), ("signature", .bytes(s.signature)),
-            ("path", .string(s.path.description)), ("publicKey", .bytes(s.publicKey.compressed)),
-            ("outputKey", .bytes(s.outputKey.bytes)), ("tweak", .bytes(s.tweak)), ("verified", .bool(true)),
-        ]))
+        return .map(
+            ValueMap([
+                ("digest", .bytes(digest)), ("algorithm", .string("schnorr")), ("signature", .bytes(s.signature)),
+                ("path", .string(s.path.description)), ("publicKey", .bytes(s.publicKey.compressed)),
+                ("outputKey", .bytes(s.outputKey.bytes)), ("tweak", .bytes(s.tweak)), ("verified", .bool(true)),
+            ]))
     }
 }

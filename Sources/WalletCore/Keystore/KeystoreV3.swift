@@ -154,6 +154,14 @@ public struct KeystoreV3: Sendable {
         public static let light = KDF.scrypt(n: 4096, r: 8, p: 6)
         /// PBKDF2-HMAC-SHA256 with 262144 iterations, the spec's PBKDF2 example cost.
         public static let pbkdf2Standard = KDF.pbkdf2(iterations: 262_144)
+
+        /// `scrypt n=262144, r=8, p=1` or `pbkdf2-sha256 c=262144`, for progress and results.
+        public var summary: String {
+            switch self {
+            case .scrypt(let n, let r, let p): "scrypt n=\(n), r=\(r), p=\(p)"
+            case .pbkdf2(let iterations): "pbkdf2-sha256 c=\(iterations)"
+            }
+        }
     }
 
     /// The most a keystore file may ask of its KDF. A file is untrusted input and its
@@ -178,7 +186,8 @@ public struct KeystoreV3: Sendable {
 
         /// n·r ≤ 2²³ (1 GiB, 4× geth's standard), n·r·p ≤ 2²⁴ (8× geth's standard, a few
         /// seconds), c ≤ 10,000,000 (10× eth-keyfile's default).
-        public static let standard = CostCeiling(scryptMemory: 1 << 23, scryptWork: 1 << 24, pbkdf2Iterations: 10_000_000)
+        public static let standard = CostCeiling(
+            scryptMemory: 1 << 23, scryptWork: 1 << 24, pbkdf2Iterations: 10_000_000)
         /// No ceiling beyond WalletCrypto's own limits (2 GiB of scrypt memory, r·p < 2³⁰).
         public static let unbounded = CostCeiling(scryptMemory: .max, scryptWork: .max, pbkdf2Iterations: .max)
     }
@@ -251,8 +260,9 @@ public struct KeystoreV3: Sendable {
         }
         ciphertext = try crypto.hex("ciphertext")
         guard (1...32).contains(ciphertext.count) else {
-            throw .wrongLength(field: crypto.path("ciphertext"), expected: "1 to 32 bytes (an encrypted private key)",
-                               given: ciphertext.count)
+            throw .wrongLength(
+                field: crypto.path("ciphertext"), expected: "1 to 32 bytes (an encrypted private key)",
+                given: ciphertext.count)
         }
         mac = try crypto.hex("mac")
         guard mac.count == 32 else {
@@ -272,15 +282,22 @@ public struct KeystoreV3: Sendable {
         if kdfName == "scrypt" {
             let n = try params.int("n"), r = try params.int("r"), p = try params.int("p")
             guard n >= 2, n & (n - 1) == 0 else {
-                throw .invalidParameter(field: params.path("n"), expected: "a power of two, at least 2",
-                                        given: String(n))
+                throw .invalidParameter(
+                    field: params.path("n"), expected: "a power of two, at least 2",
+                    given: String(n))
             }
-            guard r >= 1 else { throw .invalidParameter(field: params.path("r"), expected: "at least 1", given: String(r)) }
-            guard p >= 1 else { throw .invalidParameter(field: params.path("p"), expected: "at least 1", given: String(p)) }
+            guard r >= 1 else {
+                throw .invalidParameter(field: params.path("r"), expected: "at least 1", given: String(r))
+            }
+            guard p >= 1 else {
+                throw .invalidParameter(field: params.path("p"), expected: "at least 1", given: String(p))
+            }
             kdf = .scrypt(n: n, r: r, p: p)
         } else {
             let c = try params.int("c")
-            guard c >= 1 else { throw .invalidParameter(field: params.path("c"), expected: "at least 1", given: String(c)) }
+            guard c >= 1 else {
+                throw .invalidParameter(field: params.path("c"), expected: "at least 1", given: String(c))
+            }
             let prf = try params.string("prf")
             guard prf == KeyDerivation.PRF.hmacSHA256.rawValue else {
                 throw .unsupportedPRF(field: params.path("prf"), given: prf)
@@ -290,8 +307,10 @@ public struct KeystoreV3: Sendable {
     }
 
     /// Builds a keystore from already-checked parts (used by `encrypt`).
-    private init(kdf: KDF, salt: [UInt8], iv: [UInt8], ciphertext: [UInt8], mac: [UInt8],
-                 address: EthereumAddress, id: String) {
+    private init(
+        kdf: KDF, salt: [UInt8], iv: [UInt8], ciphertext: [UInt8], mac: [UInt8],
+        address: EthereumAddress, id: String
+    ) {
         self.kdf = kdf
         self.salt = salt
         self.dklen = 32
@@ -322,8 +341,10 @@ public struct KeystoreV3: Sendable {
     }
 
     /// Decrypts the file in `json` with `password`: `KeystoreV3(json:)` then `decrypt(password:)`.
-    public static func decrypt(json: [UInt8], password: Secret,
-                               ceiling: CostCeiling = .standard) throws(KeystoreError) -> PrivateKey {
+    public static func decrypt(
+        json: [UInt8], password: Secret,
+        ceiling: CostCeiling = .standard
+    ) throws(KeystoreError) -> PrivateKey {
         try KeystoreV3(json: json).decrypt(password: password, ceiling: ceiling)
     }
 
@@ -340,25 +361,29 @@ public struct KeystoreV3: Sendable {
                 let mib = memoryOverflow ? "more than \(Int.max >> 20)" : String(memory >> 13)
                 let limit = "128·n·r = \(ceiling.scryptMemory >> 13) MiB of scrypt memory"
                 if n >= r {
-                    throw .kdfTooExpensive(field: "\(params).n",
-                                           ceiling: "\(Self.powerOfTwo(atMost: ceiling.scryptMemory / r)) with r = \(r) (\(limit))",
-                                           given: "\(n) (\(mib) MiB)")
+                    throw .kdfTooExpensive(
+                        field: "\(params).n",
+                        ceiling: "\(Self.powerOfTwo(atMost: ceiling.scryptMemory / r)) with r = \(r) (\(limit))",
+                        given: "\(n) (\(mib) MiB)")
                 }
-                throw .kdfTooExpensive(field: "\(params).r",
-                                       ceiling: "\(ceiling.scryptMemory / n) with n = \(n) (\(limit))",
-                                       given: "\(r) (\(mib) MiB)")
+                throw .kdfTooExpensive(
+                    field: "\(params).r",
+                    ceiling: "\(ceiling.scryptMemory / n) with n = \(n) (\(limit))",
+                    given: "\(r) (\(mib) MiB)")
             }
             let (work, workOverflow) = memory.multipliedReportingOverflow(by: p)
             if workOverflow || work > ceiling.scryptWork {
-                throw .kdfTooExpensive(field: "\(params).p",
-                                       ceiling: "\(ceiling.scryptWork / memory) with n = \(n), r = \(r) "
-                                           + "(scrypt work n·r·p = \(ceiling.scryptWork))",
-                                       given: "\(p) (n·r·p = \(workOverflow ? "more than \(Int.max)" : String(work)))")
+                throw .kdfTooExpensive(
+                    field: "\(params).p",
+                    ceiling: "\(ceiling.scryptWork / memory) with n = \(n), r = \(r) "
+                        + "(scrypt work n·r·p = \(ceiling.scryptWork))",
+                    given: "\(p) (n·r·p = \(workOverflow ? "more than \(Int.max)" : String(work)))")
             }
         case .pbkdf2(let iterations):
             if iterations > ceiling.pbkdf2Iterations {
-                throw .kdfTooExpensive(field: "\(params).c", ceiling: "\(ceiling.pbkdf2Iterations) PBKDF2 iterations",
-                                       given: String(iterations))
+                throw .kdfTooExpensive(
+                    field: "\(params).c", ceiling: "\(ceiling.pbkdf2Iterations) PBKDF2 iterations",
+                    given: String(iterations))
             }
         }
     }
@@ -377,8 +402,9 @@ public struct KeystoreV3: Sendable {
             case .scrypt(let n, let r, let p):
                 return try KeyDerivation.scrypt(password: password, salt: salt, n: n, r: r, p: p, length: dklen)
             case .pbkdf2(let iterations):
-                return try KeyDerivation.pbkdf2(password: password, salt: salt, iterations: iterations,
-                                                length: dklen, prf: .hmacSHA256)
+                return try KeyDerivation.pbkdf2(
+                    password: password, salt: salt, iterations: iterations,
+                    length: dklen, prf: .hmacSHA256)
             }
         } catch {
             if case .invalidKDFParameter(let parameter, let value, let expected) = error {
@@ -454,22 +480,31 @@ public struct KeystoreV3: Sendable {
     /// `random` supplies, in this order, the 32-byte salt, the 16-byte IV and the 16 bytes of
     /// the UUID, so a `SeededRandom` gives a reproducible file. `kdf` defaults to
     /// `.standard` (scrypt n = 262144, r = 8, p = 1); dklen is always 32.
-    public static func encrypt(_ privateKey: PrivateKey, password: Secret, kdf: KDF = .standard,
-                               random: RandomSource) throws(KeystoreError) -> [UInt8] {
+    public static func encrypt(
+        _ privateKey: PrivateKey, password: Secret, kdf: KDF = .standard,
+        random: RandomSource
+    ) throws(KeystoreError) -> [UInt8] {
         try seal(privateKey, password: password, kdf: kdf, random: random).json
     }
 
     /// Like `encrypt`, but returns the parsed form instead of the JSON bytes.
-    public static func seal(_ privateKey: PrivateKey, password: Secret, kdf: KDF = .standard,
-                            random: RandomSource) throws(KeystoreError) -> KeystoreV3 {
+    public static func seal(
+        _ privateKey: PrivateKey, password: Secret, kdf: KDF = .standard,
+        random: RandomSource
+    ) throws(KeystoreError) -> KeystoreV3 {
         switch kdf {
         case .scrypt(let n, let r, let p):
             guard n >= 2, n & (n - 1) == 0 else {
-                throw .invalidParameter(field: "crypto.kdfparams.n", expected: "a power of two, at least 2",
-                                        given: String(n))
+                throw .invalidParameter(
+                    field: "crypto.kdfparams.n", expected: "a power of two, at least 2",
+                    given: String(n))
             }
-            guard r >= 1 else { throw .invalidParameter(field: "crypto.kdfparams.r", expected: "at least 1", given: String(r)) }
-            guard p >= 1 else { throw .invalidParameter(field: "crypto.kdfparams.p", expected: "at least 1", given: String(p)) }
+            guard r >= 1 else {
+                throw .invalidParameter(field: "crypto.kdfparams.r", expected: "at least 1", given: String(r))
+            }
+            guard p >= 1 else {
+                throw .invalidParameter(field: "crypto.kdfparams.p", expected: "at least 1", given: String(p))
+            }
         case .pbkdf2(let iterations):
             guard iterations >= 1 else {
                 throw .invalidParameter(field: "crypto.kdfparams.c", expected: "at least 1", given: String(iterations))
@@ -494,9 +529,10 @@ public struct KeystoreV3: Sendable {
         } catch {
             throw .cryptoFailure(error)
         }
-        return KeystoreV3(kdf: kdf, salt: salt, iv: iv, ciphertext: ciphertext,
-                          mac: mac(derivedKey: derivedKey, ciphertext: ciphertext),
-                          address: address, id: uuidString(uuid))
+        return KeystoreV3(
+            kdf: kdf, salt: salt, iv: iv, ciphertext: ciphertext,
+            mac: mac(derivedKey: derivedKey, ciphertext: ciphertext),
+            address: address, id: uuidString(uuid))
     }
 
     /// The file as compact UTF-8 JSON in go-ethereum's field order (`encryptedKeyJSONV3`):
