@@ -7,7 +7,7 @@ SWIFT_CLANG = $(dir $(realpath $(shell command -v $(SWIFT))))clang
 DEB_PACKAGES := libedit-dev libstdc++-12-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace binutils libssl3 libqrencode-dev libzbar0 libpng-dev libturbojpeg0 libgif-dev zbar-tools
 BENCH_PACKAGES := libssl-dev gcc
 
-.PHONY: deps bench-deps evm-venv keycard-venv qr-venv mpc-venv build release run test test-fast bench fuzz fuzz-build clean static install uninstall install-check
+.PHONY: deps bench-deps evm-venv keycard-venv qr-venv mpc-venv build release run test test-fast bench fuzz fuzz-build format clean static install uninstall install-check
 
 # Installs only what dpkg says is missing; apt-get update runs once, and only then.
 deps:
@@ -167,6 +167,10 @@ uninstall:
 # the installed kcs through PATH in another folder, read the man page, uninstall.
 install-check:
 	tools/install-check
+
+# The layout of docs/habits.md, "Layout": swift-format with the repository's .swift-format.
+format:
+	swift-format format --in-place --parallel $$(git ls-files '*.swift')
 
 clean:
 	rm -rf .build bench/out

@@ -7,7 +7,7 @@ let package = Package(
     name: "kcs",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "kcs", targets: ["kcs"]),
+        .executable(name: "kcs", targets: ["kcs"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -57,17 +57,23 @@ let package = Package(
         // MARK: - Layer 3: the store (SQLite through GRDB.swift, which links Debian's libsqlite3)
         .target(
             name: "WalletStore",
-            dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "CardProtocol", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "KCSErrors", "WalletCore", "WalletCrypto", "CardProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
 
         // MARK: - Layer 3½: the application layer (typed; no language module)
         .target(
             name: "WalletSession",
-            dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator",
-                           "CardPCSC", "QRCodes", "WalletMPC", "MPCLink"]),
+            dependencies: [
+                "KCSErrors", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator",
+                "CardPCSC", "QRCodes", "WalletMPC", "MPCLink",
+            ]),
 
         // MARK: - Layer 4: language
         .target(name: "KCSSyntax"),
-        .target(name: "KCSRuntime", dependencies: ["KCSErrors", "KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
+        .target(
+            name: "KCSRuntime", dependencies: ["KCSErrors", "KCSSyntax", .product(name: "BigInt", package: "BigInt")]),
         // Layer 3 beside the store: a JSON-RPC client for an Ethereum node (HTTP through libcurl).
         .target(name: "EthRPC", dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "CCurl"]),
         // Layer 3 beside the node: the two-party channel (libsodium) and its sockets.
@@ -78,14 +84,18 @@ let package = Package(
         .target(
             name: "KCSBuiltins",
             dependencies: [
-                "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC",
-                "CardProtocol", "CardSimulator", "CardPCSC", "QRCodes", "WalletMPC", .product(name: "BigInt", package: "BigInt"),
+                "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCore", "WalletCrypto", "WalletStore",
+                "EthRPC",
+                "CardProtocol", "CardSimulator", "CardPCSC", "QRCodes", "WalletMPC",
+                .product(name: "BigInt", package: "BigInt"),
             ]),
 
         // MARK: - Layer 5: the console and the executable
         .target(
             name: "KCSConsole",
-            dependencies: ["KCSErrors", "KCSBuiltins", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCrypto", "CEditLine"]),
+            dependencies: [
+                "KCSErrors", "KCSBuiltins", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCrypto", "CEditLine",
+            ]),
         .executableTarget(
             name: "kcs",
             dependencies: [
@@ -97,9 +107,11 @@ let package = Package(
         // MARK: - Benchmarks (`make bench`; the C baseline is bench/c/bench.c)
         .executableTarget(
             name: "kcs-bench",
-            dependencies: ["WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator", "CardPCSC",
-                           "KCSRuntime", "KCSSyntax", "KCSBuiltins", "WalletSession", "QRCodes", "WalletMPC", "MPCLink",
-                           .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator", "CardPCSC",
+                "KCSRuntime", "KCSSyntax", "KCSBuiltins", "WalletSession", "QRCodes", "WalletMPC", "MPCLink",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "bench/KCSBench"),
 
         // MARK: - Test support and tests
@@ -107,10 +119,14 @@ let package = Package(
         .testTarget(name: "QRCodesTests", dependencies: ["QRCodes", "KCSTestSupport"]),
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
         .testTarget(
-            name: "WalletCoreTests", dependencies: ["WalletCore", "WalletCrypto", "KCSTestSupport"], exclude: ["Vectors"]),
-        .testTarget(name: "WalletMPCTests", dependencies: ["WalletMPC", "MPCLink", "WalletCore", "WalletCrypto", "KCSTestSupport"]),
+            name: "WalletCoreTests", dependencies: ["WalletCore", "WalletCrypto", "KCSTestSupport"],
+            exclude: ["Vectors"]),
         .testTarget(
-            name: "CardProtocolTests", dependencies: ["CardProtocol", "WalletCore", "KCSTestSupport"], exclude: ["Vectors"]),
+            name: "WalletMPCTests",
+            dependencies: ["WalletMPC", "MPCLink", "WalletCore", "WalletCrypto", "KCSTestSupport"]),
+        .testTarget(
+            name: "CardProtocolTests", dependencies: ["CardProtocol", "WalletCore", "KCSTestSupport"],
+            exclude: ["Vectors"]),
         .testTarget(
             name: "CardSimulatorTests",
             dependencies: ["CardSimulator", "CardProtocol", "WalletCore", "KCSTestSupport"]),
@@ -119,24 +135,34 @@ let package = Package(
             dependencies: ["CardPCSC", "CardSimulator", "CardProtocol", "KCSTestSupport"]),
         .testTarget(
             name: "WalletStoreTests",
-            dependencies: ["WalletStore", "KCSErrors", "WalletCore", "WalletCrypto", "KCSTestSupport",
-                           .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "WalletStore", "KCSErrors", "WalletCore", "WalletCrypto", "KCSTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "KCSSyntaxTests", dependencies: ["KCSSyntax"]),
         .testTarget(
             name: "WalletSessionTests",
-            dependencies: ["WalletSession", "WalletStore", "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator",
-                           "KCSErrors", "KCSTestSupport"]),
+            dependencies: [
+                "WalletSession", "WalletStore", "WalletCore", "WalletCrypto", "CardProtocol", "CardSimulator",
+                "KCSErrors", "KCSTestSupport",
+            ]),
         .testTarget(
             name: "KCSBuiltinsTests",
-            dependencies: ["KCSBuiltins", "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCore",
-                           .product(name: "BigInt", package: "BigInt")]),
+            dependencies: [
+                "KCSBuiltins", "KCSErrors", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCore",
+                .product(name: "BigInt", package: "BigInt"),
+            ]),
         .testTarget(
-            name: "KCSRuntimeTests", dependencies: ["KCSErrors", "KCSRuntime", .product(name: "BigInt", package: "BigInt")],
+            name: "KCSRuntimeTests",
+            dependencies: ["KCSErrors", "KCSRuntime", .product(name: "BigInt", package: "BigInt")],
             exclude: ["Cases"]),
         .testTarget(
             name: "ConsoleTests",
-            dependencies: ["KCSConsole", "KCSBuiltins", "KCSErrors", "WalletSession", "CardProtocol", "EthRPC", "KCSTestSupport"]),
-        .testTarget(name: "TranscriptTests", dependencies: ["KCSTestSupport"], exclude: ["Examples", "Stdlib", "Scripts"]),
+            dependencies: [
+                "KCSConsole", "KCSBuiltins", "KCSErrors", "WalletSession", "CardProtocol", "EthRPC", "KCSTestSupport",
+            ]),
+        .testTarget(
+            name: "TranscriptTests", dependencies: ["KCSTestSupport"], exclude: ["Examples", "Stdlib", "Scripts"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]
 )

@@ -5,7 +5,9 @@
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let source = Source(name: "fuzz.kcs", bytes: bytes)
-    let table = CommandTable(commands: ["card.pair", "derive", "sign", "import.mnemonic", "keystore.load", "len", "print.x"])
+    let table = CommandTable(commands: [
+        "card.pair", "derive", "sign", "import.mnemonic", "keystore.load", "len", "print.x",
+    ])
     let (program, diagnostics) = Parser.parse(source: source, commands: table)
     _ = ASTPrinter.print(program)
     _ = DiagnosticRenderer.render(diagnostics, source: source)

@@ -120,8 +120,9 @@ public final class PCSCContext {
     public func connect(reader: String, exclusive: Bool = false) throws(TransportError) -> PCSCTransport {
         var handle = 0
         var proto: DWORD = 0
-        let rc = api.SCardConnect!(context, reader, DWORD(exclusive ? SCARD_SHARE_EXCLUSIVE : SCARD_SHARE_SHARED),
-                              DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &handle, &proto)
+        let rc = api.SCardConnect!(
+            context, reader, DWORD(exclusive ? SCARD_SHARE_EXCLUSIVE : SCARD_SHARE_SHARED),
+            DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &handle, &proto)
         guard rc == 0 else { throw PCSCContext.error(rc, reader: reader) }
         return PCSCTransport(context: self, handle: handle, protocol: proto, reader: reader)
     }
@@ -135,7 +136,7 @@ public final class PCSCContext {
             return .noReader(requested: reader.isEmpty ? nil : reader)
         case PCSCCode.noSmartcard: return .noCard(reader: reader, seconds: nil)
         case PCSCCode.removedCard, PCSCCode.resetCard, PCSCCode.unpoweredCard, PCSCCode.unresponsiveCard,
-             PCSCCode.notTransacted:  // what vpcd reports when the virtual card went away mid-exchange
+            PCSCCode.notTransacted:  // what vpcd reports when the virtual card went away mid-exchange
             return .cardRemoved(reader: reader)
         case PCSCCode.sharingViolation: return .sharingViolation(reader: reader)
         case PCSCCode.communicationError: return .connectionLost(detail: PCSCCode.text(code))

@@ -1,8 +1,9 @@
 import CardProtocol
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Puts a `VirtualCard` (the simulator) behind vsmartcard's virtual reader driver, so that
@@ -25,8 +26,10 @@ public final class VPCDBridge: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
 
     /// Events the bridge reports (connected, disconnected, power) through `log`.
-    public init(card: VirtualCard, host: String = "127.0.0.1", port: UInt16 = 35963,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        card: VirtualCard, host: String = "127.0.0.1", port: UInt16 = 35963,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.card = card
         self.host = host
         self.port = port
@@ -156,7 +159,9 @@ public final class VPCDBridge: @unchecked Sendable {
         let framed = [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xff)] + bytes
         var sent = 0
         while sent < framed.count {
-            let n = framed.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, framed.count - sent, Int32(MSG_NOSIGNAL)) }
+            let n = framed.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + sent, framed.count - sent, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return false }
             sent += n

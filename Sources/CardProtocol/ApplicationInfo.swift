@@ -153,8 +153,10 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    private init(version4 version: AppletVersion, status: UInt8, keyUID: [UInt8], capabilities: Capabilities,
-                 certificate: CardCertificate) {
+    private init(
+        version4 version: AppletVersion, status: UInt8, keyUID: [UInt8], capabilities: Capabilities,
+        certificate: CardCertificate
+    ) {
         isInitialized = status & 0x30 != 0
         // A 4.0 card has no instance UID; what kcs keys a card by (key checks, the prompt's label)
         // is the first 16 bytes of SHA-256 of its identity key, which never changes.
@@ -201,7 +203,8 @@ public struct ApplicationInfo: Sendable, Equatable, CustomStringConvertible {
         }
         return ApplicationInfo(
             version4: AppletVersion(major: version[0], minor: version[1]), status: status[0], keyUID: keyUID,
-            capabilities: Capabilities(rawValue: caps[0]), certificate: try CardCertificate(bytes: cert, command: .select))
+            capabilities: Capabilities(rawValue: caps[0]),
+            certificate: try CardCertificate(bytes: cert, command: .select))
     }
 
     private static func publicKey(_ bytes: [UInt8]) throws(CardError) -> PublicKey? {

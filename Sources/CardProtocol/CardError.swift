@@ -306,7 +306,8 @@ public enum CardError: WalletError, Equatable {
         case StatusWord.conditionsNotSatisfied:
             return "conditions not satisfied: the card has no secure-channel session, as after a reset or a SELECT"
         case StatusWord.ok:
-            return "success, but a sealed answer is at least its 8-byte tag and a status word, 10 bytes, and this has \(dataCount)"
+            return
+                "success, but a sealed answer is at least its 8-byte tag and a status word, 10 bytes, and this has \(dataCount)"
         default:
             return from(sw: sw, command: c)?.meaning(for: c) ?? ""
         }

@@ -33,8 +33,10 @@ public enum CardPathError: WalletError, Hashable {
 
     public var description: String {
         switch self {
-        case .parentOfMaster: "the card's current key is the master, which has no parent; use an m/… path (nothing was sent)"
-        case .tooDeep(let path, let depth): "\(path) is \(depth) levels deep; the card derives at most 10 levels (nothing was sent)"
+        case .parentOfMaster:
+            "the card's current key is the master, which has no parent; use an m/… path (nothing was sent)"
+        case .tooDeep(let path, let depth):
+            "\(path) is \(depth) levels deep; the card derives at most 10 levels (nothing was sent)"
         case .conflictingOptions(let first, let second): "--\(first) and --\(second) cannot go together"
         case .indexOverflow: "the next account or address index would reach 2^31; choose --account N"
         }
@@ -129,11 +131,14 @@ extension CardKeyPath {
     ///
     /// - Throws: `conflictingOptions` for `newAccount` with `next` or `account` (named
     ///   `new-account`, `next`, `account`); `indexOverflow` at 2³¹.
-    public static func coinPath(current: [ChildIndex], coinType: UInt32, account: UInt32?, newAccount: Bool,
-                                next: Bool) throws(CardPathError) -> [ChildIndex] {
+    public static func coinPath(
+        current: [ChildIndex], coinType: UInt32, account: UInt32?, newAccount: Bool,
+        next: Bool
+    ) throws(CardPathError) -> [ChildIndex] {
         if newAccount, next { throw .conflictingOptions(first: "new-account", second: "next") }
         if newAccount, account != nil { throw .conflictingOptions(first: "new-account", second: "account") }
-        let inTree = current.count == 5 && current[0] == ChildIndex(44, hardened: true)
+        let inTree =
+            current.count == 5 && current[0] == ChildIndex(44, hardened: true)
             && current[1] == ChildIndex(coinType, hardened: true) && current[2].hardened
             && current[3] == ChildIndex(0) && !current[4].hardened
         let currentAccount = inTree ? current[2].index : nil
@@ -149,14 +154,19 @@ extension CardKeyPath {
             if next { i = a == currentAccount ? i + 1 : 0 }
         }
         guard a < ChildIndex.hardenedOffset, i < ChildIndex.hardenedOffset else { throw .indexOverflow }
-        return [ChildIndex(44, hardened: true), ChildIndex(coinType, hardened: true), ChildIndex(a, hardened: true),
-                ChildIndex(0), ChildIndex(i)]
+        return [
+            ChildIndex(44, hardened: true), ChildIndex(coinType, hardened: true), ChildIndex(a, hardened: true),
+            ChildIndex(0), ChildIndex(i),
+        ]
     }
 
     /// EIP-1581 as the card checks it: at least 5 levels under `m/43'/60'/1581'` (the only
     /// place it exports a private key, and never a chain code).
     public static func isEIP1581(_ path: [ChildIndex]) -> Bool {
-        path.count >= 5 && Array(path.prefix(3)) == [ChildIndex(43, hardened: true), ChildIndex(60, hardened: true),
-                                                     ChildIndex(1581, hardened: true)]
+        path.count >= 5
+            && Array(path.prefix(3)) == [
+                ChildIndex(43, hardened: true), ChildIndex(60, hardened: true),
+                ChildIndex(1581, hardened: true),
+            ]
     }
 }

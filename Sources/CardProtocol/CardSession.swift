@@ -74,8 +74,9 @@ public struct CardWalkSteps {
     /// By default only the Keycard production and test CAs are trusted.
     public var certificate: (CardCertificate) throws -> Void = { certificate in
         guard certificate.issuer != .unknown else {
-            throw CardError.untrustedCertificate(identity: certificate.identityPublicKey.description,
-                                                 ca: certificate.caPublicKey.description)
+            throw CardError.untrustedCertificate(
+                identity: certificate.identityPublicKey.description,
+                ca: certificate.caPublicKey.description)
         }
     }
     /// 4.0: INIT parameters for a blank card, asked before the channel opens; nil stops the walk
@@ -205,14 +206,16 @@ extension CardSession {
             info = try commands.select()
             try steps.selected(info)
             guard info.isInitialized, info.certificate == certificate else {
-                throw CardError.malformedResponse(command: .select, detail: "the card is still blank after INIT, or another card answered")
+                throw CardError.malformedResponse(
+                    command: .select, detail: "the card is still blank after INIT, or another card answered")
             }
             try commands.openSecureChannelV2()
         }
         try steps.opened(nil)
         let verified = try verifyPIN(steps)
-        return SessionResult(applicationInfo: info, pairing: nil, initialized: parameters != nil, paired: false,
-                             pinVerified: verified)
+        return SessionResult(
+            applicationInfo: info, pairing: nil, initialized: parameters != nil, paired: false,
+            pinVerified: verified)
     }
 
     /// The walk's last step: (GET STATUS, then) VERIFY PIN when the steps give a PIN; true when verified.
@@ -242,7 +245,7 @@ extension CardError {
     public var isPairingRefusal: Bool {
         switch self {
         case .incorrectP1P2(.openSecureChannel), .channelClosed(.mutuallyAuthenticate),
-             .securityStatusNotSatisfied(.mutuallyAuthenticate), .responseMACMismatch(.mutuallyAuthenticate):
+            .securityStatusNotSatisfied(.mutuallyAuthenticate), .responseMACMismatch(.mutuallyAuthenticate):
             true
         default: false
         }

@@ -71,8 +71,11 @@ public enum TransportError: WalletError, Equatable {
         case .noReader(let requested):
             if let requested { "no reader matches \"\(requested)\"" } else { "no smart-card reader is attached" }
         case .noCard(let reader, let seconds):
-            if let seconds { "no card in reader \"\(reader)\" after waiting \(seconds) s" }
-            else { "no card in reader \"\(reader)\"" }
+            if let seconds {
+                "no card in reader \"\(reader)\" after waiting \(seconds) s"
+            } else {
+                "no card in reader \"\(reader)\""
+            }
         case .cardRemoved(let reader):
             "the card was removed from \"\(reader)\" during the exchange; nothing was counted as a wrong PIN"
         case .sharingViolation(let reader):

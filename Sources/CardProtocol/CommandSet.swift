@@ -97,7 +97,9 @@ public final class KeycardCommandSet {
             case .automatic: secureChannel.isOpen || v2
             }
         let target: APDUChannel =
-            if !secure { channel } else if applicationInfo?.usesSecureChannelV2 ?? false { secureChannelV2 } else { secureChannel }
+            if !secure { channel } else if applicationInfo?.usesSecureChannelV2 ?? false { secureChannelV2 } else {
+                secureChannel
+            }
         do {
             var response = try target.send(command)
             if !secure, v2 { response = try answerInsideV2Session(response, to: command) }
@@ -113,7 +115,9 @@ public final class KeycardCommandSet {
     /// A 4.0 card answers an outer command it refuses while a session is open (a stray INS,
     /// FACTORY RESET with wrong P1/P2) inside the session, counting a round trip; a FACTORY RESET
     /// that ran answers plain `90 00` and ends the session (docs/keycard-protocol.md §14.3).
-    private func answerInsideV2Session(_ response: ResponseAPDU, to command: CommandAPDU) throws(CardError) -> ResponseAPDU {
+    private func answerInsideV2Session(
+        _ response: ResponseAPDU, to command: CommandAPDU
+    ) throws(CardError) -> ResponseAPDU {
         let name = CardCommand(command)
         if response.sw == StatusWord.ok, response.data.count >= SecureChannelV2.tagLength + 2 {
             return try secureChannelV2.unwrap(response, command: name)
@@ -248,7 +252,8 @@ public final class KeycardCommandSet {
             CommandAPDU(ins: 0x10, p1: 0, p2: 0, data: salt + clientKey), route: .plain)
         guard data.count > 65 else {
             throw .malformedResponse(
-                command: .openSecureChannel, detail: "expected the card's key (65) and a signature, got \(data.count) bytes")
+                command: .openSecureChannel,
+                detail: "expected the card's key (65) and a signature, got \(data.count) bytes")
         }
         let cardKeyBytes = Array(data[0..<65])
         let cardKey: PublicKey
@@ -260,8 +265,11 @@ public final class KeycardCommandSet {
             throw .malformedResponse(command: .openSecureChannel, detail: error.description)
         }
         let digest = SessionKeysV2.transcriptDigest(salt: salt, clientKey: clientKey, cardKey: cardKeyBytes)
-        guard Secp256k1.verify(signature, digest: digest, publicKey: certificate.identityPublicKey, allowHighS: true) else {
-            throw .identityNotVerified(reason: "the card's signature over the secure-channel handshake does not verify with its certificate key")
+        guard Secp256k1.verify(signature, digest: digest, publicKey: certificate.identityPublicKey, allowHighS: true)
+        else {
+            throw .identityNotVerified(
+                reason:
+                    "the card's signature over the secure-channel handshake does not verify with its certificate key")
         }
         let shared: Secret
         do { shared = try ephemeral.sharedSecretX(with: cardKey) } catch { throw .cryptoFailure(error) }
@@ -283,9 +291,12 @@ public final class KeycardCommandSet {
     /// SIGN with BIP-340 Schnorr on a 4.0 card (§14.6): the card adds `tweak` to the (even-Y)
     /// key at `path`; the signature is checked here under the tweaked key Q = P + t·G before it is
     /// returned (a zero tweak signs with P itself, the Taproot tweak gives a key-path signature).
-    public func signSchnorrV2(digest: [UInt8], tweak: [UInt8], path: DerivationPath,
-                              expectedKey: PublicKey? = nil) throws(CardError) -> CardSchnorrSignature {
-        let data = try run(KeycardCommands.signV2(digest: digest, path: path, algorithm: .schnorr(tweak: tweak)), route: .secure)
+    public func signSchnorrV2(
+        digest: [UInt8], tweak: [UInt8], path: DerivationPath,
+        expectedKey: PublicKey? = nil
+    ) throws(CardError) -> CardSchnorrSignature {
+        let data = try run(
+            KeycardCommands.signV2(digest: digest, path: path, algorithm: .schnorr(tweak: tweak)), route: .secure)
         return try CardSchnorrSignature(response: data, digest: digest, tweak: tweak, expectedKey: expectedKey)
     }
 
@@ -297,13 +308,16 @@ public final class KeycardCommandSet {
         }
         var data = seed.withUnsafeBytes { Array($0) }
         defer { Secret.wipe(&data) }
-        return keyChanged(try KeycardCommands.keyUID(run(CommandAPDU(ins: 0xD0, p1: 0x04, p2: 0, data: data), route: .secure),
-                                                     command: .loadKey), leeMode: true)
+        return keyChanged(
+            try KeycardCommands.keyUID(
+                run(CommandAPDU(ins: 0xD0, p1: 0x04, p2: 0, data: data), route: .secure),
+                command: .loadKey), leeMode: true)
     }
 
     /// EXPORT LEE on a 4.0 card in LEE mode (§14.9): the nullifier and viewing secret keys at `path`.
     public func exportLEE(path: DerivationPath) throws(CardError) -> LEEKeys {
-        let command = CommandAPDU(ins: 0xC3, p1: 0, p2: 0, data: try KeycardCommands.pathBytes(path, command: .exportLEE))
+        let command = CommandAPDU(
+            ins: 0xC3, p1: 0, p2: 0, data: try KeycardCommands.pathBytes(path, command: .exportLEE))
         var data = try run(command, route: .secure)
         defer { Secret.wipe(&data) }
         return try LEEKeys(response: data)
@@ -315,7 +329,8 @@ public final class KeycardCommandSet {
         guard (1...64).contains(length) else {
             throw .invalidInput(command: .exportBIP85, reason: "BIP-85 entropy is 1 to 64 bytes, got \(length)")
         }
-        let command = CommandAPDU(ins: 0xC4, p1: UInt8(length), p2: 0, data: try KeycardCommands.pathBytes(path, command: .exportBIP85))
+        let command = CommandAPDU(
+            ins: 0xC4, p1: UInt8(length), p2: 0, data: try KeycardCommands.pathBytes(path, command: .exportBIP85))
         var data = try run(command, route: .secure)
         defer { Secret.wipe(&data) }
         guard data.count == length else {
@@ -326,8 +341,9 @@ public final class KeycardCommandSet {
 
     /// ECDH on a 4.0 card (§14.8): x(k·peer) with the key at `path` (NIP-44 or EIP-1581 subtrees only).
     public func ecdh(peer: PublicKey, path: DerivationPath) throws(CardError) -> Secret {
-        let command = CommandAPDU(ins: 0xC5, p1: 0x01, p2: 0x00,
-                                  data: peer.uncompressed + (try KeycardCommands.pathBytes(path, command: .ecdh)))
+        let command = CommandAPDU(
+            ins: 0xC5, p1: 0x01, p2: 0x00,
+            data: peer.uncompressed + (try KeycardCommands.pathBytes(path, command: .ecdh)))
         var data = try run(command, route: .secure)
         defer { Secret.wipe(&data) }
         guard data.count == 32 else {
@@ -394,7 +410,9 @@ public final class KeycardCommandSet {
 
     /// CHANGE PIN P1=02: a new pairing secret for future PAIRs (§10.3).
     public func changePairingSecret(_ secret: PairingSecret) throws(CardError) {
-        guard !isVersion4 else { throw .invalidInput(command: .changePairingSecret, reason: "a 4.0 card has no pairing secret") }
+        guard !isVersion4 else {
+            throw .invalidInput(command: .changePairingSecret, reason: "a 4.0 card has no pairing secret")
+        }
         try run(KeycardCommands.changePairingSecret(secret), route: .secure)
     }
 
@@ -422,15 +440,17 @@ public final class KeycardCommandSet {
     /// LOAD KEY P1=02 from an extended private key; returns the key UID.
     @discardableResult
     public func loadKey(extendedKey: ExtendedKey) throws(CardError) -> [UInt8] {
-        keyChanged(try KeycardCommands.keyUID(
-            run(KeycardCommands.loadKey(extendedKey: extendedKey), route: .secure),
-            command: .loadKey))
+        keyChanged(
+            try KeycardCommands.keyUID(
+                run(KeycardCommands.loadKey(extendedKey: extendedKey), route: .secure),
+                command: .loadKey))
     }
 
     /// LOAD KEY P1=03 with a BIP39 seed (§10.5); returns the key UID.
     @discardableResult
     public func loadKey(seed: Secret) throws(CardError) -> [UInt8] {
-        keyChanged(try KeycardCommands.keyUID(run(KeycardCommands.loadKey(seed: seed), route: .secure), command: .loadKey))
+        keyChanged(
+            try KeycardCommands.keyUID(run(KeycardCommands.loadKey(seed: seed), route: .secure), command: .loadKey))
     }
 
     /// DERIVE KEY (§10.6): sets the current path (discouraged; pass paths to SIGN/EXPORT).
@@ -457,7 +477,8 @@ public final class KeycardCommandSet {
     /// GENERATE KEY (§10.8); returns the key UID.
     @discardableResult
     public func generateKey() throws(CardError) -> [UInt8] {
-        keyChanged(try KeycardCommands.keyUID(run(KeycardCommands.generateKey(), route: .secure), command: .generateKey))
+        keyChanged(
+            try KeycardCommands.keyUID(run(KeycardCommands.generateKey(), route: .secure), command: .generateKey))
     }
 
     /// Keeps `applicationInfo` true to the card after a command that loaded, generated or removed the
@@ -551,14 +572,18 @@ public final class KeycardCommandSet {
         }
         let total = 2 + (Int(file[0]) << 8 | Int(file[1]))
         guard total <= ndefCapacity else {
-            throw .malformedResponse(command: .getData, detail: "NDEF length \(total - 2) exceeds the \(ndefCapacity)-byte file")
+            throw .malformedResponse(
+                command: .getData, detail: "NDEF length \(total - 2) exceeds the \(ndefCapacity)-byte file")
         }
         guard ndefIsFile || file.count >= total else {
-            throw .malformedResponse(command: .getData, detail: "NDEF length \(total - 2), but the slot holds \(file.count - 2) bytes after it")
+            throw .malformedResponse(
+                command: .getData,
+                detail: "NDEF length \(total - 2), but the slot holds \(file.count - 2) bytes after it")
         }
         while file.count < total {
             guard file.count % 4 == 0 else {
-                throw .malformedResponse(command: .getData, detail: "an NDEF segment ended at byte \(file.count), not a multiple of 4")
+                throw .malformedResponse(
+                    command: .getData, detail: "an NDEF segment ended at byte \(file.count), not a multiple of 4")
             }
             let segment = try run(KeycardCommands.getData(.ndef, offset: file.count), route: .automatic)
             guard !segment.isEmpty else { throw .malformedResponse(command: .getData, detail: "an empty NDEF segment") }
@@ -572,8 +597,11 @@ public final class KeycardCommandSet {
     /// (§10.12). Needs the PIN.
     public func writeNDEFFile(_ file: [UInt8]) throws(CardError) {
         guard file.count >= 2, file.count <= ndefCapacity, Int(file[0]) << 8 | Int(file[1]) == file.count - 2 else {
-            throw .invalidInput(command: .storeData,
-                                reason: "an NDEF file is its 2-byte length then the record, at most \(ndefCapacity) bytes on this card; got \(file.count) bytes")
+            throw .invalidInput(
+                command: .storeData,
+                reason:
+                    "an NDEF file is its 2-byte length then the record, at most \(ndefCapacity) bytes on this card; got \(file.count) bytes"
+            )
         }
         guard ndefIsFile else {
             try run(KeycardCommands.storeData(file, slot: .ndef), route: .secure)

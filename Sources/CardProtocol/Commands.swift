@@ -86,7 +86,9 @@ public struct InitParametersV2: Sendable {
     /// Checks what the applet would refuse, and the duress trap.
     ///
     /// - Throws: `CardError.invalidInput` naming the offending argument (never its value).
-    public init(pin: Secret, puk: Secret, duressPIN: Secret, pinRetries: UInt8 = 3, pukRetries: UInt8 = 5) throws(CardError) {
+    public init(
+        pin: Secret, puk: Secret, duressPIN: Secret, pinRetries: UInt8 = 3, pukRetries: UInt8 = 5
+    ) throws(CardError) {
         try KeycardCommands.checkDigits(pin, count: 6, what: "PIN", command: .initialize)
         try KeycardCommands.checkDigits(puk, count: 12, what: "PUK", command: .initialize)
         try KeycardCommands.checkDigits(duressPIN, count: 6, what: "duress PIN", command: .initialize)
@@ -96,7 +98,8 @@ public struct InitParametersV2: Sendable {
                 reason: "the duress PIN must differ from the PIN: the card would open the duress wallet at every login")
         }
         guard (2...6).contains(pinRetries) else {
-            throw .invalidInput(command: .initialize, reason: "PIN tries must be 2 to 6 on a 4.0 card, got \(pinRetries)")
+            throw .invalidInput(
+                command: .initialize, reason: "PIN tries must be 2 to 6 on a 4.0 card, got \(pinRetries)")
         }
         guard (3...12).contains(pukRetries) else {
             throw .invalidInput(command: .initialize, reason: "PUK tries must be 3 to 12, got \(pukRetries)")
@@ -391,7 +394,9 @@ public enum KeycardCommands {
 
     /// SIGN on a 4.0 card: `80 C0 01 P2 <hash 32> [tweak 32] <path>`, the path always absolute
     /// (empty = the master), P2 the algorithm (§14.6).
-    public static func signV2(digest: [UInt8], path: DerivationPath, algorithm: SignAlgorithm) throws(CardError) -> CommandAPDU {
+    public static func signV2(
+        digest: [UInt8], path: DerivationPath, algorithm: SignAlgorithm
+    ) throws(CardError) -> CommandAPDU {
         guard digest.count == 32 else {
             throw .invalidInput(command: .sign, reason: "the digest must be 32 bytes, got \(digest.count)")
         }
@@ -417,7 +422,9 @@ public enum KeycardCommands {
         guard path.components.count <= CardKeyPath.maximumDepth else {
             throw .keyPathTooDeep(depth: path.components.count)
         }
-        return path.components.flatMap { c in (0..<4).reversed().map { UInt8(truncatingIfNeeded: c.raw >> (8 * UInt32($0))) } }
+        return path.components.flatMap { c in
+            (0..<4).reversed().map { UInt8(truncatingIfNeeded: c.raw >> (8 * UInt32($0))) }
+        }
     }
 
     /// SET PINLESS PATH: an absolute path, or nil to remove it (§10.10).

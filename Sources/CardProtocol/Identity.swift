@@ -78,7 +78,10 @@ public struct CardIdentity: Sendable, Equatable, CustomStringConvertible {
         } catch {
             throw .malformedResponse(command: .identify, detail: error.description)
         }
-        guard Secp256k1.verify(cardSignature, digest: challenge, publicKey: certificate.identityPublicKey, allowHighS: true) else {
+        guard
+            Secp256k1.verify(
+                cardSignature, digest: challenge, publicKey: certificate.identityPublicKey, allowHighS: true)
+        else {
             throw .identityNotVerified(
                 reason: "IDENTIFY: the card's signature over the challenge does not verify with its certificate key")
         }

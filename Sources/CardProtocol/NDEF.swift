@@ -20,8 +20,11 @@ public enum NDEFMessage {
         let rest = Array(uri.utf8.dropFirst(prefix?.prefix.utf8.count ?? 0))
         let payload = [prefix?.code ?? 0x00] + rest
         guard !uri.isEmpty, payload.count <= shortRecordPayload else {
-            throw .invalidInput(command: .storeData,
-                                reason: "an NDEF URI is 1 to \(shortRecordPayload - 1) bytes after its abbreviated prefix, got \(rest.count)")
+            throw .invalidInput(
+                command: .storeData,
+                reason:
+                    "an NDEF URI is 1 to \(shortRecordPayload - 1) bytes after its abbreviated prefix, got \(rest.count)"
+            )
         }
         return [0xD1, 0x01, UInt8(payload.count), 0x55] + payload
     }
@@ -29,7 +32,8 @@ public enum NDEFMessage {
     /// The URI of a message that is one short URI record, nil for any other message.
     public static func uri(in message: [UInt8]) -> String? {
         guard message.count >= 5, message[0] == 0xD1, message[1] == 0x01, message[3] == 0x55,
-              Int(message[2]) == message.count - 4 else { return nil }
+            Int(message[2]) == message.count - 4
+        else { return nil }
         let code = message[4]
         let prefix = code == 0 ? "" : uriPrefixes.first { $0.code == code }?.prefix
         guard let prefix, let rest = String(validating: message[5...], as: UTF8.self) else { return nil }

@@ -126,13 +126,16 @@ public final class SecureChannelV2: APDUChannel {
         guard command.data.count <= Self.maximumPayload else {
             throw .invalidInput(
                 command: name,
-                reason: "the data is \(command.data.count) bytes; at most \(Self.maximumPayload) fit in a secure-channel command")
+                reason:
+                    "the data is \(command.data.count) bytes; at most \(Self.maximumPayload) fit in a secure-channel command"
+            )
         }
         var plain = Self.innerBytes(command)
         defer { Secret.wipe(&plain) }
         let sealed: [UInt8]
         do {
-            sealed = try AESCipher.ccmSeal(plain, key: keys.hostToCard, nonce: Self.nonce(counter), tagLength: Self.tagLength)
+            sealed = try AESCipher.ccmSeal(
+                plain, key: keys.hostToCard, nonce: Self.nonce(counter), tagLength: Self.tagLength)
         } catch {
             throw .cryptoFailure(error)
         }
@@ -152,7 +155,8 @@ public final class SecureChannelV2: APDUChannel {
         }
         var plain: [UInt8]
         do {
-            plain = try AESCipher.ccmOpen(response.data, key: keys.cardToHost, nonce: Self.nonce(counter), tagLength: Self.tagLength)
+            plain = try AESCipher.ccmOpen(
+                response.data, key: keys.cardToHost, nonce: Self.nonce(counter), tagLength: Self.tagLength)
         } catch .authenticationFailed {
             close()
             throw .responseMACMismatch(command: command)

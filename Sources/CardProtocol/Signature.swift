@@ -190,7 +190,9 @@ public struct CardSchnorrSignature: Sendable, Equatable {
     ///
     /// - Throws: `malformedResponse` for a bad layout, another key than `expectedKey`, or a
     ///   signature that does not verify under Q.
-    public init(response data: [UInt8], digest: [UInt8], tweak: [UInt8], expectedKey: PublicKey? = nil) throws(CardError) {
+    public init(
+        response data: [UInt8], digest: [UInt8], tweak: [UInt8], expectedKey: PublicKey? = nil
+    ) throws(CardError) {
         var reader = TLVReader(data)
         do throws(CardError) {
             let template = try reader.next(expecting: 0xA0)
@@ -198,7 +200,8 @@ public struct CardSchnorrSignature: Sendable, Equatable {
             let key = try fields.next(expecting: 0x80).value
             let signature = try fields.next(expecting: 0x88).value
             guard signature.count == 64 else {
-                throw CardError.malformedResponse(command: .sign, detail: "a Schnorr signature is 64 bytes, got \(signature.count)")
+                throw CardError.malformedResponse(
+                    command: .sign, detail: "a Schnorr signature is 64 bytes, got \(signature.count)")
             }
             let publicKey: PublicKey
             let outputKey: XOnlyPublicKey
@@ -215,7 +218,8 @@ public struct CardSchnorrSignature: Sendable, Equatable {
                         + "than Schnorr tweaks reads the tweak as more path, and this card may be one")
             }
             guard outputKey.verifySchnorr(signature, message: digest) else {
-                throw CardError.malformedResponse(command: .sign, detail: "the Schnorr signature does not verify under the tweaked key")
+                throw CardError.malformedResponse(
+                    command: .sign, detail: "the Schnorr signature does not verify under the tweaked key")
             }
             self.publicKey = publicKey
             self.outputKey = outputKey
@@ -256,7 +260,8 @@ public struct LEEKeys: Sendable {
         do throws(CardError) {
             let fields = try TLV.parseFirst(data).children()
             guard let nsk = fields.first(tag: 0x83)?.value, nsk.count == 32,
-                  let vsk = fields.first(tag: 0x84)?.value, vsk.count == 64 else {
+                let vsk = fields.first(tag: 0x84)?.value, vsk.count == 64
+            else {
                 throw CardError.malformedResponse(command: .exportLEE, detail: "expected A1 { 83 20 NSK; 84 40 VSK }")
             }
             nullifierKey = Secret(bytes: nsk)

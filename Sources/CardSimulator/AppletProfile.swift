@@ -51,10 +51,13 @@ public struct AppletProfile: Sendable, Hashable, CustomStringConvertible {
     func has(_ variant: BuildVariant) -> Bool { variants.contains(variant) }
 
     /// A profile with explicit fields (for experiments; the named ones below are the released builds).
-    public init(id: String, version: (major: UInt8, minor: UInt8), pairingSlots: Int, capabilities: UInt8,
-                masterXpubChainCode: MasterXpubChainCode = .scratchBuffer) {
-        precondition(version.major >= 4 ? pairingSlots == 0 : (1...127).contains(pairingSlots),
-                     "3.x addresses pairing slots with a signed byte; 4.0 has none")
+    public init(
+        id: String, version: (major: UInt8, minor: UInt8), pairingSlots: Int, capabilities: UInt8,
+        masterXpubChainCode: MasterXpubChainCode = .scratchBuffer
+    ) {
+        precondition(
+            version.major >= 4 ? pairingSlots == 0 : (1...127).contains(pairingSlots),
+            "3.x addresses pairing slots with a signed byte; 4.0 has none")
         self.id = id
         self.version = version
         self.pairingSlots = pairingSlots
@@ -89,8 +92,9 @@ public struct AppletProfile: Sendable, Hashable, CustomStringConvertible {
         let extra = variants.subtracting(base.id == v4_0_early.id ? [.noBIP85AndECDH] : [])
         if extra.isEmpty { return base }
         let canonical = ([base.id] + extra.sorted().map(\.rawValue)).joined(separator: "+")
-        return AppletProfile(id: canonical, version: base.version, pairingSlots: base.pairingSlots,
-                             capabilities: base.capabilities, masterXpubChainCode: base.masterXpubChainCode)
+        return AppletProfile(
+            id: canonical, version: base.version, pairingSlots: base.pairingSlots,
+            capabilities: base.capabilities, masterXpubChainCode: base.masterXpubChainCode)
     }
 
     /// The named base profile of `id` and every variant it names (the base's own included).
@@ -116,8 +120,9 @@ public struct AppletProfile: Sendable, Hashable, CustomStringConvertible {
 
     /// The same build with another master-xpub behaviour.
     public func with(masterXpubChainCode: MasterXpubChainCode) -> AppletProfile {
-        AppletProfile(id: id, version: version, pairingSlots: pairingSlots, capabilities: capabilities,
-                      masterXpubChainCode: masterXpubChainCode)
+        AppletProfile(
+            id: id, version: version, pairingSlots: pairingSlots, capabilities: capabilities,
+            masterXpubChainCode: masterXpubChainCode)
     }
 
     public var description: String { "Keycard applet \(id)" }

@@ -29,9 +29,11 @@ struct CardFile: Codable {
 
         var profile: AppletProfile? {
             guard let quirk = AppletProfile.MasterXpubChainCode(rawValue: masterXpubChainCode),
-                  versionMajor >= 4 ? pairingSlots == 0 : (1...127).contains(pairingSlots) else { return nil }
-            return AppletProfile(id: id, version: (versionMajor, versionMinor), pairingSlots: pairingSlots,
-                                 capabilities: capabilities, masterXpubChainCode: quirk)
+                versionMajor >= 4 ? pairingSlots == 0 : (1...127).contains(pairingSlots)
+            else { return nil }
+            return AppletProfile(
+                id: id, version: (versionMajor, versionMinor), pairingSlots: pairingSlots,
+                capabilities: capabilities, masterXpubChainCode: quirk)
         }
     }
 
@@ -47,7 +49,8 @@ enum CardStore {
     /// no path separators).
     static func isValidName(_ name: String) -> Bool {
         guard (1...64).contains(name.utf8.count), let first = name.utf8.first, first != UInt8(ascii: "."),
-              first != UInt8(ascii: "-") else { return false }
+            first != UInt8(ascii: "-")
+        else { return false }
         return name.utf8.allSatisfy { c in
             (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
                 || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
@@ -70,8 +73,9 @@ enum CardStore {
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .directoryUnusable(path: directory, reason: (error as NSError).localizedDescription)
         }
@@ -132,7 +136,10 @@ enum CardStore {
         if s.pairings.contains(where: { ($0?.bytes.count ?? 32) != 32 }) { return "pairing keys must be 32 bytes" }
         if let c = s.credentials {
             if c.pin.value.bytes.count != 6 || c.duressPIN.value.bytes.count != 6 || c.puk.value.bytes.count != 12
-                || c.pairingSecret.bytes.count != (profile.isVersion4 ? 0 : 32) { return "credentials have wrong lengths" }
+                || c.pairingSecret.bytes.count != (profile.isVersion4 ? 0 : 32)
+            {
+                return "credentials have wrong lengths"
+            }
         }
         if let k = s.masterKey {
             if (try? PrivateKey(bytes: k.privateKey.bytes)) == nil || k.publicKey.count != 65 {
@@ -152,7 +159,7 @@ enum CardStore {
         switch error {
         case DecodingError.keyNotFound(let key, _): "missing field \(key.stringValue)"
         case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c),
-             DecodingError.dataCorrupted(let c):
+            DecodingError.dataCorrupted(let c):
             c.codingPath.map(\.stringValue).joined(separator: ".") + ": " + c.debugDescription
         default: String(describing: error)
         }

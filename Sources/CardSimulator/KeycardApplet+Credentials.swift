@@ -93,7 +93,7 @@ extension KeycardApplet {
         guard let first = d.first else { throw .wrongData }
         let keyLength = Int(Int8(bitPattern: first))
         guard keyLength >= 0, d.count >= 1 + keyLength,
-              let shared = ChannelCrypto.ecdh(privateKey: scPrivateKey, peer: Array(d[1..<1 + keyLength]))
+            let shared = ChannelCrypto.ecdh(privateKey: scPrivateKey, peer: Array(d[1..<1 + keyLength]))
         else { throw .wrongData }
         scBuffer.replaceSubrange(0..<32, with: shared.bytesCopy)
         let rest = Array(d[(1 + keyLength)...])
@@ -133,9 +133,11 @@ extension KeycardApplet {
         _ = try unwrap(apdu)
         switch apdu.p1 {
         case 0x00:
-            return .wrapped([0xA3, 0x09, 0x02, 0x01, pinRecord(currentPIN).remaining,
-                             0x02, 0x01, pinRecord(.puk).remaining,
-                             0x01, 0x01, state.masterKey == nil ? 0x00 : 0xFF])
+            return .wrapped([
+                0xA3, 0x09, 0x02, 0x01, pinRecord(currentPIN).remaining,
+                0x02, 0x01, pinRecord(.puk).remaining,
+                0x01, 0x01, state.masterKey == nil ? 0x00 : 0xFF,
+            ])
         case 0x01:
             return .wrapped(state.currentPath)
         default:

@@ -34,8 +34,11 @@ extension KeycardApplet {
         guard let signature = try? key.sign(digest: challenge, extraEntropy: entropy).signature else { throw .unknown }
         let s = entropy[31] & 1 == 1 ? DERCard.negated(signature.s) : signature.s
         let der = DERCard.signature(r: signature.r, s: s, fixedLengthS: false)
-        let body: [UInt8] = [0xA0, 0x81, UInt8(2 + identity.certificate.count + der.count), 0x8A,
-                             UInt8(identity.certificate.count)] + identity.certificate + der
+        let body: [UInt8] =
+            [
+                0xA0, 0x81, UInt8(2 + identity.certificate.count + der.count), 0x8A,
+                UInt8(identity.certificate.count),
+            ] + identity.certificate + der
         return wrapped ? .wrapped(body) : .plain(body)
     }
 
@@ -51,8 +54,9 @@ extension KeycardApplet {
         guard state.identity == nil else { return CardStatus.conditionsNotSatisfied.bytes }
         guard apdu.data.count == Self.certificateLength + 32 else { return CardStatus.wrongData.bytes }
         do {
-            try provisionIdentity(certificate: Array(apdu.data[0..<Self.certificateLength]),
-                                  privateKey: Array(apdu.data[Self.certificateLength...]))
+            try provisionIdentity(
+                certificate: Array(apdu.data[0..<Self.certificateLength]),
+                privateKey: Array(apdu.data[Self.certificateLength...]))
             return [0x90, 0x00]
         } catch {
             return CardStatus.wrongData.bytes
@@ -68,8 +72,9 @@ extension KeycardApplet {
     /// new simulated 4.0 card gets its own identity key, certified by the kcs simulator CA.
     func provisionSimulatorIdentity() {
         let key = PrivateKey.generate(using: random)
-        state.identity = IdentityRecord(certificate: IdentityCertificate.make(identityKey: key, caKey: IdentityCertificate.simulatorCA),
-                                        privateKey: CardSecret(key.secret.bytesCopy))
+        state.identity = IdentityRecord(
+            certificate: IdentityCertificate.make(identityKey: key, caKey: IdentityCertificate.simulatorCA),
+            privateKey: CardSecret(key.secret.bytesCopy))
     }
 }
 

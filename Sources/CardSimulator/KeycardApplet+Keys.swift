@@ -47,7 +47,7 @@ extension KeycardApplet {
         let extended = try at(chainOffset) == 0x82
         let rawPrivate = try field(privOffset, signedLength(privOffset + 1))
         guard rawPrivate.count <= 32,
-              let privateKey = try? PrivateKey(bytes: [UInt8](repeating: 0, count: 32 - rawPrivate.count) + rawPrivate)
+            let privateKey = try? PrivateKey(bytes: [UInt8](repeating: 0, count: 32 - rawPrivate.count) + rawPrivate)
         else { throw .wrongData }
         var chainCode: [UInt8]?
         if extended {
@@ -79,8 +79,9 @@ extension KeycardApplet {
         defer { Secret.wipe(&i) }
         guard let privateKey = try? PrivateKey(bytes: Array(i[0..<32])) else { throw .wrongData }
         state.isExtended = true
-        state.masterKey = MasterKey(privateKey: CardSecret(Array(i[0..<32])),
-                                    publicKey: privateKey.publicKey.uncompressed)
+        state.masterKey = MasterKey(
+            privateKey: CardSecret(Array(i[0..<32])),
+            publicKey: privateKey.publicKey.uncompressed)
         state.masterChainCode = CardSecret(Array(i[32..<64]))
         state.currentPath = []
     }

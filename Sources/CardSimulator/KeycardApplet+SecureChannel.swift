@@ -30,8 +30,8 @@ extension KeycardApplet {
         let mac = Array(data.prefix(16))
         let cipher = Array(data.dropFirst(16))
         guard data.count >= 16, cipher.count % 16 == 0,
-              let expected = try? ChannelCrypto.mac(apdu.header + scBuffer[16..<27] + cipher, key: session.mac),
-              ConstantTime.equal(expected, mac)
+            let expected = try? ChannelCrypto.mac(apdu.header + scBuffer[16..<27] + cipher, key: session.mac),
+            ConstantTime.equal(expected, mac)
         else {
             closeChannel()
             throw .securityStatusNotSatisfied

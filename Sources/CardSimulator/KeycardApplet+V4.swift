@@ -61,7 +61,7 @@ extension KeycardApplet {
         guard apdu.p1 == 0, apdu.p2 == 0 else { return refuseOuter(.incorrectP1P2) }
         let salt = Array(d[0..<32]), clientKey = Array(d[32..<97])
         guard clientKey[0] == 0x04, let peer = try? PublicKey(bytes: clientKey),
-              let identity = state.identity, let identityKey = try? PrivateKey(bytes: identity.privateKey.bytes)
+            let identity = state.identity, let identityKey = try? PrivateKey(bytes: identity.privateKey.bytes)
         else { return refuseOuter(.wrongData) }
         let ephemeral = PrivateKey.generate(using: random)
         guard let shared = try? ephemeral.sharedSecretX(with: peer) else { return refuseOuter(.wrongData) }
@@ -85,9 +85,10 @@ extension KeycardApplet {
     func securedAPDU(_ apdu: CommandAPDU) -> [UInt8] {
         guard let session = v2Session else { return CardStatus.conditionsNotSatisfied.bytes }
         guard apdu.data.count >= 13,
-              var plain = try? AESCipher.ccmOpen(apdu.data, key: session.hostToCard, nonce: SecureChannelV2.nonce(session.counter),
-                                                 tagLength: SecureChannelV2.tagLength),
-              plain.count >= 5, plain.count == 5 + Int(plain[4])
+            var plain = try? AESCipher.ccmOpen(
+                apdu.data, key: session.hostToCard, nonce: SecureChannelV2.nonce(session.counter),
+                tagLength: SecureChannelV2.tagLength),
+            plain.count >= 5, plain.count == 5 + Int(plain[4])
         else {
             v2Session = nil
             return CardStatus.securityStatusNotSatisfied.bytes
@@ -102,8 +103,9 @@ extension KeycardApplet {
     /// Seals data ‖ SW under the card-to-host key and the current nonce, then counts the round trip.
     func sealV2(_ answer: [UInt8]) -> [UInt8] {
         guard let session = v2Session,
-              let sealed = try? AESCipher.ccmSeal(answer, key: session.cardToHost, nonce: SecureChannelV2.nonce(session.counter),
-                                                  tagLength: SecureChannelV2.tagLength)
+            let sealed = try? AESCipher.ccmSeal(
+                answer, key: session.cardToHost, nonce: SecureChannelV2.nonce(session.counter),
+                tagLength: SecureChannelV2.tagLength)
         else { return CardStatus.unknown.bytes }
         v2Session?.counter += 1
         return sealed + [0x90, 0x00]
@@ -182,8 +184,10 @@ extension KeycardApplet {
     /// GET STATUS (§14.5): P1 `00` only (the key path is gone: `6A 86`).
     func getStatusV4(_ apdu: CommandAPDU) throws(CardStatus) -> Reply {
         guard apdu.p1 == 0x00 else { throw .incorrectP1P2 }
-        return .wrapped([0xA3, 0x09, 0x02, 0x01, pinRecord(currentPIN).remaining, 0x02, 0x01, pinRecord(.puk).remaining,
-                         0x01, 0x01, state.masterKey == nil ? 0x00 : 0xFF])
+        return .wrapped([
+            0xA3, 0x09, 0x02, 0x01, pinRecord(currentPIN).remaining, 0x02, 0x01, pinRecord(.puk).remaining,
+            0x01, 0x01, state.masterKey == nil ? 0x00 : 0xFF,
+        ])
     }
 
     /// VERIFY PIN (§14.5): not 6 digits `6A 80` (no try); the duress PIN is tried first — a match
@@ -262,7 +266,8 @@ extension KeycardApplet {
         switch apdu.p2 {
         case 0x00: content = [0x81, 0x20] + key.secret.bytesCopy
         case 0x01: content = [0x80, 0x41] + key.publicKey.uncompressed
-        default: content = [0x80, 0x41] + key.publicKey.uncompressed + [0x82, 0x20] + Array(derivationScratch[32..<64])
+        default:
+            content = [0x80, 0x41] + key.publicKey.uncompressed + [0x82, 0x20] + Array(derivationScratch[32..<64])
         }
         defer { Secret.wipe(&content) }
         return .wrapped([0xA1, UInt8(content.count)] + content)
@@ -291,10 +296,13 @@ extension KeycardApplet {
             let signature = try cardSignature(key: key, digest: Array(data[0..<32]))
             return .wrapped([0xA0, 0x81, UInt8(67 + signature.count), 0x80, 0x41] + publicKey + signature)
         case 0x03:
-            guard let signature = try? key.signSchnorr(message: Array(data[0..<32]),
-                                                       tweak: tweaked ? CardSchnorrSignature.reducedTweak(Array(data[32..<64]))
-                                                           : [UInt8](repeating: 0, count: 32),
-                                                       aux: random.bytes(32))
+            guard
+                let signature = try? key.signSchnorr(
+                    message: Array(data[0..<32]),
+                    tweak: tweaked
+                        ? CardSchnorrSignature.reducedTweak(Array(data[32..<64]))
+                        : [UInt8](repeating: 0, count: 32),
+                    aux: random.bytes(32))
             else { throw .unknown }
             return .wrapped([0xA0, 0x81, 0x85, 0x80, 0x41] + publicKey + [0x88, 0x40] + signature)
         default:
@@ -344,7 +352,8 @@ extension KeycardApplet {
 
     /// The 512-byte NDEF file: what was stored, then zeros.
     private var ndefFile: [UInt8] {
-        Array(state.ndefData.prefix(Self.ndefFileSize)) + [UInt8](repeating: 0, count: max(0, Self.ndefFileSize - state.ndefData.count))
+        Array(state.ndefData.prefix(Self.ndefFileSize))
+            + [UInt8](repeating: 0, count: max(0, Self.ndefFileSize - state.ndefData.count))
     }
 
     /// EXPORT BIP85 (§14.8): P1 bytes (1…64) of HMAC-SHA512("bip-entropy-from-k", k), k the private key
@@ -400,7 +409,8 @@ extension KeycardApplet {
         }
         guard let key = try? PrivateKey(bytes: Array(master[0..<32])) else { throw .wrongData }
         state.isExtended = true
-        state.masterKey = MasterKey(privateKey: CardSecret(Array(master[0..<32])), publicKey: key.publicKey.uncompressed)
+        state.masterKey = MasterKey(
+            privateKey: CardSecret(Array(master[0..<32])), publicKey: key.publicKey.uncompressed)
         state.masterChainCode = CardSecret(Array(master[32..<64]))
         state.lee = LEERecord(secret: CardSecret(Array(second[0..<32])), chainCode: CardSecret(Array(second[32..<64])))
     }
@@ -438,7 +448,8 @@ extension KeycardApplet {
 
     /// VSK(s, i) = HMAC-SHA512("LEE_viewing_seed", "LEE/keys" ‖ s ‖ 02 ‖ i ‖ 0¹⁹).
     static func leeVSK(_ s: [UInt8], _ index: [UInt8]) -> [UInt8] {
-        Hash.hmacSHA512(key: Array("LEE_viewing_seed".utf8), data: leeLabel + s + [0x02] + index + [UInt8](repeating: 0, count: 19))
+        Hash.hmacSHA512(
+            key: Array("LEE_viewing_seed".utf8), data: leeLabel + s + [0x02] + index + [UInt8](repeating: 0, count: 19))
     }
 
     /// EXPORT LEE (§14.9): `A1 64 83 20 <NSK> 84 40 <VSK>` at `path` of the LEE tree. Check order: PIN

@@ -78,9 +78,10 @@ public final class KeycardApplet {
         } else {
             let uid = random.bytes(16)
             let key = PrivateKey.generate(using: random)
-            state = CardState(instanceUID: uid, secureChannelKey: CardSecret(key.secret.bytesCopy),
-                              credentials: nil,
-                              pairings: Array(repeating: nil, count: profile.pairingSlots))
+            state = CardState(
+                instanceUID: uid, secureChannelKey: CardSecret(key.secret.bytesCopy),
+                credentials: nil,
+                pairings: Array(repeating: nil, count: profile.pairingSlots))
         }
         committed = state
     }
@@ -218,8 +219,10 @@ public final class KeycardApplet {
 
     /// The package instance an AID names: exactly, or as a prefix of at least 5 bytes (partial selection).
     static func instance(matching aid: [UInt8]) -> Selection {
-        for (candidate, selection) in [(KeycardAID.keycardInstance, Selection.keycard),
-                                       (KeycardAID.identInstance, Selection.ident)]
+        for (candidate, selection) in [
+            (KeycardAID.keycardInstance, Selection.keycard),
+            (KeycardAID.identInstance, Selection.ident),
+        ]
         where aid.count >= 5 && aid.count <= candidate.count && Array(candidate.prefix(aid.count)) == aid {
             return selection
         }

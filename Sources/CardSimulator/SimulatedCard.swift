@@ -1,5 +1,5 @@
-import Foundation
 import CardProtocol
+import Foundation
 import WalletCrypto
 
 /// A simulated Keycard behind the `VirtualCard` seam: the applet (`KeycardApplet`), an ATR, power and
@@ -69,15 +69,18 @@ public final class SimulatedCard: VirtualCard {
     ///   - random: the card's randomness for this session (a `SeededRandom` makes it deterministic).
     /// - Throws: `.invalidCardName`, `.cardNotFound` (only with `creating: false`), `.directoryUnusable`,
     ///   `.stateUnreadable`, `.stateWriteFailed`.
-    public static func open(named name: String, in directory: String, profile: AppletProfile = .v3_1_0,
-                            random: any RandomSource = SystemRandom(), creating: Bool = true,
-                            log: APDULog? = nil) throws(SimulatorError) -> SimulatedCard {
+    public static func open(
+        named name: String, in directory: String, profile: AppletProfile = .v3_1_0,
+        random: any RandomSource = SystemRandom(), creating: Bool = true,
+        log: APDULog? = nil
+    ) throws(SimulatorError) -> SimulatedCard {
         let path = try CardStore.path(for: name, in: directory)
         try CardStore.prepare(directory)
         if CardStore.exists(path) {
             let (stored, state) = try CardStore.read(path)
-            return SimulatedCard(applet: KeycardApplet(state: state, profile: stored, random: random),
-                                 name: name, path: path, log: log)
+            return SimulatedCard(
+                applet: KeycardApplet(state: state, profile: stored, random: random),
+                name: name, path: path, log: log)
         }
         guard creating else { throw .cardNotFound(name: name, path: path) }
         let applet = KeycardApplet(profile: profile, random: random)
@@ -90,9 +93,11 @@ public final class SimulatedCard: VirtualCard {
     /// Installs a new card `name` in `directory` and writes its file.
     ///
     /// - Throws: `.cardExists` when the name is taken, and the errors of `open`.
-    public static func create(named name: String, in directory: String, profile: AppletProfile = .v3_1_0,
-                              random: any RandomSource = SystemRandom(),
-                              log: APDULog? = nil) throws(SimulatorError) -> SimulatedCard {
+    public static func create(
+        named name: String, in directory: String, profile: AppletProfile = .v3_1_0,
+        random: any RandomSource = SystemRandom(),
+        log: APDULog? = nil
+    ) throws(SimulatorError) -> SimulatedCard {
         let path = try CardStore.path(for: name, in: directory)
         guard !CardStore.exists(path) else { throw .cardExists(name: name, path: path) }
         return try open(named: name, in: directory, profile: profile, random: random, creating: true, log: log)

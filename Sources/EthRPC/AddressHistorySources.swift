@@ -10,7 +10,9 @@ import WalletCrypto
 // a chunk that fails transiently is retried with back-off (reads only), then the error stands.
 
 /// Runs `work(i)` for i in 0..<count on at most `limit` threads; the first error wins.
-func boundedConcurrently(_ count: Int, limit: Int, _ work: @escaping @Sendable (Int) throws(RPCError) -> Void) throws(RPCError) {
+func boundedConcurrently(
+    _ count: Int, limit: Int, _ work: @escaping @Sendable (Int) throws(RPCError) -> Void
+) throws(RPCError) {
     if count == 0 { return }
     if count == 1 || limit <= 1 {
         for i in 0..<count { try work(i) }
@@ -26,10 +28,16 @@ func boundedConcurrently(_ count: Int, limit: Int, _ work: @escaping @Sendable (
     let group = DispatchGroup()
     for i in 0..<count {
         slots.wait()
-        if failure.value != nil { slots.signal(); break }
+        if failure.value != nil {
+            slots.signal()
+            break
+        }
         group.enter()
         DispatchQueue.global().async {
-            defer { slots.signal(); group.leave() }
+            defer {
+                slots.signal()
+                group.leave()
+            }
             do throws(RPCError) { try work(i) } catch { failure.set(error) }
         }
     }
@@ -92,8 +100,10 @@ public struct ExplorerHistory: AddressHistory {
     public let backoff: TimeInterval
     let transport: any HTTPTransport
 
-    public init(url: String, apiKey: String?, timeout: TimeInterval = 10, concurrency: Int = 2, retries: Int = 3,
-                backoff: TimeInterval = 0.5, transport: any HTTPTransport = CurlTransport()) throws(RPCError) {
+    public init(
+        url: String, apiKey: String?, timeout: TimeInterval = 10, concurrency: Int = 2, retries: Int = 3,
+        backoff: TimeInterval = 0.5, transport: any HTTPTransport = CurlTransport()
+    ) throws(RPCError) {
         self.url = try Endpoint.parse(url)
         self.apiKey = apiKey
         self.timeout = timeout
@@ -114,20 +124,27 @@ public struct ExplorerHistory: AddressHistory {
     }
 
     func hasTransactions(_ address: EthereumAddress) throws(RPCError) -> Bool {
-        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { throw .badURL(given: endpoint) }
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw .badURL(given: endpoint)
+        }
         var query = parts.queryItems ?? []
-        query += [URLQueryItem(name: "module", value: "account"), URLQueryItem(name: "action", value: "txlist"),
-                  URLQueryItem(name: "address", value: address.checksummed.lowercased()),
-                  URLQueryItem(name: "page", value: "1"), URLQueryItem(name: "offset", value: "1")]
+        query += [
+            URLQueryItem(name: "module", value: "account"), URLQueryItem(name: "action", value: "txlist"),
+            URLQueryItem(name: "address", value: address.checksummed.lowercased()),
+            URLQueryItem(name: "page", value: "1"), URLQueryItem(name: "offset", value: "1"),
+        ]
         if let apiKey { query.append(URLQueryItem(name: "apikey", value: apiKey)) }
         parts.queryItems = query
         guard let request = parts.url else { throw .badURL(given: endpoint) }
         let m = "txlist"
         return try withRetries(retries, backoff: backoff) { () throws(RPCError) -> Bool in
             let (status, body) = try transport.get(request, timeout: timeout, method: m)
-            guard status == 200 else { throw RPCError.http(endpoint: endpoint, method: m, status: status, body: JSONRPCClient.snippet(body)) }
+            guard status == 200 else {
+                throw RPCError.http(endpoint: endpoint, method: m, status: status, body: JSONRPCClient.snippet(body))
+            }
             guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-                throw RPCError.badResponse(method: m, reason: "the body is not a JSON object: \(JSONRPCClient.snippet(body))")
+                throw RPCError.badResponse(
+                    method: m, reason: "the body is not a JSON object: \(JSONRPCClient.snippet(body))")
             }
             let state = object["status"] as? String
             let message = object["message"] as? String ?? ""

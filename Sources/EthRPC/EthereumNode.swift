@@ -29,7 +29,8 @@ public struct EthereumNode: Sendable {
 
     /// Transactions sent from `address`: the next nonce when `block` is "pending".
     public func transactionCount(of address: EthereumAddress, block: String = "pending") throws(RPCError) -> UInt256 {
-        try Self.quantity(client.call("eth_getTransactionCount", [address.checksummed, block]), "eth_getTransactionCount")
+        try Self.quantity(
+            client.call("eth_getTransactionCount", [address.checksummed, block]), "eth_getTransactionCount")
     }
 
     public func gasPrice() throws(RPCError) -> UInt256 {
@@ -49,7 +50,8 @@ public struct EthereumNode: Sendable {
     public func baseFee() throws(RPCError) -> UInt256? {
         let block = try client.call("eth_getBlockByNumber", ["latest", false])
         guard let fields = block as? [String: Any] else {
-            throw .badResponse(method: "eth_getBlockByNumber", reason: "expected the latest block, got \(JSONRPCClient.kind(block))")
+            throw .badResponse(
+                method: "eth_getBlockByNumber", reason: "expected the latest block, got \(JSONRPCClient.kind(block))")
         }
         guard let fee = fields["baseFeePerGas"], !(fee is NSNull) else { return nil }
         return try Self.quantity(fee, "eth_getBlockByNumber baseFeePerGas")
@@ -63,7 +65,8 @@ public struct EthereumNode: Sendable {
             return FeeSuggestion(baseFee: nil, maxPriorityFeePerGas: nil, maxFeePerGas: nil, gasPrice: gasPrice)
         }
         // Without eth_maxPriorityFeePerGas, the tip is what gasPrice says beyond the base fee.
-        let tip = try maxPriorityFee()
+        let tip =
+            try maxPriorityFee()
             ?? (gasPrice > base ? gasPrice.subtractingReportingOverflow(base).0 : UInt256(1_000_000_000))
         var fees = FeeSuggestion(baseFee: base, maxPriorityFeePerGas: tip, maxFeePerGas: nil, gasPrice: gasPrice)
         fees.maxFeePerGas = try fees.maxFee(tip: tip)
@@ -88,7 +91,8 @@ public struct EthereumNode: Sendable {
         let answer = try client.call(m, [Hex.encodePrefixed(hash)])
         if answer is NSNull { return nil }
         guard let f = answer as? [String: Any] else {
-            throw .badResponse(method: m, reason: "expected a receipt object or null, got \(JSONRPCClient.kind(answer))")
+            throw .badResponse(
+                method: m, reason: "expected a receipt object or null, got \(JSONRPCClient.kind(answer))")
         }
         func q(_ key: String) throws(RPCError) -> UInt256? {
             guard let v = f[key], !(v is NSNull) else { return nil }
@@ -124,7 +128,8 @@ public struct EthereumNode: Sendable {
 
     static func data(_ value: Any, _ what: String, length: Int) throws(RPCError) -> [UInt8] {
         guard let text = value as? String, let bytes = try? Hex.decode(text), bytes.count == length else {
-            throw .badResponse(method: what, reason: "expected \(length) bytes of hex, got \(JSONRPCClient.kind(value))")
+            throw .badResponse(
+                method: what, reason: "expected \(length) bytes of hex, got \(JSONRPCClient.kind(value))")
         }
         return bytes
     }

@@ -7,7 +7,9 @@ public protocol HTTPTransport: Sendable {
     /// Posts `body` to `url` and returns the status and body. Throws `RPCError.timeout`,
     /// `.noConnection` (nothing sent) or `.unreachable` (with `method` for the message) when
     /// there is no HTTP answer.
-    func post(_ body: Data, to url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data)
+    func post(
+        _ body: Data, to url: URL, timeout: TimeInterval, method: String
+    ) throws(RPCError) -> (status: Int, body: Data)
     /// A GET of `url` (an explorer's API), with the same errors.
     func get(_ url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data)
 }
@@ -20,7 +22,9 @@ public struct CurlTransport: HTTPTransport {
 
     public init(limit: Int = 32 << 20) { self.limit = limit }
 
-    public func post(_ body: Data, to url: URL, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data) {
+    public func post(
+        _ body: Data, to url: URL, timeout: TimeInterval, method: String
+    ) throws(RPCError) -> (status: Int, body: Data) {
         try request(url, body: body, post: true, timeout: timeout, method: method)
     }
 
@@ -28,7 +32,9 @@ public struct CurlTransport: HTTPTransport {
         try request(url, body: Data(), post: false, timeout: timeout, method: method)
     }
 
-    private func request(_ url: URL, body: Data, post: Bool, timeout: TimeInterval, method: String) throws(RPCError) -> (status: Int, body: Data) {
+    private func request(
+        _ url: URL, body: Data, post: Bool, timeout: TimeInterval, method: String
+    ) throws(RPCError) -> (status: Int, body: Data) {
         let bytes = [UInt8](body)
         var result = bytes.withUnsafeBufferPointer { b in
             kcs_curl_request(url.absoluteString, b.baseAddress, b.count, post ? 1 : 0, Int(timeout * 1000), limit)
@@ -45,9 +51,11 @@ public struct CurlTransport: HTTPTransport {
         case 28:  // CURLE_OPERATION_TIMEDOUT
             throw .timeout(endpoint: endpoint, seconds: timeout, method: method)
         case -1, 5, 6, 7, 35, 60:  // libcurl missing, no proxy/host name, refused, TLS handshake
-            throw .noConnection(endpoint: endpoint, method: method, reason: Self.reason(code: result.code, message: message))
+            throw .noConnection(
+                endpoint: endpoint, method: method, reason: Self.reason(code: result.code, message: message))
         default:
-            throw .unreachable(endpoint: endpoint, method: method, reason: Self.reason(code: result.code, message: message))
+            throw .unreachable(
+                endpoint: endpoint, method: method, reason: Self.reason(code: result.code, message: message))
         }
     }
 
@@ -81,8 +89,10 @@ public enum Endpoint {
     /// Parses a node URL: http or https, with a host.
     public static func parse(_ text: String) throws(RPCError) -> URL {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty else {
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else {
             throw .badURL(given: Endpoint.redactedInput(trimmed))
         }
         return url

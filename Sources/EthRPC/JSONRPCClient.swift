@@ -13,8 +13,10 @@ public final class JSONRPCClient: Sendable {
     private let transport: any HTTPTransport
     private let nextID = Atomic<Int>(1)
 
-    public init(url: URL, timeout: TimeInterval = 10, readRetries: Int = 2, backoff: TimeInterval = 0.25,
-                transport: any HTTPTransport = CurlTransport()) {
+    public init(
+        url: URL, timeout: TimeInterval = 10, readRetries: Int = 2, backoff: TimeInterval = 0.25,
+        transport: any HTTPTransport = CurlTransport()
+    ) {
         self.url = url
         self.timeout = timeout
         self.readRetries = readRetries
@@ -49,15 +51,19 @@ public final class JSONRPCClient: Sendable {
         guard let responses = answer as? [[String: Any]] else {
             // A node without batch support answers one error object for the whole request.
             if let single = answer as? [String: Any] { _ = try Self.result(of: single, method: label) }
-            throw .badResponse(method: label, reason: "expected a JSON array of \(calls.count) responses, got \(Self.kind(answer))")
+            throw .badResponse(
+                method: label, reason: "expected a JSON array of \(calls.count) responses, got \(Self.kind(answer))")
         }
         var byID: [Int: [String: Any]] = [:]
         for r in responses { if let id = (r["id"] as? NSNumber)?.intValue { byID[id] = r } }
         return calls.enumerated().map { i, c in
             guard let r = byID[first + i] else {
-                return .failure(.badResponse(method: c.method, reason: "the batch answer has no response with id \(first + i)"))
+                return .failure(
+                    .badResponse(method: c.method, reason: "the batch answer has no response with id \(first + i)"))
             }
-            do throws(RPCError) { return .success(try Self.result(of: r, method: c.method)) } catch { return .failure(error) }
+            do throws(RPCError) { return .success(try Self.result(of: r, method: c.method)) } catch {
+                return .failure(error)
+            }
         }
     }
 

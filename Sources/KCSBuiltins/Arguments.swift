@@ -57,8 +57,9 @@ extension Builtins {
     /// A non-negative integer argument that fits an `Int`, or an error naming it.
     static func smallInt(_ n: BigInt, _ name: String, in range: ClosedRange<Int>) throws(BuiltinError) -> Int {
         guard let v = Int(exactly: n), range.contains(v) else {
-            throw .outOfRange(name: name, expected: "\(range.lowerBound) to \(range.upperBound)",
-                              got: String(n))
+            throw .outOfRange(
+                name: name, expected: "\(range.lowerBound) to \(range.upperBound)",
+                got: String(n))
         }
         return v
     }

@@ -22,16 +22,19 @@ extension Builtins {
     /// When `program` (a batch run's) changes a card and a later command needs the vault
     /// passphrase that this run cannot have, the error to stop with before anything runs: at the
     /// first card change, naming the later command. Nil when the run can finish.
-    public static func batchPrecheck(_ program: Program, source: Source, registry: BuiltinRegistry,
-                                     session: Session) -> RuntimeError? {
+    public static func batchPrecheck(
+        _ program: Program, source: Source, registry: BuiltinRegistry,
+        session: Session
+    ) -> RuntimeError? {
         guard !session.passphraseAvailable else { return nil }
         let commands = program.commands.compactMap { c in registry.lookup(c.name).map { ($0.traits, c) } }
         guard let change = commands.first(where: { $0.0.contains(.changesCard) }),
-              let later = commands.first(where: { $0.0.contains(.opensVault) && $0.1.range.start > change.1.range.start })
+            let later = commands.first(where: { $0.0.contains(.opensVault) && $0.1.range.start > change.1.range.start })
         else { return nil }
         let line = LineTable(source).location(of: later.1.range.start).line
         let error = SessionError.passphraseNeededLater(later: later.1.name, line: line)
-        return RuntimeError(.builtin(id: error.id, command: change.1.name, message: error.rendered(by: change.1.name)),
-                            at: change.1.range, source: source, exitClass: error.exitClass)
+        return RuntimeError(
+            .builtin(id: error.id, command: change.1.name, message: error.rendered(by: change.1.name)),
+            at: change.1.range, source: source, exitClass: error.exitClass)
     }
 }

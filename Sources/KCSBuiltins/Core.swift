@@ -8,9 +8,11 @@ import WalletCrypto
 
 extension Builtins {
     static let core: [Builtin] = [
-        Builtin("len", params: [ParamSpec("value", .oneOf([.string, .bytes, .list, .map]))],
-                summary: "Number of characters of a string, bytes of bytes, items of a list or entries of a map.",
-                example: "len [1, 2, 3]   # 3") { args in
+        Builtin(
+            "len", params: [ParamSpec("value", .oneOf([.string, .bytes, .list, .map]))],
+            summary: "Number of characters of a string, bytes of bytes, items of a list or entries of a map.",
+            example: "len [1, 2, 3]   # 3"
+        ) { args in
             switch args.value("value") {
             case .string(let s): .int(s.count)
             case .bytes(let b): .int(b.count)
@@ -20,27 +22,36 @@ extension Builtins {
             }
         },
 
-        Builtin("type", params: [ParamSpec("value", .any)],
-                summary: "The type name of a value: int, string, bytes, list, map, path, hdkey, secret mnemonic, ….",
-                example: "type 0x00   # \"bytes\"") { args in
+        Builtin(
+            "type", params: [ParamSpec("value", .any)],
+            summary: "The type name of a value: int, string, bytes, list, map, path, hdkey, secret mnemonic, ….",
+            example: "type 0x00   # \"bytes\""
+        ) { args in
             .string((args["value"] ?? .null).typeName)
         },
 
-        Builtin("json", params: [ParamSpec("value", .any)],
-                summary: "The JSON text of any value, as --json prints it: maps in order, bytes as \"0x…\", big integers as strings, secrets as \"<secret KIND>\".",
-                example: "json {\"to\": 0x35, \"n\": 2}   # {\"to\":\"0x35\",\"n\":2}") { args in
+        Builtin(
+            "json", params: [ParamSpec("value", .any)],
+            summary:
+                "The JSON text of any value, as --json prints it: maps in order, bytes as \"0x…\", big integers as strings, secrets as \"<secret KIND>\".",
+            example: "json {\"to\": 0x35, \"n\": 2}   # {\"to\":\"0x35\",\"n\":2}"
+        ) { args in
             .string((args["value"] ?? .null).json)
         },
 
-        Builtin("str", params: [ParamSpec("value", .any)],
-                summary: "A value as a one-line string (secrets stay <secret KIND>).",
-                example: "str 42   # \"42\"") { args in
+        Builtin(
+            "str", params: [ParamSpec("value", .any)],
+            summary: "A value as a one-line string (secrets stay <secret KIND>).",
+            example: "str 42   # \"42\""
+        ) { args in
             .string((args["value"] ?? .null).inlineText)
         },
 
-        Builtin("int", params: [ParamSpec("value", .oneOf([.int, .string, .bytes]))],
-                summary: "An integer from a decimal or 0x hex string (at most 4096 digits), or from bytes read big-endian.",
-                example: "int \"0xff\"   # 255") { args in
+        Builtin(
+            "int", params: [ParamSpec("value", .oneOf([.int, .string, .bytes]))],
+            summary: "An integer from a decimal or 0x hex string (at most 4096 digits), or from bytes read big-endian.",
+            example: "int \"0xff\"   # 255"
+        ) { args in
             switch args.value("value") {
             case .string(let s): return try .integer(parseInteger(s))
             case .bytes(let b): return .integer(integer(bigEndian: b))
@@ -49,9 +60,11 @@ extension Builtins {
             }
         },
 
-        Builtin("hex", params: [ParamSpec("value", .oneOf([.int, .bytes]))],
-                summary: "Lower-case 0x hex text of a non-negative integer or of bytes.",
-                example: "hex 255   # \"0xff\"") { args in
+        Builtin(
+            "hex", params: [ParamSpec("value", .oneOf([.int, .bytes]))],
+            summary: "Lower-case 0x hex text of a non-negative integer or of bytes.",
+            example: "hex 255   # \"0xff\""
+        ) { args in
             switch args.value("value") {
             case .bytes(let b): return .string(Hex.encodePrefixed(b))
             case let v?:
@@ -62,13 +75,15 @@ extension Builtins {
             }
         },
 
-        Builtin("bytes", params: [ParamSpec("value", .oneOf([.string, .int, .bytes]))],
-                options: [
-                    OptionSpec("utf8", nil, "take a string starting with 0x as text, not hex"),
-                    OptionSpec("length", .int, "pad an integer to this many bytes (big-endian)"),
-                ],
-                summary: "Bytes from 0x hex text, from the UTF-8 of any other string, or from an integer (big-endian).",
-                example: "bytes \"0x1c8a\"   # 0x1c8a; bytes \"hi\" is 0x6869") { args in
+        Builtin(
+            "bytes", params: [ParamSpec("value", .oneOf([.string, .int, .bytes]))],
+            options: [
+                OptionSpec("utf8", nil, "take a string starting with 0x as text, not hex"),
+                OptionSpec("length", .int, "pad an integer to this many bytes (big-endian)"),
+            ],
+            summary: "Bytes from 0x hex text, from the UTF-8 of any other string, or from an integer (big-endian).",
+            example: "bytes \"0x1c8a\"   # 0x1c8a; bytes \"hi\" is 0x6869"
+        ) { args in
             switch args.value("value") {
             case .string(let s):
                 if !args.flag("utf8"), s.hasPrefix("0x") || s.hasPrefix("0X") { return .bytes(try Hex.decode(s)) }
@@ -89,23 +104,31 @@ extension Builtins {
             }
         },
 
-        Builtin("sha256", params: [ParamSpec("data", .oneOf([.bytes, .string]))],
-                summary: "SHA-256 of bytes, or of a string's UTF-8.",
-                example: "sha256 \"abc\"   # 0xba7816bf…") { args in
+        Builtin(
+            "sha256", params: [ParamSpec("data", .oneOf([.bytes, .string]))],
+            summary: "SHA-256 of bytes, or of a string's UTF-8.",
+            example: "sha256 \"abc\"   # 0xba7816bf…"
+        ) { args in
             .bytes(Hash.sha256(dataBytes(args["data"])))
         },
 
-        Builtin("keccak256", params: [ParamSpec("data", .oneOf([.bytes, .string]))],
-                summary: "Keccak-256 (Ethereum's hash, not SHA3-256) of bytes, or of a string's UTF-8.",
-                example: "keccak256 \"\"   # 0xc5d2460186f7…") { args in
+        Builtin(
+            "keccak256", params: [ParamSpec("data", .oneOf([.bytes, .string]))],
+            summary: "Keccak-256 (Ethereum's hash, not SHA3-256) of bytes, or of a string's UTF-8.",
+            example: "keccak256 \"\"   # 0xc5d2460186f7…"
+        ) { args in
             .bytes(Hash.keccak256(dataBytes(args["data"])))
         },
 
-        Builtin("range", params: [
-                    ParamSpec("start", .int), ParamSpec("end", .int, default: .null), ParamSpec("step", .int, default: .int(1)),
-                ],
-                summary: "A list of integers: range N is 0…N-1; range A B [STEP] counts from A up to (not including) B.",
-                example: "range 1 10 3   # [1, 4, 7]") { args in
+        Builtin(
+            "range",
+            params: [
+                ParamSpec("start", .int), ParamSpec("end", .int, default: .null),
+                ParamSpec("step", .int, default: .int(1)),
+            ],
+            summary: "A list of integers: range N is 0…N-1; range A B [STEP] counts from A up to (not including) B.",
+            example: "range 1 10 3   # [1, 4, 7]"
+        ) { args in
             var start = args.integer("start") ?? 0
             var end = args.integer("end") ?? 0
             if args.value("end") == nil { (start, end) = (0, start) }
@@ -127,23 +150,30 @@ extension Builtins {
             return .list(out)
         },
 
-        Builtin("keys", params: [ParamSpec("map", .map, default: .null)],
-                summary: "The keys of a map, in insertion order (the key list of the store is key.list).",
-                example: "keys {\"a\": 1, \"b\": 2}   # [\"a\", \"b\"]") { args in
+        Builtin(
+            "keys", params: [ParamSpec("map", .map, default: .null)],
+            summary: "The keys of a map, in insertion order (the key list of the store is key.list).",
+            example: "keys {\"a\": 1, \"b\": 2}   # [\"a\", \"b\"]"
+        ) { args in
             // One name, one meaning (docs/language.md §4): the dashboard is key.list.
             guard case .map(let m)? = args["map"] else { throw BuiltinError.keysNeedsMap }
             return .list(m.keys.map { .string($0) })
         },
 
-        Builtin("values", params: [ParamSpec("map", .map)],
-                summary: "The values of a map, in insertion order.",
-                example: "values {\"a\": 1, \"b\": 2}   # [1, 2]") { args in
+        Builtin(
+            "values", params: [ParamSpec("map", .map)],
+            summary: "The values of a map, in insertion order.",
+            example: "values {\"a\": 1, \"b\": 2}   # [1, 2]"
+        ) { args in
             .list(args.map("map").pairs.map(\.value))
         },
 
-        Builtin("contains", params: [ParamSpec("collection", .oneOf([.string, .bytes, .list, .map])), ParamSpec("item", .any)],
-                summary: "True when a list holds the item, a map has the key, or a string or bytes holds the part.",
-                example: "contains [1, 2] 2   # true") { args in
+        Builtin(
+            "contains",
+            params: [ParamSpec("collection", .oneOf([.string, .bytes, .list, .map])), ParamSpec("item", .any)],
+            summary: "True when a list holds the item, a map has the key, or a string or bytes holds the part.",
+            example: "contains [1, 2] 2   # true"
+        ) { args in
             let item = args["item"] ?? .null
             func wrong(_ expected: ValueType) -> ArgumentError {
                 .wrongType(position: 2, name: "item", expected: expected, got: item.typeName)
@@ -161,21 +191,28 @@ extension Builtins {
             }
         },
 
-        Builtin("append", params: [ParamSpec("list", .list), ParamSpec("item", .any)],
-                summary: "A new list: the list with the item added at the end (the original is unchanged).",
-                example: "let l = append [1, 2] 3   # [1, 2, 3]") { args in
+        Builtin(
+            "append", params: [ParamSpec("list", .list), ParamSpec("item", .any)],
+            summary: "A new list: the list with the item added at the end (the original is unchanged).",
+            example: "let l = append [1, 2] 3   # [1, 2, 3]"
+        ) { args in
             .list(args.list("list") + [args["item"] ?? .null])
         },
 
-        Builtin("join", params: [ParamSpec("list", .list), ParamSpec("separator", .string, default: .string(" "))],
-                summary: "The items of a list as one string, separated by SEPARATOR (a space unless given).",
-                example: "join [\"a\", \"b\", 3] \", \"   # \"a, b, 3\"") { args in
+        Builtin(
+            "join", params: [ParamSpec("list", .list), ParamSpec("separator", .string, default: .string(" "))],
+            summary: "The items of a list as one string, separated by SEPARATOR (a space unless given).",
+            example: "join [\"a\", \"b\", 3] \", \"   # \"a, b, 3\""
+        ) { args in
             .string(args.list("list").map(\.inlineText).joined(separator: args.string("separator") ?? " "))
         },
 
-        Builtin("split", params: [ParamSpec("text", .string), ParamSpec("separator", .string, default: .null)],
-                summary: "A list of the parts of a string: at runs of whitespace, or at each SEPARATOR (\"\" for characters).",
-                example: "split \"a,b,,c\" \",\"   # [\"a\", \"b\", \"\", \"c\"]") { args in
+        Builtin(
+            "split", params: [ParamSpec("text", .string), ParamSpec("separator", .string, default: .null)],
+            summary:
+                "A list of the parts of a string: at runs of whitespace, or at each SEPARATOR (\"\" for characters).",
+            example: "split \"a,b,,c\" \",\"   # [\"a\", \"b\", \"\", \"c\"]"
+        ) { args in
             let text = args.string("text") ?? ""
             guard let sep = args.string("separator") else {
                 return .list(text.split(whereSeparator: \.isWhitespace).map { .string(String($0)) })
@@ -184,21 +221,28 @@ extension Builtins {
             return .list(text.split(separator: sep, omittingEmptySubsequences: false).map { .string(String($0)) })
         },
 
-        Builtin("upper", params: [ParamSpec("text", .string)],
-                summary: "The string in upper case.",
-                example: "upper \"eth\"   # \"ETH\"") { args in
+        Builtin(
+            "upper", params: [ParamSpec("text", .string)],
+            summary: "The string in upper case.",
+            example: "upper \"eth\"   # \"ETH\""
+        ) { args in
             .string((args.string("text") ?? "").uppercased())
         },
 
-        Builtin("lower", params: [ParamSpec("text", .string)],
-                summary: "The string in lower case.",
-                example: "lower \"0xABC\"   # \"0xabc\"") { args in
+        Builtin(
+            "lower", params: [ParamSpec("text", .string)],
+            summary: "The string in lower case.",
+            example: "lower \"0xABC\"   # \"0xabc\""
+        ) { args in
             .string((args.string("text") ?? "").lowercased())
         },
 
-        Builtin("reveal", params: [ParamSpec("secret", .secret(nil))],
-                summary: "The one deliberate way to show a secret: its text (a mnemonic's words, an xprv), or 0x hex for a seed.",
-                example: "print (reveal $m)   # shows the words: only where nobody can see the screen") { args in
+        Builtin(
+            "reveal", params: [ParamSpec("secret", .secret(nil))],
+            summary:
+                "The one deliberate way to show a secret: its text (a mnemonic's words, an xprv), or 0x hex for a seed.",
+            example: "print (reveal $m)   # shows the words: only where nobody can see the screen"
+        ) { args in
             guard case .secret(let s)? = args["secret"] else { return .null }
             return .string(try reveal(s))
         },
@@ -231,13 +275,14 @@ extension Builtins {
         }
         // Checked first, so a long text is neither converted (quadratic in its length) nor quoted.
         guard s.utf8.count <= maximumIntegerDigits else {
-            throw .outOfRange(name: "argument 1 (value)",
-                              expected: "at most \(maximumIntegerDigits) digits long", got: String(s.utf8.count))
+            throw .outOfRange(
+                name: "argument 1 (value)",
+                expected: "at most \(maximumIntegerDigits) digits long", got: String(s.utf8.count))
         }
         let digits = s.filter { $0 != "_" }
         guard !digits.isEmpty, !s.hasPrefix("_"), !s.hasSuffix("_"),
-              digits.allSatisfy({ $0.isASCII && $0.isHexDigit && (radix == 16 || $0.isNumber) }),
-              let magnitude = BigUInt(digits, radix: radix)
+            digits.allSatisfy({ $0.isASCII && $0.isHexDigit && (radix == 16 || $0.isNumber) }),
+            let magnitude = BigUInt(digits, radix: radix)
         else { throw .notAnInteger(text: text) }
         let n = BigInt(magnitude)
         return negative ? -n : n
@@ -267,7 +312,8 @@ extension Builtins {
             return m.withDisplayPhrase { $0 }
         }
         if SecretKind(rawValue: s.kind)?.isText ?? true,
-           let text = secret.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) {
+            let text = secret.withUnsafeBytes({ String(validating: $0, as: UTF8.self) })
+        {
             return text
         }
         return secret.withUnsafeBytes { Hex.encodePrefixed($0) }

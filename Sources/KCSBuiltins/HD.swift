@@ -9,15 +9,23 @@ import WalletSession
 
 extension Builtins {
     static let hd: [Builtin] = [
-        Builtin("derive", qr: .field("address"), params: [ParamSpec("path", pathType)],
-                options: [
-                    OptionSpec("from", deriveSourceType, "the key to derive from (a master key for m/… paths), or a mnemonic, seed, xprv or xpub", secret: true),
-                    OptionSpec("trace", nil, "show each BIP-32 step: HMAC-SHA512 key and data, I_L, I_R, child key, chain code, xprv/xpub"),
-                    OptionSpec("reveal", nil, "with --trace, show the private values instead of masking them",
-                               rules: [.onlyWith("trace", because: "it goes with --trace (derive PATH --trace --reveal)")]),
-                ],
-                summary: "The HD key at PATH (m/… from a master key, or relative like 0/5) below --from KEY.",
-                example: "let key = derive \"m/44'/60'/0'/0/0\" --from $root") { args in
+        Builtin(
+            "derive", qr: .field("address"), params: [ParamSpec("path", pathType)],
+            options: [
+                OptionSpec(
+                    "from", deriveSourceType,
+                    "the key to derive from (a master key for m/… paths), or a mnemonic, seed, xprv or xpub",
+                    secret: true),
+                OptionSpec(
+                    "trace", nil,
+                    "show each BIP-32 step: HMAC-SHA512 key and data, I_L, I_R, child key, chain code, xprv/xpub"),
+                OptionSpec(
+                    "reveal", nil, "with --trace, show the private values instead of masking them",
+                    rules: [.onlyWith("trace", because: "it goes with --trace (derive PATH --trace --reveal)")]),
+            ],
+            summary: "The HD key at PATH (m/… from a master key, or relative like 0/5) below --from KEY.",
+            example: "let key = derive \"m/44'/60'/0'/0/0\" --from $root"
+        ) { args in
             if args.flag("trace") { return try traceDerive(args) }
             // The session's current HD key (the default for --from) arrives with the store.
             guard let from = try deriveSource(args.value("from")) else {
@@ -33,29 +41,42 @@ extension Builtins {
             return .domain(HDKeyValue(key, path: full))
         },
 
-        Builtin("address", qr: .value, params: [ParamSpec("key", .domain("hdkey"))],
-                options: [
-                    OptionSpec("coin", .oneOf([.string, .int, .domain("coin")]), "SLIP-44 symbol or coin type (default ETH)"),
-                    OptionSpec("kind", .string, "Bitcoin kind: p2pkh, p2sh-p2wpkh, p2wpkh or p2tr (default: from the path's purpose)"),
-                ],
-                summary: "The address of an HD key for a coin: EIP-55 for ETH (the default), or a Bitcoin-family kind.",
-                example: "address $key --coin BTC --kind p2wpkh") { args in
+        Builtin(
+            "address", qr: .value, params: [ParamSpec("key", .domain("hdkey"))],
+            options: [
+                OptionSpec(
+                    "coin", .oneOf([.string, .int, .domain("coin")]), "SLIP-44 symbol or coin type (default ETH)"),
+                OptionSpec(
+                    "kind", .string,
+                    "Bitcoin kind: p2pkh, p2sh-p2wpkh, p2wpkh or p2tr (default: from the path's purpose)"),
+            ],
+            summary: "The address of an HD key for a coin: EIP-55 for ETH (the default), or a Bitcoin-family kind.",
+            example: "address $key --coin BTC --kind p2wpkh"
+        ) { args in
             guard let key = args.domain("key", as: HDKeyValue.self) else { return .null }
             return .domain(try address(of: key, coin: coinArgument(args.value("coin")), kindName: args.string("kind")))
         },
 
-        Builtin("coins", params: [ParamSpec("coin", .oneOf([.string, .int]), default: .null)],
-                summary: "The SLIP-44 registry: every coin, or the one with a symbol or coin type.",
-                example: "coins ETH   # index 60, symbol ETH, name Ethereum") { args in
-            guard let which = args.value("coin") else { return .list(SLIP44.coins.map { .domain(CoinValue(coin: $0)) }) }
+        Builtin(
+            "coins", params: [ParamSpec("coin", .oneOf([.string, .int]), default: .null)],
+            summary: "The SLIP-44 registry: every coin, or the one with a symbol or coin type.",
+            example: "coins ETH   # index 60, symbol ETH, name Ethereum"
+        ) { args in
+            guard let which = args.value("coin") else {
+                return .list(SLIP44.coins.map { .domain(CoinValue(coin: $0)) })
+            }
             return .domain(CoinValue(coin: try coinArgument(which) ?? SLIP44.coin(index: 60)))
         },
 
-        Builtin("hd.master",
-                params: [ParamSpec("source", .oneOf([mnemonicType, .secret(SecretKind.seed.rawValue), .bytes]), secret: true)],
-                options: [OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with a mnemonic", secret: true)],
-                summary: "The BIP-32 master key (path m) of a mnemonic, a secret seed, or seed bytes.",
-                example: "let root = hd.master $m") { args in
+        Builtin(
+            "hd.master",
+            params: [
+                ParamSpec("source", .oneOf([mnemonicType, .secret(SecretKind.seed.rawValue), .bytes]), secret: true)
+            ],
+            options: [OptionSpec("passphrase", passphraseType, "BIP-39 passphrase, with a mnemonic", secret: true)],
+            summary: "The BIP-32 master key (path m) of a mnemonic, a secret seed, or seed bytes.",
+            example: "let root = hd.master $m"
+        ) { args in
             let command = "hd.master"
             let seedBytes: Secret
             switch args["source"] {
@@ -68,8 +89,9 @@ extension Builtins {
                 return .domain(HDKeyValue(try ExtendedKey.master(seed: seed(m, args)), path: nil))
             }
             if args.value("passphrase") != nil {
-                throw BuiltinError.optionNotApplicable(option: "passphrase",
-                                                      reason: "a seed already includes its passphrase")
+                throw BuiltinError.optionNotApplicable(
+                    option: "passphrase",
+                    reason: "a seed already includes its passphrase")
             }
             return .domain(HDKeyValue(try ExtendedKey.master(seed: seedBytes), path: nil))
         },
@@ -118,8 +140,9 @@ extension Builtins {
         case let v?:
             guard let n = v.bigIntValue else { return nil }
             guard let index = UInt32(exactly: n), index < ChildIndex.hardenedOffset else {
-                throw BuiltinError.outOfRange(name: "a coin type", expected: "0 to 2147483647",
-                                              got: String(n))
+                throw BuiltinError.outOfRange(
+                    name: "a coin type", expected: "0 to 2147483647",
+                    got: String(n))
             }
             return try SLIP44.coin(index: index)
         case nil: return nil
@@ -135,27 +158,33 @@ extension Builtins {
 
     /// The address of `publicKey` (the key at `path`, when known) for `coin` (Ethereum when
     /// nil), as `address(of:coin:kindName:)` gives it.
-    static func address(ofPublicKey publicKey: PublicKey, path: DerivationPath?, coin: SLIP44.Coin?,
-                        kindName: String?) throws -> AddressValue {
+    static func address(
+        ofPublicKey publicKey: PublicKey, path: DerivationPath?, coin: SLIP44.Coin?,
+        kindName: String?
+    ) throws -> AddressValue {
         let coin = try coin ?? SLIP44.coin(index: 60)
         let symbol = coin.symbol.isEmpty ? "coin type \(coin.index)" : coin.symbol
         if CoinAddress.ethereumCoinTypes.contains(coin.index) {
             if let kindName, kindName != "ethereum" { throw AddressError.unsupportedKind(coin: symbol, kind: kindName) }
-            return AddressValue(address: EthereumAddress(publicKey: publicKey).checksummed, coin: symbol,
-                                kind: "ethereum")
+            return AddressValue(
+                address: EthereumAddress(publicKey: publicKey).checksummed, coin: symbol,
+                kind: "ethereum")
         }
         if coin.index == 145, kindName == "p2pkh" {  // Bitcoin Cash's legacy form: Bitcoin's P2PKH
-            return AddressValue(address: try BitcoinAddress.make(.p2pkh, publicKey: publicKey, network: .bitcoin),
-                                coin: symbol, kind: "p2pkh")
+            return AddressValue(
+                address: try BitcoinAddress.make(.p2pkh, publicKey: publicKey, network: .bitcoin),
+                coin: symbol, kind: "p2pkh")
         }
         if let own = CoinAddress.ownKind(coinType: coin.index), kindName == nil || kindName == own {
-            return AddressValue(address: try CoinAddress.make(coin: coin, publicKey: publicKey), coin: symbol, kind: own)
+            return AddressValue(
+                address: try CoinAddress.make(coin: coin, publicKey: publicKey), coin: symbol, kind: own)
         }
         let kind: BitcoinAddressKind
         if let kindName {
             guard let k = BitcoinAddressKind(rawValue: kindName) else {
-                throw BuiltinError.badChoice(option: "kind",
-                                             expected: BitcoinAddressKind.allCases.map(\.rawValue), got: kindName)
+                throw BuiltinError.badChoice(
+                    option: "kind",
+                    expected: BitcoinAddressKind.allCases.map(\.rawValue), got: kindName)
             }
             kind = k
         } else {

@@ -7,10 +7,16 @@ import WalletCrypto
 
 extension Builtins {
     static let input: [Builtin] = [
-        Builtin("env", params: [ParamSpec("name", .string)],
-                options: [OptionSpec("secret", .string, "return a secret of this kind (mnemonic, PIN, password, …) instead of a string")],
-                summary: "An environment variable's value, nil when it is not set (with --secret, an unset variable is an error that names it).",
-                example: "mnemonic.check (env \"KCS_MNEMONIC\" --secret mnemonic)") { args in
+        Builtin(
+            "env", params: [ParamSpec("name", .string)],
+            options: [
+                OptionSpec(
+                    "secret", .string, "return a secret of this kind (mnemonic, PIN, password, …) instead of a string")
+            ],
+            summary:
+                "An environment variable's value, nil when it is not set (with --secret, an unset variable is an error that names it).",
+            example: "mnemonic.check (env \"KCS_MNEMONIC\" --secret mnemonic)"
+        ) { args in
             guard case .string(let name)? = args["name"] else { return .null }
             guard let value = ProcessEnvironment.current[name] else {
                 if args.options["secret"] != nil { throw BuiltinError.unsetVariable(name: name) }
@@ -20,10 +26,12 @@ extension Builtins {
             return .string(value)
         },
 
-        Builtin("file.read", params: [ParamSpec("path", .string)],
-                options: [OptionSpec("secret", .string, "return a secret of this kind instead of a string")],
-                summary: "A text file's contents without the final line break.",
-                example: "let m = file.read \"phrase.txt\" --secret mnemonic") { args in
+        Builtin(
+            "file.read", params: [ParamSpec("path", .string)],
+            options: [OptionSpec("secret", .string, "return a secret of this kind instead of a string")],
+            summary: "A text file's contents without the final line break.",
+            example: "let m = file.read \"phrase.txt\" --secret mnemonic"
+        ) { args in
             guard case .string(let path)? = args["path"] else { return .null }
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw BuiltinError.outOfRange(name: "path", expected: "a readable file", got: path)

@@ -10,13 +10,17 @@ import WalletStore
 
 extension Builtins {
     static let presets: [Builtin] = [
-        Builtin("presets.compare", params: [ParamSpec("mnemonic", mnemonicType, secret: true)],
-                options: [
-                    OptionSpec("count", .int, "indexes per preset, from 0 (default 5)", in: 1...100),
-                    OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true),
-                ],
-                summary: "The addresses of one mnemonic under MetaMask, Ledger Live, Ledger legacy and BIP-44/49/84/86, index by index.",
-                example: "presets.compare \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\" --count 3") { args in
+        Builtin(
+            "presets.compare", params: [ParamSpec("mnemonic", mnemonicType, secret: true)],
+            options: [
+                OptionSpec("count", .int, "indexes per preset, from 0 (default 5)", in: 1...100),
+                OptionSpec("passphrase", passphraseType, "BIP-39 passphrase (the \"25th word\")", secret: true),
+            ],
+            summary:
+                "The addresses of one mnemonic under MetaMask, Ledger Live, Ledger legacy and BIP-44/49/84/86, index by index.",
+            example:
+                "presets.compare \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\" --count 3"
+        ) { args in
             let m = try parseMnemonic(args["mnemonic"], language: nil)
             let count = args.int("count") ?? 5
             // Cached by path: the presets share their first levels, so each node is derived once.
@@ -27,14 +31,16 @@ extension Builtins {
                 for preset in presets {
                     let path = try preset.path(UInt32(i))
                     let key = try keys.key(path)
-                    rows.append(.map(ValueMap([
-                        ("index", .int(i)), ("preset", .domain(PresetValue(preset: preset))),
-                        ("path", .domain(PathValue(path: path))),
-                        ("address", .domain(try pathAddress(key.publicKey, path: path, coin: nil))),
-                    ])))
+                    rows.append(
+                        .map(
+                            ValueMap([
+                                ("index", .int(i)), ("preset", .domain(PresetValue(preset: preset))),
+                                ("path", .domain(PathValue(path: path))),
+                                ("address", .domain(try pathAddress(key.publicKey, path: path, coin: nil))),
+                            ])))
                 }
             }
             return .list(rows)
-        },
+        }
     ]
 }

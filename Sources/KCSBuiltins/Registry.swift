@@ -15,8 +15,10 @@ public enum Builtins {
 
     /// The namespace tables, in help order (one place to add a namespace).
     static var tables: [Builtin] {
-        (core + input + mnemonic + hd + xkey + path + presets + key + importing + use + vault + keystore + rotation + store
-            + cardConnection + cardAccess + cardKeys + cardNDEF + signing + tx + eth + wallet + qr + qrWallet + qrWatchOnly + ur + mpc)
+        (core + input + mnemonic + hd + xkey + path + presets + key + importing + use + vault + keystore + rotation
+            + store
+            + cardConnection + cardAccess + cardKeys + cardNDEF + signing + tx + eth + wallet + qr + qrWallet
+            + qrWatchOnly + ur + mpc)
             .map(withQROption)
     }
 
@@ -47,15 +49,18 @@ public enum Builtins {
     /// `help [TOPIC]`: the namespaces and their commands, or one command (usage, summary,
     /// options, example), or one namespace's commands, as text. `described` holds what it describes.
     static func help(answering described: DescribedRegistry?) -> Builtin {
-        Builtin("help", params: [ParamSpec("topic", .string, default: .null)],
-                summary: "List the namespaces and their commands, or show one command with its example.",
-                example: "help derive") { args in
+        Builtin(
+            "help", params: [ParamSpec("topic", .string, default: .null)],
+            summary: "List the namespaces and their commands, or show one command with its example.",
+            example: "help derive"
+        ) { args in
             guard let registry = described?.registry else { return .null }
             let topic: String? = if case .string(let t) = args.value("topic") { t } else { nil }
             if let topic, let other = otherToolsWords[topic] { return .string(other) }
             guard let text = registry.help(topic) else {
                 let names = registry.builtins.map(\.name) + registry.namespaces
-                throw BuiltinError.noHelpTopic(topic: topic ?? "", suggestion: suggestion(for: topic ?? "", among: names))
+                throw BuiltinError.noHelpTopic(
+                    topic: topic ?? "", suggestion: suggestion(for: topic ?? "", among: names))
             }
             return .string(text)
         }
@@ -67,13 +72,13 @@ extension Builtins {
     /// what `help NAME` answers for them.
     static let otherToolsWords: [String: String] = [
         "card.sign": """
-            card.sign is keycard-cli's command; in kcs the card is a signer like any key:
-              card.login "PIN"             open the secure channel and verify the PIN
-              use card                     make the card's key the active signer
-              sign 0x<32-byte digest>      sign with it (also: sign message, sign typed, sign tx)
-              sign DIGEST --path m/…       with a key derived on the card; --pinless for the PIN-less path
-            see help sign, help use, help card.login
-            """,
+        card.sign is keycard-cli's command; in kcs the card is a signer like any key:
+          card.login "PIN"             open the secure channel and verify the PIN
+          use card                     make the card's key the active signer
+          sign 0x<32-byte digest>      sign with it (also: sign message, sign typed, sign tx)
+          sign DIGEST --path m/…       with a key derived on the card; --pinless for the PIN-less path
+        see help sign, help use, help card.login
+        """
     ]
 
     /// A secret value holding the UTF-8 of `text` (what a terminal prompt produces).

@@ -11,48 +11,67 @@ import WalletStore
 
 extension Builtins {
     static let rotation: [Builtin] = [
-        Builtin("keys.rotation",
-                options: [OptionSpec("max-age-days", .int,
-                                     "also list software keys older than this many days (default: the rotation.max-age-days setting)",
-                                     in: 1...1_000_000)],
-                summary: "The keys that need rotation, each with its reasons: flagged, revealed, imported raw, or too old.",
-                example: "keys.rotation --max-age-days 365") { args in
+        Builtin(
+            "keys.rotation",
+            options: [
+                OptionSpec(
+                    "max-age-days", .int,
+                    "also list software keys older than this many days (default: the rotation.max-age-days setting)",
+                    in: 1...1_000_000)
+            ],
+            summary: "The keys that need rotation, each with its reasons: flagged, revealed, imported raw, or too old.",
+            example: "keys.rotation --max-age-days 365"
+        ) { args in
             let session = try args.session()
             let store = try session.store()
             let maxAge = try maxAgeDays(args, store: store)
-            return .list(try store.keysNeedingRotation(now: session.clock(), maxAgeDays: maxAge).map { candidate in
-                var fields: [(String, Value)] = [("name", .string(candidate.key.name)),
-                                                 ("kind", .string(candidate.key.kind.rawValue))]
-                if let a = candidate.key.address { fields.append(("address", .string(a))) }
-                fields.append(("reasons", .list(candidate.reasons.map { .string($0.description) })))
-                return .map(ValueMap(fields))
-            })
+            return .list(
+                try store.keysNeedingRotation(now: session.clock(), maxAgeDays: maxAge).map { candidate in
+                    var fields: [(String, Value)] = [
+                        ("name", .string(candidate.key.name)),
+                        ("kind", .string(candidate.key.kind.rawValue)),
+                    ]
+                    if let a = candidate.key.address { fields.append(("address", .string(a))) }
+                    fields.append(("reasons", .list(candidate.reasons.map { .string($0.description) })))
+                    return .map(ValueMap(fields))
+                })
         },
 
-        Builtin("rotation.pending",
-                summary: "Unfinished rotations, oldest first: id, old and new key, the step reached and what comes next.",
-                example: "let open = rotation pending") { args in
+        Builtin(
+            "rotation.pending",
+            summary: "Unfinished rotations, oldest first: id, old and new key, the step reached and what comes next.",
+            example: "let open = rotation pending"
+        ) { args in
             return .list(try args.session().store().pendingRotations().map(rotationValue))
         },
 
-        Builtin("rotation.resume", traits: [.opensVault], params: [ParamSpec("id", .int)],
-                options: [
-                    OptionSpec("successor", .string, "the new key's name, when the successor is still to be created"),
-                    OptionSpec("yes", nil, "confirm that the successor is backed up without asking (batch runs)"),
-                    OptionSpec("skip-confirm", nil, "do not ask two words of a new mnemonic back (batch runs)"),
-                ],
-                summary: "Continues an unfinished rotation from the step it reached (see rotation.pending).",
-                example: "rotation.resume 3 --yes") { args in
-            rotationValue(try args.session().resumeRotation(try rotationID(args), successorName: args.string("successor"),
-                                                            yes: args.flag("yes"), skipConfirm: args.flag("skip-confirm"),
-                                                            operation: args.command))
+        Builtin(
+            "rotation.resume", traits: [.opensVault], params: [ParamSpec("id", .int)],
+            options: [
+                OptionSpec("successor", .string, "the new key's name, when the successor is still to be created"),
+                OptionSpec("yes", nil, "confirm that the successor is backed up without asking (batch runs)"),
+                OptionSpec("skip-confirm", nil, "do not ask two words of a new mnemonic back (batch runs)"),
+            ],
+            summary: "Continues an unfinished rotation from the step it reached (see rotation.pending).",
+            example: "rotation.resume 3 --yes"
+        ) { args in
+            rotationValue(
+                try args.session().resumeRotation(
+                    try rotationID(args), successorName: args.string("successor"),
+                    yes: args.flag("yes"), skipConfirm: args.flag("skip-confirm"),
+                    operation: args.command))
         },
 
-        Builtin("rotation.rollback", traits: [.opensVault], params: [ParamSpec("id", .int)],
-                options: [OptionSpec("yes", nil, "confirm deleting the successor without asking (batch runs)")],
-                summary: "Abandons an unfinished rotation: deletes the successor, if one was made; the old key stays as it was.",
-                example: "rotation.rollback 3 --yes") { args in
-            rotationValue(try args.session().rollBackRotation(try rotationID(args), yes: args.flag("yes"), operation: args.command))
+        Builtin(
+            "rotation.rollback", traits: [.opensVault], params: [ParamSpec("id", .int)],
+            options: [OptionSpec("yes", nil, "confirm deleting the successor without asking (batch runs)")],
+            summary:
+                "Abandons an unfinished rotation: deletes the successor, if one was made; the old key stays as it was.",
+            example: "rotation.rollback 3 --yes"
+        ) { args in
+            rotationValue(
+                try args.session().rollBackRotation(
+                    try rotationID(args), yes: args.flag("yes"), operation: args.command))
         },
     ]
 }
@@ -72,7 +91,11 @@ extension Builtins {
         switch r.state {
         case .started: f.append(("next", .string("create the successor: rotation resume \(r.id)")))
         case .successorCreated:
-            f.append(("next", .string("confirm \(r.newKeyName ?? "the successor") is backed up: rotation resume \(r.id) --yes")))
+            f.append(
+                (
+                    "next",
+                    .string("confirm \(r.newKeyName ?? "the successor") is backed up: rotation resume \(r.id) --yes")
+                ))
         case .backedUp: f.append(("next", .string("wipe the old secret: rotation resume \(r.id)")))
         case .completed, .rolledBack: break
         }
@@ -86,10 +109,10 @@ extension Builtins {
     /// `flagged (user)` or `ok`.
     static func rotationKeyValue(_ r: KeyRecord, open: RotationRecord?) -> Value {
         var f = keyFields(r)
-        let state: String = if r.retired { "retired" }
-            else if let open { "rotating (#\(open.id), \(open.state.rawValue))" }
-            else if let flag = r.rotationFlag { "flagged (\(flag.rawValue))" }
-            else { "ok" }
+        let state: String =
+            if r.retired { "retired" } else if let open {
+                "rotating (#\(open.id), \(open.state.rawValue))"
+            } else if let flag = r.rotationFlag { "flagged (\(flag.rawValue))" } else { "ok" }
         f.append(("rotation", .string(state)))
         f.append(("retired", .bool(r.retired)))
         if let revealed = r.revealedAt { f.append(("revealed", .string(isoDate(revealed)))) }
@@ -106,8 +129,9 @@ extension Builtins {
         if let n = args.int("max-age-days") { return n }
         guard let text = try store.setting(Session.maxAgeSetting) else { return nil }
         guard let days = Int(text.trimmingCharacters(in: .whitespaces)), days >= 1 else {
-            throw BuiltinError.outOfRange(name: "the setting \(Session.maxAgeSetting)",
-                                          expected: "a whole number of days, 1 or more", got: text)
+            throw BuiltinError.outOfRange(
+                name: "the setting \(Session.maxAgeSetting)",
+                expected: "a whole number of days, 1 or more", got: text)
         }
         return days
     }

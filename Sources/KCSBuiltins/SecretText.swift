@@ -23,11 +23,15 @@ extension Builtins {
     /// with `(env "PIN" --secret pin)` or `(file.read … --secret …)`, the forms the warning
     /// recommends — holds no secret text; nor does a bare 32 bytes of hex outside a secret
     /// argument (`sign 0x…` signs a digest, which has the shape of a private key).
-    public static func literalSecretRanges(in source: Source, program: Program, registry: BuiltinRegistry) -> [SourceRange] {
+    public static func literalSecretRanges(
+        in source: Source, program: Program, registry: BuiltinRegistry
+    ) -> [SourceRange] {
         ranges(in: source, program: program, registry: registry, literalsOnly: true)
     }
 
-    private static func ranges(in source: Source, program: Program, registry: BuiltinRegistry, literalsOnly: Bool) -> [SourceRange] {
+    private static func ranges(
+        in source: Source, program: Program, registry: BuiltinRegistry, literalsOnly: Bool
+    ) -> [SourceRange] {
         var cuts = secretLiterals(in: source, withHex: !literalsOnly)
         func counts(_ a: CommandArgument) -> Bool { literalsOnly ? isLiteral(a) : !isReference(a) }
         func counts(_ e: Expr) -> Bool { literalsOnly ? isLiteral(e) : !isReference(e) }
@@ -38,10 +42,14 @@ extension Builtins {
                 cuts.append(argument.range)
             }
             for option in c.options {
-                guard let spec = builtin.options.first(where: { $0.name == option.name }), let v = option.value else { continue }
+                guard let spec = builtin.options.first(where: { $0.name == option.name }), let v = option.value else {
+                    continue
+                }
                 if spec.isSecret, counts(v) {
                     cuts.append(v.range)
-                } else if literalsOnly, acceptsSecret(spec.type), isLiteral(v), SecretShape.of(literalText(v, source)) != nil {
+                } else if literalsOnly, acceptsSecret(spec.type), isLiteral(v),
+                    SecretShape.of(literalText(v, source)) != nil
+                {
                     // `--key 0x…` of a signing command: 32 bytes of hex where a key value is taken.
                     cuts.append(v.range)
                 }
@@ -80,7 +88,9 @@ extension Builtins {
             switch token.kind {
             case .endOfInput: return found
             case .string:
-                let inner = text.hasPrefix("\"") ? String(text.dropFirst().dropLast(text.hasSuffix("\"") && text.count > 1 ? 1 : 0)) : text
+                let inner =
+                    text.hasPrefix("\"")
+                    ? String(text.dropFirst().dropLast(text.hasSuffix("\"") && text.count > 1 ? 1 : 0)) : text
                 if secret(inner) { found.append(token.range) }
             case .bytes, .invalid, .word:
                 if secret(text) { found.append(token.range) }
@@ -102,7 +112,8 @@ extension Builtins {
     /// A literal argument's text as written (a string without its quotes).
     private static func literalText(_ a: CommandArgument, _ source: Source) -> String {
         let text = source.text(in: a.range)
-        return text.hasPrefix("\"") && text.hasSuffix("\"") && text.count >= 2 ? String(text.dropFirst().dropLast()) : text
+        return text.hasPrefix("\"") && text.hasSuffix("\"") && text.count >= 2
+            ? String(text.dropFirst().dropLast()) : text
     }
 
     /// An argument written as literal text: a bare word, or a number, bytes or string literal

@@ -69,8 +69,9 @@ extension Builtins {
             let key = try ExtendedKey(text)
             return DeriveStart(key: key, path: key.depth == 0 ? DerivationPath(absolute: true, []) : nil)
         default:
-            throw ArgumentError.optionWrongType(option: "from", expected: deriveSourceType,
-                                                got: value.typeName)
+            throw ArgumentError.optionWrongType(
+                option: "from", expected: deriveSourceType,
+                got: value.typeName)
         }
     }
 
@@ -106,22 +107,29 @@ extension Builtins {
         // The address, for a path whose purpose names an address format (BIP-44/49/84/86).
         let c0 = lastPath.components
         if lastPath.isAbsolute, c0.count >= 2, c0[0].hardened, [44, 49, 84, 86].contains(c0[0].index), c0[1].hardened,
-           let a = try? pathAddress(last.publicKey, path: lastPath, coin: nil) {
+            let a = try? pathAddress(last.publicKey, path: lastPath, coin: nil)
+        {
             rows.append((traceLabel(lastPath), "address (\(a.coin))", .domain(a)))
         }
         let width = rows.map(\.path.count).max() ?? 0
-        return .domain(ReportValue(
-            typeName: "trace", title: "trace of \(lastPath.isAbsolute ? lastPath.description : traceLabel(lastPath))",
-            rows: rows.map { ($0.path.padding(to: width) + "  " + $0.label, $0.value) }))
+        return .domain(
+            ReportValue(
+                typeName: "trace",
+                title: "trace of \(lastPath.isAbsolute ? lastPath.description : traceLabel(lastPath))",
+                rows: rows.map { ($0.path.padding(to: width) + "  " + $0.label, $0.value) }))
     }
 
     /// With no --from: the active signer's master seed and the absolute path below it. A card
     /// shows no intermediate values, so a card key as the active signer is an error naming
     /// --trace; an ECDSA key has no chain code.
-    static func activeTraceStart(_ args: CallArguments, path: DerivationPath) throws
-        -> (DeriveStart, DerivationPath) {
+    static func activeTraceStart(
+        _ args: CallArguments, path: DerivationPath
+    ) throws
+        -> (DeriveStart, DerivationPath)
+    {
         guard let session = args.context as? Session, let name = session.activeKey,
-              let record = try session.existingStore()?.findKey(named: name) else {
+            let record = try session.existingStore()?.findKey(named: name)
+        else {
             throw BuiltinError.noCurrentKey
         }
         if record.kind == .card {
@@ -144,8 +152,14 @@ extension Builtins {
     static func masterRows(_ step: DerivationStep, reveal: Bool) -> [(path: String, label: String, value: Value)] {
         let k = step.child
         var rows: [(path: String, label: String, value: Value)] = [
-            ("m", "HMAC-SHA512 key", .domain(ExplainedValue(.string("Bitcoin seed"), "(BIP-32's fixed key for the master)"))),
-            ("m", "HMAC-SHA512 data = seed S", reveal ? .bytes(plain(step.hmacData)) : masked("seed", step.hmacData.count)),
+            (
+                "m", "HMAC-SHA512 key",
+                .domain(ExplainedValue(.string("Bitcoin seed"), "(BIP-32's fixed key for the master)"))
+            ),
+            (
+                "m", "HMAC-SHA512 data = seed S",
+                reveal ? .bytes(plain(step.hmacData)) : masked("seed", step.hmacData.count)
+            ),
             ("m", "I_L = master private key k", reveal ? .bytes(plain(step.il)) : masked("private key k", 32)),
             ("m", "I_R = master chain code c", .bytes(step.ir)),
             ("m", "K = k·G (public key)", .bytes(k.publicKey.compressed)),
@@ -164,20 +178,34 @@ extension Builtins {
         let hardened = step.kind == .hardened
         var rows: [(path: String, label: String, value: Value)] = [
             (p, "parent fingerprint = HASH160(K_par)[0:4]", .bytes(HDKeyValue.be32(child.parentFingerprint))),
-            (p, "index i = ser32(i)", .domain(ExplainedValue(.bytes(step.serializedIndex), hardened
-                ? "= 0x80000000 + \(n): hardened \(n)'" : "= \(n): not hardened"))),
+            (
+                p, "index i = ser32(i)",
+                .domain(
+                    ExplainedValue(
+                        .bytes(step.serializedIndex),
+                        hardened
+                            ? "= 0x80000000 + \(n): hardened \(n)'" : "= \(n): not hardened"))
+            ),
             (p, "HMAC-SHA512 key = c_par (parent chain code)", .bytes(step.hmacKey)),
         ]
         if hardened {
-            rows.append((p, "HMAC-SHA512 data = 0x00 ‖ k_par ‖ ser32(i)", reveal ? .bytes(plain(step.hmacData))
-                : .domain(MaskedValue(text: "0x00 ‖ " + maskedText("k_par", 32) + " ‖ 0x" + Hex.encode(step.serializedIndex)))))
+            rows.append(
+                (
+                    p, "HMAC-SHA512 data = 0x00 ‖ k_par ‖ ser32(i)",
+                    reveal
+                        ? .bytes(plain(step.hmacData))
+                        : .domain(
+                            MaskedValue(
+                                text: "0x00 ‖ " + maskedText("k_par", 32) + " ‖ 0x" + Hex.encode(step.serializedIndex)))
+                ))
         } else {
             rows.append((p, "HMAC-SHA512 data = serP(K_par) ‖ ser32(i)", .bytes(plain(step.hmacData))))
         }
         rows.append((p, "I_L = I[0:32]", step.ilIsSecret && !reveal ? masked("I_L", 32) : .bytes(plain(step.il))))
         rows.append((p, "I_R = I[32:64]", .bytes(step.ir)))
         if let k = child.privateKey {
-            rows.append((p, "k_i = I_L + k_par mod n", reveal ? .bytes(plain(k.secret)) : masked("private key k_i", 32)))
+            rows.append(
+                (p, "k_i = I_L + k_par mod n", reveal ? .bytes(plain(k.secret)) : masked("private key k_i", 32)))
             rows.append((p, "K_i = k_i·G (public key)", .bytes(child.publicKey.compressed)))
         } else {
             rows.append((p, "I_L·G (point of I_L)", .bytes(step.ilPoint.compressed)))
@@ -185,7 +213,8 @@ extension Builtins {
         }
         rows.append((p, "c_i = I_R (chain code)", .bytes(step.ir)))
         if child.isPrivate {
-            rows.append((p, "xprv", reveal ? .string((try? child.serialized(child.version)) ?? "") : masked("xprv", nil)))
+            rows.append(
+                (p, "xprv", reveal ? .string((try? child.serialized(child.version)) ?? "") : masked("xprv", nil)))
         }
         rows.append((p, "xpub", .string(child.publicString)))
         return rows
@@ -225,18 +254,24 @@ extension Builtins {
 
     /// What `path.find` found, as a report: the address, the path, its layout and the presets
     /// that use it.
-    static func pathMatchValue(_ target: PathSearch.Target, path: DerivationPath, key: ExtendedKey, searched: Int) throws -> Value {
+    static func pathMatchValue(
+        _ target: PathSearch.Target, path: DerivationPath, key: ExtendedKey, searched: Int
+    ) throws -> Value {
         let levels = PathExplanation.levels(of: path).map { l in
-            let coin = l.role == "coin type" ? (try? SLIP44.coin(index: l.component.index)).map { " (\($0.symbol))" } : nil
+            let coin =
+                l.role == "coin type" ? (try? SLIP44.coin(index: l.component.index)).map { " (\($0.symbol))" } : nil
             return "\(l.role) \(l.component)" + (coin ?? "")
         }
-        return .domain(ReportValue(typeName: "match", title: "\(target) at \(path)", rows: [
-            ("address", .domain(try pathAddress(key.publicKey, path: path, coin: nil))),
-            ("path", .domain(PathValue(path: path))),
-            ("layout", .string(levels.joined(separator: ", "))),
-            ("presets", presetMatches(path)),
-            ("searched", .int(searched)),
-        ]))
+        return .domain(
+            ReportValue(
+                typeName: "match", title: "\(target) at \(path)",
+                rows: [
+                    ("address", .domain(try pathAddress(key.publicKey, path: path, coin: nil))),
+                    ("path", .domain(PathValue(path: path))),
+                    ("layout", .string(levels.joined(separator: ", "))),
+                    ("presets", presetMatches(path)),
+                    ("searched", .int(searched)),
+                ]))
     }
 
     // MARK: - The reports
@@ -251,8 +286,13 @@ extension Builtins {
         var prefix = DerivationPath(absolute: path.isAbsolute, [])
         for (level, offset) in zip(levels, offsets) {
             prefix = prefix.appending(level.component)
-            rows.append((prefix.description, .domain(LevelValue(
-                level: level, offset: offset, segmentWidth: segmentWidth, offsetWidth: offsetWidth))))
+            rows.append(
+                (
+                    prefix.description,
+                    .domain(
+                        LevelValue(
+                            level: level, offset: offset, segmentWidth: segmentWidth, offsetWidth: offsetWidth))
+                ))
         }
         rows.append(("presets", presetMatches(path)))
         return ReportValue(typeName: "explanation", title: "path \(path)", rows: rows)
@@ -271,7 +311,10 @@ extension Builtins {
             ("language", .string(a.language.rawValue)),
             ("words", explained(.int(a.wordCount.rawValue), "words × 11 bits = \(total) bits = ENT + CS")),
             ("entropyBits", explained(.int(a.entropyBits), "ENT: the first \(a.entropyBits) bits are the entropy")),
-            ("checksumBits", explained(.int(a.checksumBits), "CS = ENT / 32: the last \(a.checksumBits) bits are the checksum")),
+            (
+                "checksumBits",
+                explained(.int(a.checksumBits), "CS = ENT / 32: the last \(a.checksumBits) bits are the checksum")
+            ),
         ]
         let wordWidth = a.words.map(\.count).max() ?? 0
         for (n, (word, index)) in zip(a.words, a.indexes).enumerated() {
@@ -281,7 +324,8 @@ extension Builtins {
                 let cut = bits.index(bits.endIndex, offsetBy: -a.checksumBits)
                 bits = String(bits[..<cut]) + "|" + String(bits[cut...])
             }
-            rows.append(("word \(n + 1)", .domain(WordValue(word: word, index: index, bits: bits, wordWidth: wordWidth))))
+            rows.append(
+                ("word \(n + 1)", .domain(WordValue(word: word, index: index, bits: bits, wordWidth: wordWidth))))
         }
         let written = MnemonicAnatomy.bits(a.checksum, count: a.checksumBits)
         let expected = MnemonicAnatomy.bits(a.expectedChecksum, count: a.checksumBits)
@@ -289,63 +333,111 @@ extension Builtins {
         let start = "0x" + Hex.encode([first]) + " = " + MnemonicAnatomy.bits(first, count: 8)
         rows.append(("entropy", .bytes(plain(a.entropy))))
         rows.append(("sha256", explained(.bytes(a.entropyHash), "SHA-256(entropy)")))
-        rows.append(("checksum", explained(.string(written), a.checksumValid
-            ? "the bits after | in word \(a.words.count); SHA-256(entropy) starts \(start), its first \(a.checksumBits) bits "
-                + "\(expected) match: valid"
-            : "the bits after | in word \(a.words.count); SHA-256(entropy) starts \(start), its first \(a.checksumBits) bits "
-                + "are \(expected): invalid, a word is wrong or out of place")))
+        rows.append(
+            (
+                "checksum",
+                explained(
+                    .string(written),
+                    a.checksumValid
+                        ? "the bits after | in word \(a.words.count); SHA-256(entropy) starts \(start), its first \(a.checksumBits) bits "
+                            + "\(expected) match: valid"
+                        : "the bits after | in word \(a.words.count); SHA-256(entropy) starts \(start), its first \(a.checksumBits) bits "
+                            + "are \(expected): invalid, a word is wrong or out of place")
+            ))
         rows.append(("valid", .bool(a.checksumValid)))
-        return ReportValue(typeName: "explanation", title: "mnemonic of \(a.wordCount.rawValue) \(a.language) words",
-                           rows: ExplainedValue.aligned(rows))
+        return ReportValue(
+            typeName: "explanation", title: "mnemonic of \(a.wordCount.rawValue) \(a.language) words",
+            rows: ExplainedValue.aligned(rows))
     }
 
     /// `xkey.explain`: the serialised fields in order, each with what it means.
     static func xkeyExplanation(_ f: ExtendedKeyFields, reveal: Bool) -> ReportValue {
         let child = ChildIndex(raw: f.childNumber)
         let isPrivateData = f.keyPrefix == 0
-        let depthMeaning = switch f.depth {
-        case 0: "the master key"
-        case 1: "a child of the master key"
-        default: "\(f.depth) levels below the master key"
-        }
+        let depthMeaning =
+            switch f.depth {
+            case 0: "the master key"
+            case 1: "a child of the master key"
+            default: "\(f.depth) levels below the master key"
+            }
         var rows: [(String, Value)] = [
-            ("version", explained(.bytes(HDKeyValue.be32(f.versionValue)),
-                                  f.version?.meaning ?? "unknown: no BIP-32 or SLIP-132 version has these bytes")),
+            (
+                "version",
+                explained(
+                    .bytes(HDKeyValue.be32(f.versionValue)),
+                    f.version?.meaning ?? "unknown: no BIP-32 or SLIP-132 version has these bytes")
+            ),
             ("depth", explained(.int(Int(f.depth)), depthMeaning)),
-            ("parentFingerprint", explained(.bytes(HDKeyValue.be32(f.parentFingerprint)), f.depth == 0
-                ? "none: the master key has no parent" : "HASH160(parent public key)[0:4]")),
-            ("childNumber", explained(.bytes(HDKeyValue.be32(f.childNumber)), f.depth == 0 ? "the master key is no child"
-                : child.hardened ? "0x80000000 + \(child.index): hardened child \(child.index)'"
-                : "\(child.index): normal (not hardened) child \(child.index)")),
+            (
+                "parentFingerprint",
+                explained(
+                    .bytes(HDKeyValue.be32(f.parentFingerprint)),
+                    f.depth == 0
+                        ? "none: the master key has no parent" : "HASH160(parent public key)[0:4]")
+            ),
+            (
+                "childNumber",
+                explained(
+                    .bytes(HDKeyValue.be32(f.childNumber)),
+                    f.depth == 0
+                        ? "the master key is no child"
+                        : child.hardened
+                            ? "0x80000000 + \(child.index): hardened child \(child.index)'"
+                            : "\(child.index): normal (not hardened) child \(child.index)")
+            ),
             ("chainCode", .bytes(f.chainCode)),
         ]
         if isPrivateData {
-            let key: Value = reveal ? .bytes(plain(f.keyData))
+            let key: Value =
+                reveal
+                ? .bytes(plain(f.keyData))
                 : .domain(MaskedValue(text: "0x00 ‖ " + maskedText("private key k", 32)))
             rows.append(("key", explained(key, reveal ? "0x00 ‖ private key k" : "")))
-            if let k = f.key { rows.append(("publicKey", explained(.bytes(k.publicKey.compressed), "K = k·G, compressed"))) }
-        } else {
-            let meaning = switch f.keyPrefix {
-            case 2: "compressed public key: 02 = even y, then x"
-            case 3: "compressed public key: 03 = odd y, then x"
-            default: "starts with \(Hex.encode([f.keyPrefix])), neither 00 (private key) nor 02/03 (compressed public key)"
+            if let k = f.key {
+                rows.append(("publicKey", explained(.bytes(k.publicKey.compressed), "K = k·G, compressed")))
             }
+        } else {
+            let meaning =
+                switch f.keyPrefix {
+                case 2: "compressed public key: 02 = even y, then x"
+                case 3: "compressed public key: 03 = odd y, then x"
+                default:
+                    "starts with \(Hex.encode([f.keyPrefix])), neither 00 (private key) nor 02/03 (compressed public key)"
+                }
             rows.append(("key", explained(.bytes(plain(f.keyData)), meaning)))
         }
         let expected = Hex.encodePrefixed(f.expectedChecksum)
-        rows.append(("checksum", explained(.bytes(f.checksum), f.checksumValid
-            ? "valid: SHA-256(SHA-256(the 78 bytes before it))[0:4]"
-            : "invalid: SHA-256(SHA-256(the 78 bytes before it))[0:4] is \(expected)")))
+        rows.append(
+            (
+                "checksum",
+                explained(
+                    .bytes(f.checksum),
+                    f.checksumValid
+                        ? "valid: SHA-256(SHA-256(the 78 bytes before it))[0:4]"
+                        : "invalid: SHA-256(SHA-256(the 78 bytes before it))[0:4] is \(expected)")
+            ))
         if let k = f.key {
-            rows.append(("fingerprint", explained(.bytes(HDKeyValue.be32(k.fingerprint)),
-                                                  "HASH160(public key)[0:4], its children's parent fingerprint")))
+            rows.append(
+                (
+                    "fingerprint",
+                    explained(
+                        .bytes(HDKeyValue.be32(k.fingerprint)),
+                        "HASH160(public key)[0:4], its children's parent fingerprint")
+                ))
         }
-        rows.append(("layout", explained(.int(82), "bytes: version 4 ‖ depth 1 ‖ parent fingerprint 4 ‖ child number 4 ‖ "
-            + "chain code 32 ‖ key 33 ‖ checksum 4, in Base58")))
+        rows.append(
+            (
+                "layout",
+                explained(
+                    .int(82),
+                    "bytes: version 4 ‖ depth 1 ‖ parent fingerprint 4 ‖ child number 4 ‖ "
+                        + "chain code 32 ‖ key 33 ‖ checksum 4, in Base58")
+            ))
         rows.append(("valid", .bool(f.problem == nil)))
         if let problem = f.problem { rows.append(("problem", .string(problem.description))) }
         let name = f.version?.rawValue ?? "extended key"
-        return ReportValue(typeName: "explanation", title: "\(name) at depth \(f.depth)", rows: ExplainedValue.aligned(rows))
+        return ReportValue(
+            typeName: "explanation", title: "\(name) at depth \(f.depth)", rows: ExplainedValue.aligned(rows))
     }
 
     static func explained(_ value: Value, _ meaning: String) -> Value { .domain(ExplainedValue(value, meaning)) }
@@ -394,7 +486,9 @@ struct ExplainedValue: DomainValue {
         }
         let width = short.max() ?? 0
         return rows.map { name, value in
-            guard case .domain(var e as ExplainedValue) = value, e.value.inlineText.count <= 12 else { return (name, value) }
+            guard case .domain(var e as ExplainedValue) = value, e.value.inlineText.count <= 12 else {
+                return (name, value)
+            }
             e.width = width
             return (name, .domain(e))
         }
@@ -425,7 +519,8 @@ struct LevelValue: DomainValue {
         [
             ("depth", .int(level.depth)), ("segment", .string(level.component.description)),
             ("index", .int(Int(level.component.index))), ("hardened", .bool(level.component.hardened)),
-            ("raw", .bytes(HDKeyValue.be32(level.raw))), ("role", .string(level.role)), ("meaning", .string(level.meaning)),
+            ("raw", .bytes(HDKeyValue.be32(level.raw))), ("role", .string(level.role)),
+            ("meaning", .string(level.meaning)),
         ]
     }
 }

@@ -7,13 +7,19 @@ import WalletSession
 
 extension Builtins {
     static let ur: [Builtin] = [
-        Builtin("ur.encode", params: [ParamSpec("type", .string), ParamSpec("cbor", .bytes)],
-                options: [
-                    OptionSpec("fragment", .int, "the largest fragment in bytes (default 200, as MetaMask and Keycard Shell read)", in: 10...10_000),
-                    OptionSpec("parts", .int, "how many parts (default: one per fragment; more adds fountain parts)", in: 1...10_000),
-                ],
-                summary: "The parts of a UR of TYPE holding CBOR: one part when it fits, else ur:TYPE/N-M/… parts.",
-                example: "ur.encode \"bytes\" 0x4401020304") { args in
+        Builtin(
+            "ur.encode", params: [ParamSpec("type", .string), ParamSpec("cbor", .bytes)],
+            options: [
+                OptionSpec(
+                    "fragment", .int, "the largest fragment in bytes (default 200, as MetaMask and Keycard Shell read)",
+                    in: 10...10_000),
+                OptionSpec(
+                    "parts", .int, "how many parts (default: one per fragment; more adds fountain parts)",
+                    in: 1...10_000),
+            ],
+            summary: "The parts of a UR of TYPE holding CBOR: one part when it fits, else ur:TYPE/N-M/… parts.",
+            example: "ur.encode \"bytes\" 0x4401020304"
+        ) { args in
             guard let type = args.string("type"), case .bytes(let cbor)? = args["cbor"] else { return .null }
             guard !cbor.isEmpty else { throw BuiltinError.outOfRange(name: "cbor", expected: "CBOR bytes", got: "0x") }
             let resource = try UniformResource(type: type, cbor: cbor)
@@ -23,9 +29,12 @@ extension Builtins {
             return .list((0..<(encoder.isSinglePart ? 1 : count)).map { _ in .string(encoder.nextPart()) })
         },
 
-        Builtin("ur.decode", params: [ParamSpec("parts", .oneOf([.string, .list]))],
-                summary: "What a UR holds (type, CBOR and its meaning), from one part or the parts of a multi-part UR in any order.",
-                example: "ur.decode \"ur:crypto-seed/oeadgdstaslplabghydrpfmkbggufgludprfgmaotpiecffltnlpqdenos\"") { args in
+        Builtin(
+            "ur.decode", params: [ParamSpec("parts", .oneOf([.string, .list]))],
+            summary:
+                "What a UR holds (type, CBOR and its meaning), from one part or the parts of a multi-part UR in any order.",
+            example: "ur.decode \"ur:crypto-seed/oeadgdstaslplabghydrpfmkbggufgludprfgmaotpiecffltnlpqdenos\""
+        ) { args in
             let parts = try pathList(args["parts"])
             let resource = try URDecoder.decodeParts(parts)
             guard case .map(var fields) = scannedValue(try Session.interpret(resource)) else { return .null }

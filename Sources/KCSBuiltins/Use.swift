@@ -10,16 +10,20 @@ import WalletStore
 
 extension Builtins {
     static let use: [Builtin] = [
-        Builtin("use.key", params: [ParamSpec("name", .string)],
-                summary: "Makes a stored key (software, or a card key: the card signs) the active signer for `sign`.",
-                example: "use key savings-0") { args in
+        Builtin(
+            "use.key", params: [ParamSpec("name", .string)],
+            summary: "Makes a stored key (software, or a card key: the card signs) the active signer for `sign`.",
+            example: "use key savings-0"
+        ) { args in
             let session = try args.session()
             return keyValue(try session.useKey(named: args.string("name") ?? ""))
         },
 
-        Builtin("use.card",
-                summary: "Makes the connected card's key the active signer (recorded in the store on first use).",
-                example: "use card") { args in
+        Builtin(
+            "use.card",
+            summary: "Makes the connected card's key the active signer (recorded in the store on first use).",
+            example: "use card"
+        ) { args in
             let session = try args.session()
             let card = try session.requireCard()
             let store = try session.store()

@@ -20,9 +20,11 @@ public struct Completer {
 
     public static let metaCommands = [".help", ".read", ".bail", ".quit"]
 
-    public init(registry: BuiltinRegistry, variables: @escaping () -> [String] = { [] },
-                extraWords: @escaping () -> [String] = { [] },
-                listDirectory: @escaping (String) -> [(name: String, isDirectory: Bool)] = Completer.fileSystem) {
+    public init(
+        registry: BuiltinRegistry, variables: @escaping () -> [String] = { [] },
+        extraWords: @escaping () -> [String] = { [] },
+        listDirectory: @escaping (String) -> [(name: String, isDirectory: Bool)] = Completer.fileSystem
+    ) {
         self.registry = registry
         self.variables = variables
         self.extraWords = extraWords
@@ -136,8 +138,9 @@ public struct Completer {
         var i = 0
         while i < items.count {
             let row = items[i..<min(i + perLine, items.count)]
-            lines.append(row.map { $0.padding(toLength: cell, withPad: " ", startingAt: 0) }.joined()
-                .trimmingCharacters(in: .whitespaces))
+            lines.append(
+                row.map { $0.padding(toLength: cell, withPad: " ", startingAt: 0) }.joined()
+                    .trimmingCharacters(in: .whitespaces))
             i += perLine
         }
         return lines.joined(separator: "\n")

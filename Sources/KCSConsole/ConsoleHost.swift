@@ -1,8 +1,8 @@
 import Foundation
+import KCSBuiltins
 import KCSErrors
 import KCSRuntime
 import KCSSyntax
-import KCSBuiltins
 import WalletCrypto
 import WalletSession
 
@@ -24,8 +24,10 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
     /// Marks a module's secret ranges before the interpreter parses it (set by `ScriptRunner`).
     var markSecrets: ((Source) -> Source)?
 
-    public init(interactive: Bool = isatty(STDIN_FILENO) == 1, stdlibDirectories: [String] = ConsoleHost.defaultStdlib(),
-                output: @escaping (String) -> Void = { StandardStreams.out($0) }) {
+    public init(
+        interactive: Bool = isatty(STDIN_FILENO) == 1, stdlibDirectories: [String] = ConsoleHost.defaultStdlib(),
+        output: @escaping (String) -> Void = { StandardStreams.out($0) }
+    ) {
         self.isInteractive = interactive
         self.stdlibDirectories = stdlibDirectories
         self.output = output
@@ -45,7 +47,9 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
             defer { put("\u{1B}[?25h\u{1B}[?1049l") }
             Interrupt.clear()
             while let frame = try next(color) {
-                put("\u{1B}[?2026h\u{1B}[H" + frame.replacingOccurrences(of: "\n", with: "\u{1B}[K\n") + "\u{1B}[J\u{1B}[?2026l")
+                put(
+                    "\u{1B}[?2026h\u{1B}[H" + frame.replacingOccurrences(of: "\n", with: "\u{1B}[K\n")
+                        + "\u{1B}[J\u{1B}[?2026l")
                 var waited = 0.0
                 while waited < interval {
                     if Interrupt.take() { return }
@@ -66,8 +70,9 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
         var size = winsize()
         let known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 && size.ws_row > 0
         let environment = ProcessEnvironment.current
-        return Display(color: !noColor && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb",
-                       size: known ? (Int(size.ws_col), Int(size.ws_row)) : (80, 24))
+        return Display(
+            color: !noColor && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb",
+            size: known ? (Int(size.ws_col), Int(size.ws_row)) : (80, 24))
     }
 
     public func shouldInterrupt() -> Bool { watchesInterrupt && Interrupt.take() }
@@ -129,8 +134,9 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
                 return markSecrets?(source) ?? source
             }
         }
-        throw ModuleNotFound(name: name, searched: candidates,
-                             stdlibSearched: stdlibDirectories.isEmpty ? ConsoleHost.stdlibSearchPath() : nil)
+        throw ModuleNotFound(
+            name: name, searched: candidates,
+            stdlibSearched: stdlibDirectories.isEmpty ? ConsoleHost.stdlibSearchPath() : nil)
     }
 
     /// Where the standard library is looked for, in order: `$KCS_STDLIB` when set; else a
@@ -138,8 +144,10 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
     /// checkout: `.build/debug/kcs` finds `stdlib/`), then `share/kcs/stdlib` under its prefix
     /// (`make install` puts `kcs` in PREFIX/bin). The executable is found by its real path, not
     /// by `argv[0]`, so a `kcs` reached through `PATH` or a symbolic link finds it from anywhere.
-    public static func stdlibSearchPath(environment: ProcessEnvironment = .current,
-                                        executable: String? = ConsoleHost.executablePath()) -> [String] {
+    public static func stdlibSearchPath(
+        environment: ProcessEnvironment = .current,
+        executable: String? = ConsoleHost.executablePath()
+    ) -> [String] {
         if let dir = environment.nonEmpty("KCS_STDLIB") { return [dir] }
         guard let executable else { return [] }
         func parent(_ path: String) -> String { (path as NSString).deletingLastPathComponent }
@@ -174,7 +182,9 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
         if argv0.contains("/") { return URL(fileURLWithPath: argv0).resolvingSymlinksInPath().path }
         for dir in (ProcessEnvironment.current["PATH"] ?? "").split(separator: ":") {
             let candidate = URL(fileURLWithPath: String(dir)).appendingPathComponent(argv0)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.resolvingSymlinksInPath().path }
+            if FileManager.default.isExecutableFile(atPath: candidate.path) {
+                return candidate.resolvingSymlinksInPath().path
+            }
         }
         return nil
     }

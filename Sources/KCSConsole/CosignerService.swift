@@ -9,16 +9,20 @@ import WalletSession
 public enum CosignerService {
     /// Serves until `sessions` connections are done (or Ctrl-C), in `host`'s home; the exit status.
     /// `approve` is `ask` or `all` (the command line has checked it).
-    public static func serve(host: ConsoleHost, listen: String, approve: String, sessions: Int?, pairAny: Bool,
-                             allowRawDigests: Bool, noColor: Bool) -> Int32 {
+    public static func serve(
+        host: ConsoleHost, listen: String, approve: String, sessions: Int?, pairAny: Bool,
+        allowRawDigests: Bool, noColor: Bool
+    ) -> Int32 {
         do {
-            try host.session.serveCosigner(listen: listen, approval: TwoPartyApproval(rawValue: approve) ?? .ask,
-                                           sessions: sessions, pairAny: pairAny, allowRawDigests: allowRawDigests)
+            try host.session.serveCosigner(
+                listen: listen, approval: TwoPartyApproval(rawValue: approve) ?? .ask,
+                sessions: sessions, pairAny: pairAny, allowRawDigests: allowRawDigests)
             return ExitStatus.ok
         } catch {
             let identified = error as? any IdentifiableError
             let style = ErrorStyle.forStandardError(noColorFlag: noColor)
-            StandardStreams.err(style.apply("kcs cosigner serve: error: \(identified?.description ?? String(describing: error))\n"))
+            StandardStreams.err(
+                style.apply("kcs cosigner serve: error: \(identified?.description ?? String(describing: error))\n"))
             return ExitStatus.code(for: identified?.exitClass ?? .runtimeError)
         }
     }

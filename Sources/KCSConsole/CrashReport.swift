@@ -34,7 +34,9 @@ private func say(_ text: StaticString) {
 /// Only async-signal-safe work: fixed text, the signal's digits by hand, the stack, re-raise.
 private func crashHandler(_ sig: Int32) {
     say("\nkcs crashed (signal ")
-    var digits: (UInt8, UInt8) = (0x30 + UInt8(truncatingIfNeeded: sig / 10 % 10), 0x30 + UInt8(truncatingIfNeeded: sig % 10))
+    var digits: (UInt8, UInt8) = (
+        0x30 + UInt8(truncatingIfNeeded: sig / 10 % 10), 0x30 + UInt8(truncatingIfNeeded: sig % 10)
+    )
     withUnsafeBytes(of: &digits) { raw in
         let skip = sig >= 10 ? 0 : 1
         _ = write(STDERR_FILENO, raw.baseAddress! + skip, 2 - skip)

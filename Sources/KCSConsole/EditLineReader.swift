@@ -27,7 +27,8 @@ public final class EditLineReader: LineReader {
         self.historyFile = historyFile
         self.completer = completer
         client = .allocate(capacity: 1)
-        client.initialize(to: kcs_el_client(prompt: nil, owner: nil, wait_for_input: { Interrupt.waitForInput($0) ? 1 : 0 }))
+        client.initialize(
+            to: kcs_el_client(prompt: nil, owner: nil, wait_for_input: { Interrupt.waitForInput($0) ? 1 : 0 }))
         client.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
         var event = HistEvent()
         _ = kcs_history_setsize(h, &event, 1000)
@@ -36,17 +37,20 @@ public final class EditLineReader: LineReader {
         _ = kcs_el_set_signal(el, 1)
         _ = kcs_el_set_client(el, client)
         _ = kcs_el_set_read_char(el)
-        _ = kcs_el_add_function(el, "kcs-complete", "complete the word before the cursor", { el, _ in
-            guard let el, let client = kcs_el_client_data(el), let owner = client.pointee.owner else {
-                return UInt8(CC_ERROR)
-            }
-            return Unmanaged<EditLineReader>.fromOpaque(owner).takeUnretainedValue().completeAtCursor()
-        })
+        _ = kcs_el_add_function(
+            el, "kcs-complete", "complete the word before the cursor",
+            { el, _ in
+                guard let el, let client = kcs_el_client_data(el), let owner = client.pointee.owner else {
+                    return UInt8(CC_ERROR)
+                }
+                return Unmanaged<EditLineReader>.fromOpaque(owner).takeUnretainedValue().completeAtCursor()
+            })
         _ = kcs_el_bind(el, "^I", "kcs-complete")
         if let historyFile {
             let dir = (historyFile as NSString).deletingLastPathComponent
-            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o700])
+            try? FileManager.default.createDirectory(
+                atPath: dir, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
             if refuseIfLink(historyFile) {
                 self.historyFile = nil
             } else {
@@ -89,7 +93,7 @@ public final class EditLineReader: LineReader {
     /// adds nothing.
     fileprivate func completeAtCursor() -> UInt8 {
         guard let completer, let info = kcs_el_line(editLine), let start = UnsafeRawPointer(info.pointee.buffer),
-              let last = UnsafeRawPointer(info.pointee.lastchar), let at = UnsafeRawPointer(info.pointee.cursor)
+            let last = UnsafeRawPointer(info.pointee.lastchar), let at = UnsafeRawPointer(info.pointee.cursor)
         else { return UInt8(CC_ERROR) }
         let length = last - start
         let cursor = at - start
@@ -144,8 +148,9 @@ public final class EditLineReader: LineReader {
     private func refuseIfLink(_ path: String) -> Bool {
         var st = stat()
         guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFLNK else { return false }
-        StandardStreams.err("kcs: warning: the history file \(path) is a symbolic link; kcs does not read or write "
-            + "through one, so this session's history stays in memory (replace the link with a file)\n")
+        StandardStreams.err(
+            "kcs: warning: the history file \(path) is a symbolic link; kcs does not read or write "
+                + "through one, so this session's history stays in memory (replace the link with a file)\n")
         return true
     }
 

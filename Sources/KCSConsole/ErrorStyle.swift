@@ -10,10 +10,13 @@ public struct ErrorStyle: Sendable {
     public init(enabled: Bool) { self.enabled = enabled }
 
     /// The style for this process: `noColorFlag` is `--no-color`.
-    public static func forStandardError(noColorFlag: Bool,
-                                        environment: ProcessEnvironment = .current) -> ErrorStyle {
-        ErrorStyle(enabled: !noColorFlag && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
-            && isatty(STDERR_FILENO) == 1)
+    public static func forStandardError(
+        noColorFlag: Bool,
+        environment: ProcessEnvironment = .current
+    ) -> ErrorStyle {
+        ErrorStyle(
+            enabled: !noColorFlag && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+                && isatty(STDERR_FILENO) == 1)
     }
 
     private static let red = "\u{1B}[1;31m", green = "\u{1B}[1;32m", cyan = "\u{1B}[36m", bold = "\u{1B}[1m"

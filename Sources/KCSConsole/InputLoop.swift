@@ -1,6 +1,6 @@
 import Foundation
-import KCSErrors
 import KCSBuiltins
+import KCSErrors
 import KCSRuntime
 import KCSSyntax
 import WalletSession
@@ -70,9 +70,11 @@ public final class InputLoop {
     private var depth = 0
 
     /// `interactive` chooses `.bail`'s default: off at a prompt, on for a batch run.
-    public init(runner: ScriptRunner, interactive: Bool,
-                output: @escaping (String) -> Void = { StandardStreams.out($0) },
-                errorOutput: @escaping (String) -> Void = { StandardStreams.err($0) }) {
+    public init(
+        runner: ScriptRunner, interactive: Bool,
+        output: @escaping (String) -> Void = { StandardStreams.out($0) },
+        errorOutput: @escaping (String) -> Void = { StandardStreams.err($0) }
+    ) {
         self.runner = runner
         self.bail = !interactive
         self.output = output
@@ -149,17 +151,24 @@ public final class InputLoop {
     /// its first line on, after as many empty lines as come before it, so positions stay the file's.
     private func pieces(of source: Source) -> [Piece] {
         // Cut at each LF, also the LF of a CRLF (which a `Character` split keeps whole).
-        let lines = source.text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map(Substring.init)
+        let lines = source.text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map(
+            Substring.init)
         guard source.invalidUTF8 == nil, lines.contains(where: { $0.hasPrefix(".") }) else { return [.program(source)] }
         var pieces: [Piece] = []
         var pending: [Substring] = []
         var firstLine = 1
         func program() -> Source {
-            Source(name: source.name, text: String(repeating: "\n", count: firstLine - 1) + pending.joined(separator: "\n"))
+            Source(
+                name: source.name, text: String(repeating: "\n", count: firstLine - 1) + pending.joined(separator: "\n")
+            )
         }
         for (i, line) in lines.enumerated() {
-            if line.hasPrefix("."), pending.allSatisfy({ $0.allSatisfy(\.isWhitespace) })
-                || !runner.interpreter.parse(program()).diagnostics.contains(where: { $0.id == "parse.unexpectedEndOfInput" }) {
+            if line.hasPrefix("."),
+                pending.allSatisfy({ $0.allSatisfy(\.isWhitespace) })
+                    || !runner.interpreter.parse(program()).diagnostics.contains(where: {
+                        $0.id == "parse.unexpectedEndOfInput"
+                    })
+            {
                 if !pending.allSatisfy({ $0.allSatisfy(\.isWhitespace) }) { pieces.append(.program(program())) }
                 // A CRLF file's meta-command ends at its CR.
                 pieces.append(.meta(String(line.hasSuffix("\r") ? line.dropLast() : line), (source.name, i + 1)))
@@ -202,7 +211,8 @@ public final class InputLoop {
             if parsed.diagnostics.contains(where: { $0.id == "parse.unexpectedEndOfInput" }) { continue }
             pending = ""
             if let editor = reader as? EditLineReader,
-               let safe = HistoryRedaction.redact(parsed.source, diagnostics: parsed.diagnostics) {
+                let safe = HistoryRedaction.redact(parsed.source, diagnostics: parsed.diagnostics)
+            {
                 editor.add(toHistory: safe)
             }
             failed(execute(parsed, printing: .last))
@@ -238,7 +248,9 @@ public final class InputLoop {
     }
 
     /// `execute` for a source `ScriptRunner.parse` has already parsed and marked.
-    private func execute(_ parsed: (source: Source, program: Program, diagnostics: [Diagnostic]), printing: Showing) -> Int32 {
+    private func execute(
+        _ parsed: (source: Source, program: Program, diagnostics: [Diagnostic]), printing: Showing
+    ) -> Int32 {
         let (source, program, diagnostics) = parsed
         if !diagnostics.isEmpty {
             runner.report(diagnostics, source)
@@ -247,7 +259,9 @@ public final class InputLoop {
         // A batch run that would change a card and then stop for want of the vault passphrase
         // is refused before anything runs.
         if printing != .last, let host = runner.consoleHost,
-           let refusal = Builtins.batchPrecheck(program, source: source, registry: runner.interpreter.registry, session: host.session) {
+            let refusal = Builtins.batchPrecheck(
+                program, source: source, registry: runner.interpreter.registry, session: host.session)
+        {
             runner.report(refusal, source)
             return ExitStatus.code(for: refusal)
         }
@@ -274,11 +288,15 @@ public final class InputLoop {
 
     /// The file name after a meta-command's word: the rest of the line, spaces included (quotes
     /// around it dropped), with a leading `~` for the home folder; nil when there is none.
-    public static func fileArgument(of line: String,
-                                    home: String = ProcessEnvironment.current.homeDirectory) -> String? {
+    public static func fileArgument(
+        of line: String,
+        home: String = ProcessEnvironment.current.homeDirectory
+    ) -> String? {
         guard let space = line.firstIndex(of: " ") else { return nil }
         var name = line[space...].trimmingCharacters(in: .whitespaces)
-        if name.count >= 2, let q = name.first, q == "\"" || q == "'", name.last == q { name = String(name.dropFirst().dropLast()) }
+        if name.count >= 2, let q = name.first, q == "\"" || q == "'", name.last == q {
+            name = String(name.dropFirst().dropLast())
+        }
         if name == "~" || name.hasPrefix("~/") { name = home + name.dropFirst() }
         return name.isEmpty ? nil : name
     }
@@ -295,9 +313,14 @@ public final class InputLoop {
         case ".quit", ".exit":
             exitStatus = exitStatus ?? ExitStatus.ok
         case ".read":
-            guard let name = InputLoop.fileArgument(of: line) else { return usage("meta.usage", ".read needs one file name, got 0") }
+            guard let name = InputLoop.fileArgument(of: line) else {
+                return usage("meta.usage", ".read needs one file name, got 0")
+            }
             guard depth < InputLoop.readDepthLimit else {
-                return usage("meta.readDepth", ".read \(name): more than \(InputLoop.readDepthLimit) files read inside each other (does a file .read itself?)")
+                return usage(
+                    "meta.readDepth",
+                    ".read \(name): more than \(InputLoop.readDepthLimit) files read inside each other (does a file .read itself?)"
+                )
             }
             guard let data = FileManager.default.contents(atPath: name) else {
                 return usage("meta.read", ".read: cannot read \(name)")
@@ -339,9 +362,11 @@ extension InputLoop {
         let session = host.session
         if let notice = session.startupNotice() { output(notice + "\n") }
         let interpreter = runner.interpreter
-        let completer = Completer(registry: interpreter.registry, variables: { interpreter.globalNames },
-                                  extraWords: { session.keyNames() })
-        let reader: LineReader = EditLineReader(historyFile: EditLineReader.defaultHistoryFile(), completer: completer)
+        let completer = Completer(
+            registry: interpreter.registry, variables: { interpreter.globalNames },
+            extraWords: { session.keyNames() })
+        let reader: LineReader =
+            EditLineReader(historyFile: EditLineReader.defaultHistoryFile(), completer: completer)
             ?? PlainLineReader()
         Interrupt.install()
         host.watchesInterrupt = true

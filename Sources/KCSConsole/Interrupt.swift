@@ -13,7 +13,7 @@ public enum Interrupt {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in Interrupt.flag.store(true, ordering: .relaxed) }
         sigemptyset(&action.sa_mask)
-        action.sa_flags = 0 // no SA_RESTART: a blocked read returns, so the prompt can start over
+        action.sa_flags = 0  // no SA_RESTART: a blocked read returns, so the prompt can start over
         sigaction(SIGINT, &action, nil)
         // A parent may have started kcs with SIGINT blocked (the mask is inherited); unblock it.
         var set = sigset_t()
@@ -30,7 +30,10 @@ public enum Interrupt {
         sigaction(SIGINT, nil, &old)
         // Only the default is replaced: ours is already there, and an ignored SIGINT never comes.
         let replace = old.__sigaction_handler.sa_handler == nil  // SIG_DFL
-        if replace { clear(); install() }
+        if replace {
+            clear()
+            install()
+        }
         defer { if replace { sigaction(SIGINT, &old, nil) } }
         return try body()
     }

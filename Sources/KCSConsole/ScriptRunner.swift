@@ -58,8 +58,10 @@ public final class ScriptRunner {
     /// The console's host, when the runner has one (its session, for checks before a run).
     var consoleHost: ConsoleHost? { host as? ConsoleHost }
 
-    public init(host: ScriptHost, json: Bool = false,
-                errorOutput: @escaping (String) -> Void = { StandardStreams.err($0) }) {
+    public init(
+        host: ScriptHost, json: Bool = false,
+        errorOutput: @escaping (String) -> Void = { StandardStreams.err($0) }
+    ) {
         interpreter = Interpreter(registry: Builtins.registry(), host: host)
         self.errorOutput = errorOutput
         self.json = json
@@ -67,7 +69,8 @@ public final class ScriptRunner {
         let registry = interpreter.registry
         let commands = interpreter.commandTable
         (host as? ConsoleHost)?.markSecrets = { source in
-            HistoryRedaction.marked(source, program: Parser.parse(source: source, commands: commands).program, registry: registry)
+            HistoryRedaction.marked(
+                source, program: Parser.parse(source: source, commands: commands).program, registry: registry)
         }
     }
 
@@ -131,7 +134,8 @@ public final class ScriptRunner {
             let lines = LineTable(source)
             for d in diagnostics {
                 let loc = lines.location(of: d.range.start)
-                errorOutput(jsonError(d.id, source.redacting(d.message), file: source.name, loc.line, loc.column, hint: d.hint))
+                errorOutput(
+                    jsonError(d.id, source.redacting(d.message), file: source.name, loc.line, loc.column, hint: d.hint))
             }
         } else {
             errorOutput(DiagnosticRenderer.render(diagnostics, source: source))
@@ -141,8 +145,10 @@ public final class ScriptRunner {
     /// Shows the error that stopped a run of `source`.
     func report(_ error: RuntimeError, _ source: Source) {
         if json {
-            errorOutput(jsonError(error.id, source.redacting(error.message), file: source.name,
-                                  error.location.line, error.location.column, hint: error.hint))
+            errorOutput(
+                jsonError(
+                    error.id, source.redacting(error.message), file: source.name,
+                    error.location.line, error.location.column, hint: error.hint))
         } else {
             errorOutput(error.rendered)
         }
@@ -159,8 +165,15 @@ public final class ScriptRunner {
     }
 
     /// One `--json` error line, with the hint the text shows when there is one.
-    private func jsonError(_ id: String, _ message: String, file: String, _ line: Int, _ column: Int, hint: String? = nil) -> String {
-        Value.map(ValueMap([("error", .string(id)), ("message", .string(message)), ("file", .string(file)),
-                            ("line", .int(line)), ("column", .int(column))] + (hint.map { [("hint", Value.string($0))] } ?? []))).json + "\n"
+    private func jsonError(
+        _ id: String, _ message: String, file: String, _ line: Int, _ column: Int, hint: String? = nil
+    ) -> String {
+        Value.map(
+            ValueMap(
+                [
+                    ("error", .string(id)), ("message", .string(message)), ("file", .string(file)),
+                    ("line", .int(line)), ("column", .int(column)),
+                ] + (hint.map { [("hint", Value.string($0))] } ?? []))
+        ).json + "\n"
     }
 }

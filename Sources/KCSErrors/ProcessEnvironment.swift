@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The environment variables kcs reads (`KCS_HOME`, `NO_COLOR`, …): the process's own, read one
@@ -42,7 +42,9 @@ public struct ProcessEnvironment: Sendable, ExpressibleByDictionaryLiteral {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
-        if getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, let result, let dir = result.pointee.pw_dir {
+        if getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, let result,
+            let dir = result.pointee.pw_dir
+        {
             let home = String(cString: dir)
             if !home.isEmpty { return home }
         }

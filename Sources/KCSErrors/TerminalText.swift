@@ -29,13 +29,14 @@ public enum TerminalText {
             } else if lines && (scalar == "\n" || scalar == "\t") {
                 out.append(scalar)
             } else if isUnsafe(scalar) {
-                let name: String = switch scalar {
-                case "\n": "\\n"
-                case "\t": "\\t"
-                case "\r": "\\r"
-                case "\u{1B}": "\\e"
-                default: "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-                }
+                let name: String =
+                    switch scalar {
+                    case "\n": "\\n"
+                    case "\t": "\\t"
+                    case "\r": "\\r"
+                    case "\u{1B}": "\\e"
+                    default: "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                    }
                 out.append(contentsOf: name.unicodeScalars)
             } else {
                 out.append(scalar)

@@ -60,8 +60,10 @@ public struct ParamSpec: Sendable, Equatable {
     /// by `bind`, shown by `help`, offered by Tab completion (docs/language.md §4).
     public let choices: [String]
 
-    public init(_ name: String, _ type: ValueType, default defaultValue: Value? = nil, secret: Bool = false,
-                choices: [String] = []) {
+    public init(
+        _ name: String, _ type: ValueType, default defaultValue: Value? = nil, secret: Bool = false,
+        choices: [String] = []
+    ) {
         self.name = name
         self.type = type
         self.defaultValue = defaultValue
@@ -107,8 +109,10 @@ public struct OptionSpec: Sendable, Equatable {
     /// What it needs beside it or cannot go with (`OptionRule`).
     public let rules: [OptionRule]
 
-    public init(_ name: String, _ type: ValueType?, _ summary: String, secret: Bool = false,
-                choices: [String] = [], in range: ClosedRange<Int>? = nil, rules: [OptionRule] = []) {
+    public init(
+        _ name: String, _ type: ValueType?, _ summary: String, secret: Bool = false,
+        choices: [String] = [], in range: ClosedRange<Int>? = nil, rules: [OptionRule] = []
+    ) {
         self.name = name
         self.type = type
         self.summary = summary
@@ -165,7 +169,9 @@ public struct CallArguments {
     /// tests may not).
     public let context: (any BuiltinContext)?
 
-    public init(command: String, values: [String: Value], options: [String: Value], context: (any BuiltinContext)? = nil) {
+    public init(
+        command: String, values: [String: Value], options: [String: Value], context: (any BuiltinContext)? = nil
+    ) {
         self.command = command
         self.values = values
         self.options = options
@@ -215,9 +221,11 @@ public struct Builtin: Sendable {
     /// The part of its value `--qr` draws, when it has one.
     public let qr: QRField?
 
-    public init(_ name: String, traits: BuiltinTraits = [], qr: QRField? = nil, aliases: [String] = [],
-                params: [ParamSpec] = [], options: [OptionSpec] = [],
-                summary: String, example: String, body: @escaping @Sendable (CallArguments) throws -> Value) {
+    public init(
+        _ name: String, traits: BuiltinTraits = [], qr: QRField? = nil, aliases: [String] = [],
+        params: [ParamSpec] = [], options: [OptionSpec] = [],
+        summary: String, example: String, body: @escaping @Sendable (CallArguments) throws -> Value
+    ) {
         self.name = name
         self.traits = traits
         self.qr = qr
@@ -231,8 +239,9 @@ public struct Builtin: Sendable {
 
     /// This builtin under another of its spellings (an alias), as `lookup` returns it.
     func spelled(_ alias: String) -> Builtin {
-        Builtin(alias, traits: traits, qr: qr, aliases: [name] + aliases.filter { $0 != alias }, params: params,
-                options: options, summary: summary, example: example, body: body)
+        Builtin(
+            alias, traits: traits, qr: qr, aliases: [name] + aliases.filter { $0 != alias }, params: params,
+            options: options, summary: summary, example: example, body: body)
     }
 
     /// The namespace word (`card` for `card.pair`), or nil for a top-level command.
@@ -296,7 +305,8 @@ public enum ArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
         case .wrongType(let pos, let name, let expected, let got):
             "argument \(pos) (\(name)) must be \(expected), got \(got)"
         case .unknownOption(let option, let known):
-            known.isEmpty ? "takes no options, got --\(option)"
+            known.isEmpty
+                ? "takes no options, got --\(option)"
                 : "unknown option --\(option); expected one of \(known.map { "--" + $0 }.joined(separator: ", "))"
         case .optionNeedsValue(let option, let type):
             "option --\(option) needs a value (\(type))"
@@ -356,8 +366,9 @@ extension Builtin {
                 }
                 if let range = spec.range, let text = choiceText(v) {
                     guard let n = Int(text), range.contains(n) else {
-                        throw .outOfRange(name: "--" + key,
-                                          expected: "\(range.lowerBound) to \(range.upperBound)", got: text)
+                        throw .outOfRange(
+                            name: "--" + key,
+                            expected: "\(range.lowerBound) to \(range.upperBound)", got: text)
                     }
                 }
                 opts[key] = v
@@ -373,7 +384,7 @@ extension Builtin {
                 case .notWith(let others, let reason) where others.contains(where: written.contains):
                     throw .notApplicable(option: spec.name, reason: reason)
                 case .onlyWhen(let other, let allowed, let reason)
-                    where (opts[other] ?? values[other]).flatMap(choiceText).map(allowed.contains) != true:
+                where (opts[other] ?? values[other]).flatMap(choiceText).map(allowed.contains) != true:
                     throw .notApplicable(option: spec.name, reason: reason)
                 default: break
                 }
@@ -405,8 +416,9 @@ public struct BuiltinRegistry: Sendable {
             precondition(!b.summary.isEmpty && !b.example.isEmpty, "builtin \(b.name) needs a summary and an example")
             let names = Set(b.options.map(\.name) + b.params.map(\.name))
             for o in b.options {
-                precondition(o.rules.allSatisfy { $0.names.allSatisfy(names.contains) },
-                             "builtin \(b.name): a rule of --\(o.name) names no argument of it")
+                precondition(
+                    o.rules.allSatisfy { $0.names.allSatisfy(names.contains) },
+                    "builtin \(b.name): a rule of --\(o.name) names no argument of it")
             }
             for a in b.aliases {
                 precondition(index.insert(a, value: i), "alias \(a) of \(b.name) is already a name")
@@ -446,7 +458,10 @@ public struct BuiltinRegistry: Sendable {
             let top = builtins.filter { $0.namespace == nil }.map(\.name)
             var lines = top.isEmpty ? [] : ["commands: " + top.joined(separator: ", ")]
             for ns in namespaces {
-                lines.append("\(ns): " + builtins.filter { $0.namespace == ns }.map { String($0.name.dropFirst(ns.count + 1)) }.joined(separator: ", "))
+                lines.append(
+                    "\(ns): "
+                        + builtins.filter { $0.namespace == ns }.map { String($0.name.dropFirst(ns.count + 1)) }.joined(
+                            separator: ", "))
             }
             return lines.joined(separator: "\n")
         }
@@ -455,7 +470,9 @@ public struct BuiltinRegistry: Sendable {
             for p in b.params where !p.choices.isEmpty {
                 lines.append("  \(p.name.uppercased()): one of \(p.choices.joined(separator: ", "))")
             }
-            for o in b.options { lines.append("  --\(o.name)\(o.valueDescription.map { " (\($0))" } ?? "")  \(o.summary)") }
+            for o in b.options {
+                lines.append("  --\(o.name)\(o.valueDescription.map { " (\($0))" } ?? "")  \(o.summary)")
+            }
             if !b.aliases.isEmpty { lines.append("  also written: " + b.aliases.joined(separator: ", ")) }
             lines.append("  example: " + b.example)
             return lines.joined(separator: "\n")

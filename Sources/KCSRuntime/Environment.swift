@@ -75,8 +75,10 @@ final class Environment {
     /// The command table the interpreter parses modules with.
     let commandTable: CommandTable
 
-    init(registry: BuiltinRegistry, host: any ScriptHost, recursionLimit: Int, nativeStackBudget: Int,
-         stackCapacity: Int = 1 << 18, globalCapacity: Int = 1 << 16) {
+    init(
+        registry: BuiltinRegistry, host: any ScriptHost, recursionLimit: Int, nativeStackBudget: Int,
+        stackCapacity: Int = 1 << 18, globalCapacity: Int = 1 << 16
+    ) {
         self.nativeStackBudget = nativeStackBudget
         self.registry = registry
         self.host = host

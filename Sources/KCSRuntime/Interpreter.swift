@@ -26,12 +26,15 @@ public final class Interpreter {
     ///     beyond it a call fails with `runtime.stackOverflow` instead of crashing. A release
     ///     build uses about 2.5 KB per script call, so 1000 calls need about 3 MB: run scripts
     ///     on the main thread (8 MB) or on a thread with a stack larger than this budget.
-    public init(registry: BuiltinRegistry, host: any ScriptHost, recursionLimit: Int = 1000,
-                nativeStackBudget: Int = 6 << 20) {
+    public init(
+        registry: BuiltinRegistry, host: any ScriptHost, recursionLimit: Int = 1000,
+        nativeStackBudget: Int = 6 << 20
+    ) {
         self.registry = registry
         self.host = host
-        env = Environment(registry: registry, host: host, recursionLimit: recursionLimit,
-                          nativeStackBudget: nativeStackBudget)
+        env = Environment(
+            registry: registry, host: host, recursionLimit: recursionLimit,
+            nativeStackBudget: nativeStackBudget)
     }
 
     /// With `true`, `print` writes each statement's values as one JSON document on its own

@@ -85,7 +85,9 @@ final class Compiler {
 
     // MARK: Blocks and functions
 
-    private func block(_ b: Block, declaring name: String? = nil, as slotOut: UnsafeMutablePointer<Int>? = nil) -> StmtNode {
+    private func block(
+        _ b: Block, declaring name: String? = nil, as slotOut: UnsafeMutablePointer<Int>? = nil
+    ) -> StmtNode {
         let savedNext = nextSlot
         scopes.append([:])
         if let name { slotOut?.pointee = declareLocal(name) }
@@ -126,8 +128,9 @@ final class Compiler {
         maxSlot = params.count
         let node = block(body)
         let expression = expressionBody(body)
-        let f = FunctionValue(name: name, parameters: params, slotCount: maxSlot, body: node, expression: expression,
-                              unit: unit)
+        let f = FunctionValue(
+            name: name, parameters: params, slotCount: maxSlot, body: node, expression: expression,
+            unit: unit)
         (scopes, nextSlot, maxSlot) = saved
         return f
     }
@@ -141,8 +144,9 @@ final class Compiler {
         var guards: [(condition: Expr, value: Expr, range: SourceRange)] = []
         for s in statements.dropLast() {
             guard case .ifElse(let branches, nil) = s.kind, branches.count == 1,
-                  branches[0].body.statements.count == 1,
-                  case .returnValue(let value?) = branches[0].body.statements[0].kind else { return nil }
+                branches[0].body.statements.count == 1,
+                case .returnValue(let value?) = branches[0].body.statements[0].kind
+            else { return nil }
             guards.append((branches[0].condition, value, s.range))
         }
         var node = expr(final)
@@ -162,15 +166,17 @@ final class Compiler {
         case .assignment(let target, let value):
             return assignment(target, expr(value), range: s.range)
         case .ifElse(let branches, let elseBlock):
-            return IfNode.chain(conditions: branches.map { expr($0.condition) }, blocks: branches.map { block($0.body) },
-                                elseBlock: elseBlock.map { block($0) }, range: s.range)
+            return IfNode.chain(
+                conditions: branches.map { expr($0.condition) }, blocks: branches.map { block($0.body) },
+                elseBlock: elseBlock.map { block($0) }, range: s.range)
         case .forIn(let variable, let sequence, let body):
             var slot = 0
             if case .binary(let op, let lo, let hi) = sequence.kind, op == .halfOpenRange || op == .closedRange {
                 let l = expr(lo), h = expr(hi)
                 let b = block(body, declaring: variable.name, as: &slot)
-                return ForRangeNode(slot: slot, lower: l, upper: h, isClosed: op == .closedRange, body: b,
-                                    rangeExpr: sequence.range, range: s.range)
+                return ForRangeNode(
+                    slot: slot, lower: l, upper: h, isClosed: op == .closedRange, body: b,
+                    rangeExpr: sequence.range, range: s.range)
             }
             let seq = expr(sequence)
             let b = block(body, declaring: variable.name, as: &slot)
@@ -182,7 +188,7 @@ final class Compiler {
         case .continueLoop:
             return ContinueNode(range: s.range)
         case .function:
-            return nil // bound when the block starts
+            return nil  // bound when the block starts
         case .returnValue(let value):
             return ReturnNode(value: value.map(expr), range: s.range)
         case .tryCatch(let body, let errorName, let handler):
@@ -224,7 +230,8 @@ final class Compiler {
                 e = base
                 continue
             case .identifier(let name):
-                return AssignPath(root: resolve(name), rootRange: e.range, steps: steps.reversed(), value: value, range: range)
+                return AssignPath(
+                    root: resolve(name), rootRange: e.range, steps: steps.reversed(), value: value, range: range)
             default:
                 return FailNode(.notAssignable(type: "a temporary value"), range: e.range)
             }
@@ -240,8 +247,10 @@ final class Compiler {
             return ConstNode(value, range: e.range)
         case .bytes(let b):
             if b.count == 20, let check = env.registry.addressLiteralCheck,
-               let error = check(unit.source.text(in: e.range)) {
-                return FailExpr(.builtin(id: error.id, command: "0x literal", message: error.description), range: e.range)
+                let error = check(unit.source.text(in: e.range))
+            {
+                return FailExpr(
+                    .builtin(id: error.id, command: "0x literal", message: error.description), range: e.range)
             }
             return ConstNode(.bytes(b), range: e.range)
         case .string(let parts):
@@ -308,12 +317,15 @@ final class Compiler {
     /// a dotted builtin `a.b(args)` (unless `a` is a variable), or any callable expression.
     private func call(_ callee: Expr, _ args: [ExprNode], range: SourceRange) -> ExprNode {
         if case .identifier(let name) = callee.kind, case .global(let slot, _) = resolve(name) {
-            return CallGlobalNode(slot: slot, name: name, nameRange: callee.range, builtin: env.registry.lookup(name),
-                                  args: args, unit: unit, range: range)
+            return CallGlobalNode(
+                slot: slot, name: name, nameRange: callee.range, builtin: env.registry.lookup(name),
+                args: args, unit: unit, range: range)
         }
         if let (root, dotted) = dottedName(callee), case .global(let slot, _) = resolve(root),
-           let b = env.registry.lookup(dotted) {
-            return CallDottedNode(rootSlot: slot, callee: expr(callee), builtin: b, args: args, unit: unit, range: range)
+            let b = env.registry.lookup(dotted)
+        {
+            return CallDottedNode(
+                rootSlot: slot, callee: expr(callee), builtin: b, args: args, unit: unit, range: range)
         }
         return CallValueNode(callee: expr(callee), args: args, unit: unit, range: range)
     }
@@ -336,8 +348,9 @@ final class Compiler {
             case .word(let w, let r): ConstNode(.string(w), range: r)
             }
         }
-        return CommandNode(name: c.name, nameRange: c.nameRange, builtin: env.registry.lookup(c.name),
-                           args: c.arguments.map(argument), optionNames: c.options.map(\.name),
-                           optionValues: c.options.map { $0.value.map(argument) }, range: c.range)
+        return CommandNode(
+            name: c.name, nameRange: c.nameRange, builtin: env.registry.lookup(c.name),
+            args: c.arguments.map(argument), optionNames: c.options.map(\.name),
+            optionValues: c.options.map { $0.value.map(argument) }, range: c.range)
     }
 }

@@ -72,7 +72,8 @@ final class GlobalGet: ExprNode {
     override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
         guard env.globalDefined[slot] else {
             // A variable first; else a command the name is close to (`histroy`, `kyes`).
-            let near = suggestion(for: name, among: env.definedGlobalNames)
+            let near =
+                suggestion(for: name, among: env.definedGlobalNames)
                 ?? suggestion(for: name, among: env.builtinNames.filter { !$0.contains(".") })
             throw RuntimeError(.undefinedVariable(name, suggestion: near), at: range)
         }
@@ -124,7 +125,9 @@ final class MapNode: ExprNode {
         var m = ValueMap()
         for i in keys.indices {
             let k = try keys[i].eval(env, fp)
-            guard case .string(let key) = k else { throw RuntimeError(.invalidMapKey(type: k.typeName), at: keys[i].range) }
+            guard case .string(let key) = k else {
+                throw RuntimeError(.invalidMapKey(type: k.typeName), at: keys[i].range)
+            }
             m[key] = try values[i].eval(env, fp)
         }
         return .map(m)
@@ -155,10 +158,14 @@ final class NotNode: ExprNode {
     }
     override func evalCondition(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Bool {
         let v = try operand.eval(env, fp)
-        guard case .bool(let b) = v else { throw RuntimeError(.notABool(context: "operand of `not`", got: v.typeName), at: operand.range) }
+        guard case .bool(let b) = v else {
+            throw RuntimeError(.notABool(context: "operand of `not`", got: v.typeName), at: operand.range)
+        }
         return !b
     }
-    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value { .bool(try evalCondition(env, fp)) }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        .bool(try evalCondition(env, fp))
+    }
 }
 
 /// `and` / `or`: both operands must be bools; the right one is evaluated only when needed.
@@ -174,7 +181,8 @@ final class LogicalNode: ExprNode {
     private func operand(_ node: ExprNode, _ env: Environment, _ fp: Frame) throws(RuntimeError) -> Bool {
         let v = try node.eval(env, fp)
         guard case .bool(let b) = v else {
-            throw RuntimeError(.notABool(context: "operand of `\(isAnd ? "and" : "or")`", got: v.typeName), at: node.range)
+            throw RuntimeError(
+                .notABool(context: "operand of `\(isAnd ? "and" : "or")`", got: v.typeName), at: node.range)
         }
         return b
     }
@@ -183,7 +191,9 @@ final class LogicalNode: ExprNode {
         if isAnd ? !l : l { return l }
         return try operand(rhs, env, fp)
     }
-    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value { .bool(try evalCondition(env, fp)) }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        .bool(try evalCondition(env, fp))
+    }
 }
 
 /// Binary arithmetic and comparison. `+`, `-` and `<` are the hot ones, with an unboxed path.
@@ -305,7 +315,9 @@ final class MemberNode: ExprNode {
         } catch {
             // `card.lee` where `card` is no variable: a command written as a value (looked at only
             // once the base failed, so a field read costs nothing more).
-            if let global = base as? GlobalGet, !env.globalDefined[global.slot], env.builtinNames.contains(global.name + "." + name) {
+            if let global = base as? GlobalGet, !env.globalDefined[global.slot],
+                env.builtinNames.contains(global.name + "." + name)
+            {
                 throw RuntimeError(.commandAsValue(global.name + "." + name), at: range)
             }
             throw error
@@ -317,13 +329,19 @@ final class MemberNode: ExprNode {
         switch v {
         case .map(let m):
             if let x = m[name] { return x }
-            throw RuntimeError(.noSuchField(field: name, type: "map", suggestion: suggestion(for: name, among: m.keys), fields: m.keys), at: range)
+            throw RuntimeError(
+                .noSuchField(
+                    field: name, type: "map", suggestion: suggestion(for: name, among: m.keys), fields: m.keys),
+                at: range)
         case .domain(let d):
             if let x = d.field(name) { return x }
             let fields = d.fields
             if fields.isEmpty { throw RuntimeError(.noFields(field: name, type: d.typeName), at: range) }
-            throw RuntimeError(.noSuchField(field: name, type: d.typeName,
-                                            suggestion: suggestion(for: name, among: fields.map(\.name)), fields: fields.map(\.name)), at: range)
+            throw RuntimeError(
+                .noSuchField(
+                    field: name, type: d.typeName,
+                    suggestion: suggestion(for: name, among: fields.map(\.name)), fields: fields.map(\.name)), at: range
+            )
         default:
             throw RuntimeError(.noFields(field: name, type: v.typeName), at: range)
         }
@@ -345,13 +363,16 @@ final class IndexNode: ExprNode {
         case .list(let items):
             return items[try IndexNode.position(i, count: items.count, container: "list", range: index.range)]
         case .bytes(let bytes):
-            return .int(Int(bytes[try IndexNode.position(i, count: bytes.count, container: "bytes", range: index.range)]))
+            return .int(
+                Int(bytes[try IndexNode.position(i, count: bytes.count, container: "bytes", range: index.range)]))
         case .string(let s):
             let chars = Array(s)
-            return .string(String(chars[try IndexNode.position(i, count: chars.count, container: "string", range: index.range)]))
+            return .string(
+                String(chars[try IndexNode.position(i, count: chars.count, container: "string", range: index.range)]))
         case .map(let m):
             guard case .string(let key) = i else {
-                throw RuntimeError(.invalidIndexType(container: "map", expected: "a string", got: i.typeName), at: index.range)
+                throw RuntimeError(
+                    .invalidIndexType(container: "map", expected: "a string", got: i.typeName), at: index.range)
             }
             guard let v = m[key] else { throw RuntimeError(.missingKey(key), at: index.range) }
             return v
@@ -382,10 +403,13 @@ extension Environment {
     /// Calls script function `f` with the arguments of `node` evaluated in the caller's frame
     /// `fp`. Errors raised inside the body get `f`'s source and a frame for this call.
     @inline(__always)
-    func call(_ f: FunctionValue, _ node: CallNode, _ fp: Frame, range: SourceRange, unit: Unit) throws(RuntimeError) -> Value {
+    func call(
+        _ f: FunctionValue, _ node: CallNode, _ fp: Frame, range: SourceRange, unit: Unit
+    ) throws(RuntimeError) -> Value {
         guard node.argumentCount == f.parameterCount else {
-            throw RuntimeError(.wrongArgumentCount(function: f.name, expected: f.parameterCount, got: node.argumentCount),
-                               at: range)
+            throw RuntimeError(
+                .wrongArgumentCount(function: f.name, expected: f.parameterCount, got: node.argumentCount),
+                at: range)
         }
         guard depth < recursionLimit else { throw RuntimeError(.recursionLimit(recursionLimit), at: range) }
         guard nativeStackBase - Environment.stackAddress() < nativeStackBudget else {
@@ -424,8 +448,10 @@ extension Environment {
     /// Calls builtin `b`: binds arguments against its table entry, asks the host for missing
     /// secrets (or explains how to give them), runs the body and turns its errors into runtime
     /// errors at `range`. `argRanges[i]` is where positional argument `i` was written.
-    func callBuiltin(_ b: Builtin, _ positional: [Value], _ options: [(String, Value?)], range: SourceRange,
-                     argRanges: [SourceRange]) throws(RuntimeError) -> Value {
+    func callBuiltin(
+        _ b: Builtin, _ positional: [Value], _ options: [(String, Value?)], range: SourceRange,
+        argRanges: [SourceRange]
+    ) throws(RuntimeError) -> Value {
         let bound: CallArguments
         do {
             bound = try b.bind(positional, options: options)
@@ -434,7 +460,9 @@ extension Environment {
             if case .wrongType(let pos, _, _, _) = error, pos - 1 < argRanges.count { at = argRanges[pos - 1] }
             // `sign mesage "x"`: a first word close to one of the command's subcommands.
             if case .tooMany = error, case .string(let word)? = positional.first {
-                let subcommands = builtinNames.filter { $0.hasPrefix(b.name + ".") }.map { String($0.dropFirst(b.name.count + 1)) }
+                let subcommands = builtinNames.filter { $0.hasPrefix(b.name + ".") }.map {
+                    String($0.dropFirst(b.name.count + 1))
+                }
                 if let near = suggestion(for: word, among: subcommands) {
                     throw RuntimeError(.unknownCommand(b.name + " " + word, suggestion: b.name + " " + near), at: range)
                 }
@@ -458,13 +486,15 @@ extension Environment {
             values[p.name] = .secret(s)
         }
         do {
-            let arguments = CallArguments(command: b.name, values: values, options: bound.options, context: host.context)
+            let arguments = CallArguments(
+                command: b.name, values: values, options: bound.options, context: host.context)
             guard let context = host.context else { return try b.body(arguments) }
             return try context.running(b.name) { try b.body(arguments) }
         } catch let e as RuntimeError {
             throw RuntimeError(e.kind, at: range, exitClass: e.exitClass)
         } catch let e as SecretNotSupplied {
-            throw RuntimeError(.secretNotSupplied(command: b.name, parameter: e.parameter, position: e.position), at: range)
+            throw RuntimeError(
+                .secretNotSupplied(command: b.name, parameter: e.parameter, position: e.position), at: range)
         } catch let e as PromptInterrupted {
             throw RuntimeError(.promptCancelled(command: b.name, note: e.note), at: range)
         } catch {
@@ -480,8 +510,9 @@ extension Environment {
         guard let e = error as? any IdentifiableError else {
             return RuntimeError(.builtin(id: nil, command: b.name, message: String(describing: error)), at: range)
         }
-        return RuntimeError(.builtin(id: e.id, command: b.name, message: e.rendered(by: b.name)), at: range,
-                            exitClass: e.exitClass)
+        return RuntimeError(
+            .builtin(id: e.id, command: b.name, message: e.rendered(by: b.name)), at: range,
+            exitClass: e.exitClass)
     }
 
     /// Evaluates call arguments for a builtin.
@@ -493,9 +524,13 @@ extension Environment {
     }
 
     /// Calls `value` (a function) or fails with `runtime.notCallable`.
-    func callValue(_ value: Value, _ node: CallNode, _ fp: Frame, range: SourceRange, calleeRange: SourceRange,
-                   unit: Unit) throws(RuntimeError) -> Value {
-        guard let f = value.functionValue else { throw RuntimeError(.notCallable(type: value.typeName), at: calleeRange) }
+    func callValue(
+        _ value: Value, _ node: CallNode, _ fp: Frame, range: SourceRange, calleeRange: SourceRange,
+        unit: Unit
+    ) throws(RuntimeError) -> Value {
+        guard let f = value.functionValue else {
+            throw RuntimeError(.notCallable(type: value.typeName), at: calleeRange)
+        }
         return try call(f, node, fp, range: range, unit: unit)
     }
 }
@@ -541,7 +576,10 @@ final class CallGlobalNode: CallNode {
     let name: String
     let nameRange: SourceRange
     let builtin: Builtin?
-    init(slot: Int, name: String, nameRange: SourceRange, builtin: Builtin?, args: [ExprNode], unit: Unit, range: SourceRange) {
+    init(
+        slot: Int, name: String, nameRange: SourceRange, builtin: Builtin?, args: [ExprNode], unit: Unit,
+        range: SourceRange
+    ) {
         self.slot = slot
         self.name = name
         self.nameRange = nameRange
@@ -575,9 +613,11 @@ final class CallDottedNode: CallNode {
     }
     override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
         if env.globalDefined[rootSlot] {
-            return try env.callValue(try callee.eval(env, fp), self, fp, range: range, calleeRange: callee.range, unit: unit)
+            return try env.callValue(
+                try callee.eval(env, fp), self, fp, range: range, calleeRange: callee.range, unit: unit)
         }
-        return try env.callBuiltin(builtin, try env.evalArguments(args, fp), [], range: range, argRanges: args.map(\.range))
+        return try env.callBuiltin(
+            builtin, try env.evalArguments(args, fp), [], range: range, argRanges: args.map(\.range))
     }
 }
 
@@ -601,8 +641,10 @@ final class CommandNode: ExprNode {
     let args: [ExprNode]
     let optionNames: [String]
     let optionValues: [ExprNode?]
-    init(name: String, nameRange: SourceRange, builtin: Builtin?, args: [ExprNode], optionNames: [String],
-         optionValues: [ExprNode?], range: SourceRange) {
+    init(
+        name: String, nameRange: SourceRange, builtin: Builtin?, args: [ExprNode], optionNames: [String],
+        optionValues: [ExprNode?], range: SourceRange
+    ) {
         self.name = name
         self.nameRange = nameRange
         self.builtin = builtin
@@ -613,7 +655,8 @@ final class CommandNode: ExprNode {
     }
     override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
         guard let b = builtin else {
-            throw RuntimeError(.unknownCommand(name, suggestion: suggestion(for: name, among: env.builtinNames)), at: nameRange)
+            throw RuntimeError(
+                .unknownCommand(name, suggestion: suggestion(for: name, among: env.builtinNames)), at: nameRange)
         }
         let positional = try env.evalArguments(args, fp)
         var options: [(String, Value?)] = []

@@ -135,8 +135,9 @@ final class AssignGlobal: StmtNode {
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
         let v = try value.eval(env, fp)
         guard env.globalDefined[slot] else {
-            throw RuntimeError(.undefinedVariable(name, suggestion: suggestion(for: name, among: env.definedGlobalNames)),
-                               at: nameRange)
+            throw RuntimeError(
+                .undefinedVariable(name, suggestion: suggestion(for: name, among: env.definedGlobalNames)),
+                at: nameRange)
         }
         env.setGlobal(slot, v)
         return .next
@@ -181,8 +182,9 @@ final class AssignPath: StmtNode {
         case .local(let slot): storage = fp + slot
         case .global(let slot, let name):
             guard env.globalDefined[slot] else {
-                throw RuntimeError(.undefinedVariable(name, suggestion: suggestion(for: name, among: env.definedGlobalNames)),
-                                   at: rootRange)
+                throw RuntimeError(
+                    .undefinedVariable(name, suggestion: suggestion(for: name, among: env.definedGlobalNames)),
+                    at: rootRange)
             }
             storage = env.globals + slot
         }
@@ -200,9 +202,13 @@ final class AssignPath: StmtNode {
             guard case .map(var m) = v else { throw RuntimeError(.notAssignable(type: v.typeName), at: r) }
             v = .null
             defer { v = .map(m) }
-            if last { m[name] = newValue; return }
+            if last {
+                m[name] = newValue
+                return
+            }
             guard var child = m[name] else {
-                throw RuntimeError(.noSuchField(field: name, type: "map", suggestion: suggestion(for: name, among: m.keys)), at: r)
+                throw RuntimeError(
+                    .noSuchField(field: name, type: "map", suggestion: suggestion(for: name, among: m.keys)), at: r)
             }
             m[name] = .null
             defer { m[name] = child }
@@ -214,18 +220,25 @@ final class AssignPath: StmtNode {
                 let n = try IndexNode.position(key, count: items.count, container: "list", range: e.range)
                 v = .null
                 defer { v = .list(items) }
-                if last { items[n] = newValue; return }
+                if last {
+                    items[n] = newValue
+                    return
+                }
                 var child = items[n]
                 items[n] = .null
                 defer { items[n] = child }
                 try update(&child, i + 1, keys, newValue)
             case .map(var m):
                 guard case .string(let k) = key else {
-                    throw RuntimeError(.invalidIndexType(container: "map", expected: "a string", got: key.typeName), at: e.range)
+                    throw RuntimeError(
+                        .invalidIndexType(container: "map", expected: "a string", got: key.typeName), at: e.range)
                 }
                 v = .null
                 defer { v = .map(m) }
-                if last { m[k] = newValue; return }
+                if last {
+                    m[k] = newValue
+                    return
+                }
                 guard var child = m[k] else { throw RuntimeError(.missingKey(k), at: e.range) }
                 m[k] = .null
                 defer { m[k] = child }
@@ -244,7 +257,9 @@ final class FailNode: StmtNode {
         self.error = error
         super.init(range: range)
     }
-    override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow { throw RuntimeError(error, at: range) }
+    override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
+        throw RuntimeError(error, at: range)
+    }
 }
 
 /// An expression the compiler already knows to fail (an address literal with a wrong
@@ -255,7 +270,9 @@ final class FailExpr: ExprNode {
         self.error = error
         super.init(range: range)
     }
-    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value { throw RuntimeError(error, at: range) }
+    override func eval(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Value {
+        throw RuntimeError(error, at: range)
+    }
 }
 
 // MARK: - Control flow
@@ -314,7 +331,10 @@ final class ForRangeNode: StmtNode {
     let isClosed: Bool
     let body: StmtNode
     let rangeExpr: SourceRange
-    init(slot: Int, lower: ExprNode, upper: ExprNode, isClosed: Bool, body: StmtNode, rangeExpr: SourceRange, range: SourceRange) {
+    init(
+        slot: Int, lower: ExprNode, upper: ExprNode, isClosed: Bool, body: StmtNode, rangeExpr: SourceRange,
+        range: SourceRange
+    ) {
         self.slot = slot
         self.lower = lower
         self.upper = upper
@@ -362,11 +382,14 @@ final class ForNode: StmtNode {
         super.init(range: range)
     }
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
-        try ForNode.iterate(try sequence.eval(env, fp), slot: slot, body: body, env, fp, range: range, sequenceRange: sequence.range)
+        try ForNode.iterate(
+            try sequence.eval(env, fp), slot: slot, body: body, env, fp, range: range, sequenceRange: sequence.range)
     }
 
-    static func iterate(_ seq: Value, slot: Int, body: StmtNode, _ env: Environment, _ fp: Frame, range: SourceRange,
-                        sequenceRange: SourceRange) throws(RuntimeError) -> Flow {
+    static func iterate(
+        _ seq: Value, slot: Int, body: StmtNode, _ env: Environment, _ fp: Frame, range: SourceRange,
+        sequenceRange: SourceRange
+    ) throws(RuntimeError) -> Flow {
         func step(_ v: Value) throws(RuntimeError) -> Flow? {
             fp[slot] = v
             try env.tick(range)
@@ -456,10 +479,12 @@ final class AssertNode: StmtNode {
     override func exec(_ env: Environment, _ fp: Frame) throws(RuntimeError) -> Flow {
         if try condition.evalCondition(env, fp) { return .next }
         let why = try message?.eval(env, fp)
-        throw RuntimeError(.assertionFailed(why.map { v in
-            if case .string(let s) = v { return s }
-            return v.text
-        }), at: range)
+        throw RuntimeError(
+            .assertionFailed(
+                why.map { v in
+                    if case .string(let s) = v { return s }
+                    return v.text
+                }), at: range)
     }
 }
 
@@ -531,7 +556,8 @@ final class UseNode: StmtNode {
         let source = loaded!
         let (program, diagnostics) = Parser.parse(source: source, commands: env.commandTable)
         if let d = diagnostics.first {
-            throw RuntimeError(.moduleSyntax(id: d.id, message: d.message), at: d.range, source: source, frames: [frame])
+            throw RuntimeError(
+                .moduleSyntax(id: d.id, message: d.message), at: d.range, source: source, frames: [frame])
         }
         env.modules[resolved] = false
         env.loadingChain.append(resolved)

@@ -155,7 +155,8 @@ public enum RuntimeErrorKind: Sendable, Equatable {
         case .argument(let e, let c): e.rendered(by: c)
         case .builtin(_, _, let m): m
         case .interrupted: "interrupted"
-        case .promptCancelled(let c, let note): "\(c) cancelled at its prompt (Ctrl-C); \(note ?? "nothing was changed")"
+        case .promptCancelled(let c, let note):
+            "\(c) cancelled at its prompt (Ctrl-C); \(note ?? "nothing was changed")"
         }
     }
 
@@ -163,10 +164,12 @@ public enum RuntimeErrorKind: Sendable, Equatable {
     public var hint: String? {
         switch self {
         case .undefinedVariable(_, let s?), .undefinedFunction(_, let s?), .unknownCommand(_, let s?),
-             .noSuchField(_, _, let s?, _):
+            .noSuchField(_, _, let s?, _):
             "did you mean `\(s)`?"
         case .noSuchField(_, _, nil, let fields) where !fields.isEmpty:
-            "its fields: " + (fields.count > 24 ? fields.prefix(24).joined(separator: ", ") + ", …" : fields.joined(separator: ", "))
+            "its fields: "
+                + (fields.count > 24
+                    ? fields.prefix(24).joined(separator: ", ") + ", …" : fields.joined(separator: ", "))
         case .commandAsValue(let c):
             "run it as a command (`\(c) …` on its own line), or call it in an expression: `print (\(c) …)`"
         case .undefinedVariable("i", nil):
@@ -237,8 +240,10 @@ public struct RuntimeError: Error, Sendable, Equatable, CustomStringConvertible 
     public var exitClass: ExitClass
 
     /// `exitClass` nil: the class `kind` implies (`.interrupted` or `.runtimeError`).
-    public init(_ kind: RuntimeErrorKind, at range: SourceRange, source: Source? = nil, frames: [StackFrame] = [],
-                exitClass: ExitClass? = nil) {
+    public init(
+        _ kind: RuntimeErrorKind, at range: SourceRange, source: Source? = nil, frames: [StackFrame] = [],
+        exitClass: ExitClass? = nil
+    ) {
         self.kind = kind
         self.range = range
         self.source = source
@@ -295,7 +300,9 @@ public struct RuntimeError: Error, Sendable, Equatable, CustomStringConvertible 
             let loc = table.location(of: f.range.start)
             let line = "  at \(f.name) (\(f.source.name):\(loc.line):\(loc.column))\n"
             if run > 3 {
-                out += String(repeating: line, count: 3) + "  … \(run - 3) more frame\(run - 3 == 1 ? "" : "s") like the one above\n"
+                out +=
+                    String(repeating: line, count: 3)
+                    + "  … \(run - 3) more frame\(run - 3 == 1 ? "" : "s") like the one above\n"
             } else {
                 out += String(repeating: line, count: run)
             }

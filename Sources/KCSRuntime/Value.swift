@@ -97,7 +97,10 @@ extension Value {
         let (x, y) = try bigOperands(a, b)
         guard !y.isZero else { throw .divisionByZero }
         var (q, r) = x.quotientAndRemainder(dividingBy: y)
-        if !r.isZero && (r.sign == .minus) != (y.sign == .minus) { q -= 1; r += y }
+        if !r.isZero && (r.sign == .minus) != (y.sign == .minus) {
+            q -= 1
+            r += y
+        }
         return integer(q)
     }
 

@@ -36,7 +36,8 @@ extension Value {
             return d.text
         case .map(let m):
             if top, !m.keys.isEmpty { return Value.table(m.pairs.map { ($0.key, $0.value) }) }
-            return "{" + m.pairs.map { Value.quote($0.key) + ": " + $0.value.render(top: false) }.joined(separator: ", ") + "}"
+            return "{"
+                + m.pairs.map { Value.quote($0.key) + ": " + $0.value.render(top: false) }.joined(separator: ", ") + "}"
         case .list(let items):
             if top, let table = Value.recordTable(items) { return table }
             return "[" + items.map { $0.render(top: false) }.joined(separator: ", ") + "]"
@@ -50,7 +51,9 @@ extension Value {
         return rows.map { name, value in
             if case .string(let s) = value, s.contains("\n") {
                 let indent = "\n" + String(repeating: " ", count: width + 2)
-                return (name.padding(to: width) + "  " + s.split(separator: "\n", omittingEmptySubsequences: false)
+                return
+                    (name.padding(to: width) + "  "
+                    + s.split(separator: "\n", omittingEmptySubsequences: false)
                     .map { String($0).trimmingTrailingSpaces() }.joined(separator: indent)).trimmingTrailingSpaces()
             }
             return (name.padding(to: width) + "  " + value.cellText).trimmingTrailingSpaces()
@@ -104,7 +107,8 @@ extension Value {
         case .bytes(let b): return Value.quote("0x" + Value.hex(b))
         case .secret(let s): return Value.quote(s.redacted)
         case .list(let items): return "[" + items.map(\.json).joined(separator: ",") + "]"
-        case .map(let m): return "{" + m.pairs.map { Value.quote($0.key) + ":" + $0.value.json }.joined(separator: ",") + "}"
+        case .map(let m):
+            return "{" + m.pairs.map { Value.quote($0.key) + ":" + $0.value.json }.joined(separator: ",") + "}"
         case .domain(let d):
             if d.fields.isEmpty { return Value.quote(d.text) }
             return "{" + d.fields.map { Value.quote($0.name) + ":" + $0.value.json }.joined(separator: ",") + "}"
@@ -137,7 +141,9 @@ extension String {
         return left == nil ? self + pad : pad + self
     }
 
-    func replacingNewlines() -> String { split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ") }
+    func replacingNewlines() -> String {
+        split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
+    }
 
     func trimmingTrailingSpaces() -> String {
         var s = Substring(self)

@@ -127,7 +127,9 @@ public struct Command: Sendable, Equatable {
     public var range: SourceRange
 
     /// Creates a command.
-    public init(name: String, nameRange: SourceRange, arguments: [CommandArgument], options: [CommandOption], range: SourceRange) {
+    public init(
+        name: String, nameRange: SourceRange, arguments: [CommandArgument], options: [CommandOption], range: SourceRange
+    ) {
         self.name = name
         self.nameRange = nameRange
         self.arguments = arguments

@@ -84,7 +84,8 @@ public enum DiagnosticKind: Sendable, Equatable {
         case .missingHexDigits: "expected hex digits after `0x`"
         case .invalidNumber(let text): "`\(text)` is not a number"
         case .invalidEscape(let c): "unknown escape `\\\(c)` in string"
-        case .invalidUTF8(let byte): "the text is not valid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)) here); nothing was run"
+        case .invalidUTF8(let byte):
+            "the text is not valid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)) here); nothing was run"
         case .unexpectedEndOfInput(let expected): "unexpected end of input, expected \(expected)"
         case .unexpectedToken(let expected, let found): "expected \(expected), found \(found)"
         case .invalidAssignmentTarget: "cannot assign to this expression"
@@ -216,7 +217,9 @@ public enum DiagnosticRenderer {
         let end = endColumn ?? (range.end > range.start ? column : start + 1)
         let width = max(1, end - start)
         var out = "  \(number) | \(shown)\n"
-        out += "  \(String(repeating: " ", count: number.count)) | \(caretPad)^" + String(repeating: "~", count: width - 1) + "\n"
+        out +=
+            "  \(String(repeating: " ", count: number.count)) | \(caretPad)^" + String(repeating: "~", count: width - 1)
+            + "\n"
         return out
     }
 }

@@ -70,7 +70,10 @@ public struct Lexer: Sendable {
         position += 1
         func single(_ kind: TokenKind) -> Token { Token(kind, SourceRange(start: start, end: position)) }
         func pair(_ second: Character, _ long: TokenKind, _ short: TokenKind) -> Token {
-            if peek() == second.asciiValue { position += 1; return single(long) }
+            if peek() == second.asciiValue {
+                position += 1
+                return single(long)
+            }
             return single(short)
         }
         switch c {
@@ -93,7 +96,10 @@ public struct Lexer: Sendable {
         case UInt8(ascii: "<"): return pair("=", .lessEqual, .less)
         case UInt8(ascii: ">"): return pair("=", .greaterEqual, .greater)
         case UInt8(ascii: "!"):
-            if peek() == UInt8(ascii: "=") { position += 1; return single(.bangEqual) }
+            if peek() == UInt8(ascii: "=") {
+                position += 1
+                return single(.bangEqual)
+            }
             return foreign("!", "not", start)
         case UInt8(ascii: "&") where peek() == UInt8(ascii: "&"):
             position += 1
@@ -104,8 +110,14 @@ public struct Lexer: Sendable {
         case UInt8(ascii: "."):
             if peek() == UInt8(ascii: ".") {
                 position += 1
-                if peek() == UInt8(ascii: "<") { position += 1; return single(.halfOpenRange) }
-                if peek() == UInt8(ascii: ".") { position += 1; return single(.closedRange) }
+                if peek() == UInt8(ascii: "<") {
+                    position += 1
+                    return single(.halfOpenRange)
+                }
+                if peek() == UInt8(ascii: ".") {
+                    position += 1
+                    return single(.closedRange)
+                }
                 return foreign("..", "..<", start)
             }
             return single(.dot)
@@ -159,14 +171,19 @@ public struct Lexer: Sendable {
         lastTokenEnd = position
         let text = source.text(in: r)
         let u = Array(text.utf8)
-        if u.count > 2, text.hasPrefix("--"), isIdentifierStart(u[2]), u.dropFirst(3).allSatisfy({ isIdentifierByte($0) || $0 == UInt8(ascii: "-") }) {
+        if u.count > 2, text.hasPrefix("--"), isIdentifierStart(u[2]),
+            u.dropFirst(3).allSatisfy({ isIdentifierByte($0) || $0 == UInt8(ascii: "-") })
+        {
             return Token(.option(String(text.dropFirst(2))), r)
         }
         if text.hasPrefix("$") {
             let path = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            if !text.hasSuffix("."), path.allSatisfy({ p in
-                p.utf8.first.map(isIdentifierStart) == true && p.utf8.allSatisfy(isIdentifierByte) && Keyword.named(p) == nil
-            }) {
+            if !text.hasSuffix("."),
+                path.allSatisfy({ p in
+                    p.utf8.first.map(isIdentifierStart) == true && p.utf8.allSatisfy(isIdentifierByte)
+                        && Keyword.named(p) == nil
+                })
+            {
                 return Token(.variable(path), r)
             }
             return Token(.word(text), r)
@@ -174,7 +191,9 @@ public struct Lexer: Sendable {
         if isDigit(u[0]), u.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "_") }) {
             return Token(.integer(digits(start, position)), r)
         }
-        if u.count >= 2, u[0] == UInt8(ascii: "0"), u[1] | 0x20 == UInt8(ascii: "x"), u.dropFirst(2).allSatisfy(isIdentifierByte) {
+        if u.count >= 2, u[0] == UInt8(ascii: "0"), u[1] | 0x20 == UInt8(ascii: "x"),
+            u.dropFirst(2).allSatisfy(isIdentifierByte)
+        {
             return hexLiteral(r)
         }
         if let k = Keyword.named(text), [.true, .false, .nil].contains(k) { return Token(.keyword(k), r) }
@@ -227,13 +246,16 @@ public struct Lexer: Sendable {
         var textStart = position
         func flush(_ upTo: Int) {
             if !text.isEmpty || (segments.isEmpty && upTo > textStart) {
-                segments.append(.text(String(decoding: text, as: UTF8.self), range: SourceRange(start: textStart, end: upTo)))
+                segments.append(
+                    .text(String(decoding: text, as: UTF8.self), range: SourceRange(start: textStart, end: upTo)))
             }
             text.removeAll()
         }
         while true {
             guard position < end else {
-                report(.unexpectedEndOfInput(expected: "`\"` to close the string"), SourceRange(start: start, end: start + 1))
+                report(
+                    .unexpectedEndOfInput(expected: "`\"` to close the string"),
+                    SourceRange(start: start, end: start + 1))
                 position = end
                 return Token(.invalid, SourceRange(start: start, end: end))
             }
@@ -264,7 +286,9 @@ public struct Lexer: Sendable {
                 flush(position - 1)
                 let open = position - 1
                 guard let close = matchingBrace(from: position) else {
-                    report(.unexpectedEndOfInput(expected: "`}` to close the interpolation"), SourceRange(start: open, end: open + 1))
+                    report(
+                        .unexpectedEndOfInput(expected: "`}` to close the interpolation"),
+                        SourceRange(start: open, end: open + 1))
                     position = end
                     return Token(.invalid, SourceRange(start: start, end: end))
                 }

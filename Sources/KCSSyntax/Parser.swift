@@ -20,11 +20,15 @@ public struct Parser {
     ///
     /// Never fails and never traps: statements with errors are left out of `program` and each
     /// is explained by one entry of `diagnostics`, in source order.
-    public static func parse(source: Source, commands: CommandTable = .empty) -> (program: Program, diagnostics: [Diagnostic]) {
+    public static func parse(
+        source: Source, commands: CommandTable = .empty
+    ) -> (program: Program, diagnostics: [Diagnostic]) {
         if let bad = source.invalidUTF8 {
             // Replacement characters would run as if they were the text: refuse the whole source.
-            return (Program(source: source, statements: []),
-                    [Diagnostic(.invalidUTF8(byte: source.invalidUTF8Byte ?? 0), at: SourceRange(start: bad, end: bad + 3))])
+            return (
+                Program(source: source, statements: []),
+                [Diagnostic(.invalidUTF8(byte: source.invalidUTF8Byte ?? 0), at: SourceRange(start: bad, end: bad + 3))]
+            )
         }
         var parser = Parser(source: source, commands: commands)
         let statements = parser.parseStatements(inBlock: false)
@@ -142,7 +146,8 @@ public struct Parser {
         case .endOfInput where interpolationDepth == 0:
             report(.unexpectedEndOfInput(expected: expected), token.range)
         case .endOfInput:
-            report(.unexpectedToken(expected: expected, found: "`}`"), SourceRange(start: lexer.end, end: lexer.end + 1))
+            report(
+                .unexpectedToken(expected: expected, found: "`}`"), SourceRange(start: lexer.end, end: lexer.end + 1))
         default:
             report(.unexpectedToken(expected: expected, found: token.kind.display), token.range)
         }
@@ -182,7 +187,8 @@ public struct Parser {
                     // `prnt 1`, `improt mnemonic …`: a mistyped first word reads as a variable
                     // followed by more; name the command or keyword it is close to instead.
                     if case .expression(let e) = s.kind, case .identifier(let word) = e.kind,
-                       let near = Parser.statementWordSuggestion(for: word, commands: commands) {
+                        let near = Parser.statementWordSuggestion(for: word, commands: commands)
+                    {
                         report(.unknownCommand(word, suggestion: near), e.range)
                         throw ParseAbort()
                     }
@@ -297,7 +303,8 @@ public struct Parser {
                 skipNewlines()
                 message = try parseExpression()
             }
-            return Stmt(.assertion(condition: condition, message: message), range: start.union((message ?? condition).range))
+            return Stmt(
+                .assertion(condition: condition, message: message), range: start.union((message ?? condition).range))
         case .keyword(.print):
             advance()
             var values: [Expr] = []
@@ -308,14 +315,17 @@ public struct Parser {
                 } while match(.comma)
             }
             return Stmt(.print(values), range: values.last.map { start.union($0.range) } ?? start)
-        case .keyword(.use) where word(after: start.end).map({ commands.contains("use." + source.text(in: $0)) }) == true:
+        case .keyword(.use)
+        where word(after: start.end).map({ commands.contains("use." + source.text(in: $0)) }) == true:
             // `use key NAME`: the namespace word `use` with a verb, not a module.
             let command = try parseCommand(nested: false)
             return Stmt(.command(command), range: command.range)
         case .keyword(.use):
             advance()
             let name = peek()
-            guard case .string(let segments) = name.kind else { throw fail(expected: "a module name in quotes", at: name) }
+            guard case .string(let segments) = name.kind else {
+                throw fail(expected: "a module name in quotes", at: name)
+            }
             advance()
             guard segments.count == 1, case .text(let module, _) = segments[0] else {
                 report(.interpolatedUse, name.range)
@@ -491,7 +501,9 @@ public struct Parser {
             case .newline, .semicolon, .rightBrace, .rightParen, .endOfInput:
                 current = t
                 if let p = pending { options.append(CommandOption(name: p.name, value: nil, range: p.range)) }
-                return Command(name: name, nameRange: nameRange, arguments: arguments, options: options, range: nameRange.union(end))
+                return Command(
+                    name: name, nameRange: nameRange, arguments: arguments, options: options,
+                    range: nameRange.union(end))
             case .option(let o):
                 consumed += 1
                 if let p = pending { options.append(CommandOption(name: p.name, value: nil, range: p.range)) }
@@ -583,11 +595,14 @@ public struct Parser {
     }
 
     private mutating func parseOr() throws(ParseAbort) -> Expr {
-        try parseLeftAssociative({ $0 == .keyword(.or) ? .or : nil }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseAnd() })
+        try parseLeftAssociative(
+            { $0 == .keyword(.or) ? .or : nil }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseAnd() })
     }
 
     private mutating func parseAnd() throws(ParseAbort) -> Expr {
-        try parseLeftAssociative({ $0 == .keyword(.and) ? .and : nil }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseNot() })
+        try parseLeftAssociative(
+            { $0 == .keyword(.and) ? .and : nil }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseNot() }
+        )
     }
 
     private mutating func parseNot() throws(ParseAbort) -> Expr {
@@ -601,17 +616,18 @@ public struct Parser {
     }
 
     private mutating func parseComparison() throws(ParseAbort) -> Expr {
-        try parseLeftAssociative({ kind in
-            switch kind {
-            case .equalEqual: .equal
-            case .bangEqual: .notEqual
-            case .less: .less
-            case .lessEqual: .lessOrEqual
-            case .greater: .greater
-            case .greaterEqual: .greaterOrEqual
-            default: nil
-            }
-        }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseRange() })
+        try parseLeftAssociative(
+            { kind in
+                switch kind {
+                case .equalEqual: .equal
+                case .bangEqual: .notEqual
+                case .less: .less
+                case .lessEqual: .lessOrEqual
+                case .greater: .greater
+                case .greaterEqual: .greaterOrEqual
+                default: nil
+                }
+            }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseRange() })
     }
 
     /// `a..<b` and `a...b`; ranges do not chain.
@@ -629,24 +645,26 @@ public struct Parser {
     }
 
     private mutating func parseAdditive() throws(ParseAbort) -> Expr {
-        try parseLeftAssociative({ kind in
-            switch kind {
-            case .plus: .add
-            case .minus: .subtract
-            default: nil
-            }
-        }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseMultiplicative() })
+        try parseLeftAssociative(
+            { kind in
+                switch kind {
+                case .plus: .add
+                case .minus: .subtract
+                default: nil
+                }
+            }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseMultiplicative() })
     }
 
     private mutating func parseMultiplicative() throws(ParseAbort) -> Expr {
-        try parseLeftAssociative({ kind in
-            switch kind {
-            case .star: .multiply
-            case .slash: .divide
-            case .percent: .remainder
-            default: nil
-            }
-        }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseUnary() })
+        try parseLeftAssociative(
+            { kind in
+                switch kind {
+                case .star: .multiply
+                case .slash: .divide
+                case .percent: .remainder
+                default: nil
+                }
+            }, operand: { (p: inout Parser) throws(ParseAbort) in try p.parseUnary() })
     }
 
     private mutating func parseUnary() throws(ParseAbort) -> Expr {
@@ -673,7 +691,9 @@ public struct Parser {
             switch peek().kind {
             case .leftParen:
                 advance()
-                let (arguments, close) = try parseElements(closing: .rightParen, "`,` or `)`") { p throws(ParseAbort) in try p.parseExpression() }
+                let (arguments, close) = try parseElements(closing: .rightParen, "`,` or `)`") { p throws(ParseAbort) in
+                    try p.parseExpression()
+                }
                 expr = Expr(.call(callee: expr, arguments: arguments), range: expr.range.union(close))
             case .dot:
                 advance()
@@ -795,7 +815,9 @@ public struct Parser {
     private mutating func parseList(open: Token) throws(ParseAbort) -> Expr {
         try enter(open.range)
         defer { depth -= 1 }
-        let (items, close) = try parseElements(closing: .rightBracket, "`,` or `]`") { p throws(ParseAbort) in try p.parseExpression() }
+        let (items, close) = try parseElements(closing: .rightBracket, "`,` or `]`") { p throws(ParseAbort) in
+            try p.parseExpression()
+        }
         return Expr(.list(items), range: open.range.union(close))
     }
 

@@ -10,7 +10,8 @@ public enum Keyword: String, Sendable, CaseIterable {
     /// it builds a `[String: Int]` cache on first use, whose metadata costs a scan of every
     /// conformance in the binary at start-up; docs/architecture.md, "Start-up".)
     public static func named(_ word: String) -> Keyword? {
-        guard let first = word.utf8.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "w"), word.utf8.count <= 8 else {
+        guard let first = word.utf8.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "w"), word.utf8.count <= 8
+        else {
             return nil
         }
         for keyword in allCases where keyword.rawValue == word { return keyword }

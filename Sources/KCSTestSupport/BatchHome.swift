@@ -38,8 +38,10 @@ public struct BatchHome {
 
     /// Starts kcs (or `executable`, given the same environment: a tracer wrapping kcs) with
     /// `arguments` (in `directory`, else the folder), as `start(_:stdout:stderr:)` does a script.
-    public func start(arguments: [String], stdout: String, stderr: String, in directory: URL? = nil,
-                      executable: URL = TestPaths.kcsBinary) throws -> Process {
+    public func start(
+        arguments: [String], stdout: String, stderr: String, in directory: URL? = nil,
+        executable: URL = TestPaths.kcsBinary
+    ) throws -> Process {
         let p = Process()
         p.executableURL = executable
         p.arguments = arguments
@@ -55,14 +57,18 @@ public struct BatchHome {
     }
 
     /// Runs kcs with `arguments` to the end; returns (exit status, stdout, stderr).
-    public func run(arguments: [String], in directory: URL? = nil,
-                    executable: URL = TestPaths.kcsBinary) throws -> (code: Int32, out: String, err: String) {
+    public func run(
+        arguments: [String], in directory: URL? = nil,
+        executable: URL = TestPaths.kcsBinary
+    ) throws -> (code: Int32, out: String, err: String) {
         let name = UUID().uuidString
         let out = path(name + ".out"), err = path(name + ".err")
         let p = try start(arguments: arguments, stdout: out, stderr: err, in: directory, executable: executable)
         p.waitUntilExit()
-        return (p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
-                try String(contentsOfFile: err, encoding: .utf8))
+        return (
+            p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
+            try String(contentsOfFile: err, encoding: .utf8)
+        )
     }
 
     /// Runs `code` as a script file to the end; returns (exit status, stdout, stderr).
@@ -96,12 +102,15 @@ extension BatchHome {
     /// `options`: by default it pairs any console and co-signs bare digests, as the tests of
     /// the protocol need); returns the process (the caller stops it by its PID) and the address
     /// it listens on.
-    public func startCosigner(options: [String] = ["--pair-any", "--allow-raw-digests"]) throws -> (process: Process, address: String) {
+    public func startCosigner(
+        options: [String] = ["--pair-any", "--allow-raw-digests"]
+    ) throws -> (process: Process, address: String) {
         var env = self
         let ready = path("cosigner.ready")
         env.environment["KCS_COSIGNER_READY_FILE"] = ready
-        let p = try env.start(arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--approve", "all"] + options,
-                              stdout: path("cosigner.out"), stderr: path("cosigner.err"))
+        let p = try env.start(
+            arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--approve", "all"] + options,
+            stdout: path("cosigner.out"), stderr: path("cosigner.err"))
         // Waits for the event itself, the address written to the ready file, for as long as the
         // co-signer runs (its vault's scrypt may take seconds on a busy machine), within 2 minutes.
         let deadline = Date().addingTimeInterval(120)

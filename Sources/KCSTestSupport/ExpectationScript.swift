@@ -63,7 +63,9 @@ public struct ExpectationScript: Sendable {
                 e.error = (i + 1, String(directive.dropFirst(8)).trimmingCharacters(in: .whitespaces))
             } else if directive.hasPrefix(" warning: ") {
                 e.warnings.append(String(directive.dropFirst(10)))
-            } else if directive.hasPrefix(" exit: "), let n = Int32(directive.dropFirst(7).trimmingCharacters(in: .whitespaces)) {
+            } else if directive.hasPrefix(" exit: "),
+                let n = Int32(directive.dropFirst(7).trimmingCharacters(in: .whitespaces))
+            {
                 e.exit = n
             }
         }
@@ -74,8 +76,10 @@ public struct ExpectationScript: Sendable {
     /// (empty: it behaved as its comments say).
     public func failures() throws -> [String] {
         let file = path.hasPrefix("/") ? URL(fileURLWithPath: path) : TestPaths.root.appendingPathComponent(path)
-        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-            .map(String.init)
+        let lines = try String(contentsOf: file, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false
+        )
+        .map(String.init)
         var home = try BatchHome()
         defer { home.remove() }
         for (k, v) in Self.expectations(of: lines.joined(separator: "\n")).environment { home.environment[k] = v }
@@ -97,18 +101,23 @@ public struct ExpectationScript: Sendable {
     }
 
     /// What differs between a run's output, errors and exit status and the expectations.
-    static func check(_ r: (code: Int32, out: String, err: String), against expected: Expectations, script path: String,
-                      label: String) -> [String] {
+    static func check(
+        _ r: (code: Int32, out: String, err: String), against expected: Expectations, script path: String,
+        label: String
+    ) -> [String] {
         var problems: [String] = []
         let printed = r.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let lines = printed.last == "" ? Array(printed.dropLast()) : printed
         let wanted = expected.output.map(\.text)
         if lines != wanted {
             // Name the first difference by the script line that expected it.
-            let i = zip(lines, wanted).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(lines.count, wanted.count)
+            let i =
+                zip(lines, wanted).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(lines.count, wanted.count)
             let at = i < expected.output.count ? "\(path):\(expected.output[i].line)" : label
-            problems.append("\(at): printed line \(i + 1) is \(i < lines.count ? "\"\(lines[i])\"" : "missing")"
-                            + (i < wanted.count ? ", expected \"\(wanted[i])\"" : ", expected nothing more"))
+            problems.append(
+                "\(at): printed line \(i + 1) is \(i < lines.count ? "\"\(lines[i])\"" : "missing")"
+                    + (i < wanted.count ? ", expected \"\(wanted[i])\"" : ", expected nothing more"))
         }
         let other = r.err.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("{\"error\"") }
         if other != expected.warnings {
@@ -116,17 +125,21 @@ public struct ExpectationScript: Sendable {
         }
         let errors = r.err.split(separator: "\n").compactMap { line -> (id: String, line: Int?)? in
             guard let data = line.data(using: .utf8),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let id = object["error"] as? String else { return nil }
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let id = object["error"] as? String
+            else { return nil }
             return (id, object["line"] as? Int)
         }
         if let error = expected.error {
             if let got = errors.last {
                 if got.id != error.id || got.line != error.line {
-                    problems.append("\(path):\(error.line): expected error \(error.id) here, got \(got.id) at line \(got.line.map(String.init) ?? "?")")
+                    problems.append(
+                        "\(path):\(error.line): expected error \(error.id) here, got \(got.id) at line \(got.line.map(String.init) ?? "?")"
+                    )
                 }
             } else {
-                problems.append("\(path):\(error.line): expected error \(error.id), the script ran to the end (exit \(r.code))")
+                problems.append(
+                    "\(path):\(error.line): expected error \(error.id), the script ran to the end (exit \(r.code))")
             }
             if r.code == 0 { problems.append("\(label): exit 0 after an error") }
         } else if let got = errors.last {

@@ -20,7 +20,8 @@ public final class PCSCDaemon: @unchecked Sendable {
     public static let systemSocketPath = "/run/pcscd/pcscd.comm"
 
     /// The folder the tests' daemon sees as `/run/pcscd`: one per test process.
-    static let privateRun = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pcscd-run-\(getpid())").path
+    static let privateRun = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-pcscd-run-\(getpid())")
+        .path
 
     /// Whether a private mount namespace can be made here (`unshare --mount`, as root).
     public static let isolated: Bool = {
@@ -69,12 +70,12 @@ public final class PCSCDaemon: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let port = "0x" + String(vpcdPort, radix: 16, uppercase: true)
         try """
-            FRIENDLYNAME "Virtual PCD"
-            DEVICENAME   /dev/null:\(port)
-            LIBPATH      /usr/lib/pcsc/drivers/serial/libifdvpcd.so
-            CHANNELID    \(port)
+        FRIENDLYNAME "Virtual PCD"
+        DEVICENAME   /dev/null:\(port)
+        LIBPATH      /usr/lib/pcsc/drivers/serial/libifdvpcd.so
+        CHANNELID    \(port)
 
-            """.write(toFile: dir + "/vpcd", atomically: true, encoding: .utf8)
+        """.write(toFile: dir + "/vpcd", atomically: true, encoding: .utf8)
         return dir
     }
 
@@ -92,9 +93,11 @@ public final class PCSCDaemon: @unchecked Sendable {
             try? FileManager.default.removeItem(atPath: socket)  // stale socket of a dead daemon
             p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
             // In the namespace: the private folder over /run/pcscd, then pcscd in this process.
-            p.arguments = ["--mount", "--propagation", "private", "/bin/sh", "-c",
-                           "mkdir -p /run/pcscd && mount --bind \"$0\" /run/pcscd && exec /usr/sbin/pcscd --foreground --error --config \"$1\"",
-                           Self.privateRun, try Self.readerConfig()]
+            p.arguments = [
+                "--mount", "--propagation", "private", "/bin/sh", "-c",
+                "mkdir -p /run/pcscd && mount --bind \"$0\" /run/pcscd && exec /usr/sbin/pcscd --foreground --error --config \"$1\"",
+                Self.privateRun, try Self.readerConfig(),
+            ]
         } else {
             if let other = Self.runningPID(socket: socket) { throw DaemonError.foreign(pid: other) }
             try? FileManager.default.removeItem(atPath: socket)  // stale socket of a dead daemon
@@ -159,8 +162,9 @@ public final class PCSCDaemon: @unchecked Sendable {
     public static func runningPID(socket: String = systemSocketPath) -> Int32? {
         let pidFile = (socket as NSString).deletingLastPathComponent + "/pcscd.pid"
         guard FileManager.default.fileExists(atPath: socket),
-              let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
-              let pid = Int32(text.filter { $0.isNumber }) else { return nil }  // the file may end in NUL
+            let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+            let pid = Int32(text.filter { $0.isNumber })
+        else { return nil }  // the file may end in NUL
         return kill(pid, 0) == 0 ? pid : nil
     }
 
@@ -175,7 +179,8 @@ public final class PCSCDaemon: @unchecked Sendable {
             switch self {
             case .exited(let status): "pcscd exited at start with status \(status)"
             case .noSocket(let seconds): "pcscd did not create \(PCSCDaemon.socketPath) within \(seconds) s"
-            case .noReader(let seconds): "pcscd's vpcd reader did not listen on port \(PCSCDaemon.vpcdPort) within \(seconds) s"
+            case .noReader(let seconds):
+                "pcscd's vpcd reader did not listen on port \(PCSCDaemon.vpcdPort) within \(seconds) s"
             case .foreign(let pid):
                 "a pcscd the tests did not start is running (pid \(pid)); the PC/SC tests start and restart their own. "
                     + "Stop it first (`systemctl stop pcscd.socket pcscd` or `/etc/init.d/pcscd stop`)"

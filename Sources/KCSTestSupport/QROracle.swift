@@ -11,7 +11,9 @@ public enum QROracle {
 
     /// Runs `tools/qr-oracle/NAME` with `arguments`; its standard output, or a failure with its
     /// standard error.
-    public static func run(_ arguments: [String], script: String = "oracle.py", python: String = QROracle.python) throws -> String {
+    public static func run(
+        _ arguments: [String], script: String = "oracle.py", python: String = QROracle.python
+    ) throws -> String {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw Failure(description: "no QR oracle at \(python): run `make test` (it creates .build/qr-venv)")
         }
@@ -25,7 +27,8 @@ public enum QROracle {
         let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            throw Failure(description: "\(script) \(arguments.joined(separator: " ")): " + String(decoding: e, as: UTF8.self))
+            throw Failure(
+                description: "\(script) \(arguments.joined(separator: " ")): " + String(decoding: e, as: UTF8.self))
         }
         return String(decoding: o, as: UTF8.self)
     }

@@ -9,7 +9,9 @@ public enum TestPaths {
     /// The kcs binary: `$KCS_BINARY` when set and not empty (a build in another scratch
     /// path), else the checkout's debug build (`make test` builds it first).
     public static var kcsBinary: URL {
-        if let path = ProcessInfo.processInfo.environment["KCS_BINARY"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        if let path = ProcessInfo.processInfo.environment["KCS_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
         return root.appendingPathComponent(".build/debug/kcs")
     }
 }

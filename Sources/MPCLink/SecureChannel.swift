@@ -26,12 +26,15 @@ public final class SecureChannel: @unchecked Sendable {
 
     static func sendRaw(_ socket: SocketStream, _ bytes: [UInt8], what: String) throws(MPCLinkError) {
         let n = UInt32(bytes.count)
-        try socket.write([UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + bytes, what: what)
+        try socket.write(
+            [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + bytes, what: what)
     }
 
     /// One length-prefixed message, whole within `seconds` (or by `deadline` when given).
-    static func receiveRaw(_ socket: SocketStream, max: Int, seconds: Int, deadline: ContinuousClock.Instant? = nil,
-                           what: String) throws(MPCLinkError) -> [UInt8] {
+    static func receiveRaw(
+        _ socket: SocketStream, max: Int, seconds: Int, deadline: ContinuousClock.Instant? = nil,
+        what: String
+    ) throws(MPCLinkError) -> [UInt8] {
         let until = deadline ?? ContinuousClock.now + .seconds(seconds)
         let h = try socket.read(4, until: until, seconds: seconds, what: what)
         let n = Int(h[0]) << 24 | Int(h[1]) << 16 | Int(h[2]) << 8 | Int(h[3])
@@ -42,8 +45,10 @@ public final class SecureChannel: @unchecked Sendable {
     /// Runs the handshake on a connected socket. `initiator`: the side that connected.
     /// `pinned`: the identity the peer must have (nil: any, for a first pairing — the caller shows
     /// both fingerprints and pins the peer's).
-    public static func open(_ socket: SocketStream, identity: PartyIdentity, initiator: Bool, pinned: [UInt8]?,
-                            timeout: Int = 30) throws(MPCLinkError) -> SecureChannel {
+    public static func open(
+        _ socket: SocketStream, identity: PartyIdentity, initiator: Bool, pinned: [UInt8]?,
+        timeout: Int = 30
+    ) throws(MPCLinkError) -> SecureChannel {
         // The whole handshake within `timeout`, however the peer trickles its bytes.
         let deadline = ContinuousClock.now + .seconds(timeout)
         let (ephPublic, ephSecret) = KeyExchange.keyPair()
@@ -53,21 +58,30 @@ public final class SecureChannel: @unchecked Sendable {
         guard hello.count == 97, hello[0] == 1 else { throw .handshake("the peer's hello is not kcs-2pecdsa/1") }
         let peerIdentity = Array(hello[1..<33]), peerEph = Array(hello[33..<65]), peerNonce = Array(hello[65..<97])
         if let pinned, pinned != peerIdentity {
-            throw .untrustedPeer(fingerprint: PartyIdentity.fingerprint(of: peerIdentity), expected: PartyIdentity.fingerprint(of: pinned))
+            throw .untrustedPeer(
+                fingerprint: PartyIdentity.fingerprint(of: peerIdentity),
+                expected: PartyIdentity.fingerprint(of: pinned))
         }
         // Keys: rx, tx for this side (libsodium's client = the initiator).
-        guard let (rx, tx) = KeyExchange.sessionKeys(client: initiator, publicKey: ephPublic, secretKey: ephSecret, peer: peerEph) else {
+        guard
+            let (rx, tx) = KeyExchange.sessionKeys(
+                client: initiator, publicKey: ephPublic, secretKey: ephSecret, peer: peerEph)
+        else {
             throw .handshake("the peer's ephemeral key is unusable")
         }
-        let (eI, eR, nI, nR, iI, iR) = initiator ? (ephPublic, peerEph, nonce, peerNonce, identity.publicKey, peerIdentity)
-                                                 : (peerEph, ephPublic, peerNonce, nonce, peerIdentity, identity.publicKey)
+        let (eI, eR, nI, nR, iI, iR) =
+            initiator
+            ? (ephPublic, peerEph, nonce, peerNonce, identity.publicKey, peerIdentity)
+            : (peerEph, ephPublic, peerNonce, nonce, peerIdentity, identity.publicKey)
         func transcript(_ role: String) -> [UInt8] {
-            ChannelTranscript.hash(role: role, ephemeralI: eI, ephemeralR: eR, nonceI: nI, nonceR: nR, identityI: iI, identityR: iR)
+            ChannelTranscript.hash(
+                role: role, ephemeralI: eI, ephemeralR: eR, nonceI: nI, nonceR: nR, identityI: iI, identityR: iR)
         }
         let (push, header) = SecretStream.sender(key: tx)
         let mine = initiator ? "initiator" : "responder", theirs = initiator ? "responder" : "initiator"
         try sendRaw(socket, identity.sign(transcript(mine)) + header, what: "the handshake")
-        let auth = try receiveRaw(socket, max: 64 + header.count, seconds: timeout, deadline: deadline, what: "the handshake")
+        let auth = try receiveRaw(
+            socket, max: 64 + header.count, seconds: timeout, deadline: deadline, what: "the handshake")
         guard auth.count == 64 + header.count else { throw .handshake("the peer's signature message is malformed") }
         guard PartyIdentity.verify(Array(auth[0..<64]), transcript(theirs), publicKey: peerIdentity) else {
             throw .handshake("the peer's signature over the handshake does not verify")
@@ -86,7 +100,8 @@ public final class SecureChannel: @unchecked Sendable {
 
     /// Receives one message (waiting at most `seconds`, else the channel's timeout).
     public func receive(seconds: Int? = nil, what: String = "the next message") throws(MPCLinkError) -> [UInt8] {
-        let sealed = try Self.receiveRaw(socket, max: Self.maxMessage + SecretStream.tagBytes, seconds: seconds ?? timeout, what: what)
+        let sealed = try Self.receiveRaw(
+            socket, max: Self.maxMessage + SecretStream.tagBytes, seconds: seconds ?? timeout, what: what)
         guard let out = pull.open(sealed) else {
             throw .handshake("a message failed authentication (changed, replayed or out of order)")
         }
@@ -112,8 +127,10 @@ public enum ChannelRun {
     /// `first`: a frame already received (a server that read it to choose the party).
     /// `beforeSending`: called with each frame's step before it leaves (progress; a co-signer
     /// stores its share before its confirmation goes out).
-    public static func run(_ party: TwoPartyStep, over channel: SecureChannel, initiator: Bool, first: Frame? = nil,
-                           firstTimeout: Int? = nil, beforeSending: ((Int) throws -> Void)? = nil) throws {
+    public static func run(
+        _ party: TwoPartyStep, over channel: SecureChannel, initiator: Bool, first: Frame? = nil,
+        firstTimeout: Int? = nil, beforeSending: ((Int) throws -> Void)? = nil
+    ) throws {
         var waited = first != nil
         do {
             var outgoing = initiator ? try party.next(nil) : try first.map { try party.next($0) } ?? nil

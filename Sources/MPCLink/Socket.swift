@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a co-signer listens: `unix:/path` (or a path) or `host:port` (IPv4, 127.0.0.1 by default).
@@ -54,7 +54,9 @@ public final class SocketStream: @unchecked Sendable {
 
     /// Reads exactly `count` bytes by `deadline`: a total for the whole read, not a wait per
     /// piece, so a peer sending a byte now and then cannot hold a read open for ever.
-    func read(_ count: Int, until deadline: ContinuousClock.Instant, seconds: Int, what: String) throws(MPCLinkError) -> [UInt8] {
+    func read(
+        _ count: Int, until deadline: ContinuousClock.Instant, seconds: Int, what: String
+    ) throws(MPCLinkError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         var got = 0
         while got < count {
@@ -95,19 +97,27 @@ public final class SocketStream: @unchecked Sendable {
 }
 
 /// A socket for `endpoint` and `body` run with its address; returns (fd, body's result, reason).
-func withAddress(_ endpoint: Endpoint, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool) -> (Int32, Bool, String) {
+func withAddress(
+    _ endpoint: Endpoint, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool
+) -> (Int32, Bool, String) {
     switch endpoint {
     case .unix(let path):
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { return (-1, false, "the socket path is too long") }
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+            return (-1, false, "the socket path is too long")
+        }
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in
             for (i, b) in bytes.enumerated() { raw[i] = b }
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return (fd, false, String(cString: strerror(errno))) }
-        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                body(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
         return (fd, ok, ok ? "" : String(cString: strerror(errno)))
     case .tcp(let host, let port):
         var addr = sockaddr_in()
@@ -121,7 +131,11 @@ func withAddress(_ endpoint: Endpoint, _ body: (Int32, UnsafePointer<sockaddr>, 
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         return (fd, ok, ok ? "" : String(cString: strerror(errno)))
     }
 }
@@ -142,7 +156,9 @@ public final class SocketListener: @unchecked Sendable {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
-            throw .cannotListen(address: endpoint.description, reason: "\(path) exists and is not a socket; kcs removes only a stale socket")
+            throw .cannotListen(
+                address: endpoint.description,
+                reason: "\(path) exists and is not a socket; kcs removes only a stale socket")
         }
         if let live = try? SocketStream.connect(endpoint) {
             live.shutdownNow()
@@ -167,7 +183,9 @@ public final class SocketListener: @unchecked Sendable {
         case .tcp(let host, _):
             var addr = sockaddr_in()
             var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+            _ = withUnsafeMutablePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+            }
             self.endpoint = .tcp(host: host, port: UInt16(bigEndian: addr.sin_port))
         }
     }
@@ -194,7 +212,9 @@ public final class SocketListener: @unchecked Sendable {
             let stream = SocketStream(fd: client, peer: "a client of \(endpoint)")
             if address.ss_family == sa_family_t(AF_INET) {
                 stream.peerHost = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { String(cString: inet_ntoa($0.pointee.sin_addr)) }
+                    $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                        String(cString: inet_ntoa($0.pointee.sin_addr))
+                    }
                 }
             } else if address.ss_family == sa_family_t(AF_UNIX) {
                 stream.peerHost = "local"

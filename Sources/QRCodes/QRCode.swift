@@ -73,8 +73,11 @@ public struct QRCode: Sendable, Equatable {
         var best = try Self.encode(data, text: text && !data.contains(0), level: level, version: 0)
         if boost {
             for higher in ErrorCorrection.allCases where higher.rawValue > level.rawValue {
-                guard let raised = try? Self.encode(data, text: text && !data.contains(0), level: higher, version: best.version),
-                      raised.version == best.version else { break }
+                guard
+                    let raised = try? Self.encode(
+                        data, text: text && !data.contains(0), level: higher, version: best.version),
+                    raised.version == best.version
+                else { break }
                 best = raised
             }
         }
@@ -88,18 +91,22 @@ public struct QRCode: Sendable, Equatable {
         self.modules = modules
     }
 
-    private static func encode(_ data: [UInt8], text: Bool, level: ErrorCorrection, version: Int) throws(QRError) -> QRCode {
+    private static func encode(
+        _ data: [UInt8], text: Bool, level: ErrorCorrection, version: Int
+    ) throws(QRError) -> QRCode {
         if let why = kcs_qrencode_load() { throw .library(String(cString: why)) }
         var width: Int32 = 0
         var raw: UnsafeMutablePointer<UInt8>?
         let v = data.withUnsafeBufferPointer {
-            kcs_qr_encode($0.baseAddress, Int32($0.count), Int32(level.rawValue), Int32(version), text ? 1 : 0, &width, &raw)
+            kcs_qr_encode(
+                $0.baseAddress, Int32($0.count), Int32(level.rawValue), Int32(version), text ? 1 : 0, &width, &raw)
         }
         guard v > 0, let raw else { throw .tooLarge(bytes: data.count, level: level) }
         defer { kcs_free(raw) }
         let n = Int(width)
-        return QRCode(version: Int(v), size: n, errorCorrection: level,
-                      modules: UnsafeBufferPointer(start: raw, count: n * n).map { $0 != 0 })
+        return QRCode(
+            version: Int(v), size: n, errorCorrection: level,
+            modules: UnsafeBufferPointer(start: raw, count: n * n).map { $0 != 0 })
     }
 
     // MARK: drawing
@@ -212,16 +219,24 @@ public struct GrayImage: Sendable, Equatable {
             throw .image("the JPEG has \(markers.scans) scans, more than the \(Self.maximumJPEGScans) kcs decodes")
         }
         if markers.progressive, markers.pixels * markers.scans > Self.maximumJPEGScanPixels {
-            throw .image("the progressive JPEG has \(markers.scans) scans of \(markers.pixels) pixels, more work than kcs does for one image")
+            throw .image(
+                "the progressive JPEG has \(markers.scans) scans of \(markers.pixels) pixels, more work than kcs does for one image"
+            )
         }
         try self.init(bytes, decoder: kcs_jpeg_read_gray)
     }
 
     /// An image decoded to grey by one of the shim's readers (bytes, length, pixel limit → grey
     /// buffer, width, height, or the reason).
-    private init(_ bytes: [UInt8], decoder: (UnsafePointer<UInt8>?, Int, Int, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
-                                           UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<CChar>, Int) -> Int32)
-        throws(QRError) {
+    private init(
+        _ bytes: [UInt8],
+        decoder: (
+            UnsafePointer<UInt8>?, Int, Int, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+            UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<CChar>, Int
+        ) -> Int32
+    )
+        throws(QRError)
+    {
         var gray: UnsafeMutablePointer<UInt8>?
         var w: Int32 = 0, h: Int32 = 0
         var error = [CChar](repeating: 0, count: 256)
@@ -230,7 +245,8 @@ public struct GrayImage: Sendable, Equatable {
         }
         guard rc == 0, let gray else { throw .image(Self.text(error)) }
         defer { kcs_free(gray) }
-        self.init(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: gray, count: Int(w) * Int(h))))
+        self.init(
+            width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: gray, count: Int(w) * Int(h))))
     }
 
     /// Every frame of a (possibly animated) GIF held in memory, composed and converted to grey.
@@ -239,13 +255,15 @@ public struct GrayImage: Sendable, Equatable {
         var w: Int32 = 0, h: Int32 = 0, n: Int32 = 0
         var error = [CChar](repeating: 0, count: 256)
         let rc = bytes.withUnsafeBufferPointer { b in
-            kcs_gif_read_gray(b.baseAddress, b.count, maximumPixels, maximumPixelsPerReading, &out, &w, &h, &n, &error, error.count)
+            kcs_gif_read_gray(
+                b.baseAddress, b.count, maximumPixels, maximumPixelsPerReading, &out, &w, &h, &n, &error, error.count)
         }
         guard rc == 0, let out else { throw .image(text(error)) }
         defer { kcs_free(out) }
         let size = Int(w) * Int(h)
         return (0..<Int(n)).map { i in
-            GrayImage(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: out + i * size, count: size)))
+            GrayImage(
+                width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: out + i * size, count: size)))
         }
     }
 
@@ -276,7 +294,8 @@ public struct GrayImage: Sendable, Equatable {
 
     /// An animated GIF of black-and-white frames of one size (`delay` hundredths of a second each, looping).
     public static func animatedGIF(_ frames: [GrayImage], delay: Int) throws(QRError) -> [UInt8] {
-        guard let first = frames.first, frames.allSatisfy({ $0.width == first.width && $0.height == first.height }) else {
+        guard let first = frames.first, frames.allSatisfy({ $0.width == first.width && $0.height == first.height })
+        else {
             throw .image("an animated GIF needs frames of one size")
         }
         let pixels = frames.flatMap(\.pixels)
@@ -284,8 +303,9 @@ public struct GrayImage: Sendable, Equatable {
         var length = 0
         var error = [CChar](repeating: 0, count: 256)
         let rc = pixels.withUnsafeBufferPointer { p in
-            kcs_gif_write_frames(p.baseAddress, Int32(first.width), Int32(first.height), Int32(frames.count), Int32(delay),
-                                 &out, &length, &error, error.count)
+            kcs_gif_write_frames(
+                p.baseAddress, Int32(first.width), Int32(first.height), Int32(frames.count), Int32(delay),
+                &out, &length, &error, error.count)
         }
         guard rc == 0, let out else { throw .image(text(error)) }
         defer { kcs_free(out) }
@@ -297,7 +317,9 @@ public struct GrayImage: Sendable, Equatable {
     public func qrCodes() throws(QRError) -> [[UInt8]] {
         var out: UnsafeMutablePointer<UInt8>?
         var length = 0
-        let count = pixels.withUnsafeBufferPointer { p in kcs_zbar_scan(p.baseAddress, Int32(width), Int32(height), 1, &out, &length) }
+        let count = pixels.withUnsafeBufferPointer { p in
+            kcs_zbar_scan(p.baseAddress, Int32(width), Int32(height), 1, &out, &length)
+        }
         if count < 0 { throw .library(String(cString: kcs_zbar_load())) }
         defer { kcs_free(out) }
         guard let out else { return [] }
@@ -323,9 +345,12 @@ public final class QRCamera {
 
     /// The cameras V4L2 lists (`/sys/class/video4linux`): device path and name, in name order.
     public static func devices(root: String = "/sys/class/video4linux") -> [(device: String, name: String)] {
-        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { $0.hasPrefix("video") }.sorted()
+        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter {
+            $0.hasPrefix("video")
+        }.sorted()
         return entries.map { entry in
-            let name = (try? String(contentsOfFile: root + "/" + entry + "/name", encoding: .utf8))?
+            let name =
+                (try? String(contentsOfFile: root + "/" + entry + "/name", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? entry
             return ("/dev/" + entry, name)
         }
@@ -367,12 +392,20 @@ public struct JPEGMarkers: Sendable, Equatable {
         while i + 4 <= bytes.count {
             guard bytes[i] == 0xFF else { return }
             let marker = bytes[i + 1]
-            if marker == 0xFF { i += 1; continue }
+            if marker == 0xFF {
+                i += 1
+                continue
+            }
             if marker == 0xD9 { return }
-            if (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
+            if (0xD0...0xD7).contains(marker) || marker == 0x01 {
+                i += 2
+                continue
+            }
             let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
             guard length >= 2 else { return }
-            if [0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF].contains(marker), i + 9 <= bytes.count {
+            if [0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF].contains(marker),
+                i + 9 <= bytes.count
+            {
                 progressive = progressive || [0xC2, 0xC6, 0xCA, 0xCE].contains(marker)
                 pixels = (Int(bytes[i + 5]) << 8 | Int(bytes[i + 6])) * (Int(bytes[i + 7]) << 8 | Int(bytes[i + 8]))
             }
@@ -381,7 +414,9 @@ public struct JPEGMarkers: Sendable, Equatable {
             scans += 1
             // Entropy-coded data: up to the next marker that is not a stuffed 0xFF00 or a restart.
             while i + 1 < bytes.count {
-                if bytes[i] == 0xFF, bytes[i + 1] != 0x00, !(0xD0...0xD7).contains(bytes[i + 1]), bytes[i + 1] != 0xFF { break }
+                if bytes[i] == 0xFF, bytes[i + 1] != 0x00, !(0xD0...0xD7).contains(bytes[i + 1]), bytes[i + 1] != 0xFF {
+                    break
+                }
                 i += 1
             }
         }

@@ -36,8 +36,10 @@ public enum SecretShape: String, Sendable, CaseIterable {
         return (30...66).contains(n) && n != 40 && n != 66 || (126...128).contains(n)
     }
 
-    private static let privatePrefixes: Set<String> = ["xprv", "tprv", "yprv", "zprv", "uprv", "vprv",
-                                                         "Yprv", "Zprv", "Uprv", "Vprv"]
+    private static let privatePrefixes: Set<String> = [
+        "xprv", "tprv", "yprv", "zprv", "uprv", "vprv",
+        "Yprv", "Zprv", "Uprv", "Vprv",
+    ]
 
     private static func isExtendedPrivateKey(_ text: String) -> Bool {
         text.utf8.count >= 20 && privatePrefixes.contains(String(text.prefix(4)))

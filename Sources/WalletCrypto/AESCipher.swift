@@ -1,7 +1,7 @@
 internal import COpenSSL
 import Crypto
-import _CryptoExtras
 import Foundation
+import _CryptoExtras
 
 /// AES in the four modes kcs needs: CBC (Keycard 3.x secure channel, no padding — the
 /// channel pads with ISO 9797-1 method 2 itself), CTR (keystore V3 `aes-128-ctr`,
@@ -42,14 +42,19 @@ public enum AESCipher {
     }
 
     /// AES-GCM seal: returns ciphertext ‖ 16-byte tag. The 12-byte nonce must never repeat for a key.
-    public static func gcmSeal(_ plaintext: Secret, key: Secret, nonce: [UInt8], aad: [UInt8]) throws(WalletCryptoError) -> [UInt8] {
-        guard nonce.count == 12 else { throw .wrongLength(what: "AES-GCM nonce", expected: "12 bytes", got: nonce.count) }
+    public static func gcmSeal(
+        _ plaintext: Secret, key: Secret, nonce: [UInt8], aad: [UInt8]
+    ) throws(WalletCryptoError) -> [UInt8] {
+        guard nonce.count == 12 else {
+            throw .wrongLength(what: "AES-GCM nonce", expected: "12 bytes", got: nonce.count)
+        }
         try checkKey(key)
         return try wrap {
             try key.withUnsafeBytes { k in
                 try plaintext.withUnsafeBytes { p in
-                    let box = try AES.GCM.seal(p, using: SymmetricKey(data: k), nonce: .init(data: nonce),
-                                               authenticating: aad)
+                    let box = try AES.GCM.seal(
+                        p, using: SymmetricKey(data: k), nonce: .init(data: nonce),
+                        authenticating: aad)
                     return Array(box.ciphertext) + Array(box.tag)
                 }
             }
@@ -57,14 +62,21 @@ public enum AESCipher {
     }
 
     /// AES-GCM open of ciphertext ‖ tag. A wrong key or any changed byte gives `.authenticationFailed`.
-    public static func gcmOpen(_ sealed: [UInt8], key: Secret, nonce: [UInt8], aad: [UInt8]) throws(WalletCryptoError) -> Secret {
-        guard nonce.count == 12 else { throw .wrongLength(what: "AES-GCM nonce", expected: "12 bytes", got: nonce.count) }
-        guard sealed.count >= 16 else { throw .wrongLength(what: "AES-GCM sealed data", expected: "at least 16 bytes", got: sealed.count) }
+    public static func gcmOpen(
+        _ sealed: [UInt8], key: Secret, nonce: [UInt8], aad: [UInt8]
+    ) throws(WalletCryptoError) -> Secret {
+        guard nonce.count == 12 else {
+            throw .wrongLength(what: "AES-GCM nonce", expected: "12 bytes", got: nonce.count)
+        }
+        guard sealed.count >= 16 else {
+            throw .wrongLength(what: "AES-GCM sealed data", expected: "at least 16 bytes", got: sealed.count)
+        }
         try checkKey(key)
         do {
             return try key.withUnsafeBytes { k in
-                let box = try AES.GCM.SealedBox(nonce: .init(data: nonce), ciphertext: sealed.dropLast(16),
-                                                tag: sealed.suffix(16))
+                let box = try AES.GCM.SealedBox(
+                    nonce: .init(data: nonce), ciphertext: sealed.dropLast(16),
+                    tag: sealed.suffix(16))
                 let plain = try AES.GCM.open(box, using: SymmetricKey(data: k), authenticating: aad)
                 var bytes = Array(plain)
                 return Secret(consuming: &bytes)
@@ -76,13 +88,16 @@ public enum AESCipher {
 
     /// AES-128-CCM seal without associated data (RFC 3610): ciphertext ‖ tag. The nonce is 7 to
     /// 13 bytes, the tag 4 to 16 (even); the nonce must never repeat for a key.
-    public static func ccmSeal(_ plaintext: [UInt8], key: Secret, nonce: [UInt8], tagLength: Int) throws(WalletCryptoError) -> [UInt8] {
+    public static func ccmSeal(
+        _ plaintext: [UInt8], key: Secret, nonce: [UInt8], tagLength: Int
+    ) throws(WalletCryptoError) -> [UInt8] {
         try checkCCM(key: key, nonce: nonce, tagLength: tagLength)
         var out = [UInt8](repeating: 0, count: plaintext.count + tagLength)
         let ok = key.withUnsafeBytes { k in
             out.withUnsafeMutableBufferPointer { o in
-                kcs_ccm_seal(k.baseAddress!.assumingMemoryBound(to: UInt8.self), nonce, Int32(nonce.count), Int32(tagLength),
-                             plaintext, Int32(plaintext.count), o.baseAddress!)
+                kcs_ccm_seal(
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), nonce, Int32(nonce.count), Int32(tagLength),
+                    plaintext, Int32(plaintext.count), o.baseAddress!)
             }
         }
         guard ok == 1 else { throw .cipherFailure(ccmLibraryProblem()) }
@@ -91,7 +106,9 @@ public enum AESCipher {
 
     /// AES-128-CCM open of ciphertext ‖ tag. A wrong key, nonce or any changed byte gives
     /// `.authenticationFailed`, and no plaintext.
-    public static func ccmOpen(_ sealed: [UInt8], key: Secret, nonce: [UInt8], tagLength: Int) throws(WalletCryptoError) -> [UInt8] {
+    public static func ccmOpen(
+        _ sealed: [UInt8], key: Secret, nonce: [UInt8], tagLength: Int
+    ) throws(WalletCryptoError) -> [UInt8] {
         try checkCCM(key: key, nonce: nonce, tagLength: tagLength)
         guard sealed.count >= tagLength else {
             throw .wrongLength(what: "AES-CCM sealed data", expected: "at least \(tagLength) bytes", got: sealed.count)
@@ -100,8 +117,9 @@ public enum AESCipher {
         var out = [UInt8](repeating: 0, count: max(length, 1))
         let result = key.withUnsafeBytes { k in
             out.withUnsafeMutableBufferPointer { o in
-                kcs_ccm_open(k.baseAddress!.assumingMemoryBound(to: UInt8.self), nonce, Int32(nonce.count), Int32(tagLength),
-                             sealed, Int32(length), o.baseAddress!)
+                kcs_ccm_open(
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), nonce, Int32(nonce.count), Int32(tagLength),
+                    sealed, Int32(length), o.baseAddress!)
             }
         }
         switch result {

@@ -26,14 +26,18 @@ public final class BigNum: @unchecked Sendable, Equatable, Comparable, CustomStr
     /// A fresh zero (secret numbers in the secure heap).
     static func fresh(secret: Bool) throws(WalletCryptoError) -> BigNum {
         let a = try api()
-        guard let raw = secret ? a.pointee.secure_new() : a.pointee.new_() else { throw .cipherFailure("BN_new failed") }
+        guard let raw = secret ? a.pointee.secure_new() : a.pointee.new_() else {
+            throw .cipherFailure("BN_new failed")
+        }
         return BigNum(raw: raw, secret: secret)
     }
 
     /// The number whose big-endian bytes are `bytes`.
     public convenience init(bytes: [UInt8], secret: Bool = false) throws(WalletCryptoError) {
         let a = try Self.api()
-        guard let raw = secret ? a.pointee.secure_new() : a.pointee.new_() else { throw .cipherFailure("BN_new failed") }
+        guard let raw = secret ? a.pointee.secure_new() : a.pointee.new_() else {
+            throw .cipherFailure("BN_new failed")
+        }
         self.init(raw: raw, secret: secret)
         guard bytes.withUnsafeBufferPointer({ a.pointee.bin2bn($0.baseAddress, Int32($0.count), raw) }) != nil else {
             throw .cipherFailure("BN_bin2bn failed")
@@ -66,13 +70,18 @@ public final class BigNum: @unchecked Sendable, Equatable, Comparable, CustomStr
 
     // MARK: arithmetic (a result is secret when an operand is)
 
-    private static func run(_ what: String, _ operands: [BigNum],
-                            _ body: (UnsafeMutablePointer<kcs_bn_api>, UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Int32)
-        throws(WalletCryptoError) -> BigNum {
+    private static func run(
+        _ what: String, _ operands: [BigNum],
+        _ body: (UnsafeMutablePointer<kcs_bn_api>, UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Int32
+    )
+        throws(WalletCryptoError) -> BigNum
+    {
         let a = try api()
         let secret = operands.contains(where: \.isSecret)
         let result = try fresh(secret: secret)
-        guard let ctx = secret ? a.pointee.ctx_secure_new() : a.pointee.ctx_new() else { throw .cipherFailure("BN_CTX_new failed") }
+        guard let ctx = secret ? a.pointee.ctx_secure_new() : a.pointee.ctx_new() else {
+            throw .cipherFailure("BN_CTX_new failed")
+        }
         defer { a.pointee.ctx_free(ctx) }
         guard body(a, result.raw, ctx) == 1 else { throw .cipherFailure("\(what) failed") }
         return result
@@ -111,7 +120,9 @@ public final class BigNum: @unchecked Sendable, Equatable, Comparable, CustomStr
 
     /// aᵉ mod m. A secret base or exponent, or `constantTime`, takes OpenSSL's constant-time
     /// Montgomery exponentiation (an odd modulus).
-    public static func modExp(_ a: BigNum, _ e: BigNum, _ m: BigNum, constantTime: Bool = false) throws(WalletCryptoError) -> BigNum {
+    public static func modExp(
+        _ a: BigNum, _ e: BigNum, _ m: BigNum, constantTime: Bool = false
+    ) throws(WalletCryptoError) -> BigNum {
         if constantTime || a.isSecret || e.isSecret {
             return try run("BN_mod_exp_mont_consttime", [a, e, m]) { f, r, ctx in
                 f.pointee.mod_exp_consttime(r, a.raw, e.raw, m.raw, ctx, nil)
@@ -122,7 +133,9 @@ public final class BigNum: @unchecked Sendable, Equatable, Comparable, CustomStr
 
     /// a⁻¹ mod m; refuses a number with no inverse.
     public static func modInverse(_ a: BigNum, _ m: BigNum) throws(WalletCryptoError) -> BigNum {
-        try run("BN_mod_inverse (no inverse)", [a, m]) { f, r, ctx in f.pointee.mod_inverse(r, a.raw, m.raw, ctx) == nil ? 0 : 1 }
+        try run("BN_mod_inverse (no inverse)", [a, m]) { f, r, ctx in
+            f.pointee.mod_inverse(r, a.raw, m.raw, ctx) == nil ? 0 : 1
+        }
     }
 
     public static func gcd(_ a: BigNum, _ b: BigNum) throws(WalletCryptoError) -> BigNum {
@@ -175,7 +188,9 @@ public final class BigNum: @unchecked Sendable, Equatable, Comparable, CustomStr
     public static func rfc3526Prime2048() throws(WalletCryptoError) -> BigNum {
         let a = try api()
         let r = try fresh(secret: false)
-        guard a.pointee.rfc3526_prime_2048(r.raw) != nil else { throw .cipherFailure("BN_get_rfc3526_prime_2048 failed") }
+        guard a.pointee.rfc3526_prime_2048(r.raw) != nil else {
+            throw .cipherFailure("BN_get_rfc3526_prime_2048 failed")
+        }
         return r
     }
 

@@ -1,7 +1,7 @@
-import Crypto
-import _CryptoExtras
-import Foundation
 internal import CSodium
+import Crypto
+import Foundation
+import _CryptoExtras
 
 /// One-shot hash functions. SHA-2 and HMAC come from swift-crypto (BoringSSL);
 /// Keccak-256 and RIPEMD-160 are implemented in this module (see their files).
@@ -75,8 +75,10 @@ public enum KeyDerivation {
     }
 
     /// PBKDF2 with `iterations` rounds of `prf`. Iterations must be ≥ 1, length 1…1024.
-    public static func pbkdf2(password: Secret, salt: [UInt8], iterations: Int, length: Int,
-                              prf: PRF) throws(WalletCryptoError) -> Secret {
+    public static func pbkdf2(
+        password: Secret, salt: [UInt8], iterations: Int, length: Int,
+        prf: PRF
+    ) throws(WalletCryptoError) -> Secret {
         guard iterations >= 1 else {
             throw .invalidKDFParameter(parameter: "c", value: String(iterations), expected: "at least 1")
         }
@@ -98,8 +100,10 @@ public enum KeyDerivation {
     /// `N < 2^(16·r)` bound, which go-ethereum's r = 1 files exceed). Needs about
     /// 128·r·(n + p) bytes; parameters needing more than `maxMemory` (default 2 GiB) are
     /// refused rather than exhausting the machine. docs/wallet-core.md says why libsodium.
-    public static func scrypt(password: Secret, salt: [UInt8], n: Int, r: Int, p: Int, length: Int,
-                              maxMemory: Int = 2 << 30) throws(WalletCryptoError) -> Secret {
+    public static func scrypt(
+        password: Secret, salt: [UInt8], n: Int, r: Int, p: Int, length: Int,
+        maxMemory: Int = 2 << 30
+    ) throws(WalletCryptoError) -> Secret {
         guard n >= 2, n & (n - 1) == 0 else {
             throw .invalidKDFParameter(parameter: "n", value: String(n), expected: "a power of two, at least 2")
         }
@@ -113,8 +117,9 @@ public enum KeyDerivation {
         }
         let (mem, overflow) = (128 * r).multipliedReportingOverflow(by: n + p + 1)
         guard !overflow, mem <= maxMemory else {
-            throw .invalidKDFParameter(parameter: "n·r", value: "\(n)·\(r)",
-                                       expected: "at most \(maxMemory >> 20) MiB of scrypt memory")
+            throw .invalidKDFParameter(
+                parameter: "n·r", value: "\(n)·\(r)",
+                expected: "at most \(maxMemory >> 20) MiB of scrypt memory")
         }
         guard sodiumReady else { throw .cipherFailure("scrypt: libsodium failed to initialise") }
         return try Secret(count: length) { (out: UnsafeMutableRawBufferPointer) throws(WalletCryptoError) in
@@ -134,9 +139,12 @@ public enum KeyDerivation {
 }
 
 // Thin adapters keep swift-crypto's types out of the public signatures above.
-private func KDF_PBKDF2(_ pw: UnsafeRawBufferPointer, _ salt: [UInt8], _ prf: KeyDerivation.PRF, _ length: Int,
-                        _ iterations: Int) throws -> SymmetricKey {
+private func KDF_PBKDF2(
+    _ pw: UnsafeRawBufferPointer, _ salt: [UInt8], _ prf: KeyDerivation.PRF, _ length: Int,
+    _ iterations: Int
+) throws -> SymmetricKey {
     let hash: CryptoExtras.KDF.Insecure.PBKDF2.HashFunction = prf == .hmacSHA256 ? .sha256 : .sha512
-    return try CryptoExtras.KDF.Insecure.PBKDF2.deriveKey(from: pw, salt: salt, using: hash,
-                                                   outputByteCount: length, unsafeUncheckedRounds: iterations)
+    return try CryptoExtras.KDF.Insecure.PBKDF2.deriveKey(
+        from: pw, salt: salt, using: hash,
+        outputByteCount: length, unsafeUncheckedRounds: iterations)
 }

@@ -7,7 +7,8 @@ public enum Hex {
         var utf8 = Substring(text).utf8[...]
         var offset = 0
         if utf8.count >= 2, utf8.first == UInt8(ascii: "0"),
-           let x = utf8.dropFirst().first, x == UInt8(ascii: "x") || x == UInt8(ascii: "X") {
+            let x = utf8.dropFirst().first, x == UInt8(ascii: "x") || x == UInt8(ascii: "X")
+        {
             utf8 = utf8.dropFirst(2)
             offset = 2
         }
@@ -18,8 +19,9 @@ public enum Hex {
         var index = 0
         for byte in utf8 {
             guard let nibble = nibble(byte) else {
-                throw .hexInvalidCharacter(character: character(in: text, utf8Offset: offset + index),
-                                           position: characterPosition(in: text, utf8Offset: offset + index))
+                throw .hexInvalidCharacter(
+                    character: character(in: text, utf8Offset: offset + index),
+                    position: characterPosition(in: text, utf8Offset: offset + index))
             }
             if index & 1 == 0 { high = nibble } else { out.append(high << 4 | nibble) }
             index += 1

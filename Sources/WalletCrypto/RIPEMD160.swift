@@ -11,7 +11,9 @@ public enum RIPEMD160 {
         while message.count % 64 != 56 { message.append(0) }
         withUnsafeBytes(of: bitLength.littleEndian) { message.append(contentsOf: $0) }
 
-        var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
+        var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
+        )
         var x = [UInt32](repeating: 0, count: 16)
         message.withUnsafeBytes { raw in
             for block in stride(from: 0, to: raw.count, by: 64) {
@@ -81,9 +83,17 @@ public enum RIPEMD160 {
         for step in 0..<80 {
             let round = step / 16
             var t = rotl(al &+ f(round, bl, cl, dl) &+ x[rl[step]] &+ kl[round], sl[step]) &+ el
-            al = el; el = dl; dl = rotl(cl, 10); cl = bl; bl = t
+            al = el
+            el = dl
+            dl = rotl(cl, 10)
+            cl = bl
+            bl = t
             t = rotl(ar &+ f(4 - round, br, cr, dr) &+ x[rr[step]] &+ kr[round], sr[step]) &+ er
-            ar = er; er = dr; dr = rotl(cr, 10); cr = br; br = t
+            ar = er
+            er = dr
+            dr = rotl(cr, 10)
+            cr = br
+            br = t
         }
         let t = h.1 &+ cl &+ dr
         h.1 = h.2 &+ dl &+ er

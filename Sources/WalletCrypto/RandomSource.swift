@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Where random bytes come from. Production code uses `SystemRandom` (the kernel
 /// CSPRNG); tests hand in a `SeededRandom` so every run is reproducible.

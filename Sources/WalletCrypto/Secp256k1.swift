@@ -39,8 +39,10 @@ public enum Secp256k1 {
 
     /// Verifies an ECDSA signature over a 32-byte digest. High-S signatures are
     /// rejected (libsecp256k1 and Ethereum since EIP-2 do) unless `allowHighS`.
-    public static func verify(_ signature: ECDSASignature, digest: [UInt8], publicKey: PublicKey,
-                              allowHighS: Bool = false) -> Bool {
+    public static func verify(
+        _ signature: ECDSASignature, digest: [UInt8], publicKey: PublicKey,
+        allowHighS: Bool = false
+    ) -> Bool {
         guard digest.count == 32 else { return false }
         let ctx = Secp256k1Context.shared.raw
         var sig = secp256k1_ecdsa_signature()
@@ -60,8 +62,9 @@ public enum Secp256k1 {
         guard digest.count == 32 else { return nil }
         var nonce = [UInt8](repeating: 0, count: 32)
         let ok = privateKey.secret.withUnsafeBytes { key in
-            secp256k1_nonce_function_rfc6979(&nonce, digest, key.bindMemory(to: UInt8.self).baseAddress!,
-                                             nil, nil, attempt)
+            secp256k1_nonce_function_rfc6979(
+                &nonce, digest, key.bindMemory(to: UInt8.self).baseAddress!,
+                nil, nil, attempt)
         }
         return ok == 1 ? nonce : nil
     }
@@ -105,9 +108,13 @@ public struct PrivateKey: Sendable, CustomStringConvertible {
     /// itself), with the 32 bytes of auxiliary randomness `aux` (libsecp256k1's keypair tweak and
     /// `schnorrsig_sign32`).
     public func signSchnorr(message: [UInt8], tweak: [UInt8], aux: [UInt8]) throws(WalletCryptoError) -> [UInt8] {
-        guard message.count == 32 else { throw .wrongLength(what: "Schnorr message", expected: "32 bytes", got: message.count) }
+        guard message.count == 32 else {
+            throw .wrongLength(what: "Schnorr message", expected: "32 bytes", got: message.count)
+        }
         guard tweak.count == 32 else { throw .wrongLength(what: "tweak", expected: "32 bytes", got: tweak.count) }
-        guard aux.count == 32 else { throw .wrongLength(what: "auxiliary randomness", expected: "32 bytes", got: aux.count) }
+        guard aux.count == 32 else {
+            throw .wrongLength(what: "auxiliary randomness", expected: "32 bytes", got: aux.count)
+        }
         let ctx = Secp256k1Context.shared.raw
         var keypair = secp256k1_keypair()
         defer { withUnsafeMutableBytes(of: &keypair) { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
@@ -147,7 +154,9 @@ public struct PrivateKey: Sendable, CustomStringConvertible {
         var sig = secp256k1_ecdsa_recoverable_signature()
         let ok = withKey { key in
             if let extra = extraEntropy {
-                return extra.withUnsafeBytes { secp256k1_ecdsa_sign_recoverable(ctx, &sig, digest, key, nil, $0.baseAddress) }
+                return extra.withUnsafeBytes {
+                    secp256k1_ecdsa_sign_recoverable(ctx, &sig, digest, key, nil, $0.baseAddress)
+                }
             }
             return secp256k1_ecdsa_sign_recoverable(ctx, &sig, digest, key, nil, nil)
         }
@@ -180,11 +189,13 @@ public struct PrivateKey: Sendable, CustomStringConvertible {
         return try Secret(count: 32) { (buf: UnsafeMutableRawBufferPointer) throws(WalletCryptoError) in
             let out = buf.bindMemory(to: UInt8.self).baseAddress!
             let ok = withKey { key in
-                secp256k1_ecdh(Secp256k1Context.shared.raw, out, &pub, key, { output, x32, _, _ in
-                    guard let output, let x32 else { return 0 }
-                    output.update(from: x32, count: 32)
-                    return 1
-                }, nil)
+                secp256k1_ecdh(
+                    Secp256k1Context.shared.raw, out, &pub, key,
+                    { output, x32, _, _ in
+                        guard let output, let x32 else { return 0 }
+                        output.update(from: x32, count: 32)
+                        return 1
+                    }, nil)
             }
             guard ok == 1 else { throw .invalidPublicKey(reason: "ECDH produced the point at infinity") }
         }
@@ -230,8 +241,9 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     public func serialize(compressed: Bool, into out: UnsafeMutablePointer<UInt8>) {
         var len = compressed ? 33 : 65
         var pub = raw
-        _ = secp256k1_ec_pubkey_serialize(Secp256k1Context.shared.raw, out, &len, &pub,
-                                          compressed ? kcs_secp256k1_compressed : kcs_secp256k1_uncompressed)
+        _ = secp256k1_ec_pubkey_serialize(
+            Secp256k1Context.shared.raw, out, &len, &pub,
+            compressed ? kcs_secp256k1_compressed : kcs_secp256k1_uncompressed)
     }
 
     private func serialize(compressed: Bool) -> [UInt8] {
@@ -273,7 +285,9 @@ extension PublicKey {
     public static func generator(times scalar: [UInt8]) throws(WalletCryptoError) -> PublicKey {
         guard scalar.count == 32 else { throw .wrongLength(what: "scalar", expected: "32 bytes", got: scalar.count) }
         var pub = secp256k1_pubkey()
-        guard secp256k1_ec_pubkey_create(Secp256k1Context.shared.raw, &pub, scalar) == 1 else { throw .privateKeyOutOfRange }
+        guard secp256k1_ec_pubkey_create(Secp256k1Context.shared.raw, &pub, scalar) == 1 else {
+            throw .privateKeyOutOfRange
+        }
         return PublicKey(raw: pub)
     }
 
@@ -281,7 +295,9 @@ extension PublicKey {
     public func multiplied(by scalar: [UInt8]) throws(WalletCryptoError) -> PublicKey {
         guard scalar.count == 32 else { throw .wrongLength(what: "scalar", expected: "32 bytes", got: scalar.count) }
         var pub = raw
-        guard secp256k1_ec_pubkey_tweak_mul(Secp256k1Context.shared.raw, &pub, scalar) == 1 else { throw .tweakOutOfRange }
+        guard secp256k1_ec_pubkey_tweak_mul(Secp256k1Context.shared.raw, &pub, scalar) == 1 else {
+            throw .tweakOutOfRange
+        }
         return PublicKey(raw: pub)
     }
 
@@ -347,7 +363,9 @@ public struct XOnlyPublicKey: Sendable, Hashable, CustomStringConvertible {
         guard tweak.count == 32 else { throw .wrongLength(what: "tweak", expected: "32 bytes", got: tweak.count) }
         var out = secp256k1_pubkey()
         var x = raw
-        guard secp256k1_xonly_pubkey_tweak_add(Secp256k1Context.shared.raw, &out, &x, tweak) == 1 else { throw .tweakOutOfRange }
+        guard secp256k1_xonly_pubkey_tweak_add(Secp256k1Context.shared.raw, &out, &x, tweak) == 1 else {
+            throw .tweakOutOfRange
+        }
         return PublicKey(raw: out).xOnly.key
     }
 
@@ -370,7 +388,10 @@ public struct ECDSASignature: Sendable, Hashable, CustomStringConvertible {
     public let r: [UInt8]
     public let s: [UInt8]
 
-    init(unchecked r: [UInt8], _ s: [UInt8]) { self.r = r; self.s = s }
+    init(unchecked r: [UInt8], _ s: [UInt8]) {
+        self.r = r
+        self.s = s
+    }
 
     /// Builds a signature from big-endian r and s of up to 32 significant bytes
     /// (leading zero bytes are allowed and dropped); each must be in 1…n-1.
@@ -457,8 +478,11 @@ public struct RecoverableSignature: Sendable, Hashable, CustomStringConvertible 
         guard digest.count == 32 else { throw .wrongLength(what: "digest", expected: "32 bytes", got: digest.count) }
         let ctx = Secp256k1Context.shared.raw
         var sig = secp256k1_ecdsa_recoverable_signature()
-        guard secp256k1_ecdsa_recoverable_signature_parse_compact(ctx, &sig, signature.compact,
-                                                                    Int32(recoveryID)) == 1 else {
+        guard
+            secp256k1_ecdsa_recoverable_signature_parse_compact(
+                ctx, &sig, signature.compact,
+                Int32(recoveryID)) == 1
+        else {
             throw .invalidSignature(reason: "r or s out of range")
         }
         var pub = secp256k1_pubkey()
@@ -468,8 +492,10 @@ public struct RecoverableSignature: Sendable, Hashable, CustomStringConvertible 
 
     /// Finds the recovery id for a plain signature by trying 0…3 against a known key
     /// (how a client completes a Keycard signature, which carries no id: spec §10.9).
-    public static func matching(_ signature: ECDSASignature, digest: [UInt8],
-                                publicKey: PublicKey) throws(WalletCryptoError) -> RecoverableSignature {
+    public static func matching(
+        _ signature: ECDSASignature, digest: [UInt8],
+        publicKey: PublicKey
+    ) throws(WalletCryptoError) -> RecoverableSignature {
         for id: UInt8 in 0..<4 {
             let candidate = RecoverableSignature(unchecked: signature, recoveryID: id)
             if let key = try? candidate.recoverPublicKey(digest: digest), key == publicKey { return candidate }

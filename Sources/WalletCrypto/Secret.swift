@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Bytes that must never be shown: a private key, a seed, a mnemonic's text, a PIN.
@@ -85,9 +85,9 @@ public final class Secret: @unchecked Sendable {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         // A volatile-style write the optimiser cannot drop: explicit_bzero is in glibc ≥ 2.25.
         #if canImport(Glibc)
-        explicit_bzero(base, buffer.count)
+            explicit_bzero(base, buffer.count)
         #else
-        memset_s(base, buffer.count, 0, buffer.count)
+            memset_s(base, buffer.count, 0, buffer.count)
         #endif
     }
 }

@@ -18,7 +18,8 @@ public enum Ed25519 {
     public static func sign(_ message: [UInt8], secretKey: Secret) -> [UInt8] {
         var sig = [UInt8](repeating: 0, count: 64)
         secretKey.withUnsafeBytes { sk in
-            _ = crypto_sign_detached(&sig, nil, message, UInt64(message.count), sk.bindMemory(to: UInt8.self).baseAddress!)
+            _ = crypto_sign_detached(
+                &sig, nil, message, UInt64(message.count), sk.bindMemory(to: UInt8.self).baseAddress!)
         }
         return sig
     }
@@ -39,14 +40,20 @@ public enum KeyExchange {
     }
 
     /// (rx, tx) for this side; nil for an unusable peer key.
-    public static func sessionKeys(client: Bool, publicKey: [UInt8], secretKey: Secret, peer: [UInt8]) -> (rx: Secret, tx: Secret)? {
+    public static func sessionKeys(
+        client: Bool, publicKey: [UInt8], secretKey: Secret, peer: [UInt8]
+    ) -> (rx: Secret, tx: Secret)? {
         guard peer.count == 32 else { return nil }
         var rx = [UInt8](repeating: 0, count: 32), tx = [UInt8](repeating: 0, count: 32)
-        defer { Secret.wipe(&rx); Secret.wipe(&tx) }
+        defer {
+            Secret.wipe(&rx)
+            Secret.wipe(&tx)
+        }
         let ok = secretKey.withUnsafeBytes { sk in
             let s = sk.bindMemory(to: UInt8.self).baseAddress!
-            return client ? crypto_kx_client_session_keys(&rx, &tx, publicKey, s, peer)
-                          : crypto_kx_server_session_keys(&rx, &tx, publicKey, s, peer)
+            return client
+                ? crypto_kx_client_session_keys(&rx, &tx, publicKey, s, peer)
+                : crypto_kx_server_session_keys(&rx, &tx, publicKey, s, peer)
         }
         guard ok == 0 else { return nil }
         return (Secret(bytes: rx), Secret(bytes: tx))
@@ -69,7 +76,8 @@ public final class SecretStream: @unchecked Sendable {
         let stream = SecretStream()
         var header = [UInt8](repeating: 0, count: headerBytes)
         key.withUnsafeBytes { k in
-            _ = crypto_secretstream_xchacha20poly1305_init_push(&stream.state, &header, k.bindMemory(to: UInt8.self).baseAddress!)
+            _ = crypto_secretstream_xchacha20poly1305_init_push(
+                &stream.state, &header, k.bindMemory(to: UInt8.self).baseAddress!)
         }
         return (stream, header)
     }
@@ -79,7 +87,8 @@ public final class SecretStream: @unchecked Sendable {
         guard header.count == headerBytes else { return nil }
         let stream = SecretStream()
         let ok = key.withUnsafeBytes { k in
-            crypto_secretstream_xchacha20poly1305_init_pull(&stream.state, header, k.bindMemory(to: UInt8.self).baseAddress!)
+            crypto_secretstream_xchacha20poly1305_init_pull(
+                &stream.state, header, k.bindMemory(to: UInt8.self).baseAddress!)
         }
         return ok == 0 ? stream : nil
     }
@@ -87,8 +96,9 @@ public final class SecretStream: @unchecked Sendable {
     /// The next message sealed.
     public func seal(_ message: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: message.count + Self.tagBytes)
-        _ = crypto_secretstream_xchacha20poly1305_push(&state, &out, nil, message, UInt64(message.count), nil, 0,
-                                                       UInt8(crypto_secretstream_xchacha20poly1305_TAG_MESSAGE))
+        _ = crypto_secretstream_xchacha20poly1305_push(
+            &state, &out, nil, message, UInt64(message.count), nil, 0,
+            UInt8(crypto_secretstream_xchacha20poly1305_TAG_MESSAGE))
         return out
     }
 
@@ -97,7 +107,10 @@ public final class SecretStream: @unchecked Sendable {
         guard sealed.count >= Self.tagBytes else { return nil }
         var out = [UInt8](repeating: 0, count: sealed.count - Self.tagBytes)
         var tag: UInt8 = 0
-        guard crypto_secretstream_xchacha20poly1305_pull(&state, &out, nil, &tag, sealed, UInt64(sealed.count), nil, 0) == 0 else {
+        guard
+            crypto_secretstream_xchacha20poly1305_pull(&state, &out, nil, &tag, sealed, UInt64(sealed.count), nil, 0)
+                == 0
+        else {
             return nil
         }
         return out

@@ -5,7 +5,9 @@ struct DiscreteLogProof: Sendable {
     let a: PublicKey
     let z: BigNum
 
-    static func prove(x: BigNum, X: PublicKey, label: String, sid: [UInt8], pid: [UInt8], random: MPCRandom) throws(MPCError) -> DiscreteLogProof {
+    static func prove(
+        x: BigNum, X: PublicKey, label: String, sid: [UInt8], pid: [UInt8], random: MPCRandom
+    ) throws(MPCError) -> DiscreteLogProof {
         let a = try random.nonZero(below: Curve.q)
         let A = try Curve.mulG(a)
         let e = try challenge(X: X, A: A, label: label, sid: sid, pid: pid)
@@ -13,7 +15,9 @@ struct DiscreteLogProof: Sendable {
         return DiscreteLogProof(a: A, z: try arith { try BigNum(bytes: z.bytes) })
     }
 
-    private static func challenge(X: PublicKey, A: PublicKey, label: String, sid: [UInt8], pid: [UInt8]) throws(MPCError) -> BigNum {
+    private static func challenge(
+        X: PublicKey, A: PublicKey, label: String, sid: [UInt8], pid: [UInt8]
+    ) throws(MPCError) -> BigNum {
         var items = Items()
         items.p(X)
         items.p(A)

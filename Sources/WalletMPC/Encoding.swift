@@ -14,21 +14,41 @@ struct Items {
         data += bytes
     }
 
-    @discardableResult mutating func s(_ text: String) -> Items { item(0x53, Array(text.utf8)); return self }
-    @discardableResult mutating func b(_ bytes: [UInt8]) -> Items { item(0x42, bytes); return self }
+    @discardableResult mutating func s(_ text: String) -> Items {
+        item(0x53, Array(text.utf8))
+        return self
+    }
+    @discardableResult mutating func b(_ bytes: [UInt8]) -> Items {
+        item(0x42, bytes)
+        return self
+    }
     /// A fixed-width integer (the width is the field's: 32, 256 or 512 bytes).
     @discardableResult mutating func f(_ n: BigNum, _ width: Int) throws(MPCError) -> Items {
-        guard let bytes = n.bytes(count: width) else { throw .arithmetic("a number wider than its \(width)-byte field") }
+        guard let bytes = n.bytes(count: width) else {
+            throw .arithmetic("a number wider than its \(width)-byte field")
+        }
         item(0x46, bytes)
         return self
     }
     /// An unbounded integer, minimal big-endian (zero is one byte 00).
-    @discardableResult mutating func u(_ n: BigNum) -> Items { item(0x55, n.bytes); return self }
-    @discardableResult mutating func p(_ point: PublicKey) -> Items { item(0x50, point.compressed); return self }
+    @discardableResult mutating func u(_ n: BigNum) -> Items {
+        item(0x55, n.bytes)
+        return self
+    }
+    @discardableResult mutating func p(_ point: PublicKey) -> Items {
+        item(0x50, point.compressed)
+        return self
+    }
     /// A point's 33 bytes as received, before they are checked (an opening is checked first).
-    @discardableResult mutating func p(raw: [UInt8]) -> Items { item(0x50, raw); return self }
+    @discardableResult mutating func p(raw: [UInt8]) -> Items {
+        item(0x50, raw)
+        return self
+    }
     /// A fixed-width integer's bytes as received.
-    @discardableResult mutating func f(raw: [UInt8]) -> Items { item(0x46, raw); return self }
+    @discardableResult mutating func f(raw: [UInt8]) -> Items {
+        item(0x46, raw)
+        return self
+    }
 }
 
 enum MPCHash {
@@ -120,8 +140,10 @@ public struct MPCRandom: Sendable {
 /// What each side of the channel handshake signs with its identity key (docs/two-party-protocol.md
 /// §7): its role, both ephemeral keys, both nonces and both identity keys.
 public enum ChannelTranscript {
-    public static func hash(role: String, ephemeralI: [UInt8], ephemeralR: [UInt8], nonceI: [UInt8], nonceR: [UInt8],
-                            identityI: [UInt8], identityR: [UInt8]) -> [UInt8] {
+    public static func hash(
+        role: String, ephemeralI: [UInt8], ephemeralR: [UInt8], nonceI: [UInt8], nonceR: [UInt8],
+        identityI: [UInt8], identityR: [UInt8]
+    ) -> [UInt8] {
         var items = Items()
         items.s(role)
         items.b(ephemeralI)

@@ -29,7 +29,9 @@ public indirect enum WireValue: Sendable, Equatable {
         case .object(let fields):
             out += "{"
             // Sorted by the keys' UTF-16 code units, as Python's sort_keys does for ASCII keys.
-            for (i, key) in fields.keys.sorted(by: { Array($0.utf16).lexicographicallyPrecedes(Array($1.utf16)) }).enumerated() {
+            for (i, key) in fields.keys.sorted(by: { Array($0.utf16).lexicographicallyPrecedes(Array($1.utf16)) })
+                .enumerated()
+            {
                 if i > 0 { out += "," }
                 out += JSONCanon.quoted(key) + ":"
                 fields[key]!.write(into: &out)
@@ -44,7 +46,8 @@ public indirect enum WireValue: Sendable, Equatable {
         case let n as NSNumber:
             // JSON's true/false arrive as NSNumbers of type "c", fractions as "d".
             let kind = String(cString: n.objCType)
-            guard kind != "c", kind != "d", kind != "f", let i = Int(exactly: n.int64Value), n.stringValue == String(i) else { throw .badFrame(reason: "a number that is not a small integer") }
+            guard kind != "c", kind != "d", kind != "f", let i = Int(exactly: n.int64Value), n.stringValue == String(i)
+            else { throw .badFrame(reason: "a number that is not a small integer") }
             return .int(i)
         case let a as [Any]:
             var out: [WireValue] = []
@@ -119,7 +122,9 @@ public struct Frame: Sendable, Equatable {
 
     /// Parses one frame's JSON (the length prefix already taken off).
     public init(json: [UInt8]) throws(MPCError) {
-        guard json.count <= Self.maxSize else { throw .badFrame(reason: "a frame of \(json.count) bytes (at most 1 MiB)") }
+        guard json.count <= Self.maxSize else {
+            throw .badFrame(reason: "a frame of \(json.count) bytes (at most 1 MiB)")
+        }
         let any: Any
         do { any = try JSONSerialization.jsonObject(with: Data(json)) } catch {
             throw .badFrame(reason: "not JSON")
@@ -128,7 +133,9 @@ public struct Frame: Sendable, Equatable {
         guard all.removeValue(forKey: "v") == .int(1) else { throw .badFrame(reason: "v is not 1") }
         guard case .string(let type)? = all.removeValue(forKey: "type") else { throw .badFrame(reason: "no type") }
         guard case .int(let step)? = all.removeValue(forKey: "step") else { throw .badFrame(reason: "no step") }
-        guard case .string(let sidHex)? = all.removeValue(forKey: "sid"), let sid = try? Hex.decode(sidHex), sid.count == 32 else {
+        guard case .string(let sidHex)? = all.removeValue(forKey: "sid"), let sid = try? Hex.decode(sidHex),
+            sid.count == 32
+        else {
             throw .badFrame(reason: "no 32-byte sid")
         }
         self.init(type: type, step: step, sid: sid, fields: all)
@@ -138,13 +145,16 @@ public struct Frame: Sendable, Equatable {
     static func abort(step: Int, sid: [UInt8], error: MPCError) -> Frame {
         var message = ""
         if case .checkFailed(_, let reason) = error { message = reason }
-        return Frame(type: "abort", step: step, sid: sid, fields: ["check": .string(error.check), "message": .string(message)])
+        return Frame(
+            type: "abort", step: step, sid: sid, fields: ["check": .string(error.check), "message": .string(message)])
     }
 
     /// Checks type, step, sid and the exact field names; an `abort` from the peer is thrown.
     func expect(_ type: String, step: Int, sid: [UInt8], fields names: Set<String>) throws(MPCError) {
         if self.type == "abort" {
-            guard case .string(let check)? = fields["check"] else { throw .badFrame(reason: "an abort without a check") }
+            guard case .string(let check)? = fields["check"] else {
+                throw .badFrame(reason: "an abort without a check")
+            }
             var message = ""
             if case .string(let m)? = fields["message"] { message = m }
             throw .peerAborted(check: check, message: message)
@@ -155,7 +165,9 @@ public struct Frame: Sendable, Equatable {
         guard self.sid == sid else { throw .badFrame(reason: "\(type): a frame of another session") }
         guard Set(fields.keys) == names else {
             let extra = Set(fields.keys).subtracting(names).sorted(), missing = names.subtracting(fields.keys).sorted()
-            throw .badFrame(reason: "\(type): fields " + (extra.isEmpty ? "" : "not expected \(extra) ") + (missing.isEmpty ? "" : "missing \(missing)"))
+            throw .badFrame(
+                reason: "\(type): fields " + (extra.isEmpty ? "" : "not expected \(extra) ")
+                    + (missing.isEmpty ? "" : "missing \(missing)"))
         }
     }
 }
@@ -165,8 +177,14 @@ struct FieldReader {
     let frame: Frame
     let fields: [String: WireValue]
 
-    init(_ frame: Frame) { self.frame = frame; fields = frame.fields }
-    init(_ frame: Frame, object: [String: WireValue]) { self.frame = frame; fields = object }
+    init(_ frame: Frame) {
+        self.frame = frame
+        fields = frame.fields
+    }
+    init(_ frame: Frame, object: [String: WireValue]) {
+        self.frame = frame
+        fields = object
+    }
 
     func bad(_ key: String, _ what: String) -> MPCError { .badFrame(reason: "\(frame.type).\(key): \(what)") }
 
@@ -186,7 +204,9 @@ struct FieldReader {
     }
 
     func bytes(_ key: String, count: Int) throws(MPCError) -> [UInt8] {
-        guard let b = Self.hexBytes(try string(key)), b.count == count else { throw bad(key, "expected \(count) bytes as lower-case hex") }
+        guard let b = Self.hexBytes(try string(key)), b.count == count else {
+            throw bad(key, "expected \(count) bytes as lower-case hex")
+        }
         return b
     }
 
@@ -203,7 +223,8 @@ struct FieldReader {
 
     static func unbounded(_ s: String, maxBits: Int) -> BigNum? {
         guard let b = hexBytes(s), !b.isEmpty, b.count == 1 || b[0] != 0, b.count * 8 <= maxBits + 8,
-              let n = try? BigNum(bytes: b), n.bitCount <= maxBits else { return nil }
+            let n = try? BigNum(bytes: b), n.bitCount <= maxBits
+        else { return nil }
         return n
     }
 
@@ -215,7 +236,9 @@ struct FieldReader {
     }
 
     func list(_ key: String, count: Int) throws(MPCError) -> [String] {
-        guard case .list(let items)? = fields[key], items.count == count else { throw bad(key, "expected a list of \(count)") }
+        guard case .list(let items)? = fields[key], items.count == count else {
+            throw bad(key, "expected a list of \(count)")
+        }
         var out: [String] = []
         for item in items {
             guard case .string(let s) = item else { throw bad(key, "expected strings") }
@@ -236,7 +259,9 @@ struct FieldReader {
     func unboundedList(_ key: String, count: Int, maxBits: Int) throws(MPCError) -> [BigNum] {
         var out: [BigNum] = []
         for s in try list(key, count: count) {
-            guard let n = Self.unbounded(s, maxBits: maxBits) else { throw bad(key, "expected minimal hex integers of at most \(maxBits) bits") }
+            guard let n = Self.unbounded(s, maxBits: maxBits) else {
+                throw bad(key, "expected minimal hex integers of at most \(maxBits) bits")
+            }
             out.append(n)
         }
         return out

@@ -53,7 +53,9 @@ public final class PaillierSecretKey: @unchecked Sendable, CustomStringConvertib
         self.p = p
         self.q = q
         let n = try arith { try BigNum(bytes: (try p * q).bytes) }  // public
-        guard n.bitCount == PaillierPublicKey.bits, p != q else { throw .arithmetic("the Paillier primes do not make a 2048-bit modulus") }
+        guard n.bitCount == PaillierPublicKey.bits, p != q else {
+            throw .arithmetic("the Paillier primes do not make a 2048-bit modulus")
+        }
         publicKey = try PaillierPublicKey(n: n)
         (phi, pp, qq, hp, hq, pInvQ) = try arith {
             let p1 = try p - Curve.one, q1 = try q - Curve.one
@@ -62,14 +64,19 @@ public final class PaillierSecretKey: @unchecked Sendable, CustomStringConvertib
             let g = try n + Curve.one
             let lp = try (try BigNum.modExp(g, p1, pp) - Curve.one) / p
             let lq = try (try BigNum.modExp(g, q1, qq) - Curve.one) / q
-            return (try p1 * q1, pp, qq, try BigNum.modInverse(lp, p), try BigNum.modInverse(lq, q), try BigNum.modInverse(p, q))
+            return (
+                try p1 * q1, pp, qq, try BigNum.modInverse(lp, p), try BigNum.modInverse(lq, q),
+                try BigNum.modInverse(p, q)
+            )
         }
     }
 
     /// A fresh key: two random 1024-bit primes (top two bits set, OpenSSL's generator).
     public static func generate() throws(MPCError) -> PaillierSecretKey {
         while true {
-            let (p, q) = try arith { (try BigNum.prime(bits: 1024, safe: false), try BigNum.prime(bits: 1024, safe: false)) }
+            let (p, q) = try arith {
+                (try BigNum.prime(bits: 1024, safe: false), try BigNum.prime(bits: 1024, safe: false))
+            }
             if let key = try? PaillierSecretKey(p: p, q: q) { return key }
         }
     }
@@ -78,8 +85,10 @@ public final class PaillierSecretKey: @unchecked Sendable, CustomStringConvertib
     public func decrypt(_ c: BigNum) throws(MPCError) -> BigNum {
         try arith {
             let p1 = try p - Curve.one, q1 = try q - Curve.one
-            let mp = try BigNum.modMul((try BigNum.modExp(c.mod(pp), p1, pp, constantTime: true) - Curve.one) / p, hp, p)
-            let mq = try BigNum.modMul((try BigNum.modExp(c.mod(qq), q1, qq, constantTime: true) - Curve.one) / q, hq, q)
+            let mp = try BigNum.modMul(
+                (try BigNum.modExp(c.mod(pp), p1, pp, constantTime: true) - Curve.one) / p, hp, p)
+            let mq = try BigNum.modMul(
+                (try BigNum.modExp(c.mod(qq), q1, qq, constantTime: true) - Curve.one) / q, hq, q)
             // m = mp + p·((mq − mp)·p⁻¹ mod q)
             let t = try BigNum.modMul(try BigNum.modSub(mq, mp.mod(q), q), pInvQ, q)
             return try mp + (try p * t)

@@ -12,7 +12,10 @@ enum ModulusCheck {
         var product = Curve.one
         for i in 2..<limit where sieve[i] {
             var j = i * i
-            while j < limit { sieve[j] = false; j += i }
+            while j < limit {
+                sieve[j] = false
+                j += i
+            }
             product = try! product * BigNum(UInt64(i))
         }
         return product
@@ -22,7 +25,8 @@ enum ModulusCheck {
     static func check(_ n: BigNum, name: String) throws(MPCError) {
         try require(n.bitCount == PaillierPublicKey.bits, name, "the Paillier modulus has \(n.bitCount) bits, not 2048")
         try require(n.isOdd, name, "the Paillier modulus is even")
-        try require((try? BigNum.gcd(n, smallPrimes)) == Curve.one, name, "the Paillier modulus has a prime factor below 2^13")
+        try require(
+            (try? BigNum.gcd(n, smallPrimes)) == Curve.one, name, "the Paillier modulus has a prime factor below 2^13")
     }
 }
 
@@ -54,15 +58,20 @@ struct ValidPaillierProof: Sendable {
     func verify(n: BigNum, sid: [UInt8], pid: [UInt8]) throws(MPCError) {
         for (i, root) in roots.enumerated() {
             let rho = try Self.rho(i, n: n, sid: sid, pid: pid)
-            try require(!rho.isZero && (try? BigNum.gcd(rho, n)) == Curve.one, "dkg.vp", "a challenge value shares a factor with N")
+            try require(
+                !rho.isZero && (try? BigNum.gcd(rho, n)) == Curve.one, "dkg.vp",
+                "a challenge value shares a factor with N")
             try require(!root.isZero && root < n, "dkg.vp", "root \(i) is out of range")
-            try require((try? BigNum.modExp(root, n, n)) == rho, "dkg.vp", "root \(i) is not an N-th root of its challenge")
+            try require(
+                (try? BigNum.modExp(root, n, n)) == rho, "dkg.vp", "root \(i) is not an N-th root of its challenge")
         }
     }
 
     var wire: WireValue { get throws(MPCError) { .list(try roots.map { r throws(MPCError) in try r.wire(256) }) } }
     init(roots: [BigNum]) { self.roots = roots }
-    init(_ r: FieldReader, key: String) throws(MPCError) { roots = try r.fixedList(key, count: Self.rounds, width: 256) }
+    init(_ r: FieldReader, key: String) throws(MPCError) {
+        roots = try r.fixedList(key, count: Self.rounds, width: 256)
+    }
 }
 
 /// ΠPDL: c_key = Enc(x1; r_key) and Q1 = x1·G.
@@ -74,8 +83,10 @@ struct PaillierDiscreteLogProof: Sendable {
 
     static let label = "dkg/pdl"
 
-    static func challenge(pk: PaillierPublicKey, cKey: BigNum, q1: PublicKey, cR: BigNum, R: PublicKey,
-                          sid: [UInt8], pid: [UInt8]) throws(MPCError) -> BigNum {
+    static func challenge(
+        pk: PaillierPublicKey, cKey: BigNum, q1: PublicKey, cR: BigNum, R: PublicKey,
+        sid: [UInt8], pid: [UInt8]
+    ) throws(MPCError) -> BigNum {
         var items = Items()
         try items.f(pk.n, 256)
         try items.f(cKey, 512)
@@ -85,8 +96,10 @@ struct PaillierDiscreteLogProof: Sendable {
         return try MPCHash.challengeModQ(MPCHash.fs(label, sid: sid, pid: pid, items))
     }
 
-    static func prove(pk: PaillierPublicKey, cKey: BigNum, q1: PublicKey, x1: BigNum, rKey: BigNum,
-                      sid: [UInt8], pid: [UInt8], random: MPCRandom) throws(MPCError) -> PaillierDiscreteLogProof {
+    static func prove(
+        pk: PaillierPublicKey, cKey: BigNum, q1: PublicKey, x1: BigNum, rKey: BigNum,
+        sid: [UInt8], pid: [UInt8], random: MPCRandom
+    ) throws(MPCError) -> PaillierDiscreteLogProof {
         let r0 = try random.nonZero(below: Curve.q)
         let r2 = try random.below(Curve.qShifted(Curve.sigma))
         let r = try arith { try r2 * Curve.q + r0 }

@@ -13,18 +13,25 @@ public enum PairingGroup {
         DispatchQueue.concurrentPerform(iterations: 2) { i in
             results.set(i, try? BigNum.prime(bits: 1024, safe: true))
         }
-        guard let p = results.values[0], let q = results.values[1] else { throw .arithmetic("the safe-prime search failed") }
+        guard let p = results.values[0], let q = results.values[1] else {
+            throw .arithmetic("the safe-prime search failed")
+        }
         return (p, q)
     }
 
     final class Mutex2: @unchecked Sendable {
         private let lock = NSLock()
         private(set) var values: [BigNum?] = [nil, nil]
-        func set(_ i: Int, _ v: BigNum?) { lock.lock(); values[i] = v; lock.unlock() }
+        func set(_ i: Int, _ v: BigNum?) {
+            lock.lock()
+            values[i] = v
+            lock.unlock()
+        }
     }
 
     /// N_ped = p·q, h = u², α ← [0, N_ped·2^σ), g = h^α.
-    static func make(primes: (BigNum, BigNum), random: MPCRandom) throws(MPCError) -> (UnknownOrderGroup, alpha: BigNum) {
+    static func make(primes: (BigNum, BigNum), random: MPCRandom) throws(MPCError) -> (UnknownOrderGroup, alpha: BigNum)
+    {
         let n = try arith { try BigNum(bytes: (try primes.0 * primes.1).bytes) }
         guard n.bitCount == 2048 else { throw .arithmetic("the safe primes do not make a 2048-bit N_ped") }
         let u = try random.unit(n, secret: false)
@@ -47,8 +54,10 @@ public final class PairingParty1: TwoPartyStep {
     public private(set) var group: UnknownOrderGroup?
     private var pending: UnknownOrderGroup?
 
-    public init(pid1: [UInt8], pid2: [UInt8], random: MPCRandom = MPCRandom(),
-                primes: @escaping () throws(MPCError) -> (BigNum, BigNum) = PairingGroup.safePrimes) {
+    public init(
+        pid1: [UInt8], pid2: [UInt8], random: MPCRandom = MPCRandom(),
+        primes: @escaping () throws(MPCError) -> (BigNum, BigNum) = PairingGroup.safePrimes
+    ) {
         self.pid1 = pid1
         self.pid2 = pid2
         self.random = random
@@ -63,16 +72,23 @@ public final class PairingParty1: TwoPartyStep {
             return Frame(type: "pair.p1", step: 1, sid: frameSID)
         case (2, let f?):
             try f.expect("pair.p2", step: 2, sid: frameSID, fields: ["sid2"])
-            let sid = sessionID("pair", n1: frameSID, n2: try FieldReader(f).bytes("sid2", count: 32), pid1: pid1, pid2: pid2)
+            let sid = sessionID(
+                "pair", n1: frameSID, n2: try FieldReader(f).bytes("sid2", count: 32), pid1: pid1, pid2: pid2)
             let (group, alpha) = try PairingGroup.make(primes: try primes(), random: random)
             let proof = try UnknownOrderProof.prove(group: group, alpha: alpha, sid: sid, pid: pid1, random: random)
             pending = group
             expectedStep = 4
-            return Frame(type: "pair.p3", step: 3, sid: frameSID,
-                         fields: ["n_ped": try group.n.wire(256), "g": try group.g.wire(256), "h": try group.h.wire(256), "uo": proof.wire])
+            return Frame(
+                type: "pair.p3", step: 3, sid: frameSID,
+                fields: [
+                    "n_ped": try group.n.wire(256), "g": try group.g.wire(256), "h": try group.h.wire(256),
+                    "uo": proof.wire,
+                ])
         case (4, let f?):
             try f.expect("pair.p4", step: 4, sid: frameSID, fields: ["result"])
-            guard try FieldReader(f).string("result") == "confirm" else { throw .badFrame(reason: "pair.p4: result is not confirm") }
+            guard try FieldReader(f).string("result") == "confirm" else {
+                throw .badFrame(reason: "pair.p4: result is not confirm")
+            }
             group = pending
             expectedStep = 5
             return nil
@@ -112,7 +128,8 @@ public final class PairingParty2: TwoPartyStep {
         case 3:
             try f.expect("pair.p3", step: 3, sid: frameSID, fields: ["n_ped", "g", "h", "uo"])
             let r = FieldReader(f)
-            let group = UnknownOrderGroup(n: try r.fixed("n_ped", width: 256), g: try r.fixed("g", width: 256), h: try r.fixed("h", width: 256))
+            let group = UnknownOrderGroup(
+                n: try r.fixed("n_ped", width: 256), g: try r.fixed("g", width: 256), h: try r.fixed("h", width: 256))
             let proof = try UnknownOrderProof(try r.object("uo", fields: ["e", "z"]))
             try proof.verify(group: group, sid: sid, pid: pid1)
             self.group = group

@@ -1,5 +1,5 @@
-import WalletCrypto
 import WalletCore
+import WalletCrypto
 
 // What the state machines of pairing, DKG and signing share (docs/two-party-protocol.md): each
 // party is a value that takes the frame it received and returns the frame to send, with no I/O;
@@ -75,15 +75,21 @@ public enum TwoPartyKind: String, Sendable, CaseIterable {
 /// Q' = Q + δ·G (docs/two-party-protocol.md §6). A hardened step is refused: it needs the whole
 /// private key, which neither party has.
 public enum JointDerivation {
-    public static func derive(_ q: PublicKey, chainCode: [UInt8]?, path: DerivationPath) throws(MPCError) -> (delta: BigNum, key: PublicKey) {
+    public static func derive(
+        _ q: PublicKey, chainCode: [UInt8]?, path: DerivationPath
+    ) throws(MPCError) -> (delta: BigNum, key: PublicKey) {
         var delta = Curve.zero
         guard !path.components.isEmpty else { return (delta, q) }
         guard let chainCode else {
-            throw .checkFailed(check: "sign.path", reason: "a plain two-party ECDSA key has no children; sign with path m")
+            throw .checkFailed(
+                check: "sign.path", reason: "a plain two-party ECDSA key has no children; sign with path m")
         }
         if let hardened = path.components.first(where: \.hardened) {
-            throw .checkFailed(check: "sign.path",
-                               reason: "hardened step \(hardened) below a 2-party master needs the whole private key; use m/0/7-style paths")
+            throw .checkFailed(
+                check: "sign.path",
+                reason:
+                    "hardened step \(hardened) below a 2-party master needs the whole private key; use m/0/7-style paths"
+            )
         }
         guard var node = try? ExtendedKey(publicKey: q, chainCode: chainCode) else {
             throw .checkFailed(check: "sign.path", reason: "the chain code is not 32 bytes")
@@ -96,7 +102,8 @@ public enum JointDerivation {
             } catch let e as MPCError {
                 throw e
             } catch {
-                throw .checkFailed(check: "sign.path", reason: "index \(c) gives no valid child (BIP-32: use the next index)")
+                throw .checkFailed(
+                    check: "sign.path", reason: "index \(c) gives no valid child (BIP-32: use the next index)")
             }
         }
         return (delta, node.publicKey)

@@ -19,8 +19,10 @@ struct PaillierPedersenEqualProof: Sendable {
         try arith { try e.shiftedRight(chunkBits * i).mod(BigNum(1 << chunkBits)) }
     }
 
-    static func challenge(pk: PaillierPublicKey, cKey: BigNum, com: BigNum, cTilde: [BigNum], comTilde: BigNum,
-                          sid: [UInt8], pid: [UInt8]) throws(MPCError) -> BigNum {
+    static func challenge(
+        pk: PaillierPublicKey, cKey: BigNum, com: BigNum, cTilde: [BigNum], comTilde: BigNum,
+        sid: [UInt8], pid: [UInt8]
+    ) throws(MPCError) -> BigNum {
         var items = Items()
         try items.f(pk.n, 256)
         try items.f(cKey, 512)
@@ -39,8 +41,10 @@ struct PaillierPedersenEqualProof: Sendable {
         }
     }
 
-    static func prove(pk: PaillierPublicKey, cKey: BigNum, com: BigNum, x1: BigNum, rKey: BigNum, rho: BigNum,
-                      sid: [UInt8], pid: [UInt8], random: MPCRandom) throws(MPCError) -> PaillierPedersenEqualProof {
+    static func prove(
+        pk: PaillierPublicKey, cKey: BigNum, com: BigNum, x1: BigNum, rKey: BigNum, rho: BigNum,
+        sid: [UInt8], pid: [UInt8], random: MPCRandom
+    ) throws(MPCError) -> PaillierPedersenEqualProof {
         let group = PedersenGroup.shared
         while true {
             var r: [BigNum] = [], rTilde: [BigNum] = [], cTilde: [BigNum] = []
@@ -59,12 +63,20 @@ struct PaillierPedersenEqualProof: Sendable {
             for i in 0..<rounds {
                 let ei = try chunk(e, i)
                 let di = try arith { try BigNum(bytes: (try ei * x1 + r[i]).bytes) }
-                if !(di < bound) { inRange = false; break }
+                if !(di < bound) {
+                    inRange = false
+                    break
+                }
                 d.append(di)
-                dd.append(try arith { try BigNum(bytes: BigNum.modMul(try BigNum.modExp(rKey, ei, pk.n), rTilde[i], pk.n).bytes) })
+                dd.append(
+                    try arith {
+                        try BigNum(bytes: BigNum.modMul(try BigNum.modExp(rKey, ei, pk.n), rTilde[i], pk.n).bytes)
+                    })
             }
             guard inRange else { continue }
-            let nu = try arith { try BigNum(bytes: BigNum.modAdd(try BigNum.modMul(e, rho, group.order), mu, group.order).bytes) }
+            let nu = try arith {
+                try BigNum(bytes: BigNum.modAdd(try BigNum.modMul(e, rho, group.order), mu, group.order).bytes)
+            }
             return PaillierPedersenEqualProof(e: e, d: d, dd: dd, nu: nu)
         }
     }
@@ -86,14 +98,17 @@ struct PaillierPedersenEqualProof: Sendable {
         }
         let comInverse = try arith { try BigNum.modInverse(com, group.p) }
         let comTilde = try group.mul(try group.commit(try Self.packed(d), nu), try group.exp(comInverse, e))
-        let again = try Self.challenge(pk: pk, cKey: cKey, com: com, cTilde: cTilde, comTilde: comTilde, sid: sid, pid: pid)
+        let again = try Self.challenge(
+            pk: pk, cKey: cKey, com: com, cTilde: cTilde, comTilde: comTilde, sid: sid, pid: pid)
         try require(again == e, name, "the challenge does not match the recomputed commitments")
     }
 
     var wire: WireValue {
         get throws(MPCError) {
-            .object(["e": e.wireU, "d": .list(d.map(\.wireU)),
-                     "dd": .list(try dd.map { x throws(MPCError) in try x.wire(256) }), "nu": try nu.wire(256)])
+            .object([
+                "e": e.wireU, "d": .list(d.map(\.wireU)),
+                "dd": .list(try dd.map { x throws(MPCError) in try x.wire(256) }), "nu": try nu.wire(256),
+            ])
         }
     }
 
@@ -129,7 +144,9 @@ struct PedersenRangeProof: Sendable {
         return try MPCHash.challengeBits(MPCHash.fs("dkg/rp", sid: sid, pid: pid, items), rounds)
     }
 
-    static func prove(com: BigNum, x1: BigNum, rho: BigNum, sid: [UInt8], pid: [UInt8], random: MPCRandom) throws(MPCError) -> PedersenRangeProof {
+    static func prove(
+        com: BigNum, x1: BigNum, rho: BigNum, sid: [UInt8], pid: [UInt8], random: MPCRandom
+    ) throws(MPCError) -> PedersenRangeProof {
         let group = PedersenGroup.shared
         while true {
             var x: [BigNum] = [], r: [BigNum] = [], c: [BigNum] = []
@@ -137,7 +154,11 @@ struct PedersenRangeProof: Sendable {
                 let xi = try random.below(bound), ri = try random.below(group.order)
                 x.append(xi)
                 r.append(ri)
-                c.append(try arith { try BigNum(bytes: group.mul(try group.exp(group.sqrtG, xi), try group.exp(group.sqrtH, ri)).bytes) })
+                c.append(
+                    try arith {
+                        try BigNum(
+                            bytes: group.mul(try group.exp(group.sqrtG, xi), try group.exp(group.sqrtH, ri)).bytes)
+                    })
             }
             let e = try challenge(com: com, c: c, sid: sid, pid: pid)
             var d: [BigNum] = [], f: [BigNum] = []
@@ -145,9 +166,13 @@ struct PedersenRangeProof: Sendable {
             for i in 0..<rounds {
                 let bit = e.bit(rounds - 1 - i)
                 let di = try arith { try BigNum(bytes: (bit ? try x[i] + x1 : x[i]).bytes) }
-                if !(di < bound) { inRange = false; break }
+                if !(di < bound) {
+                    inRange = false
+                    break
+                }
                 d.append(di)
-                f.append(try arith { try BigNum(bytes: (bit ? try BigNum.modAdd(r[i], rho, group.order) : r[i]).bytes) })
+                f.append(
+                    try arith { try BigNum(bytes: (bit ? try BigNum.modAdd(r[i], rho, group.order) : r[i]).bytes) })
             }
             if inRange { return PedersenRangeProof(c: c, d: d, f: f) }
         }
@@ -181,8 +206,10 @@ struct PedersenRangeProof: Sendable {
 
     var wire: WireValue {
         get throws(MPCError) {
-            .object(["c": .list(try c.map { x throws(MPCError) in try x.wire(256) }), "d": .list(d.map(\.wireU)),
-                     "f": .list(try f.map { x throws(MPCError) in try x.wire(256) })])
+            .object([
+                "c": .list(try c.map { x throws(MPCError) in try x.wire(256) }), "d": .list(d.map(\.wireU)),
+                "f": .list(try f.map { x throws(MPCError) in try x.wire(256) }),
+            ])
         }
     }
 

@@ -23,9 +23,10 @@ struct SignProof: Sendable {
         let group: UnknownOrderGroup
     }
 
-
-    static func challenge(_ s: Statement, w: [BigNum], wPrime: [BigNum], gStar: PublicKey, qStar: PublicKey, cPrime: BigNum,
-                          sid: [UInt8], pid: [UInt8]) throws(MPCError) -> BigNum {
+    static func challenge(
+        _ s: Statement, w: [BigNum], wPrime: [BigNum], gStar: PublicKey, qStar: PublicKey, cPrime: BigNum,
+        sid: [UInt8], pid: [UInt8]
+    ) throws(MPCError) -> BigNum {
         var items = Items()
         try items.f(s.pk.n, 256)
         try items.f(s.cKeyShifted, 512)
@@ -50,8 +51,10 @@ struct SignProof: Sendable {
         try arith { try (try w1 * m) + (try w2 * r) + (try w3 * Curve.q) }
     }
 
-    static func prove(_ s: Statement, w1: BigNum, w2: BigNum, w3: BigNum, w4: BigNum,
-                      sid: [UInt8], pid: [UInt8], random: MPCRandom) throws(MPCError) -> SignProof {
+    static func prove(
+        _ s: Statement, w1: BigNum, w2: BigNum, w3: BigNum, w4: BigNum,
+        sid: [UInt8], pid: [UInt8], random: MPCRandom
+    ) throws(MPCError) -> SignProof {
         let group = s.group
         let nMask = try arith { try group.n.shiftedLeft(Curve.sigma) }
         let nMask2 = try arith { try group.n.shiftedLeft(2 * Curve.sigma + Curve.kappa) }
@@ -76,8 +79,11 @@ struct SignProof: Sendable {
             }
             let rEnc = try random.unit(s.pk.n)
             let cPrime = try arith {
-                try BigNum(bytes: s.pk.mul(try s.pk.encrypt(try plaintext(w1p, w2p, w3p, m: m, r: s.r), r: rEnc),
-                                           try s.pk.pow(s.cR, w1p)).bytes)
+                try BigNum(
+                    bytes: s.pk.mul(
+                        try s.pk.encrypt(try plaintext(w1p, w2p, w3p, m: m, r: s.r), r: rEnc),
+                        try s.pk.pow(s.cR, w1p)
+                    ).bytes)
             }
             let e = try challenge(s, w: W, wPrime: Wp, gStar: gStar, qStar: qStar, cPrime: cPrime, sid: sid, pid: pid)
             var z: [BigNum] = [], u: [BigNum] = []
@@ -96,8 +102,10 @@ struct SignProof: Sendable {
         for (i, wi) in w.enumerated() { try require(group.isUnit(wi), name, "W[\(i)] is not in Z*_N_ped") }
         try require(s.pk.isUnit(v), name, "v is not in Z*_N")
         try require(e.bitCount <= Curve.kappa, name, "the challenge is too wide")
-        let zMax = [Curve.qShifted(Curve.sigma + Curve.kappa + 1), Curve.qShifted(Curve.sigma + Curve.kappa + 1),
-                    Curve.q2Shifted(3 * Curve.sigma + Curve.kappa + 1)]
+        let zMax = [
+            Curve.qShifted(Curve.sigma + Curve.kappa + 1), Curve.qShifted(Curve.sigma + Curve.kappa + 1),
+            Curve.q2Shifted(3 * Curve.sigma + Curve.kappa + 1),
+        ]
         let uMax = try arith { try group.n.shiftedLeft(2 * Curve.sigma + Curve.kappa + 1) }
         for i in 0..<3 {
             try require(z[i] < zMax[i], name, "z[\(i)] is out of range")
@@ -113,22 +121,28 @@ struct SignProof: Sendable {
         let eG = try Curve.mulG(e)
         let eQ2 = try Curve.mul(s.q2, e)
         guard let gStar = try? Curve.add(try Curve.mul(s.r2, z[0]), eG.negated),
-              let qStar = try? Curve.add(try Curve.mul(s.r2, z[1]), eQ2.negated) else {
+            let qStar = try? Curve.add(try Curve.mul(s.r2, z[1]), eQ2.negated)
+        else {
             throw .checkFailed(check: name, reason: "a commitment point is the point at infinity")
         }
         // C' = Enc(z1·m + z2·r + z3·q; v)·C_r^(z1)·c^(−e)
         let m = try arith { try BigNum(bytes: s.m) }
-        let cPrime = try s.pk.mul(try s.pk.mul(try s.pk.encrypt(try Self.plaintext(z[0], z[1], z[2], m: m, r: s.r), r: v),
-                                               try s.pk.pow(s.cR, z[0])),
-                                  try s.pk.pow(try s.pk.inverse(s.c), e))
-        let again = try Self.challenge(s, w: w, wPrime: Wp, gStar: gStar, qStar: qStar, cPrime: cPrime, sid: sid, pid: pid)
+        let cPrime = try s.pk.mul(
+            try s.pk.mul(
+                try s.pk.encrypt(try Self.plaintext(z[0], z[1], z[2], m: m, r: s.r), r: v),
+                try s.pk.pow(s.cR, z[0])),
+            try s.pk.pow(try s.pk.inverse(s.c), e))
+        let again = try Self.challenge(
+            s, w: w, wPrime: Wp, gStar: gStar, qStar: qStar, cPrime: cPrime, sid: sid, pid: pid)
         try require(again == e, name, "the co-signer's proof of its ciphertext does not verify")
     }
 
     var wire: WireValue {
         get throws(MPCError) {
-            .object(["w": .list(try w.map { x throws(MPCError) in try x.wire(256) }), "e": e.wireU,
-                     "z": .list(z.map(\.wireU)), "u": .list(u.map(\.wireU)), "v": try v.wire(256)])
+            .object([
+                "w": .list(try w.map { x throws(MPCError) in try x.wire(256) }), "e": e.wireU,
+                "z": .list(z.map(\.wireU)), "u": .list(u.map(\.wireU)), "v": try v.wire(256),
+            ])
         }
     }
 

@@ -1,5 +1,5 @@
-import WalletCrypto
 import WalletCore
+import WalletCrypto
 
 // Signing (docs/two-party-protocol.md §6): P1 asks, P2 recomputes the digest from the payload and
 // approves, both commit to and exchange nonce points with proofs, P2 returns one Paillier
@@ -34,13 +34,16 @@ public enum PayloadDigest {
         case "eth-message":
             return PersonalMessage.digest(payload)
         default:
-            throw .checkFailed(check: "sign.payload", reason: "payload kind \(kind) is not one this party can recompute")
+            throw .checkFailed(
+                check: "sign.payload", reason: "payload kind \(kind) is not one this party can recompute")
         }
     }
 }
 
 /// The commitment of S2, over R1 and its proof (A, z) as their bytes (P2 checks the opening first).
-func signCommitment(sid: [UInt8], pid1: [UInt8], m: [UInt8], r1: [UInt8], a: [UInt8], z: [UInt8], rho: [UInt8]) -> [UInt8] {
+func signCommitment(
+    sid: [UInt8], pid1: [UInt8], m: [UInt8], r1: [UInt8], a: [UInt8], z: [UInt8], rho: [UInt8]
+) -> [UInt8] {
     var items = Items()
     items.b(sid)
     items.b(pid1)
@@ -54,7 +57,11 @@ func signCommitment(sid: [UInt8], pid1: [UInt8], m: [UInt8], r1: [UInt8], a: [UI
 
 /// c_key' = c_key·(1 + q·2^σ·N) mod N²: the plaintext shifted by q·2^σ, so it stays positive.
 func shiftedKeyCiphertext(_ pk: PaillierPublicKey, _ cKey: BigNum) throws(MPCError) -> BigNum {
-    try arith { try BigNum.modMul(cKey, try BigNum.modAdd(Curve.one, try BigNum.modMul(Curve.qShifted(Curve.sigma), pk.n, pk.nn), pk.nn), pk.nn) }
+    try arith {
+        try BigNum.modMul(
+            cKey, try BigNum.modAdd(Curve.one, try BigNum.modMul(Curve.qShifted(Curve.sigma), pk.n, pk.nn), pk.nn),
+            pk.nn)
+    }
 }
 
 /// P1 of signing: the console.
@@ -72,10 +79,13 @@ public final class SigningParty1: TwoPartyStep {
     /// The key signed with: Q, or Q + δ·G for a child.
     public let childKey: PublicKey
     private let delta: BigNum
-    private var sid: [UInt8] = [], k1 = Curve.zero, r1: PublicKey?, proof1: DiscreteLogProof?, rho: [UInt8] = [], r2: PublicKey?
+    private var sid: [UInt8] = [], k1 = Curve.zero, r1: PublicKey?, proof1: DiscreteLogProof?, rho: [UInt8] = [],
+        r2: PublicKey?
 
-    public init(share: Party1Share, group: UnknownOrderGroup, request: SignRequest, pid1: [UInt8], pid2: [UInt8],
-                random: MPCRandom = MPCRandom()) throws(MPCError) {
+    public init(
+        share: Party1Share, group: UnknownOrderGroup, request: SignRequest, pid1: [UInt8], pid2: [UInt8],
+        random: MPCRandom = MPCRandom()
+    ) throws(MPCError) {
         guard request.key == share.q else { throw .badFrame(reason: "the request names another key") }
         (delta, childKey) = try JointDerivation.derive(share.q, chainCode: share.chainCode, path: request.path)
         self.share = share
@@ -90,13 +100,17 @@ public final class SigningParty1: TwoPartyStep {
         switch (expectedStep, incoming) {
         case (1, nil):
             frameSID = random.bytes(32)
-            return Frame(type: "sign.s0", step: 0, sid: frameSID, fields: [
-                "q": .hex(request.key.compressed), "path": .string(request.path.description),
-                "payload_kind": .string(request.payloadKind), "payload": .hex(request.payload), "m": .hex(request.digest),
-            ])
+            return Frame(
+                type: "sign.s0", step: 0, sid: frameSID,
+                fields: [
+                    "q": .hex(request.key.compressed), "path": .string(request.path.description),
+                    "payload_kind": .string(request.payloadKind), "payload": .hex(request.payload),
+                    "m": .hex(request.digest),
+                ])
         case (1, let f?):
             try f.expect("sign.s1", step: 1, sid: frameSID, fields: ["sid2"])
-            sid = sessionID("sign", n1: frameSID, n2: try FieldReader(f).bytes("sid2", count: 32), pid1: pid1, pid2: pid2)
+            sid = sessionID(
+                "sign", n1: frameSID, n2: try FieldReader(f).bytes("sid2", count: 32), pid1: pid1, pid2: pid2)
             k1 = try random.nonZero(below: Curve.q)
             let r1 = try Curve.mulG(k1)
             let proof = try DiscreteLogProof.prove(x: k1, X: r1, label: "sign/dl1", sid: sid, pid: pid1, random: random)
@@ -104,19 +118,26 @@ public final class SigningParty1: TwoPartyStep {
             proof1 = proof
             rho = random.bytes(32)
             expectedStep = 3
-            return Frame(type: "sign.s2", step: 2, sid: frameSID,
-                         fields: ["com": .hex(signCommitment(sid: sid, pid1: pid1, m: request.digest, r1: r1.compressed, a: proof.a.compressed,
-                                                                   z: try Curve.scalar(proof.z), rho: rho))])
+            return Frame(
+                type: "sign.s2", step: 2, sid: frameSID,
+                fields: [
+                    "com": .hex(
+                        signCommitment(
+                            sid: sid, pid1: pid1, m: request.digest, r1: r1.compressed, a: proof.a.compressed,
+                            z: try Curve.scalar(proof.z), rho: rho))
+                ])
         case (3, let f?):
             try f.expect("sign.s3", step: 3, sid: frameSID, fields: ["r2", "dl"])
             let r = FieldReader(f)
             let r2 = try r.point("r2")
-            try DiscreteLogProof(try r.object("dl", fields: ["a", "z"])).verify(X: r2, label: "sign/dl2", sid: sid, pid: pid2, check: "sign.dl")
+            try DiscreteLogProof(try r.object("dl", fields: ["a", "z"])).verify(
+                X: r2, label: "sign/dl2", sid: sid, pid: pid2, check: "sign.dl")
             self.r2 = r2
             guard let r1, let proof1 else { throw .badFrame(reason: "sign: no second step") }
             expectedStep = 5
-            return Frame(type: "sign.s4", step: 4, sid: frameSID,
-                         fields: ["r1": .hex(r1.compressed), "dl": try proof1.wire, "rho": .hex(rho)])
+            return Frame(
+                type: "sign.s4", step: 4, sid: frameSID,
+                fields: ["r1": .hex(r1.compressed), "dl": try proof1.wire, "rho": .hex(rho)])
         case (5, let f?):
             try f.expect("sign.s5", step: 5, sid: frameSID, fields: ["c", "proof"])
             let reader = FieldReader(f)
@@ -129,16 +150,20 @@ public final class SigningParty1: TwoPartyStep {
             // Q2' = Q' − x1·G, computed here, never taken from the peer.
             let q2Child = try Curve.add(childKey, try Curve.mulG(share.x1).negated)
             let cKeyShifted = try shiftedKeyCiphertext(pk, share.cKey)
-            let statement = SignProof.Statement(pk: pk, cKeyShifted: cKeyShifted, cR: try pk.pow(cKeyShifted, r), c: c, q2: q2Child,
-                                                r2: r2, m: request.digest, r: r, group: group)
+            let statement = SignProof.Statement(
+                pk: pk, cKeyShifted: cKeyShifted, cR: try pk.pow(cKeyShifted, r), c: c, q2: q2Child,
+                r2: r2, m: request.digest, r: r, group: group)
             try proof.verify(statement, sid: sid, pid: pid2)
             // Only now: decrypt and finish.
             let signature = try finish(c: c, R: R, r: r)
             self.signature = signature
             expectedStep = 7
-            return Frame(type: "sign.s6", step: 6, sid: frameSID, fields: [
-                "r": .hex(signature.signature.r), "s": .hex(signature.signature.s), "recid": .int(Int(signature.recoveryID)),
-            ])
+            return Frame(
+                type: "sign.s6", step: 6, sid: frameSID,
+                fields: [
+                    "r": .hex(signature.signature.r), "s": .hex(signature.signature.s),
+                    "recid": .int(Int(signature.recoveryID)),
+                ])
         default:
             throw .badFrame(reason: "sign: nothing expected now")
         }
@@ -167,14 +192,16 @@ public final class SigningParty1: TwoPartyStep {
         try require(xR < Curve.q, "sign.signature", "x(R) ≥ q; sign again")
         let signature: RecoverableSignature
         do {
-            signature = try RecoverableSignature(signature: try ECDSASignature(r: try Curve.scalar(r), s: try arith { try s.bytes(count: 32)! }),
-                                                 recoveryID: parity ? 1 : 0)
+            signature = try RecoverableSignature(
+                signature: try ECDSASignature(r: try Curve.scalar(r), s: try arith { try s.bytes(count: 32)! }),
+                recoveryID: parity ? 1 : 0)
         } catch {
             throw .checkFailed(check: "sign.signature", reason: "the signature does not parse")
         }
         let recovered = try? signature.recoverPublicKey(digest: request.digest)
-        try require(Secp256k1.verify(signature.signature, digest: request.digest, publicKey: childKey) && recovered == childKey,
-                    "sign.signature", "the joint signature does not verify under the joint key")
+        try require(
+            Secp256k1.verify(signature.signature, digest: request.digest, publicKey: childKey) && recovered == childKey,
+            "sign.signature", "the joint signature does not verify under the joint key")
         return signature
     }
 }
@@ -194,12 +221,15 @@ public final class SigningParty2: TwoPartyStep {
     public private(set) var request: SignRequest?
     /// The signature P1 reported, checked against the (child) key.
     public private(set) var signature: RecoverableSignature?
-    private var sid: [UInt8] = [], childKey: PublicKey?, x2Child = Curve.zero, k2 = Curve.zero, r2: PublicKey?, com: [UInt8] = []
+    private var sid: [UInt8] = [], childKey: PublicKey?, x2Child = Curve.zero, k2 = Curve.zero, r2: PublicKey?,
+        com: [UInt8] = []
     private var ownR: [UInt8] = []
 
-    public init(share: Party2Share, group: UnknownOrderGroup, pid1: [UInt8], pid2: [UInt8], random: MPCRandom = MPCRandom(),
-                digest: @escaping (String, [UInt8]) throws(MPCError) -> [UInt8] = PayloadDigest.standard,
-                approve: @escaping (SignRequest) -> Bool = { _ in true }) {
+    public init(
+        share: Party2Share, group: UnknownOrderGroup, pid1: [UInt8], pid2: [UInt8], random: MPCRandom = MPCRandom(),
+        digest: @escaping (String, [UInt8]) throws(MPCError) -> [UInt8] = PayloadDigest.standard,
+        approve: @escaping (SignRequest) -> Bool = { _ in true }
+    ) {
         self.share = share
         self.group = group
         self.pid1 = pid1
@@ -217,9 +247,12 @@ public final class SigningParty2: TwoPartyStep {
             frameSID = f.sid
             expectedStep = 2
             let r = FieldReader(f)
-            try require(try r.point("q") == share.q, "sign.key", "the request names a key this co-signer does not share")
+            try require(
+                try r.point("q") == share.q, "sign.key", "the request names a key this co-signer does not share")
             let kind = try r.string("payload_kind")
-            guard let payload = FieldReader.hexBytes(try r.string("payload")) else { throw r.bad("payload", "expected hex") }
+            guard let payload = FieldReader.hexBytes(try r.string("payload")) else {
+                throw r.bad("payload", "expected hex")
+            }
             let m = try digest(kind, payload)
             try require(m == (try r.bytes("m", count: 32)), "sign.payload", "the digest does not match the payload")
             guard let path = try? DerivationPath(try r.string("path")), path.isAbsolute else {
@@ -241,23 +274,31 @@ public final class SigningParty2: TwoPartyStep {
             let r2 = try Curve.mulG(k2)
             self.r2 = r2
             expectedStep = 4
-            return Frame(type: "sign.s3", step: 3, sid: frameSID, fields: [
-                "r2": .hex(r2.compressed),
-                "dl": try DiscreteLogProof.prove(x: k2, X: r2, label: "sign/dl2", sid: sid, pid: pid2, random: random).wire,
-            ])
+            return Frame(
+                type: "sign.s3", step: 3, sid: frameSID,
+                fields: [
+                    "r2": .hex(r2.compressed),
+                    "dl": try DiscreteLogProof.prove(
+                        x: k2, X: r2, label: "sign/dl2", sid: sid, pid: pid2, random: random
+                    ).wire,
+                ])
         case 4:
             try f.expect("sign.s4", step: 4, sid: frameSID, fields: ["r1", "dl", "rho"])
             let reader = FieldReader(f)
             guard let request, let r2, let childKey else { throw .badFrame(reason: "sign: no first step") }
             let r1Bytes = try reader.bytes("r1", count: 33), rho = try reader.bytes("rho", count: 32)
             let dl = try reader.object("dl", fields: ["a", "z"])
-            try require(signCommitment(sid: sid, pid1: pid1, m: request.digest, r1: r1Bytes, a: try dl.bytes("a", count: 33),
-                                       z: try dl.bytes("z", count: 32), rho: rho) == com,
-                        "sign.opening", "the opening does not match the commitment")
+            try require(
+                signCommitment(
+                    sid: sid, pid1: pid1, m: request.digest, r1: r1Bytes, a: try dl.bytes("a", count: 33),
+                    z: try dl.bytes("z", count: 32), rho: rho) == com,
+                "sign.opening", "the opening does not match the commitment")
             guard let r1 = try? PublicKey(bytes: r1Bytes) else {
                 throw .checkFailed(check: "sign.r1", reason: "R1 is not a point on the curve")
             }
-            guard let proof1 = try? DiscreteLogProof(dl) else { throw .checkFailed(check: "sign.dl", reason: "the proof's A is not a point") }
+            guard let proof1 = try? DiscreteLogProof(dl) else {
+                throw .checkFailed(check: "sign.dl", reason: "the proof's A is not a point")
+            }
             try proof1.verify(X: r1, label: "sign/dl1", sid: sid, pid: pid1, check: "sign.dl")
             let R = try Curve.mul(r1, k2)
             let r = try arith { try Curve.x(R).mod(Curve.q) }
@@ -272,24 +313,34 @@ public final class SigningParty2: TwoPartyStep {
             let w4 = try random.unit(pk.n)
             let m = try arith { try BigNum(bytes: request.digest) }
             let c = try arith {
-                try BigNum(bytes: pk.mul(try pk.pow(cR, w1), try pk.encrypt(try SignProof.plaintext(w1, w2, w3, m: m, r: r), r: w4)).bytes)
+                try BigNum(
+                    bytes: pk.mul(
+                        try pk.pow(cR, w1), try pk.encrypt(try SignProof.plaintext(w1, w2, w3, m: m, r: r), r: w4)
+                    ).bytes)
             }
-            let statement = SignProof.Statement(pk: pk, cKeyShifted: cKeyShifted, cR: cR, c: c, q2: try Curve.mulG(x2Child), r2: r2,
-                                                m: request.digest, r: r, group: group)
-            let proof = try SignProof.prove(statement, w1: w1, w2: w2, w3: w3, w4: w4, sid: sid, pid: pid2, random: random)
+            let statement = SignProof.Statement(
+                pk: pk, cKeyShifted: cKeyShifted, cR: cR, c: c, q2: try Curve.mulG(x2Child), r2: r2,
+                m: request.digest, r: r, group: group)
+            let proof = try SignProof.prove(
+                statement, w1: w1, w2: w2, w3: w3, w4: w4, sid: sid, pid: pid2, random: random)
             expectedStep = 6
-            return Frame(type: "sign.s5", step: 5, sid: frameSID, fields: ["c": try c.wire(512), "proof": try proof.wire])
+            return Frame(
+                type: "sign.s5", step: 5, sid: frameSID, fields: ["c": try c.wire(512), "proof": try proof.wire])
         case 6:
             try f.expect("sign.s6", step: 6, sid: frameSID, fields: ["r", "s", "recid"])
             let reader = FieldReader(f)
             guard let request, let childKey else { throw .badFrame(reason: "sign: no first step") }
             let recid = try reader.int("recid")
             guard (0...1).contains(recid), try reader.bytes("r", count: 32) == ownR,
-                  let sig = try? RecoverableSignature(signature: try ECDSASignature(r: try reader.bytes("r", count: 32), s: try reader.bytes("s", count: 32)),
-                                                      recoveryID: UInt8(recid)),
-                  Secp256k1.verify(sig.signature, digest: request.digest, publicKey: childKey),
-                  (try? sig.recoverPublicKey(digest: request.digest)) == childKey else {
-                throw .checkFailed(check: "sign.signature", reason: "the reported signature does not verify under the joint key")
+                let sig = try? RecoverableSignature(
+                    signature: try ECDSASignature(
+                        r: try reader.bytes("r", count: 32), s: try reader.bytes("s", count: 32)),
+                    recoveryID: UInt8(recid)),
+                Secp256k1.verify(sig.signature, digest: request.digest, publicKey: childKey),
+                (try? sig.recoverPublicKey(digest: request.digest)) == childKey
+            else {
+                throw .checkFailed(
+                    check: "sign.signature", reason: "the reported signature does not verify under the joint key")
             }
             signature = sig
             expectedStep = 7

@@ -8,7 +8,8 @@ struct UnknownOrderProof: Sendable {
     let e: BigNum
     let z: [BigNum]
 
-    static func challenge(group: UnknownOrderGroup, r: [BigNum], sid: [UInt8], pid: [UInt8]) throws(MPCError) -> BigNum {
+    static func challenge(group: UnknownOrderGroup, r: [BigNum], sid: [UInt8], pid: [UInt8]) throws(MPCError) -> BigNum
+    {
         var items = Items()
         try items.f(group.n, 256)
         try items.f(group.g, 256)
@@ -18,7 +19,9 @@ struct UnknownOrderProof: Sendable {
         return try MPCHash.challengeBits(MPCHash.fs("pair/uo", sid: sid, pid: pid, items), rounds)
     }
 
-    static func prove(group: UnknownOrderGroup, alpha: BigNum, sid: [UInt8], pid: [UInt8], random: MPCRandom) throws(MPCError) -> UnknownOrderProof {
+    static func prove(
+        group: UnknownOrderGroup, alpha: BigNum, sid: [UInt8], pid: [UInt8], random: MPCRandom
+    ) throws(MPCError) -> UnknownOrderProof {
         let bound = try arith { try BigNum.power2(l + Curve.sigma + 1) }
         var masks: [BigNum] = [], r: [BigNum] = []
         for _ in 0..<rounds {
@@ -38,9 +41,12 @@ struct UnknownOrderProof: Sendable {
     static func checkGroup(_ group: UnknownOrderGroup) throws(MPCError) {
         let name = "pair.group"
         try require(group.n.bitCount == 2048, name, "N_ped has \(group.n.bitCount) bits, not 2048")
-        try require(Curve.one < group.g && group.g < group.n && Curve.one < group.h && group.h < group.n, name, "g or h is out of range")
-        try require((try? BigNum.gcd(try BigNum.modMul(group.g, group.h, group.n), group.n)) == Curve.one, name,
-                    "g or h shares a factor with N_ped")
+        try require(
+            Curve.one < group.g && group.g < group.n && Curve.one < group.h && group.h < group.n, name,
+            "g or h is out of range")
+        try require(
+            (try? BigNum.gcd(try BigNum.modMul(group.g, group.h, group.n), group.n)) == Curve.one, name,
+            "g or h shares a factor with N_ped")
     }
 
     func verify(group: UnknownOrderGroup, sid: [UInt8], pid: [UInt8]) throws(MPCError) {

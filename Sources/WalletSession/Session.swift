@@ -46,9 +46,11 @@ public final class Session {
     /// The passphrase file was found open to others and said so (once a session).
     private var warnedPassphraseFile = false
 
-    public init(home: String?, environment: ProcessEnvironment = .current,
-                random: any RandomSource = SystemRandom(), clock: @escaping @Sendable () -> Date = { Date() },
-                vaultParameters: ScryptParameters = .standard, idleTimeout: TimeInterval = 15 * 60) {
+    public init(
+        home: String?, environment: ProcessEnvironment = .current,
+        random: any RandomSource = SystemRandom(), clock: @escaping @Sendable () -> Date = { Date() },
+        vaultParameters: ScryptParameters = .standard, idleTimeout: TimeInterval = 15 * 60
+    ) {
         self.home = home
         self.environment = environment
         self.random = random
@@ -107,7 +109,8 @@ public final class Session {
     public func existingStore() -> WalletStore? {
         if let openedStore { return openedStore }
         guard let home,
-              FileManager.default.fileExists(atPath: (home as NSString).appendingPathComponent(WalletStore.databaseFileName))
+            FileManager.default.fileExists(
+                atPath: (home as NSString).appendingPathComponent(WalletStore.databaseFileName))
         else {
             return nil
         }
@@ -146,9 +149,11 @@ public final class Session {
             if idle { store.lock() }
             if idle || operation != nil {
                 // A reconfirmation is a person's: typed at a terminal even when a file is set.
-                try store.unlock(passphrase: try passphrase(
-                    prompt: idle ? "vault locked after \(Int(idleTimeout / 60)) idle minutes; passphrase: "
-                        : "\(operation ?? "") needs the vault passphrase again: ", typed: operation != nil))
+                try store.unlock(
+                    passphrase: try passphrase(
+                        prompt: idle
+                            ? "vault locked after \(Int(idleTimeout / 60)) idle minutes; passphrase: "
+                            : "\(operation ?? "") needs the vault passphrase again: ", typed: operation != nil))
             }
         }
         lastVaultUse = now
@@ -176,7 +181,8 @@ public final class Session {
             }
             return secret
         }
-        guard let secret = try batchSecret(file: Session.passphraseFileVariable, text: Session.passphraseVariable) else {
+        guard let secret = try batchSecret(file: Session.passphraseFileVariable, text: Session.passphraseVariable)
+        else {
             throw SessionError.passphraseNeeded
         }
         return secret
@@ -189,7 +195,9 @@ public final class Session {
     /// a batch run's file or variable.
     public var passphraseAvailable: Bool {
         if prompts?.isInteractive == true { return true }
-        return [Session.passphraseFileVariable, Session.passphraseVariable].contains { environment[$0].map { !$0.isEmpty } ?? false }
+        return [Session.passphraseFileVariable, Session.passphraseVariable].contains {
+            environment[$0].map { !$0.isEmpty } ?? false
+        }
     }
 
     /// A batch run's secret from the file named by `$file` (its first line) or from `$text`;
@@ -200,9 +208,10 @@ public final class Session {
             if !warnedPassphraseFile, stat(file, &info) == 0, info.st_mode & 0o077 != 0 {
                 // As ssh does for a private key file: others can read (or write) the passphrase.
                 warnedPassphraseFile = true
-                prompts?.warn("\(fileVariable) \(file) is open to other users (mode "
-                           + String(info.st_mode & 0o777, radix: 8) + "); anyone who can read it can unlock the vault: "
-                           + "chmod 600 \(file)")
+                prompts?.warn(
+                    "\(fileVariable) \(file) is open to other users (mode "
+                        + String(info.st_mode & 0o777, radix: 8) + "); anyone who can read it can unlock the vault: "
+                        + "chmod 600 \(file)")
             }
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw SessionError.passphraseFileUnreadable(path: file, variable: fileVariable)
@@ -228,8 +237,12 @@ public final class Session {
             new = given
         } else if let prompts, prompts.isInteractive {
             new = try passphrase(prompt: "new vault passphrase: ", typed: true)
-            guard try passphrase(prompt: "the new passphrase again: ", typed: true) == new else { throw SessionError.passphrasesDiffer }
-        } else if let read = try batchSecret(file: Session.newPassphraseFileVariable, text: Session.newPassphraseVariable) {
+            guard try passphrase(prompt: "the new passphrase again: ", typed: true) == new else {
+                throw SessionError.passphrasesDiffer
+            }
+        } else if let read = try batchSecret(
+            file: Session.newPassphraseFileVariable, text: Session.newPassphraseVariable)
+        {
             new = read
         } else {
             throw SessionError.newPassphraseNeeded
@@ -244,9 +257,10 @@ public final class Session {
         // Characters counted as UTF-8 lead bytes: no unwiped `String` copy of the passphrase.
         let length = passphrase.withUnsafeBytes { bytes in bytes.reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) } }
         guard length > 0, length < Session.weakPassphraseLength else { return }
-        prompts?.warn("the vault passphrase has \(length) character\(length == 1 ? "" : "s"); anyone who copies kcs.db "
-                      + "can try passphrases that short quickly. \(Session.weakPassphraseLength) or more (several words "
-                      + "are easiest to remember) resist far longer; vault.change-passphrase changes it")
+        prompts?.warn(
+            "the vault passphrase has \(length) character\(length == 1 ? "" : "s"); anyone who copies kcs.db "
+                + "can try passphrases that short quickly. \(Session.weakPassphraseLength) or more (several words "
+                + "are easiest to remember) resist far longer; vault.change-passphrase changes it")
     }
 
     /// Asks the person to confirm `question`; `yes` is the command's `--yes` flag, the only
@@ -384,15 +398,18 @@ extension Session {
         guard let store = existingStore() else { return nil }
         // One snapshot for the three reads; each may fail on its own, as before, without
         // silencing the others.
-        let (pending, due) = (try? store.read { tx in
-            let maxAge = (try? tx.setting(Session.maxAgeSetting)).flatMap { $0.flatMap { Int($0) } }
-            return (try? tx.pendingRotations(), try? tx.keysNeedingRotation(maxAgeDays: maxAge))
-        }) ?? (nil, nil)
+        let (pending, due) =
+            (try? store.read { tx in
+                let maxAge = (try? tx.setting(Session.maxAgeSetting)).flatMap { $0.flatMap { Int($0) } }
+                return (try? tx.pendingRotations(), try? tx.keysNeedingRotation(maxAgeDays: maxAge))
+            }) ?? (nil, nil)
         var lines: [String] = []
         if let pending, !pending.isEmpty {
             lines.append("\(pending.count) key rotation\(pending.count == 1 ? " was" : "s were") interrupted:")
             for r in pending {
-                lines.append("  #\(r.id) \(r.oldKeyName) (\(r.state.rawValue)): rotation.resume \(r.id) or rotation.rollback \(r.id)")
+                lines.append(
+                    "  #\(r.id) \(r.oldKeyName) (\(r.state.rawValue)): rotation.resume \(r.id) or rotation.rollback \(r.id)"
+                )
             }
         }
         if let due, !due.isEmpty {

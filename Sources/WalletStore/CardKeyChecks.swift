@@ -23,8 +23,10 @@ public struct CardKeyCheck: Sendable, Hashable {
     public let recordedAt: Date
 
     /// A check from its parts (`recordedAt` is set by the store when saved).
-    public init(instanceUID: [UInt8], masterPublicKey: PublicKey, path: String, publicKey: PublicKey,
-                recordedAt: Date = Date(timeIntervalSince1970: 0)) {
+    public init(
+        instanceUID: [UInt8], masterPublicKey: PublicKey, path: String, publicKey: PublicKey,
+        recordedAt: Date = Date(timeIntervalSince1970: 0)
+    ) {
         self.instanceUID = instanceUID
         self.keyUID = Hash.sha256(masterPublicKey.uncompressed)
         self.masterPublicKey = masterPublicKey
@@ -42,17 +44,22 @@ extension StoreTransaction {
     public func saveCardKeyCheck(_ check: CardKeyCheck) throws(StoreError) -> CardKeyCheck {
         let uid = try Self.checkInstanceUID(check.instanceUID)
         try storeErrors {
-            try db.execute(sql: """
-                INSERT INTO card_key_checks (instance_uid, key_uid, master_public_key, check_path, check_public_key, recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT(instance_uid) DO UPDATE SET key_uid = excluded.key_uid,
-                    master_public_key = excluded.master_public_key, check_path = excluded.check_path,
-                    check_public_key = excluded.check_public_key, recorded_at = excluded.recorded_at
-                """, arguments: [uid, Data(check.keyUID), Data(check.masterPublicKey.compressed), check.path,
-                                 Data(check.publicKey.compressed), nowMS])
+            try db.execute(
+                sql: """
+                    INSERT INTO card_key_checks (instance_uid, key_uid, master_public_key, check_path, check_public_key, recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(instance_uid) DO UPDATE SET key_uid = excluded.key_uid,
+                        master_public_key = excluded.master_public_key, check_path = excluded.check_path,
+                        check_public_key = excluded.check_public_key, recorded_at = excluded.recorded_at
+                    """,
+                arguments: [
+                    uid, Data(check.keyUID), Data(check.masterPublicKey.compressed), check.path,
+                    Data(check.publicKey.compressed), nowMS,
+                ])
         }
-        return CardKeyCheck(instanceUID: check.instanceUID, masterPublicKey: check.masterPublicKey, path: check.path,
-                            publicKey: check.publicKey, recordedAt: Timestamp.date(nowMS))
+        return CardKeyCheck(
+            instanceUID: check.instanceUID, masterPublicKey: check.masterPublicKey, path: check.path,
+            publicKey: check.publicKey, recordedAt: Timestamp.date(nowMS))
     }
 
     /// The check recorded for `instanceUID`, or nil.
@@ -62,18 +69,26 @@ extension StoreTransaction {
     public func cardKeyCheck(instanceUID: [UInt8]) throws(StoreError) -> CardKeyCheck? {
         let uid = try Self.checkInstanceUID(instanceUID)
         return try storeErrors {
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT key_uid, master_public_key, check_path, check_public_key, recorded_at
-                FROM card_key_checks WHERE instance_uid = ?
-                """, arguments: [uid]) else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT key_uid, master_public_key, check_path, check_public_key, recorded_at
+                        FROM card_key_checks WHERE instance_uid = ?
+                        """, arguments: [uid])
+            else { return nil }
             guard let master = try? PublicKey(bytes: row.bytes("master_public_key") ?? []),
-                  let derived = try? PublicKey(bytes: row.bytes("check_public_key") ?? []) else {
-                throw StoreError.corruptRow(table: "card_key_checks", id: uid, reason: "a public key is not a curve point")
+                let derived = try? PublicKey(bytes: row.bytes("check_public_key") ?? [])
+            else {
+                throw StoreError.corruptRow(
+                    table: "card_key_checks", id: uid, reason: "a public key is not a curve point")
             }
-            let check = CardKeyCheck(instanceUID: instanceUID, masterPublicKey: master, path: row["check_path"],
-                                     publicKey: derived, recordedAt: Timestamp.date(row["recorded_at"]))
+            let check = CardKeyCheck(
+                instanceUID: instanceUID, masterPublicKey: master, path: row["check_path"],
+                publicKey: derived, recordedAt: Timestamp.date(row["recorded_at"]))
             guard check.keyUID == row.bytes("key_uid") ?? [] else {
-                throw StoreError.corruptRow(table: "card_key_checks", id: uid, reason: "the key UID is not the master key's")
+                throw StoreError.corruptRow(
+                    table: "card_key_checks", id: uid, reason: "the key UID is not the master key's")
             }
             return check
         }

@@ -86,13 +86,17 @@ extension StoreTransaction {
     /// - Throws: `.invalidDiscovery` naming the field (`addresses[2].index`, …),
     ///   `.unknownKeyID` for a key owner that is not in the store.
     @discardableResult
-    public func saveDiscovery(owner: DiscoveryOwner, ownerName: String, coinType: UInt32,
-                              addresses: [DiscoveredAddress]) throws(StoreError) -> [DiscoveredAccountRecord] {
+    public func saveDiscovery(
+        owner: DiscoveryOwner, ownerName: String, coinType: UInt32,
+        addresses: [DiscoveredAddress]
+    ) throws(StoreError) -> [DiscoveredAccountRecord] {
         let (keyID, cardUID) = try Self.ownerColumns(owner)
         // Counted as SQLite's length() counts TEXT: in code points.
         guard (1...KeyNaming.maxLength).contains(ownerName.unicodeScalars.count) else {
-            throw .invalidDiscovery(field: "ownerName", reason: "must be 1 to \(KeyNaming.maxLength) characters, "
-                                    + "got \(ownerName.unicodeScalars.count)")
+            throw .invalidDiscovery(
+                field: "ownerName",
+                reason: "must be 1 to \(KeyNaming.maxLength) characters, "
+                    + "got \(ownerName.unicodeScalars.count)")
         }
         guard coinType < ChildIndex.hardenedOffset else {
             throw .invalidDiscovery(field: "coinType", reason: "must be below 2³¹, got \(coinType)")
@@ -100,26 +104,34 @@ extension StoreTransaction {
         let rows = try Self.validated(addresses, coinType: coinType)
         let (ownerTerm, ownerArguments) = Self.ownerCondition(keyID: keyID, cardUID: cardUID)
         if let keyID {
-            let exists = try storeErrors { try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM keys WHERE id = ?)",
-                                                             arguments: [keyID]) ?? false }
+            let exists = try storeErrors {
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM keys WHERE id = ?)",
+                    arguments: [keyID]) ?? false
+            }
             guard exists else { throw .unknownKeyID(keyID) }
         }
         try storeErrors {
-            try db.execute(sql: "DELETE FROM discovered_addresses AS d WHERE \(ownerTerm) AND d.coin_type = ?",
-                           arguments: ownerArguments + [Int64(coinType)])
+            try db.execute(
+                sql: "DELETE FROM discovered_addresses AS d WHERE \(ownerTerm) AND d.coin_type = ?",
+                arguments: ownerArguments + [Int64(coinType)])
             try store.faultPoint("saveDiscovery.afterDelete")
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO discovered_addresses (key_id, card_uid, owner_name, coin_type, account, change, address_index,
-                                                  address, public_key, discovered_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO discovered_addresses (key_id, card_uid, owner_name, coin_type, account, change, address_index,
+                                                      address, public_key, discovered_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
             for row in rows {
-                try insert.execute(arguments: [keyID, cardUID, ownerName, Int64(coinType), Int64(row.account),
-                                               Int64(row.change), Int64(row.index), row.address, Data(row.publicKey), nowMS])
+                try insert.execute(arguments: [
+                    keyID, cardUID, ownerName, Int64(coinType), Int64(row.account),
+                    Int64(row.change), Int64(row.index), row.address, Data(row.publicKey), nowMS,
+                ])
             }
         }
         return try storeErrors {
-            try fetchDiscovered(where: ownerTerm + " AND d.coin_type = ?", arguments: ownerArguments + [Int64(coinType)])
+            try fetchDiscovered(
+                where: ownerTerm + " AND d.coin_type = ?", arguments: ownerArguments + [Int64(coinType)])
         }
     }
 
@@ -153,8 +165,10 @@ extension StoreTransaction {
             return (id, nil)
         case .card(let uid):
             guard uid.utf8.count == 32, uid.allSatisfy(\.isHexDigit) else {
-                throw .invalidDiscovery(field: "owner", reason: "must be a card instance UID of 32 hex digits, "
-                                        + "got \(StoreError.quote(uid))")
+                throw .invalidDiscovery(
+                    field: "owner",
+                    reason: "must be a card instance UID of 32 hex digits, "
+                        + "got \(StoreError.quote(uid))")
             }
             return (nil, uid.lowercased())
         }
@@ -168,14 +182,16 @@ extension StoreTransaction {
 
     /// `addresses` checked (see `saveDiscovery`), each address in its EIP-55 form, sorted
     /// by (account, change, index).
-    static func validated(_ addresses: [DiscoveredAddress], coinType: UInt32) throws(StoreError) -> [DiscoveredAddress] {
+    static func validated(_ addresses: [DiscoveredAddress], coinType: UInt32) throws(StoreError) -> [DiscoveredAddress]
+    {
         var out: [DiscoveredAddress] = []
         var seen: [[UInt32]: Int] = [:]
         for (n, entry) in addresses.enumerated() {
             func field(_ name: String) -> String { "addresses[\(n)].\(name)" }
             guard entry.coinType == coinType else {
-                throw .invalidDiscovery(field: field("coinType"),
-                                        reason: "must be the discovery's coin type \(coinType), got \(entry.coinType)")
+                throw .invalidDiscovery(
+                    field: field("coinType"),
+                    reason: "must be the discovery's coin type \(coinType), got \(entry.coinType)")
             }
             for (name, value) in [("account", entry.account), ("change", entry.change), ("index", entry.index)]
             where value >= ChildIndex.hardenedOffset {
@@ -183,24 +199,32 @@ extension StoreTransaction {
             }
             let address: EthereumAddress
             do { address = try EthereumAddress(entry.address) } catch {
-                throw .invalidDiscovery(field: field("address"), reason: "is not an Ethereum address: \(error.description)")
+                throw .invalidDiscovery(
+                    field: field("address"), reason: "is not an Ethereum address: \(error.description)")
             }
             guard entry.publicKey.count == 33 else {
-                throw .invalidDiscovery(field: field("publicKey"),
-                                        reason: "must be a 33-byte compressed public key, got \(entry.publicKey.count) byte\(entry.publicKey.count == 1 ? "" : "s")")
+                throw .invalidDiscovery(
+                    field: field("publicKey"),
+                    reason:
+                        "must be a 33-byte compressed public key, got \(entry.publicKey.count) byte\(entry.publicKey.count == 1 ? "" : "s")"
+                )
             }
             let publicKey: PublicKey
             do { publicKey = try PublicKey(bytes: entry.publicKey) } catch {
-                throw .invalidDiscovery(field: field("publicKey"), reason: "is not a secp256k1 public key: \(error.description)")
+                throw .invalidDiscovery(
+                    field: field("publicKey"), reason: "is not a secp256k1 public key: \(error.description)")
             }
             let derived = EthereumAddress(publicKey: publicKey)
             guard derived == address else {
-                throw .invalidDiscovery(field: field("address"), reason: "is \(address) but its public key's address is \(derived)")
+                throw .invalidDiscovery(
+                    field: field("address"), reason: "is \(address) but its public key's address is \(derived)")
             }
             let position = [entry.account, entry.change, entry.index]
             if let earlier = seen[position] {
-                throw .invalidDiscovery(field: "addresses[\(n)]", reason: "repeats account \(entry.account), change "
-                                        + "\(entry.change), index \(entry.index) of addresses[\(earlier)]")
+                throw .invalidDiscovery(
+                    field: "addresses[\(n)]",
+                    reason: "repeats account \(entry.account), change "
+                        + "\(entry.change), index \(entry.index) of addresses[\(earlier)]")
             }
             seen[position] = n
             var checked = entry
@@ -210,8 +234,11 @@ extension StoreTransaction {
         return out.sorted { ($0.account, $0.change, $0.index) < ($1.account, $1.change, $1.index) }
     }
 
-    private func fetchDiscovered(where condition: String = "", arguments: StatementArguments = []) throws
-        -> [DiscoveredAccountRecord] {
+    private func fetchDiscovered(
+        where condition: String = "", arguments: StatementArguments = []
+    ) throws
+        -> [DiscoveredAccountRecord]
+    {
         var sql = """
             SELECT d.id, d.key_id, d.card_uid, COALESCE(k.name, d.owner_name), d.coin_type, d.account, d.change,
                    d.address_index, d.address, d.public_key, d.discovered_at
@@ -239,10 +266,12 @@ extension StoreTransaction {
                 }
                 return level
             }
-            out.append(DiscoveredAccountRecord(
-                id: id, owner: owner, ownerName: row[3], coinType: try level(4, "coin_type"),
-                account: try level(5, "account"), change: try level(6, "change"), index: try level(7, "address_index"),
-                address: row[8], publicKey: row.bytes(9) ?? [], discoveredAt: Timestamp.date(row[10])))
+            out.append(
+                DiscoveredAccountRecord(
+                    id: id, owner: owner, ownerName: row[3], coinType: try level(4, "coin_type"),
+                    account: try level(5, "account"), change: try level(6, "change"),
+                    index: try level(7, "address_index"),
+                    address: row[8], publicKey: row.bytes(9) ?? [], discoveredAt: Timestamp.date(row[10])))
         }
         return out
     }

@@ -43,8 +43,10 @@ public struct NewHistoryEntry: Sendable, Hashable {
     public var keyID: Int64?
 
     /// A record of one signature.
-    public init(keyName: String, kind: SignatureKind, digest: [UInt8], signature: [UInt8], signer: String,
-                verified: Bool, chainID: UInt64? = nil, date: Date? = nil, keyID: Int64? = nil) {
+    public init(
+        keyName: String, kind: SignatureKind, digest: [UInt8], signature: [UInt8], signer: String,
+        verified: Bool, chainID: UInt64? = nil, date: Date? = nil, keyID: Int64? = nil
+    ) {
         self.keyID = keyID
         self.keyName = keyName
         self.kind = kind
@@ -95,8 +97,10 @@ public struct HistoryQuery: Sendable, Hashable {
     public var limit: Int?
 
     /// A query; no argument means every record, newest first.
-    public init(keyName: String? = nil, since: Date? = nil, until: Date? = nil, kind: SignatureKind? = nil,
-                limit: Int? = nil) {
+    public init(
+        keyName: String? = nil, since: Date? = nil, until: Date? = nil, kind: SignatureKind? = nil,
+        limit: Int? = nil
+    ) {
         self.keyName = keyName
         self.since = since
         self.until = until
@@ -124,25 +128,31 @@ extension StoreTransaction {
             throw .invalidHistory(field: "chain id", reason: "must be at most \(Int64.max), got \(chain)")
         }
         // The key's own spelling of its name when it is looked up (names match without case).
-        let linked: (id: Int64, name: String)? = if let id = entry.keyID { (id, entry.keyName) } else {
-            try findKey(named: entry.keyName).map { ($0.id, $0.name) }
-        }
+        let linked: (id: Int64, name: String)? =
+            if let id = entry.keyID { (id, entry.keyName) } else {
+                try findKey(named: entry.keyName).map { ($0.id, $0.name) }
+            }
         let linkedID = linked?.id
         let createdAt = Timestamp.milliseconds(entry.date ?? now)
         let keyName = linked?.name ?? entry.keyName
         let id: Int64 = try storeErrors {
-            try db.execute(sql: """
-                INSERT INTO history (created_at, key_id, key_name, kind, digest, signature, signer, verified, chain_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [createdAt, linkedID, keyName, entry.kind.rawValue, Data(entry.digest),
-                                 Data(entry.signature), entry.signer, entry.verified, entry.chainID.map { Int64($0) }])
+            try db.execute(
+                sql: """
+                    INSERT INTO history (created_at, key_id, key_name, kind, digest, signature, signer, verified, chain_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    createdAt, linkedID, keyName, entry.kind.rawValue, Data(entry.digest),
+                    Data(entry.signature), entry.signer, entry.verified, entry.chainID.map { Int64($0) },
+                ])
             return db.lastInsertedRowID
         }
         // Built from what was written rather than read back: every signature is recorded, so
         // this saves a query on each.
-        return HistoryRecord(id: id, date: Timestamp.date(createdAt), keyID: linkedID, keyName: keyName,
-                             kind: entry.kind, digest: entry.digest, signature: entry.signature, signer: entry.signer,
-                             verified: entry.verified, chainID: entry.chainID)
+        return HistoryRecord(
+            id: id, date: Timestamp.date(createdAt), keyID: linkedID, keyName: keyName,
+            kind: entry.kind, digest: entry.digest, signature: entry.signature, signer: entry.signer,
+            verified: entry.verified, chainID: entry.chainID)
     }
 
     /// Signing records matching `query`, newest first (ties by insertion order).
@@ -159,13 +169,16 @@ extension StoreTransaction {
         unlimited.limit = nil
         let (condition, arguments) = try whereClause(unlimited)
         return try storeErrors {
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM history" + (condition.isEmpty ? "" : " WHERE " + condition),
-                             arguments: arguments) ?? 0
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM history" + (condition.isEmpty ? "" : " WHERE " + condition),
+                arguments: arguments) ?? 0
         }
     }
 
     private func whereClause(_ query: HistoryQuery) throws(StoreError) -> (String, StatementArguments) {
-        if let limit = query.limit, limit < 1 { throw .invalidQuery(field: "limit", reason: "must be at least 1, got \(limit)") }
+        if let limit = query.limit, limit < 1 {
+            throw .invalidQuery(field: "limit", reason: "must be at least 1, got \(limit)")
+        }
         var terms: [String] = []
         var arguments: StatementArguments = []
         if let name = query.keyName {
@@ -187,7 +200,9 @@ extension StoreTransaction {
         return (terms.joined(separator: " AND "), arguments)
     }
 
-    private func fetchHistory(where condition: String, arguments: StatementArguments, limit: Int?) throws -> [HistoryRecord] {
+    private func fetchHistory(
+        where condition: String, arguments: StatementArguments, limit: Int?
+    ) throws -> [HistoryRecord] {
         var sql = """
             SELECT id, created_at, key_id, key_name, kind, digest, signature, signer, verified, chain_id FROM history
             """
@@ -198,11 +213,12 @@ extension StoreTransaction {
         let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
         while let row = try rows.next() {
             let id: Int64 = row[0]
-            out.append(HistoryRecord(
-                id: id, date: Timestamp.date(row[1]), keyID: row[2], keyName: row[3],
-                kind: try SignatureKind.decode(row[4], table: "history", id: id),
-                digest: row.bytes(5) ?? [], signature: row.bytes(6) ?? [], signer: row[7], verified: row[8],
-                chainID: (row[9] as Int64?).map { UInt64(bitPattern: $0) }))
+            out.append(
+                HistoryRecord(
+                    id: id, date: Timestamp.date(row[1]), keyID: row[2], keyName: row[3],
+                    kind: try SignatureKind.decode(row[4], table: "history", id: id),
+                    digest: row.bytes(5) ?? [], signature: row.bytes(6) ?? [], signer: row[7], verified: row[8],
+                    chainID: (row[9] as Int64?).map { UInt64(bitPattern: $0) }))
         }
         return out
     }
@@ -214,7 +230,9 @@ extension StoreTransaction {
 public enum HistoryExport {
     /// The CSV header line's fields: the field names of a history record as `history` returns
     /// it and `history --json` writes it, in the same order.
-    public static let csvColumns = ["id", "time", "key", "kind", "digest", "signature", "signer", "verified", "chainId"]
+    public static let csvColumns = [
+        "id", "time", "key", "kind", "digest", "signature", "signer", "verified", "chainId",
+    ]
 
     /// A record's time as every rendering writes it: ISO 8601 UTC with the milliseconds the
     /// history keeps.
@@ -225,9 +243,11 @@ public enum HistoryExport {
     public static func csv(_ records: [HistoryRecord]) -> String {
         var out = csvColumns.joined(separator: ",") + "\r\n"
         for r in records {
-            let fields = [String(r.id), timeText(r.date), r.keyName, r.kind.rawValue, Hex.encodePrefixed(r.digest),
-                          Hex.encodePrefixed(r.signature), r.signer, r.verified ? "true" : "false",
-                          r.chainID.map { String($0) } ?? ""]
+            let fields = [
+                String(r.id), timeText(r.date), r.keyName, r.kind.rawValue, Hex.encodePrefixed(r.digest),
+                Hex.encodePrefixed(r.signature), r.signer, r.verified ? "true" : "false",
+                r.chainID.map { String($0) } ?? "",
+            ]
             out += fields.map(csvField).joined(separator: ",") + "\r\n"
         }
         return out

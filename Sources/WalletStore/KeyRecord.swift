@@ -116,8 +116,10 @@ public enum KeyStorage: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let value = KeyStorage(rawValue: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                                                    debugDescription: "not a key storage: \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "not a key storage: \(text)"))
         }
         self = value
     }
@@ -221,10 +223,12 @@ public struct NewKey: Sendable, Hashable {
     public var createdAt: Date?
 
     /// A key description; every field except `kind` and `source` is optional.
-    public init(name: String? = nil, kind: KeyKind, source: KeySource, storage: KeyStorage? = nil,
-                publicKey: PublicKey? = nil, address: String? = nil, path: DerivationPath? = nil,
-                parentID: Int64? = nil, preset: String? = nil, extendedPublicKey: String? = nil,
-                createdAt: Date? = nil) {
+    public init(
+        name: String? = nil, kind: KeyKind, source: KeySource, storage: KeyStorage? = nil,
+        publicKey: PublicKey? = nil, address: String? = nil, path: DerivationPath? = nil,
+        parentID: Int64? = nil, preset: String? = nil, extendedPublicKey: String? = nil,
+        createdAt: Date? = nil
+    ) {
         self.name = name
         self.kind = kind
         self.source = source

@@ -24,7 +24,8 @@ extension StoreTransaction {
         }
         let storageText: String = row[9]
         guard let storage = KeyStorage(rawValue: storageText) else {
-            throw StoreError.corruptRow(table: "keys", id: String(id), reason: "storage \(StoreError.quote(storageText))")
+            throw StoreError.corruptRow(
+                table: "keys", id: String(id), reason: "storage \(StoreError.quote(storageText))")
         }
         return KeyRecord(
             id: id, name: row[1], kind: try KeyKind.decode(row[2], table: "keys", id: id), position: row[3],
@@ -36,9 +37,12 @@ extension StoreTransaction {
             retired: row[15], successorID: row[16], hasSecret: row[17])
     }
 
-    func fetchKeys(where condition: String = "", arguments: StatementArguments = [],
-                   order: String = "k.position") throws -> [KeyRecord] {
-        let sql = "SELECT \(Self.keyColumns) FROM keys k \(condition.isEmpty ? "" : "WHERE " + condition) ORDER BY \(order)"
+    func fetchKeys(
+        where condition: String = "", arguments: StatementArguments = [],
+        order: String = "k.position"
+    ) throws -> [KeyRecord] {
+        let sql =
+            "SELECT \(Self.keyColumns) FROM keys k \(condition.isEmpty ? "" : "WHERE " + condition) ORDER BY \(order)"
         var out: [KeyRecord] = []
         let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
         while let row = try rows.next() { out.append(try decodeKey(row)) }
@@ -67,7 +71,9 @@ extension StoreTransaction {
     /// - Throws: `.unknownKey`, with the closest existing name as a suggestion when one is close.
     public func key(named name: String) throws(StoreError) -> KeyRecord {
         if let key = try findKey(named: name) { return key }
-        let names: [String] = try storeErrors { try String.fetchAll(db, sql: "SELECT name FROM keys ORDER BY position") }
+        let names: [String] = try storeErrors {
+            try String.fetchAll(db, sql: "SELECT name FROM keys ORDER BY position")
+        }
         throw .unknownKey(name, suggestion: KeyNaming.suggestion(for: name, among: names))
     }
 
@@ -106,13 +112,15 @@ extension StoreTransaction {
             var seen: Set<Int64> = [start.id]
             var current = start
             while let previous = try fetchKeys(where: "k.successor_id = ?", arguments: [current.id]).first,
-                  seen.insert(previous.id).inserted {
+                seen.insert(previous.id).inserted
+            {
                 chain.insert(previous, at: 0)
                 current = previous
             }
             current = start
             while let next = current.successorID, seen.insert(next).inserted,
-                  let successor = try fetchKeys(where: "k.id = ?", arguments: [next]).first {
+                let successor = try fetchKeys(where: "k.id = ?", arguments: [next]).first
+            {
                 chain.append(successor)
                 current = successor
             }
@@ -145,7 +153,8 @@ extension StoreTransaction {
         if let parentID = new.parentID {
             let parent = try key(id: parentID)
             guard parent.kind == .hdMaster else {
-                throw .invalidKey(field: "parent", reason: "must be an HD-MASTER key, got \(parent.name) (\(parent.kind))")
+                throw .invalidKey(
+                    field: "parent", reason: "must be an HD-MASTER key, got \(parent.name) (\(parent.kind))")
             }
             guard !parent.retired else { throw .keyRetired(name: parent.name) }
         }
@@ -153,13 +162,17 @@ extension StoreTransaction {
         let (id, position): (Int64, Int) = try storeErrors {
             let kek = try secret.map { _ in try store.requireKEK(db) }
             let position = (try Int.fetchOne(db, sql: "SELECT MAX(position) FROM keys") ?? 0) + 1
-            try db.execute(sql: """
-                INSERT INTO keys (name, kind, position, created_at, public_key, address, path, parent_id, storage,
-                                  preset, source, xpub)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [name, new.kind.rawValue, position, createdAt,
-                                 new.publicKey.map { Data($0.compressed) }, new.address, new.path?.description,
-                                 new.parentID, storage.rawValue, new.preset, new.source.rawValue, new.extendedPublicKey])
+            try db.execute(
+                sql: """
+                    INSERT INTO keys (name, kind, position, created_at, public_key, address, path, parent_id, storage,
+                                      preset, source, xpub)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    name, new.kind.rawValue, position, createdAt,
+                    new.publicKey.map { Data($0.compressed) }, new.address, new.path?.description,
+                    new.parentID, storage.rawValue, new.preset, new.source.rawValue, new.extendedPublicKey,
+                ])
             let id = db.lastInsertedRowID
             if let secret, let kek {
                 try store.faultPoint("addKey.beforeSecret")
@@ -169,30 +182,38 @@ extension StoreTransaction {
         }
         // Built from what was written rather than read back: importing many keys stays one
         // INSERT (two with a secret) per key.
-        return KeyRecord(id: id, name: name, kind: new.kind, position: position, createdAt: Timestamp.date(createdAt),
-                         publicKey: new.publicKey?.compressed, address: new.address, path: new.path,
-                         parentID: new.parentID, storage: storage, preset: new.preset, source: new.source,
-                         extendedPublicKey: new.extendedPublicKey, revealedAt: nil, rotationFlag: nil, retired: false,
-                         successorID: nil, hasSecret: secret != nil)
+        return KeyRecord(
+            id: id, name: name, kind: new.kind, position: position, createdAt: Timestamp.date(createdAt),
+            publicKey: new.publicKey?.compressed, address: new.address, path: new.path,
+            parentID: new.parentID, storage: storage, preset: new.preset, source: new.source,
+            extendedPublicKey: new.extendedPublicKey, revealedAt: nil, rotationFlag: nil, retired: false,
+            successorID: nil, hasSecret: secret != nil)
     }
 
     /// Whether a key already has this name (ignoring ASCII case).
     func nameTaken(_ name: String) throws(StoreError) -> Bool {
-        try storeErrors { try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM keys WHERE name = ?)", arguments: [name]) ?? false }
+        try storeErrors {
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM keys WHERE name = ?)", arguments: [name]) ?? false
+        }
     }
 
     /// Seals and writes (or replaces) the secret row of key `keyID`.
     func writeSecret(_ secret: KeySecret, keyID: Int64, kek: Secret) throws {
-        let payload = try store.seal(secret.payload, with: kek,
-                                     aad: SealingContext.secret(keyID: keyID, kind: secret.kind, part: .payload))
+        let payload = try store.seal(
+            secret.payload, with: kek,
+            aad: SealingContext.secret(keyID: keyID, kind: secret.kind, part: .payload))
         let passphrase = try secret.passphrase.map { (p: Secret) throws(StoreError) -> Sealed in
             try store.seal(p, with: kek, aad: SealingContext.secret(keyID: keyID, kind: secret.kind, part: .passphrase))
         }
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO secrets (key_id, kind, nonce, ciphertext, passphrase_nonce, passphrase_ciphertext, sealed_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [keyID, secret.kind.rawValue, Data(payload.nonce), Data(payload.ciphertext),
-                             passphrase.map { Data($0.nonce) }, passphrase.map { Data($0.ciphertext) }, nowMS])
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO secrets (key_id, kind, nonce, ciphertext, passphrase_nonce, passphrase_ciphertext, sealed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                keyID, secret.kind.rawValue, Data(payload.nonce), Data(payload.ciphertext),
+                passphrase.map { Data($0.nonce) }, passphrase.map { Data($0.ciphertext) }, nowMS,
+            ])
     }
 
     /// Checks the fields of `new` against its kind; returns the storage to write.
@@ -208,7 +229,9 @@ extension StoreTransaction {
                     throw .invalidKey(field: "storage", reason: "must name the co-signer as 2p:<name>, got \(storage)")
                 }
             default:
-                throw .invalidKey(field: "storage", reason: "must be software or 2p:<co-signer> for \(new.kind.withArticle) key, got \(storage)")
+                throw .invalidKey(
+                    field: "storage",
+                    reason: "must be software or 2p:<co-signer> for \(new.kind.withArticle) key, got \(storage)")
             }
         case .watch:
             storage = new.storage ?? .watch
@@ -217,8 +240,10 @@ extension StoreTransaction {
             }
         case .card:
             guard let given = new.storage, case .card = given else {
-                throw .invalidKey(field: "storage", reason: "must name the card (card:<instance UID>) for a CARD key, got "
-                                  + (new.storage?.rawValue ?? "none"))
+                throw .invalidKey(
+                    field: "storage",
+                    reason: "must name the card (card:<instance UID>) for a CARD key, got "
+                        + (new.storage?.rawValue ?? "none"))
             }
             guard KeyStorage(rawValue: given.rawValue) == given else {
                 throw .invalidKey(field: "storage", reason: "must be card: followed by lower-case hex, got \(given)")
@@ -226,10 +251,13 @@ extension StoreTransaction {
             storage = given
         }
         if new.kind == .hdChild {
-            guard new.parentID != nil else { throw .invalidKey(field: "parent", reason: "is required for an HD-CHILD key") }
+            guard new.parentID != nil else {
+                throw .invalidKey(field: "parent", reason: "is required for an HD-CHILD key")
+            }
             guard new.path != nil else { throw .invalidKey(field: "path", reason: "is required for an HD-CHILD key") }
         } else if new.parentID != nil {
-            throw .invalidKey(field: "parent", reason: "is only for HD-CHILD keys, got one for \(new.kind.withArticle) key")
+            throw .invalidKey(
+                field: "parent", reason: "is only for HD-CHILD keys, got one for \(new.kind.withArticle) key")
         }
         if let address = new.address, address.isEmpty || address.count > 128 {
             throw .invalidKey(field: "address", reason: "must be 1 to 128 characters, got \(address.count)")
@@ -248,7 +276,7 @@ extension StoreTransaction {
         case (.ecdsa, _) where twoParty, (.hdMaster, _) where twoParty:
             throw .invalidKey(field: "secret", reason: "must be this home's share (mpc-share) for a two-party key")
         case (.ecdsa, .privkey?), (.hdMaster, .mnemonic?), (.hdMaster, .seed?), (.hdChild, nil), (.card, nil),
-             (.watch, nil):
+            (.watch, nil):
             break
         case (.ecdsa, nil), (.hdMaster, nil):
             throw .invalidKey(field: "secret", reason: "is required for \(new.kind.withArticle) key kept in software")
@@ -259,19 +287,32 @@ extension StoreTransaction {
             switch secret.kind {
             case .privkey:
                 guard secret.payload.count == 32 else {
-                    throw .invalidKey(field: "secret", reason: "must be a 32-byte private key, got \(secret.payload.count) byte\(secret.payload.count == 1 ? "" : "s")")
+                    throw .invalidKey(
+                        field: "secret",
+                        reason:
+                            "must be a 32-byte private key, got \(secret.payload.count) byte\(secret.payload.count == 1 ? "" : "s")"
+                    )
                 }
             case .seed:
                 guard (16...64).contains(secret.payload.count) else {
-                    throw .invalidKey(field: "secret", reason: "must be a 16 to 64-byte seed, got \(secret.payload.count) byte\(secret.payload.count == 1 ? "" : "s")")
+                    throw .invalidKey(
+                        field: "secret",
+                        reason:
+                            "must be a 16 to 64-byte seed, got \(secret.payload.count) byte\(secret.payload.count == 1 ? "" : "s")"
+                    )
                 }
             case .mnemonic:
-                guard secret.payload.count > 0 else { throw .invalidKey(field: "secret", reason: "must be a non-empty mnemonic") }
+                guard secret.payload.count > 0 else {
+                    throw .invalidKey(field: "secret", reason: "must be a non-empty mnemonic")
+                }
             case .mpcShare:
-                guard secret.payload.count > 32 else { throw .invalidKey(field: "secret", reason: "must be a two-party share") }
+                guard secret.payload.count > 32 else {
+                    throw .invalidKey(field: "secret", reason: "must be a two-party share")
+                }
             }
             if secret.passphrase != nil, secret.kind != .mnemonic {
-                throw .invalidKey(field: "secret passphrase", reason: "is only for a mnemonic, got one for a \(secret.kind)")
+                throw .invalidKey(
+                    field: "secret passphrase", reason: "is only for a mnemonic, got one for a \(secret.kind)")
             }
         }
         return storage
@@ -339,11 +380,13 @@ extension StoreTransaction {
         guard from != to else { return }
         try db.execute(sql: "UPDATE keys SET position = 0 WHERE id = ?", arguments: [id])
         if to < from {
-            try db.execute(sql: "UPDATE keys SET position = -(position + 1) WHERE position BETWEEN ? AND ?",
-                           arguments: [to, from - 1])
+            try db.execute(
+                sql: "UPDATE keys SET position = -(position + 1) WHERE position BETWEEN ? AND ?",
+                arguments: [to, from - 1])
         } else {
-            try db.execute(sql: "UPDATE keys SET position = -(position - 1) WHERE position BETWEEN ? AND ?",
-                           arguments: [from + 1, to])
+            try db.execute(
+                sql: "UPDATE keys SET position = -(position - 1) WHERE position BETWEEN ? AND ?",
+                arguments: [from + 1, to])
         }
         try db.execute(sql: "UPDATE keys SET position = -position WHERE position < 0")
         try db.execute(sql: "UPDATE keys SET position = ? WHERE id = ?", arguments: [to, id])
@@ -370,12 +413,16 @@ extension StoreTransaction {
         if !children.isEmpty, !includingChildren { throw .keyHasChildren(name: key.name, count: children.count) }
         let doomed = children + [key]
         for k in doomed {
-            if let rotation = try openRotation(involving: k.id) { throw .rotationInProgress(name: k.name, rotationID: rotation) }
+            if let rotation = try openRotation(involving: k.id) {
+                throw .rotationInProgress(name: k.name, rotationID: rotation)
+            }
         }
         try storeErrors {
             for k in doomed {
                 // Read the position again: earlier deletions in this loop moved it.
-                guard let position = try Int.fetchOne(db, sql: "SELECT position FROM keys WHERE id = ?", arguments: [k.id])
+                guard
+                    let position = try Int.fetchOne(
+                        db, sql: "SELECT position FROM keys WHERE id = ?", arguments: [k.id])
                 else { continue }
                 try db.execute(sql: "DELETE FROM keys WHERE id = ?", arguments: [k.id])
                 try store.faultPoint("deleteKey.afterDelete")
@@ -391,7 +438,9 @@ extension StoreTransaction {
     @discardableResult
     public func markRevealed(named name: String) throws(StoreError) -> KeyRecord {
         let key = try key(named: name)
-        try storeErrors { try db.execute(sql: "UPDATE keys SET revealed_at = ? WHERE id = ?", arguments: [nowMS, key.id]) }
+        try storeErrors {
+            try db.execute(sql: "UPDATE keys SET revealed_at = ? WHERE id = ?", arguments: [nowMS, key.id])
+        }
         return try self.key(id: key.id)
     }
 
@@ -409,7 +458,9 @@ extension StoreTransaction {
     @discardableResult
     public func clearRotationFlag(named name: String) throws(StoreError) -> KeyRecord {
         let key = try key(named: name)
-        try storeErrors { try db.execute(sql: "UPDATE keys SET rotation_flag = NULL WHERE id = ?", arguments: [key.id]) }
+        try storeErrors {
+            try db.execute(sql: "UPDATE keys SET rotation_flag = NULL WHERE id = ?", arguments: [key.id])
+        }
         return try self.key(id: key.id)
     }
 
@@ -428,11 +479,13 @@ extension StoreTransaction {
 
     /// Wipes the secret of key `id` and of its children, and marks them all retired and watch-only.
     func retire(id: Int64) throws {
-        try db.execute(sql: "DELETE FROM secrets WHERE key_id = ? OR key_id IN (SELECT id FROM keys WHERE parent_id = ?)",
-                       arguments: [id, id])
+        try db.execute(
+            sql: "DELETE FROM secrets WHERE key_id = ? OR key_id IN (SELECT id FROM keys WHERE parent_id = ?)",
+            arguments: [id, id])
         try store.faultPoint("retire.afterWipe")
-        try db.execute(sql: "UPDATE keys SET retired = 1, storage = 'watch' WHERE id = ? OR parent_id = ?",
-                       arguments: [id, id])
+        try db.execute(
+            sql: "UPDATE keys SET retired = 1, storage = 'watch' WHERE id = ? OR parent_id = ?",
+            arguments: [id, id])
     }
 
     // MARK: - Secrets
@@ -451,9 +504,13 @@ extension StoreTransaction {
     /// - Throws: `.secretMissing`, `.vaultLocked`, `.secretTampered`.
     public func openSecret(of key: KeyRecord) throws(StoreError) -> KeySecret {
         try storeErrors {
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT kind, nonce, ciphertext, passphrase_nonce, passphrase_ciphertext FROM secrets WHERE key_id = ?
-                """, arguments: [key.id]) else { throw StoreError.secretMissing(name: key.name) }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT kind, nonce, ciphertext, passphrase_nonce, passphrase_ciphertext FROM secrets WHERE key_id = ?
+                        """, arguments: [key.id])
+            else { throw StoreError.secretMissing(name: key.name) }
             return try openSecretRow(row, keyID: key.id, name: key.name, kek: store.requireKEK(db))
         }
     }
@@ -469,7 +526,8 @@ extension StoreTransaction {
     /// - imported from a raw private key or a keystore file (ECDSA in software).
     ///
     /// HD-CHILD keys follow their master for age and source: rotating means rotating the master.
-    public func keysNeedingRotation(now: Date? = nil, maxAgeDays: Int? = nil) throws(StoreError) -> [RotationCandidate] {
+    public func keysNeedingRotation(now: Date? = nil, maxAgeDays: Int? = nil) throws(StoreError) -> [RotationCandidate]
+    {
         let at = now ?? self.now
         var out: [RotationCandidate] = []
         for key in try keys(includeRetired: false) {

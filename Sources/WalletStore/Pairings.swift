@@ -53,11 +53,12 @@ extension StoreTransaction {
         try storeErrors {
             let kek = try store.requireKEK(db)
             let sealed = try store.seal(pairing.key, with: kek, aad: SealingContext.pairing(instanceUID: uid))
-            try db.execute(sql: """
-                INSERT INTO pairings (instance_uid, slot, nonce, ciphertext, created_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(instance_uid) DO UPDATE SET slot = excluded.slot, nonce = excluded.nonce,
-                    ciphertext = excluded.ciphertext, created_at = excluded.created_at
-                """, arguments: [uid, Int(pairing.index), Data(sealed.nonce), Data(sealed.ciphertext), nowMS])
+            try db.execute(
+                sql: """
+                    INSERT INTO pairings (instance_uid, slot, nonce, ciphertext, created_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(instance_uid) DO UPDATE SET slot = excluded.slot, nonce = excluded.nonce,
+                        ciphertext = excluded.ciphertext, created_at = excluded.created_at
+                    """, arguments: [uid, Int(pairing.index), Data(sealed.nonce), Data(sealed.ciphertext), nowMS])
         }
         return PairingSummary(instanceUID: instanceUID, slot: pairing.index, createdAt: Timestamp.date(nowMS))
     }
@@ -68,29 +69,38 @@ extension StoreTransaction {
     public func pairing(instanceUID: [UInt8]) throws(StoreError) -> PairingRecord? {
         let uid = try Self.checkInstanceUID(instanceUID)
         return try storeErrors {
-            guard let row = try Row.fetchOne(db, sql: "SELECT slot, nonce, ciphertext, created_at FROM pairings WHERE instance_uid = ?",
-                                             arguments: [uid]) else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT slot, nonce, ciphertext, created_at FROM pairings WHERE instance_uid = ?",
+                    arguments: [uid])
+            else { return nil }
             let kek = try store.requireKEK(db)
             let sealed = Sealed(nonce: row.bytes("nonce") ?? [], ciphertext: row.bytes("ciphertext") ?? [])
-            guard let key = store.open(sealed, with: kek, aad: SealingContext.pairing(instanceUID: uid)), key.count == 32 else {
+            guard let key = store.open(sealed, with: kek, aad: SealingContext.pairing(instanceUID: uid)),
+                key.count == 32
+            else {
                 throw StoreError.pairingTampered(instanceUID: uid)
             }
             let slot: Int = row["slot"]
-            return PairingRecord(instanceUID: instanceUID, slot: UInt8(slot), key: key,
-                                 createdAt: Timestamp.date(row["created_at"]))
+            return PairingRecord(
+                instanceUID: instanceUID, slot: UInt8(slot), key: key,
+                createdAt: Timestamp.date(row["created_at"]))
         }
     }
 
     /// Every stored pairing, by instance UID, without keys.
     public func pairings() throws(StoreError) -> [PairingSummary] {
         try storeErrors {
-            try Row.fetchAll(db, sql: "SELECT instance_uid, slot, created_at FROM pairings ORDER BY instance_uid").map { row in
+            try Row.fetchAll(db, sql: "SELECT instance_uid, slot, created_at FROM pairings ORDER BY instance_uid").map {
+                row in
                 let uid: String = row["instance_uid"]
                 guard let bytes = try? Hex.decode(uid), bytes.count == 16 else {
-                    throw StoreError.corruptRow(table: "pairings", id: uid, reason: "instance UID is not 16 bytes of hex")
+                    throw StoreError.corruptRow(
+                        table: "pairings", id: uid, reason: "instance UID is not 16 bytes of hex")
                 }
                 let slot: Int = row["slot"]
-                return PairingSummary(instanceUID: bytes, slot: UInt8(slot), createdAt: Timestamp.date(row["created_at"]))
+                return PairingSummary(
+                    instanceUID: bytes, slot: UInt8(slot), createdAt: Timestamp.date(row["created_at"]))
             }
         }
     }

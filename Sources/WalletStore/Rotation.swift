@@ -57,24 +57,28 @@ extension StoreTransaction {
         FROM rotations r JOIN keys o ON o.id = r.old_key_id LEFT JOIN keys n ON n.id = r.new_key_id
         """
 
-    private func fetchRotations(where condition: String, arguments: StatementArguments = []) throws -> [RotationRecord] {
-        try Row.fetchAll(db, sql: Self.rotationSelect + " WHERE " + condition + " ORDER BY r.id", arguments: arguments).map { row in
-            let id: Int64 = row[0]
-            return RotationRecord(
-                id: id, oldKeyID: row[1], oldKeyName: row[2], newKeyID: row[3], newKeyName: row[4],
-                state: try RotationState.decode(row[5], table: "rotations", id: id),
-                startedAt: Timestamp.date(row[6]), updatedAt: Timestamp.date(row[7]),
-                finishedAt: (row[8] as Int64?).map(Timestamp.date))
-        }
+    private func fetchRotations(where condition: String, arguments: StatementArguments = []) throws -> [RotationRecord]
+    {
+        try Row.fetchAll(db, sql: Self.rotationSelect + " WHERE " + condition + " ORDER BY r.id", arguments: arguments)
+            .map { row in
+                let id: Int64 = row[0]
+                return RotationRecord(
+                    id: id, oldKeyID: row[1], oldKeyName: row[2], newKeyID: row[3], newKeyName: row[4],
+                    state: try RotationState.decode(row[5], table: "rotations", id: id),
+                    startedAt: Timestamp.date(row[6]), updatedAt: Timestamp.date(row[7]),
+                    finishedAt: (row[8] as Int64?).map(Timestamp.date))
+            }
     }
 
     /// The id of an unfinished rotation in which key `keyID` is the old key or the successor.
     func openRotation(involving keyID: Int64) throws(StoreError) -> Int64? {
         try storeErrors {
-            try Int64.fetchOne(db, sql: """
-                SELECT id FROM rotations WHERE (old_key_id = ? OR new_key_id = ?)
-                AND state NOT IN ('completed', 'rolled-back') ORDER BY id LIMIT 1
-                """, arguments: [keyID, keyID])
+            try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM rotations WHERE (old_key_id = ? OR new_key_id = ?)
+                    AND state NOT IN ('completed', 'rolled-back') ORDER BY id LIMIT 1
+                    """, arguments: [keyID, keyID])
         }
     }
 
@@ -110,17 +114,22 @@ extension StoreTransaction {
         let key = try key(named: name)
         guard !key.retired else { throw .keyRetired(name: key.name) }
         guard key.kind == .ecdsa || key.kind == .hdMaster else {
-            throw .notRotatable(name: key.name, reason: key.kind == .hdChild
-                                ? "it derives from its HD-MASTER; rotate the master instead"
-                                : "\(key.kind.withArticle) key has no secret in the store")
+            throw .notRotatable(
+                name: key.name,
+                reason: key.kind == .hdChild
+                    ? "it derives from its HD-MASTER; rotate the master instead"
+                    : "\(key.kind.withArticle) key has no secret in the store")
         }
         if case .twoParty = key.storage { throw .twoPartyNotRotatable(key.name) }
         guard key.hasSecret else { throw .notRotatable(name: key.name, reason: "its secret is not in the store") }
-        if let open = try openRotation(involving: key.id) { throw .rotationInProgress(name: key.name, rotationID: open) }
+        if let open = try openRotation(involving: key.id) {
+            throw .rotationInProgress(name: key.name, rotationID: open)
+        }
         let id: Int64 = try storeErrors {
-            try db.execute(sql: """
-                INSERT INTO rotations (old_key_id, new_key_id, state, started_at, updated_at) VALUES (?, NULL, 'started', ?, ?)
-                """, arguments: [key.id, nowMS, nowMS])
+            try db.execute(
+                sql: """
+                    INSERT INTO rotations (old_key_id, new_key_id, state, started_at, updated_at) VALUES (?, NULL, 'started', ?, ?)
+                    """, arguments: [key.id, nowMS, nowMS])
             return db.lastInsertedRowID
         }
         return try rotation(id: id)
@@ -138,7 +147,8 @@ extension StoreTransaction {
         try expect(rotation, in: [.started], step: "create a successor")
         let old = try key(id: rotation.oldKeyID)
         guard new.kind == old.kind else {
-            throw .invalidKey(field: "kind", reason: "of a successor must be \(old.kind) like \(old.name), got \(new.kind)")
+            throw .invalidKey(
+                field: "kind", reason: "of a successor must be \(old.kind) like \(old.name), got \(new.kind)")
         }
         var successorKey = new
         if successorKey.preset == nil { successorKey.preset = old.preset }
@@ -146,8 +156,9 @@ extension StoreTransaction {
         let placed = try moveKey(named: added.name, to: old.position + 1)
         try storeErrors {
             try store.faultPoint("rotation.successorCreated")
-            try db.execute(sql: "UPDATE rotations SET new_key_id = ?, state = 'successor-created', updated_at = ? WHERE id = ?",
-                           arguments: [added.id, nowMS, rotationID])
+            try db.execute(
+                sql: "UPDATE rotations SET new_key_id = ?, state = 'successor-created', updated_at = ? WHERE id = ?",
+                arguments: [added.id, nowMS, rotationID])
         }
         return placed
     }
@@ -160,8 +171,9 @@ extension StoreTransaction {
         let rotation = try rotation(id: rotationID)
         try expect(rotation, in: [.successorCreated], step: "confirm the backup")
         try storeErrors {
-            try db.execute(sql: "UPDATE rotations SET state = 'backed-up', updated_at = ? WHERE id = ?",
-                           arguments: [nowMS, rotationID])
+            try db.execute(
+                sql: "UPDATE rotations SET state = 'backed-up', updated_at = ? WHERE id = ?",
+                arguments: [nowMS, rotationID])
         }
         return try self.rotation(id: rotationID)
     }
@@ -180,10 +192,12 @@ extension StoreTransaction {
         try storeErrors {
             try retire(id: rotation.oldKeyID)
             try store.faultPoint("rotation.afterWipe")
-            try db.execute(sql: "UPDATE keys SET successor_id = ? WHERE id = ?", arguments: [successor, rotation.oldKeyID])
-            try db.execute(sql: """
-                UPDATE rotations SET state = 'completed', updated_at = ?, finished_at = ? WHERE id = ?
-                """, arguments: [nowMS, nowMS, rotationID])
+            try db.execute(
+                sql: "UPDATE keys SET successor_id = ? WHERE id = ?", arguments: [successor, rotation.oldKeyID])
+            try db.execute(
+                sql: """
+                    UPDATE rotations SET state = 'completed', updated_at = ?, finished_at = ? WHERE id = ?
+                    """, arguments: [nowMS, nowMS, rotationID])
         }
         return try self.rotation(id: rotationID)
     }
@@ -199,9 +213,10 @@ extension StoreTransaction {
         try expect(rotation, in: [.started, .successorCreated, .backedUp], step: "roll back")
         try storeErrors {
             // Finish the journal entry first so deleting the successor is not refused as in rotation.
-            try db.execute(sql: """
-                UPDATE rotations SET state = 'rolled-back', updated_at = ?, finished_at = ? WHERE id = ?
-                """, arguments: [nowMS, nowMS, rotationID])
+            try db.execute(
+                sql: """
+                    UPDATE rotations SET state = 'rolled-back', updated_at = ?, finished_at = ? WHERE id = ?
+                    """, arguments: [nowMS, nowMS, rotationID])
         }
         if let successorID = rotation.newKeyID {
             let successor = try key(id: successorID)
@@ -220,6 +235,8 @@ extension StoreTransaction {
 extension StoreError {
     /// A two-party key has no secret here to replace: a new one is made with the co-signer.
     public static func twoPartyNotRotatable(_ name: String) -> StoreError {
-        .notRotatable(name: name, reason: "a two-party key is replaced by a new one made with the co-signer (key.generate --two-party)")
+        .notRotatable(
+            name: name,
+            reason: "a two-party key is replaced by a new one made with the co-signer (key.generate --two-party)")
     }
 }

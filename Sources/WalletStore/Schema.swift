@@ -13,13 +13,18 @@ import GRDB
 enum Schema {
     /// The migrations, in the order they run.
     static let migrations: [(name: String, sql: String)] = [
-        ("v1-settings", """
+        (
+            "v1-settings",
+            """
             CREATE TABLE settings (
                 key   TEXT PRIMARY KEY NOT NULL CHECK (length(key) BETWEEN 1 AND 64),
                 value TEXT NOT NULL
             );
-            """),
-        ("v1-vault", """
+            """
+        ),
+        (
+            "v1-vault",
+            """
             CREATE TABLE vault (
                 id             INTEGER PRIMARY KEY CHECK (id = 1),
                 kdf            TEXT NOT NULL CHECK (kdf = 'scrypt'),
@@ -32,8 +37,11 @@ enum Schema {
                 created_at     INTEGER NOT NULL,
                 changed_at     INTEGER NOT NULL
             );
-            """),
-        ("v1-keys", """
+            """
+        ),
+        (
+            "v1-keys",
+            """
             CREATE TABLE keys (
                 id            INTEGER PRIMARY KEY AUTOINCREMENT,
                 name          TEXT NOT NULL COLLATE NOCASE,
@@ -58,8 +66,11 @@ enum Schema {
             CREATE UNIQUE INDEX keys_by_position ON keys(position);
             CREATE INDEX keys_by_parent ON keys(parent_id);
             CREATE INDEX keys_by_successor ON keys(successor_id);
-            """),
-        ("v1-secrets", """
+            """
+        ),
+        (
+            "v1-secrets",
+            """
             CREATE TABLE secrets (
                 key_id                INTEGER PRIMARY KEY REFERENCES keys(id) ON DELETE CASCADE,
                 kind                  TEXT NOT NULL CHECK (kind IN ('mnemonic', 'seed', 'privkey')),
@@ -70,8 +81,11 @@ enum Schema {
                 sealed_at             INTEGER NOT NULL,
                 CHECK ((passphrase_nonce IS NULL) = (passphrase_ciphertext IS NULL))
             );
-            """),
-        ("v1-pairings", """
+            """
+        ),
+        (
+            "v1-pairings",
+            """
             CREATE TABLE pairings (
                 instance_uid TEXT PRIMARY KEY NOT NULL CHECK (length(instance_uid) = 32),
                 slot         INTEGER NOT NULL CHECK (slot BETWEEN 0 AND 254),
@@ -79,8 +93,11 @@ enum Schema {
                 ciphertext   BLOB NOT NULL CHECK (length(ciphertext) = 48),
                 created_at   INTEGER NOT NULL
             );
-            """),
-        ("v1-history", """
+            """
+        ),
+        (
+            "v1-history",
+            """
             CREATE TABLE history (
                 id         INTEGER PRIMARY KEY,
                 created_at INTEGER NOT NULL,
@@ -97,8 +114,11 @@ enum Schema {
             CREATE INDEX history_by_key ON history(key_name, created_at);
             CREATE INDEX history_by_kind ON history(kind, created_at);
             CREATE INDEX history_by_key_id ON history(key_id);
-            """),
-        ("v1-rotations", """
+            """
+        ),
+        (
+            "v1-rotations",
+            """
             CREATE TABLE rotations (
                 id          INTEGER PRIMARY KEY AUTOINCREMENT,
                 old_key_id  INTEGER NOT NULL REFERENCES keys(id) ON DELETE CASCADE,
@@ -112,12 +132,15 @@ enum Schema {
             CREATE UNIQUE INDEX rotations_open_by_old_key ON rotations(old_key_id)
                 WHERE state NOT IN ('completed', 'rolled-back');
             CREATE INDEX rotations_by_new_key ON rotations(new_key_id);
-            """),
+            """
+        ),
         // BIP44 account discovery (docs/eth-node.md, "Discovery"): used addresses, public data only. An owner is a
         // stored key (key_id, rows go with the key) or a card (card_uid, no foreign key):
         // exactly one of the two is set. Uniqueness per owner is two partial indexes,
         // because a UNIQUE over a NULL column would never fire.
-        ("v1-discovered-addresses", """
+        (
+            "v1-discovered-addresses",
+            """
             CREATE TABLE discovered_addresses (
                 id            INTEGER PRIMARY KEY,
                 key_id        INTEGER REFERENCES keys(id) ON DELETE CASCADE,
@@ -138,11 +161,14 @@ enum Schema {
             CREATE UNIQUE INDEX discovered_by_card
                 ON discovered_addresses(card_uid, coin_type, account, change, address_index) WHERE card_uid IS NOT NULL;
             CREATE INDEX discovered_by_address ON discovered_addresses(address);
-            """),
+            """
+        ),
         // What kcs saw of a card's key when it recorded it (docs/card.md, "Duress logins"): the
         // key UID and master public key, which a duress login leaves as they are, and one key
         // derived from them, which it changes (other chain code). Public data only.
-        ("v2-card-key-checks", """
+        (
+            "v2-card-key-checks",
+            """
             CREATE TABLE card_key_checks (
                 instance_uid      TEXT PRIMARY KEY NOT NULL
                                   CHECK (length(instance_uid) = 32 AND instance_uid NOT GLOB '*[^0-9a-f]*'),
@@ -152,13 +178,16 @@ enum Schema {
                 check_public_key  BLOB NOT NULL CHECK (length(check_public_key) = 33),
                 recorded_at       INTEGER NOT NULL
             );
-            """),
+            """
+        ),
         // Two-party keys (docs/two-party.md, "Storage"): `keys` and `secrets` rebuilt to allow
         // storage `2p:<co-signer>`, source `dkg` and secret kind `mpc-share` (SQLite cannot widen a
         // CHECK in place; GRDB runs migrations with foreign keys off and checks them before the
         // commit); the home's identity, its paired co-signers or consoles, and each joint key's
         // public parameters.
-        ("v3-two-party", """
+        (
+            "v3-two-party",
+            """
             CREATE TABLE keys_v3 (
                 id            INTEGER PRIMARY KEY AUTOINCREMENT,
                 name          TEXT NOT NULL COLLATE NOCASE,
@@ -254,11 +283,14 @@ enum Schema {
                 finished_at INTEGER NOT NULL
             );
             CREATE INDEX mpc_sessions_by_time ON mpc_sessions(finished_at);
-            """),
+            """
+        ),
         // Two-party sessions are written when they start ('open', with the process that runs them)
         // and finished when they end, so a killed process leaves a row the next run sweeps to
         // 'interrupted' (docs/two-party.md, "The audit trail"); an old row keeps its state.
-        ("v4-two-party-open-sessions", """
+        (
+            "v4-two-party-open-sessions",
+            """
             CREATE TABLE mpc_sessions_v4 (
                 id          INTEGER PRIMARY KEY,
                 kind        TEXT NOT NULL CHECK (kind IN ('pair', 'dkg', 'sign')),
@@ -282,7 +314,8 @@ enum Schema {
             ALTER TABLE mpc_sessions_v4 RENAME TO mpc_sessions;
             CREATE INDEX mpc_sessions_by_time ON mpc_sessions(finished_at);
             CREATE INDEX mpc_sessions_open ON mpc_sessions(state) WHERE state = 'open';
-            """),
+            """
+        ),
     ]
 
     /// A migrator with every migration registered. Foreign keys are checked after each

@@ -1,12 +1,13 @@
 import Foundation
+import GRDB
 import KCSErrors
 import WalletCore
-import GRDB
 import WalletCrypto
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Every way a store operation can fail (docs/habits.md §2). Cases carry facts — names,
@@ -202,14 +203,18 @@ public enum StoreError: WalletError, Equatable {
         case .unknownKeyID(let id):
             "no key has id \(id)"
         case .invalidPosition(let given, let count):
-            count == 0 ? "position must name a key, but the store has no keys; got \(given)"
+            count == 0
+                ? "position must name a key, but the store has no keys; got \(given)"
                 : "position must be between 1 and \(count), got \(given)"
         case .invalidKey(let field, let reason):
             "key field \(field) \(reason)"
         case .secretNotAllowed(let kind, let secret):
             "\(kind.withArticle) key cannot hold a \(secret) secret"
-                + (kind == .ecdsa ? "; it holds a privkey" : kind == .hdMaster ? "; it holds a mnemonic or a seed"
-                    : "; it holds no secret in the store")
+                + (kind == .ecdsa
+                    ? "; it holds a privkey"
+                    : kind == .hdMaster
+                        ? "; it holds a mnemonic or a seed"
+                        : "; it holds no secret in the store")
         case .secretMissing(let name):
             "key \(Self.quote(name)) has no secret in the store (watch-only, card, derived or retired)"
         case .secretTampered(let name):

@@ -38,7 +38,8 @@ extension RawRepresentable where RawValue == String {
     /// Parses a TEXT column of an enumeration; an unknown value means a corrupt or tampered row.
     static func decode(_ text: String, table: String, id: some CustomStringConvertible) throws -> Self {
         guard let value = Self(rawValue: text) else {
-            throw StoreError.corruptRow(table: table, id: id.description, reason: "unexpected value \(StoreError.quote(text))")
+            throw StoreError.corruptRow(
+                table: table, id: id.description, reason: "unexpected value \(StoreError.quote(text))")
         }
         return value
     }
@@ -72,10 +73,11 @@ extension StoreTransaction {
         guard key.count <= 64 else { throw .invalidSetting(key: key, reason: "must be at most 64 characters") }
         try storeErrors {
             if let value {
-                try db.execute(sql: """
-                    INSERT INTO settings (key, value) VALUES (?, ?)
-                    ON CONFLICT(key) DO UPDATE SET value = excluded.value
-                    """, arguments: [key, value])
+                try db.execute(
+                    sql: """
+                        INSERT INTO settings (key, value) VALUES (?, ?)
+                        ON CONFLICT(key) DO UPDATE SET value = excluded.value
+                        """, arguments: [key, value])
             } else {
                 try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
             }

@@ -49,8 +49,11 @@ public struct TwoPartyPeer: Sendable, Equatable {
     public let misbehavedAt: Date?
     public let misbehaviour: String?
 
-    public init(name: String, role: TwoPartyRole, endpoint: String?, identityKey: [UInt8], nPed: [UInt8], g: [UInt8], h: [UInt8],
-                pairedAt: Date = Date(), misbehavedAt: Date? = nil, misbehaviour: String? = nil) {
+    public init(
+        name: String, role: TwoPartyRole, endpoint: String?, identityKey: [UInt8], nPed: [UInt8], g: [UInt8],
+        h: [UInt8],
+        pairedAt: Date = Date(), misbehavedAt: Date? = nil, misbehaviour: String? = nil
+    ) {
         self.name = name
         self.role = role
         self.endpoint = endpoint
@@ -76,8 +79,11 @@ public struct TwoPartyKeyParameters: Sendable, Equatable {
     public var status: TwoPartyKeyStatus = .active
     public var lockedReason: String?
 
-    public init(role: TwoPartyRole, peer: String, kind: String, q: [UInt8], qOther: [UInt8], n: [UInt8], cKey: [UInt8], chainCode: [UInt8]?,
-                sid: [UInt8], transcript: [UInt8], status: TwoPartyKeyStatus = .active, lockedReason: String? = nil) {
+    public init(
+        role: TwoPartyRole, peer: String, kind: String, q: [UInt8], qOther: [UInt8], n: [UInt8], cKey: [UInt8],
+        chainCode: [UInt8]?,
+        sid: [UInt8], transcript: [UInt8], status: TwoPartyKeyStatus = .active, lockedReason: String? = nil
+    ) {
         self.role = role
         self.peer = peer
         self.kind = kind
@@ -110,7 +116,10 @@ extension StoreTransaction {
     /// This home's identity: its public key and (unsealed) 64-byte secret key, nil when none yet.
     public func twoPartyIdentity() throws(StoreError) -> (publicKey: [UInt8], secretKey: Secret)? {
         try storeErrors {
-            guard let row = try Row.fetchOne(db, sql: "SELECT public_key, nonce, ciphertext FROM mpc_identity WHERE id = 1") else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT public_key, nonce, ciphertext FROM mpc_identity WHERE id = 1")
+            else { return nil }
             let kek = try store.requireKEK(db)
             let sealed = Sealed(nonce: row.bytes("nonce") ?? [], ciphertext: row.bytes("ciphertext") ?? [])
             guard let secret = store.open(sealed, with: kek, aad: SealingContext.identity), secret.count == 64 else {
@@ -122,17 +131,22 @@ extension StoreTransaction {
 
     /// The identity's public key without unsealing (nil when none yet).
     public func twoPartyIdentityKey() throws(StoreError) -> [UInt8]? {
-        try storeErrors { try Row.fetchOne(db, sql: "SELECT public_key FROM mpc_identity WHERE id = 1")?.bytes("public_key") }
+        try storeErrors {
+            try Row.fetchOne(db, sql: "SELECT public_key FROM mpc_identity WHERE id = 1")?.bytes("public_key")
+        }
     }
 
     /// Stores this home's identity (once).
     public func saveTwoPartyIdentity(publicKey: [UInt8], secretKey: Secret) throws(StoreError) {
-        guard publicKey.count == 32, secretKey.count == 64 else { throw .invalidKey(field: "identity", reason: "must be an Ed25519 key pair") }
+        guard publicKey.count == 32, secretKey.count == 64 else {
+            throw .invalidKey(field: "identity", reason: "must be an Ed25519 key pair")
+        }
         try storeErrors {
             let kek = try store.requireKEK(db)
             let sealed = try store.seal(secretKey, with: kek, aad: SealingContext.identity)
-            try db.execute(sql: "INSERT INTO mpc_identity (id, public_key, nonce, ciphertext, created_at) VALUES (1, ?, ?, ?, ?)",
-                           arguments: [Data(publicKey), Data(sealed.nonce), Data(sealed.ciphertext), nowMS])
+            try db.execute(
+                sql: "INSERT INTO mpc_identity (id, public_key, nonce, ciphertext, created_at) VALUES (1, ?, ?, ?, ?)",
+                arguments: [Data(publicKey), Data(sealed.nonce), Data(sealed.ciphertext), nowMS])
         }
     }
 
@@ -142,32 +156,42 @@ extension StoreTransaction {
     public func saveTwoPartyPeer(_ peer: TwoPartyPeer) throws(StoreError) {
         if let problem = KeyNaming.problem(with: peer.name) { throw .invalidName(given: peer.name, reason: problem) }
         try storeErrors {
-            try db.execute(sql: """
-                INSERT INTO mpc_peers (name, role, endpoint, identity_key, n_ped, g, h, paired_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(name) DO UPDATE SET role = excluded.role, endpoint = excluded.endpoint,
-                    identity_key = excluded.identity_key, n_ped = excluded.n_ped, g = excluded.g, h = excluded.h,
-                    paired_at = excluded.paired_at, misbehaved_at = NULL, misbehaviour = NULL
-                """, arguments: [peer.name, peer.role, peer.endpoint, Data(peer.identityKey), Data(peer.nPed), Data(peer.g), Data(peer.h),
-                                 Timestamp.milliseconds(peer.pairedAt)])
+            try db.execute(
+                sql: """
+                    INSERT INTO mpc_peers (name, role, endpoint, identity_key, n_ped, g, h, paired_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(name) DO UPDATE SET role = excluded.role, endpoint = excluded.endpoint,
+                        identity_key = excluded.identity_key, n_ped = excluded.n_ped, g = excluded.g, h = excluded.h,
+                        paired_at = excluded.paired_at, misbehaved_at = NULL, misbehaviour = NULL
+                    """,
+                arguments: [
+                    peer.name, peer.role, peer.endpoint, Data(peer.identityKey), Data(peer.nPed), Data(peer.g),
+                    Data(peer.h),
+                    Timestamp.milliseconds(peer.pairedAt),
+                ])
         }
     }
 
     private func peer(from row: Row) -> TwoPartyPeer {
-        TwoPartyPeer(name: row["name"], role: row["role"], endpoint: row["endpoint"], identityKey: row.bytes("identity_key") ?? [],
-                     nPed: row.bytes("n_ped") ?? [], g: row.bytes("g") ?? [], h: row.bytes("h") ?? [],
-                     pairedAt: Timestamp.date(row["paired_at"]),
-                     misbehavedAt: (row["misbehaved_at"] as Int64?).map(Timestamp.date), misbehaviour: row["misbehaviour"])
+        TwoPartyPeer(
+            name: row["name"], role: row["role"], endpoint: row["endpoint"],
+            identityKey: row.bytes("identity_key") ?? [],
+            nPed: row.bytes("n_ped") ?? [], g: row.bytes("g") ?? [], h: row.bytes("h") ?? [],
+            pairedAt: Timestamp.date(row["paired_at"]),
+            misbehavedAt: (row["misbehaved_at"] as Int64?).map(Timestamp.date), misbehaviour: row["misbehaviour"])
     }
 
     /// The peer called `name` (any case), nil when none.
     public func twoPartyPeer(named name: String) throws(StoreError) -> TwoPartyPeer? {
-        try storeErrors { try Row.fetchOne(db, sql: "SELECT * FROM mpc_peers WHERE name = ?", arguments: [name]).map(peer(from:)) }
+        try storeErrors {
+            try Row.fetchOne(db, sql: "SELECT * FROM mpc_peers WHERE name = ?", arguments: [name]).map(peer(from:))
+        }
     }
 
     /// The peer with this identity key, nil when none.
     public func twoPartyPeer(identityKey: [UInt8]) throws(StoreError) -> TwoPartyPeer? {
         try storeErrors {
-            try Row.fetchOne(db, sql: "SELECT * FROM mpc_peers WHERE identity_key = ?", arguments: [Data(identityKey)]).map(peer(from:))
+            try Row.fetchOne(db, sql: "SELECT * FROM mpc_peers WHERE identity_key = ?", arguments: [Data(identityKey)])
+                .map(peer(from:))
         }
     }
 
@@ -180,7 +204,9 @@ extension StoreTransaction {
     /// with it asks first).
     public func markTwoPartyPeerMisbehaved(_ name: String, reason: String) throws(StoreError) {
         try storeErrors {
-            try db.execute(sql: "UPDATE mpc_peers SET misbehaved_at = ?, misbehaviour = ? WHERE name = ?", arguments: [nowMS, reason, name])
+            try db.execute(
+                sql: "UPDATE mpc_peers SET misbehaved_at = ?, misbehaviour = ? WHERE name = ?",
+                arguments: [nowMS, reason, name])
         }
     }
 
@@ -188,7 +214,9 @@ extension StoreTransaction {
 
     /// Adds a joint key: its `keys` row, its sealed share (bound to `parameters`) and its public
     /// parameters, in this transaction.
-    public func addTwoPartyKey(_ new: NewKey, share: Secret, parameters: TwoPartyKeyParameters) throws(StoreError) -> KeyRecord {
+    public func addTwoPartyKey(
+        _ new: NewKey, share: Secret, parameters: TwoPartyKeyParameters
+    ) throws(StoreError) -> KeyRecord {
         guard case .twoParty(let named)? = new.storage, named.lowercased() == parameters.peer.lowercased() else {
             throw .invalidKey(field: "storage", reason: "must be 2p:\(parameters.peer) for this joint key")
         }
@@ -202,32 +230,46 @@ extension StoreTransaction {
         }
         let key = try addKey(new, secret: KeySecret(kind: .mpcShare, payload: payload))
         try storeErrors {
-            try db.execute(sql: """
-                INSERT INTO mpc_keys (key_id, role, peer, kind, q, q_other, n, c_key, chain_code, sid, transcript, status, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)
-                """, arguments: [key.id, parameters.role, parameters.peer, parameters.kind, Data(parameters.q), Data(parameters.qOther),
-                                 Data(parameters.n), Data(parameters.cKey), parameters.chainCode.map { Data($0) }, Data(parameters.sid),
-                                 Data(parameters.transcript), nowMS])
+            try db.execute(
+                sql: """
+                    INSERT INTO mpc_keys (key_id, role, peer, kind, q, q_other, n, c_key, chain_code, sid, transcript, status, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)
+                    """,
+                arguments: [
+                    key.id, parameters.role, parameters.peer, parameters.kind, Data(parameters.q),
+                    Data(parameters.qOther),
+                    Data(parameters.n), Data(parameters.cKey), parameters.chainCode.map { Data($0) },
+                    Data(parameters.sid),
+                    Data(parameters.transcript), nowMS,
+                ])
         }
         return key
     }
 
     private func parameters(from row: Row) -> TwoPartyKeyParameters {
-        TwoPartyKeyParameters(role: row["role"], peer: row["peer"], kind: row["kind"], q: row.bytes("q") ?? [], qOther: row.bytes("q_other") ?? [],
-                              n: row.bytes("n") ?? [], cKey: row.bytes("c_key") ?? [], chainCode: row.bytes("chain_code"),
-                              sid: row.bytes("sid") ?? [], transcript: row.bytes("transcript") ?? [], status: row["status"],
-                              lockedReason: row["locked_reason"])
+        TwoPartyKeyParameters(
+            role: row["role"], peer: row["peer"], kind: row["kind"], q: row.bytes("q") ?? [],
+            qOther: row.bytes("q_other") ?? [],
+            n: row.bytes("n") ?? [], cKey: row.bytes("c_key") ?? [], chainCode: row.bytes("chain_code"),
+            sid: row.bytes("sid") ?? [], transcript: row.bytes("transcript") ?? [], status: row["status"],
+            lockedReason: row["locked_reason"])
     }
 
     /// The public parameters of joint key `keyID`, nil when it is not one.
     public func twoPartyParameters(keyID: Int64) throws(StoreError) -> TwoPartyKeyParameters? {
-        try storeErrors { try Row.fetchOne(db, sql: "SELECT * FROM mpc_keys WHERE key_id = ?", arguments: [keyID]).map(parameters(from:)) }
+        try storeErrors {
+            try Row.fetchOne(db, sql: "SELECT * FROM mpc_keys WHERE key_id = ?", arguments: [keyID]).map(
+                parameters(from:))
+        }
     }
 
     /// The joint key with public key `q` shared with `peer` (a co-signer's lookup), nil when none.
     public func twoPartyKey(q: [UInt8], peer: String) throws(StoreError) -> (KeyRecord, TwoPartyKeyParameters)? {
         let found: (Int64, TwoPartyKeyParameters)? = try storeErrors {
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM mpc_keys WHERE q = ? AND peer = ?", arguments: [Data(q), peer]) else {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM mpc_keys WHERE q = ? AND peer = ?", arguments: [Data(q), peer])
+            else {
                 return nil
             }
             return (row["key_id"], parameters(from: row))
@@ -237,7 +279,9 @@ extension StoreTransaction {
     }
 
     /// This home's share of `key`, after checking it was sealed with the parameters stored now.
-    public func openTwoPartyShare(of key: KeyRecord) throws(StoreError) -> (share: Secret, parameters: TwoPartyKeyParameters) {
+    public func openTwoPartyShare(
+        of key: KeyRecord
+    ) throws(StoreError) -> (share: Secret, parameters: TwoPartyKeyParameters) {
         guard let parameters = try twoPartyParameters(keyID: key.id) else {
             throw .invalidKey(field: "key", reason: "\(key.name) is not a two-party key")
         }
@@ -254,8 +298,11 @@ extension StoreTransaction {
     /// rule); `reason` nil unlocks it.
     public func setTwoPartyKeyLock(keyID: Int64, reason: String?) throws(StoreError) {
         try storeErrors {
-            try db.execute(sql: "UPDATE mpc_keys SET status = ?, locked_reason = ?, locked_at = ? WHERE key_id = ?",
-                           arguments: [reason == nil ? TwoPartyKeyStatus.active : .locked, reason, reason == nil ? nil : nowMS, keyID])
+            try db.execute(
+                sql: "UPDATE mpc_keys SET status = ?, locked_reason = ?, locked_at = ? WHERE key_id = ?",
+                arguments: [
+                    reason == nil ? TwoPartyKeyStatus.active : .locked, reason, reason == nil ? nil : nowMS, keyID,
+                ])
         }
     }
 }
@@ -276,9 +323,11 @@ public struct TwoPartySession: Sendable, Equatable {
     /// Nil while open.
     public let finishedAt: Date?
 
-    public init(kind: TwoPartySessionKind, role: TwoPartyRole, peer: String, keyName: String?, digest: [UInt8]?, path: String?,
-                state: TwoPartySessionState,
-                check: String?, error: String?, startedAt: Date, finishedAt: Date?) {
+    public init(
+        kind: TwoPartySessionKind, role: TwoPartyRole, peer: String, keyName: String?, digest: [UInt8]?, path: String?,
+        state: TwoPartySessionState,
+        check: String?, error: String?, startedAt: Date, finishedAt: Date?
+    ) {
         self.kind = kind
         self.role = role
         self.peer = peer
@@ -298,32 +347,44 @@ extension StoreTransaction {
     /// ends it. Returns its id.
     public func openTwoPartySession(_ s: TwoPartySession, pid: Int32) throws(StoreError) -> Int64 {
         try storeErrors {
-            try db.execute(sql: """
-                INSERT INTO mpc_sessions (kind, role, peer, key_name, digest, path, state, started_at, pid)
-                VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)
-                """, arguments: [s.kind, s.role, s.peer, s.keyName, s.digest.map { Data($0) }, s.path,
-                                 Timestamp.milliseconds(s.startedAt), Int64(pid)])
+            try db.execute(
+                sql: """
+                    INSERT INTO mpc_sessions (kind, role, peer, key_name, digest, path, state, started_at, pid)
+                    VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)
+                    """,
+                arguments: [
+                    s.kind, s.role, s.peer, s.keyName, s.digest.map { Data($0) }, s.path,
+                    Timestamp.milliseconds(s.startedAt), Int64(pid),
+                ])
             return db.lastInsertedRowID
         }
     }
 
     /// Names the key an open session made (the co-signer's share, stored before its confirmation leaves).
     public func setTwoPartySessionKey(id: Int64, keyName: String) throws(StoreError) {
-        try storeErrors { try db.execute(sql: "UPDATE mpc_sessions SET key_name = ? WHERE id = ?", arguments: [keyName, id]) }
+        try storeErrors {
+            try db.execute(sql: "UPDATE mpc_sessions SET key_name = ? WHERE id = ?", arguments: [keyName, id])
+        }
     }
 
     /// Ends session `id` as `state` (done, aborted, refused, failed).
-    public func finishTwoPartySession(id: Int64, state: TwoPartySessionState, check: String?, error: String?, at: Date) throws(StoreError) {
+    public func finishTwoPartySession(
+        id: Int64, state: TwoPartySessionState, check: String?, error: String?, at: Date
+    ) throws(StoreError) {
         try storeErrors {
-            try db.execute(sql: "UPDATE mpc_sessions SET state = ?, check_name = ?, error = ?, finished_at = ?, pid = NULL WHERE id = ?",
-                           arguments: [state, check, error.map { String($0.prefix(500)) }, Timestamp.milliseconds(at), id])
+            try db.execute(
+                sql:
+                    "UPDATE mpc_sessions SET state = ?, check_name = ?, error = ?, finished_at = ?, pid = NULL WHERE id = ?",
+                arguments: [state, check, error.map { String($0.prefix(500)) }, Timestamp.milliseconds(at), id])
         }
     }
 
     /// The processes of the sessions still open.
     public func openTwoPartySessionPIDs() throws(StoreError) -> [Int32] {
         try storeErrors {
-            try Int64.fetchAll(db, sql: "SELECT pid FROM mpc_sessions WHERE state = 'open'").map { Int32(truncatingIfNeeded: $0) }
+            try Int64.fetchAll(db, sql: "SELECT pid FROM mpc_sessions WHERE state = 'open'").map {
+                Int32(truncatingIfNeeded: $0)
+            }
         }
     }
 
@@ -331,7 +392,9 @@ extension StoreTransaction {
     /// 'interrupted'; a key the co-signer stored in one (its share, before its confirmation could
     /// leave) is locked as `made-in-interrupted-session`: the console may never have received it.
     /// Returns the sessions swept.
-    public func sweepInterruptedTwoPartySessions(alive: (Int32) -> Bool, at: Date) throws(StoreError) -> [TwoPartySession] {
+    public func sweepInterruptedTwoPartySessions(
+        alive: (Int32) -> Bool, at: Date
+    ) throws(StoreError) -> [TwoPartySession] {
         try storeErrors {
             var swept: [TwoPartySession] = []
             for row in try Row.fetchAll(db, sql: "SELECT * FROM mpc_sessions WHERE state = 'open' ORDER BY id") {
@@ -339,30 +402,41 @@ extension StoreTransaction {
                 guard !alive(pid) else { continue }
                 let id: Int64 = row["id"]
                 let why = "the process (pid \(pid)) ended before the session did"
-                try db.execute(sql: "UPDATE mpc_sessions SET state = 'interrupted', error = ?, finished_at = ?, pid = NULL WHERE id = ?",
-                               arguments: [why, Timestamp.milliseconds(at), id])
-                if row["kind"] as TwoPartySessionKind == .dkg, row["role"] as TwoPartyRole == .cosigner, let name = row["key_name"] as String? {
-                    try db.execute(sql: """
-                        UPDATE mpc_keys SET status = 'locked', locked_reason = 'made-in-interrupted-session', locked_at = ?
-                        WHERE key_id = (SELECT id FROM keys WHERE name = ?)
-                        """, arguments: [Timestamp.milliseconds(at), name])
+                try db.execute(
+                    sql:
+                        "UPDATE mpc_sessions SET state = 'interrupted', error = ?, finished_at = ?, pid = NULL WHERE id = ?",
+                    arguments: [why, Timestamp.milliseconds(at), id])
+                if row["kind"] as TwoPartySessionKind == .dkg, row["role"] as TwoPartyRole == .cosigner,
+                    let name = row["key_name"] as String?
+                {
+                    try db.execute(
+                        sql: """
+                            UPDATE mpc_keys SET status = 'locked', locked_reason = 'made-in-interrupted-session', locked_at = ?
+                            WHERE key_id = (SELECT id FROM keys WHERE name = ?)
+                            """, arguments: [Timestamp.milliseconds(at), name])
                 }
-                swept.append(session(from: try Row.fetchOne(db, sql: "SELECT * FROM mpc_sessions WHERE id = ?", arguments: [id])!))
+                swept.append(
+                    session(
+                        from: try Row.fetchOne(db, sql: "SELECT * FROM mpc_sessions WHERE id = ?", arguments: [id])!))
             }
             return swept
         }
     }
 
     private func session(from row: Row) -> TwoPartySession {
-        TwoPartySession(kind: row["kind"], role: row["role"], peer: row["peer"], keyName: row["key_name"], digest: row.bytes("digest"),
-                        path: row["path"], state: row["state"], check: row["check_name"], error: row["error"],
-                        startedAt: Timestamp.date(row["started_at"]), finishedAt: (row["finished_at"] as Int64?).map(Timestamp.date))
+        TwoPartySession(
+            kind: row["kind"], role: row["role"], peer: row["peer"], keyName: row["key_name"],
+            digest: row.bytes("digest"),
+            path: row["path"], state: row["state"], check: row["check_name"], error: row["error"],
+            startedAt: Timestamp.date(row["started_at"]), finishedAt: (row["finished_at"] as Int64?).map(Timestamp.date)
+        )
     }
 
     /// The newest `limit` sessions, newest first.
     public func twoPartySessions(limit: Int) throws(StoreError) -> [TwoPartySession] {
         try storeErrors {
-            try Row.fetchAll(db, sql: "SELECT * FROM mpc_sessions ORDER BY id DESC LIMIT ?", arguments: [limit]).map(session(from:))
+            try Row.fetchAll(db, sql: "SELECT * FROM mpc_sessions ORDER BY id DESC LIMIT ?", arguments: [limit]).map(
+                session(from:))
         }
     }
 }

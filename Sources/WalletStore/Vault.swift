@@ -117,16 +117,23 @@ struct VaultRow {
     let changedAt: Date
 
     static func load(_ db: Database) throws -> VaultRow? {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT kdf, scrypt_n, scrypt_r, scrypt_p, salt, verifier_nonce, verifier, created_at, changed_at
-            FROM vault WHERE id = 1
-            """) else { return nil }
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT kdf, scrypt_n, scrypt_r, scrypt_p, salt, verifier_nonce, verifier, created_at, changed_at
+                    FROM vault WHERE id = 1
+                    """)
+        else { return nil }
         let kdf: String = row["kdf"]
-        guard kdf == "scrypt" else { throw StoreError.corruptRow(table: "vault", id: "1", reason: "unknown KDF \(kdf)") }
+        guard kdf == "scrypt" else {
+            throw StoreError.corruptRow(table: "vault", id: "1", reason: "unknown KDF \(kdf)")
+        }
         return VaultRow(
             parameters: .insecureForTesting(n: row["scrypt_n"], r: row["scrypt_r"], p: row["scrypt_p"]),
             salt: [UInt8](row["salt"] as Data),
-            verifier: Sealed(nonce: [UInt8](row["verifier_nonce"] as Data), ciphertext: [UInt8](row["verifier"] as Data)),
+            verifier: Sealed(
+                nonce: [UInt8](row["verifier_nonce"] as Data), ciphertext: [UInt8](row["verifier"] as Data)),
             createdAt: Timestamp.date(row["created_at"]),
             changedAt: Timestamp.date(row["changed_at"]))
     }
@@ -170,12 +177,16 @@ extension WalletStore {
         try perform { tx in
             guard try VaultRow.load(tx.db) == nil else { throw StoreError.vaultExists }
             let now = Timestamp.milliseconds(tx.now)
-            try tx.db.execute(sql: """
-                INSERT INTO vault (id, kdf, scrypt_n, scrypt_r, scrypt_p, salt, verifier_nonce, verifier,
-                                   created_at, changed_at)
-                VALUES (1, 'scrypt', ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [parameters.n, parameters.r, parameters.p, Data(salt), Data(verifier.nonce),
-                                 Data(verifier.ciphertext), now, now])
+            try tx.db.execute(
+                sql: """
+                    INSERT INTO vault (id, kdf, scrypt_n, scrypt_r, scrypt_p, salt, verifier_nonce, verifier,
+                                       created_at, changed_at)
+                    VALUES (1, 'scrypt', ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    parameters.n, parameters.r, parameters.p, Data(salt), Data(verifier.nonce),
+                    Data(verifier.ciphertext), now, now,
+                ])
         }
         vaultKey.withLock { $0 = kek }
     }
@@ -222,10 +233,12 @@ extension WalletStore {
     }
 
     /// scrypt(passphrase, salt) → 32 bytes.
-    static func deriveKEK(passphrase: Secret, salt: [UInt8], parameters: ScryptParameters) throws(StoreError) -> Secret {
+    static func deriveKEK(passphrase: Secret, salt: [UInt8], parameters: ScryptParameters) throws(StoreError) -> Secret
+    {
         do {
-            return try KeyDerivation.scrypt(password: passphrase, salt: salt, n: parameters.n, r: parameters.r,
-                                            p: parameters.p, length: 32)
+            return try KeyDerivation.scrypt(
+                password: passphrase, salt: salt, n: parameters.n, r: parameters.r,
+                p: parameters.p, length: 32)
         } catch {
             throw .crypto(error)
         }
@@ -283,10 +296,12 @@ extension StoreTransaction {
         guard store.open(row.verifier, with: oldKEK, aad: SealingContext.verifier) != nil else {
             throw StoreError.wrongPassphrase
         }
-        let secrets = try Row.fetchAll(db, sql: """
-            SELECT s.key_id, s.kind, s.nonce, s.ciphertext, s.passphrase_nonce, s.passphrase_ciphertext, k.name
-            FROM secrets s JOIN keys k ON k.id = s.key_id ORDER BY s.key_id
-            """)
+        let secrets = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT s.key_id, s.kind, s.nonce, s.ciphertext, s.passphrase_nonce, s.passphrase_ciphertext, k.name
+                FROM secrets s JOIN keys k ON k.id = s.key_id ORDER BY s.key_id
+                """)
         for secretRow in secrets {
             let keyID: Int64 = secretRow["key_id"]
             let secret = try openSecretRow(secretRow, keyID: keyID, name: secretRow["name"], kek: oldKEK)
@@ -294,15 +309,20 @@ extension StoreTransaction {
             try writeSecret(secret, keyID: keyID, kek: newKEK)
             try store.faultPoint("changePassphrase.secret")
         }
-        let pairings = try Row.fetchAll(db, sql: "SELECT instance_uid, nonce, ciphertext FROM pairings ORDER BY instance_uid")
+        let pairings = try Row.fetchAll(
+            db, sql: "SELECT instance_uid, nonce, ciphertext FROM pairings ORDER BY instance_uid")
         for pairingRow in pairings {
             let uid: String = pairingRow["instance_uid"]
             let aad = SealingContext.pairing(instanceUID: uid)
-            let sealed = Sealed(nonce: [UInt8](pairingRow["nonce"] as Data), ciphertext: [UInt8](pairingRow["ciphertext"] as Data))
-            guard let plain = store.open(sealed, with: oldKEK, aad: aad) else { throw StoreError.pairingTampered(instanceUID: uid) }
+            let sealed = Sealed(
+                nonce: [UInt8](pairingRow["nonce"] as Data), ciphertext: [UInt8](pairingRow["ciphertext"] as Data))
+            guard let plain = store.open(sealed, with: oldKEK, aad: aad) else {
+                throw StoreError.pairingTampered(instanceUID: uid)
+            }
             let resealed = try store.seal(plain, with: newKEK, aad: aad)
-            try db.execute(sql: "UPDATE pairings SET nonce = ?, ciphertext = ? WHERE instance_uid = ?",
-                           arguments: [Data(resealed.nonce), Data(resealed.ciphertext), uid])
+            try db.execute(
+                sql: "UPDATE pairings SET nonce = ?, ciphertext = ? WHERE instance_uid = ?",
+                arguments: [Data(resealed.nonce), Data(resealed.ciphertext), uid])
             try store.faultPoint("changePassphrase.pairing")
         }
         if let identity = try Row.fetchOne(db, sql: "SELECT nonce, ciphertext FROM mpc_identity WHERE id = 1") {
@@ -311,12 +331,15 @@ extension StoreTransaction {
                 throw StoreError.secretTampered(name: "the two-party identity")
             }
             let resealed = try store.seal(plain, with: newKEK, aad: SealingContext.identity)
-            try db.execute(sql: "UPDATE mpc_identity SET nonce = ?, ciphertext = ? WHERE id = 1",
-                           arguments: [Data(resealed.nonce), Data(resealed.ciphertext)])
+            try db.execute(
+                sql: "UPDATE mpc_identity SET nonce = ?, ciphertext = ? WHERE id = 1",
+                arguments: [Data(resealed.nonce), Data(resealed.ciphertext)])
         }
         let verifier = try store.seal(store.options.random.secret(32), with: newKEK, aad: SealingContext.verifier)
-        try db.execute(sql: """
-            UPDATE vault SET salt = ?, verifier_nonce = ?, verifier = ?, changed_at = ? WHERE id = 1
-            """, arguments: [Data(salt), Data(verifier.nonce), Data(verifier.ciphertext), Timestamp.milliseconds(now)])
+        try db.execute(
+            sql: """
+                UPDATE vault SET salt = ?, verifier_nonce = ?, verifier = ?, changed_at = ? WHERE id = 1
+                """,
+            arguments: [Data(salt), Data(verifier.nonce), Data(verifier.ciphertext), Timestamp.milliseconds(now)])
     }
 }

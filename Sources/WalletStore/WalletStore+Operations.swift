@@ -118,7 +118,8 @@ extension WalletStore {
     }
 
     /// Keys needing rotation. See `StoreTransaction.keysNeedingRotation`.
-    public func keysNeedingRotation(now: Date? = nil, maxAgeDays: Int? = nil) throws(StoreError) -> [RotationCandidate] {
+    public func keysNeedingRotation(now: Date? = nil, maxAgeDays: Int? = nil) throws(StoreError) -> [RotationCandidate]
+    {
         try fetch { try $0.keysNeedingRotation(now: now, maxAgeDays: maxAgeDays) }
     }
 
@@ -169,9 +170,13 @@ extension WalletStore {
     /// Replaces, in one transaction, every stored row of `owner` for `coinType` with
     /// `addresses`. See `StoreTransaction.saveDiscovery`.
     @discardableResult
-    public func saveDiscovery(owner: DiscoveryOwner, ownerName: String, coinType: UInt32,
-                              addresses: [DiscoveredAddress]) throws(StoreError) -> [DiscoveredAccountRecord] {
-        try perform { try $0.saveDiscovery(owner: owner, ownerName: ownerName, coinType: coinType, addresses: addresses) }
+    public func saveDiscovery(
+        owner: DiscoveryOwner, ownerName: String, coinType: UInt32,
+        addresses: [DiscoveredAddress]
+    ) throws(StoreError) -> [DiscoveredAccountRecord] {
+        try perform {
+            try $0.saveDiscovery(owner: owner, ownerName: ownerName, coinType: coinType, addresses: addresses)
+        }
     }
 
     /// Every discovered address, or those of `owner`. See `StoreTransaction.discoveredAddresses`.

@@ -5,10 +5,11 @@ import GRDB
 import KCSErrors
 import Synchronization
 import WalletCrypto
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The wallet store: keys and their metadata, secrets sealed under the vault
@@ -57,8 +58,10 @@ public final class WalletStore: Sendable {
         var faultInjector: (@Sendable (String) throws -> Void)?
 
         /// Options with the system CSPRNG and clock by default.
-        public init(random: any RandomSource = SystemRandom(), clock: @escaping @Sendable () -> Date = { Date() },
-                    busyTimeout: TimeInterval = 5) {
+        public init(
+            random: any RandomSource = SystemRandom(), clock: @escaping @Sendable () -> Date = { Date() },
+            busyTimeout: TimeInterval = 5
+        ) {
             self.random = random
             self.clock = clock
             self.busyTimeout = busyTimeout
@@ -337,16 +340,16 @@ public final class WalletStore: Sendable {
 // The C calls, qualified: inside `WalletStore`, `open` and `close` name its own methods.
 private func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     #if canImport(Glibc)
-    Glibc.open(path, flags, mode)
+        Glibc.open(path, flags, mode)
     #else
-    Darwin.open(path, flags, mode)
+        Darwin.open(path, flags, mode)
     #endif
 }
 
 private func posixClose(_ fd: Int32) {
     #if canImport(Glibc)
-    _ = Glibc.close(fd)
+        _ = Glibc.close(fd)
     #else
-    _ = Darwin.close(fd)
+        _ = Darwin.close(fd)
     #endif
 }

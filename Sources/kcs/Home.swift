@@ -25,10 +25,12 @@ struct Home {
         let cards = (path as NSString).appendingPathComponent("cards")
         for dir in [path, cards] {
             do {
-                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: dir, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
-                throw .directoryUnusable(path: dir, reason: (error as NSError).localizedFailureReason ?? error.localizedDescription)
+                throw .directoryUnusable(
+                    path: dir, reason: (error as NSError).localizedFailureReason ?? error.localizedDescription)
             }
         }
         return cards

@@ -92,7 +92,8 @@ struct Sim: ParsableCommand {
 
     /// `kcs sim list`: the simulated cards in the home.
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the simulated cards in the kcs home.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the simulated cards in the kcs home.")
 
         @Option(name: .long, help: "kcs home directory.")
         var home: String?
@@ -111,9 +112,18 @@ final class TracingCard: VirtualCard {
     private let card: VirtualCard
     init(_ card: VirtualCard) { self.card = card }
     var atr: [UInt8] { card.atr }
-    func powerOn() { note("power on"); card.powerOn() }
-    func powerOff() { note("power off"); card.powerOff() }
-    func reset() { note("reset"); card.reset() }
+    func powerOn() {
+        note("power on")
+        card.powerOn()
+    }
+    func powerOff() {
+        note("power off")
+        card.powerOff()
+    }
+    func reset() {
+        note("reset")
+        card.reset()
+    }
     func transmit(_ command: [UInt8]) throws(TransportError) -> [UInt8] {
         note("> " + Hex.encode(command))
         let response = try card.transmit(command)

@@ -3,8 +3,8 @@
 // states, 130 for Ctrl-C: ExitStatus in KCSConsole/ScriptRunner.swift, man kcs; docs/habits.md §10).
 import ArgumentParser
 import Foundation
-import KCSErrors
 import KCSConsole
+import KCSErrors
 
 struct KCS: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,19 +41,26 @@ struct Console: ParsableCommand {
     @Option(name: .customShort("e"), help: "Run CODE and exit.")
     var code: String?
 
-    @Flag(name: .long, help: "Every value shown or printed as one JSON document per line, and errors as JSON on standard error.")
+    @Flag(
+        name: .long,
+        help: "Every value shown or printed as one JSON document per line, and errors as JSON on standard error.")
     var json = false
 
     @Flag(name: .long, help: "Errors as JSON on standard error; values and prints stay text.")
     var jsonErrors = false
 
-    @Flag(name: .long, help: "Show the value of each top-level expression or command of FILE, as the prompt does (-e and piped input always do).")
+    @Flag(
+        name: .long,
+        help:
+            "Show the value of each top-level expression or command of FILE, as the prompt does (-e and piped input always do)."
+    )
     var echo = false
 
     @OptionGroup var common: CommonOptions
 
-    @Option(name: [.customLong("init"), .customLong("init-file")],
-            help: "Script run before the console starts (default $XDG_CONFIG_HOME/kcs/init.kcs, if it exists).")
+    @Option(
+        name: [.customLong("init"), .customLong("init-file")],
+        help: "Script run before the console starts (default $XDG_CONFIG_HOME/kcs/init.kcs, if it exists).")
     var initFile: String?
 
     @Argument(help: "A .kcs script to run.")
@@ -63,9 +70,12 @@ struct Console: ParsableCommand {
     var args: [String] = []
 
     func run() throws {
-        throw ExitCode(try ConsoleRun(code: code, json: json, jsonErrors: jsonErrors, echo: echo,
-                                      home: common.home, noColor: common.noColor, rpc: common.rpc,
-                                      initFile: initFile, file: file, args: args).run())
+        throw ExitCode(
+            try ConsoleRun(
+                code: code, json: json, jsonErrors: jsonErrors, echo: echo,
+                home: common.home, noColor: common.noColor, rpc: common.rpc,
+                initFile: initFile, file: file, args: args
+            ).run())
     }
 }
 
@@ -83,15 +93,18 @@ struct ConsoleRun {
     var file: String?
     var args: [String] = []
 
-    init(code: String?, json: Bool, jsonErrors: Bool, echo: Bool, home: String?, noColor: Bool,
-         rpc: String?, initFile: String?, file: String?, args: [String]) {
+    init(
+        code: String?, json: Bool, jsonErrors: Bool, echo: Bool, home: String?, noColor: Bool,
+        rpc: String?, initFile: String?, file: String?, args: [String]
+    ) {
         (self.code, self.json, self.jsonErrors, self.echo, self.home) = (code, json, jsonErrors, echo, home)
         (self.noColor, self.rpc, self.initFile, self.file, self.args) = (noColor, rpc, initFile, file, args)
     }
 
     init(_ line: ConsoleCommandLine) {
-        self.init(code: line.code, json: line.json, jsonErrors: line.jsonErrors, echo: line.echo, home: line.home,
-                  noColor: line.noColor, rpc: line.rpc, initFile: nil, file: line.file, args: line.args)
+        self.init(
+            code: line.code, json: line.json, jsonErrors: line.jsonErrors, echo: line.echo, home: line.home,
+            noColor: line.noColor, rpc: line.rpc, initFile: nil, file: line.file, args: line.args)
     }
 
     /// The exit status, or nil for a usage error found before anything ran (an unreadable
@@ -140,7 +153,11 @@ extension Console {
 
 /// Options every running command takes.
 struct CommonOptions: ParsableArguments {
-    @Option(name: .long, help: "kcs home directory for the store and simulated cards (default $KCS_HOME, $XDG_DATA_HOME/kcs, ~/.local/share/kcs).")
+    @Option(
+        name: .long,
+        help:
+            "kcs home directory for the store and simulated cards (default $KCS_HOME, $XDG_DATA_HOME/kcs, ~/.local/share/kcs)."
+    )
     var home: String?
 
     @Flag(name: .long, help: "No colour in error output (also NO_COLOR=1).")
@@ -157,13 +174,16 @@ struct CommonOptions: ParsableArguments {
 
 /// A runner for `host` given the resolved home and node; errors coloured unless `noColor`
 /// (or NO_COLOR). `json`: values, prints and errors as JSON lines; `jsonErrors`: the errors only.
-func makeRunner(host: ConsoleHost, home: String?, rpc: String?, noColor: Bool, json: Bool, jsonErrors: Bool) -> ScriptRunner {
+func makeRunner(
+    host: ConsoleHost, home: String?, rpc: String?, noColor: Bool, json: Bool, jsonErrors: Bool
+) -> ScriptRunner {
     host.home = Home(explicit: home).path
     host.rpcURL = rpc
     host.noColor = noColor
     let style = ErrorStyle.forStandardError(noColorFlag: noColor)
-    let runner = ScriptRunner(host: host, json: json || jsonErrors,
-                              errorOutput: { StandardStreams.err(style.apply($0)) })
+    let runner = ScriptRunner(
+        host: host, json: json || jsonErrors,
+        errorOutput: { StandardStreams.err(style.apply($0)) })
     runner.interpreter.printsJSON = json
     return runner
 }
@@ -178,7 +198,8 @@ func readScript(_ path: String) throws -> [UInt8] {
 
 /// `kcs completions bash|zsh|fish`: the shell completion script for the kcs command line.
 struct Completions: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "completions", abstract: "Print a shell completion script (bash, zsh or fish).")
+    static let configuration = CommandConfiguration(
+        commandName: "completions", abstract: "Print a shell completion script (bash, zsh or fish).")
     @Argument(help: "bash, zsh or fish.") var shell: String
     func validate() throws {
         guard CompletionShell(rawValue: shell) != nil else {
@@ -195,12 +216,14 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Run a .kcs script.")
     @Flag(name: .long, help: "Values, prints and errors as JSON lines.") var json = false
     @Flag(name: .long, help: "Errors as JSON on standard error; values and prints stay text.") var jsonErrors = false
-    @Flag(name: .long, help: "Show the value of each top-level expression or command, as the prompt does.") var echo = false
+    @Flag(name: .long, help: "Show the value of each top-level expression or command, as the prompt does.") var echo =
+        false
     @OptionGroup var common: CommonOptions
     @Argument(help: "The script.") var file: String
     @Argument(parsing: .captureForPassthrough, help: "Arguments for the script.") var args: [String] = []
     func run() throws {
-        let loop = InputLoop(runner: common.runner(host: ConsoleHost(), json: json, jsonErrors: jsonErrors), interactive: false)
+        let loop = InputLoop(
+            runner: common.runner(host: ConsoleHost(), json: json, jsonErrors: jsonErrors), interactive: false)
         loop.echo = echo
         throw ExitCode(loop.run(name: file, bytes: try readScript(file), args: args))
     }
@@ -208,21 +231,25 @@ struct Run: ParsableCommand {
 
 /// `kcs check FILE`.
 struct Check: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "check", abstract: "Report every syntax error and unknown command without running.")
+    static let configuration = CommandConfiguration(
+        commandName: "check", abstract: "Report every syntax error and unknown command without running.")
     @Flag(name: .long, help: "Errors as JSON on standard error.") var json = false
     @Argument(help: "The script.") var file: String
     func run() throws {
-        let result = ScriptRunner(host: ConsoleHost(interactive: false), json: json).check(name: file, bytes: try readScript(file))
+        let result = ScriptRunner(host: ConsoleHost(interactive: false), json: json).check(
+            name: file, bytes: try readScript(file))
         throw ExitCode(result.exitCode)
     }
 }
 
 /// `kcs parse FILE`.
 struct Parse: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "parse", abstract: "Print the syntax tree of a script in a stable text form.")
+    static let configuration = CommandConfiguration(
+        commandName: "parse", abstract: "Print the syntax tree of a script in a stable text form.")
     @Argument(help: "The script.") var file: String
     func run() throws {
-        let result = ScriptRunner(host: ConsoleHost(interactive: false)).parseTree(name: file, bytes: try readScript(file))
+        let result = ScriptRunner(host: ConsoleHost(interactive: false)).parseTree(
+            name: file, bytes: try readScript(file))
         if let text = result.text { print(text, terminator: text.hasSuffix("\n") ? "" : "\n") }
         throw ExitCode(result.exitCode)
     }
@@ -232,7 +259,9 @@ CrashReport.install()
 // The common command lines skip the argument parser's reflection (ConsoleCommandLine);
 // KCS_ARGUMENT_PARSER=1 sends every line to the parser (for comparing the two).
 if getenv("KCS_ARGUMENT_PARSER").map({ String(cString: $0) }) != "1",
-   let line = ConsoleCommandLine(CommandLine.arguments.dropFirst()), let status = ConsoleRun(line).runUnlessUsageError() {
+    let line = ConsoleCommandLine(CommandLine.arguments.dropFirst()),
+    let status = ConsoleRun(line).runUnlessUsageError()
+{
     exit(status)
 }
 KCS.main()

@@ -19,7 +19,9 @@ struct CardPathArithmeticTests {
         #expect(try CardPathRequest("..") == .init(source: .parent, components: []))
         #expect(try CardPathRequest("../5") == .init(source: .parent, components: [n(5)]))
         #expect(try CardPathRequest("./0/1") == .init(source: .current, components: [n(0), n(1)]))
-        #expect(try CardPathRequest(" 2h/3 ") == .init(source: .current, components: [h(2), n(3)]), "blanks around are ignored")
+        #expect(
+            try CardPathRequest(" 2h/3 ") == .init(source: .current, components: [h(2), n(3)]),
+            "blanks around are ignored")
         #expect(try CardPathRequest("") == .init(source: .current, components: []))
     }
 
@@ -62,14 +64,21 @@ struct CardPathArithmeticTests {
         }
         // Relative paths count from the current key: 5 + 6 = 11.
         let six = CardPathRequest(source: .current, components: Array(eleven.prefix(6)))
-        #expect(throws: CardPathError.tooDeep(path: DerivationPath(absolute: true, eth0 + Array(eleven.prefix(6))), depth: 11)) {
+        #expect(
+            throws: CardPathError.tooDeep(
+                path: DerivationPath(absolute: true, eth0 + Array(eleven.prefix(6))), depth: 11)
+        ) {
             try six.resolve(current: eth0)
         }
-        #expect(try CardPathRequest(source: .current, components: Array(eleven.prefix(5))).resolve(current: eth0).count == 10)
+        #expect(
+            try CardPathRequest(source: .current, components: Array(eleven.prefix(5))).resolve(current: eth0).count
+                == 10)
         // The console shows this sentence after the command's name: the refusal's one wording.
         let refusal = CardPathError.tooDeep(path: DerivationPath(absolute: true, eleven), depth: 11)
         #expect(refusal.id == "cardKey.pathTooDeep")
-        #expect(refusal.description == "m/1/1/1/1/1/1/1/1/1/1/1 is 11 levels deep; the card derives at most 10 levels (nothing was sent)")
+        #expect(
+            refusal.description
+                == "m/1/1/1/1/1/1/1/1/1/1/1 is 11 levels deep; the card derives at most 10 levels (nothing was sent)")
     }
 
     // MARK: - Which source keeps DERIVE KEY short
@@ -107,24 +116,31 @@ struct CardPathArithmeticTests {
     // MARK: - The coin screen
 
     @Test func coinPath_startsAtAccountZero_andKeepsTheCurrentAddress() throws {
-        #expect(try CardKeyPath.coinPath(current: [], coinType: 60, account: nil, newAccount: false, next: false) == eth0)
+        #expect(
+            try CardKeyPath.coinPath(current: [], coinType: 60, account: nil, newAccount: false, next: false) == eth0)
         let at3 = [h(44), h(60), h(2), n(0), n(3)]
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: false) == at3)
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: false) == at3)
         // Another coin's tree starts at its account 0.
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 0, account: nil, newAccount: false, next: false)
-            == [h(44), h(0), h(0), n(0), n(0)])
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 0, account: nil, newAccount: false, next: false)
+                == [h(44), h(0), h(0), n(0), n(0)])
     }
 
     @Test func coinPath_nextAndNewAccount() throws {
         let at3 = [h(44), h(60), h(2), n(0), n(3)]
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: true)
-            == [h(44), h(60), h(2), n(0), n(4)])
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: false)
-            == [h(44), h(60), h(3), n(0), n(0)])
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: 7, newAccount: false, next: true)
-            == [h(44), h(60), h(7), n(0), n(0)])
-        #expect(try CardKeyPath.coinPath(current: [], coinType: 2, account: nil, newAccount: true, next: false)
-            == [h(44), h(2), h(0), n(0), n(0)])
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: true)
+                == [h(44), h(60), h(2), n(0), n(4)])
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: false)
+                == [h(44), h(60), h(3), n(0), n(0)])
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 60, account: 7, newAccount: false, next: true)
+                == [h(44), h(60), h(7), n(0), n(0)])
+        #expect(
+            try CardKeyPath.coinPath(current: [], coinType: 2, account: nil, newAccount: true, next: false)
+                == [h(44), h(2), h(0), n(0), n(0)])
     }
 
     @Test func coinPath_conflictsAndOverflow_areRefused() {

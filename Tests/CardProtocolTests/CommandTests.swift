@@ -443,7 +443,8 @@ struct ResponseParserTests {
         #expect(
             caught { () throws(CardError) in _ = try CardIdentity(response: response, challenge: other) }
                 == .identityNotVerified(
-                    reason: "IDENTIFY: the card's signature over the challenge does not verify with its certificate key"))
+                    reason: "IDENTIFY: the card's signature over the challenge does not verify with its certificate key"
+                ))
     }
 
     @Test("§11 CA anchors: production 029AB99E… and test 025877…")

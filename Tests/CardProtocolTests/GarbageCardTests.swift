@@ -13,7 +13,10 @@ final class GarbageTransport: CardTransport {
         let n = Int(random.uniform(below: 301))
         var bytes = random.bytes(n)
         // Half the time end with a plausible status word, so parsers behind it get exercised.
-        if n >= 2, random.uniform(below: 2) == 0 { bytes[n - 2] = 0x90; bytes[n - 1] = 0x00 }
+        if n >= 2, random.uniform(below: 2) == 0 {
+            bytes[n - 2] = 0x90
+            bytes[n - 1] = 0x00
+        }
         return bytes
     }
 }

@@ -159,7 +159,9 @@ struct SecureChannelVectorTests {
 @Suite("Secure Channel V1: behaviour")
 struct SecureChannelBehaviourTests {
     /// A command set whose channel is open with the fixed keys, talking to `card` through `faults`.
-    private func openCommandSet(_ card: MiniSecureCard, faults: [FaultInjectingTransport.Fault] = [])
+    private func openCommandSet(
+        _ card: MiniSecureCard, faults: [FaultInjectingTransport.Fault] = []
+    )
         -> (KeycardCommandSet, FaultInjectingTransport)
     {
         let transport = FaultInjectingTransport(wrapping: card, faults: faults)

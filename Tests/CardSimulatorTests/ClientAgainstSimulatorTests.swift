@@ -11,6 +11,7 @@ import CardProtocol
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import CardSimulator
 
 // MARK: - Fixture shared by the integration and fault-injection tests
@@ -67,7 +68,8 @@ enum IntegrationFixture {
     }
 
     /// The walk options: INIT a blank card with the fixture's credentials, PAIR, verify `pin`.
-    static func walkOptions(verifying pin: String? = pin, duressPIN: String? = nil, puk: String = puk) -> SessionOptions {
+    static func walkOptions(verifying pin: String? = pin, duressPIN: String? = nil, puk: String = puk) -> SessionOptions
+    {
         SessionOptions(pin: pin.map(secret), initialization: initParameters(puk: puk, duressPIN: duressPIN))
     }
 
@@ -374,10 +376,12 @@ struct ClientAgainstSimulatorTests {
             error: .insNotSupported(command: .getChallenge)),
         StaleIVCase(
             name: "unknown INS 84 with 32 data bytes (§16.2)",
-            command: CardProtocol.CommandAPDU(ins: 0x84, p1: 0x20, data: [UInt8](repeating: 0x11, count: 32)), sw: 0x6D00,
+            command: CardProtocol.CommandAPDU(ins: 0x84, p1: 0x20, data: [UInt8](repeating: 0x11, count: 32)),
+            sw: 0x6D00,
             error: .insNotSupported(command: .getChallenge)),
         StaleIVCase(
-            name: "INIT on an initialized card", command: CardProtocol.CommandAPDU(ins: 0xFE, data: [UInt8](repeating: 0, count: 32)),
+            name: "INIT on an initialized card",
+            command: CardProtocol.CommandAPDU(ins: 0xFE, data: [UInt8](repeating: 0, count: 32)),
             sw: 0x6D00, error: .insNotSupported(command: .initialize)),
         StaleIVCase(
             name: "SIGN with undefined option bits",
@@ -465,7 +469,8 @@ struct ClientAgainstSimulatorTests {
         #expect(try commands.getKeyPath() == DerivationPath(absolute: true, []))
         try F.reopen(commands, pairing: pairing)
         #expect(commands.applicationInfo?.keyUID == F.v7KeyUID)
-        #expect(try commands.exportKey(.derive(F.path("m")), kind: .publicKey).publicKey.uncompressed == F.v7MasterPublic)
+        #expect(
+            try commands.exportKey(.derive(F.path("m")), kind: .publicKey).publicKey.uncompressed == F.v7MasterPublic)
     }
 
     @Test func loadKey_extendedKeyFromWalletCore_keyUIDIsSHA256OfItsPublicKey() throws {
@@ -663,7 +668,8 @@ struct ClientAgainstSimulatorTests {
         let duress = try commands.exportKey(.derive(path), kind: .publicKey).publicKey.uncompressed
         #expect(duress == F.v7DuressM44_60_0_0_0Public)
         #expect(duress != main)
-        #expect(try commands.exportKey(.derive(F.path("m")), kind: .publicKey).publicKey.uncompressed == F.v7MasterPublic)
+        #expect(
+            try commands.exportKey(.derive(F.path("m")), kind: .publicKey).publicKey.uncompressed == F.v7MasterPublic)
         #expect(commands.applicationInfo?.keyUID == F.v7KeyUID, "the key UID does not reveal the duress login")
         let digest = Hash.sha256(Array("duress".utf8))
         let signed = try commands.sign(digest: digest, option: .derive(path))
@@ -761,7 +767,8 @@ struct ClientAgainstSimulatorTests {
         try commands.initialize(F.initParameters())
         let reinitialized = try commands.select()
         #expect(reinitialized.isInitialized && reinitialized.freePairingSlots == 5)
-        #expect(reinitialized.instanceUID != oldInfo.instanceUID && reinitialized.instanceUID == card.applet.instanceUID)
+        #expect(
+            reinitialized.instanceUID != oldInfo.instanceUID && reinitialized.instanceUID == card.applet.instanceUID)
         #expect(throws: CardError.incorrectP1P2(command: .openSecureChannel)) {
             try commands.openSecureChannel(pairing: pairing)
         }
@@ -799,7 +806,8 @@ struct ClientAgainstSimulatorTests {
         let identityKey = try PrivateKey(bytes: Hash.sha256(Array("identity".utf8)))
         let caKey = try PrivateKey(bytes: Hash.sha256(Array("test ca".utf8)))
         let certificate = IdentityCertificate.make(identityKey: identityKey, caKey: caKey)
-        try card.provisionIdentity(certificate: certificate, privateKey: identityKey.secret.withUnsafeBytes { Array($0) })
+        try card.provisionIdentity(
+            certificate: certificate, privateKey: identityKey.secret.withUnsafeBytes { Array($0) })
         let commands = KeycardCommandSet(transport: card, random: SeededRandom(seed: 52))
         try commands.select()
         // Several challenges: the card's IDENTIFY signature is not low-S normalised (§11), so some are high-S.

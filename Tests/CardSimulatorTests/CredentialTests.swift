@@ -2,6 +2,7 @@
 import CardProtocol
 import Testing
 import WalletCrypto
+
 @testable import CardSimulator
 
 @Suite("Credentials: INIT, PIN, PUK, pairing, factory reset")
@@ -60,8 +61,9 @@ struct CredentialTests {
         let client = PrivateKey.generate(using: SeededRandom(seed: 3))
         let iv = [UInt8](repeating: 9, count: 16)
         let shared = TestCrypto.ecdhX(client, s.card.applet.secureChannelPublicKey)
-        let noPadding = try! AESCipher.cbcEncrypt(TestSession.payload() + [UInt8](repeating: 1, count: 14),
-                                                  key: Secret(bytes: shared), iv: iv)
+        let noPadding = try! AESCipher.cbcEncrypt(
+            TestSession.payload() + [UInt8](repeating: 1, count: 14),
+            key: Secret(bytes: shared), iv: iv)
         let data = [0x41] + client.publicKey.uncompressed + iv + noPadding
         #expect(s.send([0x80, 0xFE, 0x00, 0x00, UInt8(data.count)] + data) == [0x6F, 0x00], "padding")
         let unaligned = Array(data.dropLast())
@@ -81,7 +83,8 @@ struct CredentialTests {
         s.ready(pin: "123456", puk: "654321000000")
         s.loadV7Seed()
         #expect(s.command(0x20, data: Array("654321".utf8)).sw == 0x9000)
-        #expect(s.export(Vectors162.m44_60_0_0_0, p2: 0x01).data
+        #expect(
+            s.export(Vectors162.m44_60_0_0_0, p2: 0x01).data
                 == [0xA1, 0x43, 0x80, 0x41] + Vectors162.duressM44_60_0_0_0_public)
     }
 
@@ -239,7 +242,8 @@ struct CredentialTests {
         s.select()
         #expect(s.send([0x80, 0x12, 0x00, 0x00, 0x1F] + [UInt8](repeating: 1, count: 31)) == [0x6A, 0x80])
         #expect(s.send([0x80, 0x12, 0x02, 0x00, 0x20] + [UInt8](repeating: 1, count: 32)) == [0x6A, 0x86])
-        #expect(s.send([0x80, 0x12, 0x01, 0x00, 0x20] + [UInt8](repeating: 1, count: 32)) == [0x6A, 0x86], "no step 1")
+        #expect(
+            s.send([0x80, 0x12, 0x01, 0x00, 0x20] + [UInt8](repeating: 1, count: 32)) == [0x6A, 0x86], "no step 1")
         #expect(sw(s.send([0x80, 0x12, 0x00, 0x00, 0x20] + [UInt8](repeating: 1, count: 32))) == 0x9000)
         #expect(s.send([0x80, 0x12, 0x01, 0x00, 0x20] + [UInt8](repeating: 1, count: 32)) == [0x69, 0x82])
         #expect(s.send([0x80, 0x12, 0x01, 0x00, 0x20] + [UInt8](repeating: 1, count: 32)) == [0x6A, 0x86])

@@ -8,6 +8,7 @@ import Foundation
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import CardSimulator
 
 /// Lets the first `allowed` writes of the card file through, then fails every write.

@@ -37,6 +37,7 @@ import Foundation
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import CardSimulator
 
 /// A transport that delivers APDU `lostAnswer` to the card and then loses the connection: the card
@@ -355,7 +356,9 @@ struct FaultInjectionTests {
 @Suite("Fault injection on a 4.0 card")
 struct FaultInjectionTests4 {
     typealias F = IntegrationFixture
-    static let steps = ["SELECT", "OPEN SECURE CHANNEL", "INIT", "SELECT", "OPEN SECURE CHANNEL", "VERIFY PIN", "LOAD KEY", "SIGN"]
+    static let steps = [
+        "SELECT", "OPEN SECURE CHANNEL", "INIT", "SELECT", "OPEN SECURE CHANNEL", "VERIFY PIN", "LOAD KEY", "SIGN",
+    ]
 
     static func walk(pin: Bool = true) -> CardWalkSteps {
         var steps = CardWalkSteps()
@@ -372,7 +375,8 @@ struct FaultInjectionTests4 {
         do {
             _ = try CardSession(commands: commands).open(walk())
             try commands.loadKey(seed: F.v7Seed)
-            _ = try commands.signV2(digest: Hash.sha256(Array("fault".utf8)), path: try DerivationPath("m/44'/60'/0'/0/0"))
+            _ = try commands.signV2(
+                digest: Hash.sha256(Array("fault".utf8)), path: try DerivationPath("m/44'/60'/0'/0/0"))
             return nil
         } catch let error as CardError {
             return error
@@ -390,8 +394,9 @@ struct FaultInjectionTests4 {
         #expect(info.keyUID == (keyLoaded ? F.v7KeyUID : []), "\(label): key loaded or not")
         let result = try CardSession(commands: commands).open(walk())
         #expect(result.initialized == !initialized && result.pinVerified, "\(label): a fresh walk gets in")
-        #expect(try commands.getStatus() == ApplicationStatus(pinRetries: 3, pukRetries: 5, keyInitialized: keyLoaded),
-                "\(label): no PIN try lost")
+        #expect(
+            try commands.getStatus() == ApplicationStatus(pinRetries: 3, pukRetries: 5, keyInitialized: keyLoaded),
+            "\(label): no PIN try lost")
         if keyLoaded {
             let key = try commands.exportKeyV2(path: try DerivationPath("m/44'/60'/0'/0/0"), kind: .publicKey)
             #expect(key.publicKey.uncompressed == F.v7M44_60_0_0_0Public, "\(label)")

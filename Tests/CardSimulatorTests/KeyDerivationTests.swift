@@ -4,6 +4,7 @@ import CardProtocol
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import CardSimulator
 
 @Suite("Keys: load, derive, export, sign")
@@ -11,7 +12,10 @@ struct KeyDerivationTests {
     // MARK: §16.2 key-derivation rows and §16.1 V7
 
     @Test func loadKeySeed_v7Mnemonic_returnsKeyUIDOf162() throws {
-        let seed = try Mnemonic(phrase: "legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal will").seed()
+        let seed = try Mnemonic(
+            phrase:
+                "legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal will"
+        ).seed()
         #expect(seed.withUnsafeBytes { Array($0) } == Vectors162.seed)
         let s = TestSession()
         s.ready()
@@ -204,7 +208,8 @@ struct KeyDerivationTests {
 
     static func parseSignResponse(_ data: [UInt8]) -> (publicKey: [UInt8], der: [UInt8])? {
         guard data.count > 72, data[0] == 0xA0, data[1] == 0x81, Int(data[2]) == data.count - 3,
-              data[3] == 0x80, data[4] == 0x41, data[70] == 0x30 else { return nil }
+            data[3] == 0x80, data[4] == 0x41, data[70] == 0x30
+        else { return nil }
         return (Array(data[5..<70]), Array(data[70...]))
     }
 

@@ -8,6 +8,7 @@ import KCSTestSupport
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import CardSimulator
 
 @Suite("Keycard 4.0 builds and NDEF segments")
@@ -19,8 +20,9 @@ struct Keycard4BuildTests {
     /// A provisioned card of `profile` with a selected client and an open channel, not initialized.
     func opened(_ profile: AppletProfile) throws -> (SimulatedCard, KeycardCommandSet) {
         let card = SimulatedCard(profile: profile)
-        try card.provisionIdentity(certificate: Keycard4Recording.certificate,
-                                   privateKey: Keycard4Recording.identityPrivateKey)
+        try card.provisionIdentity(
+            certificate: Keycard4Recording.certificate,
+            privateKey: Keycard4Recording.identityPrivateKey)
         let client = KeycardCommandSet(transport: card, random: SeededRandom(seed: 9))
         try client.select()
         try client.openSecureChannelV2()
@@ -42,7 +44,9 @@ struct Keycard4BuildTests {
         #expect(AppletProfile.named("4.0-early")?.variants == [.noBIP85AndECDH])
         #expect(AppletProfile.named("4.0+no-bip85-ecdh")?.hasBIP85AndECDH == false)
         #expect(AppletProfile.named("4.0-early+schnorr-no-tweak")?.variants == [.noBIP85AndECDH, .schnorrWithoutTweak])
-        for bad in ["3.1.0+select-fixed", "4.0+select-fixed+select-fixed", "4.0+fast", "4.0+", "5.0", "4.0-early+no-bip85-ecdh"] {
+        for bad in [
+            "3.1.0+select-fixed", "4.0+select-fixed+select-fixed", "4.0+fast", "4.0+", "5.0", "4.0-early+no-bip85-ecdh",
+        ] {
             #expect(AppletProfile.named(bad) == nil, "\(bad)")
         }
         // A card made with variants keeps them in its state file.
@@ -58,8 +62,9 @@ struct Keycard4BuildTests {
         var answers: [String: [UInt8]] = [:]
         for id in ["4.0", "4.0+select-fixed"] {
             let card = SimulatedCard(profile: try #require(AppletProfile.named(id)))
-            try card.provisionIdentity(certificate: Keycard4Recording.certificate,
-                                       privateKey: Keycard4Recording.identityPrivateKey)
+            try card.provisionIdentity(
+                certificate: Keycard4Recording.certificate,
+                privateKey: Keycard4Recording.identityPrivateKey)
             let answer = try card.transmit([0x00, 0xA4, 0x04, 0x00, 0x09] + KeycardAID.keycardInstance)
             answers[id] = answer
             let info = try KeycardCommandSet(transport: card).select()
@@ -84,39 +89,52 @@ struct Keycard4BuildTests {
         #expect(try client.select().pinTriesLeft == 8)
         // The client keeps to 2…6 whatever the build (it cannot tell the builds apart).
         #expect(throws: CardError.self) {
-            try InitParametersV2(pin: Self.pin, puk: Secret(bytes: Self.puk), duressPIN: Secret(bytes: Self.duress), pinRetries: 8)
+            try InitParametersV2(
+                pin: Self.pin, puk: Secret(bytes: Self.puk), duressPIN: Secret(bytes: Self.duress), pinRetries: 8)
         }
     }
 
     @Test func schnorrWithoutTweak_signsPlainBIP340OfHashAndPath_andTheClientRefusesAnotherKey() throws {
         let card = SimulatedCard(profile: try #require(AppletProfile.named("4.0+schnorr-no-tweak")))
         let client = try loggedIn(card, clientSeed: 5)
-        let seed = try Mnemonic(phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about").seed()
+        let seed = try Mnemonic(
+            phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        ).seed()
         try client.loadKey(seed: seed)
         let master = try ExtendedKey.master(seed: seed)
         let digest = Hash.sha256(Array("old build".utf8))
 
         // What that build expects: hash ‖ path, signed with the plain (untweaked) key at the path.
         let path = try DerivationPath("m/86'/0'/0'/0/0")
-        let raw = try client.transmit(CommandAPDU(ins: 0xC0, p1: 0x01, p2: 0x03, data: digest + path.components.flatMap { withUnsafeBytes(of: $0.raw.bigEndian, Array.init) }), route: .secure)
+        let raw = try client.transmit(
+            CommandAPDU(
+                ins: 0xC0, p1: 0x01, p2: 0x03,
+                data: digest + path.components.flatMap { withUnsafeBytes(of: $0.raw.bigEndian, Array.init) }),
+            route: .secure)
         #expect(raw.sw == 0x9000)
         let internalKey = try master.derive(path).publicKey
-        let plain = try CardSchnorrSignature(response: raw.data, digest: digest, tweak: [UInt8](repeating: 0, count: 32),
-                                             expectedKey: internalKey)
+        let plain = try CardSchnorrSignature(
+            response: raw.data, digest: digest, tweak: [UInt8](repeating: 0, count: 32),
+            expectedKey: internalKey)
         #expect(Hex.encode(plain.outputKey.bytes) == "cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115")
 
         // A head-build client sends hash ‖ tweak ‖ path: 32 bytes more of path. Five levels + 8 is
         // too deep (6A 80); one level + 8 signs with the key at m/0/…/0/1, which the client refuses.
         #expect(throws: CardError.wrongData(command: .sign)) {
-            try client.signSchnorrV2(digest: digest, tweak: Hash.tagged("TapTweak", internalKey.xOnly.key.bytes), path: path,
-                                     expectedKey: internalKey)
+            try client.signSchnorrV2(
+                digest: digest, tweak: Hash.tagged("TapTweak", internalKey.xOnly.key.bytes), path: path,
+                expectedKey: internalKey)
         }
         let short = try DerivationPath("m/1")
         let refused = #expect(throws: CardError.self) {
-            try client.signSchnorrV2(digest: digest, tweak: [UInt8](repeating: 0, count: 32), path: short,
-                                     expectedKey: try master.derive(short).publicKey)
+            try client.signSchnorrV2(
+                digest: digest, tweak: [UInt8](repeating: 0, count: 32), path: short,
+                expectedKey: try master.derive(short).publicKey)
         }
-        guard case .malformedResponse(.sign, let detail) = refused else { Issue.record("\(String(describing: refused))"); return }
+        guard case .malformedResponse(.sign, let detail) = refused else {
+            Issue.record("\(String(describing: refused))")
+            return
+        }
         #expect(detail.contains("signed with another key than the one at the path"), "\(detail)")
         // The same answer without a key to compare with verifies — under the wrong key: why the check exists.
         let other = try client.signSchnorrV2(digest: digest, tweak: [UInt8](repeating: 0, count: 32), path: short)
@@ -152,7 +170,9 @@ struct Keycard4BuildTests {
 
         // STORE DATA: past byte 512 (508 + 5) 6A 80; another slot 6A 86; the client refuses a file whose NLEN
         // does not match before sending anything.
-        #expect(try client.transmit(CommandAPDU(ins: 0xE2, p1: 0x01, p2: 127, data: [1, 2, 3, 4, 5]), route: .secure).sw == 0x6A80)
+        #expect(
+            try client.transmit(CommandAPDU(ins: 0xE2, p1: 0x01, p2: 127, data: [1, 2, 3, 4, 5]), route: .secure).sw
+                == 0x6A80)
         #expect(try client.transmit(CommandAPDU(ins: 0xE2, p1: 0x03, data: [1]), route: .secure).sw == 0x6A86)
         #expect(throws: CardError.self) { try client.writeNDEFFile([0x00, 0x05, 1, 2]) }
         #expect(throws: CardError.self) { try client.writeNDEFFile([0x02, 0x00] + [UInt8](repeating: 0, count: 512)) }
@@ -160,7 +180,10 @@ struct Keycard4BuildTests {
 
         // A lying card: an NLEN beyond the 512-byte file is a malformed answer, not a long read.
         _ = try client.transmit(CommandAPDU(ins: 0xE2, p1: 0x01, data: [0xFF, 0xFF]), route: .secure)
-        #expect(throws: CardError.malformedResponse(command: .getData, detail: "NDEF length 65535 exceeds the 512-byte file")) {
+        #expect(
+            throws: CardError.malformedResponse(
+                command: .getData, detail: "NDEF length 65535 exceeds the 512-byte file")
+        ) {
             try client.readNDEFFile()
         }
 
@@ -181,7 +204,9 @@ struct Keycard4BuildTests {
         try client.openSecureChannelV2()
         #expect(try client.readNDEFFile() == [0x00, 0x02, 0xD1, 0x01])
         #expect(try client.getData() == [1, 2, 3])
-        #expect(throws: CardError.conditionsNotSatisfied(command: .storeData)) { try client.writeNDEFFile([0x00, 0x00]) }
+        #expect(throws: CardError.conditionsNotSatisfied(command: .storeData)) {
+            try client.writeNDEFFile([0x00, 0x00])
+        }
         #expect(throws: CardError.conditionsNotSatisfied(command: .storeData)) { try client.storeData([9]) }
     }
 }

@@ -5,6 +5,7 @@ import CardProtocol
 import KCSTestSupport
 import Testing
 import WalletCrypto
+
 @testable import CardSimulator
 
 @Suite("A 4.0 card without a session answers plainly")
@@ -21,8 +22,10 @@ struct PlainAnswerV2SimulatorTests {
             Issue.record("a plain answer was accepted")
         } catch {
             #expect(error == .unprotectedAnswer(command: .getChallenge, sw: 0x6985, dataCount: 0))
-            #expect(error.description.hasPrefix("GET CHALLENGE: the card answered SW 6985 (conditions not satisfied: the card "
-                + "has no secure-channel session"), "\(error.description)")
+            #expect(
+                error.description.hasPrefix(
+                    "GET CHALLENGE: the card answered SW 6985 (conditions not satisfied: the card "
+                        + "has no secure-channel session"), "\(error.description)")
         }
         #expect(!client.isSecureChannelOpen)
     }

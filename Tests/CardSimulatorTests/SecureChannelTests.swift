@@ -3,6 +3,7 @@
 import CardProtocol
 import Testing
 import WalletCrypto
+
 @testable import CardSimulator
 
 @Suite("Secure channel: MAC, stale IV, transient state")
@@ -59,8 +60,10 @@ struct SecureChannelTests {
 
     /// Sends a wrapped command the card rejects before reading the payload and checks the answer is
     /// encrypted with the previous IV, and that the chain goes on afterwards.
-    func expectStaleIV(_ s: TestSession, ins: UInt8, p1: UInt8 = 0, p2: UInt8 = 0, data: [UInt8] = [],
-                       sw expected: UInt16, _ comment: Comment) {
+    func expectStaleIV(
+        _ s: TestSession, ins: UInt8, p1: UInt8 = 0, p2: UInt8 = 0, data: [UInt8] = [],
+        sw expected: UInt16, _ comment: Comment
+    ) {
         var ch = s.channel!
         let r = s.send(ch.wrap(0x80, ins, p1, p2, data))
         var probe = ch
@@ -99,8 +102,9 @@ struct SecureChannelTests {
         #expect(s.send(early) == [0x69, 0x85], "MA before OPEN SC")
         let client = PrivateKey.generate(using: SeededRandom(seed: 8))
         let r = s.send([0x80, 0x10, 0x00, 0x00, 0x41] + client.publicKey.uncompressed)
-        var ch = TestChannel(sharedX: TestCrypto.ecdhX(client, s.card.applet.secureChannelPublicKey),
-                             pairingKey: s.pairing!.key, salt: Array(r[0..<32]), iv: Array(r[32..<48]))
+        var ch = TestChannel(
+            sharedX: TestCrypto.ecdhX(client, s.card.applet.secureChannelPublicKey),
+            pairingKey: s.pairing!.key, salt: Array(r[0..<32]), iv: Array(r[32..<48]))
         var copy = ch
         #expect(s.send(copy.wrap(0x80, 0xF2, 0x00, 0x00)) == [0x69, 0x85])
         // Plain GET DATA works while the channel is not open.

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import CardSimulator
 
 /// A fresh temporary directory, removed by `cleanup`.
@@ -29,8 +30,10 @@ struct SimulatedCardTests {
     @Test func persistence_stateSurvivesANewSimulatedCardOnTheSameFile() throws {
         let dir = TempDirectory()
         defer { dir.cleanup() }
-        let first = TestSession(card: try SimulatedCard.open(named: "alpha", in: dir.path,
-                                                             random: SeededRandom(seed: 11)))
+        let first = TestSession(
+            card: try SimulatedCard.open(
+                named: "alpha", in: dir.path,
+                random: SeededRandom(seed: 11)))
         first.ready()
         first.loadV7Seed()
         #expect(first.command(0xD1, 0x00, data: Vectors162.m44_60_0).sw == 0x9000)
@@ -190,10 +193,12 @@ struct SimulatedCardTests {
         #expect(exported.sw == 0x9000)
         #expect(s.command(0x21, 0x00, data: Array("999999".utf8)).sw == 0x9000)
         let state = s.card.applet.state
-        var secrets: [[UInt8]] = [Vectors162.seed, Array(exported.data.suffix(32)), state.secureChannelKey.bytes,
-                                  TestSession.pairingSecret, s.pairing!.key, Vectors162.masterChainCode,
-                                  h("86A04817C3D90D786EBFD7F869B618E609DE59F5705E7A197D3616F7B69CEB14"),
-                                  s.channel!.encKey, s.channel!.macKey]
+        var secrets: [[UInt8]] = [
+            Vectors162.seed, Array(exported.data.suffix(32)), state.secureChannelKey.bytes,
+            TestSession.pairingSecret, s.pairing!.key, Vectors162.masterChainCode,
+            h("86A04817C3D90D786EBFD7F869B618E609DE59F5705E7A197D3616F7B69CEB14"),
+            s.channel!.encKey, s.channel!.macKey,
+        ]
         secrets += ["314159", "271828182845", "161803", "999999"].map { Array($0.utf8) }
         let text = log.text
         for secret in secrets {
@@ -229,8 +234,9 @@ struct SimulatedCardTests {
         #expect(Array(data[5..<103]) == certificate)
         let signature = try ECDSASignature(der: Array(data[103...]), lenient: true)
         #expect(Secp256k1.verify(signature, digest: challenge, publicKey: identity.publicKey, allowHighS: true))
-        let caSignature = try RecoverableSignature(signature: ECDSASignature(compact: Array(certificate[33..<97])),
-                                                   recoveryID: certificate[97])
+        let caSignature = try RecoverableSignature(
+            signature: ECDSASignature(compact: Array(certificate[33..<97])),
+            recoveryID: certificate[97])
         #expect(try caSignature.recoverPublicKey(digest: Hash.sha256(certificate[0..<33])) == ca.publicKey)
         #expect(s.send([0x80, 0x14, 0x00, 0x00, 0x10] + [UInt8](repeating: 0, count: 16)) == [0x6A, 0x80])
         // Wrapped when a channel is open.
@@ -243,8 +249,9 @@ struct SimulatedCardTests {
     @Test func identApplet_storeData_provisionsOnce() {
         let s = TestSession()
         #expect(s.send([0x00, 0xA4, 0x04, 0x00, 0x09] + KeycardAID.identInstance) == [0x90, 0x00])
-        let cert = IdentityCertificate.make(identityKey: try! PrivateKey(bytes: [UInt8](repeating: 2, count: 32)),
-                                            caKey: try! PrivateKey(bytes: [UInt8](repeating: 3, count: 32)))
+        let cert = IdentityCertificate.make(
+            identityKey: try! PrivateKey(bytes: [UInt8](repeating: 2, count: 32)),
+            caKey: try! PrivateKey(bytes: [UInt8](repeating: 3, count: 32)))
         #expect(s.send([0x80, 0xE2, 0x00, 0x00, 0x81] + cert + [UInt8](repeating: 2, count: 31)) == [0x6A, 0x80])
         #expect(s.send([0x80, 0xE2, 0x00, 0x00, 0x82] + cert + [UInt8](repeating: 2, count: 32)) == [0x90, 0x00])
         #expect(s.send([0x80, 0xE2, 0x00, 0x00, 0x82] + cert + [UInt8](repeating: 2, count: 32)) == [0x69, 0x85])

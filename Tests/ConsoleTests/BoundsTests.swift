@@ -31,8 +31,10 @@ func typedDocument(types: String, message: String = "{}") -> String {
 extension BatchHome {
     /// Runs `code` as a script like `run`, but stops kcs after `seconds` (SIGKILL); `finished`
     /// is false then. Returns the exit status, the output and the time taken.
-    func run(_ code: String, deadline seconds: TimeInterval,
-             name: String = "run.kcs") throws -> (finished: Bool, code: Int32, out: String, err: String, seconds: Double) {
+    func run(
+        _ code: String, deadline seconds: TimeInterval,
+        name: String = "run.kcs"
+    ) throws -> (finished: Bool, code: Int32, out: String, err: String, seconds: Double) {
         let script = try write(code, to: name)
         let out = path(name + ".out"), err = path(name + ".err")
         let started = Date()
@@ -40,8 +42,10 @@ extension BatchHome {
         let finished = p.waitForExit(within: seconds)
         if !finished { kill(p.processIdentifier, SIGKILL) }
         p.waitUntilExit()
-        return (finished, p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
-                try String(contentsOfFile: err, encoding: .utf8), Date().timeIntervalSince(started))
+        return (
+            finished, p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
+            try String(contentsOfFile: err, encoding: .utf8), Date().timeIntervalSince(started)
+        )
     }
 }
 
@@ -56,12 +60,15 @@ struct BoundsTests {
         let home = try BatchHome()
         defer { home.remove() }
         let files = [
-            try home.write(hostileKeystore(kdf: "scrypt", params: "\"n\": 262144, \"r\": 8, \"p\": 1048576"), to: "p.json"),
+            try home.write(
+                hostileKeystore(kdf: "scrypt", params: "\"n\": 262144, \"r\": 8, \"p\": 1048576"), to: "p.json"),
             try home.write(hostileKeystore(kdf: "scrypt", params: "\"n\": 1048576, \"r\": 15, \"p\": 1"), to: "n.json"),
             try home.write(hostileKeystore(kdf: "scrypt", params: "\"n\": 2, \"r\": 8388608, \"p\": 1"), to: "r.json"),
-            try home.write(hostileKeystore(kdf: "pbkdf2", params: "\"c\": 2147483648, \"prf\": \"hmac-sha256\""), to: "c.json"),
+            try home.write(
+                hostileKeystore(kdf: "pbkdf2", params: "\"c\": 2147483648, \"prf\": \"hmac-sha256\""), to: "c.json"),
         ]
-        let r = try home.run("""
+        let r = try home.run(
+            """
             for f in [\(files.map { "\"\($0)\"" }.joined(separator: ", "))] {
               try { keystore load $f "password" } catch e { print "E", e.kind, "|", e.message }
             }
@@ -69,16 +76,17 @@ struct BoundsTests {
         #expect(r.finished, "kcs was still deriving after 60 s: \(r.out)")
         #expect(r.code == 0, "\(r.err)")
         let hint = "; add --allow-expensive-kdf to derive it anyway"
-        #expect(tagged("E", in: r.out) == [
-            "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.p must be at most 8 with n = 262144, "
-                + "r = 8 (scrypt work n·r·p = 16777216), got 1048576 (n·r·p = 2199023255552)" + hint,
-            "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.n must be at most 524288 with r = 15 "
-                + "(128·n·r = 1024 MiB of scrypt memory), got 1048576 (1920 MiB)" + hint,
-            "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.r must be at most 4194304 with n = 2 "
-                + "(128·n·r = 1024 MiB of scrypt memory), got 8388608 (2048 MiB)" + hint,
-            "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.c must be at most 10000000 "
-                + "PBKDF2 iterations, got 2147483648" + hint,
-        ], "\(r.out)")
+        #expect(
+            tagged("E", in: r.out) == [
+                "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.p must be at most 8 with n = 262144, "
+                    + "r = 8 (scrypt work n·r·p = 16777216), got 1048576 (n·r·p = 2199023255552)" + hint,
+                "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.n must be at most 524288 with r = 15 "
+                    + "(128·n·r = 1024 MiB of scrypt memory), got 1048576 (1920 MiB)" + hint,
+                "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.r must be at most 4194304 with n = 2 "
+                    + "(128·n·r = 1024 MiB of scrypt memory), got 8388608 (2048 MiB)" + hint,
+                "keystore.kdfTooExpensive | keystore.load: keystore field crypto.kdfparams.c must be at most 10000000 "
+                    + "PBKDF2 iterations, got 2147483648" + hint,
+            ], "\(r.out)")
         #expect(r.seconds < 30, "took \(r.seconds) s")
     }
 
@@ -88,8 +96,9 @@ struct BoundsTests {
     @Test func keystoreLoad_ctrlCWhileTheKDFRuns_cancelsAtOnceAndTheSessionGoesOn() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let file = try home.write(hostileKeystore(kdf: "pbkdf2", params: "\"c\": 2147483648, \"prf\": \"hmac-sha256\""),
-                                  to: "slow.json")
+        let file = try home.write(
+            hostileKeystore(kdf: "pbkdf2", params: "\"c\": 2147483648, \"prf\": \"hmac-sha256\""),
+            to: "slow.json")
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         try t.answer("kcs> ", with: "keystore load \(file) \"password\" --allow-expensive-kdf")
         try t.expect("deriving the keystore key (pbkdf2-sha256 c=2147483648)…")
@@ -115,7 +124,9 @@ struct BoundsTests {
     @Test func signTyped_hostileDocuments_refusedNamingWhatAndTheLimit() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        func dims(_ n: Int) -> String { #""Root": [{"name": "x", "type": "uint256\#(String(repeating: "[]", count: n))"}]"# }
+        func dims(_ n: Int) -> String {
+            #""Root": [{"name": "x", "type": "uint256\#(String(repeating: "[]", count: n))"}]"#
+        }
         func chain(_ n: Int) -> String {
             // Root → S1 → … → S(n-1) → uint256: n struct types in a chain.
             (0..<n).map { i in
@@ -129,10 +140,13 @@ struct BoundsTests {
             try home.write(typedDocument(types: dims(33), message: #"{"x": []}"#), to: "dims33.json"),
             try home.write(typedDocument(types: dims(32), message: #"{"x": []}"#), to: "dims32.json"),
             try home.write(typedDocument(types: chain(65)), to: "chain65.json"),
-            try home.write(prefix + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}", to: "json600.json"),
+            try home.write(
+                prefix + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}",
+                to: "json600.json"),
             try home.write("{\"types\": {},\n  \"primaryType\": ,}", to: "broken.json"),
         ]
-        let r = try home.run("""
+        let r = try home.run(
+            """
             for f in [\(files.map { "\"\($0)\"" }.joined(separator: ", "))] {
               try { print "D", len((sign typed $f --dry-run).digest) } catch e { print "E", e.kind, "|", e.message }
             }
@@ -141,22 +155,32 @@ struct BoundsTests {
         let lines = r.out.split(separator: "\n").map(String.init)
         try #require(lines.count == 5, "\(r.out)")
         // Without the limit, the 100,000-suffix document below takes gigabytes: it only runs once this holds.
-        try #require(lines[0] == "E eth.typedData.tooDeep | typed data type of Root.x must have at most 32 array dimensions, got 33")
+        try #require(
+            lines[0]
+                == "E eth.typedData.tooDeep | typed data type of Root.x must have at most 32 array dimensions, got 33")
         #expect(lines[1] == "D 32")
-        #expect(lines[2] == "E eth.typedData.tooDeep | typed data struct Root must have at most 64 levels of nested struct "
-                    + "types, got more: Root → S1 → … → S63 → S64")
-        #expect(lines[3] == "E eth.typedData.malformed | typed data must be an EIP-712 document {types, primaryType, domain, "
-                    + "message}: not valid JSON: arrays and objects must nest at most 512 levels deep, got more at line 1, "
-                    + "column \(prefix.count + 512)")  // the message is at depth 1
-        #expect(lines[4].hasPrefix("E eth.typedData.malformed | typed data must be an EIP-712 document {types, primaryType, "
+        #expect(
+            lines[2] == "E eth.typedData.tooDeep | typed data struct Root must have at most 64 levels of nested struct "
+                + "types, got more: Root → S1 → … → S63 → S64")
+        #expect(
+            lines[3]
+                == "E eth.typedData.malformed | typed data must be an EIP-712 document {types, primaryType, domain, "
+                + "message}: not valid JSON: arrays and objects must nest at most 512 levels deep, got more at line 1, "
+                + "column \(prefix.count + 512)")  // the message is at depth 1
+        #expect(
+            lines[4].hasPrefix(
+                "E eth.typedData.malformed | typed data must be an EIP-712 document {types, primaryType, "
                     + "domain, message}: not valid JSON: "), "\(lines[4])")
         #expect(lines[4].hasSuffix(" at line 2, column 18"), "\(lines[4])")
 
         // The report's type: 100,000 array suffixes, refused in time and without the gigabytes.
         let deep = try home.write(typedDocument(types: dims(100_000), message: #"{"x": []}"#), to: "dims100000.json")
-        let d = try home.run("try { sign typed \"\(deep)\" --dry-run } catch e { print \"E\", e.message }", deadline: 60, name: "deep.kcs")
+        let d = try home.run(
+            "try { sign typed \"\(deep)\" --dry-run } catch e { print \"E\", e.message }", deadline: 60,
+            name: "deep.kcs")
         #expect(d.finished && d.code == 0, "\(d.err)")
-        #expect(tagged("E", in: d.out) == ["typed data type of Root.x must have at most 32 array dimensions, got 100000"])
+        #expect(
+            tagged("E", in: d.out) == ["typed data type of Root.x must have at most 32 array dimensions, got 100000"])
         #expect(d.seconds < 20, "took \(d.seconds) s")
     }
 
@@ -168,7 +192,8 @@ struct BoundsTests {
         let home = try BatchHome()
         defer { home.remove() }
         func path(_ n: Int) -> String { "m" + String(repeating: "/0", count: n) }
-        let r = try home.run("""
+        let r = try home.run(
+            """
             print "OK", type(path.explain("\(path(255))"))
             for p in ["\(path(256))", "\(path(100_000))"] {
               try { path.explain $p } catch e { print "E", e.kind, "|", e.message }
@@ -178,13 +203,15 @@ struct BoundsTests {
             """, deadline: 60)
         #expect(r.finished && r.code == 0, "\(r.err)")
         #expect(tagged("OK", in: r.out) == ["explanation"], "\(r.out)")
-        #expect(tagged("E", in: r.out) == [
-            "path.tooDeep | derivation path must have at most 255 levels (the depth an extended key records), got 256",
-            "path.tooDeep | derivation path must have at most 255 levels (the depth an extended key records), got 100000",
-        ], "\(r.out)")
-        #expect(tagged("D", in: r.out) == [
-            "path.tooDeep | derivation path must have at most 255 levels (the depth an extended key records), got 256",
-        ], "\(r.out)")
+        #expect(
+            tagged("E", in: r.out) == [
+                "path.tooDeep | derivation path must have at most 255 levels (the depth an extended key records), got 256",
+                "path.tooDeep | derivation path must have at most 255 levels (the depth an extended key records), got 100000",
+            ], "\(r.out)")
+        #expect(
+            tagged("D", in: r.out) == [
+                "path.tooDeep | derivation path must have at most 255 levels (the depth an extended key records), got 256"
+            ], "\(r.out)")
         #expect(r.seconds < 20, "took \(r.seconds) s")
     }
 
@@ -193,17 +220,19 @@ struct BoundsTests {
         let home = try BatchHome()
         defer { home.remove() }
         let ones = String(repeating: "1", count: 4096), fs = String(repeating: "f", count: 4096)
-        let r = try home.run("""
+        let r = try home.run(
+            """
             print "OK", int("\(ones)") % 10, int("-0x\(fs)") < 0
             try { int("\(String(repeating: "1", count: 1_000_000))") } catch e { print "E", e.kind, "|", e.message }
             try { int("0x\(fs)f") } catch e { print "E", e.kind, "|", e.message }
             """, deadline: 60)
         #expect(r.finished && r.code == 0, "\(r.err)")
         #expect(tagged("OK", in: r.out) == ["1 true"], "\(r.out)")
-        #expect(tagged("E", in: r.out) == [
-            "builtin.outOfRange | int: argument 1 (value) must be at most 4096 digits long, got 1000000",
-            "builtin.outOfRange | int: argument 1 (value) must be at most 4096 digits long, got 4097",
-        ], "\(r.out)")
+        #expect(
+            tagged("E", in: r.out) == [
+                "builtin.outOfRange | int: argument 1 (value) must be at most 4096 digits long, got 1000000",
+                "builtin.outOfRange | int: argument 1 (value) must be at most 4096 digits long, got 4097",
+            ], "\(r.out)")
         #expect(r.seconds < 5, "took \(r.seconds) s")
     }
 
@@ -218,7 +247,8 @@ struct BoundsTests {
         func tx(_ fields: String) -> String {
             #"{"type": 2, "chainId": 1, "to": "\#(to)", "maxFeePerGas": "2 gwei", "maxPriorityFeePerGas": "1 gwei", \#(fields)}"#
         }
-        let r = try home.run("""
+        let r = try home.run(
+            """
             let ok = sign tx \(tx(#""nonce": "18446744073709551614", "gas": "18446744073709551615""#)) --dry-run --offline
             print "OK", ok.type, len(ok.signingHash)
             for t in [\(tx(#""nonce": "18446744073709551615""#)), \(tx(#""nonce": "0x10000000000000000""#)),
@@ -228,11 +258,12 @@ struct BoundsTests {
             """, deadline: 60)
         #expect(r.finished && r.code == 0, "\(r.err)")
         #expect(tagged("OK", in: r.out) == ["EIP-1559 32"], "\(r.out)")
-        #expect(tagged("E", in: r.out) == [
-            "eth.tx.badField | transaction nonce must be below 2^64-1 = 18446744073709551615 (EIP-2681), got 18446744073709551615",
-            "eth.tx.badField | transaction nonce must be below 2^64-1 = 18446744073709551615 (EIP-2681), got 18446744073709551616",
-            "eth.tx.badField | transaction gas must be at most 2^64-1 = 18446744073709551615 (clients hold gas as a uint64), "
-                + "got 18446744073709551616",
-        ], "\(r.out)")
+        #expect(
+            tagged("E", in: r.out) == [
+                "eth.tx.badField | transaction nonce must be below 2^64-1 = 18446744073709551615 (EIP-2681), got 18446744073709551615",
+                "eth.tx.badField | transaction nonce must be below 2^64-1 = 18446744073709551615 (EIP-2681), got 18446744073709551616",
+                "eth.tx.badField | transaction gas must be at most 2^64-1 = 18446744073709551615 (clients hold gas as a uint64), "
+                    + "got 18446744073709551616",
+            ], "\(r.out)")
     }
 }

@@ -60,7 +60,9 @@ struct CLITests {
     }
 
     @Test func json_everyValueShownOrPrinted_isOneJSONDocumentPerLine() throws {
-        let r = try kcs(["--json", "-e", """
+        let r = try kcs([
+            "--json", "-e",
+            """
             print "a/b"
             print 1, "x"
             let m = {"n": 2, "b": 0x00ff, "big": 18446744073709551616}
@@ -68,13 +70,19 @@ struct CLITests {
             let s = json [1, nil]
             print s
             let quiet = 1
-            """])
+            """,
+        ])
         #expect(r.code == 0, "\(r.err)")
         let lines = r.out.split(separator: "\n").map(String.init)
-        #expect(lines == ["\"a/b\"", "[1,\"x\"]", "{\"n\":2,\"b\":\"0x00ff\",\"big\":\"18446744073709551616\"}", "\"[1,null]\""],
-                "\(r.out)")
+        #expect(
+            lines == [
+                "\"a/b\"", "[1,\"x\"]", "{\"n\":2,\"b\":\"0x00ff\",\"big\":\"18446744073709551616\"}", "\"[1,null]\"",
+            ],
+            "\(r.out)")
         for line in lines {
-            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8), options: .fragmentsAllowed)) != nil, "\(line)")
+            #expect(
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8), options: .fragmentsAllowed)) != nil, "\(line)"
+            )
         }
         // --json-errors: the errors only; values and prints stay text.
         let e = try kcs(["--json-errors", "-e", "print \"a/b\"; 1/0"])
@@ -92,15 +100,19 @@ struct CLITests {
         ]
         for c in cases {
             let r = try kcs(["--no-color", "-e", c.code])
-            #expect(r.code != 0 && r.err.contains("error: " + c.error) && r.err.contains("hint: " + c.hint),
-                    "\(c.code): \(r.err)")
+            #expect(
+                r.code != 0 && r.err.contains("error: " + c.error) && r.err.contains("hint: " + c.hint),
+                "\(c.code): \(r.err)")
         }
         // A name the program declared is still preferred, and a far word keeps the plain error.
-        #expect(try kcs(["--no-color", "-e", "let history2 = 1\nprint histroy2"]).err.contains("did you mean `history2`?"))
+        #expect(
+            try kcs(["--no-color", "-e", "let history2 = 1\nprint histroy2"]).err.contains("did you mean `history2`?"))
         #expect(try kcs(["--no-color", "-e", "zzzz 1"]).err.contains("expected end of statement"))
         // keycard-cli's card.sign points to the kcs way.
         let help = try kcs(["-e", "help card.sign"])
-        #expect(help.code == 0 && help.out.contains("use card") && help.out.contains("sign 0x<32-byte digest>"), "\(help.out)")
+        #expect(
+            help.code == 0 && help.out.contains("use card") && help.out.contains("sign 0x<32-byte digest>"),
+            "\(help.out)")
     }
 
     @Test func topLevelHelp_showsTheOptionsPeopleUseMost() throws {
@@ -118,7 +130,8 @@ struct CLITests {
     }
 
     @Test func wallet_firstMetaMaskAddress_fromAScript() throws {
-        let path = try script("""
+        let path = try script(
+            """
             let k = hd.master "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
             print (derive "m/44'/60'/0'/0/0" --from $k).address
             """)
@@ -130,7 +143,10 @@ struct CLITests {
         let path = try script("let x = 1\nprint x +\n")
         let r = try kcs([path])
         #expect(r.code == 65)
-        #expect(r.err == "\(path):2:10: error: unexpected end of input, expected an expression\n  2 | print x +\n    |          ^\n")
+        #expect(
+            r.err
+                == "\(path):2:10: error: unexpected end of input, expected an expression\n  2 | print x +\n    |          ^\n"
+        )
     }
 
     @Test func runtimeError_exits70_withPosition() throws {
@@ -153,7 +169,10 @@ struct CLITests {
         let path = try script("hd.mastr 0x00\n")
         let r = try kcs(["check", "--json", path])
         #expect(r.code == 65)
-        #expect(r.err == "{\"error\":\"check.unknownCommand\",\"message\":\"unknown command `hd.mastr`\",\"file\":\"\(path)\",\"line\":1,\"column\":1,\"hint\":\"did you mean `hd.master`?\"}\n")
+        #expect(
+            r.err
+                == "{\"error\":\"check.unknownCommand\",\"message\":\"unknown command `hd.mastr`\",\"file\":\"\(path)\",\"line\":1,\"column\":1,\"hint\":\"did you mean `hd.master`?\"}\n"
+        )
     }
 
     @Test func parse_printsTheTree() throws {
@@ -181,13 +200,20 @@ struct CLITests {
     @Test func missingSecretInBatch_exits70_andSaysHowToSupplyIt() throws {
         let r = try kcs([], stdin: "mnemonic.check\n")
         #expect(r.code == 70)
-        #expect(r.err.contains("mnemonic.check: argument 1 (phrase) is a secret and was not given, and stdin is not a terminal to ask for it"))
+        #expect(
+            r.err.contains(
+                "mnemonic.check: argument 1 (phrase) is a secret and was not given, and stdin is not a terminal to ask for it"
+            ))
         #expect(r.err.contains("(env \"NAME\" --secret KIND)") && r.err.contains("(file.read \"PATH\" --secret KIND)"))
     }
 
     @Test func secretsFromAFile_areSecretsAndWork() throws {
-        let phrase = try script("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\n", name: "p.txt")
-        let r = try kcs(["-e", "let m = file.read \"\(phrase)\" --secret mnemonic\nprint m\nprint (mnemonic.check $m).valid"])
+        let phrase = try script(
+            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\n",
+            name: "p.txt")
+        let r = try kcs([
+            "-e", "let m = file.read \"\(phrase)\" --secret mnemonic\nprint m\nprint (mnemonic.check $m).valid",
+        ])
         #expect(r.code == 0 && r.out == "<secret mnemonic>\ntrue\n", "\(r.err)")
         let missing = try kcs(["-e", "file.read \"/nonexistent/p.txt\""])
         #expect(missing.code == 70 && missing.err.contains("file.read"))
@@ -196,9 +222,15 @@ struct CLITests {
     @Test func simAttach_badCardNameOrProfile_isAUsageError() throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-sim-\(UUID().uuidString)").path
         let badName = try kcs(["sim", "attach", "--card", "../etc", "--home", home])
-        #expect(badName.code == 64 && badName.err.contains("--card must be a simple name (letters, digits, - and _), got ../etc"))
+        #expect(
+            badName.code == 64
+                && badName.err.contains("--card must be a simple name (letters, digits, - and _), got ../etc"))
         let badProfile = try kcs(["sim", "attach", "--profile", "9.9", "--home", home])
-        #expect(badProfile.code == 64 && badProfile.err.contains("--profile must be one of 3.1.0, 3.1.1, 3.1.2, 4.0, 4.0-early; a 4.0 build variant as 4.0+NAME (no-bip85-ecdh, select-fixed, pin-tries-fixed, schnorr-no-tweak), got 9.9"))
+        #expect(
+            badProfile.code == 64
+                && badProfile.err.contains(
+                    "--profile must be one of 3.1.0, 3.1.1, 3.1.2, 4.0, 4.0-early; a 4.0 build variant as 4.0+NAME (no-bip85-ecdh, select-fixed, pin-tries-fixed, schnorr-no-tweak), got 9.9"
+                ))
         #expect(!FileManager.default.fileExists(atPath: home + "/cards/..json"))
     }
 

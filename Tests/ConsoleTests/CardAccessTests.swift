@@ -18,7 +18,9 @@ private let setUp = """
     """
 
 /// Runs `code` in `home` as script `name`; returns exit status, stdout and stderr.
-private func kcs(_ home: BatchHome, _ code: String, name: String = "run.kcs") throws -> (code: Int32, out: String, err: String) {
+private func kcs(
+    _ home: BatchHome, _ code: String, name: String = "run.kcs"
+) throws -> (code: Int32, out: String, err: String) {
     try home.run(code, name: name)
 }
 
@@ -32,14 +34,17 @@ struct CardAccessTests {
         let r = try kcs(home, "card.connect\nlet i = card.init --generate\nprint \"INIT\", i.initialized\n")
         #expect(r.code == 0, "\(r.err)")
         func value(_ label: String) -> String? {
-            r.out.split(separator: "\n").first { $0.hasPrefix("  \(label): ") }.map { String($0.dropFirst(label.count + 4)) }
+            r.out.split(separator: "\n").first { $0.hasPrefix("  \(label): ") }.map {
+                String($0.dropFirst(label.count + 4))
+            }
         }
         let pin = try #require(value("PIN"), "\(r.out)"), puk = try #require(value("PUK"))
         let pairing = try #require(value("pairing password"))
         #expect(pin.count == 6 && puk.count == 12 && pairing.count == 19)
         #expect(!puk.hasPrefix(pin))
-        let login = try kcs(home, "card.connect\nlet l = card.login \"\(pin)\" --password \"\(pairing)\"\nprint \"LOGIN\", l.slot\n",
-                            name: "login.kcs")
+        let login = try kcs(
+            home, "card.connect\nlet l = card.login \"\(pin)\" --password \"\(pairing)\"\nprint \"LOGIN\", l.slot\n",
+            name: "login.kcs")
         #expect(login.code == 0, "\(login.err)")
         #expect(tagged("LOGIN", in: login.out) == ["0"])
     }
@@ -58,7 +63,9 @@ struct CardAccessTests {
         let card = "home/cards/default.json"
         try FileManager.default.createDirectory(atPath: other.path("home/cards"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: home.path(card), toPath: other.path(card))
-        let elsewhere = try kcs(other, """
+        let elsewhere = try kcs(
+            other,
+            """
             card.connect
             card.login "\(pin)" --password "\(password)"
             let u = card.unpair --others --yes
@@ -69,13 +76,16 @@ struct CardAccessTests {
         try FileManager.default.removeItem(atPath: home.path(card))
         try FileManager.default.copyItem(atPath: other.path(card), toPath: home.path(card))
 
-        let refused = try kcs(home, "card.connect\ntry { card.open } catch e { print \"OPEN\", e.kind }\ncard.login \"\(pin)\"\n",
-                              name: "c.kcs")
+        let refused = try kcs(
+            home, "card.connect\ntry { card.open } catch e { print \"OPEN\", e.kind }\ncard.login \"\(pin)\"\n",
+            name: "c.kcs")
         #expect(refused.code == 76, "\(refused.err)")
         #expect(tagged("OPEN", in: refused.out) == ["card.pairingRefused"])
         #expect(refused.err.contains("the card refused kcs's stored pairing (slot 0)"))
         #expect(refused.err.contains("card.login --yes"))
-        let again = try kcs(home, """
+        let again = try kcs(
+            home,
+            """
             card.connect
             let l = card.login "\(pin)" --password "\(password)" --yes
             print "AGAIN", l.slot, l.paired, l.warning
@@ -94,7 +104,9 @@ struct CardAccessTests {
         // connect: SELECT (1); login: SELECT, PAIR ×2, SELECT, OPEN, MUTUALLY AUTHENTICATE, GET STATUS, VERIFY (9).
         var dropping = home
         dropping.environment["KCS_SIM_DROP_AFTER"] = "9"
-        let r = try kcs(dropping, """
+        let r = try kcs(
+            dropping,
+            """
             card.connect
             card.login "\(pin)" --ephemeral --password "\(password)"
             print "IN"
@@ -112,7 +124,9 @@ struct CardAccessTests {
         let during = try kcs(dropping, "card.connect\ncard.login \"\(pin)\"\n", name: "during.kcs")
         #expect(during.code == 69, "\(during.err)")
         #expect(!during.err.contains("wrong PIN"), "\(during.err)")
-        let after = try kcs(home, """
+        let after = try kcs(
+            home,
+            """
             card.connect
             let l = card.login "\(pin)"
             print "LOGIN", l.slot, l.paired, card.status().pinTriesLeft
@@ -132,9 +146,11 @@ struct CardAccessTests {
         let t = try TerminalSession(environment: env, folder: URL(fileURLWithPath: home.path("state")))
         try t.answer("kcs> ", with: "card.connect")
         try t.answer("kcs[sim:default blank]> ", with: "card.init")
-        for (prompt, value) in [("new PIN: ", pin), ("the same PIN again: ", pin), ("new PUK: ", puk),
-                                ("the same PUK again: ", puk), ("new pairing password: ", password),
-                                ("the same pairing password again: ", password)] {
+        for (prompt, value) in [
+            ("new PIN: ", pin), ("the same PIN again: ", pin), ("new PUK: ", puk),
+            ("the same PUK again: ", puk), ("new pairing password: ", password),
+            ("the same pairing password again: ", password),
+        ] {
             try t.answer(prompt, with: value)
         }
         try t.answer("]> ", with: "card.login --ephemeral")
@@ -148,13 +164,15 @@ struct CardAccessTests {
         #expect(text.contains("new PIN: ") && text.contains("the same PIN again: "), "\(text)")
         #expect(text.contains("new PUK: ") && text.contains("new pairing password: "), "\(text)")
         #expect(text.contains("pin: ") && text.contains("pairing password: "), "\(text)")
-        let prompt = try #require(text.range(of: #"kcs\[sim:default [0-9a-f]{8}\]> "#, options: .regularExpression), "\(text)")
+        let prompt = try #require(
+            text.range(of: #"kcs\[sim:default [0-9a-f]{8}\]> "#, options: .regularExpression), "\(text)")
         #expect(!text[prompt].isEmpty)
         #expect(text.contains("Type its short instance UID"), "\(text)")
         #expect(text.contains("\"nope\" is not this card's short instance UID"), "\(text)")
         #expect(!text.contains(puk) && !text.contains(password), "a secret was echoed: \(text)")
         // .quit freed the ephemeral slot.
-        let after = try kcs(home, "card.connect\nprint \"AFTER\", card.pairings().freePairingSlots\n", name: "after.kcs")
+        let after = try kcs(
+            home, "card.connect\nprint \"AFTER\", card.pairings().freePairingSlots\n", name: "after.kcs")
         #expect(tagged("AFTER", in: after.out) == ["5"], "\(after.out) \(after.err)")
     }
 }

@@ -23,7 +23,8 @@ struct CardKeysConsoleTests {
     @Test func cardMnemonicLoad_showsTheWordsOnce_onStandardOutput() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let r = try home.run("""
+        let r = try home.run(
+            """
             \(setUp)
             let k = card.mnemonic --words 12 --load --name fresh
             print "K", k.name, k.kind, k.source
@@ -32,7 +33,12 @@ struct CardKeysConsoleTests {
         let lines = r.out.split(separator: "\n").map(String.init)
         let shown = lines.firstIndex { $0.hasPrefix("Write these 12 words down") }
         #expect(shown != nil, "\(r.out)")
-        if let shown { #expect(lines[(shown + 1)...].prefix(12).allSatisfy { $0.range(of: #"^ *\d+\. [a-z]+$"#, options: .regularExpression) != nil }) }
+        if let shown {
+            #expect(
+                lines[(shown + 1)...].prefix(12).allSatisfy {
+                    $0.range(of: #"^ *\d+\. [a-z]+$"#, options: .regularExpression) != nil
+                })
+        }
         #expect(tagged("K", in: r.out) == ["fresh CARD generated"])
     }
 
@@ -46,11 +52,13 @@ struct CardKeysConsoleTests {
         // records the key is lost with the connection.
         var dropping = home
         dropping.environment["KCS_SIM_DROP_AFTER"] = "8"
-        let lost = try dropping.run("card.connect\ncard.login \"123456\"\ncard.load mnemonic \"\(words)\" --name kc\n",
-                                    name: "lost.kcs")
+        let lost = try dropping.run(
+            "card.connect\ncard.login \"123456\"\ncard.load mnemonic \"\(words)\" --name kc\n",
+            name: "lost.kcs")
         #expect(lost.code == 69, "a lost connection: exit 69, got \(lost.code): \(lost.err)")
         #expect(lost.err.contains("the connection to the card was lost"), "\(lost.err)")
-        let after = try home.run("""
+        let after = try home.run(
+            """
             card.connect
             card.login "123456"
             print "N", len(key.list())

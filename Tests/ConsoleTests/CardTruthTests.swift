@@ -18,7 +18,8 @@ struct CardTruthTests {
     @Test func aKeyLoadedByAnotherClient_isNamedAtLogin() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let first = try home.run("""
+        let first = try home.run(
+            """
             card.connect
             card.init --pin "\(pin)" --puk "\(puk)" --pairing "\(password)"
             card.login "\(pin)" --password "\(password)"
@@ -30,25 +31,31 @@ struct CardTruthTests {
         var other = home
         other.environment["KCS_HOME"] = home.path("other")
         try FileManager.default.createDirectory(atPath: home.path("other/cards"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: home.path("home/cards/default.json"),
-                                         toPath: home.path("other/cards/default.json"))
-        let loaded = try other.run("""
+        try FileManager.default.copyItem(
+            atPath: home.path("home/cards/default.json"),
+            toPath: home.path("other/cards/default.json"))
+        let loaded = try other.run(
+            """
             card.connect
             card.login "\(pin)" --password "\(password)"
             card.generate --force
             """, name: "other.kcs")
         #expect(loaded.code == 0, "\(loaded.err)")
         try FileManager.default.removeItem(atPath: home.path("home/cards/default.json"))
-        try FileManager.default.copyItem(atPath: home.path("other/cards/default.json"),
-                                         toPath: home.path("home/cards/default.json"))
-        let later = try home.run("""
+        try FileManager.default.copyItem(
+            atPath: home.path("other/cards/default.json"),
+            toPath: home.path("home/cards/default.json"))
+        let later = try home.run(
+            """
             card.connect
             print "LOGIN", card.login("\(pin)").warning
             """, name: "later.kcs")
         #expect(later.code == 0, "\(later.err)")
         let warning = try #require(tagged("LOGIN", in: later.out).first, "\(later.out)\(later.err)")
-        #expect(warning.hasPrefix("the card's key (key UID ") && warning.contains("is not the one kcs recorded for this card"),
-                "\(warning)")
+        #expect(
+            warning.hasPrefix("the card's key (key UID ")
+                && warning.contains("is not the one kcs recorded for this card"),
+            "\(warning)")
     }
 
     // MARK: - Pairing slots
@@ -58,14 +65,16 @@ struct CardTruthTests {
         defer { home.remove() }
         // kcs stores slot 0, then pairs again with --force: slot 0 stays used on the card, and
         // kcs's record now says slot 1 (the leak of a client that forgets its pairings).
-        let leak = try home.run("""
+        let leak = try home.run(
+            """
             card.connect
             card.init --pin "\(pin)" --puk "\(puk)" --pairing "\(password)"
             card.login "\(pin)" --password "\(password)"
             card.pair --password "\(password)" --force
             """, name: "leak.kcs")
         #expect(leak.code == 0, "\(leak.err)")
-        let later = try home.run("""
+        let later = try home.run(
+            """
             let c = card.connect
             print "CONNECT", c.freePairingSlots, c.warning
             let p = card.pairings
@@ -80,7 +89,8 @@ struct CardTruthTests {
             print "AGAIN", again.freePairingSlots, contains(again, "warning")
             """, name: "later.kcs")
         #expect(later.code == 0, "\(later.err)")
-        let expected = "1 of the card's 5 pairing slots is used by pairings kcs holds no record of (another client's, or lost to "
+        let expected =
+            "1 of the card's 5 pairing slots is used by pairings kcs holds no record of (another client's, or lost to "
             + "an interrupted pair or unpair); if they are not yours, free them from a logged-in session with "
             + "card.unpair --others"
         #expect(tagged("CONNECT", in: later.out) == ["3 " + expected], "\(later.out)")
@@ -93,7 +103,8 @@ struct CardTruthTests {
     @Test func noSlotWarning_whenKcsRecordsExplainEveryUsedSlot() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let r = try home.run("""
+        let r = try home.run(
+            """
             card.connect
             card.init --pin "\(pin)" --puk "\(puk)" --pairing "\(password)"
             card.login "\(pin)" --password "\(password)"
@@ -120,9 +131,10 @@ struct CardTruthTests {
         let initLine = "card.init --pin \"\(duressPIN)\" --puk \"\(puk)\" --pairing \"\(password)\""
         // No: nothing is written, the card stays blank.
         try t.answer("> ", with: initLine)
-        try t.expect("the PUK's first 6 digits equal the PIN; applet 3.1+ makes them the duress PIN, so every login "
-                     + "would run in duress mode (other keys): the words you load would give other keys than you "
-                     + "expect, and signing would still say verified.")
+        try t.expect(
+            "the PUK's first 6 digits equal the PIN; applet 3.1+ makes them the duress PIN, so every login "
+                + "would run in duress mode (other keys): the words you load would give other keys than you "
+                + "expect, and signing would still say verified.")
         try t.answer("Initialize the card anyway? [y/N] ", with: "n")
         try t.expect("card.init: cancelled; nothing changed")
         try t.answer("> ", with: "print \"BLANK\", card.info().initialized")

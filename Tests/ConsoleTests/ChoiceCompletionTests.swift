@@ -25,4 +25,3 @@ import Testing
         #expect(complete("eth.chainId --") == ["--rpc"])
     }
 }
-

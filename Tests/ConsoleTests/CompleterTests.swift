@@ -18,7 +18,10 @@ import Testing
 
     @Test func commandNames_dottedAndBare() {
         #expect(complete("mnemonic.ch").candidates == ["mnemonic.check"])
-        #expect(complete("mnemonic.").candidates == ["mnemonic.check", "mnemonic.explain", "mnemonic.generate", "mnemonic.seed"])
+        #expect(
+            complete("mnemonic.").candidates == [
+                "mnemonic.check", "mnemonic.explain", "mnemonic.generate", "mnemonic.seed",
+            ])
         #expect(complete("key.re").candidates == ["key.rename", "key.reveal"])
         #expect(complete("key.re").commonPrefix == "key.re")
         #expect(complete("xk").commonPrefix == "xkey.")

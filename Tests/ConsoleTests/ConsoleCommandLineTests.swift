@@ -29,7 +29,10 @@ struct ConsoleCommandLineTests {
         }
         // The parser declares these; the reader leaves them to it.
         let parsersOnly: Set = ["--init", "--init-file", "--version", "-h", "--help"]
-        #expect(Set(declared.keys).subtracting(parsersOnly) == ["-e", "--json", "--json-errors", "--echo", "--home", "--no-color", "--rpc"])
+        #expect(
+            Set(declared.keys).subtracting(parsersOnly) == [
+                "-e", "--json", "--json-errors", "--echo", "--home", "--no-color", "--rpc",
+            ])
         for (name, takesValue) in declared {
             if parsersOnly.contains(name) {
                 #expect(ConsoleCommandLine.takesValue(name) == nil, "\(name) is left to the parser")
@@ -61,16 +64,21 @@ struct ConsoleCommandLineTests {
         withArgs.noColor = true
         withArgs.echo = true
         withArgs.jsonErrors = true
-        #expect(read(["--rpc", "http://127.0.0.1:8545", "--no-color", "--echo", "--json-errors", "-e", "print args", "a", "b"]) == withArgs)
+        #expect(
+            read([
+                "--rpc", "http://127.0.0.1:8545", "--no-color", "--echo", "--json-errors", "-e", "print args", "a", "b",
+            ]) == withArgs)
         #expect(read([]) == ConsoleCommandLine())
     }
 
     @Test("leaves every other line to the parser")
     func leavesOthersToTheParser() {
-        for words in [["run", "a.kcs"], ["check", "a.kcs"], ["sim", "attach"], ["help"], ["--help"], ["-h"],
-                      ["--version"], ["--init", "x.kcs"], ["--json", "console"], ["-e"], ["-e", "-1"],
-                      ["--home"], ["--json", "--json"], ["-e", "1", "-e", "2"], ["--json=yes"], ["--"],
-                      ["--bogus"], ["-ex"], ["--generate-completion-script", "bash"], ["-"]] {
+        for words in [
+            ["run", "a.kcs"], ["check", "a.kcs"], ["sim", "attach"], ["help"], ["--help"], ["-h"],
+            ["--version"], ["--init", "x.kcs"], ["--json", "console"], ["-e"], ["-e", "-1"],
+            ["--home"], ["--json", "--json"], ["-e", "1", "-e", "2"], ["--json=yes"], ["--"],
+            ["--bogus"], ["-ex"], ["--generate-completion-script", "bash"], ["-"],
+        ] {
             #expect(read(words) == nil, "\(words)")
         }
     }

@@ -53,7 +53,8 @@ struct ListedKey {
 
 @Suite("SIGKILL during store writes", .serialized)
 struct CrashTests {
-    static let seed: UInt64 = ProcessInfo.processInfo.environment["KCS_CRASH_SEED"].flatMap { UInt64($0) }
+    static let seed: UInt64 =
+        ProcessInfo.processInfo.environment["KCS_CRASH_SEED"].flatMap { UInt64($0) }
         ?? UInt64.random(in: 1...UInt64(UInt32.max))
     static let killedRuns = 5
 
@@ -87,7 +88,8 @@ struct CrashTests {
         // The new mnemonic of an HD rotation is shown between beginRotation and createSuccessor:
         // killing just after it lands inside a rotation, which random delays rarely do (most of
         // a rotation is the vault passphrase's scrypt, before anything is written).
-        try crashRuns(script: script, random: &random, resume: true, aim: ("Write these 12 words down", 4)) { keys, context in
+        try crashRuns(script: script, random: &random, resume: true, aim: ("Write these 12 words down", 4)) {
+            keys, context in
             // After `rotation resume`, each chain has exactly one live head (if it exists at all).
             let live = keys.filter { !$0.retired }
             #expect(live.filter { $0.kind == "ECDSA" }.count <= 1, context)
@@ -121,20 +123,24 @@ struct CrashTests {
     ///
     /// With `aim` (an output line and how often it appears in a whole run), every other killed
     /// run instead waits for a random appearance of that line and kills 0–5 ms after it.
-    private func crashRuns(script: String, random: inout SplitMix64, resume: Bool, aim: (line: String, count: Int)? = nil,
-                           check: ([ListedKey], Comment) throws -> Void,
-                           whenComplete: ([ListedKey], Comment) throws -> Void) throws {
+    private func crashRuns(
+        script: String, random: inout SplitMix64, resume: Bool, aim: (line: String, count: Int)? = nil,
+        check: ([ListedKey], Comment) throws -> Void,
+        whenComplete: ([ListedKey], Comment) throws -> Void
+    ) throws {
         let full = try BatchHome()
         defer { full.remove() }
-        let complete = try full.start(try full.write(script, to: "work.kcs"), stdout: full.path("work.out"),
-                                      stderr: full.path("work.err"))
+        let complete = try full.start(
+            try full.write(script, to: "work.kcs"), stdout: full.path("work.out"),
+            stderr: full.path("work.err"))
         try waitFor(Self.readyMarker, full.path("work.out"), process: complete)
         let ready = Date()
         complete.waitUntilExit()
         let phase = Date().timeIntervalSince(ready)
         let errors = (try? String(contentsOfFile: full.path("work.err"), encoding: .utf8)) ?? ""
         try #require(complete.terminationStatus == 0, "the uninterrupted run failed: \(errors)")
-        let fullContext = Comment(rawValue: "seed \(Self.seed), uninterrupted run (\(Int(phase * 1000)) ms after READY)")
+        let fullContext = Comment(
+            rawValue: "seed \(Self.seed), uninterrupted run (\(Int(phase * 1000)) ms after READY)")
         let fullKeys = try reopenAndCheck(full, resume: resume, context: fullContext).keys
         try check(fullKeys, fullContext)
         try whenComplete(fullKeys, fullContext)
@@ -144,24 +150,31 @@ struct CrashTests {
             defer { home.remove() }
             let aimed = aim.map { (line: $0.line, occurrence: Int.random(in: 1...$0.count, using: &random)) }
                 .flatMap { run % 2 == 1 ? $0 : nil }
-            let delay = aimed == nil ? Double.random(in: 0...phase, using: &random) : Double.random(in: 0...0.005, using: &random)
-            let process = try home.start(try home.write(script, to: "work.kcs"), stdout: home.path("work.out"),
-                                         stderr: home.path("work.err"))
+            let delay =
+                aimed == nil
+                ? Double.random(in: 0...phase, using: &random) : Double.random(in: 0...0.005, using: &random)
+            let process = try home.start(
+                try home.write(script, to: "work.kcs"), stdout: home.path("work.out"),
+                stderr: home.path("work.err"))
             try waitFor(Self.readyMarker, home.path("work.out"), process: process)
-            if let aimed { try waitFor(aimed.line, occurrence: aimed.occurrence, home.path("work.out"), process: process) }
+            if let aimed {
+                try waitFor(aimed.line, occurrence: aimed.occurrence, home.path("work.out"), process: process)
+            }
             Thread.sleep(forTimeInterval: delay)
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
             let killed = process.terminationReason == .uncaughtSignal
-            let context = Comment(rawValue: "seed \(Self.seed), run \(run), "
-                + "\(killed ? "killed" : "finished before the kill") \(Int(delay * 1000)) ms after "
-                + (aimed.map { "\"\($0.line)\" #\($0.occurrence) " } ?? "READY ")
-                + "(a whole run takes \(Int(phase * 1000)) ms from there)")
+            let context = Comment(
+                rawValue: "seed \(Self.seed), run \(run), "
+                    + "\(killed ? "killed" : "finished before the kill") \(Int(delay * 1000)) ms after "
+                    + (aimed.map { "\"\($0.line)\" #\($0.occurrence) " } ?? "READY ")
+                    + "(a whole run takes \(Int(phase * 1000)) ms from there)")
             let (keys, resumed) = try reopenAndCheck(home, resume: resume, context: context)
             try check(keys, context)
             // Where the kill landed, for whoever reads the test log.
-            print("\(context.rawValue): \(keys.count) keys after reopening"
-                  + resumed.map { ", resumed a rotation found \($0.split(separator: " ").first ?? "")" }.joined())
+            print(
+                "\(context.rawValue): \(keys.count) keys after reopening"
+                    + resumed.map { ", resumed a rotation found \($0.split(separator: " ").first ?? "")" }.joined())
         }
     }
 
@@ -189,8 +202,11 @@ struct CrashTests {
     /// `resume`) `rotation resume` of every pending rotation and `store.check` again, then
     /// every live signing key signs once. Returns the keys as `key.list --json` lists them and the
     /// `RESUMED` lines (state found, state reached).
-    private func reopenAndCheck(_ home: BatchHome, resume: Bool, context: Comment) throws
-        -> (keys: [ListedKey], resumed: [String]) {
+    private func reopenAndCheck(
+        _ home: BatchHome, resume: Bool, context: Comment
+    ) throws
+        -> (keys: [ListedKey], resumed: [String])
+    {
         let resumeAll = """
             for r in open {
               let done = rotation resume (r.id) --yes --skip-confirm
@@ -199,7 +215,8 @@ struct CrashTests {
             let again = store.check
             print "AFTER", again.ok, len(rotation.pending())
             """
-        let r = try home.run("""
+        let r = try home.run(
+            """
             let c = store.check
             print "INTEGRITY", c.integrity
             print "PROBLEMS", len(c.problems)
@@ -238,10 +255,11 @@ struct CrashTests {
             #expect(k.hasSecret == needsSecret, "\(k.name): secret \(k.hasSecret), expected \(needsSecret); \(context)")
         }
         // … and the secret is the key's own: every live signing key signs as its address.
-        let signed = Dictionary(tagged("SIGNED", in: r.out).map { line -> (String, String) in
-            let parts = line.split(separator: " ")
-            return (String(parts.first ?? ""), String(parts.last ?? ""))
-        }, uniquingKeysWith: { first, _ in first })
+        let signed = Dictionary(
+            tagged("SIGNED", in: r.out).map { line -> (String, String) in
+                let parts = line.split(separator: " ")
+                return (String(parts.first ?? ""), String(parts.last ?? ""))
+            }, uniquingKeysWith: { first, _ in first })
         for k in keys where !k.retired && (k.kind == "ECDSA" || k.kind == "HD-CHILD") {
             #expect(signed[k.name] == k.address, "\(k.name) signs as \(signed[k.name] ?? "nothing"); \(context)")
         }

@@ -13,8 +13,8 @@ import KCSRuntime
 import KCSSyntax
 import Testing
 import WalletCore
-import WalletSession
 import WalletCrypto
+import WalletSession
 
 /// The id-based mapping `ExitStatus` used before errors stated their class.
 private func legacyCode(forRuntimeError id: String) -> Int32 {
@@ -47,41 +47,49 @@ private let errors: [any IdentifiableError] = {
     var out: [any IdentifiableError] = []
     // card.* of the console's card link: each case
     let c = "card.x"
-    out += ([
-        CardCommandError.notConnected, .notOpen, .pinNotVerified, .blank,
-        .alreadyInitialized(shortUID: "1a2b"), .noFreePairingSlots(total: 5), .noFreePairingSlots(total: nil),
-        .notPaired, .alreadyPaired(slot: 1), .pairingRefused(slot: 1),
-        .lastTry(credential: "PIN"), .pinBlocked(justNow: true),
-        .pukBlocked(justNow: false), .pinNotBlocked(triesLeft: 3),
-        .valueNeeded(what: "PIN", option: "pin"), .valuesDiffer(what: "PIN"),
-        .resetNotConfirmed(typed: "x"), .resetNotConfirmed(typed: nil),
-        .resetUnsupported, .unpairChoice, .duressTrap(reason: "r"),
-    ] as [CardCommandError]).map { $0 as any IdentifiableError }
+    out +=
+        ([
+            CardCommandError.notConnected, .notOpen, .pinNotVerified, .blank,
+            .alreadyInitialized(shortUID: "1a2b"), .noFreePairingSlots(total: 5), .noFreePairingSlots(total: nil),
+            .notPaired, .alreadyPaired(slot: 1), .pairingRefused(slot: 1),
+            .lastTry(credential: "PIN"), .pinBlocked(justNow: true),
+            .pukBlocked(justNow: false), .pinNotBlocked(triesLeft: 3),
+            .valueNeeded(what: "PIN", option: "pin"), .valuesDiffer(what: "PIN"),
+            .resetNotConfirmed(typed: "x"), .resetNotConfirmed(typed: nil),
+            .resetUnsupported, .unpairChoice, .duressTrap(reason: "r"),
+        ] as [CardCommandError]).map { $0 as any IdentifiableError }
     // card.* of the protocol: status words, the secure channel, and the transport under it
-    out += ([
-        CardError.wrongPIN(triesLeft: 2), .wrongPIN(triesLeft: 0), .wrongPUK(triesLeft: 4), .wrongPUK(triesLeft: 0),
-        .securityStatusNotSatisfied(command: .sign), .noFreePairingSlot, .unexpected(command: .sign, sw: 0x6F00),
-        .channelClosed(command: .sign),
-    ] as [CardError]).map { $0 as any IdentifiableError }
+    out +=
+        ([
+            CardError.wrongPIN(triesLeft: 2), .wrongPIN(triesLeft: 0), .wrongPUK(triesLeft: 4), .wrongPUK(triesLeft: 0),
+            .securityStatusNotSatisfied(command: .sign), .noFreePairingSlot, .unexpected(command: .sign, sw: 0x6F00),
+            .channelClosed(command: .sign),
+        ] as [CardError]).map { $0 as any IdentifiableError }
     out += transportErrors.map { CardError.transport($0) as any IdentifiableError }
     out += transportErrors.map { $0 as any IdentifiableError }
     // simulator.*
-    out += ([
-        SimulatorError.invalidCardName(name: "a/b"), .cardExists(name: "a", path: "/p"), .cardNotFound(name: "a", path: "/p"),
-        .directoryUnusable(path: "/p", reason: "r"), .stateUnreadable(path: "/p", reason: "r"),
-        .stateWriteFailed(path: "/p", reason: "r"), .identityAlreadyProvisioned, .invalidIdentity,
-    ] as [SimulatorError]).map { $0 as any IdentifiableError }
+    out +=
+        ([
+            SimulatorError.invalidCardName(name: "a/b"), .cardExists(name: "a", path: "/p"),
+            .cardNotFound(name: "a", path: "/p"),
+            .directoryUnusable(path: "/p", reason: "r"), .stateUnreadable(path: "/p", reason: "r"),
+            .stateWriteFailed(path: "/p", reason: "r"), .identityAlreadyProvisioned, .invalidIdentity,
+        ] as [SimulatorError]).map { $0 as any IdentifiableError }
     // rpc.*: the node not answering, and the node answering wrongly
-    out += ([
-        RPCError.badURL(given: "x"), .timeout(endpoint: "e", seconds: 5, method: "m"),
-        .noConnection(endpoint: "e", method: "m", reason: "r"), .unreachable(endpoint: "e", method: "m", reason: "r"),
-        .http(endpoint: "e", method: "m", status: 502, body: ""), .node(method: "m", code: -32000, message: "no"),
-        .badResponse(method: "m", reason: "r"), .noNode(),
-    ] as [RPCError]).map { $0 as any IdentifiableError }
+    out +=
+        ([
+            RPCError.badURL(given: "x"), .timeout(endpoint: "e", seconds: 5, method: "m"),
+            .noConnection(endpoint: "e", method: "m", reason: "r"),
+            .unreachable(endpoint: "e", method: "m", reason: "r"),
+            .http(endpoint: "e", method: "m", status: 502, body: ""), .node(method: "m", code: -32000, message: "no"),
+            .badResponse(method: "m", reason: "r"), .noNode(),
+        ] as [RPCError]).map { $0 as any IdentifiableError }
     // session.* and eth.command.*
     let session: [SessionError] = [.cancelled, .noSession, .needsConfirmation]
-    let eth: [EthCommandError] = [.waitStopped(hash: "0x00"),
-                                  .sendUnknown(hash: "0x00", reason: "r")]
+    let eth: [EthCommandError] = [
+        .waitStopped(hash: "0x00"),
+        .sendUnknown(hash: "0x00", reason: "r"),
+    ]
     out += session.map { $0 as any IdentifiableError } + eth.map { $0 as any IdentifiableError }
     // the default: lower-module errors whose ids start with none of the old prefixes
     out.append(WalletCryptoError.authenticationFailed)
@@ -107,10 +115,12 @@ private func runBoom(_ error: any Error & Sendable) -> (id: String, code: Int32)
 @Suite("Exit codes from the error's class")
 struct ExitClassTests {
     @Test func everyIdTheOldMappingNamed_keepsItsExitCode() {
-        let named = ["card.notConnected", "card.wrongPIN", "card.wrongPUK", "card.lastTry", "card.pinBlocked",
-                     "card.pukBlocked", "session.cancelled", "card.resetNotConfirmed", "eth.command.waitStopped",
-                     "card.valueNeeded", "card.valuesDiffer", "card.unpairChoice", "card.duressTrap", "rpc.timeout",
-                     "rpc.noConnection", "rpc.unreachable", "rpc.http", "eth.command.sendUnknown"]
+        let named = [
+            "card.notConnected", "card.wrongPIN", "card.wrongPUK", "card.lastTry", "card.pinBlocked",
+            "card.pukBlocked", "session.cancelled", "card.resetNotConfirmed", "eth.command.waitStopped",
+            "card.valueNeeded", "card.valuesDiffer", "card.unpairChoice", "card.duressTrap", "rpc.timeout",
+            "rpc.noConnection", "rpc.unreachable", "rpc.http", "eth.command.sendUnknown",
+        ]
         let ids = Set(errors.map(\.id))
         #expect(Set(named).subtracting(ids).isEmpty, "errors to throw for \(Set(named).subtracting(ids).sorted())")
         for error in errors {
@@ -137,13 +147,18 @@ struct ExitClassTests {
         #expect(ExitStatus.code(for: RuntimeError(.promptCancelled(command: "card.x", note: nil), at: at)) == 130)
         #expect(runBoom(PromptInterrupted(note: nil)).code == 130)
         #expect(ExitStatus.code(for: RuntimeError(.divisionByZero, at: at)) == 70)
-        #expect(ExitStatus.code(for: RuntimeError(.argument(.unknownOption(option: "y", known: []), command: "x"),
-                                                  at: at)) == 70)
+        #expect(
+            ExitStatus.code(
+                for: RuntimeError(
+                    .argument(.unknownOption(option: "y", known: []), command: "x"),
+                    at: at)) == 70)
     }
 
     @Test func everyClass_hasTheDocumentedCode() {
-        let expected: [ExitClass: Int32] = [.runtimeError: 70, .noCard: 69, .cancelled: 75, .interrupted: 130,
-                                            .cardError: 76, .wrongPIN: 77, .blocked: 78]
+        let expected: [ExitClass: Int32] = [
+            .runtimeError: 70, .noCard: 69, .cancelled: 75, .interrupted: 130,
+            .cardError: 76, .wrongPIN: 77, .blocked: 78,
+        ]
         for c in ExitClass.allCases { #expect(ExitStatus.code(for: c) == expected[c]) }
     }
 }

@@ -6,9 +6,9 @@
 import Foundation
 import KCSBuiltins
 import KCSRuntime
-import WalletSession
 import KCSTestSupport
 import Testing
+import WalletSession
 
 private let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
 /// MetaMask's first key of `phrase` (m/44'/60'/0'/0/0, 0x9858…da94).
@@ -22,7 +22,10 @@ private let preludes: [(uses: String, code: String)] = [
     ("$key", "let key = derive \"m/44'/60'/0'/0/0\" --from (hd.master $m)"),
     ("$sig", "let sig = (sign message \"hello\" --key (derive \"m/44'/60'/0'/0/0\" --from (hd.master $m))).signature"),
     ("savings", "import mnemonic \"\(phrase)\" --name savings"),
-    ("hot-wallet", "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name hot-wallet"),
+    (
+        "hot-wallet",
+        "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name hot-wallet"
+    ),
     ("eth-9858-da94", "import privkey \(firstKey) --name eth-9858-da94"),
     ("old-key", "import address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23 --name old-key"),
 ]
@@ -34,7 +37,9 @@ private let savings = "import mnemonic \"\(phrase)\" --name savings"
 
 /// The card an example finds: connected, initialized, logged in, with a key loaded — or less,
 /// as the command needs.
-private enum CardState { case none, connected, initialized, paired, loggedIn, keyLoaded, pinBlocked, version4KeyLoaded, version4LEE }
+private enum CardState {
+    case none, connected, initialized, paired, loggedIn, keyLoaded, pinBlocked, version4KeyLoaded, version4LEE
+}
 
 private let connect = "card.connect"
 private let initialize = "card.init --pin \"123456\" --puk \"111122223333\" --pairing \"KeycardDefaultPairing\""
@@ -50,11 +55,16 @@ private func cardPrelude(_ state: CardState) -> [String] {
     case .loggedIn: [connect, initialize, login]
     case .keyLoaded: [connect, initialize, login, loadKey]
     case .pinBlocked:
-        [connect, initialize, login, "card.logout",
-         "for i in range(3) { try { card.login \"000000\" --force } catch e { } }", "card.open"]
+        [
+            connect, initialize, login, "card.logout",
+            "for i in range(3) { try { card.login \"000000\" --force } catch e { } }", "card.open",
+        ]
     case .version4KeyLoaded:
-        ["card.connect --sim four --profile 4.0", "card.init --pin \"123456\" --puk \"111122223333\" --duress \"654321\"",
-         "card.login \"123456\"", loadKey]
+        [
+            "card.connect --sim four --profile 4.0",
+            "card.init --pin \"123456\" --puk \"111122223333\" --duress \"654321\"",
+            "card.login \"123456\"", loadKey,
+        ]
     case .version4LEE: cardPrelude(.version4KeyLoaded) + [loadKey + " --lee --force"]
     }
 }
@@ -90,8 +100,11 @@ private let extraPrelude: [String: [String]] = [
     "mpc.status": [pairCosigner, "key.generate --two-party --type hd --name vault"],
     "mpc.unlock": [pairCosigner, "key.generate --two-party --type hd --name vault"],
     "mpc.export": [pairCosigner, "key.generate --two-party --type hd --name vault"],
-    "mpc.import": [pairCosigner, "key.generate --two-party --type hd --name vault",
-                   "mpc.export vault vault-share.json (env \"BACKUP_PASSPHRASE\" --secret passphrase) --light", "key.delete vault --yes"],
+    "mpc.import": [
+        pairCosigner, "key.generate --two-party --type hd --name vault",
+        "mpc.export vault vault-share.json (env \"BACKUP_PASSPHRASE\" --secret passphrase) --light",
+        "key.delete vault --yes",
+    ],
 ]
 
 /// The address the examples name a co-signer by, and the one this test's co-signer listens on.
@@ -103,7 +116,8 @@ private let pairCosigner = "mpc.pair \"\(exampleCosigner)\" --name laptop --yes"
 private let allowedErrors: [String: Set<String>] = [
     "eth.node": ["rpc.noConnection"], "eth.chain-id": ["rpc.noNode"], "eth.balance": ["rpc.noNode"],
     "eth.gas-price": ["rpc.noNode"],
-    "eth.nonce": ["rpc.noNode"], "eth.fees": ["rpc.noNode"], "eth.send": ["rpc.noNode", "eth.command.noChainID"], "eth.receipt": ["rpc.noNode"],
+    "eth.nonce": ["rpc.noNode"], "eth.fees": ["rpc.noNode"], "eth.send": ["rpc.noNode", "eth.command.noChainID"],
+    "eth.receipt": ["rpc.noNode"],
     // wallet.select picks an address wallet.discover found, which needs a node.
     "wallet.discover": ["rpc.noNode"], "wallet.select": ["builtin.outOfRange"],
     "card.connect": ["transport.noService", "transport.noReader"],
@@ -124,7 +138,8 @@ private func writeFixtures(in folder: URL) throws {
     try (phrase + "\n").write(to: folder.appendingPathComponent("phrase.txt"), atomically: true, encoding: .utf8)
     let scripts = TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts")
     for (from, to) in [("eth/mail.json", "mail.json"), ("keystore/mycrypto.json", "wallet.json")] {
-        try FileManager.default.copyItem(at: scripts.appendingPathComponent(from), to: folder.appendingPathComponent(to))
+        try FileManager.default.copyItem(
+            at: scripts.appendingPathComponent(from), to: folder.appendingPathComponent(to))
     }
 }
 
@@ -137,7 +152,10 @@ struct HelpExampleTests {
         let cosignerHome = try BatchHome()
         defer { cosignerHome.remove() }
         let (cosigner, cosignerAddress) = try cosignerHome.startCosigner()
-        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        defer {
+            cosigner.terminate()
+            cosigner.waitUntilExit()
+        }
         var failures: [String] = []
         var effects: [String: Set<String>] = [:]
         for b in builtins {
@@ -155,33 +173,42 @@ struct HelpExampleTests {
             try writeFixtures(in: work)
             var lines = cardPrelude(cardStates[b.name] ?? .none)
             var chosen = preludes.filter { b.example.contains($0.uses) }.map(\.code)
-            if chosen.contains(where: { $0.contains("$m") }), !chosen.contains(preludes[0].code) { chosen.insert(preludes[0].code, at: 0) }
+            if chosen.contains(where: { $0.contains("$m") }), !chosen.contains(preludes[0].code) {
+                chosen.insert(preludes[0].code, at: 0)
+            }
             lines += chosen
             lines += extraPrelude[b.name] ?? []
-            let script = (lines + [b.example]).joined(separator: "\n").replacingOccurrences(of: exampleCosigner, with: cosignerAddress) + "\n"
+            let script =
+                (lines + [b.example]).joined(separator: "\n").replacingOccurrences(
+                    of: exampleCosigner, with: cosignerAddress) + "\n"
             let file = work.appendingPathComponent("example.kcs")
             try script.write(to: file, atomically: true, encoding: .utf8)
             let effectsLog = home.folder.appendingPathComponent("effects.log")
             home.environment[Session.effectsLogVariable] = effectsLog.path
             let r = try home.run(arguments: ["--json-errors", file.path], in: work)
             let logged = ((try? String(contentsOf: effectsLog, encoding: .utf8)) ?? "").split(separator: "\n")
-            effects[b.name] = Set(logged.compactMap { line in
-                let parts = line.split(separator: " ")
-                return parts.count == 2 && parts[0] == b.name ? String(parts[1]) : nil
-            })
+            effects[b.name] = Set(
+                logged.compactMap { line in
+                    let parts = line.split(separator: " ")
+                    return parts.count == 2 && parts[0] == b.name ? String(parts[1]) : nil
+                })
             let ids = r.err.split(separator: "\n").compactMap { line -> String? in
                 guard let data = line.data(using: .utf8),
-                      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                else { return nil }
                 return object["error"] as? String
             }
             if r.code == 0 && ids.isEmpty { continue }
             if let id = ids.last, allowedErrors[b.name]?.contains(id) == true,
-               let line = r.err.split(separator: "\n").last, line.contains("\"line\":\(lines.count + 1)") {
+                let line = r.err.split(separator: "\n").last, line.contains("\"line\":\(lines.count + 1)")
+            {
                 continue  // the example itself, not its prelude, ended with the one allowed error
             }
             failures.append("\(b.name): `\(b.example)` → exit \(r.code) \(ids) \(r.err.prefix(300))")
         }
-        #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) help examples do not run:\n" + failures.joined(separator: "\n")))
+        #expect(
+            failures.isEmpty,
+            Comment(rawValue: "\(failures.count) help examples do not run:\n" + failures.joined(separator: "\n")))
         // What each example did to the vault and the card, as the effects log saw it, its table
         // entry declares, always or sometimes (docs/architecture.md §3, "How to add a builtin").
         // The other way round one example cannot tell: `card.unpair --others` with no other pairing

@@ -38,7 +38,8 @@ struct InputLoopTests {
         #expect(r.out == "bail is on\none\ntwo\n" && r.code == 70, "\(r.out)\(r.err)")
         #expect(r.err.contains("\(path):8:7: error: undefined variable `y`\n  8 | print y\n"), "\(r.err)")
         let e = try kcs(["-e", ".bail off\nnope()\n.bail\nprint \"after\""])
-        #expect(e.out == "bail is off\nafter\n" && e.code == 70 && e.err.contains("<-e>:2:1: error:"), "\(e.out)\(e.err)")
+        #expect(
+            e.out == "bail is off\nafter\n" && e.code == 70 && e.err.contains("<-e>:2:1: error:"), "\(e.out)\(e.err)")
     }
 
     @Test func withoutMetaCommands_aScriptStillRunsNothingWhenItDoesNotParse() throws {
@@ -87,8 +88,10 @@ struct InputLoopTests {
         let r = try kcs([path])
         #expect(r.code == 64, "\(r.err)")
         #expect(r.out == String(repeating: "in\n", count: 17), "the file and 16 reads of it: \(r.out)")
-        #expect(r.err == "\(path):2: error: .read \(path): more than 16 files read inside each other (does a file .read itself?)\n",
-                "\(r.err)")
+        #expect(
+            r.err
+                == "\(path):2: error: .read \(path): more than 16 files read inside each other (does a file .read itself?)\n",
+            "\(r.err)")
     }
 
     @Test func read_takesANameWithSpaces_quotesAndATilde() throws {
@@ -115,11 +118,15 @@ struct InputLoopTests {
         let inner = try script("let a = 1\nprint nope\n", name: "inner.kcs")
         let r = try kcs(["--json", "-e", "print \"before\"\n.read \(inner)"])
         #expect(r.code == 70 && r.out == "\"before\"\n")
-        #expect(r.err == "{\"error\":\"runtime.undefinedVariable\",\"message\":\"undefined variable `nope`\",\"file\":\"\(inner)\",\"line\":2,\"column\":7,\"hint\":\"declare it first with `let`\"}\n",
-                "\(r.err)")
+        #expect(
+            r.err
+                == "{\"error\":\"runtime.undefinedVariable\",\"message\":\"undefined variable `nope`\",\"file\":\"\(inner)\",\"line\":2,\"column\":7,\"hint\":\"declare it first with `let`\"}\n",
+            "\(r.err)")
         let missing = try kcs(["--json"], stdin: ".read /nonexistent/x.kcs\n")
         #expect(missing.code == 64)
-        #expect(missing.err == "{\"error\":\"meta.read\",\"message\":\".read: cannot read /nonexistent/x.kcs\",\"file\":\"<stdin>\",\"line\":1,\"column\":1}\n",
-                "\(missing.err)")
+        #expect(
+            missing.err
+                == "{\"error\":\"meta.read\",\"message\":\".read: cannot read /nonexistent/x.kcs\",\"file\":\"<stdin>\",\"line\":1,\"column\":1}\n",
+            "\(missing.err)")
     }
 }

@@ -16,21 +16,29 @@ struct MeaningfulMessagesTests {
         home.environment["KCS_TEST_MNEMONIC"] = Self.abandon
         let phrase = try home.write(Self.abandon, to: "phrase.txt")
         // The recommended forms: a secret read from the environment or a file.
-        for program in ["mnemonic.check (env \"KCS_TEST_MNEMONIC\" --secret mnemonic)",
-                        "print (mnemonic.check (file.read \"\(phrase)\" --secret mnemonic)).valid"] {
+        for program in [
+            "mnemonic.check (env \"KCS_TEST_MNEMONIC\" --secret mnemonic)",
+            "print (mnemonic.check (file.read \"\(phrase)\" --secret mnemonic)).valid",
+        ] {
             let r = try home.run(arguments: ["-e", program])
             #expect(r.code == 0 && !r.err.contains(Self.warning), "\(program): \(r.err)")
         }
-        let digest = try home.run(arguments: ["-e", "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8 --dry-run"])
+        let digest = try home.run(arguments: [
+            "-e", "sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8 --dry-run",
+        ])
         #expect(digest.code == 0 && !digest.err.contains(Self.warning), "a digest is not a key: \(digest.err)")
         // Secret text on the command line: warned.
-        for program in ["mnemonic.check \"\(Self.abandon)\"",
-                        "sign message \"x\" --key 0x4646464646464646464646464646464646464646464646464646464646464646"] {
+        for program in [
+            "mnemonic.check \"\(Self.abandon)\"",
+            "sign message \"x\" --key 0x4646464646464646464646464646464646464646464646464646464646464646",
+        ] {
             let r = try home.run(arguments: ["-e", program])
             #expect(r.err.contains(Self.warning), "\(program): \(r.err)")
         }
         // An unset variable read as a secret is named.
-        let unset = try home.run(arguments: ["-e", "mnemonic.check (env \"KCS_TEST_UNSET_VARIABLE\" --secret mnemonic)"])
+        let unset = try home.run(arguments: [
+            "-e", "mnemonic.check (env \"KCS_TEST_UNSET_VARIABLE\" --secret mnemonic)",
+        ])
         #expect(unset.err.contains("environment variable KCS_TEST_UNSET_VARIABLE is not set"), "\(unset.err)")
         #expect(!unset.err.contains("got nil"))
     }
@@ -41,7 +49,8 @@ struct MeaningfulMessagesTests {
         let home = try BatchHome()
         defer { home.remove() }
         // Bitcoin wiki's WIF example and its private key in hex: one key, one signer.
-        let r = try home.run("""
+        let r = try home.run(
+            """
             print "HEX", (sign message "x" --key 0x4646464646464646464646464646464646464646464646464646464646464646).signer
             print "WIF", (sign message "x" --key "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ").signer
             print "WIFHEX", (sign message "x" --key 0x0C28FCA386C7A227600B2FE50B7CAE11EC86D3BF1FBE471BE89827E19D72AA1D).signer
@@ -61,18 +70,24 @@ struct MeaningfulMessagesTests {
         let home = try BatchHome()
         defer { home.remove() }
         func err(_ program: String) throws -> String { try home.run(arguments: ["-e", program]).err }
-        #expect(try err("let x = 1\nif x == 1 { print 1 }\nelse { print 2 }").contains("hint: `else` goes on the line of the `}` it follows"))
+        #expect(
+            try err("let x = 1\nif x == 1 { print 1 }\nelse { print 2 }").contains(
+                "hint: `else` goes on the line of the `}` it follows"))
         #expect(try err("print card.lee").contains("`card.lee` is a command, not a variable's field"))
-        let signed = "0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83"
+        let signed =
+            "0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83"
         #expect(try err("print (tx.decode \"\(signed)\").from").contains("hint: its fields: type, chainId, nonce"))
-        #expect(try err("import mnemonic \"\(Self.abandon)\" --preset custom --path \"m/44'/60'/{i}'/0/0\"")
-                    .contains("`*` stands for the account"))
+        #expect(
+            try err("import mnemonic \"\(Self.abandon)\" --preset custom --path \"m/44'/60'/{i}'/0/0\"")
+                .contains("`*` stands for the account"))
         let master = try err("import mnemonic \"\(Self.abandon)\" --name hot\nuse key hot")
         #expect(master.contains("hot is an HD master: it signs through a child, such as `use key hot-0`"), "\(master)")
         // kcs check --json keeps the hint the text shows.
         let file = try home.write("if true { print 1 }\nelse { print 2 }\n", to: "else.kcs")
         let check = try home.run(arguments: ["check", "--json", file])
-        #expect(check.err.contains("\"hint\":\"`else` goes on the line of the `}` it follows: `} else {`\""), "\(check.err)")
+        #expect(
+            check.err.contains("\"hint\":\"`else` goes on the line of the `}` it follows: `} else {`\""), "\(check.err)"
+        )
         // A statement whose value is nil prints nothing (as sqlite3 prints nothing).
         let lock = try home.run(arguments: ["-e", "vault.lock\nprint \"after\""])
         #expect(lock.code == 0 && lock.out == "after\n", "\(lock.out)")
@@ -82,7 +97,8 @@ struct MeaningfulMessagesTests {
     @Test func keyListAndHistory_areData_inOneShape() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let r = try home.run("""
+        let r = try home.run(
+            """
             import mnemonic "\(Self.abandon)" --name hot
             sign message "one" --key hot-0
             sign tx {"chainId": 1, "to": "0x3535353535353535353535353535353535353535", "gas": 21000, "maxFeePerGas": "1 gwei", "maxPriorityFeePerGas": "1 gwei"} --key hot-0 --offline
@@ -98,7 +114,9 @@ struct MeaningfulMessagesTests {
         let records = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
         // CSV: its header is the JSON's keys in order, and each line the same values.
         let csvStart = try #require(r.out.range(of: "CSV "))
-        let csv = r.out[csvStart.upperBound...].split(separator: "\r\n").map(String.init).filter { !$0.hasPrefix("\n") && !$0.isEmpty }
+        let csv = r.out[csvStart.upperBound...].split(separator: "\r\n").map(String.init).filter {
+            !$0.hasPrefix("\n") && !$0.isEmpty
+        }
         let header = csv[0].split(separator: ",").map(String.init)
         #expect(header == ["id", "time", "key", "kind", "digest", "signature", "signer", "verified", "chainId"])
         let order = try #require(json.firstRange(of: "{").map { json[$0.lowerBound...] })
@@ -107,12 +125,13 @@ struct MeaningfulMessagesTests {
         for (record, line) in zip(records, csv.dropFirst()) {
             let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             for (name, cell) in zip(header, cells) {
-                let expected: String = switch record[name] {
-                case let n as NSNumber where name == "verified": n.boolValue ? "true" : "false"
-                case let n as NSNumber: n.stringValue
-                case let s as String: s
-                default: ""
-                }
+                let expected: String =
+                    switch record[name] {
+                    case let n as NSNumber where name == "verified": n.boolValue ? "true" : "false"
+                    case let n as NSNumber: n.stringValue
+                    case let s as String: s
+                    default: ""
+                    }
                 #expect(cell == expected, "\(name): csv \(cell), json \(expected)")
             }
         }
@@ -125,15 +144,19 @@ struct MeaningfulMessagesTests {
         defer { home.remove() }
         let file = try home.write("precious\n", to: "notes.txt")
         let r = try home.run(arguments: ["cosigner", "serve", "--socket", file, "--sessions", "1"])
-        #expect(r.code != 0 && r.err.contains("exists and is not a socket; kcs removes only a stale socket"), "\(r.err)")
+        #expect(
+            r.code != 0 && r.err.contains("exists and is not a socket; kcs removes only a stale socket"), "\(r.err)")
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious\n")
         // The subcommand calls the co-signer itself: its error names it, and no script made from
         // its options shows (a `{` or a newline in an address is taken as written).
         #expect(r.err.hasPrefix("kcs cosigner serve: error: cannot listen on unix:\(file): "), "\(r.err)")
         #expect(!r.err.contains("mpc.serve"), "\(r.err)")
         let odd = try home.run(arguments: ["cosigner", "serve", "--listen", "127.0.0.1:{x}\n", "--sessions", "1"])
-        #expect(odd.code == 70 && odd.err == "kcs cosigner serve: error: expected HOST:PORT (IPv4) or unix:PATH, got 127.0.0.1:{x}\n\n",
-                "\(odd.err)")
+        #expect(
+            odd.code == 70
+                && odd.err
+                    == "kcs cosigner serve: error: expected HOST:PORT (IPv4) or unix:PATH, got 127.0.0.1:{x}\n\n",
+            "\(odd.err)")
     }
 
     /// A refused `vault.change-passphrase --new "…"` shows the new passphrase nowhere.
@@ -152,7 +175,9 @@ struct MeaningfulMessagesTests {
         var home = try BatchHome()
         defer { home.remove() }
         home.environment["PCSCLITE_CSOCK_NAME"] = home.path("no-pcscd-here.comm")
-        let r = try home.run(arguments: ["-e", "card.connect\nprint \"R\", len(card.readers()), (card.readers())[0].kind"])
+        let r = try home.run(arguments: [
+            "-e", "card.connect\nprint \"R\", len(card.readers()), (card.readers())[0].kind",
+        ])
         #expect(r.code == 0, "\(r.err)")
         #expect(tagged("R", in: r.out) == ["1 sim"], "\(r.out)")
         #expect(r.err.contains("card.readers: PC/SC is unavailable, so no reader is listed"), "\(r.err)")

@@ -13,8 +13,10 @@ struct PTYTests {
         let phrase = "legal winner thank year wave sausage worth useful legal winner thank yellow"
         let readable = state.appendingPathComponent("more.kcs")
         try "print \"read {twice(5)}\"\n".write(to: readable, atomically: true, encoding: .utf8)
-        let lines = ["let r = mnemonic.check \"\(phrase)\"", "print r.valid", "print mnemonic.explain(\"\(phrase)\").words",
-                     "def twice(x) {", "return x * 2 }", "print twice(21)", ".read \(readable.path)", ".quit"]
+        let lines = [
+            "let r = mnemonic.check \"\(phrase)\"", "print r.valid", "print mnemonic.explain(\"\(phrase)\").words",
+            "def twice(x) {", "return x * 2 }", "print twice(21)", ".read \(readable.path)", ".quit",
+        ]
         let t = try terminal(state: state)
         for line in lines.dropLast() {
             try t.answer(line.hasPrefix("return") ? "...> " : "kcs> ", with: line)
@@ -28,7 +30,8 @@ struct PTYTests {
         let historyPath = state.appendingPathComponent("kcs/history").path
         let history = try String(contentsOfFile: historyPath, encoding: .utf8)
         #expect(history.contains("mnemonic.check") && history.contains("<secret>"), "\(history)")
-        #expect(history.contains("mnemonic.explain(<secret>)"), "a secret argument of a call is redacted too: \(history)")
+        #expect(
+            history.contains("mnemonic.explain(<secret>)"), "a secret argument of a call is redacted too: \(history)")
         #expect(!history.contains("sausage") && !history.contains("legal"), "the mnemonic leaked into \(history)")
         let mode = try FileManager.default.attributesOfItem(atPath: historyPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -99,8 +102,9 @@ struct PTYTests {
         #expect(status == 0)
         // The shell's next prompt starts on a line of its own, not after `kcs> ` (the terminal
         // may echo the Ctrl-D as ^D first).
-        #expect(text.hasSuffix("kcs> \r\n") || text.hasSuffix("kcs> ^D\r\n") || text.hasSuffix("kcs> \n"),
-                "\(text.debugDescription.suffix(40))")
+        #expect(
+            text.hasSuffix("kcs> \r\n") || text.hasSuffix("kcs> ^D\r\n") || text.hasSuffix("kcs> \n"),
+            "\(text.debugDescription.suffix(40))")
     }
 
     @Test func ctrlC_stopsARunningLoopAndTheSessionGoesOn() throws {
@@ -111,14 +115,14 @@ struct PTYTests {
         // Ctrl-C is typed only once the loop has said it runs: earlier, it would cancel the line
         // before kcs read it, or stop the loop before its first step.
         try t.answer("kcs> ", with: "while true { i = i + 1; if i == 1000 { print \"running {i}\" } }")
-        try t.expect("running 1000") // the output, not the echo of the typed line
+        try t.expect("running 1000")  // the output, not the echo of the typed line
         t.type("\u{03}")
         try t.expect("error: interrupted")
         try t.answer("kcs> ", with: "print \"after {i > 0}\"")
         try t.expect("after ")
         try t.expect("kcs> ")
         t.type("let half = \"unfinished")
-        try t.expect("unfinished") // echoed, so the line editor holds it when Ctrl-C comes
+        try t.expect("unfinished")  // echoed, so the line editor holds it when Ctrl-C comes
         t.type("\u{03}")
         try t.answer("kcs> ", with: "print \"clean\"")
         try t.expect("clean")
@@ -131,9 +135,11 @@ struct PTYTests {
         let status = t.status
         #expect(text.contains("error: interrupted"), "Ctrl-C stops the loop: \(text)")
         #expect(text.contains("after true"), "the session goes on with its variables: \(text)")
-        #expect(text.contains("\nclean") && !text.contains("unfinishedprint"), "Ctrl-C drops the line being typed: \(text)")
-        #expect(text.contains("kcs> print \"fresh\"") && text.contains("\nfresh"),
-                "Ctrl-C at a continuation prompt drops the unfinished block: \(text)")
+        #expect(
+            text.contains("\nclean") && !text.contains("unfinishedprint"), "Ctrl-C drops the line being typed: \(text)")
+        #expect(
+            text.contains("kcs> print \"fresh\"") && text.contains("\nfresh"),
+            "Ctrl-C at a continuation prompt drops the unfinished block: \(text)")
         #expect(status == 0)
     }
 
@@ -173,8 +179,11 @@ struct PTYTests {
         try t.expect("\"line\":2")
         try t.answer("kcs> ", with: "print greeting")
         let text = try t.quit()
-        #expect(text.contains("{\"error\":\"runtime.undefinedVariable\",\"message\":\"undefined variable `nope`\",\"file\":\"\(inner.path)\",\"line\":2,\"column\":7,\"hint\":\"declare it first with `let`\"}"),
-                "\(text)")
+        #expect(
+            text.contains(
+                "{\"error\":\"runtime.undefinedVariable\",\"message\":\"undefined variable `nope`\",\"file\":\"\(inner.path)\",\"line\":2,\"column\":7,\"hint\":\"declare it first with `let`\"}"
+            ),
+            "\(text)")
         #expect(text.contains("\n\"hi\""), "the init file ran in the session (--json prints JSON): \(text)")
     }
 }

@@ -10,8 +10,10 @@ import Testing
 extension TerminalSession {
     /// Types `line` at `prompt`, waits for `question`, types Ctrl-C there, and waits for the
     /// one line that says `command` was cancelled (`note` when something stays changed).
-    func cancel(_ line: String, at prompt: String = "kcs> ", question: String, command: String,
-                note: String = "nothing was changed") throws {
+    func cancel(
+        _ line: String, at prompt: String = "kcs> ", question: String, command: String,
+        note: String = "nothing was changed"
+    ) throws {
         try answer(prompt, with: line)
         try expect(question)
         type("\u{03}")
@@ -26,7 +28,9 @@ struct PromptCancelTests {
         defer { home.remove() }
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         // The vault passphrase of a first import: nothing is stored, no vault is made.
-        try t.cancel("import privkey \(testPrivateKey) --name hot", question: "new vault passphrase: ", command: "import.privkey")
+        try t.cancel(
+            "import privkey \(testPrivateKey) --name hot", question: "new vault passphrase: ", command: "import.privkey"
+        )
         try t.answer("kcs> ", with: "print \"keys\", len(key.list()), vault.status().state")
         try t.expect("keys 0 missing")
         // The same import goes through afterwards: the prompt reads again.
@@ -63,7 +67,8 @@ struct PromptCancelTests {
     @Test func ctrlC_atAPromptOfAScript_stopsItWithStatus130() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let script = try home.write("""
+        let script = try home.write(
+            """
             print "start"
             import privkey \(testPrivateKey) --name hot
             print "unreached"
@@ -75,8 +80,10 @@ struct PromptCancelTests {
         t.type("\u{03}")
         let (text, status) = t.finish()
         #expect(status == 130, "\(text)")
-        #expect(text.contains("prompt.kcs:2:1: error: import.privkey cancelled at its prompt (Ctrl-C); nothing was changed"),
-                "\(text)")
+        #expect(
+            text.contains(
+                "prompt.kcs:2:1: error: import.privkey cancelled at its prompt (Ctrl-C); nothing was changed"),
+            "\(text)")
         #expect(!text.contains("unreached"), "\(text)")
         let after = try home.run("print \"N\", len(key.list())")
         #expect(tagged("N", in: after.out) == ["0"], "no key was stored: \(after.out) \(after.err)")

@@ -31,7 +31,8 @@ struct QRConsoleTests {
         // CompactSeedQR: the 16 bytes of entropy themselves, zero bytes and all (zbar's binary mode).
         _ = try draw([UInt8](repeating: 0, count: 16), "BYTES", "compact.png", in: home)
         _ = try draw(Array(Self.abandon.utf8), "TEXT", "words.png", in: home)
-        let r = try home.run("""
+        let r = try home.run(
+            """
             for f in ["seed.png", "seedqr.png", "compact.png", "words.png"] {
               let s = qr.read $f
               let k = import qr $f --name $f
@@ -40,14 +41,17 @@ struct QRConsoleTests {
             """)
         #expect(r.code == 0, "\(r.err)")
         let expected = try Mnemonic(entropy: Hex.decode("c7098580125e2ab0981253468b2dbc52"))
-        let seedAddress = try EthereumAddress(publicKey: ExtendedKey.master(seed: expected.seed()).derive("m/44'/60'/0'/0/0").publicKey).checksummed
-        #expect(r.out == """
-            seed.png crypto-seed 12 HD-MASTER \(seedAddress)
-            seedqr.png SeedQR 12 HD-MASTER 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
-            compact.png CompactSeedQR 12 HD-MASTER 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
-            words.png words 12 HD-MASTER 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+        let seedAddress = try EthereumAddress(
+            publicKey: ExtendedKey.master(seed: expected.seed()).derive("m/44'/60'/0'/0/0").publicKey
+        ).checksummed
+        #expect(
+            r.out == """
+                seed.png crypto-seed 12 HD-MASTER \(seedAddress)
+                seedqr.png SeedQR 12 HD-MASTER 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+                compact.png CompactSeedQR 12 HD-MASTER 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+                words.png words 12 HD-MASTER 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
 
-            """)
+                """)
         #expect(!r.out.contains("abandon") && !r.err.contains("abandon"), "the words are a secret")
     }
 
@@ -55,10 +59,12 @@ struct QRConsoleTests {
         var home = try BatchHome()
         defer { home.remove() }
         // Keystone's Ethereum crypto-hdkey: "abandon … about" at m/44'/60'/0' (keystone-sdk-base tests).
-        let hdkey = "UR:CRYPTO-HDKEY/OXAXHDCLAOWDVEROKOPDINHSEEROISYALKSAYKCTJSHEDPRNUYJYFGROVAWEWFTYGHCEGLRPKGAAHDCXTPLFJSLUKNFWLAISAXWYPALBJYLSWZAMCXHSCYUYLOZTMWFNLDLGSKPYPTGSDECFAMTAADDYOEADLNCSDWYKCSFNYKAEYKAOCYWLCSCEWFAYCYTEDMFEAYGHLPTNIN"
+        let hdkey =
+            "UR:CRYPTO-HDKEY/OXAXHDCLAOWDVEROKOPDINHSEEROISYALKSAYKCTJSHEDPRNUYJYFGROVAWEWFTYGHCEGLRPKGAAHDCXTPLFJSLUKNFWLAISAXWYPALBJYLSWZAMCXHSCYUYLOZTMWFNLDLGSKPYPTGSDECFAMTAADDYOEADLNCSDWYKCSFNYKAEYKAOCYWLCSCEWFAYCYTEDMFEAYGHLPTNIN"
         _ = try draw(Array(hdkey.utf8), "TEXT", "hdkey.png", in: home)
         _ = try draw(Array("ethereum:0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0@1".utf8), "TEXT", "uri.png", in: home)
-        let r = try home.run("""
+        let r = try home.run(
+            """
             let x = qr.read "hdkey.png"
             print x.kind, x.form, x.path, x.masterFingerprint, x.address
             print x.xpub
@@ -68,13 +74,14 @@ struct QRConsoleTests {
             print a[0].kind, a[0].address
             """)
         #expect(r.code == 0, "\(r.err)")
-        #expect(r.out == """
-            xpub crypto-hdkey m/44'/60'/0' e9181cf3 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
-            xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt
-            WATCH 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
-            WATCH 0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0
+        #expect(
+            r.out == """
+                xpub crypto-hdkey m/44'/60'/0' e9181cf3 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+                xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt
+                WATCH 0x9858EfFD232B4033E47d90003D41EC34EcaEda94
+                WATCH 0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0
 
-            """)
+                """)
     }
 
     /// foundation-ur-py's parts of a 1000-byte message (Vectors of WalletCoreTests), drawn by segno
@@ -101,7 +108,8 @@ struct QRConsoleTests {
         // The same frames as one animated GIF (pillow), in a shuffled order.
         let gifFrames = (order + order.prefix(3)).indices.map { String(format: "frames/%03d.png", $0) }
         _ = try QROracle.run(["gif", home.path("animated.gif")] + gifFrames.reversed().map { home.path($0) })
-        let r = try home.run("""
+        let r = try home.run(
+            """
             print (qr.read "animated.gif").cbor == (qr.read "frames/").cbor
             let u = qr.read "frames/"
             print u.kind, u.type, len(u.cbor), u.cbor == \(psbt.string("cbor_hex").hasPrefix("0x") ? "" : "0x")\(psbt.string("cbor_hex"))
@@ -116,9 +124,15 @@ struct QRConsoleTests {
         #expect(lines.first == "true", "the animated GIF gives the same message")
         lines.removeFirst()
         #expect(lines.first == "ur bytes \(psbt.string("cbor_hex").count / 2) true")
-        #expect(lines.dropFirst().first?.hasPrefix("qr.incomplete the multi-part UR is incomplete: 2 of 6 fragments") == true, "\(lines)")
-        #expect(lines.dropFirst(2).first == "ur.otherMessage \(home.path("other.png")): parts of two different URs are mixed: this part belongs to another message"
-            || lines.dropFirst(2).first == "ur.otherMessage other.png: parts of two different URs are mixed: this part belongs to another message", "\(lines)")
+        #expect(
+            lines.dropFirst().first?.hasPrefix("qr.incomplete the multi-part UR is incomplete: 2 of 6 fragments")
+                == true, "\(lines)")
+        #expect(
+            lines.dropFirst(2).first
+                == "ur.otherMessage \(home.path("other.png")): parts of two different URs are mixed: this part belongs to another message"
+                || lines.dropFirst(2).first
+                    == "ur.otherMessage other.png: parts of two different URs are mixed: this part belongs to another message",
+            "\(lines)")
         #expect(lines.dropFirst(3).first?.hasPrefix("qr.mixed text.png") == true, "\(lines)")
         #expect(lines.dropFirst(4).first == "qr.notAKey the QR code holds a ur:bytes, not a key to import")
         #expect(lines.last == "0", "nothing stored")
@@ -129,7 +143,8 @@ struct QRConsoleTests {
     @Test func exportedAccount_isReadByURTypes_fromTheSoftwareKeyAndTheCard() throws {
         var home = try BatchHome()
         defer { home.remove() }
-        let r = try home.run("""
+        let r = try home.run(
+            """
             import mnemonic "\(Self.abandon)" --name hot
             use key hot-0
             let e = qr.export
@@ -148,10 +163,14 @@ struct QRConsoleTests {
         let lines = r.out.split(separator: "\n").map { String($0.dropFirst(2)) }
         #expect(lines.count == 3)
         for cbor in lines {
-            #expect(try QROracle.run(["hdkey", cbor], script: "ur.py")
-                == "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt\n")
+            #expect(
+                try QROracle.run(["hdkey", cbor], script: "ur.py")
+                    == "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt\n"
+            )
             let key = try URHDKey(cbor: CBOR(decoding: Hex.decode(cbor)))
-            #expect(key.origin?.sourceFingerprint == 0x73C5_DA0A && key.origin?.text == "m/44'/60'/0'" && key.note == "account.standard")
+            #expect(
+                key.origin?.sourceFingerprint == 0x73C5_DA0A && key.origin?.text == "m/44'/60'/0'"
+                    && key.note == "account.standard")
         }
     }
 
@@ -160,7 +179,8 @@ struct QRConsoleTests {
     @Test func accountExports_areReadByURTypes() throws {
         var home = try BatchHome()
         defer { home.remove() }
-        let r = try home.run("""
+        let r = try home.run(
+            """
             import mnemonic "\(Self.abandon)" --name hot
             use key hot-0
             let s = qr.export --for sparrow
@@ -173,16 +193,30 @@ struct QRConsoleTests {
         let lines = r.out.split(separator: "\n").map(String.init)
         try #require(lines.count == 3)
         #expect(lines[2] == "builtin.badChoice")
-        let sparrow = try QROracle.run(["account", String(lines[0].dropFirst(2))], script: "ur.py").split(separator: "\n")
+        let sparrow = try QROracle.run(["account", String(lines[0].dropFirst(2))], script: "ur.py").split(
+            separator: "\n")
         #expect(sparrow.first == "73c5da0a" && sparrow.count == 5)
-        #expect(sparrow[1].hasPrefix("pkh([73c5da0a/44'/0'/0']xpub6BosfCnifzxcFwrSzQiqu2DBVTshkCXacvNsWGYJVVhhawA7d4R5WSWGFNbi8Aw6ZRc1brxMyWMzG3DSSSSoekkudhUd9yLb6qx39T9nMdj/0/*)"))
-        #expect(sparrow[2].hasPrefix("sh(wpkh([73c5da0a/49'/0'/0']") && sparrow[3].hasPrefix("wpkh([73c5da0a/84'/0'/0']"))
-        #expect(sparrow[4].hasPrefix("tr([73c5da0a/86'/0'/0']xpub6BgBgsespWvERF3LHQu6CnqdvfEvtMcQjYrcRzx53QJjSxarj2afYWcLteoGVky7D3UKDP9QyrLprQ3VCECoY49yfdDEHGCtMMj92pReUsQ/0/*)"))
-        let ledger = try QROracle.run(["account", String(lines[1].dropFirst(2))], script: "ur.py").split(separator: "\n")
-        #expect(ledger.count == 6 && ledger.dropFirst().enumerated().allSatisfy { $1.hasPrefix("[73c5da0a/44'/60'/\($0)'/0/0]") }, "\(ledger)")
+        #expect(
+            sparrow[1].hasPrefix(
+                "pkh([73c5da0a/44'/0'/0']xpub6BosfCnifzxcFwrSzQiqu2DBVTshkCXacvNsWGYJVVhhawA7d4R5WSWGFNbi8Aw6ZRc1brxMyWMzG3DSSSSoekkudhUd9yLb6qx39T9nMdj/0/*)"
+            ))
+        #expect(
+            sparrow[2].hasPrefix("sh(wpkh([73c5da0a/49'/0'/0']") && sparrow[3].hasPrefix("wpkh([73c5da0a/84'/0'/0']"))
+        #expect(
+            sparrow[4].hasPrefix(
+                "tr([73c5da0a/86'/0'/0']xpub6BgBgsespWvERF3LHQu6CnqdvfEvtMcQjYrcRzx53QJjSxarj2afYWcLteoGVky7D3UKDP9QyrLprQ3VCECoY49yfdDEHGCtMMj92pReUsQ/0/*)"
+            ))
+        let ledger = try QROracle.run(["account", String(lines[1].dropFirst(2))], script: "ur.py").split(
+            separator: "\n")
+        #expect(
+            ledger.count == 6
+                && ledger.dropFirst().enumerated().allSatisfy { $1.hasPrefix("[73c5da0a/44'/60'/\($0)'/0/0]") },
+            "\(ledger)")
         let account = try URAccount(cbor: CBOR(decoding: Hex.decode(String(lines[1].dropFirst(2)))))
         let first = try #require(account.outputs.first?.hdKey)
-        #expect(EthereumAddress(publicKey: try PublicKey(bytes: first.keyData.bytesCopy)).checksummed == "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
+        #expect(
+            EthereumAddress(publicKey: try PublicKey(bytes: first.keyData.bytesCopy)).checksummed
+                == "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
         #expect(first.note == "account.ledger_live")
     }
 
@@ -193,7 +227,8 @@ struct QRConsoleTests {
     @Test func longUR_isAnimated_inAGIF_andAtATerminal() throws {
         var home = try BatchHome()
         defer { home.remove() }
-        let r = try home.run("""
+        let r = try home.run(
+            """
             import mnemonic "\(Self.abandon)" --name hot
             use key hot-0
             let s = qr.export --for sparrow
@@ -206,12 +241,18 @@ struct QRConsoleTests {
         #expect(r.code == 0, "\(r.err)")
         #expect(tagged("SAVED", in: r.out) == ["1"])
         // BIP-86's published account xpub, read back from the GIF's frames.
-        #expect(tagged("BACK", in: r.out) == ["crypto-account 73c5da0a 4 xpub6BgBgsespWvERF3LHQu6CnqdvfEvtMcQjYrcRzx53QJjSxarj2afYWcLteoGVky7D3UKDP9QyrLprQ3VCECoY49yfdDEHGCtMMj92pReUsQ"], "\(r.out)")
+        #expect(
+            tagged("BACK", in: r.out) == [
+                "crypto-account 73c5da0a 4 xpub6BgBgsespWvERF3LHQu6CnqdvfEvtMcQjYrcRzx53QJjSxarj2afYWcLteoGVky7D3UKDP9QyrLprQ3VCECoY49yfdDEHGCtMMj92pReUsQ"
+            ], "\(r.out)")
         #expect(tagged("QR", in: r.out) == ["map"], "the value itself, not a code too large to read")
         #expect(r.err.contains("--qr: this UR needs "), "\(r.err)")
         let frames = try QROracle.run(["read-gif", home.path("account.gif")]).split(separator: "\n").map(String.init)
         let parts = frames.dropLast().map { String(decoding: try! Hex.decode($0), as: UTF8.self).lowercased() }
-        #expect(parts.count >= 3 && parts.enumerated().allSatisfy { $1.hasPrefix("ur:crypto-account/\($0 + 1)-\(parts.count)/") }, "\(parts)")
+        #expect(
+            parts.count >= 3
+                && parts.enumerated().allSatisfy { $1.hasPrefix("ur:crypto-account/\($0 + 1)-\(parts.count)/") },
+            "\(parts)")
         #expect(frames.last == "delay 200 loop 0", "\(frames.last ?? "")")
 
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
@@ -234,7 +275,8 @@ struct QRConsoleTests {
         let key = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
         _ = try QROracle.run(["make", key, "BYTES", home.path("k.png"), "L"])
         _ = try QROracle.run(["make", String(key.prefix(32)), "BYTES", home.path("s.png"), "L"])
-        let r = try home.run("""
+        let r = try home.run(
+            """
             try { import qr "k.png" } catch e { print "AMBIGUOUS", e.kind, contains(e.message, "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") }
             print "KEYS", len(key.list())
             print "PRIV", (import qr "k.png" --as privkey --name k)[0].address
@@ -264,10 +306,12 @@ struct QRConsoleTests {
         let (text, status) = t.finish()
         #expect(status == 0, "\(text.suffix(300))")
         #expect(text.contains("\u{1B}[?1049h\u{1B}[?25l"), "the alternate screen, the cursor hidden")
-        #expect(text.hasSuffix("\u{1B}[?25h\u{1B}[?1049l") || text.contains("\u{1B}[?25h\u{1B}[?1049l"), "both put back")
+        #expect(
+            text.hasSuffix("\u{1B}[?25h\u{1B}[?1049l") || text.contains("\u{1B}[?25h\u{1B}[?1049l"), "both put back")
         #expect(text.contains("\u{1B}[?2026h\u{1B}[H█"), "each frame in one synchronized update")
 
-        let r = try home.run("""
+        let r = try home.run(
+            """
             let u = ur.encode "bytes" \(message) --fragment 120
             let played = qr.play $u --fragment 120
             let parts = split(played, "\\n")
@@ -282,7 +326,8 @@ struct QRConsoleTests {
         defer { home.remove() }
         _ = try home.write("not an image", to: "note.png")
         _ = try home.write("<svg/>", to: "drawing.svg")
-        let r = try home.run("""
+        let r = try home.run(
+            """
             qr.save "KCS" "blank.png" --scale 1 --margin 0
             try { qr.read "note.png" } catch e { print e.kind }
             try { qr.read "blank.png" } catch e { print e.kind }
@@ -300,17 +345,19 @@ struct QRConsoleTests {
         defer { home.remove() }
         let uri = "ethereum:0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359@137?value=2.014e18"
         _ = try QROracle.run(["make", Hex.encode(Array(uri.utf8)), "TEXT", home.path("pay.png"), "L"])
-        let r = try home.run("""
+        let r = try home.run(
+            """
             let p = qr.read "pay.png"
             print p.kind, p.address, p.chainId, p.value
             print p.chain, "|", p.amount
             """)
         #expect(r.code == 0, "\(r.err)")
-        #expect(r.out == """
-            payment 0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359 137 2014000000000000000
-            Polygon PoS (137) | 2.014 POL (2,014,000,000,000,000,000 wei)
+        #expect(
+            r.out == """
+                payment 0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359 137 2014000000000000000
+                Polygon PoS (137) | 2.014 POL (2,014,000,000,000,000,000 wei)
 
-            """, "\(r.out)")
+                """, "\(r.out)")
     }
 
     /// Secrecy by content: words or a key held as plain text are drawn only with --reveal, and
@@ -319,16 +366,21 @@ struct QRConsoleTests {
         let home = try BatchHome()
         defer { home.remove() }
         let words = "legal winner thank year wave sausage worth useful legal winner thank yellow"
-        let r = try home.run("""
+        let r = try home.run(
+            """
             try { qr.save "\(words)" "w.png" } catch e { print "W", e.kind }
             try { qr.save 0x4646464646464646464646464646464646464646464646464646464646464646 "k.png" } catch e { print "K", e.kind }
             qr.save "\(words)" "w.png" --reveal
             qr.save "hello" "h.png"
             """)
         #expect(r.code == 0, "\(r.err)")
-        #expect(tagged("W", in: r.out) == ["builtin.optionNotApplicable"] && tagged("K", in: r.out) == ["builtin.optionNotApplicable"])
+        #expect(
+            tagged("W", in: r.out) == ["builtin.optionNotApplicable"]
+                && tagged("K", in: r.out) == ["builtin.optionNotApplicable"])
         #expect(!FileManager.default.fileExists(atPath: home.path("k.png")))
-        let mode = { (f: String) in try FileManager.default.attributesOfItem(atPath: home.path(f))[.posixPermissions] as? Int }
+        let mode = { (f: String) in
+            try FileManager.default.attributesOfItem(atPath: home.path(f))[.posixPermissions] as? Int
+        }
         #expect(try mode("w.png") == 0o600 && mode("h.png") == 0o644)
     }
 }

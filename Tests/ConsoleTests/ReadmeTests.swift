@@ -12,7 +12,9 @@ private func shellBlocks(under title: String) throws -> [String] {
     guard let start = text.range(of: "\n## \(title)\n") else { return [] }
     let rest = text[start.upperBound...]
     let section = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
-    return section.components(separatedBy: "```sh\n").dropFirst().compactMap { $0.components(separatedBy: "\n```").first }
+    return section.components(separatedBy: "```sh\n").dropFirst().compactMap {
+        $0.components(separatedBy: "\n```").first
+    }
 }
 
 /// Runs `script` with bash (`-e`: the first failing line fails it) and returns its status and output.
@@ -39,8 +41,10 @@ private func bash(_ script: String, environment: [String: String]) throws -> (co
 struct ReadmeTests {
     /// PATH with the built kcs first, HOME a throw-away folder, no kcs settings of this machine.
     static func environment(home: URL) -> [String: String] {
-        ["PATH": TestPaths.kcsBinary.deletingLastPathComponent().path + ":/usr/bin:/bin", "HOME": home.path,
-         "NO_COLOR": "1", "LANG": "C.UTF-8"]
+        [
+            "PATH": TestPaths.kcsBinary.deletingLastPathComponent().path + ":/usr/bin:/bin", "HOME": home.path,
+            "NO_COLOR": "1", "LANG": "C.UTF-8",
+        ]
     }
 
     @Test func quickStart_endsInVerifiedSignatures_twice() throws {
@@ -54,7 +58,9 @@ struct ReadmeTests {
             #expect(r.code == 0, "run \(run): \(r.out)")
             let lines = r.out.split(separator: "\n").map(String.init)
             // The software key's signature, verified twice; the card's, checked against its export.
-            #expect(lines.contains { $0.range(of: #"^0x[0-9a-fA-F]{40} true$"#, options: .regularExpression) != nil }, "\(r.out)")
+            #expect(
+                lines.contains { $0.range(of: #"^0x[0-9a-fA-F]{40} true$"#, options: .regularExpression) != nil },
+                "\(r.out)")
             #expect(lines.contains("valid      true"), "\(r.out)")
             #expect(lines.contains { $0.hasSuffix(" true the key exported from the card") }, "\(r.out)")
         }
@@ -67,8 +73,9 @@ struct ReadmeTests {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         // The vault passphrase file the README's wallet_store line names.
-        try "a passphrase for the README's examples\n".write(to: home.appendingPathComponent(".kcs-pass"), atomically: true,
-                                                              encoding: .utf8)
+        try "a passphrase for the README's examples\n".write(
+            to: home.appendingPathComponent(".kcs-pass"), atomically: true,
+            encoding: .utf8)
         chmod(home.appendingPathComponent(".kcs-pass").path, 0o600)
         var env = Self.environment(home: home)
         env["KCS_HOME"] = home.appendingPathComponent("kcs").path
@@ -80,8 +87,9 @@ struct ReadmeTests {
             #expect(r.out.contains("0x9858EfFD232B4033E47d90003D41EC34EcaEda94"), "run \(run)")
             #expect(!r.out.contains("error:"), "run \(run): \(r.out.suffix(2000))")
             // What the README says stays: no key, one stored pairing per simulated card (replaced, not added).
-            let state = try bash("kcs -e 'let p = card.pairings --all\nprint \"KEPT\", len(key.list()), len(card.readers()), len(p)'",
-                                 environment: env)
+            let state = try bash(
+                "kcs -e 'let p = card.pairings --all\nprint \"KEPT\", len(key.list()), len(card.readers()), len(p)'",
+                environment: env)
             kept.append(contentsOf: tagged("KEPT", in: state.out))
         }
         #expect(kept.count == 2 && kept[0] == kept[1] && kept[0].hasPrefix("0 "), "\(kept)")

@@ -27,11 +27,16 @@ struct SecretsOnScreenTests {
 
     @Test func history_keepsWhatASecretIsNotAndHidesWhatItIs() {
         // Literals that are secrets, whatever command (or none) they are written for.
-        #expect(redact("let m = \"legal winner thank year wave sausage worth useful legal winner thank yellow\"") == "let m = <secret>")
+        #expect(
+            redact("let m = \"legal winner thank year wave sausage worth useful legal winner thank yellow\"")
+                == "let m = <secret>")
         #expect(redact("let m = \"\(typoPhrase)\"") == "let m = <secret>", "a phrase with a typo is still a phrase")
         #expect(redact("let pk = \(testPrivateKey)") == "let pk = <secret>")
         #expect(redact("let pk = \(shortKey)") == "let pk = <secret>", "a private key two digits short")
-        #expect(redact("let x = \"xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi\"")
+        #expect(
+            redact(
+                "let x = \"xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi\""
+            )
                 == "let x = <secret>")
         #expect(redact("let w = \"5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ\"") == "let w = <secret>")
         // Variable references name a secret without holding one: the recalled line must work.
@@ -42,10 +47,12 @@ struct SecretsOnScreenTests {
         #expect(redact("sign \(testDigest) --key hot") == "sign <secret> --key hot")
         // Public values stay: an address, a public key, a derivation path.
         #expect(redact("print \(goodAddress)") == "print \(goodAddress)")
-        #expect(redact("print 0x024e3b81af9c2234cad09d679ce6035ed1392347ce64ce405f5dcd36228a25de6e")
+        #expect(
+            redact("print 0x024e3b81af9c2234cad09d679ce6035ed1392347ce64ce405f5dcd36228a25de6e")
                 == "print 0x024e3b81af9c2234cad09d679ce6035ed1392347ce64ce405f5dcd36228a25de6e")
         // A literal typed for a secret argument is hidden whatever its shape.
-        #expect(redact("card.init --pin 937113 --puk 111122223333 --pairing \"open sesame\"")
+        #expect(
+            redact("card.init --pin 937113 --puk 111122223333 --pairing \"open sesame\"")
                 == "card.init --pin <secret> --puk <secret> --pairing <secret>")
     }
 
@@ -54,7 +61,9 @@ struct SecretsOnScreenTests {
         defer { home.remove() }
         let phrase = try home.run("let k = hd.master \"\(typoPhrase)\"\n", name: "phrase.kcs")
         #expect(phrase.code == 70)
-        #expect(phrase.err.contains("phrase.kcs:1:9: error: mnemonic word 12 must be in the english BIP-39 word list"), "\(phrase.err)")
+        #expect(
+            phrase.err.contains("phrase.kcs:1:9: error: mnemonic word 12 must be in the english BIP-39 word list"),
+            "\(phrase.err)")
         #expect(phrase.err.contains("  1 | let k = hd.master <secret>\n"), "\(phrase.err)")
         #expect(!phrase.err.contains("sausage"), "the other words leaked: \(phrase.err)")
 
@@ -63,10 +72,13 @@ struct SecretsOnScreenTests {
         #expect(!key.err.contains(String(shortKey.dropFirst(2).prefix(40))), "the key leaked: \(key.err)")
         #expect(key.err.contains("<secret>"), "\(key.err)")
 
-        let pin = try home.run("card.connect\ncard.init --pin \"9371\" --puk \"111122223333\" --pairing \"open sesame\"\n", name: "pin.kcs")
+        let pin = try home.run(
+            "card.connect\ncard.init --pin \"9371\" --puk \"111122223333\" --pairing \"open sesame\"\n", name: "pin.kcs"
+        )
         #expect(pin.code != 0 && pin.err.contains("PIN"), "\(pin.err)")
-        #expect(!pin.err.contains("9371") && !pin.err.contains("open sesame") && !pin.err.contains("111122223333"),
-                "the PIN line leaked: \(pin.err)")
+        #expect(
+            !pin.err.contains("9371") && !pin.err.contains("open sesame") && !pin.err.contains("111122223333"),
+            "the PIN line leaked: \(pin.err)")
 
         let p = try home.write("let k = hd.master \"\(typoPhrase)\"\n", to: "json.kcs")
         let r = try kcsIn(home, ["--json", p])
@@ -76,9 +88,12 @@ struct SecretsOnScreenTests {
     @Test func dashE_withASecret_warnsOnce_andWithoutOne_saysNothing() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let secret = try kcsIn(home, ["-e", "let k = hd.master \"\(testMnemonic)\"\nprint k.xpub\nprint (hd.master \"\(testMnemonic)\").xpub"])
+        let secret = try kcsIn(
+            home,
+            ["-e", "let k = hd.master \"\(testMnemonic)\"\nprint k.xpub\nprint (hd.master \"\(testMnemonic)\").xpub"])
         #expect(secret.code == 0, "\(secret.err)")
-        #expect(secret.err.components(separatedBy: "warning: this -e program holds a secret").count == 2, "\(secret.err)")
+        #expect(
+            secret.err.components(separatedBy: "warning: this -e program holds a secret").count == 2, "\(secret.err)")
         #expect(secret.err.contains("/proc/PID/cmdline") && secret.err.contains("file.read PATH --secret KIND"))
         let plain = try kcsIn(home, ["-e", "let a = \(goodAddress)\nlet k = \"m/44h/60h/0h/0/0\"\nprint len(a)"])
         #expect(plain.err.isEmpty && plain.out == "20\n", "an address and a path are no secrets: \(plain.err)")
@@ -95,8 +110,9 @@ struct SecretsOnScreenTests {
         chmod(file, 0o644)
         let open = try home.run("import privkey \(testPrivateKey) --name a\nprint \"ok\"\n")
         #expect(open.code == 0 && open.out == "ok\n", "\(open.err)")
-        #expect(open.err.contains("kcs: warning: KCS_VAULT_PASSPHRASE_FILE \(file) is open to other users (mode 644)"),
-                "\(open.err)")
+        #expect(
+            open.err.contains("kcs: warning: KCS_VAULT_PASSPHRASE_FILE \(file) is open to other users (mode 644)"),
+            "\(open.err)")
         #expect(open.err.contains("chmod 600 \(file)"))
         chmod(file, 0o600)
         let closed = try home.run("print len(key.list())\nsign \(testDigest) --key a\n")
@@ -143,7 +159,8 @@ struct SecretsOnScreenTests {
         #expect(quoted.err.contains(message) && bare.err.contains(message), "\(bare.err)")
         #expect(bare.err.contains("b.kcs:1:16: "), "the literal is pointed at: \(bare.err)")
         // Everywhere an address is taken: a transaction's `to`, path.find, wallet.select.
-        let tx = try home.run("""
+        let tx = try home.run(
+            """
             let k = hd.master "\(testMnemonic)"
             try { sign tx {"to": \(mistypedAddress), "value": 1, "nonce": 0, "gas": 21000, "gasPrice": 1, "chainId": 1} --from $k } catch e { print "E", e.kind }
             try { path.find \(mistypedAddress) --mnemonic "\(testMnemonic)" } catch e { print "E", e.kind }
@@ -151,10 +168,16 @@ struct SecretsOnScreenTests {
             print "L", 0x9858effd232b4033e47d90003d41ec34ecaeda95, 0x9858EFFD232B4033E47D90003D41EC34ECAEDA95
             print "N", len(key.list())
             """, name: "tx.kcs")
-        #expect(tagged("E", in: tx.out) == ["address.ethereum.badChecksum", "address.ethereum.badChecksum",
-                                           "address.ethereum.badChecksum"], "\(tx.out) \(tx.err)")
-        #expect(tagged("L", in: tx.out) == ["0x9858effd232b4033e47d90003d41ec34ecaeda95 0x9858effd232b4033e47d90003d41ec34ecaeda95"],
-                "all-lower and all-upper carry no checksum and are taken: \(tx.out)")
+        #expect(
+            tagged("E", in: tx.out) == [
+                "address.ethereum.badChecksum", "address.ethereum.badChecksum",
+                "address.ethereum.badChecksum",
+            ], "\(tx.out) \(tx.err)")
+        #expect(
+            tagged("L", in: tx.out) == [
+                "0x9858effd232b4033e47d90003d41ec34ecaeda95 0x9858effd232b4033e47d90003d41ec34ecaeda95"
+            ],
+            "all-lower and all-upper carry no checksum and are taken: \(tx.out)")
         #expect(tagged("N", in: tx.out) == ["0"], "nothing was imported: \(tx.out)")
     }
 
@@ -165,11 +188,15 @@ struct SecretsOnScreenTests {
         try Data("print \"ran\"\nprint \"caf".utf8 + [0xE9] + "\"\n".utf8).write(to: URL(fileURLWithPath: bad))
         let r = try kcsIn(home, [bad])
         #expect(r.code == 65 && r.out.isEmpty, "nothing runs: \(r.out)")
-        #expect(r.err.contains("latin1.kcs:2:11: error: the text is not valid UTF-8 (byte 0xE9 here); nothing was run"), "\(r.err)")
+        #expect(
+            r.err.contains("latin1.kcs:2:11: error: the text is not valid UTF-8 (byte 0xE9 here); nothing was run"),
+            "\(r.err)")
         let bom = home.path("bom.kcs")
         try Data([0xEF, 0xBB, 0xBF] + "print \"bom\"\nprint nope\n".utf8).write(to: URL(fileURLWithPath: bom))
         let b = try kcsIn(home, [bom])
-        #expect(b.out == "bom\n" && b.err.contains("bom.kcs:2:7: error:"), "the mark is skipped, columns count from it: \(b.err)")
+        #expect(
+            b.out == "bom\n" && b.err.contains("bom.kcs:2:7: error:"),
+            "the mark is skipped, columns count from it: \(b.err)")
     }
 }
 
@@ -178,5 +205,8 @@ func kcsIn(_ home: BatchHome, _ arguments: [String]) throws -> (code: Int32, out
     let out = home.path("kcs-\(UUID().uuidString).out"), err = home.path("kcs-\(UUID().uuidString).err")
     let p = try home.start(arguments: arguments, stdout: out, stderr: err)
     p.waitUntilExit()
-    return (p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8), try String(contentsOfFile: err, encoding: .utf8))
+    return (
+        p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
+        try String(contentsOfFile: err, encoding: .utf8)
+    )
 }

@@ -20,20 +20,26 @@ private func triesOnDisk(_ home: BatchHome) throws -> (pin: Int, duress: Int, pu
 
 /// AtomicFile's temporary files in the cards directory.
 private func temporaries(_ home: BatchHome) -> [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: home.path("home/cards"))) ?? []).filter { $0.contains(".tmp-") }
+    ((try? FileManager.default.contentsOfDirectory(atPath: home.path("home/cards"))) ?? []).filter {
+        $0.contains(".tmp-")
+    }
 }
 
 /// Runs `code` as a script under strace with `faults` (strace `-e inject=…` arguments); returns how it
 /// ended: the exit status, or nil when a signal killed it.
-private func runUnderStrace(_ home: BatchHome, _ code: String, inject: String) throws -> (code: Int32?, out: String, err: String) {
+private func runUnderStrace(
+    _ home: BatchHome, _ code: String, inject: String
+) throws -> (code: Int32?, out: String, err: String) {
     let script = try home.write(code, to: "fault.kcs")
     let out = home.path("fault.out"), err = home.path("fault.err")
     _ = FileManager.default.createFile(atPath: out, contents: nil)
     _ = FileManager.default.createFile(atPath: err, contents: nil)
     let p = Process()
     p.executableURL = URL(fileURLWithPath: strace)
-    p.arguments = ["-f", "-qq", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2", "-e", "inject=" + inject,
-                   storeTestBinary.path, script]
+    p.arguments = [
+        "-f", "-qq", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2", "-e", "inject=" + inject,
+        storeTestBinary.path, script,
+    ]
     p.currentDirectoryURL = home.folder
     p.environment = home.environment
     p.standardOutput = FileHandle(forWritingAtPath: out)
@@ -42,19 +48,23 @@ private func runUnderStrace(_ home: BatchHome, _ code: String, inject: String) t
     try p.runWithSignalsUnblocked()
     p.waitUntilExit()
     let killed = p.terminationReason == .uncaughtSignal || p.terminationStatus == 128 + SIGKILL
-    return (killed ? nil : p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
-            try String(contentsOfFile: err, encoding: .utf8))
+    return (
+        killed ? nil : p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
+        try String(contentsOfFile: err, encoding: .utf8)
+    )
 }
 
-@Suite("Simulated card: full disk and SIGKILL at each write", .serialized,
-       .enabled(if: FileManager.default.isExecutableFile(atPath: strace), "needs strace (make deps installs it)"))
+@Suite(
+    "Simulated card: full disk and SIGKILL at each write", .serialized,
+    .enabled(if: FileManager.default.isExecutableFile(atPath: strace), "needs strace (make deps installs it)"))
 struct SimulatedCardFaultTests {
     static let pin = "123456", password = "fault pairing password"
 
     /// A home with the default simulated card initialized (3 PIN tries, 5 PUK tries) and paired.
     static func pairedCard() throws -> BatchHome {
         let home = try BatchHome()
-        let r = try home.run("""
+        let r = try home.run(
+            """
             card.connect
             card.init --pin "\(pin)" --puk "111122223333" --pairing "\(password)"
             card.pair --password "\(password)"
@@ -68,10 +78,13 @@ struct SimulatedCardFaultTests {
         defer { home.remove() }
         // Ten wrong PINs and the right one on a 3-try card while the card file cannot be replaced.
         var exits: [Int32?] = []
-        for guess in ["000000", "111111", "222222", "333333", "444444", "555555", "666666", "777777", "888888",
-                      "999999", Self.pin] {
-            let r = try runUnderStrace(home, "card.connect\ncard.login \"\(guess)\"\nprint \"ANSWERED\"\n",
-                                       inject: "rename,renameat,renameat2:error=ENOSPC")
+        for guess in [
+            "000000", "111111", "222222", "333333", "444444", "555555", "666666", "777777", "888888",
+            "999999", Self.pin,
+        ] {
+            let r = try runUnderStrace(
+                home, "card.connect\ncard.login \"\(guess)\"\nprint \"ANSWERED\"\n",
+                inject: "rename,renameat,renameat2:error=ENOSPC")
             exits.append(r.code)
             #expect(!r.out.contains("ANSWERED"), "\(guess): \(r.out)")
             #expect(r.err.contains("cannot save the simulated card state"), "\(guess): \(r.err)")
@@ -95,8 +108,9 @@ struct SimulatedCardFaultTests {
         var tries: [Int] = []
         for n in 1...8 {
             try start.write(to: URL(fileURLWithPath: cardFile))
-            let r = try runUnderStrace(home, "card.connect\ncard.login \"\(guess)\"\nprint \"ANSWERED\"\n",
-                                       inject: "rename,renameat,renameat2:signal=KILL:when=\(n)")
+            let r = try runUnderStrace(
+                home, "card.connect\ncard.login \"\(guess)\"\nprint \"ANSWERED\"\n",
+                inject: "rename,renameat,renameat2:signal=KILL:when=\(n)")
             guard r.code == nil else { return (tries, r.code) }
             #expect(!r.out.contains("ANSWERED"))
             // Killed between the temporary file's fsync and its rename: the card's secrets are in it …
@@ -146,9 +160,10 @@ struct SimulatedCardNoticeTests {
         defer { home.remove() }
         let r = try home.run("card.connect\nprint \"SIM\", card.info().simulated\n")
         #expect(r.code == 0, "\(r.err)")
-        #expect(tagged("SIM", in: r.out) == [
-            "its PIN, PUK, pairing secret and keys are in \(home.path("home/cards/default.json")), protected by file "
-                + "permissions, not by the PIN: fine for learning and testing, not for funds",
-        ])
+        #expect(
+            tagged("SIM", in: r.out) == [
+                "its PIN, PUK, pairing secret and keys are in \(home.path("home/cards/default.json")), protected by file "
+                    + "permissions, not by the PIN: fine for learning and testing, not for funds"
+            ])
     }
 }

@@ -38,14 +38,19 @@ struct StartupTests {
         home.environment["KCS_HOME"] = nil
         home.environment["XDG_DATA_HOME"] = nil
         home.environment["HOME"] = home.folder.path
-        let straced = try home.run(arguments: ["-f", "-qq", "-e", "trace=openat,open,connect", "-o", trace,
-                                               TestPaths.kcsBinary.path, "-e", "print 6 * 7"],
-                                   executable: URL(fileURLWithPath: "/usr/bin/strace"))
+        let straced = try home.run(
+            arguments: [
+                "-f", "-qq", "-e", "trace=openat,open,connect", "-o", trace,
+                TestPaths.kcsBinary.path, "-e", "print 6 * 7",
+            ],
+            executable: URL(fileURLWithPath: "/usr/bin/strace"))
         #expect(straced.code == 0 && straced.out == "42\n")
         let opened = try String(contentsOfFile: trace, encoding: .utf8)
         let tracedLibraries = opened.contains("libc.so")
         #expect(tracedLibraries, "the trace shows the libraries opened")
-        let unneeded = ["/etc/passwd", "/etc/nsswitch.conf", "nscd", "libedit", "libtinfo", "libpcsclite"].filter { opened.contains($0) }
+        let unneeded = ["/etc/passwd", "/etc/nsswitch.conf", "nscd", "libedit", "libtinfo", "libpcsclite"].filter {
+            opened.contains($0)
+        }
         #expect(unneeded == [], "a batch run opened these")
     }
 
@@ -58,7 +63,8 @@ struct StartupTests {
         try #require(FileManager.default.fileExists(atPath: library), "make test installs libpcsclite1")
         let home = try BatchHome()
         defer { home.remove() }
-        let script = try home.write("""
+        let script = try home.write(
+            """
             card.connect sim
             print "SIM", card.info().initialized
             try {
@@ -67,13 +73,18 @@ struct StartupTests {
                 print "PCSC", e.kind, e.message
             }
             """, to: "nolib.kcs")
-        let run = try home.run(arguments: ["--mount", "sh", "-c", #"mount --bind /dev/null "$1" && exec "$0" "$2""#,
-                                           TestPaths.kcsBinary.path, library, script],
-                               executable: URL(fileURLWithPath: "/usr/bin/unshare"))
+        let run = try home.run(
+            arguments: [
+                "--mount", "sh", "-c", #"mount --bind /dev/null "$1" && exec "$0" "$2""#,
+                TestPaths.kcsBinary.path, library, script,
+            ],
+            executable: URL(fileURLWithPath: "/usr/bin/unshare"))
         #expect(run.code == 0, "\(run.out) \(run.err)")
         #expect(tagged("SIM", in: run.out) == ["false"], "\(run.out) \(run.err)")
         let line = run.out.split(separator: "\n").first { $0.hasPrefix("PCSC ") }.map(String.init) ?? run.out
-        #expect(line.hasPrefix("PCSC transport.pcsc PC/SC error 0x80100001: libpcsclite.so.1 could not be loaded ("), "\(line)")
+        #expect(
+            line.hasPrefix("PCSC transport.pcsc PC/SC error 0x80100001: libpcsclite.so.1 could not be loaded ("),
+            "\(line)")
         #expect(line.hasSuffix("); a reader needs pcsc-lite (Debian: pcscd, libpcsclite1)"), "\(line)")
     }
 }

@@ -7,8 +7,11 @@ import Testing
 
 /// Runs `kcs` found through `PATH` (a folder holding a symbolic link to the built binary), in
 /// `directory`, with only `environment` (plus PATH and HOME).
-private func kcsThroughPath(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws
-    -> (code: Int32, out: String, err: String) {
+private func kcsThroughPath(
+    _ arguments: [String], in directory: URL, environment: [String: String] = [:]
+) throws
+    -> (code: Int32, out: String, err: String)
+{
     let bin = directory.appendingPathComponent("bin")
     try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
     let link = bin.appendingPathComponent("kcs")
@@ -42,9 +45,12 @@ struct StdlibLookupTests {
     @Test func aMissingStdlib_isNamedWithTheFoldersSearched() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-path-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try kcsThroughPath(["-e", "use \"nosuchmodule\""], in: dir, environment: ["KCS_STDLIB": dir.path + "/none"])
+        let r = try kcsThroughPath(
+            ["-e", "use \"nosuchmodule\""], in: dir, environment: ["KCS_STDLIB": dir.path + "/none"])
         #expect(r.code == 70)
-        #expect(r.err.contains("cannot load module \"nosuchmodule\": module \"nosuchmodule\" not found; looked in "
-                               + dir.path + "/none/nosuchmodule.kcs, nosuchmodule.kcs"), "\(r.err)")
+        #expect(
+            r.err.contains(
+                "cannot load module \"nosuchmodule\": module \"nosuchmodule\" not found; looked in "
+                    + dir.path + "/none/nosuchmodule.kcs, nosuchmodule.kcs"), "\(r.err)")
     }
 }

@@ -28,7 +28,8 @@ struct StoreCommandTests {
         #expect(first.code == 0, "\(first.err)")
         var wrong = home
         wrong.environment["KCS_VAULT_PASSPHRASE"] = BatchHome.vaultPassphrase + "!"
-        let r = try wrong.run("""
+        let r = try wrong.run(
+            """
             try { import privkey 0x\(String(repeating: "42", count: 32)) --name b } catch e { print "E", e.kind }
             try { sign \(testDigest) --key a } catch e { print "E", e.kind }
             try { key.reveal a } catch e { print "E", e.kind }
@@ -48,7 +49,8 @@ struct StoreCommandTests {
     @Test func keyListAndHistory_json_useTheFieldNamesOfTheirText() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let r = try home.run("""
+        let r = try home.run(
+            """
             import mnemonic "\(testMnemonic)" --name m
             sign \(testDigest) --key m-0
             print (key.list --json)
@@ -76,7 +78,8 @@ struct StoreCommandTests {
         var h = home
         h.environment["KS_NEW"] = "a new keystore password"
         let out = home.path("raw.json"), child = home.path("child.json")
-        let r = try h.run("""
+        let r = try h.run(
+            """
             import privkey \(testPrivateKey) --name raw
             let s = keystore save raw "\(out)" (env "KS_NEW" --secret password)
             print "S", s.address, s.kdf
@@ -96,12 +99,14 @@ struct StoreCommandTests {
         #expect(tagged("L", in: r.out) == ["0x2c7536E3605D9C16a7a3D7b1898e529396a65c23 keystore"])
         #expect(tagged("C", in: r.out) == ["0x9858EfFD232B4033E47d90003D41EC34EcaEda94"])
         let reasons = tagged("R", in: r.out)
-        #expect(reasons.contains { $0.hasPrefix("raw imported from a raw private key; secret revealed on ") }, "\(reasons)")
+        #expect(
+            reasons.contains { $0.hasPrefix("raw imported from a raw private key; secret revealed on ") }, "\(reasons)")
         #expect(reasons.contains { $0.hasPrefix("m-0 secret revealed on ") }, "\(reasons)")
         for file in [out, child] {
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(file)")
-            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
+            let json =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
             let crypto = json?["crypto"] as? [String: Any]
             #expect(json?["version"] as? Int == 3 && crypto?["kdf"] as? String == "scrypt")
             let n = (crypto?["kdfparams"] as? [String: Any])?["n"] as? Int
@@ -116,7 +121,8 @@ struct StoreCommandTests {
     @Test func keyRotate_hdMaster_newMnemonicShownOnce_childrenAtTheSamePaths() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let r = try home.run("""
+        let r = try home.run(
+            """
             import mnemonic "\(testMnemonic)" --accounts 2 --name seed
             try { key rotate seed --yes } catch e { print "E", e.kind }
             let rot = key rotate seed --yes --skip-confirm --successor seed2
@@ -130,13 +136,16 @@ struct StoreCommandTests {
         #expect(r.code == 0, "\(r.err)")
         #expect(tagged("E", in: r.out) == ["key.backupNeedsTerminal"])
         #expect(tagged("ROT", in: r.out) == ["completed seed2"])
-        let words = r.out.split(separator: "\n").filter { $0.range(of: #"^ *\d+\. [a-z]+$"#, options: .regularExpression) != nil }
+        let words = r.out.split(separator: "\n").filter {
+            $0.range(of: #"^ *\d+\. [a-z]+$"#, options: .regularExpression) != nil
+        }
         #expect(words.count == 12, "\(r.out)")
         #expect(r.out.contains("The successor of seed is a new mnemonic."))
-        #expect(tagged("K", in: r.out) == [
-            "seed HD-MASTER (retired)", "seed-0 HD-CHILD (retired)", "seed-1 HD-CHILD (retired)",
-            "seed2 HD-MASTER", "seed2-0 HD-CHILD", "seed2-1 HD-CHILD",
-        ])
+        #expect(
+            tagged("K", in: r.out) == [
+                "seed HD-MASTER (retired)", "seed-0 HD-CHILD (retired)", "seed-1 HD-CHILD (retired)",
+                "seed2 HD-MASTER", "seed2-0 HD-CHILD", "seed2-1 HD-CHILD",
+            ])
         #expect(tagged("PATH", in: r.out) == ["m/44'/60'/0'/0/0 m/44'/60'/0'/0/1"])
         #expect(tagged("SAME", in: r.out) == ["false"])
         #expect(tagged("SIGN", in: r.out) == ["seed2-1"])

@@ -43,7 +43,7 @@ final class TerminalSession: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output
-        signal(SIGPIPE, SIG_IGN) // kcs may end before everything typed was read
+        signal(SIGPIPE, SIG_IGN)  // kcs may end before everything typed was read
         try process.runWithSignalsUnblocked()
         // The reader holds the screen and the pipe, not the session, so a session a test drops
         // early is still deinitialised (and its kcs stopped), which ends the output.
@@ -181,8 +181,10 @@ struct StoreTerminalTests {
         try t.answer("kcs> ", with: "print \"lineage\", len(key.lineage(\"next\")), len(rotation.pending())")
         let text = try t.quit()
 
-        #expect(text.contains("key.rotate: next is stored, but its backup was not confirmed; rotation 1 stays pending "
-                              + "(successor-created) and hot keeps its secret."), "\(text)")
+        #expect(
+            text.contains(
+                "key.rotate: next is stored, but its backup was not confirmed; rotation 1 stays pending "
+                    + "(successor-created) and hot keeps its secret."), "\(text)")
         #expect(text.contains("keystore.save: the two passwords differ; nothing was written"), "\(text)")
         #expect(text.contains("kdf      scrypt n=4096, r=8, p=6"), "\(text)")
         #expect(text.contains("state     completed"), "\(text)")

@@ -12,8 +12,9 @@ struct SymlinkTests {
         let target = home.path("target-\(UUID().uuidString)")
         try "not kcs's\n".write(toFile: target, atomically: false, encoding: .utf8)
         chmod(target, 0o644)
-        try FileManager.default.createDirectory(atPath: (link as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (link as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         return target
     }
@@ -32,8 +33,9 @@ struct SymlinkTests {
             let target = try plant(home, link: link)
             let r = try home.run("import privkey \(testPrivateKey) --name a\n")
             #expect(r.code == 70, "\(name): \(r.err)")
-            #expect(r.err.contains("store file \(link) is a symbolic link; kcs opens its store only as a plain file"),
-                    "\(name): \(r.err)")
+            #expect(
+                r.err.contains("store file \(link) is a symbolic link; kcs opens its store only as a plain file"),
+                "\(name): \(r.err)")
             #expect(try untouched(target), "\(name): the link's target was changed")
         }
     }

@@ -47,9 +47,15 @@ struct TwoPartyChannelInteropTests {
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
         return Int(UInt16(bigEndian: addr.sin_port))
     }
 
@@ -57,18 +63,27 @@ struct TwoPartyChannelInteropTests {
         let home = try BatchHome()
         defer { home.remove() }
         let (cosigner, address) = try home.startCosigner()
-        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        defer {
+            cosigner.terminate()
+            cosigner.waitUntilExit()
+        }
         let state = home.path("py"), identity = home.path("py-identity.json")
         let common = ["--role", "p1", "--state", state, "--connect", address, "--identity", identity]
-        let pair = try reference(["pair"] + common + ["--safe-primes", TestPaths.root.appendingPathComponent("tools/mpc-ref/fixtures/safe-primes.json").path])
+        let pair = try reference(
+            ["pair"] + common + [
+                "--safe-primes", TestPaths.root.appendingPathComponent("tools/mpc-ref/fixtures/safe-primes.json").path,
+            ])
         #expect(pair.terminationStatus == 0)
         let dkg = try reference(["dkg"] + common + ["--kind", "hd-master"])
         #expect(dkg.terminationStatus == 0)
-        let sign = try reference(["sign"] + common + ["--path", "m/0/2", "--payload-kind", "eth-message", "--payload", "6869"])
+        let sign = try reference(
+            ["sign"] + common + ["--path", "m/0/2", "--payload-kind", "eth-message", "--payload", "6869"])
         #expect(sign.terminationStatus == 0)
         let log = try String(contentsOfFile: home.path("cosigner.out"), encoding: .utf8)
         #expect(log.contains("paired with console-"), "\(log)")
-        #expect(log.contains("co-sign request") && log.contains("EIP-191 personal message") && log.contains("text            hi"), "\(log)")
+        #expect(
+            log.contains("co-sign request") && log.contains("EIP-191 personal message")
+                && log.contains("text            hi"), "\(log)")
         let audit = try home.run("for s in mpc.sessions() { print \"S\", s.kind, s.state }", name: "audit.kcs")
         #expect(tagged("S", in: audit.out) == ["sign done", "dkg done", "pair done"])
     }
@@ -91,14 +106,17 @@ struct TwoPartyChannelInteropTests {
         #expect(c1 == 0, "\(o1)")
         let (c2, o2) = try phase("dkg", "key.generate --two-party --type hd-master --name joint")
         #expect(c2 == 0, "\(o2)")
-        let (c3, o3) = try phase("sign", "mpc.derive joint m/0/5\nprint \"V\", (sign message \"from kcs\" --key joint-0-5).verified")
+        let (c3, o3) = try phase(
+            "sign", "mpc.derive joint m/0/5\nprint \"V\", (sign message \"from kcs\" --key joint-0-5).verified")
         #expect(c3 == 0, "\(o3)")
         #expect(tagged("V", in: o3) == ["true"])
         // Someone else at the pinned address: refused before anything is sent.
         let stranger = home.path("stranger.json")
-        let py = try listening(["sign", "--role", "p2", "--state", state, "--listen", address, "--identity", stranger, "--approve-all"],
-                               ready: "stranger", in: home)
-        let refused = try home.run("try { sign message \"x\" --key joint-0-5 } catch e { print \"E\", e.kind }", name: "stranger.kcs")
+        let py = try listening(
+            ["sign", "--role", "p2", "--state", state, "--listen", address, "--identity", stranger, "--approve-all"],
+            ready: "stranger", in: home)
+        let refused = try home.run(
+            "try { sign message \"x\" --key joint-0-5 } catch e { print \"E\", e.kind }", name: "stranger.kcs")
         py.terminate()
         py.waitUntilExit()
         #expect(tagged("E", in: refused.out) == ["mpc.untrustedPeer"], "\(refused.out)\(refused.err)")
@@ -107,7 +125,8 @@ struct TwoPartyChannelInteropTests {
         // signature made, the peer marked; the next signature in a batch run is refused without
         // connecting (nobody listens now: trying would be mpc.unreachable), with what to do.
         let evil = try listening(["sign"] + common + ["--evil", "bad-proof-z1"], ready: "evil", in: home)
-        let cheated = try home.run("""
+        let cheated = try home.run(
+            """
             try { sign message "y" --key joint-0-5 } catch e { print "E", e.kind, e.message }
             for p in mpc.peers() { print "M", contains(keys(p), "misbehaved") }
             print "H", len(history())
@@ -115,9 +134,12 @@ struct TwoPartyChannelInteropTests {
         evil.terminate()
         evil.waitUntilExit()
         let caught = tagged("E", in: cheated.out)
-        #expect(caught.count == 1 && caught[0].hasPrefix("mpc.checkFailed ") && caught[0].contains("sign."), "\(cheated.out)\(cheated.err)")
+        #expect(
+            caught.count == 1 && caught[0].hasPrefix("mpc.checkFailed ") && caught[0].contains("sign."),
+            "\(cheated.out)\(cheated.err)")
         #expect(tagged("M", in: cheated.out) == ["true"] && tagged("H", in: cheated.out) == ["1"], "\(cheated.out)")
-        let next = try home.run("try { sign message \"z\" --key joint-0-5 } catch e { print \"E\", e.kind }", name: "next.kcs")
+        let next = try home.run(
+            "try { sign message \"z\" --key joint-0-5 } catch e { print \"E\", e.kind }", name: "next.kcs")
         #expect(tagged("E", in: next.out) == ["mpc.peerMisbehaved"], "\(next.out)\(next.err)")
     }
 }

@@ -20,9 +20,13 @@ struct TwoPartyConsoleTests {
         defer { console.remove() }
         console.environment["KCS_RPC_URL"] = node.url
         let (cosigner, address) = try cosignerHome.startCosigner()
-        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        defer {
+            cosigner.terminate()
+            cosigner.waitUntilExit()
+        }
 
-        let setup = try console.run("""
+        let setup = try console.run(
+            """
             let peer = mpc.pair "\(address)" --name laptop --yes
             print "PEER", peer.name, peer.role
             let k = key.generate --two-party --type hd-master --name vault --cosigner "\(address)"
@@ -58,10 +62,13 @@ struct TwoPartyConsoleTests {
 
         // Fund the child, then sign a message and a transaction through the co-signer.
         let accounts = try #require(rpc.call("eth_accounts") as? [String])
-        _ = try rpc.call("eth_sendTransaction", [["from": accounts[0], "to": child[3], "value": "0xde0b6b3a7640000", "gas": "0x5208"]])
+        _ = try rpc.call(
+            "eth_sendTransaction",
+            [["from": accounts[0], "to": child[3], "value": "0xde0b6b3a7640000", "gas": "0x5208"]])
         let payee = "0x3535353535353535353535353535353535353535"
         let mail = TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/mail.json").path
-        let signing = try console.run("""
+        let signing = try console.run(
+            """
             use key vault-0-7
             mpc.explain on
             let m = sign message "hello from two parties"
@@ -84,7 +91,9 @@ struct TwoPartyConsoleTests {
         // eth-keys (in the EVM node's environment) recovers the signer of the message.
         let check = Process()
         check.executableURL = URL(fileURLWithPath: EVMNode.python)
-        check.arguments = ["-c", """
+        check.arguments = [
+            "-c",
+            """
             import sys
             from eth_keys import keys
             from eth_utils import keccak
@@ -93,7 +102,8 @@ struct TwoPartyConsoleTests {
             sig = bytes.fromhex(sys.argv[1][2:])
             v = sig[64] - 27 if sig[64] >= 27 else sig[64]
             print(keys.Signature(sig[:64] + bytes([v])).recover_public_key_from_msg_hash(digest).to_checksum_address())
-            """, message[2]]
+            """, message[2],
+        ]
         let out = Pipe()
         check.standardOutput = out
         try check.run()
@@ -102,25 +112,36 @@ struct TwoPartyConsoleTests {
         #expect(recovered.trimmingCharacters(in: .whitespacesAndNewlines) == child[3])
 
         // The co-signer recorded what it co-signed.
-        let cosigned = try cosignerHome.run("""
+        let cosigned = try cosignerHome.run(
+            """
             print "N", len(history())
             print "K", len(key.list())
             for s in mpc.sessions() { print "S", s.kind, s.role, s.state }
             """, name: "cosigned.kcs")
-        #expect(tagged("S", in: cosigned.out) == ["sign p2 done", "sign p2 done", "sign p2 done", "dkg p2 done", "pair p2 done"], "\(cosigned.out)")
+        #expect(
+            tagged("S", in: cosigned.out) == [
+                "sign p2 done", "sign p2 done", "sign p2 done", "dkg p2 done", "pair p2 done",
+            ], "\(cosigned.out)")
         #expect(tagged("N", in: cosigned.out) == ["3"], "\(cosigned.err)")
         let log = try String(contentsOfFile: cosignerHome.path("cosigner.out"), encoding: .utf8)
         // Each request shown as a review (docs/signing-review.md), with the digest the co-signer computed.
         #expect(log.contains("EIP-191 personal message") && log.contains("hello from two parties"), "\(log)")
-        #expect(log.contains("EIP-1559 transaction (type 2)") && log.contains("0.01 ETH (10,000,000,000,000,000 wei)"), "\(log)")
-        #expect(log.contains("worst-case fee") && log.contains("to               0x3535353535353535353535353535353535353535"), "\(log)")
-        #expect(log.contains("EIP-712 typed data") && log.contains("primary type") && log.contains("\"Hello, Bob!\""), "\(log)")
+        #expect(
+            log.contains("EIP-1559 transaction (type 2)") && log.contains("0.01 ETH (10,000,000,000,000,000 wei)"),
+            "\(log)")
+        #expect(
+            log.contains("worst-case fee")
+                && log.contains("to               0x3535353535353535353535353535353535353535"), "\(log)")
+        #expect(
+            log.contains("EIP-712 typed data") && log.contains("primary type") && log.contains("\"Hello, Bob!\""),
+            "\(log)")
         #expect(log.contains("signer           \(child[3]) ("), "the joint child's address: \(log)")
         #expect(log.contains("signed by        this co-signer, with the console"), "\(log)")
 
         // Backup and restore of this home's share: the key deleted, restored, and signing again.
         let backup = console.path("vault-share.json")
-        let restored = try console.run("""
+        let restored = try console.run(
+            """
             mpc.export vault "\(backup)" "a backup passphrase" --light
             try { mpc.import "\(backup)" "a backup passphrase" } catch e { print "TWICE", e.kind }
             key.delete vault --children --yes
@@ -154,13 +175,17 @@ struct TwoPartyConsoleTests {
         // another process would): refused before the co-signer is tried, the reason shown.
         let lock = Process()
         lock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        lock.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
-            + "c.execute(\"UPDATE mpc_keys SET status = 'locked', locked_reason = 'signature-check-failed'\"); c.commit()",
-                          console.path("home/kcs.db")]
+        lock.arguments = [
+            "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                + "c.execute(\"UPDATE mpc_keys SET status = 'locked', locked_reason = 'signature-check-failed'\"); c.commit()",
+            console.path("home/kcs.db"),
+        ]
         try lock.run()
         lock.waitUntilExit()
         #expect(lock.terminationStatus == 0)
-        let locked = try console.run("""
+        let locked = try console.run(
+            """
             try { sign message "locked" --key vault-0-7 } catch e { print "E", e.kind }
             print "ST", (mpc.status vault).status, (mpc.status vault).lockedReason
             """, name: "locked.kcs")
@@ -178,7 +203,8 @@ struct TwoPartyConsoleTests {
         let (unattended, unattendedAddress) = try strict.startCosigner(options: [])
         // The co-signer's operator is not there to say yes (a batch run): the console is told
         // which check stopped it; then the console's own user says no (no --yes in a batch run).
-        let refused = try console.run("""
+        let refused = try console.run(
+            """
             try { mpc.pair "\(unattendedAddress)" --name laptop --yes } catch e { print "E", e.kind, contains(e.message, "pair.fingerprints") }
             try { mpc.pair "\(unattendedAddress)" --name laptop } catch e { print "NO", e.kind }
             print "P", len(mpc.peers())
@@ -189,14 +215,21 @@ struct TwoPartyConsoleTests {
         #expect(tagged("E", in: refused.out) == ["mpc.peerAborted true"], "\(refused.out)")
         #expect(tagged("NO", in: refused.out) == ["mpc.fingerprintsRejected"], "\(refused.out)")
         let strictLog = try String(contentsOfFile: strict.path("cosigner.err"), encoding: .utf8)
-        #expect(strictLog.contains("co-signer: the fingerprints were not confirmed; nothing was stored"), "\(strictLog)")
-        #expect(try strict.run("print \"Q\", len(mpc.peers())", name: "peers.kcs").out == "Q 0\n", "nothing paired on the co-signer")
+        #expect(
+            strictLog.contains("co-signer: the fingerprints were not confirmed; nothing was stored"), "\(strictLog)")
+        #expect(
+            try strict.run("print \"Q\", len(mpc.peers())", name: "peers.kcs").out == "Q 0\n",
+            "nothing paired on the co-signer")
 
         let home = try BatchHome()
         defer { home.remove() }
         let (cosigner, address) = try home.startCosigner(options: ["--pair-any"])
-        defer { cosigner.terminate(); cosigner.waitUntilExit() }
-        let r = try console.run("""
+        defer {
+            cosigner.terminate()
+            cosigner.waitUntilExit()
+        }
+        let r = try console.run(
+            """
             mpc.pair "\(address)" --name laptop --yes
             key.generate --two-party --type ecdsa --name joint --cosigner laptop
             use key joint
@@ -225,8 +258,12 @@ struct TwoPartyConsoleTests {
         defer { console.remove() }
         let (cosigner, address) = try cosignerHome.startCosigner()
         let (other, otherAddress) = try otherHome.startCosigner()
-        defer { other.terminate(); other.waitUntilExit() }
-        let r = try console.run("""
+        defer {
+            other.terminate()
+            other.waitUntilExit()
+        }
+        let r = try console.run(
+            """
             print "FP", (mpc.fingerprint)
             mpc.pair "\(address)" --name laptop --yes
             let k = key.generate --two-party --type ecdsa --name joint --cosigner laptop
@@ -262,26 +299,34 @@ struct TwoPartyConsoleTests {
         let console = try BatchHome()
         defer { console.remove() }
         let (cosigner, address) = try cosignerHome.startCosigner()
-        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        defer {
+            cosigner.terminate()
+            cosigner.waitUntilExit()
+        }
         try Self.pairAndMakeJoint(console, address)
         let share = try cosignerHome.run("print \"K\", (key.list())[0].name", name: "name.kcs")
         let shareName = try #require(tagged("K", in: share.out).first)
         // What a SIGKILL leaves: an open row of a process that is gone (no pid is this large).
         for (home, kind, role, key) in [(cosignerHome, "dkg", "p2", shareName), (console, "sign", "p1", "joint")] {
-            _ = try Self.sqlite(home.path("home/kcs.db"), """
+            _ = try Self.sqlite(
+                home.path("home/kcs.db"),
+                """
                 INSERT INTO mpc_sessions (kind, role, peer, key_name, state, started_at, pid)
                 VALUES ('\(kind)', '\(role)', 'killed-peer', '\(key)', 'open', 1800000000000, 999999999)
                 """)
         }
-        let swept = try console.run("let s = mpc.sessions --limit 1\nprint \"S\", s[0].kind, s[0].state", name: "sweep.kcs")
+        let swept = try console.run(
+            "let s = mpc.sessions --limit 1\nprint \"S\", s[0].kind, s[0].state", name: "sweep.kcs")
         #expect(tagged("S", in: swept.out) == ["sign interrupted"], "\(swept.out)\(swept.err)")
         #expect(swept.err.contains("a two-party sign session with killed-peer was interrupted"), "\(swept.err)")
         // The running co-signer sweeps before its next session: the share is locked, the request refused.
-        let refused = try console.run("try { sign message \"after the kill\" --key joint } catch e { print \"E\", e.kind }", name: "refused.kcs")
+        let refused = try console.run(
+            "try { sign message \"after the kill\" --key joint } catch e { print \"E\", e.kind }", name: "refused.kcs")
         #expect(tagged("E", in: refused.out) == ["mpc.peerAborted"], "\(refused.out)\(refused.err)")
         let log = try String(contentsOfFile: cosignerHome.path("cosigner.err"), encoding: .utf8)
         #expect(log.contains("the key \(shareName) it made is locked"), "\(log)")
-        let unlock = try cosignerHome.run("""
+        let unlock = try cosignerHome.run(
+            """
             print "ST", (mpc.status \(shareName)).status
             print "UN", (mpc.unlock \(shareName) --yes).status
             let n = 0
@@ -291,13 +336,15 @@ struct TwoPartyConsoleTests {
         #expect(tagged("ST", in: unlock.out) == ["locked"], "\(unlock.out)\(unlock.err)")
         #expect(tagged("UN", in: unlock.out) == ["active"])
         #expect(tagged("TRAIL", in: unlock.out) == ["1"])
-        let signed = try console.run("print \"V\", (sign message \"after the unlock\" --key joint).verified", name: "signed.kcs")
+        let signed = try console.run(
+            "print \"V\", (sign message \"after the unlock\" --key joint).verified", name: "signed.kcs")
         #expect(tagged("V", in: signed.out) == ["true"], "\(signed.out)\(signed.err)")
     }
 
     /// Pairs `console` with the co-signer at `address` as `laptop` and makes the joint ECDSA key `joint`.
     static func pairAndMakeJoint(_ console: BatchHome, _ address: String) throws {
-        let made = try console.run("""
+        let made = try console.run(
+            """
             mpc.pair "\(address)" --name laptop --yes
             key.generate --two-party --type ecdsa --name joint --cosigner laptop
             """, name: "setup.kcs")
@@ -308,7 +355,10 @@ struct TwoPartyConsoleTests {
     static func sqlite(_ file: String, _ sql: String) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()", file, sql]
+        p.arguments = [
+            "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()", file,
+            sql,
+        ]
         let err = Pipe()
         p.standardError = err
         try p.run()
@@ -331,19 +381,25 @@ struct TwoPartyConsoleTests {
         env["KCS_VAULT_PASSPHRASE_FILE"] = try cosignerHome.write(BatchHome.vaultPassphrase + "\n", to: "pass")
         chmod(cosignerHome.path("pass"), 0o600)
         env["KCS_COSIGNER_READY_FILE"] = cosignerHome.path("ready")
-        let t = try TerminalSession(environment: env, folder: cosignerHome.folder,
-                                    arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--pair-any"])
+        let t = try TerminalSession(
+            environment: env, folder: cosignerHome.folder,
+            arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--pair-any"])
         try t.expect("listening on ")
-        let address = try String(contentsOfFile: cosignerHome.path("ready"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let setup = try console.run("""
+        let address = try String(contentsOfFile: cosignerHome.path("ready"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let setup = try console.run(
+            """
             mpc.pair "\(address)" --name laptop --yes
             print "JOINT", (key.generate --two-party --type ecdsa --name joint --cosigner laptop).address
             """, name: "setup.kcs")
         #expect(setup.code == 0, "\(setup.err)")
         let joint = try #require(tagged("JOINT", in: setup.out).first)
         let mail = TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/mail.json").path
-        let approve = "0x095ea7b3" + "000000000000000000000000" + String(repeating: "35", count: 20) + String(repeating: "ff", count: 32)
-        let script = try console.write("""
+        let approve =
+            "0x095ea7b3" + "000000000000000000000000" + String(repeating: "35", count: 20)
+            + String(repeating: "ff", count: 32)
+        let script = try console.write(
+            """
             use key joint
             let t = sign tx {"type": 2, "chainId": 1, "nonce": 7, "to": "0xdAC17F958D2ee523a2206206994597C13D831ec7", "gas": 60000, "maxFeePerGas": "5000 gwei", "maxPriorityFeePerGas": "2 gwei", "data": \(approve)}
             print "TX", t.verified, hex(t.signingHash)
@@ -357,17 +413,21 @@ struct TwoPartyConsoleTests {
         t.type("\u{03}")
         let text = t.finish().text
         let out = try String(contentsOfFile: console.path("sign.out"), encoding: .utf8)
-        #expect(signing.terminationStatus == 0, "\(out)\((try? String(contentsOfFile: console.path("sign.err"), encoding: .utf8)) ?? "")")
+        #expect(
+            signing.terminationStatus == 0,
+            "\(out)\((try? String(contentsOfFile: console.path("sign.err"), encoding: .utf8)) ?? "")")
         let hash = try #require(tagged("TX", in: out).first?.split(separator: " ").last.map(String.init))
         #expect(tagged("TY", in: out) == ["true"])
-        for shown in ["co-sign request from console-", "for \(joint) (the joint key kept here as ",
-                      "EIP-1559 transaction (type 2)", "Ethereum mainnet (1)", "value            0 ETH", "nonce            7",
-                      "max fee per gas  5,000 gwei", "priority fee     2 gwei",
-                      "worst-case fee   0.3 ETH (300,000,000,000,000,000 wei)", "approve(address,uint256), selector 0x095ea7b3",
-                      "! the fee is high", "! unlimited approval", "signing hash     \(hash)",
-                      "EIP-712 typed data", "Mail", "verifyingContract  0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
-                      "EIP-712 digest", "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2",
-                      "this co-signer, with the console"] {
+        for shown in [
+            "co-sign request from console-", "for \(joint) (the joint key kept here as ",
+            "EIP-1559 transaction (type 2)", "Ethereum mainnet (1)", "value            0 ETH", "nonce            7",
+            "max fee per gas  5,000 gwei", "priority fee     2 gwei",
+            "worst-case fee   0.3 ETH (300,000,000,000,000,000 wei)", "approve(address,uint256), selector 0x095ea7b3",
+            "! the fee is high", "! unlimited approval", "signing hash     \(hash)",
+            "EIP-712 typed data", "Mail", "verifyingContract  0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
+            "EIP-712 digest", "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2",
+            "this co-signer, with the console",
+        ] {
             #expect(text.contains(shown), "missing \(shown): \(text)")
         }
     }
@@ -378,11 +438,17 @@ struct TwoPartyConsoleTests {
         let cosignerHome = try BatchHome()
         defer { cosignerHome.remove() }
         let (cosigner, address) = try cosignerHome.startCosigner()
-        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        defer {
+            cosigner.terminate()
+            cosigner.waitUntilExit()
+        }
         let port = UInt16(address.split(separator: ":").last!)!
         let stop = Trickle.Flag(count: 4)
         let tricklers = (0..<4).map { _ in Trickle(port: port, stop: stop) }
-        defer { stop.set(); tricklers.forEach { $0.join() } }
+        defer {
+            stop.set()
+            tricklers.forEach { $0.join() }
+        }
         for t in tricklers { try t.waitConnected() }
         // The fifth: the co-signer accepts in order, so it meets four open connections.
         let fd = Trickle.connectLocal(port: port)
@@ -390,7 +456,8 @@ struct TwoPartyConsoleTests {
         #expect(fd >= 0)
         var byte: UInt8 = 0
         #expect(recv(fd, &byte, 1, 0) <= 0, "the fifth connection is closed without a word")
-        let err = try String(contentsOfFile: cosignerHome.path("cosigner.err"), encoding: .utf8)
+        let err =
+            try String(contentsOfFile: cosignerHome.path("cosigner.err"), encoding: .utf8)
             + String(contentsOfFile: cosignerHome.path("cosigner.out"), encoding: .utf8)
         #expect(err.contains("refused a connection from 127.0.0.1: 4 are already open from there"), "\(err)")
     }
@@ -404,14 +471,21 @@ struct TwoPartyConsoleTests {
         let console = try BatchHome()
         defer { console.remove() }
         let (cosigner, address) = try cosignerHome.startCosigner()
-        defer { cosigner.terminate(); cosigner.waitUntilExit() }
+        defer {
+            cosigner.terminate()
+            cosigner.waitUntilExit()
+        }
         try Self.pairAndMakeJoint(console, address)
         let port = UInt16(address.split(separator: ":").last!)!
         let stop = Trickle.Flag(count: 2)
         let tricklers = (0..<2).map { _ in Trickle(port: port, stop: stop) }
-        defer { stop.set(); tricklers.forEach { $0.join() } }
+        defer {
+            stop.set()
+            tricklers.forEach { $0.join() }
+        }
         for t in tricklers { try t.waitConnected() }
-        let r = try console.run("print \"V\", (sign message \"beside slow peers\" --key joint).verified", name: "sign.kcs")
+        let r = try console.run(
+            "print \"V\", (sign message \"beside slow peers\" --key joint).verified", name: "sign.kcs")
         #expect(r.code == 0 && tagged("V", in: r.out) == ["true"], "\(r.out)\(r.err)")
     }
 }
@@ -458,7 +532,9 @@ final class Trickle: @unchecked Sendable {
         addr.sin_port = port.bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard fd >= 0, connected == 0 else {
             if fd >= 0 { close(fd) }

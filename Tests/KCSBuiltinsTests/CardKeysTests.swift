@@ -36,26 +36,34 @@ private let eth0 = [h(44), h(60), h(0), n(0), n(0)]
     // MARK: - The coin screen
 
     @Test func coinPath_startsAtAccountZero_andKeepsTheCurrentAddress() throws {
-        #expect(try CardKeyPath.coinPath(current: [], coinType: 60, account: nil, newAccount: false, next: false) == eth0)
+        #expect(
+            try CardKeyPath.coinPath(current: [], coinType: 60, account: nil, newAccount: false, next: false) == eth0)
         let at3 = [h(44), h(60), h(2), n(0), n(3)]
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: false) == at3)
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: false) == at3)
         // Another coin's tree starts at its account 0.
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 0, account: nil, newAccount: false, next: false)
-            == [h(44), h(0), h(0), n(0), n(0)])
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 0, account: nil, newAccount: false, next: false)
+                == [h(44), h(0), h(0), n(0), n(0)])
     }
 
     @Test func coinPath_nextAndNewAccount() throws {
         let at3 = [h(44), h(60), h(2), n(0), n(3)]
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: true)
-            == [h(44), h(60), h(2), n(0), n(4)])
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: false)
-            == [h(44), h(60), h(3), n(0), n(0)])
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: 2, newAccount: false, next: true)
-            == [h(44), h(60), h(2), n(0), n(4)])
-        #expect(try CardKeyPath.coinPath(current: at3, coinType: 60, account: 7, newAccount: false, next: true)
-            == [h(44), h(60), h(7), n(0), n(0)])
-        #expect(try CardKeyPath.coinPath(current: [], coinType: 2, account: nil, newAccount: true, next: false)
-            == [h(44), h(2), h(0), n(0), n(0)])
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: false, next: true)
+                == [h(44), h(60), h(2), n(0), n(4)])
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: false)
+                == [h(44), h(60), h(3), n(0), n(0)])
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 60, account: 2, newAccount: false, next: true)
+                == [h(44), h(60), h(2), n(0), n(4)])
+        #expect(
+            try CardKeyPath.coinPath(current: at3, coinType: 60, account: 7, newAccount: false, next: true)
+                == [h(44), h(60), h(7), n(0), n(0)])
+        #expect(
+            try CardKeyPath.coinPath(current: [], coinType: 2, account: nil, newAccount: true, next: false)
+                == [h(44), h(2), h(0), n(0), n(0)])
         #expect(throws: CardPathError.conflictingOptions(first: "new-account", second: "next")) {
             try CardKeyPath.coinPath(current: at3, coinType: 60, account: nil, newAccount: true, next: true)
         }
@@ -80,7 +88,8 @@ final class CardFixture {
     var trace: [APDUTraceRecord] = []
 
     init() throws {
-        session = Session(home: home, environment: ["KCS_VAULT_PASSPHRASE": "pw"], vaultParameters: .insecureForTesting())
+        session = Session(
+            home: home, environment: ["KCS_VAULT_PASSPHRASE": "pw"], vaultParameters: .insecureForTesting())
         host = ScriptedHost(interactive: false, session: session)
         card = try Self.loggedInCard(named: "t", in: home)
         session.card = card
@@ -90,10 +99,12 @@ final class CardFixture {
     /// Simulated card `name` in the kcs home `home`, initialized (PIN 123456, PUK
     /// 987654321098, the default pairing password) and logged in.
     static func loggedInCard(named name: String, in home: String) throws -> CardLink {
-        let card = try CardLink.simulator(named: name, in: (home as NSString).appendingPathComponent("cards"),
-                                          random: SystemRandom())
+        let card = try CardLink.simulator(
+            named: name, in: (home as NSString).appendingPathComponent("cards"),
+            random: SystemRandom())
         let secret = PairingSecret(password: PairingSecret.defaultPassword)
-        try card.commands.initialize(try InitParameters(pin: pin, puk: Secret(utf8: "987654321098"), pairingSecret: secret))
+        try card.commands.initialize(
+            try InitParameters(pin: pin, puk: Secret(utf8: "987654321098"), pairingSecret: secret))
         try card.select()
         try login(card)
         return card
@@ -101,8 +112,9 @@ final class CardFixture {
 
     /// SELECT, PAIR, OPEN SECURE CHANNEL, VERIFY PIN, as `card.login` does.
     static func login(_ card: CardLink) throws {
-        let result = try CardSession(commands: card.commands).open(SessionOptions(
-            pin: pin, pairingSecret: PairingSecret(password: PairingSecret.defaultPassword)))
+        let result = try CardSession(commands: card.commands).open(
+            SessionOptions(
+                pin: pin, pairingSecret: PairingSecret(password: PairingSecret.defaultPassword)))
         card.known.channelOpened(result.pairing)
         card.known.pinChecked(true)
     }
@@ -131,7 +143,10 @@ final class CardFixture {
 
     /// The error id `code` stops with, or nil.
     func errorID(_ code: String) -> String? {
-        do { try run(code); return nil } catch { return error.id }
+        do {
+            try run(code)
+            return nil
+        } catch { return error.id }
     }
 
     /// The software address at `path` of the "legal winner" mnemonic.
@@ -150,7 +165,8 @@ final class CardFixture {
 
     @Test func loadMnemonic_recordsACardKey_andTheCardsAddressesMatchSoftware() throws {
         let f = try CardFixture()
-        let out = try f.lines("""
+        let out = try f.lines(
+            """
             let k = card.load mnemonic "\(CardFixture.legalWinner)" --name kc
             print k.kind, k.storage, k.source, k.path, k.keyUID
             for i in 0..<5 {
@@ -160,7 +176,8 @@ final class CardFixture {
             for row in key.list() { print row.name, row.kind, row.storage }
             """)
         let uid = f.card.instanceUID
-        #expect(out[0] == "CARD card:\(uid) mnemonic m 0xb98373b5f78c88bdd753fe8fc3e3300bc8060d8b723a10ea062ca63554a23e7a")
+        #expect(
+            out[0] == "CARD card:\(uid) mnemonic m 0xb98373b5f78c88bdd753fe8fc3e3300bc8060d8b723a10ea062ca63554a23e7a")
         for i in 0..<5 { #expect(out[1 + i] == (try f.softwareAddress("m/44'/60'/0'/0/\(i)")), "address \(i)") }
         #expect(out[6] == "kc CARD card:\(uid)")
     }
@@ -168,7 +185,8 @@ final class CardFixture {
     @Test func derive_withTheCard_choosesTheShortestSource_andRefusesDepthBeforeSending() throws {
         let f = try CardFixture()
         try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\"\nuse card")
-        let out = try f.lines("""
+        let out = try f.lines(
+            """
             let a = derive "m/44'/60'/0'/0/0"
             print a.source, a.sent, a.address
             let b = derive "m/44'/60'/0'/0/1"
@@ -186,13 +204,15 @@ final class CardFixture {
         #expect(!f.sent.contains { $0.hasPrefix("80 D1") }, "no DERIVE KEY was sent: \(f.sent)")
         #expect(try f.lines("print card.path()") == ["m/44'/60'/0'/0/1/7"])
         // Software derivation with --from is unchanged.
-        #expect(try f.lines("print (derive \"0\" --from (hd.master \"\(CardFixture.legalWinner)\")).path.text") == ["m/0"])
+        #expect(
+            try f.lines("print (derive \"0\" --from (hd.master \"\(CardFixture.legalWinner)\")).path.text") == ["m/0"])
     }
 
     @Test func cardDerive_coinScreen_nextAndNewAccount_andBitcoinAddresses() throws {
         let f = try CardFixture()
         try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\"")
-        let out = try f.lines("""
+        let out = try f.lines(
+            """
             let a = card.derive --coin ETH
             print a.path, a.address
             let b = card.derive --coin ETH --next
@@ -207,14 +227,17 @@ final class CardFixture {
         #expect(out[2] == "m/44'/60'/1'/0/0 1")
         let btc = try ExtendedKey.master(seed: try Mnemonic(phrase: CardFixture.legalWinner).seed())
             .derive(DerivationPath("m/44'/0'/0'/0/0"))
-        #expect(out[3] == "m/44'/0'/0'/0/0 " + (try BitcoinAddress.make(.p2pkh, publicKey: btc.publicKey, network: .bitcoin)))
+        #expect(
+            out[3] == "m/44'/0'/0'/0/0 "
+                + (try BitcoinAddress.make(.p2pkh, publicKey: btc.publicKey, network: .bitcoin)))
     }
 
     @Test func sign_onTheCard_verifiesRecordsAndAlwaysSendsP2Zero() throws {
         let f = try CardFixture()
         try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\" --name kc\nuse card")
         let d = Self.digest
-        let out = try f.lines("""
+        let out = try f.lines(
+            """
             let s = sign \(d)
             print s.key, s.verified, s.signer, len(s.signature), s.v == 27 or s.v == 28, s.checkedAgainst
             let t = sign \(d) --path "m/44'/60'/0'/0/0"
@@ -230,27 +253,35 @@ final class CardFixture {
             print card.path()
             """)
         let master = try ExtendedKey.master(seed: try Mnemonic(phrase: CardFixture.legalWinner).seed())
-        #expect(out[0] == "kc true \(EthereumAddress(publicKey: master.publicKey).checksummed) 65 true the key exported from the card")
+        #expect(
+            out[0]
+                == "kc true \(EthereumAddress(publicKey: master.publicKey).checksummed) 65 true the key exported from the card"
+        )
         #expect(out[1] == "true \(try f.softwareAddress("m/44'/60'/0'/0/0")) m/44'/60'/0'/0/0")
         #expect(out[2] == "m", "derive-and-sign leaves the current path")
         #expect(out[3] == "true \(try f.softwareAddress("m/44'/60'/0'/0/2"))")
         #expect(out[4] == "m/44'/60'/0'/0/2")
         #expect(out[5] == "3 true \(try f.softwareAddress("m/44'/60'/0'/0/2"))")
-        #expect(out[6] == "true \(try f.softwareAddress("m/44'/60'/0'/0/7")) m/44'/60'/0'/0/7", "a relative path is named absolutely")
+        #expect(
+            out[6] == "true \(try f.softwareAddress("m/44'/60'/0'/0/7")) m/44'/60'/0'/0/7",
+            "a relative path is named absolutely")
         #expect(out[7] == "m/44'/60'/0'/0/2")
         let signs = f.sent.filter { $0.hasPrefix("80 C0") }
         #expect(signs.count == 4)
         // P1: current key, derive, derive and make current, derive from the parent (0x40 | 0x01).
         #expect(signs.map { $0.split(separator: " ")[2] } == ["00", "01", "02", "41"], "\(signs)")
-        #expect(signs.allSatisfy { $0.split(separator: " ")[3] == "00" },
-                "SIGN always carries P2 = 00 (later applets read P2 as the algorithm): \(signs)")
+        #expect(
+            signs.allSatisfy { $0.split(separator: " ")[3] == "00" },
+            "SIGN always carries P2 = 00 (later applets read P2 as the algorithm): \(signs)")
     }
 
     /// A body never writes its own name: the interpreter passes it (`CallArguments.command`),
     /// so the error names the command in the dotted and in the namespace form alike.
     @Test func errors_nameTheCommand_inEveryCallForm() throws {
         let f = try CardFixture()
-        for code in ["card.derive --coin ETH --new-account --account 1", "card derive --coin ETH --new-account --account 1"] {
+        for code in [
+            "card.derive --coin ETH --new-account --account 1", "card derive --coin ETH --new-account --account 1",
+        ] {
             do {
                 try f.run(code)
                 Issue.record("\(code) should be refused")
@@ -264,7 +295,8 @@ final class CardFixture {
                 try f.run(code)
                 Issue.record("\(code) should be refused")
             } catch {
-                #expect(error.message.hasPrefix("card.export: the card does not export the master's chain code"), "\(code)")
+                #expect(
+                    error.message.hasPrefix("card.export: the card does not export the master's chain code"), "\(code)")
             }
         }
     }
@@ -274,13 +306,17 @@ final class CardFixture {
         let f = try CardFixture()
         try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\" --name kc\nuse card\nderive \"m/44'/60'/0'/0/0\"")
         f.trace.removeAll()
-        let out = try f.lines("""
+        let out = try f.lines(
+            """
             try { sign \(Self.digest) --path "./1/2/3/4/5/6" } catch e { print e.kind; print e.message }
             print card.path()
             """)
-        #expect(out == ["cardKey.pathTooDeep",
-                        "sign: m/44'/60'/0'/0/0/1/2/3/4/5/6 is 11 levels deep; the card derives at most 10 levels (nothing was sent)",
-                        "m/44'/60'/0'/0/0"])
+        #expect(
+            out == [
+                "cardKey.pathTooDeep",
+                "sign: m/44'/60'/0'/0/0/1/2/3/4/5/6 is 11 levels deep; the card derives at most 10 levels (nothing was sent)",
+                "m/44'/60'/0'/0/0",
+            ])
         #expect(!f.sent.contains { $0.hasPrefix("80 C0") }, "no SIGN was sent: \(f.sent)")
     }
 
@@ -293,8 +329,12 @@ final class CardFixture {
         #expect(f.card.known.pinlessPath?.description == "m/44'/60'/0'/0/0")
         try f.logout()
         f.trace.removeAll()
-        let out = try f.lines("let s = sign \(Self.digest) --pinless\nprint s.key, s.verified, s.signer, s.path, s.checkedAgainst")
-        #expect(out == ["kc true \(try f.softwareAddress("m/44'/60'/0'/0/0")) m/44'/60'/0'/0/0 the PIN-less key recorded by card.pinless"])
+        let out = try f.lines(
+            "let s = sign \(Self.digest) --pinless\nprint s.key, s.verified, s.signer, s.path, s.checkedAgainst")
+        #expect(
+            out == [
+                "kc true \(try f.softwareAddress("m/44'/60'/0'/0/0")) m/44'/60'/0'/0/0 the PIN-less key recorded by card.pinless"
+            ])
         #expect(f.trace.count == 1 && f.trace[0].secure == false && f.sent[0].hasPrefix("80 C0 03 00 20"), "\(f.sent)")
         // Without --pinless the card wants the PIN.
         #expect(f.errorID("use card\nsign \(Self.digest)") == "card.notOpen")
@@ -308,7 +348,8 @@ final class CardFixture {
         let f = try CardFixture()
         try f.run("card.load mnemonic \"\(CardFixture.legalWinner)\"")
         let master = try ExtendedKey.master(seed: try Mnemonic(phrase: CardFixture.legalWinner).seed())
-        let out = try f.lines("""
+        let out = try f.lines(
+            """
             let x = card.export "m/44'/60'/0'" --xpub
             print x.xpub
             let p = card.export "m/43'/60'/1581'/0'/0" --private
@@ -331,7 +372,9 @@ final class CardFixture {
     @Test func keypairWithoutChainCode_signsButCannotDerive() throws {
         let f = try CardFixture()
         let key = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-        let out = try f.lines("let k = card.load keypair \(key) --name raw\nuse card\nprint k.address\nprint (sign \(Self.digest)).signer")
+        let out = try f.lines(
+            "let k = card.load keypair \(key) --name raw\nuse card\nprint k.address\nprint (sign \(Self.digest)).signer"
+        )
         #expect(out == ["0x2c7536E3605D9C16a7a3D7b1898e529396a65c23", "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"])
         #expect(f.errorID("derive \"m/44'/60'/0'/0/0\"") == "cardKey.notExtended")
         #expect(f.errorID("card.load keypair \(key) --chain-code 0x00") == "builtin.outOfRange")
@@ -355,7 +398,10 @@ final class CardFixture {
 
     @Test func cardMnemonic_isASecret_andLoadShowsTheWordsOnce() throws {
         let f = try CardFixture()
-        #expect(try f.lines("let m = card.mnemonic --words 24\nprint type(m), (mnemonic.check $m).words") == ["secret mnemonic 24"])
+        #expect(
+            try f.lines("let m = card.mnemonic --words 24\nprint type(m), (mnemonic.check $m).words") == [
+                "secret mnemonic 24"
+            ])
         let out = try f.lines("let k = card.mnemonic --words 15 --load\nprint k.kind, k.source")
         #expect(out.first?.hasPrefix("Write these 15 words down") == true)
         #expect(out.count == 17 && out[16] == "CARD generated", "\(out)")
@@ -365,7 +411,9 @@ final class CardFixture {
 
     @Test func softwareSigner_keepsItsBehaviour_andRefusesCardOptions() throws {
         let f = try CardFixture()
-        try f.run("import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name soft\nuse key soft")
+        try f.run(
+            "import privkey 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 --name soft\nuse key soft"
+        )
         #expect(try f.lines("print (sign \(Self.digest)).signer") == ["0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"])
         #expect(f.errorID("sign \(Self.digest) --path m/0") == "cardKey.needsCardSigner")
         #expect(f.errorID("derive \"m/0\"") == "builtin.noCurrentKey")
@@ -439,7 +487,8 @@ final class CardFixture {
 
     @Test func unblock_malformedPUKOrNewPIN_usesNoTry_andOneGetStatusIsRead() throws {
         let f = try CardFixture()
-        try f.run("""
+        try f.run(
+            """
             for i in range(2) { try { card.verify "000000" } catch e { } }
             try { card.verify "000000" --force } catch e { }
             """)

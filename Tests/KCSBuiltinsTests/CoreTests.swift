@@ -23,8 +23,9 @@ import Testing
     @Test func str_isOneLine() throws {
         #expect(try Call.run("str", [.int(42)]) == .string("42"))
         #expect(try Call.run("str", [.string("x")]) == .string("x"))
-        #expect(try Call.run("str", [.map(ValueMap([("a", .list([.int(1), .string("b")]))]))])
-            == .string(#"{"a": [1, "b"]}"#))
+        #expect(
+            try Call.run("str", [.map(ValueMap([("a", .list([.int(1), .string("b")]))]))])
+                == .string(#"{"a": [1, "b"]}"#))
         #expect(try Call.run("str", [Call.run("path.parse", [.string("m/44h/0")])]) == .string("m/44'/0"))
     }
 
@@ -55,17 +56,20 @@ import Testing
         #expect(try Call.run("bytes", [.int(258)]) == .bytes([1, 2]))
         #expect(try Call.run("bytes", [.int(0)]) == .bytes([0]))
         #expect(try Call.run("bytes", [.int(1)], [("length", .int(4))]) == .bytes([0, 0, 0, 1]))
-        #expect(Call.message("bytes", [.int(65536)], [("length", .int(2))])
-            == "bytes: the value needs 3 bytes, more than --length 2")
+        #expect(
+            Call.message("bytes", [.int(65536)], [("length", .int(2))])
+                == "bytes: the value needs 3 bytes, more than --length 2")
         #expect(Call.message("bytes", [.string("0xabc")]) == "hex must have an even number of digits, got 3")
     }
 
     @Test func hashes_matchPublishedDigests() throws {
         // FIPS 180-2 "abc"; Keccak-256 of the empty string (Ethereum's empty code hash).
-        #expect(try Call.run("hex", [Call.run("sha256", [.string("abc")])])
-            == .string("0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
-        #expect(try Call.run("hex", [Call.run("keccak256", [.bytes([])])])
-            == .string("0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"))
+        #expect(
+            try Call.run("hex", [Call.run("sha256", [.string("abc")])])
+                == .string("0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+        #expect(
+            try Call.run("hex", [Call.run("keccak256", [.bytes([])])])
+                == .string("0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"))
         #expect(try Call.run("keccak256", [.string("")]) == Call.run("keccak256", [.bytes([])]))
     }
 
@@ -75,8 +79,9 @@ import Testing
         #expect(try Call.run("range", [.int(3), .int(0), .int(-1)]) == .list([.int(3), .int(2), .int(1)]))
         #expect(try Call.run("range", [.int(5), .int(2)]) == .list([]))
         #expect(Call.message("range", [.int(0), .int(5), .int(0)]) == "range: the step must not be 0")
-        #expect(Call.message("range", [.integer(BigInt(1) << 80)])
-            == "range: a range may hold at most 10000000 items, this one holds 1208925819614629174706176")
+        #expect(
+            Call.message("range", [.integer(BigInt(1) << 80)])
+                == "range: a range may hold at most 10000000 items, this one holds 1208925819614629174706176")
     }
 
     @Test func mapsAndLists_helpers() throws {
@@ -88,19 +93,22 @@ import Testing
         #expect(try Call.run("contains", [.string("ethereum"), .string("ther")]) == .bool(true))
         #expect(try Call.run("contains", [.bytes([1, 2, 3]), .bytes([2, 3])]) == .bool(true))
         #expect(try Call.run("contains", [.bytes([1, 2, 3]), .int(4)]) == .bool(false))
-        #expect(Call.message("contains", [.string("abc"), .int(1)])
-            == "contains: argument 2 (item) must be a string, got int")
+        #expect(
+            Call.message("contains", [.string("abc"), .int(1)])
+                == "contains: argument 2 (item) must be a string, got int")
         let list = Value.list([.int(1)])
         #expect(try Call.run("append", [list, .string("x")]) == .list([.int(1), .string("x")]))
     }
 
     @Test func strings_joinSplitUpperLower() throws {
-        #expect(try Call.run("join", [.list([.string("a"), .int(3), .bytes([0xab])]), .string(", ")])
-            == .string("a, 3, 0xab"))
+        #expect(
+            try Call.run("join", [.list([.string("a"), .int(3), .bytes([0xab])]), .string(", ")])
+                == .string("a, 3, 0xab"))
         #expect(try Call.run("join", [.list([.string("a"), .string("b")])]) == .string("a b"))
         #expect(try Call.run("split", [.string("  a b\tc ")]) == .list([.string("a"), .string("b"), .string("c")]))
-        #expect(try Call.run("split", [.string("a,b,,c"), .string(",")])
-            == .list([.string("a"), .string("b"), .string(""), .string("c")]))
+        #expect(
+            try Call.run("split", [.string("a,b,,c"), .string(",")])
+                == .list([.string("a"), .string("b"), .string(""), .string("c")]))
         #expect(try Call.run("split", [.string("ab"), .string("")]) == .list([.string("a"), .string("b")]))
         #expect(try Call.run("upper", [.string("eth")]) == .string("ETH"))
         #expect(try Call.run("lower", [.string("0xABC")]) == .string("0xabc"))

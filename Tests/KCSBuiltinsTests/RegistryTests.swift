@@ -55,11 +55,14 @@ enum Call {
         for b in registry.builtins {
             let (program, diagnostics) = Parser.parse(source: Source(name: b.name, text: b.example), commands: table)
             #expect(diagnostics.isEmpty, "\(b.name): \(b.example) — \(diagnostics)")
-            let uses = program.commands.filter { $0.name == b.name }.map { ($0.arguments.count, $0.options) }
+            let uses =
+                program.commands.filter { $0.name == b.name }.map { ($0.arguments.count, $0.options) }
                 + program.namedCalls.filter { $0.name == b.name }.map { ($0.arguments.count, [CommandOption]()) }
             #expect(!uses.isEmpty, "\(b.name): its example does not use it: \(b.example)")
             for (count, options) in uses {
-                #expect(count <= b.params.count, "\(b.name): \(count) arguments for \(b.params.count) parameters: \(b.example)")
+                #expect(
+                    count <= b.params.count,
+                    "\(b.name): \(count) arguments for \(b.params.count) parameters: \(b.example)")
                 for p in b.params.dropFirst(count) {
                     #expect(p.defaultValue != nil || p.isSecret, "\(b.name): \(p.name) is required: \(b.example)")
                 }
@@ -67,7 +70,8 @@ enum Call {
                     let spec = b.options.first { $0.name == o.name }
                     #expect(spec != nil, "\(b.name): no option --\(o.name): \(b.example)")
                     if let spec {
-                        #expect((spec.type == nil) == (o.value == nil), "\(b.name): --\(o.name) flag/value: \(b.example)")
+                        #expect(
+                            (spec.type == nil) == (o.value == nil), "\(b.name): --\(o.name) flag/value: \(b.example)")
                     }
                 }
             }
@@ -94,14 +98,16 @@ enum Call {
         var text = ""
         for dir in ["examples", "Tests/TranscriptTests", "Tests/KCSRuntimeTests/Cases"] {
             let base = root.appendingPathComponent(dir)
-            let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?
+            let files =
+                FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?
                 .compactMap { $0 as? URL }.filter { $0.pathExtension == "kcs" } ?? []
             for f in files { text += try String(contentsOf: f, encoding: .utf8) + "\n" }
         }
         for b in Builtins.all {
             // `import.mnemonic` may be written `import mnemonic` (namespace word and verb).
             let name = NSRegularExpression.escapedPattern(for: b.name).replacingOccurrences(of: "\\.", with: "[. ]")
-            let used = text.range(of: "(^|[^A-Za-z0-9_.])" + name + "([^A-Za-z0-9_]|$)", options: .regularExpression) != nil
+            let used =
+                text.range(of: "(^|[^A-Za-z0-9_.])" + name + "([^A-Za-z0-9_]|$)", options: .regularExpression) != nil
             #expect(used, "\(b.name) is in no transcript or case")
         }
     }
@@ -117,26 +123,31 @@ enum Call {
 
     @Test func help_showsUsageSummaryAndExample() {
         let help = Builtins.registry().help("derive")
-        #expect(help == """
-            derive PATH [--from FROM] [--trace] [--reveal] [--qr]
-              The HD key at PATH (m/… from a master key, or relative like 0/5) below --from KEY.
-              --from (a hdkey or a secret mnemonic or a secret seed or a secret xprv or a string or bytes)  the key to derive from (a master key for m/… paths), or a mnemonic, seed, xprv or xpub
-              --trace  show each BIP-32 step: HMAC-SHA512 key and data, I_L, I_R, child key, chain code, xprv/xpub
-              --reveal  with --trace, show the private values instead of masking them
-              --qr  show the address as a QR code
-              example: let key = derive "m/44'/60'/0'/0/0" --from $root
-            """)
+        #expect(
+            help == """
+                derive PATH [--from FROM] [--trace] [--reveal] [--qr]
+                  The HD key at PATH (m/… from a master key, or relative like 0/5) below --from KEY.
+                  --from (a hdkey or a secret mnemonic or a secret seed or a secret xprv or a string or bytes)  the key to derive from (a master key for m/… paths), or a mnemonic, seed, xprv or xpub
+                  --trace  show each BIP-32 step: HMAC-SHA512 key and data, I_L, I_R, child key, chain code, xprv/xpub
+                  --reveal  with --trace, show the private values instead of masking them
+                  --qr  show the address as a QR code
+                  example: let key = derive "m/44'/60'/0'/0/0" --from $root
+                """)
     }
 
     @Test func wrongType_isTheArgumentErrorText() {
-        #expect(Call.message("len", [.int(5)])
-            == "len: argument 1 (value) must be a string or bytes or a list or a map, got int")
-        #expect(Call.message("derive", [.int(5)])
-            == "derive: argument 1 (path) must be a string or a path, got int")
-        #expect(Call.message("address", [.string("0x00")])
-            == "address: argument 1 (key) must be a hdkey, got string")
-        #expect(Call.message("mnemonic.generate", [], [("words", .string("12"))])
-            == "mnemonic.generate: option --words must be an int, got string")
+        #expect(
+            Call.message("len", [.int(5)])
+                == "len: argument 1 (value) must be a string or bytes or a list or a map, got int")
+        #expect(
+            Call.message("derive", [.int(5)])
+                == "derive: argument 1 (path) must be a string or a path, got int")
+        #expect(
+            Call.message("address", [.string("0x00")])
+                == "address: argument 1 (key) must be a hdkey, got string")
+        #expect(
+            Call.message("mnemonic.generate", [], [("words", .string("12"))])
+                == "mnemonic.generate: option --words must be an int, got string")
         #expect(Call.message("upper", []) == "upper: argument 1 (text) is missing; expected a string")
     }
 }

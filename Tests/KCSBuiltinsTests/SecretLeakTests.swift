@@ -11,8 +11,10 @@ import WalletCore
     /// The renderings of `v`: text, JSON, `str`, inside a list and a map, its fields, and
     /// the Swift descriptions a debugging session would print.
     func renderings(_ v: Value) throws -> [String] {
-        var out = [v.text, v.json, Value.list([v]).text, Value.map(ValueMap([("k", v)])).text,
-                   String(describing: v), String(reflecting: v)]
+        var out = [
+            v.text, v.json, Value.list([v]).text, Value.map(ValueMap([("k", v)])).text,
+            String(describing: v), String(reflecting: v),
+        ]
         out.append(try Call.run("str", [v]).text)
         if case .domain(let d) = v {
             out.append(d.text)
@@ -21,19 +23,22 @@ import WalletCore
         return out
     }
 
-    @Test(arguments: [Vectors.abandon, Vectors.hardhat, "legal winner thank year wave sausage worth useful legal winner thank yellow"])
+    @Test(arguments: [
+        Vectors.abandon, Vectors.hardhat, "legal winner thank year wave sausage worth useful legal winner thank yellow",
+    ])
     func walletValues_neverRenderSecrets(phrase: String) throws {
         let mnemonic = try Mnemonic(phrase: phrase)
         let words = Set(phrase.split(separator: " ").map(String.init))
         let seed = mnemonic.seed()
         let root = try ExtendedKey.master(seed: seed)
         let leaf = try root.derive("m/44'/60'/0'/0/0")
-        let forbidden: [String] = Array(words) + [
-            seed.withUnsafeBytes { Hex.encode($0) },
-            try root.serialized(.xprv), try leaf.serialized(.xprv),
-            root.privateKey!.secret.withUnsafeBytes { Hex.encode($0) },
-            leaf.privateKey!.secret.withUnsafeBytes { Hex.encode($0) },
-        ]
+        let forbidden: [String] =
+            Array(words) + [
+                seed.withUnsafeBytes { Hex.encode($0) },
+                try root.serialized(.xprv), try leaf.serialized(.xprv),
+                root.privateKey!.secret.withUnsafeBytes { Hex.encode($0) },
+                leaf.privateKey!.secret.withUnsafeBytes { Hex.encode($0) },
+            ]
 
         let m = Value.mnemonic(mnemonic)
         let rootValue = try Call.run("hd.master", [m])
@@ -56,7 +61,8 @@ import WalletCore
                 let lower = text.lowercased()
                 for secret in forbidden {
                     // Words are matched as words: "test" must not appear as a word, but may be part of one.
-                    let leaked = words.contains(secret)
+                    let leaked =
+                        words.contains(secret)
                         ? lower.split(whereSeparator: { !$0.isLetter }).contains { $0 == Substring(secret) }
                         : lower.contains(secret.lowercased())
                     #expect(!leaked, "\(value.typeName) rendering leaks a secret")

@@ -62,7 +62,8 @@ final class TestClock: @unchecked Sendable {
 
     func session(_ env: [String: String] = [:]) -> Session {
         let c = clock
-        return Session(home: home, environment: ProcessEnvironment(env), clock: { c.now }, vaultParameters: .insecureForTesting())
+        return Session(
+            home: home, environment: ProcessEnvironment(env), clock: { c.now }, vaultParameters: .insecureForTesting())
     }
 
     func run(_ code: String, _ host: ScriptedHost) throws(RuntimeError) -> Value {
@@ -158,7 +159,8 @@ final class TestClock: @unchecked Sendable {
     }
 
     static let privateKey = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-    static let mnemonic = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let mnemonic =
+        "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
 
     @Test func passphrasePromptEnded_cancelsAndCreatesNothing() throws {
         defer { try? FileManager.default.removeItem(atPath: home) }
@@ -178,21 +180,25 @@ final class TestClock: @unchecked Sendable {
         let host = ScriptedHost(interactive: false, session: session(["KCS_VAULT_PASSPHRASE_FILE": file]))
         let error = failure("import privkey \(Self.privateKey)", host)
         #expect(error?.id == "session.passphraseFileUnreadable")
-        #expect(error?.message == "import.privkey: cannot read the passphrase file \(file) named by KCS_VAULT_PASSPHRASE_FILE")
+        #expect(
+            error?.message
+                == "import.privkey: cannot read the passphrase file \(file) named by KCS_VAULT_PASSPHRASE_FILE")
         #expect(try host.session.store().keyCount() == 0)
     }
 
     @Test func changePassphrase_wrongOldOrDifferingNew_keepsTheOldPassphrase() throws {
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let host = ScriptedHost(interactive: true, secrets: ["pw", "pw", "wrong", "new", "new", "pw", "new", "other"],
-                                session: session())
+        let host = ScriptedHost(
+            interactive: true, secrets: ["pw", "pw", "wrong", "new", "new", "pw", "new", "other"],
+            session: session())
         _ = try run("import privkey \(Self.privateKey) --name a", host)
         #expect(failure("vault.change-passphrase", host)?.id == "store.wrongPassphrase")
         #expect(failure("vault.change-passphrase", host)?.id == "session.passphrasesDiffer")
-        #expect(Array(host.prompts.suffix(6)) == [
-            "current vault passphrase: ", "new vault passphrase: ", "the new passphrase again: ",
-            "current vault passphrase: ", "new vault passphrase: ", "the new passphrase again: ",
-        ])
+        #expect(
+            Array(host.prompts.suffix(6)) == [
+                "current vault passphrase: ", "new vault passphrase: ", "the new passphrase again: ",
+                "current vault passphrase: ", "new vault passphrase: ", "the new passphrase again: ",
+            ])
         let store = try host.session.store()
         store.lock()
         try store.unlock(passphrase: Secret(utf8: "pw"))
@@ -204,8 +210,11 @@ final class TestClock: @unchecked Sendable {
         let host = ScriptedHost(interactive: true, secrets: ["pw", "pw"], answers: ["nope"], session: session())
         let error = failure("key.generate --type hd --name w", host)
         #expect(error?.id == "key.backupWordWrong")
-        #expect(error.map { $0.message.hasPrefix("key.generate: word #")
-            && $0.message.hasSuffix(" does not match; nothing was stored, write the words down and try again") } == true,
+        #expect(
+            error.map {
+                $0.message.hasPrefix("key.generate: word #")
+                    && $0.message.hasSuffix(" does not match; nothing was stored, write the words down and try again")
+            } == true,
             "\(String(describing: error))")
         #expect(host.output.contains("Write these 12 words down, in order; they are shown only now:"))
         #expect(host.prompts.last?.hasPrefix("word #") == true, "\(host.prompts)")
@@ -231,7 +240,8 @@ final class TestClock: @unchecked Sendable {
     @Test func badOptionsAndMissingSigner_areRefusedWithoutChanges() throws {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let host = ScriptedHost(interactive: false, session: session())
-        _ = try run("""
+        _ = try run(
+            """
             import address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 --name a
             import address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23 --name b
             """, host)
@@ -239,10 +249,13 @@ final class TestClock: @unchecked Sendable {
         #expect(failure("key.move a --up --to 2", host)?.id == "key.moveNeedsOneOption")
         _ = try run("key.move b --up", host)
         #expect(try host.session.store().keys().map(\.name) == ["b", "a"])
-        let xprv = "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi"
+        let xprv =
+            "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi"
         #expect(failure("import xpub \"\(xprv)\"", host)?.id == "key.privateWhereWatchOnly")
-        #expect(failure("sign 0x" + String(repeating: "11", count: 32), host)?.message
-                == "sign: no active key; choose one with `use key NAME` or `use card` (a logged-in Keycard), or pass --key NAME (a stored key) or --key VALUE (an HD key, a private key as 0x…, a WIF or an xprv)")
+        #expect(
+            failure("sign 0x" + String(repeating: "11", count: 32), host)?.message
+                == "sign: no active key; choose one with `use key NAME` or `use card` (a logged-in Keycard), or pass --key NAME (a stored key) or --key VALUE (an HD key, a private key as 0x…, a WIF or an xprv)"
+        )
         #expect(failure("history --kind bogus", host)?.id == "builtin.badChoice")
         #expect(try host.session.store().keyCount() == 2)
     }
@@ -277,20 +290,22 @@ final class TestClock: @unchecked Sendable {
         let host = ScriptedHost(interactive: false, session: session(["KCS_VAULT_PASSPHRASE": "pw"]))
         _ = try run("import address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 --name cold", host)
         #expect(session().startupNotice() == nil, "nothing to say")
-        _ = try run("""
+        _ = try run(
+            """
             import privkey \(Self.privateKey) --name hot
             try { key.rotate hot --successor next } catch e { }
             key.flag cold --exposed
             """, host)
         try host.session.store().setSetting(Session.maxAgeSetting, to: "1")
         clock.advance(2 * 86_400)
-        #expect(session().startupNotice() == """
-            1 key rotation was interrupted:
-              #1 hot (successor-created): rotation.resume 1 or rotation.rollback 1
-            3 keys need rotation (key.rotate NAME):
-              cold: flagged as exposed
-              hot: older than 1 day; imported from a raw private key
-              next: older than 1 day
-            """)
+        #expect(
+            session().startupNotice() == """
+                1 key rotation was interrupted:
+                  #1 hot (successor-created): rotation.resume 1 or rotation.rollback 1
+                3 keys need rotation (key.rotate NAME):
+                  cold: flagged as exposed
+                  hot: older than 1 day; imported from a raw private key
+                  next: older than 1 day
+                """)
     }
 }

@@ -7,12 +7,14 @@ import Testing
 
 /// One builtin that fails naming itself only through `args.command`.
 private let named = BuiltinRegistry([
-    Builtin("keystore.load", params: [ParamSpec("file", .string)], summary: "Load a keystore.",
-            example: "keystore load wallet.json") { args in
+    Builtin(
+        "keystore.load", params: [ParamSpec("file", .string)], summary: "Load a keystore.",
+        example: "keystore load wallet.json"
+    ) { args in
         guard case .string(let file) = args["file"] else { return .null }
         if file == "name" { return .string(args.command) }
         throw ToyError(id: "toy.unreadable", description: "\(args.command): cannot read \(file)")
-    },
+    }
 ])
 
 @Suite struct CommandNameTests {

@@ -50,7 +50,9 @@ struct InterpreterCaseTests {
         let source = Source(name: path, text: text)
         let (program, diagnostics) = interpreter.parse(source)
         if let expectedParseError {
-            #expect(diagnostics.first?.id == expectedParseError, "\(DiagnosticRenderer.render(diagnostics, source: source))")
+            #expect(
+                diagnostics.first?.id == expectedParseError, "\(DiagnosticRenderer.render(diagnostics, source: source))"
+            )
             return
         }
         guard diagnostics.isEmpty else {
@@ -66,8 +68,9 @@ struct InterpreterCaseTests {
         #expect(output == expectedLines, "\(path): output differs")
         if let expectedRuntimeError {
             if let caught {
-                #expect(caught.id == expectedRuntimeError || caught.message == expectedRuntimeError,
-                        "\(path): expected \(expectedRuntimeError), got:\n\(caught.rendered)")
+                #expect(
+                    caught.id == expectedRuntimeError || caught.message == expectedRuntimeError,
+                    "\(path): expected \(expectedRuntimeError), got:\n\(caught.rendered)")
             } else {
                 Issue.record("\(path): expected runtime error \(expectedRuntimeError), but the run succeeded")
             }

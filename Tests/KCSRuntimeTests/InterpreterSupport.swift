@@ -88,40 +88,55 @@ let toyRegistry = BuiltinRegistry([
     Builtin("type", params: [ParamSpec("value", .any)], summary: "Type name.", example: "type(x)") { args in
         .string(args["value"]!.typeName)
     },
-    Builtin("fail", params: [ParamSpec("id", .string), ParamSpec("message", .string)], summary: "Fail.",
-            example: "fail(\"x\", \"y\")") { args in
+    Builtin(
+        "fail", params: [ParamSpec("id", .string), ParamSpec("message", .string)], summary: "Fail.",
+        example: "fail(\"x\", \"y\")"
+    ) { args in
         guard case .string(let id) = args["id"], case .string(let m) = args["message"] else { return .null }
         throw ToyError(id: id, description: m)
     },
-    Builtin("string.upper", params: [ParamSpec("s", .string)], summary: "Upper case.", example: "string.upper(\"a\")") { args in
+    Builtin("string.upper", params: [ParamSpec("s", .string)], summary: "Upper case.", example: "string.upper(\"a\")") {
+        args in
         guard case .string(let s) = args["s"] else { return .null }
         return .string(s.uppercased())
     },
-    Builtin("derive", params: [ParamSpec("path", .string)], summary: "Derive a key.", example: "derive \"m/0\"") { args in
+    Builtin("derive", params: [ParamSpec("path", .string)], summary: "Derive a key.", example: "derive \"m/0\"") {
+        args in
         guard case .string(let p) = args["path"] else { return .null }
         return .domain(ToyKey(path: p))
     },
     Builtin("card.pair", summary: "Pair.", example: "card.pair") { _ in .string("paired") },
-    Builtin("card.verifyPIN", params: [ParamSpec("pin", .secret("PIN"), secret: true)], summary: "Verify the PIN.",
-            example: "card.verifyPIN") { args in
+    Builtin(
+        "card.verifyPIN", params: [ParamSpec("pin", .secret("PIN"), secret: true)], summary: "Verify the PIN.",
+        example: "card.verifyPIN"
+    ) { args in
         guard case .secret(let s) = args["pin"] else { return .null }
         return .string("verified \(s.redacted) of \(s.payload.byteCount) bytes")
     },
-    Builtin("keystore.load", params: [ParamSpec("file", .string)],
-            options: [OptionSpec("password", .string, "password"), OptionSpec("force", nil, "overwrite")],
-            summary: "Load a keystore.", example: "keystore load wallet.json") { args in
-        .map(ValueMap([("file", args["file"]!), ("password", args.options["password"] ?? .null),
-                       ("force", .bool(args.flag("force")))]))
+    Builtin(
+        "keystore.load", params: [ParamSpec("file", .string)],
+        options: [OptionSpec("password", .string, "password"), OptionSpec("force", nil, "overwrite")],
+        summary: "Load a keystore.", example: "keystore load wallet.json"
+    ) { args in
+        .map(
+            ValueMap([
+                ("file", args["file"]!), ("password", args.options["password"] ?? .null),
+                ("force", .bool(args.flag("force"))),
+            ]))
     },
-    Builtin("keystore.change-password", options: [OptionSpec("force", nil, "without asking")],
-            summary: "Change a password.", example: "keystore change-password") { args in
+    Builtin(
+        "keystore.change-password", options: [OptionSpec("force", nil, "without asking")],
+        summary: "Change a password.", example: "keystore change-password"
+    ) { args in
         .string("changed, force \(args.flag("force"))")
     },
 ])
 
 /// Parses and runs `text` as one program; returns the output, or the rendered error after it.
-func runScript(_ text: String, name: String = "test.kcs", host: BufferHost = BufferHost(),
-               interpreter: Interpreter? = nil) -> (output: String, error: RuntimeError?) {
+func runScript(
+    _ text: String, name: String = "test.kcs", host: BufferHost = BufferHost(),
+    interpreter: Interpreter? = nil
+) -> (output: String, error: RuntimeError?) {
     let interp = interpreter ?? Interpreter(registry: toyRegistry, host: host, nativeStackBudget: 256 << 20)
     let source = Source(name: name, text: text)
     let (program, diagnostics) = interp.parse(source)
@@ -141,7 +156,10 @@ func runScript(_ text: String, name: String = "test.kcs", host: BufferHost = Buf
 func onLargeStack<T>(_ body: @escaping () -> T) -> T {
     let box = LargeStackBox<T>()
     box.body = body
-    let thread = Thread { box.result = box.body!(); box.done.signal() }
+    let thread = Thread {
+        box.result = box.body!()
+        box.done.signal()
+    }
     thread.stackSize = 512 << 20
     thread.start()
     box.done.wait()

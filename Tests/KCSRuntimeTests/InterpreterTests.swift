@@ -18,27 +18,29 @@ struct InterpreterTests {
             """
         let (output, error) = onLargeStack { runScript(script, name: "demo.kcs") }
         #expect(output == "")
-        #expect(error?.rendered == """
-            demo.kcs:2:12: error: division by zero
-              2 |     return a / b
-                |            ^~~~~
-              at ratio (demo.kcs:5:20)
-              at report (demo.kcs:7:1)
+        #expect(
+            error?.rendered == """
+                demo.kcs:2:12: error: division by zero
+                  2 |     return a / b
+                    |            ^~~~~
+                  at ratio (demo.kcs:5:20)
+                  at report (demo.kcs:7:1)
 
-            """)
+                """)
     }
 
     @Test func errorInModule_namesModuleFileAndUseFrame() {
         let host = BufferHost()
         host.modules["lib"] = "def half(x) {\n    return x / 0\n}\n"
         let (_, error) = runScript("use \"lib\"\nlet h = half(3)\n", name: "main.kcs", host: host)
-        #expect(error?.rendered == """
-            lib.kcs:2:12: error: division by zero
-              2 |     return x / 0
-                |            ^~~~~
-              at half (main.kcs:2:9)
+        #expect(
+            error?.rendered == """
+                lib.kcs:2:12: error: division by zero
+                  2 |     return x / 0
+                    |            ^~~~~
+                  at half (main.kcs:2:9)
 
-            """)
+                """)
         host.modules["bad"] = "let x = (\n"
         let (_, parseError) = runScript("use \"bad\"", name: "main.kcs", host: host)
         #expect(parseError?.id == "parse.unexpectedEndOfInput")
@@ -49,18 +51,19 @@ struct InterpreterTests {
         let (_, error) = onLargeStack { runScript("def f(n) { return f(n + 1) }\nf(0)\n", name: "r.kcs") }
         #expect(error?.id == "runtime.recursionLimit")
         #expect(error?.frames.count == 1000)
-        #expect(error?.rendered == """
-            r.kcs:1:19: error: recursion deeper than 1000 calls
-              1 | def f(n) { return f(n + 1) }
-                |                   ^~~~~~~~
-              hint: check that the recursion has a base case
-              at f (r.kcs:1:19)
-              at f (r.kcs:1:19)
-              at f (r.kcs:1:19)
-              … 996 more frames like the one above
-              at f (r.kcs:2:1)
+        #expect(
+            error?.rendered == """
+                r.kcs:1:19: error: recursion deeper than 1000 calls
+                  1 | def f(n) { return f(n + 1) }
+                    |                   ^~~~~~~~
+                  hint: check that the recursion has a base case
+                  at f (r.kcs:1:19)
+                  at f (r.kcs:1:19)
+                  at f (r.kcs:1:19)
+                  … 996 more frames like the one above
+                  at f (r.kcs:2:1)
 
-            """)
+                """)
     }
 
     @Test func nativeStackBudget_turnsDeepRecursionIntoAnError() {
@@ -73,23 +76,25 @@ struct InterpreterTests {
 
     @Test func unknownCommand_hintsNearestName() {
         let (_, error) = runScript("card.pari\n", name: "c.kcs")
-        #expect(error?.rendered == """
-            c.kcs:1:1: error: unknown command `card.pari`
-              1 | card.pari
-                | ^~~~~~~~~
-              hint: did you mean `card.pair`?
+        #expect(
+            error?.rendered == """
+                c.kcs:1:1: error: unknown command `card.pari`
+                  1 | card.pari
+                    | ^~~~~~~~~
+                  hint: did you mean `card.pair`?
 
-            """)
+                """)
     }
 
     @Test func argumentTypeError_pointsAtTheArgument() {
         let (_, error) = runScript("keystore load 42 --force\n", name: "k.kcs")
-        #expect(error?.rendered == """
-            k.kcs:1:15: error: keystore.load: argument 1 (file) must be a string, got int
-              1 | keystore load 42 --force
-                |               ^~
+        #expect(
+            error?.rendered == """
+                k.kcs:1:15: error: keystore.load: argument 1 (file) must be a string, got int
+                  1 | keystore load 42 --force
+                    |               ^~
 
-            """)
+                """)
     }
 
     @Test func repl_keepsGlobalsAndUnderscoreAcrossRuns() throws {
@@ -127,7 +132,10 @@ struct InterpreterTests {
         // Cancelled at the terminal: the same error as in batch.
         let (_, cancelled) = runScript("card.verifyPIN\n", host: host)
         #expect(cancelled?.id == "runtime.secretNotSupplied")
-        #expect(cancelled?.rendered.contains("hint: pass it as an argument, from the environment: `(env \"NAME\" --secret KIND)`, or from a file: `(file.read \"PATH\" --secret KIND)`") == true)
+        #expect(
+            cancelled?.rendered.contains(
+                "hint: pass it as an argument, from the environment: `(env \"NAME\" --secret KIND)`, or from a file: `(file.read \"PATH\" --secret KIND)`"
+            ) == true)
     }
 
     @Test func use_loadsEachModuleOnce() {
@@ -149,15 +157,16 @@ struct InterpreterTests {
     @Test func caughtError_isARecordWithPosition() {
         let (output, error) = runScript("try { [1][2] } catch e { print e }\n", name: "t.kcs")
         #expect(error == nil)
-        #expect(output == """
-            kind      runtime.indexOutOfRange
-            message   index 2 is out of range for length 1
-            file      t.kcs
-            line      1
-            column    11
-            position  t.kcs:1:11
-            hint      nil
+        #expect(
+            output == """
+                kind      runtime.indexOutOfRange
+                message   index 2 is out of range for length 1
+                file      t.kcs
+                line      1
+                column    11
+                position  t.kcs:1:11
+                hint      nil
 
-            """)
+                """)
     }
 }

@@ -45,22 +45,29 @@ struct ValueTests {
     @Test func text_scalarsListsAndMaps() {
         #expect(Value.null.text == "nil")
         #expect(Value.string("hi").text == "hi")
-        #expect(Value.list([.string("a\"b"), .int(1), .bytes([0xab, 0x01]), .bool(true)]).text == "[\"a\\\"b\", 1, 0xab01, true]")
+        #expect(
+            Value.list([.string("a\"b"), .int(1), .bytes([0xab, 0x01]), .bool(true)]).text
+                == "[\"a\\\"b\", 1, 0xab01, true]")
         let m = Value.map(ValueMap([("address", .string("0xabc")), ("index", .int(0))]))
         #expect(m.text == "address  0xabc\nindex    0")
     }
 
     @Test func text_listOfRecords_isAnAlignedTable() {
-        let rows = Value.list([.domain(TestRecord(name: "metamask", index: 0)), .domain(TestRecord(name: "ledger-live", index: 12))])
+        let rows = Value.list([
+            .domain(TestRecord(name: "metamask", index: 0)), .domain(TestRecord(name: "ledger-live", index: 12)),
+        ])
         #expect(rows.text == "name         index\nmetamask     0\nledger-live  12")
         // Records with different fields: every field is a column, a missing one an empty cell.
-        let mixed = Value.list([.map(ValueMap([("name", .string("m")), ("xpub", .string("xpub6…"))])),
-                                .map(ValueMap([("name", .string("m-0")), ("path", .string("m/0"))]))])
+        let mixed = Value.list([
+            .map(ValueMap([("name", .string("m")), ("xpub", .string("xpub6…"))])),
+            .map(ValueMap([("name", .string("m-0")), ("path", .string("m/0"))])),
+        ])
         #expect(mixed.text == "name  xpub    path\nm     xpub6…\nm-0           m/0")
     }
 
     @Test func json_keepsOrderAndBigIntegersExact() {
-        let m = Value.map(ValueMap([("z", .int(1)), ("a", .list([.null, .bool(false)])), ("wei", .integer(BigInt(10).power(21)))]))
+        let m = Value.map(
+            ValueMap([("z", .int(1)), ("a", .list([.null, .bool(false)])), ("wei", .integer(BigInt(10).power(21)))]))
         #expect(m.json == "{\"z\":1,\"a\":[null,false],\"wei\":\"1000000000000000000000\"}")
         #expect(Value.int(Value.maxSafeJSONInteger).json == "9007199254740991")
         #expect(Value.int(Value.maxSafeJSONInteger + 1).json == "\"9007199254740992\"")

@@ -1,7 +1,7 @@
+import KCSSyntax
 // Diagnostics: several errors in one pass, exact rendering, incomplete input, and checks the
 // parser makes itself (loops, functions, assignment targets).
 import Testing
-import KCSSyntax
 
 @Suite("Diagnostics")
 struct DiagnosticTests {
@@ -15,45 +15,48 @@ struct DiagnosticTests {
             let b = 0xabc + 1
             print "x" +
             """
-        #expect(rendered(text) == """
-            test.kcs:1:5: error: expected a variable name, found `=`
-              1 | let = 5
-                |     ^
-            test.kcs:2:9: error: expected end of statement, found integer `2`
-              2 | print 1 2
-                |         ^
-            test.kcs:4:5: error: expected an expression, found `)`
-              4 | x = )
-                |     ^
-            test.kcs:5:16: error: expected an expression, found `}`
-              5 | if y { print ( }
-                |                ^
-            test.kcs:6:9: error: hex bytes need an even number of digits, got 3
-              6 | let b = 0xabc + 1
-                |         ^~~~~
-              hint: each byte is two hex digits, e.g. `0x0a` rather than `0xa`
-            test.kcs:7:12: error: unexpected end of input, expected an expression
-              7 | print "x" +
-                |            ^
+        #expect(
+            rendered(text) == """
+                test.kcs:1:5: error: expected a variable name, found `=`
+                  1 | let = 5
+                    |     ^
+                test.kcs:2:9: error: expected end of statement, found integer `2`
+                  2 | print 1 2
+                    |         ^
+                test.kcs:4:5: error: expected an expression, found `)`
+                  4 | x = )
+                    |     ^
+                test.kcs:5:16: error: expected an expression, found `}`
+                  5 | if y { print ( }
+                    |                ^
+                test.kcs:6:9: error: hex bytes need an even number of digits, got 3
+                  6 | let b = 0xabc + 1
+                    |         ^~~~~
+                  hint: each byte is two hex digits, e.g. `0x0a` rather than `0xa`
+                test.kcs:7:12: error: unexpected end of input, expected an expression
+                  7 | print "x" +
+                    |            ^
 
-            """)
+                """)
         // The good statement survives, and so does the `if` whose inner statement failed.
         #expect(parse(text).program.statements.count == 2)
     }
 
     @Test func caret_underTabsAndWideSpans() {
-        #expect(rendered("\tprint 1 +* 2") == """
-            test.kcs:1:11: error: expected an expression, found `*`
-              1 | \tprint 1 +* 2
-                | \t         ^
+        #expect(
+            rendered("\tprint 1 +* 2") == """
+                test.kcs:1:11: error: expected an expression, found `*`
+                  1 | \tprint 1 +* 2
+                    | \t         ^
 
-            """)
-        #expect(rendered("x = \"é\" + @") == """
-            test.kcs:1:11: error: unexpected character `@`
-              1 | x = "é" + @
-                |           ^
+                """)
+        #expect(
+            rendered("x = \"é\" + @") == """
+                test.kcs:1:11: error: unexpected character `@`
+                  1 | x = "é" + @
+                    |           ^
 
-            """)
+                """)
     }
 
     @Test(arguments: [
@@ -79,25 +82,27 @@ struct DiagnosticTests {
     }
 
     @Test func invalidTargets_duplicateParameters_interpolatedUse() {
-        #expect(rendered("f(x) = 1") == """
-            test.kcs:1:1: error: cannot assign to this expression
-              1 | f(x) = 1
-                | ^~~~
-              hint: assign to a name (`x`), a field (`x.f`) or an element (`x[i]`)
+        #expect(
+            rendered("f(x) = 1") == """
+                test.kcs:1:1: error: cannot assign to this expression
+                  1 | f(x) = 1
+                    | ^~~~
+                  hint: assign to a name (`x`), a field (`x.f`) or an element (`x[i]`)
 
-            """)
+                """)
         #expect(parse("def f(a, a) { }").diagnostics.map(\.id) == ["parse.duplicateParameter"])
         #expect(parse("use \"a{b}\"").diagnostics.map(\.id) == ["parse.interpolatedUse"])
     }
 
     @Test func namespaceWithoutVerb_isReportedWithHint() {
-        #expect(rendered("let k = keystore") == """
-            test.kcs:1:9: error: expected a command name after `keystore`
-              1 | let k = keystore
-                |         ^~~~~~~~
-              hint: write `keystore.verb` or `keystore verb`
+        #expect(
+            rendered("let k = keystore") == """
+                test.kcs:1:9: error: expected a command name after `keystore`
+                  1 | let k = keystore
+                    |         ^~~~~~~~
+                  hint: write `keystore.verb` or `keystore verb`
 
-            """)
+                """)
     }
 
     @Test func elseOnNextLine_isAStrayElse() {

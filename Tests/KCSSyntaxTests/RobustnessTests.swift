@@ -3,8 +3,8 @@
 // time limit (and the libFuzzer run's 2 s per input, `make fuzz`); how fast parsing is belongs
 // to the benchmarks, not to a wall-clock check that a busy machine can fail.
 import Foundation
-import Testing
 import KCSSyntax
+import Testing
 
 /// SplitMix64: tiny, seedable, good enough to generate inputs.
 struct SplitMix64: RandomNumberGenerator {
@@ -42,7 +42,8 @@ struct RobustnessTests {
         for i in 0..<2_000 {
             let length = Int.random(in: 0...120, using: &rng)
             let bytes = (0..<length).map { _ in
-                Bool.random(using: &rng) ? interesting.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng)
+                Bool.random(using: &rng)
+                    ? interesting.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng)
             }
             exercise(Source(name: "r\(i)", bytes: bytes), label: "bytes #\(i)")
         }

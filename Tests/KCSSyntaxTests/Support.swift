@@ -3,7 +3,10 @@ import KCSSyntax
 
 /// A toy command table shaped like the real builtins (the syntax layer knows no wallet).
 let demoCommands = CommandTable(
-    commands: ["card.pair", "card.status", "card.verifyPIN", "derive", "sign", "import.mnemonic", "keystore.load", "keystore.list"])
+    commands: [
+        "card.pair", "card.status", "card.verifyPIN", "derive", "sign", "import.mnemonic", "keystore.load",
+        "keystore.list",
+    ])
 
 /// Parses `text` as `test.kcs` with the demo commands.
 func parse(_ text: String, commands: CommandTable = demoCommands) -> (program: Program, diagnostics: [Diagnostic]) {

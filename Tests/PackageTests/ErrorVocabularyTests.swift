@@ -10,8 +10,10 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
     .deletingLastPathComponent()
 
 /// The modules whose errors builtins may throw.
-private let modules = ["WalletCrypto", "WalletCore", "CardProtocol", "CardSimulator", "CardPCSC", "WalletStore", "EthRPC", "WalletSession",
-                       "KCSBuiltins"]
+private let modules = [
+    "WalletCrypto", "WalletCore", "CardProtocol", "CardSimulator", "CardPCSC", "WalletStore", "EthRPC", "WalletSession",
+    "KCSBuiltins",
+]
 
 /// Plain `Error` types that never leave their module, each with where it is caught.
 private let internalErrors: Set<String> = [
@@ -25,12 +27,14 @@ struct ErrorVocabularyTests {
     @Test func everyErrorTypeUnderTheBuiltins_isAWalletError() throws {
         // `enum X: A, Error, B {` or `extension X: Error` — `Error` as a word of the inheritance list.
         let declaration = try NSRegularExpression(
-            pattern: #"^\s*(?:(?:public|internal|private|fileprivate|package|indirect|final)\s+)*(?:enum|struct|class|actor|extension)\s+([A-Za-z_][A-Za-z0-9_.]*)\s*:([^{]*)\{"#,
+            pattern:
+                #"^\s*(?:(?:public|internal|private|fileprivate|package|indirect|final)\s+)*(?:enum|struct|class|actor|extension)\s+([A-Za-z_][A-Za-z0-9_.]*)\s*:([^{]*)\{"#,
             options: .anchorsMatchLines)
         var found: Set<String> = []
         for module in modules {
             let dir = root.appendingPathComponent("Sources/\(module)")
-            let files = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)?
+            let files =
+                FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)?
                 .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
             #expect(!files.isEmpty, "no sources in \(module)")
             for file in files {
@@ -46,10 +50,13 @@ struct ErrorVocabularyTests {
             }
         }
         let unexpected = found.subtracting(internalErrors)
-        #expect(unexpected.isEmpty, """
+        #expect(
+            unexpected.isEmpty,
+            """
             error types that would reach scripts as runtime.builtinFailed: \(unexpected.sorted()); \
             conform them to WalletError (an id, a sentence, an exit class)
             """)
-        #expect(internalErrors.subtracting(found).isEmpty, "stale entries: \(internalErrors.subtracting(found).sorted())")
+        #expect(
+            internalErrors.subtracting(found).isEmpty, "stale entries: \(internalErrors.subtracting(found).sorted())")
     }
 }

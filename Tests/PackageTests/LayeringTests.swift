@@ -31,7 +31,14 @@ private let moduleTable: [(module: String, imports: Set<String>?)] = {
         if mayImport.contains("system library") {
             rows.append((module, nil))
         } else {
-            rows.append((module, Set(mayImport.split(separator: ",").map { $0.trimmingCharacters(in: unquote) }.filter { !$0.isEmpty })))
+            rows.append(
+                (
+                    module,
+                    Set(
+                        mayImport.split(separator: ",").map { $0.trimmingCharacters(in: unquote) }.filter {
+                            !$0.isEmpty
+                        })
+                ))
         }
     }
     return rows
@@ -49,7 +56,8 @@ private let systemLibraries = Set(moduleTable.filter { $0.imports == nil }.map(\
 private func manifestTargets() throws -> [String: Set<String>?] {
     let text = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
     let ns = text as NSString
-    let start = try NSRegularExpression(pattern: #"\.(target|executableTarget|systemLibrary|testTarget)\(\s*name:\s*"([^"]+)""#)
+    let start = try NSRegularExpression(
+        pattern: #"\.(target|executableTarget|systemLibrary|testTarget)\(\s*name:\s*"([^"]+)""#)
     let matches = start.matches(in: text, range: NSRange(location: 0, length: ns.length))
     var out: [String: Set<String>?] = [:]
     for (i, m) in matches.enumerated() {
@@ -83,7 +91,9 @@ private func manifestTargets() throws -> [String: Set<String>?] {
 }
 
 /// Modules that ship with the toolchain and may be imported anywhere.
-private let toolchain: Set<String> = ["Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch", "Synchronization"]
+private let toolchain: Set<String> = [
+    "Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch", "Synchronization",
+]
 
 /// (module, is `internal import`) for each import line of the Swift files under `dir`.
 private func imports(in dir: URL) -> [(file: String, module: String, isInternal: Bool)] {
@@ -95,7 +105,11 @@ private func imports(in dir: URL) -> [(file: String, module: String, isInternal:
             let words = line.split(separator: " ").map(String.init)
             guard let i = words.firstIndex(of: "import"), i + 1 < words.count else { continue }
             let prefix = words[..<i]
-            guard prefix.allSatisfy({ ["@_exported", "internal", "public", "private", "fileprivate", "@testable", "@preconcurrency"].contains($0) })
+            guard
+                prefix.allSatisfy({
+                    ["@_exported", "internal", "public", "private", "fileprivate", "@testable", "@preconcurrency"]
+                        .contains($0)
+                })
             else { continue }
             out.append((url.lastPathComponent, words[i + 1], prefix.contains("internal")))
         }
@@ -106,18 +120,23 @@ private func imports(in dir: URL) -> [(file: String, module: String, isInternal:
 @Suite("Module layering (docs/architecture.md)")
 struct LayeringTests {
     @Test func moduleTable_isReadFromTheDocs() {
-        #expect(allowed.count >= 10, "docs/architecture.md: the module table was not found or is short: \(allowed.keys.sorted())")
+        #expect(
+            allowed.count >= 10,
+            "docs/architecture.md: the module table was not found or is short: \(allowed.keys.sorted())")
         #expect(!systemLibraries.isEmpty, "docs/architecture.md: no system library rows")
         #expect(Set(moduleTable.map(\.module)).count == moduleTable.count, "a module has two rows")
     }
 
     @Test(arguments: allowed.keys.sorted())
     func target_importsOnlyDownward(_ target: String) {
-        let dir = target == "kcs-bench" ? root.appendingPathComponent("bench/KCSBench")
-                                         : root.appendingPathComponent("Sources/\(target)")
+        let dir =
+            target == "kcs-bench"
+            ? root.appendingPathComponent("bench/KCSBench")
+            : root.appendingPathComponent("Sources/\(target)")
         let found = imports(in: dir)
         // A module may import nothing at all (KCSErrors), so look for its files, not its imports.
-        let files = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)?
+        let files =
+            FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
         #expect(!files.isEmpty, "no Swift files found for \(target)")
         for (file, module, _) in found where !toolchain.contains(module) {
@@ -128,7 +147,9 @@ struct LayeringTests {
     @Test func everySourceTarget_isInTheTable() throws {
         let dirs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
         for d in dirs {
-            #expect(allowed[d] != nil || systemLibraries.contains(d), "Sources/\(d) is not in the module table of docs/architecture.md")
+            #expect(
+                allowed[d] != nil || systemLibraries.contains(d),
+                "Sources/\(d) is not in the module table of docs/architecture.md")
         }
     }
 
@@ -138,8 +159,9 @@ struct LayeringTests {
         let inTable = Set(moduleTable.map(\.module))
         let onlyManifest = Set(manifest.keys).subtracting(inTable).sorted()
         let onlyTable = inTable.subtracting(manifest.keys).sorted()
-        #expect(onlyManifest.isEmpty && onlyTable.isEmpty,
-                "targets only in Package.swift: \(onlyManifest); only in docs/architecture.md: \(onlyTable)")
+        #expect(
+            onlyManifest.isEmpty && onlyTable.isEmpty,
+            "targets only in Package.swift: \(onlyManifest); only in docs/architecture.md: \(onlyTable)")
         for (module, imports) in moduleTable {
             guard let declared = manifest[module] else { continue }
             let got = declared.map { $0.sorted() } ?? []
@@ -151,8 +173,10 @@ struct LayeringTests {
     @Test func cModules_areImportedInternallyByOneTarget() throws {
         var importers: [String: Set<String>] = [:]
         for target in allowed.keys {
-            let dir = target == "kcs-bench" ? root.appendingPathComponent("bench/KCSBench")
-                                             : root.appendingPathComponent("Sources/\(target)")
+            let dir =
+                target == "kcs-bench"
+                ? root.appendingPathComponent("bench/KCSBench")
+                : root.appendingPathComponent("Sources/\(target)")
             for (file, module, isInternal) in imports(in: dir) where systemLibraries.contains(module) {
                 importers[module, default: []].insert(target)
                 #expect(isInternal, "\(target)/\(file) must use `internal import \(module)`")

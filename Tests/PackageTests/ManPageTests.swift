@@ -33,11 +33,15 @@ private func items(_ macro: String, in lines: [Substring]) -> [String] {
 }
 
 /// Each match of `pattern` in `text`: its capture groups (nil for a group that took no part).
-private func matches(_ pattern: String, in text: String, options: NSRegularExpression.Options = []) throws -> [[String?]] {
+private func matches(
+    _ pattern: String, in text: String, options: NSRegularExpression.Options = []
+) throws -> [[String?]] {
     let regex = try NSRegularExpression(pattern: pattern, options: options)
     let ns = text as NSString
     return regex.matches(in: text, range: NSRange(location: 0, length: ns.length)).map { m in
-        (1..<m.numberOfRanges).map { m.range(at: $0).location == NSNotFound ? nil : ns.substring(with: m.range(at: $0)) }
+        (1..<m.numberOfRanges).map {
+            m.range(at: $0).location == NSNotFound ? nil : ns.substring(with: m.range(at: $0))
+        }
     }
 }
 
@@ -45,8 +49,11 @@ private func matches(_ pattern: String, in text: String, options: NSRegularExpre
 /// (its variables, KCS_BINARY and KCS_EVM_PYTHON, are read by the tests, never by kcs).
 private func kcsSources() throws -> [(path: String, text: String)] {
     let dir = root.appendingPathComponent("Sources")
-    let files = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)?
-        .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" && !$0.path.contains("/Sources/KCSTestSupport/") } ?? []
+    let files =
+        FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)?
+        .compactMap { $0 as? URL }.filter {
+            $0.pathExtension == "swift" && !$0.path.contains("/Sources/KCSTestSupport/")
+        } ?? []
     return try files.map { ($0.path, try String(contentsOf: $0, encoding: .utf8)) }
 }
 
@@ -64,7 +71,9 @@ private func environmentVariablesRead() throws -> [String: String] {
     for (path, text) in try kcsSources() {
         for pattern in patterns {
             for groups in try matches(pattern, in: text) {
-                if let name = groups[0] { found[name] = found[name] ?? path.replacingOccurrences(of: root.path + "/", with: "") }
+                if let name = groups[0] {
+                    found[name] = found[name] ?? path.replacingOccurrences(of: root.path + "/", with: "")
+                }
             }
         }
     }
@@ -99,7 +108,8 @@ private let argumentParserFailure = 1
 /// its `subcommands`, as the paths a person types (`console`, `sim attach`, …).
 private func subcommandPaths() throws -> [String] {
     var text = ""
-    for name in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/kcs").path).sorted()
+    for name in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/kcs").path)
+        .sorted()
     where name.hasSuffix(".swift") {
         text += try read("Sources/kcs/" + name) + "\n"
     }
@@ -114,7 +124,9 @@ private func subcommandPaths() throws -> [String] {
         let segment = ns.substring(with: NSRange(location: m.range.location, length: end - m.range.location))
         names[type] = try matches(#"commandName: "([^"]+)""#, in: segment).first?[0]
         if let list = try matches(#"subcommands: \[([^\]]*)\]"#, in: segment).first?[0] {
-            children[type] = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ".self", with: "") }
+            children[type] = list.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ".self", with: "")
+            }
         }
     }
     guard let top = names.first(where: { $0.value == "kcs" })?.key else { return [] }
@@ -136,13 +148,17 @@ private func declaredOptions() throws -> Set<String> {
     for name in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/kcs").path)
     where name.hasSuffix(".swift") {
         let text = try read("Sources/kcs/" + name)
-        for groups in try matches(#"@(?:Option|Flag)\((.*?)\)\s*var\s+(\w+)"#, in: text, options: .dotMatchesLineSeparators) {
+        for groups in try matches(
+            #"@(?:Option|Flag)\((.*?)\)\s*var\s+(\w+)"#, in: text, options: .dotMatchesLineSeparators)
+        {
             let arguments = groups[0]!, variable = groups[1]!
             for long in try matches(#"\.customLong\("([^"]+)"\)"#, in: arguments) { out.insert("--" + long[0]!) }
             for short in try matches(#"\.customShort\("(.)"\)"#, in: arguments) { out.insert("-" + short[0]!) }
-            if !arguments.contains("name:") || arguments.contains("name: .long") || arguments.contains(".shortAndLong") {
+            if !arguments.contains("name:") || arguments.contains("name: .long") || arguments.contains(".shortAndLong")
+            {
                 // The parser's spelling of a property: camelCase → kebab-case.
-                out.insert("--" + variable.reduce(into: "") { s, c in s += c.isUppercase ? "-" + c.lowercased() : String(c) })
+                out.insert(
+                    "--" + variable.reduce(into: "") { s, c in s += c.isUppercase ? "-" + c.lowercased() : String(c) })
             }
         }
     }
@@ -164,15 +180,18 @@ struct ManPageTests {
     @Test func everyEnvironmentVariableRead_isInEnvironment() throws {
         let read = try environmentVariablesRead()
         // The scan must see what kcs is known to read, or it proves nothing.
-        for known in ["KCS_HOME", "KCS_VAULT_PASSPHRASE", "KCS_VAULT_PASSPHRASE_FILE", "KCS_VAULT_NEW_PASSPHRASE",
-                      "KCS_VAULT_NEW_PASSPHRASE_FILE", "KCS_CARD", "KCS_READER", "KCS_RPC_URL", "KCS_STDLIB", "NO_COLOR",
-                      "XDG_DATA_HOME", "HOME"] {
+        for known in [
+            "KCS_HOME", "KCS_VAULT_PASSPHRASE", "KCS_VAULT_PASSPHRASE_FILE", "KCS_VAULT_NEW_PASSPHRASE",
+            "KCS_VAULT_NEW_PASSPHRASE_FILE", "KCS_CARD", "KCS_READER", "KCS_RPC_URL", "KCS_STDLIB", "NO_COLOR",
+            "XDG_DATA_HOME", "HOME",
+        ] {
             #expect(read[known] != nil, "the scan of Sources/ did not find \(known)")
         }
         let documented = Set(items("Ev", in: section("ENVIRONMENT", of: page)))
         #expect(documented.count >= 20, "ENVIRONMENT has \(documented.count) .It Ev entries")
         for (name, file) in read.sorted(by: { $0.key < $1.key }) {
-            #expect(documented.contains(name), "\(file) reads \(name), which ENVIRONMENT of docs/kcs.1 does not describe")
+            #expect(
+                documented.contains(name), "\(file) reads \(name), which ENVIRONMENT of docs/kcs.1 does not describe")
         }
         for name in readByLibraries {
             #expect(documented.contains(name), "ENVIRONMENT of docs/kcs.1 lacks \(name)")
@@ -186,8 +205,9 @@ struct ManPageTests {
     @Test func everyExitStatus_isInExitStatus() throws {
         let statuses = try exitStatuses()
         #expect(statuses.count >= 10, "ExitStatus in ScriptRunner.swift not found or short: \(statuses)")
-        #expect(statuses["ok"] == 0 && statuses["usage"] == 64 && statuses["runtimeError"] == 70,
-                "ExitStatus was not read right: \(statuses)")
+        #expect(
+            statuses["ok"] == 0 && statuses["usage"] == 64 && statuses["runtimeError"] == 70,
+            "ExitStatus was not read right: \(statuses)")
         let expected = Set(statuses.values).union([argumentParserFailure])
         let listed = items("Sy", in: section("EXIT STATUS", of: page))
         #expect(listed.count == Set(listed).count, "EXIT STATUS lists a status twice: \(listed)")
@@ -195,14 +215,20 @@ struct ManPageTests {
         for (name, code) in statuses.sorted(by: { $0.value < $1.value }) where !documented.contains(code) {
             Issue.record("ExitStatus.\(name) = \(code) is not an .It Sy \(code) entry of EXIT STATUS in docs/kcs.1")
         }
-        #expect(documented.contains(argumentParserFailure), "EXIT STATUS lacks \(argumentParserFailure) (the argument parser's failure)")
-        #expect(documented.subtracting(expected).isEmpty,
-                "EXIT STATUS lists statuses kcs never returns: \(documented.subtracting(expected).sorted())")
+        #expect(
+            documented.contains(argumentParserFailure),
+            "EXIT STATUS lacks \(argumentParserFailure) (the argument parser's failure)")
+        #expect(
+            documented.subtracting(expected).isEmpty,
+            "EXIT STATUS lists statuses kcs never returns: \(documented.subtracting(expected).sorted())")
     }
 
     @Test func everySubcommand_isInSynopsis() throws {
         let paths = try subcommandPaths()
-        for known in ["console", "run", "check", "parse", "sim", "sim attach", "sim list", "cosigner", "cosigner serve", "completions"] {
+        for known in [
+            "console", "run", "check", "parse", "sim", "sim attach", "sim list", "cosigner", "cosigner serve",
+            "completions",
+        ] {
             #expect(paths.contains(known), "the scan of Sources/kcs did not find \(known): \(paths)")
         }
         let synopsis = section("SYNOPSIS", of: page)
@@ -214,8 +240,10 @@ struct ManPageTests {
 
     @Test func everyOption_isDescribed_andNoOther() throws {
         let declared = try declaredOptions()
-        for known in ["-e", "--json", "--json-errors", "--echo", "--home", "--no-color", "--rpc", "--init", "--init-file",
-                      "--card", "--profile", "--trace", "--listen", "--socket", "--approve", "--allow-raw-digests"] {
+        for known in [
+            "-e", "--json", "--json-errors", "--echo", "--home", "--no-color", "--rpc", "--init", "--init-file",
+            "--card", "--profile", "--trace", "--listen", "--socket", "--approve", "--allow-raw-digests",
+        ] {
             #expect(declared.contains(known), "the scan of Sources/kcs did not find \(known): \(declared.sorted())")
         }
         let used = Set(try matches(#"\bFl (-?[A-Za-z][A-Za-z-]*)"#, in: page).map { "-" + $0[0]! })
@@ -233,8 +261,9 @@ struct ManPageTests {
             .filter { $0.hasSuffix(".md") }
         #expect(docs.count >= 10, "docs/*.md: \(docs)")
         for name in named {
-            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("docs/" + name).path),
-                    "SEE ALSO of docs/kcs.1 names \(name), which is not in docs/")
+            #expect(
+                FileManager.default.fileExists(atPath: root.appendingPathComponent("docs/" + name).path),
+                "SEE ALSO of docs/kcs.1 names \(name), which is not in docs/")
         }
         // make install puts every docs/*.md in PREFIX/share/doc/kcs: the page names each.
         for doc in Set(docs).subtracting(named).sorted() {

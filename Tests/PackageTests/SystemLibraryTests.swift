@@ -25,7 +25,8 @@ struct SystemLibraryTests {
     @Test func pcscShim_declaresWhatPcscLiteHeadersDefine() throws {
         let folder = try BatchHome()
         defer { folder.remove() }
-        let source = try folder.write("""
+        let source = try folder.write(
+            """
             #include <stddef.h>
             #include <stdio.h>
             #include <winscard.h>
@@ -46,20 +47,25 @@ struct SystemLibraryTests {
         let cflags = try folder.run(arguments: ["pkg-config", "--cflags", "libpcsclite"], executable: env)
         try #require(cflags.code == 0, "\(cflags.err)")
         let includes = cflags.out.split(whereSeparator: \.isWhitespace).map(String.init).filter { $0.hasPrefix("-I") }
-        let compiled = try folder.run(arguments: ["clang"] + includes + ["-o", folder.path("abi"), source], executable: env)
+        let compiled = try folder.run(
+            arguments: ["clang"] + includes + ["-o", folder.path("abi"), source], executable: env)
         try #require(compiled.code == 0, "\(compiled.err)")
         let printed = try folder.run(arguments: [], executable: URL(fileURLWithPath: folder.path("abi")))
         try #require(printed.code == 0, "\(printed.err)")
         let real = printed.out.split(separator: "\n").map { $0.split(separator: " ").compactMap { Int($0) } }
         typealias State = SCARD_READERSTATE
         let shim = [
-            [MemoryLayout<DWORD>.size, MemoryLayout<LONG>.size, MemoryLayout<SCARDCONTEXT>.size,
-             MemoryLayout<SCARDHANDLE>.size, MemoryLayout<State>.size, MemoryLayout<State>.offset(of: \.pvUserData)!,
-             MemoryLayout<State>.offset(of: \.dwCurrentState)!, MemoryLayout<State>.offset(of: \.dwEventState)!,
-             MemoryLayout<State>.offset(of: \.cbAtr)!, MemoryLayout<State>.offset(of: \.rgbAtr)!,
-             MemoryLayout<SCARD_IO_REQUEST>.size, Int(MAX_ATR_SIZE)],
-            [SCARD_SCOPE_SYSTEM, SCARD_PROTOCOL_T0, SCARD_PROTOCOL_T1, SCARD_SHARE_EXCLUSIVE, SCARD_SHARE_SHARED,
-             SCARD_LEAVE_CARD, SCARD_PRESENT, SCARD_STATE_UNAWARE, SCARD_STATE_CHANGED, SCARD_STATE_PRESENT].map { Int($0) },
+            [
+                MemoryLayout<DWORD>.size, MemoryLayout<LONG>.size, MemoryLayout<SCARDCONTEXT>.size,
+                MemoryLayout<SCARDHANDLE>.size, MemoryLayout<State>.size, MemoryLayout<State>.offset(of: \.pvUserData)!,
+                MemoryLayout<State>.offset(of: \.dwCurrentState)!, MemoryLayout<State>.offset(of: \.dwEventState)!,
+                MemoryLayout<State>.offset(of: \.cbAtr)!, MemoryLayout<State>.offset(of: \.rgbAtr)!,
+                MemoryLayout<SCARD_IO_REQUEST>.size, Int(MAX_ATR_SIZE),
+            ],
+            [
+                SCARD_SCOPE_SYSTEM, SCARD_PROTOCOL_T0, SCARD_PROTOCOL_T1, SCARD_SHARE_EXCLUSIVE, SCARD_SHARE_SHARED,
+                SCARD_LEAVE_CARD, SCARD_PRESENT, SCARD_STATE_UNAWARE, SCARD_STATE_CHANGED, SCARD_STATE_PRESENT,
+            ].map { Int($0) },
         ]
         #expect(real == shim)
         #expect(real.first?.first == 8, "DWORD is unsigned long on 64-bit Linux")

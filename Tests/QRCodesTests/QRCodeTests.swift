@@ -32,7 +32,10 @@ struct QRCodeTests {
     }
 
     @Test func kcsPNG_isReadByZXing_andByKcs() throws {
-        for (payload, text) in [(Array(Self.ur.utf8), true), (Self.binary, false), (Array("0x9858EfFD232B4033E47d90003D41EC34EcaEda94".utf8), true)] {
+        for (payload, text) in [
+            (Array(Self.ur.utf8), true), (Self.binary, false),
+            (Array("0x9858EfFD232B4033E47d90003D41EC34EcaEda94".utf8), true),
+        ] {
             let code = try QRCode(data: payload, text: text, level: .medium)
             let png = try code.image(scale: 6, margin: 4).png()
             let file = QROracle.temporaryFile(".png")
@@ -40,7 +43,9 @@ struct QRCodeTests {
             FileManager.default.createFile(atPath: file, contents: Data(png))
             #expect(try QROracle.run(["read", file]) == hex(payload) + "\n")
             let version = try QROracle.run(["version", file]).split(separator: " ")
-            #expect(Int(version[0]) == code.version && String(version[1]).hasPrefix(code.errorCorrection.description), "\(version)")
+            #expect(
+                Int(version[0]) == code.version && String(version[1]).hasPrefix(code.errorCorrection.description),
+                "\(version)")
             #expect(try GrayImage(png: png).qrCodes() == [payload])
             // zbarimg (zbar-tools, which reads files through ImageMagick) gives the same bytes.
             #expect(try zbarimg(file) == payload)
@@ -63,7 +68,9 @@ struct QRCodeTests {
     }
 
     @Test func segnoPNG_isReadByKcs_byteForByte() throws {
-        for (payload, mode) in [(Array(Self.ur.utf8), "TEXT"), (Self.binary, "BYTES"), (Array("abandon ability able".utf8), "TEXT")] {
+        for (payload, mode) in [
+            (Array(Self.ur.utf8), "TEXT"), (Self.binary, "BYTES"), (Array("abandon ability able".utf8), "TEXT"),
+        ] {
             let file = QROracle.temporaryFile(".png")
             defer { try? FileManager.default.removeItem(atPath: file) }
             _ = try QROracle.run(["make", hex(payload), mode, file, "M"])
@@ -88,7 +95,10 @@ struct QRCodeTests {
     /// kcs's animated GIF (giflib) of three codes of different sizes: pillow opens every frame and
     /// zxing-cpp reads them in order; the header says 200 ms a frame, looping; kcs reads it back.
     @Test func animatedGIF_isReadFrameByFrameByPillowAndZXing() throws {
-        let payloads = ["UR:BYTES/1-3/AAAA", "UR:BYTES/2-3/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", "UR:BYTES/3-3/CC"]
+        let payloads = [
+            "UR:BYTES/1-3/AAAA", "UR:BYTES/2-3/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB",
+            "UR:BYTES/3-3/CC",
+        ]
         let codes = try payloads.map { try QRCode(data: Array($0.utf8), text: true, level: .low) }
         let side = codes.map(\.size).max()! + 8
         let gif = try GrayImage.animatedGIF(codes.map { $0.image(scale: 4, margin: 4, side: side) }, delay: 20)
@@ -116,9 +126,11 @@ struct QRCodeTests {
         // With colour every cell is painted black on bright white, whatever the theme: the glyphs
         // are the dark-drawn ones.
         let colored = code.terminalText(margin: 2, color: true)
-        #expect(colored.split(separator: "\n").allSatisfy { $0.hasPrefix("\u{1B}[30;107m") && $0.hasSuffix("\u{1B}[0m") })
-        #expect(colored.replacingOccurrences(of: "\u{1B}[30;107m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
-            == code.terminalText(margin: 2, color: false, lightDrawn: false))
+        #expect(
+            colored.split(separator: "\n").allSatisfy { $0.hasPrefix("\u{1B}[30;107m") && $0.hasSuffix("\u{1B}[0m") })
+        #expect(
+            colored.replacingOccurrences(of: "\u{1B}[30;107m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
+                == code.terminalText(margin: 2, color: false, lightDrawn: false))
     }
 
     /// A screenshot of a light-on-dark terminal is an inverted code: zbar's test-inverted mode reads it.
@@ -146,7 +158,9 @@ struct QRCodeTests {
             try name.write(toFile: root + "/" + entry + "/name", atomically: true, encoding: .utf8)
         }
         let found = QRCamera.devices(root: root)
-        #expect(found.map(\.device) == ["/dev/video0", "/dev/video2"] && found.map(\.name) == ["Integrated Camera", "USB camera"])
+        #expect(
+            found.map(\.device) == ["/dev/video0", "/dev/video2"]
+                && found.map(\.name) == ["Integrated Camera", "USB camera"])
     }
 
     @Test func badImages_areClearErrors() throws {
@@ -156,7 +170,8 @@ struct QRCodeTests {
         let png = try blank.png()
         #expect(try GrayImage(png: png) == blank)
         // A damaged code: half of it painted over.
-        let code = try QRCode(data: Array(Self.ur.utf8), text: true, level: .low, boost: false).image(scale: 4, margin: 4)
+        let code = try QRCode(data: Array(Self.ur.utf8), text: true, level: .low, boost: false).image(
+            scale: 4, margin: 4)
         var pixels = code.pixels
         for i in 0..<(pixels.count / 2) { pixels[i] = 255 }
         #expect(try GrayImage(width: code.width, height: code.height, pixels: pixels).qrCodes() == [])

@@ -24,9 +24,12 @@ private func scripts(in dir: String, goldenDir: String) -> [Transcript] {
     let files = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(dir).path)) ?? []
     return files.filter { $0.hasSuffix(".kcs") }.sorted().flatMap { file -> [Transcript] in
         let name = String(file.dropLast(4)), script = dir + "/" + file
-        let golden = { (suffix: String) in here.appendingPathComponent(goldenDir).appendingPathComponent(name + suffix + ".out").path }
+        let golden = { (suffix: String) in
+            here.appendingPathComponent(goldenDir).appendingPathComponent(name + suffix + ".out").path
+        }
         let text = (try? String(contentsOf: root.appendingPathComponent(script), encoding: .utf8)) ?? ""
-        let profiles = text.split(separator: "\n").first { $0.hasPrefix("# card profiles: ") }
+        let profiles =
+            text.split(separator: "\n").first { $0.hasPrefix("# card profiles: ") }
             .map { $0.dropFirst("# card profiles: ".count).split(separator: " ").map(String.init) } ?? []
         return [Transcript(script: script, arguments: [], golden: golden(""))]
             + profiles.dropFirst().map { Transcript(script: script, arguments: [$0], golden: golden("@" + $0)) }
@@ -68,7 +71,8 @@ private func run(_ t: Transcript) throws -> String {
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    var transcript = String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self) + "[exit \(p.terminationStatus)]\n"
+    var transcript =
+        String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self) + "[exit \(p.terminationStatus)]\n"
     if let url = node?.url { transcript = transcript.replacingOccurrences(of: url, with: "$KCS_RPC_URL") }
     return transcript
 }
@@ -102,7 +106,11 @@ struct TranscriptTests {
         #expect(scripts(in: "examples", goldenDir: "Examples").count >= 5)
         let modules = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("stdlib").path)
             .filter { $0.hasSuffix(".kcs") }
-        let exercised = scripts(in: "Tests/TranscriptTests/Stdlib", goldenDir: "Stdlib").map { ($0.script as NSString).lastPathComponent }
-        for m in modules { #expect(exercised.contains(m), "stdlib/\(m) has no exercise in Tests/TranscriptTests/Stdlib") }
+        let exercised = scripts(in: "Tests/TranscriptTests/Stdlib", goldenDir: "Stdlib").map {
+            ($0.script as NSString).lastPathComponent
+        }
+        for m in modules {
+            #expect(exercised.contains(m), "stdlib/\(m) has no exercise in Tests/TranscriptTests/Stdlib")
+        }
     }
 }

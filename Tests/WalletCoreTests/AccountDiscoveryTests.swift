@@ -6,8 +6,10 @@ import Testing
 import WalletCore
 import WalletCrypto
 
-private let root = try! ExtendedKey.master(seed: Mnemonic(
-    phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about").seed())
+private let root = try! ExtendedKey.master(
+    seed: Mnemonic(
+        phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    ).seed())
 
 private func chain(_ account: UInt32) throws -> ExtendedKey { try root.derive("m/44'/60'/\(account)'/0") }
 
@@ -46,9 +48,14 @@ struct AccountDiscoveryTests {
         #expect(h.windows == [20, 6, 20, 1, 20])
         #expect(found.map(\.checked) == [26, 21])
         // (account, checked, accounts, used, checked in the account, how far it reaches)
-        let seen = reports.map { [Int($0.account), $0.checked, $0.accounts, $0.used, $0.accountChecked, $0.accountLimit] }
-        #expect(seen == [[0, 20, 1, 3, 20, 26], [0, 26, 1, 3, 26, 26], [1, 46, 2, 4, 20, 21], [1, 47, 2, 4, 21, 21],
-                         [2, 67, 2, 4, 20, 20]])
+        let seen = reports.map {
+            [Int($0.account), $0.checked, $0.accounts, $0.used, $0.accountChecked, $0.accountLimit]
+        }
+        #expect(
+            seen == [
+                [0, 20, 1, 3, 20, 26], [0, 26, 1, 3, 26, 26], [1, 46, 2, 4, 20, 21], [1, 47, 2, 4, 21, 21],
+                [2, 67, 2, 4, 20, 20],
+            ])
     }
 
     @Test func gap25_alsoFinds27() throws {

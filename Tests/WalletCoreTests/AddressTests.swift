@@ -23,14 +23,19 @@ struct EthereumAddressTests {
             var flipped = chars
             flipped[i] = Character(chars[i].isUppercase ? chars[i].lowercased() : chars[i].uppercased())
             let text = String(flipped)
-            let isMixed = text.dropFirst(2).contains(where: \.isLowercase) && text.dropFirst(2).contains(where: \.isUppercase)
+            let isMixed =
+                text.dropFirst(2).contains(where: \.isLowercase) && text.dropFirst(2).contains(where: \.isUppercase)
             if isMixed {
-                #expect(throws: AddressError.ethereumBadChecksum(given: text, expected: address)) { try EthereumAddress(text) }
+                #expect(throws: AddressError.ethereumBadChecksum(given: text, expected: address)) {
+                    try EthereumAddress(text)
+                }
             }
         }
     }
 
-    @Test("ethers.js accounts: private key → checksummed address", arguments: eip55.object("ethers_accounts").objects("cases"))
+    @Test(
+        "ethers.js accounts: private key → checksummed address",
+        arguments: eip55.object("ethers_accounts").objects("cases"))
     func address_ethersAccounts_match(_ row: JSON) throws {
         let key = try PrivateKey(bytes: try Hex.decode(row.string("privateKey")))
         #expect(EthereumAddress(publicKey: key.publicKey).checksummed == row.string("address"))
@@ -44,17 +49,24 @@ struct EthereumAddressTests {
     }
 
     @Test func malformed_isRefusedWithReason() {
-        #expect(throws: AddressError.ethereumMalformed(given: "52908400098527886E0F7030069857D2E4169EE7", reason: "missing 0x prefix")) {
+        #expect(
+            throws: AddressError.ethereumMalformed(
+                given: "52908400098527886E0F7030069857D2E4169EE7", reason: "missing 0x prefix")
+        ) {
             try EthereumAddress("52908400098527886E0F7030069857D2E4169EE7")
         }
         #expect(throws: AddressError.ethereumMalformed(given: "0x1234", reason: "4 hex digits instead of 40")) {
             try EthereumAddress("0x1234")
         }
         let bad = "0x52908400098527886E0F7030069857D2E4169EZ7"
-        #expect(throws: AddressError.ethereumMalformed(given: bad, reason: "hex must contain only 0-9, a-f, A-F; got 'Z' at position 41")) {
+        #expect(
+            throws: AddressError.ethereumMalformed(
+                given: bad, reason: "hex must contain only 0-9, a-f, A-F; got 'Z' at position 41")
+        ) {
             try EthereumAddress(bad)
         }
-        #expect(AddressError.ethereumBadChecksum(given: "0xab", expected: "0xAb").description
+        #expect(
+            AddressError.ethereumBadChecksum(given: "0xab", expected: "0xAb").description
                 == "Ethereum address 0xab has a wrong EIP-55 checksum (mixed case); the checksummed form is 0xAb")
     }
 }
@@ -67,7 +79,9 @@ struct BitcoinAddressTests {
     @Test func generator_addressesOnEachChain() throws {
         #expect(try BitcoinAddress.make(.p2pkh, publicKey: Self.g) == "1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH")
         #expect(try BitcoinAddress.make(.p2wpkh, publicKey: Self.g) == "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4")
-        #expect(try BitcoinAddress.make(.p2wpkh, publicKey: Self.g, network: .testnet) == "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx")
+        #expect(
+            try BitcoinAddress.make(.p2wpkh, publicKey: Self.g, network: .testnet)
+                == "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx")
         let ltc = try BitcoinAddress.make(.p2pkh, publicKey: Self.g, network: .litecoin)
         #expect(ltc.hasPrefix("L"))
         #expect(try LegacyAddress(ltc).hash == Hash.hash160(Self.g.compressed))
@@ -81,7 +95,9 @@ struct BitcoinAddressTests {
         #expect(throws: AddressError.unsupportedKind(coin: "dogecoin", kind: "p2wpkh")) {
             try BitcoinAddress.make(.p2wpkh, publicKey: Self.g, network: .dogecoin)
         }
-        #expect(AddressError.unsupportedKind(coin: "dogecoin", kind: "p2wpkh").description == "dogecoin has no p2wpkh address")
+        #expect(
+            AddressError.unsupportedKind(coin: "dogecoin", kind: "p2wpkh").description
+                == "dogecoin has no p2wpkh address")
     }
 }
 
@@ -91,7 +107,9 @@ struct CoinTests {
         let rows = slip44.objects("coin_types")
         #expect(SLIP44.coins.count == slip44.int("count"))
         for (row, coin) in zip(rows, SLIP44.coins) {
-            #expect(Int(coin.index) == row.int("index") && coin.symbol == row.string("symbol") && coin.name == row.string("name"))
+            #expect(
+                Int(coin.index) == row.int("index") && coin.symbol == row.string("symbol")
+                    && coin.name == row.string("name"))
         }
     }
 
@@ -113,8 +131,11 @@ struct CoinTests {
         // Cosmos (ATOM, coin type 118) is secp256k1 with a form kcs does not make.
         let atom = try SLIP44.coin(index: 118)
         let key = try master.derive("m/44'/\(atom.index)'/0'/0/0")
-        #expect(throws: AddressError.unsupportedCoin(symbol: atom.symbol)) { try CoinAddress.make(coin: atom, publicKey: key.publicKey) }
-        #expect(AddressError.unsupportedCoin(symbol: "ATOM").description
+        #expect(throws: AddressError.unsupportedCoin(symbol: atom.symbol)) {
+            try CoinAddress.make(coin: atom, publicKey: key.publicKey)
+        }
+        #expect(
+            AddressError.unsupportedCoin(symbol: "ATOM").description
                 == "address format for ATOM is not supported (derivation still works)")
         let eth = try SLIP44.coin(symbol: "ETH")
         #expect(try CoinAddress.make(coin: eth, publicKey: key.publicKey).hasPrefix("0x"))

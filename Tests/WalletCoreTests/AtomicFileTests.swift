@@ -3,9 +3,9 @@ import Testing
 import WalletCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A fresh directory under the system temporary directory, removed by `cleanup()`.
@@ -13,7 +13,8 @@ private struct ScratchDirectory {
     let path: String
 
     init() throws {
-        path = FileManager.default.temporaryDirectory
+        path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("kcs-atomicfile-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
     }

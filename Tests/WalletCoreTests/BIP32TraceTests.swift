@@ -37,7 +37,9 @@ private struct Published {
 
 private func bytes(_ s: Secret) -> [UInt8] { s.withUnsafeBytes { Array($0) } }
 
-private func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+private func be32(_ v: UInt32) -> [UInt8] {
+    [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)]
+}
 
 @Suite("BIP-32 derivation traces")
 struct BIP32TraceTests {
@@ -77,8 +79,9 @@ struct BIP32TraceTests {
             #expect(step.ir == c.chainCode, "\(label): I_R is the child chain code")
             let k = try PrivateKey(bytes: p.privateKey).adding(tweak: bytes(step.il))
             #expect(bytes(k.secret) == c.privateKey, "\(label): I_L + k_par mod n = k_i")
-            #expect(try PublicKey(bytes: pPub.keyData).adding(tweak: bytes(step.il)).compressed == cPub.keyData,
-                    "\(label): point(I_L) + K_par = K_i")
+            #expect(
+                try PublicKey(bytes: pPub.keyData).adding(tweak: bytes(step.il)).compressed == cPub.keyData,
+                "\(label): point(I_L) + K_par = K_i")
             #expect(step.ilPoint == (try PrivateKey(bytes: bytes(step.il))).publicKey)
             #expect(be32(step.child.parentFingerprint) == c.parentFingerprint, "\(label): parent fingerprint")
             #expect(step.child.depth == c.depth)
@@ -93,7 +96,8 @@ struct BIP32TraceTests {
         let whole = try master.child.trace(last)
         #expect(whole.map { try? $0.child.serialized() } == traced.map { try? $0.child.serialized() })
         #expect(whole.map(\.path) == traced.map(\.path))
-        #expect(try whole.last.map { try $0.child.serialized() } ?? master.child.serialized()
+        #expect(
+            try whole.last.map { try $0.child.serialized() } ?? master.child.serialized()
                 == master.child.derive(last).serialized())
     }
 
@@ -102,7 +106,8 @@ struct BIP32TraceTests {
         #expect(v.string("seed_hex") == "000102030405060708090a0b0c0d0e0f")
         try checkVector(v)
         // The master key and chain code inside vector 1's published xprv.
-        let master = try ExtendedKey.tracedMaster(seed: Secret(bytes: try Hex.decode("000102030405060708090a0b0c0d0e0f")))
+        let master = try ExtendedKey.tracedMaster(
+            seed: Secret(bytes: try Hex.decode("000102030405060708090a0b0c0d0e0f")))
         #expect(Hex.encode(bytes(master.il)) == "e8f32e723decf4051aefac8e2c93c9c5b214313817cdb01a1494b917c8436b35")
         #expect(Hex.encode(master.ir) == "873dff81c02f525623fd1fe5167eac3a55a049de3d314bb42ee227ffed37d508")
         // m/0': the chain code of xprv9uHRZZhk6KAJC1av… and fingerprint 3442193e of the master.
@@ -132,12 +137,20 @@ struct BIP32TraceTests {
 
     @Test func trace_badInput_throwsTheCoresErrors() throws {
         let xpub = try ExtendedKey(bip32.objects("valid")[0].objects("chains")[1].string("xpub"))
-        #expect(caught { () throws(HDError) in _ = try xpub.trace(DerivationPath("1/2'")) } == .hardenedFromPublic(index: "2'"))
-        #expect(caught { () throws(HDError) in _ = try xpub.trace(DerivationPath("m/1")) } == .pathAbsoluteFromChild(depth: 1))
-        #expect(caught { () throws(HDError) in _ = try ExtendedKey.tracedMaster(seed: Secret(bytes: [1, 2, 3])) } == .seedLength(got: 3))
+        #expect(
+            caught { () throws(HDError) in _ = try xpub.trace(DerivationPath("1/2'")) }
+                == .hardenedFromPublic(index: "2'"))
+        #expect(
+            caught { () throws(HDError) in _ = try xpub.trace(DerivationPath("m/1")) }
+                == .pathAbsoluteFromChild(depth: 1))
+        #expect(
+            caught { () throws(HDError) in _ = try ExtendedKey.tracedMaster(seed: Secret(bytes: [1, 2, 3])) }
+                == .seedLength(got: 3))
     }
 
-    @Test("ethers.js nodes: the traced key equals the derived one", arguments: bip32.object("ethers_nodes").objects("cases").prefix(8))
+    @Test(
+        "ethers.js nodes: the traced key equals the derived one",
+        arguments: bip32.object("ethers_nodes").objects("cases").prefix(8))
     func trace_ethersNodes_matchPrivateKeys(_ row: JSON) throws {
         let master = try ExtendedKey.master(seed: Secret(bytes: try Hex.decode(row.string("seed"))))
         for node in row.objects("nodes") {
@@ -170,7 +183,9 @@ struct ExtendedKeyFieldsTests {
         #expect(ExtendedKeyVersion.tpub.network == "testnet")
     }
 
-    @Test("test vector 5: the fields are kept and the problem is the parser's", arguments: bip32.objects("invalid_extended_keys"))
+    @Test(
+        "test vector 5: the fields are kept and the problem is the parser's",
+        arguments: bip32.objects("invalid_extended_keys"))
     func fields_vector5_problemIsTheStrictParsersError(_ row: JSON) throws {
         let text = row.string("key")
         let strict = caught { () throws(HDError) in _ = try ExtendedKey(text) }
@@ -217,9 +232,14 @@ struct MnemonicAnatomyTests {
         #expect(caught { () throws(MnemonicError) in _ = try Mnemonic(phrase: phrase) }?.id == "mnemonic.checksum")
         let a = try MnemonicAnatomy(phrase: phrase)
         #expect(!a.checksumValid && a.checksum != a.expectedChecksum)
-        #expect(caught { () throws(MnemonicError) in _ = try MnemonicAnatomy(phrase: String(repeating: "abandon ", count: 11) + "abot") }?.id
+        #expect(
+            caught { () throws(MnemonicError) in
+                _ = try MnemonicAnatomy(phrase: String(repeating: "abandon ", count: 11) + "abot")
+            }?.id
                 == "mnemonic.unknownWord")
-        #expect(caught { () throws(MnemonicError) in _ = try MnemonicAnatomy(phrase: "abandon about") }?.id == "mnemonic.wordCount")
+        #expect(
+            caught { () throws(MnemonicError) in _ = try MnemonicAnatomy(phrase: "abandon about") }?.id
+                == "mnemonic.wordCount")
     }
 }
 
@@ -253,7 +273,9 @@ struct PathExplanationTests {
 struct PathSearchTests {
     static let abandon = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
 
-    func master(_ phrase: String) throws -> ExtendedKey { try ExtendedKey.master(seed: try Mnemonic(phrase: phrase).seed()) }
+    func master(_ phrase: String) throws -> ExtendedKey {
+        try ExtendedKey.master(seed: try Mnemonic(phrase: phrase).seed())
+    }
 
     @Test func search_abandonFirstEthereumAddress_isMetaMaskIndex0() throws {
         let target = try #require(try PathSearch.Target.parse("0x9858EfFD232B4033E47d90003D41EC34EcaEda94"))
@@ -270,10 +292,15 @@ struct PathSearchTests {
         #expect(found.path?.description == "m/44'/60'/0'/0/\(i)")
     }
 
-    @Test("BIP-84 vector addresses, the change address from the account grid", arguments: bip44.object("bip84").objects("addresses"))
+    @Test(
+        "BIP-84 vector addresses, the change address from the account grid",
+        arguments: bip44.object("bip84").objects("addresses"))
     func search_bip84Addresses_foundAtTheirPath(_ row: JSON) throws {
         let target = try #require(try PathSearch.Target.parse(row.string("address")))
-        guard case .bitcoin(.p2wpkh, _) = target else { Issue.record("not P2WPKH: \(target)"); return }
+        guard case .bitcoin(.p2wpkh, _) = target else {
+            Issue.record("not P2WPKH: \(target)")
+            return
+        }
         let found = try PathSearch.search(target, master: master(Self.abandon), maxIndex: 3)
         #expect(found.path?.description == row.string("path"))
     }
@@ -287,11 +314,16 @@ struct PathSearchTests {
     }
 
     @Test func parse_recognisesKindsAndRefusesBadText() throws {
-        #expect(try PathSearch.Target.parse("1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA") == .bitcoin(.p2pkh, "1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA"))
-        #expect(try PathSearch.Target.parse("BC1QCR8TE4KR609GCAWUTMRZA0J4XV80JY8Z306FYU")
+        #expect(
+            try PathSearch.Target.parse("1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA")
+                == .bitcoin(.p2pkh, "1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA"))
+        #expect(
+            try PathSearch.Target.parse("BC1QCR8TE4KR609GCAWUTMRZA0J4XV80JY8Z306FYU")
                 == .bitcoin(.p2wpkh, "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"))
         #expect(try PathSearch.Target.parse("hello") == nil)
-        #expect((caught { _ = try PathSearch.Target.parse("0x9858efFD232B4033E47d90003D41EC34EcaEda94") } as? AddressError)?.id
+        #expect(
+            (caught { _ = try PathSearch.Target.parse("0x9858efFD232B4033E47d90003D41EC34EcaEda94") } as? AddressError)?
+                .id
                 == "address.ethereum.badChecksum")
         #expect(caught { _ = try PathSearch.Target.parse("bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyv") } != nil)
     }

@@ -31,19 +31,21 @@ struct BIP39Vector: Sendable, CustomTestStringConvertible {
         let json = Vectors.json("bip39.json")
         let rows = set == "english" ? json.objects(set) : json.object(set).objects("cases")
         return rows.enumerated().map { number, row in
-            BIP39Vector(set: set, number: number, entropy: normHex(row.string("entropy")),
-                        mnemonic: row.string("mnemonic"), passphrase: row.string("passphrase"),
-                        seed: normHex(row.string("seed")), language: language)
+            BIP39Vector(
+                set: set, number: number, entropy: normHex(row.string("entropy")),
+                mnemonic: row.string("mnemonic"), passphrase: row.string("passphrase"),
+                seed: normHex(row.string("seed")), language: language)
         }
     }
 
     /// ethers.js rows use `phrase_utf8`/`password_utf8` and a locale.
     static func loadEthers() -> [BIP39Vector] {
         Vectors.json("bip39.json").object("ethers_mnemonics").objects("cases").enumerated().map { number, row in
-            BIP39Vector(set: "ethers \(row.string("name"))", number: number, entropy: normHex(row.string("entropy")),
-                        mnemonic: row.string("phrase_utf8"), passphrase: row.string("password_utf8"),
-                        seed: normHex(row.string("seed")),
-                        language: row.string("locale") == "ja" ? .japanese : .english)
+            BIP39Vector(
+                set: "ethers \(row.string("name"))", number: number, entropy: normHex(row.string("entropy")),
+                mnemonic: row.string("phrase_utf8"), passphrase: row.string("password_utf8"),
+                seed: normHex(row.string("seed")),
+                language: row.string("locale") == "ja" ? .japanese : .english)
         }
     }
 }
@@ -60,8 +62,10 @@ private func phrase(_ mnemonic: Mnemonic) -> String { mnemonic.withPhrase { $0 }
 
 /// The `MnemonicError` a closure raised (nil when it did not throw), for whole-message
 /// assertions. Any other error is recorded as a test failure.
-private func mnemonicError(sourceLocation: SourceLocation = #_sourceLocation,
-                           _ body: () throws -> Void) -> MnemonicError? {
+private func mnemonicError(
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) -> MnemonicError? {
     do {
         try body()
         return nil
@@ -175,8 +179,9 @@ struct BIP39InvalidChecksumTests {
         let error = mnemonicError { _ = try Mnemonic(phrase: row.mnemonic) }
         #expect(error == .checksumMismatch(wordCount: 12, language: .english))
         #expect(error?.id == "mnemonic.checksum")
-        #expect(error?.description
-            == "mnemonic checksum must match its words, got a mismatch: one of the 12 english words is wrong "
+        #expect(
+            error?.description
+                == "mnemonic checksum must match its words, got a mismatch: one of the 12 english words is wrong "
                 + "or out of place")
     }
 }
@@ -215,18 +220,23 @@ struct BIP39GenerationTests {
 
     // Computed independently in Python: entropy = first ENT/8 bytes of the SeededRandom stream.
     static let seed42: [Case] = [
-        .init(wordCount: .twelve,
-              phrase: "satisfy virus valve mail fade enjoy expire spend cousin aunt monitor arrange"),
-        .init(wordCount: .fifteen,
-              phrase: "satisfy virus valve mail fade enjoy expire spend cousin aunt monitor ask cabin animal great"),
-        .init(wordCount: .eighteen,
-              phrase: "satisfy virus valve mail fade enjoy expire spend cousin aunt monitor ask cabin animal "
+        .init(
+            wordCount: .twelve,
+            phrase: "satisfy virus valve mail fade enjoy expire spend cousin aunt monitor arrange"),
+        .init(
+            wordCount: .fifteen,
+            phrase: "satisfy virus valve mail fade enjoy expire spend cousin aunt monitor ask cabin animal great"),
+        .init(
+            wordCount: .eighteen,
+            phrase: "satisfy virus valve mail fade enjoy expire spend cousin aunt monitor ask cabin animal "
                 + "grace team color toast"),
-        .init(wordCount: .twentyOne,
-              phrase: "satisfy virus valve mail fade enjoy expire spend cousin aunt monitor ask cabin animal "
+        .init(
+            wordCount: .twentyOne,
+            phrase: "satisfy virus valve mail fade enjoy expire spend cousin aunt monitor ask cabin animal "
                 + "grace team color time learn skill wrap"),
-        .init(wordCount: .twentyFour,
-              phrase: "satisfy virus valve mail fade enjoy expire spend cousin aunt monitor ask cabin animal "
+        .init(
+            wordCount: .twentyFour,
+            phrase: "satisfy virus valve mail fade enjoy expire spend cousin aunt monitor ask cabin animal "
                 + "grace team color time learn skill vacant oyster action note"),
     ]
 
@@ -290,22 +300,30 @@ struct BIP39EntropyInputTests {
     }
 
     static let badHex: [BadHex] = [
-        .init(hex: "000", id: "mnemonic.entropyHexOddLength",
-              message: "entropy hex must have an even number of digits, got 3"),
-        .init(hex: "0x0000000000000000000000000000000", id: "mnemonic.entropyHexOddLength",
-              message: "entropy hex must have an even number of digits, got 31"),
-        .init(hex: "00000g0000000000000000000000000000", id: "mnemonic.entropyHexInvalidCharacter",
-              message: "entropy hex must contain only 0-9, a-f, A-F; got 'g' at position 6"),
-        .init(hex: "0000 0000", id: "mnemonic.entropyHexInvalidCharacter",
-              message: "entropy hex must contain only 0-9, a-f, A-F; got U+0020 at position 5"),
-        .init(hex: String(repeating: "00", count: 15), id: "mnemonic.entropyLength",
-              message: "entropy must be 16, 20, 24, 28 or 32 bytes, got 15 bytes"),
-        .init(hex: String(repeating: "00", count: 17), id: "mnemonic.entropyLength",
-              message: "entropy must be 16, 20, 24, 28 or 32 bytes, got 17 bytes"),
-        .init(hex: String(repeating: "00", count: 33), id: "mnemonic.entropyLength",
-              message: "entropy must be 16, 20, 24, 28 or 32 bytes, got 33 bytes"),
-        .init(hex: "", id: "mnemonic.entropyLength",
-              message: "entropy must be 16, 20, 24, 28 or 32 bytes, got 0 bytes"),
+        .init(
+            hex: "000", id: "mnemonic.entropyHexOddLength",
+            message: "entropy hex must have an even number of digits, got 3"),
+        .init(
+            hex: "0x0000000000000000000000000000000", id: "mnemonic.entropyHexOddLength",
+            message: "entropy hex must have an even number of digits, got 31"),
+        .init(
+            hex: "00000g0000000000000000000000000000", id: "mnemonic.entropyHexInvalidCharacter",
+            message: "entropy hex must contain only 0-9, a-f, A-F; got 'g' at position 6"),
+        .init(
+            hex: "0000 0000", id: "mnemonic.entropyHexInvalidCharacter",
+            message: "entropy hex must contain only 0-9, a-f, A-F; got U+0020 at position 5"),
+        .init(
+            hex: String(repeating: "00", count: 15), id: "mnemonic.entropyLength",
+            message: "entropy must be 16, 20, 24, 28 or 32 bytes, got 15 bytes"),
+        .init(
+            hex: String(repeating: "00", count: 17), id: "mnemonic.entropyLength",
+            message: "entropy must be 16, 20, 24, 28 or 32 bytes, got 17 bytes"),
+        .init(
+            hex: String(repeating: "00", count: 33), id: "mnemonic.entropyLength",
+            message: "entropy must be 16, 20, 24, 28 or 32 bytes, got 33 bytes"),
+        .init(
+            hex: "", id: "mnemonic.entropyLength",
+            message: "entropy must be 16, 20, 24, 28 or 32 bytes, got 0 bytes"),
     ]
 
     @Test("bad entropy hex is rejected with a precise message", arguments: badHex)
@@ -334,8 +352,9 @@ struct BIP39DiceTests {
         let rolls = String(repeating: "123456", count: 9)
         let mnemonic = try Mnemonic(diceRolls: rolls)
         #expect(hex(mnemonic.entropy) == Hex.encode(Hash.sha256(Array(rolls.utf8)).prefix(16)))
-        #expect(phrase(mnemonic)
-            == "universe intact render tank net oval paddle thought trick movie chimney bullet")
+        #expect(
+            phrase(mnemonic)
+                == "universe intact render tank net oval paddle thought trick movie chimney bullet")
     }
 
     @Test("99 sixes → all 32 bytes of SHA-256 as a 24-word phrase")
@@ -343,14 +362,16 @@ struct BIP39DiceTests {
         let rolls = String(repeating: "6", count: 99)
         let mnemonic = try Mnemonic(diceRolls: rolls, wordCount: .twentyFour)
         #expect(hex(mnemonic.entropy) == Hex.encode(Hash.sha256(Array(rolls.utf8))))
-        #expect(phrase(mnemonic) == "leave symbol nuclear chase dentist letter tape program illegal vague suggest "
-            + "wife copy source soup jacket fee eager loyal zoo keep brisk dynamic cradle")
+        #expect(
+            phrase(mnemonic) == "leave symbol nuclear chase dentist letter tape program illegal vague suggest "
+                + "wife copy source soup jacket fee eager loyal zoo keep brisk dynamic cradle")
     }
 
     @Test("the Coldcard documentation's example digest: SHA-256(\"123456\")")
     func dice_coldcardDocExample_digestMatches() {
-        #expect(Hex.encode(Hash.sha256(Array("123456".utf8)))
-            == "8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92")
+        #expect(
+            Hex.encode(Hash.sha256(Array("123456".utf8)))
+                == "8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92")
     }
 
     struct Minimum: Sendable, CustomTestStringConvertible {
@@ -373,8 +394,10 @@ struct BIP39DiceTests {
         let error = mnemonicError { _ = try Mnemonic(diceRolls: String(enough.dropLast()), wordCount: row.wordCount) }
         #expect(error == .diceTooFewRolls(count: row.rolls - 1, required: row.rolls, wordCount: row.wordCount))
         #expect(error?.id == "mnemonic.diceTooFewRolls")
-        #expect(error?.description
-            == "a \(row.wordCount.rawValue)-word mnemonic needs at least \(row.rolls) dice rolls, got \(row.rolls - 1)")
+        #expect(
+            error?.description
+                == "a \(row.wordCount.rawValue)-word mnemonic needs at least \(row.rolls) dice rolls, got \(row.rolls - 1)"
+        )
     }
 
     @Test("too few rolls: 30 rolls for 12 words")
@@ -394,12 +417,15 @@ struct BIP39DiceTests {
 
     @Test("zeros, spaces and letters are rejected too")
     func dice_zeroSpaceLetter_throwInvalidCharacter() {
-        #expect(mnemonicError { _ = try Mnemonic(diceRolls: "0") }?.description
-            == "dice rolls must be digits 1 to 6, got '0' at position 1")
-        #expect(mnemonicError { _ = try Mnemonic(diceRolls: "12 34") }?.description
-            == "dice rolls must be digits 1 to 6, got U+0020 at position 3")
-        #expect(mnemonicError { _ = try Mnemonic(diceRolls: "6é") }?.description
-            == "dice rolls must be digits 1 to 6, got 'é' at position 2")
+        #expect(
+            mnemonicError { _ = try Mnemonic(diceRolls: "0") }?.description
+                == "dice rolls must be digits 1 to 6, got '0' at position 1")
+        #expect(
+            mnemonicError { _ = try Mnemonic(diceRolls: "12 34") }?.description
+                == "dice rolls must be digits 1 to 6, got U+0020 at position 3")
+        #expect(
+            mnemonicError { _ = try Mnemonic(diceRolls: "6é") }?.description
+                == "dice rolls must be digits 1 to 6, got 'é' at position 2")
     }
 }
 
@@ -412,7 +438,8 @@ struct BIP39ParseTests {
 
     @Test("any whitespace and any case parse to the canonical phrase")
     func parse_mixedWhitespaceAndCase_normalises() throws {
-        let messy = "  ABANDON\tabandon\nabandon\u{3000}abandon  abandon abandon\r\nabandon abandon Abandon "
+        let messy =
+            "  ABANDON\tabandon\nabandon\u{3000}abandon  abandon abandon\r\nabandon abandon Abandon "
             + "abandon\u{00A0}abandon About\n"
         let mnemonic = try Mnemonic(phrase: messy)
         #expect(phrase(mnemonic) == Self.abandonAbout)
@@ -453,29 +480,34 @@ struct BIP39ParseTests {
         let error = mnemonicError { _ = try Mnemonic(phrase: typo) }
         #expect(error == .unknownWord(word: "abandn", position: 11, language: .english, suggestions: ["abandon"]))
         #expect(error?.id == "mnemonic.unknownWord")
-        #expect(error?.description
-            == "mnemonic word 11 must be in the english BIP-39 word list, got 'abandn'; did you mean 'abandon'?")
+        #expect(
+            error?.description
+                == "mnemonic word 11 must be in the english BIP-39 word list, got 'abandn'; did you mean 'abandon'?")
     }
 
     @Test("unknown word with three suggestions lists them with 'or'")
     func parse_acressTypo_listsThreeSuggestions() {
         let typo = "acress" + Self.abandonAbout.dropFirst("abandon".count)
         let error = mnemonicError { _ = try Mnemonic(phrase: typo, language: .english) }
-        #expect(error?.description == "mnemonic word 1 must be in the english BIP-39 word list, got 'acress'; "
-            + "did you mean 'access', 'across' or 'actress'?")
+        #expect(
+            error?.description == "mnemonic word 1 must be in the english BIP-39 word list, got 'acress'; "
+                + "did you mean 'access', 'across' or 'actress'?")
     }
 
     @Test("unknown word with nothing close has no hint; no known word means no list is named")
     func parse_garbage_throwsUnknownWordWithoutList() {
         let words = Self.abandonAbout.split(separator: " ")
         let oneBad = (words.prefix(4) + ["qqqq"] + words.dropFirst(5)).joined(separator: " ")
-        #expect(mnemonicError { _ = try Mnemonic(phrase: oneBad) }?.description
-            == "mnemonic word 5 must be in the english BIP-39 word list, got 'qqqq'")
+        #expect(
+            mnemonicError { _ = try Mnemonic(phrase: oneBad) }?.description
+                == "mnemonic word 5 must be in the english BIP-39 word list, got 'qqqq'")
         let allBad = Array(repeating: "qqqq", count: 12).joined(separator: " ")
-        #expect(mnemonicError { _ = try Mnemonic(phrase: allBad) }
-            == .unknownWord(word: "qqqq", position: 1, language: nil, suggestions: []))
-        #expect(mnemonicError { _ = try Mnemonic(phrase: allBad) }?.description
-            == "mnemonic word 1 must be in a BIP-39 word list, got 'qqqq'")
+        #expect(
+            mnemonicError { _ = try Mnemonic(phrase: allBad) }
+                == .unknownWord(word: "qqqq", position: 1, language: nil, suggestions: []))
+        #expect(
+            mnemonicError { _ = try Mnemonic(phrase: allBad) }?.description
+                == "mnemonic word 1 must be in a BIP-39 word list, got 'qqqq'")
     }
 
     struct CountCase: Sendable, CustomTestStringConvertible {
@@ -483,8 +515,9 @@ struct BIP39ParseTests {
         var testDescription: String { "\(count) words" }
     }
 
-    @Test("wrong word count names the count and the valid ones",
-          arguments: [0, 1, 11, 13, 23, 25].map(CountCase.init))
+    @Test(
+        "wrong word count names the count and the valid ones",
+        arguments: [0, 1, 11, 13, 23, 25].map(CountCase.init))
     func parse_wrongWordCount_throwsWordCount(_ row: CountCase) {
         let text = Array(repeating: "abandon", count: row.count).joined(separator: " ")
         let error = mnemonicError { _ = try Mnemonic(phrase: text) }
@@ -497,8 +530,9 @@ struct BIP39ParseTests {
     func parse_twelveAbandons_throwsChecksumMismatch() {
         let text = Array(repeating: "abandon", count: 12).joined(separator: " ")
         // Also in the french list: both candidates fail, the first (english) is reported.
-        #expect(mnemonicError { _ = try Mnemonic(phrase: text) }
-            == .checksumMismatch(wordCount: 12, language: .english))
+        #expect(
+            mnemonicError { _ = try Mnemonic(phrase: text) }
+                == .checksumMismatch(wordCount: 12, language: .english))
         let swapped = "about abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon"
         #expect(mnemonicError { _ = try Mnemonic(phrase: swapped) }?.id == "mnemonic.checksum")
     }
@@ -509,8 +543,9 @@ struct BIP39ParseTests {
         let error = mnemonicError { _ = try Mnemonic(phrase: mixed) }
         #expect(error == .mixedLanguages(position: 11, expected: .english, found: [.french]))
         #expect(error?.id == "mnemonic.mixedLanguages")
-        #expect(error?.description == "mnemonic words must all come from one word list, but word 11 is in the french "
-            + "list and not in the english list of the other words")
+        #expect(
+            error?.description == "mnemonic words must all come from one word list, but word 11 is in the french "
+                + "list and not in the english list of the other words")
     }
 
     @Test("a phrase in another language than the one given is rejected, naming the list")
@@ -518,8 +553,9 @@ struct BIP39ParseTests {
         let error = mnemonicError { _ = try Mnemonic(phrase: Self.abandonAbout, language: .japanese) }
         #expect(error == .wrongLanguage(position: 1, expected: .japanese, found: [.english, .french]))
         #expect(error?.id == "mnemonic.wrongLanguage")
-        #expect(error?.description
-            == "mnemonic word 1 must be in the japanese word list, got a word from the english and french lists")
+        #expect(
+            error?.description
+                == "mnemonic word 1 must be in the japanese word list, got a word from the english and french lists")
     }
 
     @Test("error messages other than unknownWord never quote a word of the phrase")

@@ -8,7 +8,6 @@ import WalletCore
 
 private let base58File = Vectors.json("base58.json")
 
-
 private func base58Error(_ text: String) -> Base58Error? {
     caught { () throws(Base58Error) in _ = try Base58.decode(text) }
 }
@@ -49,8 +48,9 @@ struct Base58Tests {
         let error = base58Error("3SEo3LW0oPntC")
         #expect(error == .invalidCharacter(character: "0", position: 8))
         #expect(error?.id == "base58.invalidCharacter")
-        #expect(error?.description == "Base58 text must use only the digits 1-9 and the letters A-Z, a-z"
-            + " except I, O and l; got '0' at position 8")
+        #expect(
+            error?.description == "Base58 text must use only the digits 1-9 and the letters A-Z, a-z"
+                + " except I, O and l; got '0' at position 8")
     }
 
     @Test("each excluded or foreign character is rejected", arguments: ["0", "O", "I", "l", "+", "/", "-", "_"])
@@ -105,7 +105,8 @@ struct Base58Tests {
         let error = checkError("1AGNa15ZQXAZUgFiqJ2i7Z2DPU2J6hW62j")
         #expect(error == .checksumMismatch)
         #expect(error?.id == "base58check.checksumMismatch")
-        #expect(error?.description == "Base58Check checksum must equal the first 4 bytes of the payload's"
-            + " double SHA-256, got other bytes (a character is probably mistyped)")
+        #expect(
+            error?.description == "Base58Check checksum must equal the first 4 bytes of the payload's"
+                + " double SHA-256, got other bytes (a character is probably mistyped)")
     }
 }

@@ -9,7 +9,6 @@ import WalletCore
 
 private let bech32File = Vectors.json("bech32.json")
 
-
 /// The error id each vector `reason` stands for. Reasons not listed (BIP-173's generic
 /// "Invalid program length", superseded by BIP-350 rules) are only checked for rejection.
 private let idForReason: [String: String] = [
@@ -79,8 +78,9 @@ struct Bech32Tests {
     func decode_bip173ValidString_isBech32Only(_ text: String) throws {
         let decoded = try Bech32.decode(text)
         #expect(decoded.variant == .bech32)
-        #expect(caught { () throws(Bech32Error) in _ = try Bech32.decode(text, as: .bech32m) }
-            == .wrongVariant(expected: .bech32m, got: .bech32))
+        #expect(
+            caught { () throws(Bech32Error) in _ = try Bech32.decode(text, as: .bech32m) }
+                == .wrongVariant(expected: .bech32m, got: .bech32))
         #expect(try Bech32.decode(text, as: .bech32) == decoded)
         #expect(try Bech32.encode(hrp: decoded.hrp, data: decoded.data, variant: .bech32) == text.lowercased())
     }
@@ -89,8 +89,9 @@ struct Bech32Tests {
     func decode_bip350ValidString_isBech32mOnly(_ text: String) throws {
         let decoded = try Bech32.decode(text)
         #expect(decoded.variant == .bech32m)
-        #expect(caught { () throws(Bech32Error) in _ = try Bech32.decode(text, as: .bech32) }
-            == .wrongVariant(expected: .bech32, got: .bech32m))
+        #expect(
+            caught { () throws(Bech32Error) in _ = try Bech32.decode(text, as: .bech32) }
+                == .wrongVariant(expected: .bech32, got: .bech32m))
         #expect(try Bech32.decode(text, as: .bech32m) == decoded)
         #expect(try Bech32.encode(hrp: decoded.hrp, data: decoded.data, variant: .bech32m) == text.lowercased())
     }
@@ -142,8 +143,9 @@ struct Bech32Tests {
     @Test("an HRP outside the accepted list is rejected, and accepted when listed")
     func segwit_customHRPs_areHonoured() throws {
         let text = "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7"
-        #expect(caught { () throws(Bech32Error) in _ = try SegwitAddress(text, acceptingHRPs: ["bc"]) }
-            == .unexpectedHRP(got: "tb", expected: ["bc"]))
+        #expect(
+            caught { () throws(Bech32Error) in _ = try SegwitAddress(text, acceptingHRPs: ["bc"]) }
+                == .unexpectedHRP(got: "tb", expected: ["bc"]))
         #expect(try SegwitAddress(text, acceptingHRPs: ["TB"]).hrp == "tb")
     }
 
@@ -160,55 +162,74 @@ struct Bech32Tests {
     // MARK: Rendered messages, one per error kind
 
     static let messageCases: [Bech32MessageCase] = [
-        .init(kind: "bech32.tooLong", action: .decode(invalidString("overall max length exceeded")),
-              message: "bech32 string must be at most 90 characters, got 91"),
-        .init(kind: "bech32.missingSeparator", action: .decode("pzry9x0s0muk"),
-              message: "bech32 string must contain the separator '1' after the human-readable part, got none"),
-        .init(kind: "bech32.emptyHRP", action: .decode("1pzry9x0s0muk"),
-              message: "bech32 string must have a human-readable part before the separator '1', got an empty one"),
-        .init(kind: "bech32.invalidHRPCharacter", action: .decode(" 1nwldj5"),
-              message: "bech32 human-readable part must use only ASCII characters 33-126 ('!' to '~');"
+        .init(
+            kind: "bech32.tooLong", action: .decode(invalidString("overall max length exceeded")),
+            message: "bech32 string must be at most 90 characters, got 91"),
+        .init(
+            kind: "bech32.missingSeparator", action: .decode("pzry9x0s0muk"),
+            message: "bech32 string must contain the separator '1' after the human-readable part, got none"),
+        .init(
+            kind: "bech32.emptyHRP", action: .decode("1pzry9x0s0muk"),
+            message: "bech32 string must have a human-readable part before the separator '1', got an empty one"),
+        .init(
+            kind: "bech32.invalidHRPCharacter", action: .decode(" 1nwldj5"),
+            message: "bech32 human-readable part must use only ASCII characters 33-126 ('!' to '~');"
                 + " got U+0020 at position 1"),
-        .init(kind: "bech32.mixedCase",
-              action: .decode("tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq47Zagq"),
-              message: "bech32 string must be all lower case or all upper case; got mixed case ('Z' at position 59)"),
-        .init(kind: "bech32.checksumTooShort", action: .decode("li1dgmt3"),
-              message: "bech32 string must have at least 6 characters (the checksum) after the separator, got 5"),
-        .init(kind: "bech32.invalidDataCharacter", action: .decode("x1b4n0q5v"),
-              message: "bech32 data must use only the characters qpzry9x8gf2tvdw0s3jn54khce6mua7l;"
+        .init(
+            kind: "bech32.mixedCase",
+            action: .decode("tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq47Zagq"),
+            message: "bech32 string must be all lower case or all upper case; got mixed case ('Z' at position 59)"),
+        .init(
+            kind: "bech32.checksumTooShort", action: .decode("li1dgmt3"),
+            message: "bech32 string must have at least 6 characters (the checksum) after the separator, got 5"),
+        .init(
+            kind: "bech32.invalidDataCharacter", action: .decode("x1b4n0q5v"),
+            message: "bech32 data must use only the characters qpzry9x8gf2tvdw0s3jn54khce6mua7l;"
                 + " got 'b' at position 3"),
-        .init(kind: "bech32.invalidChecksumCharacter", action: .decode("de1lg7wt\u{ff}"),
-              message: "bech32 checksum must use only the characters qpzry9x8gf2tvdw0s3jn54khce6mua7l;"
+        .init(
+            kind: "bech32.invalidChecksumCharacter", action: .decode("de1lg7wt\u{ff}"),
+            message: "bech32 checksum must use only the characters qpzry9x8gf2tvdw0s3jn54khce6mua7l;"
                 + " got 'ÿ' (U+00FF) at position 9"),
-        .init(kind: "bech32.invalidChecksum", action: .decode("A1G7SGD8"),
-              message: "bech32 checksum must match the string as bech32 (BIP-173) or bech32m (BIP-350), got neither"
+        .init(
+            kind: "bech32.invalidChecksum", action: .decode("A1G7SGD8"),
+            message: "bech32 checksum must match the string as bech32 (BIP-173) or bech32m (BIP-350), got neither"
                 + " (a character is probably mistyped)"),
-        .init(kind: "bech32.wrongVariant", action: .decodeAs("A12UEL5L", .bech32m),
-              message: "bech32 string must carry a bech32m (BIP-350) checksum, got a bech32 (BIP-173) checksum"),
-        .init(kind: "bech32.valueOutOfRange", action: .encode(hrp: "a", data: [0, 32]),
-              message: "bech32 value at index 1 must fit in 5 bits, got 32"),
-        .init(kind: "bech32.excessPadding",
-              action: .segwit("bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7v07qwwzcrf"),
-              message: "bech32 data must end in at most 4 bits of padding, got 6"),
-        .init(kind: "bech32.nonZeroPadding",
-              action: .segwit("tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vpggkg4j"),
-              message: "bech32 data padding bits must be zero, got non-zero bits"),
-        .init(kind: "segwit.unexpectedHRP",
-              action: .segwit("tc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq5zuyut"),
-              message: "segwit address must start with bc, tb or bcrt, got tc"),
-        .init(kind: "segwit.emptyData", action: .segwit("bc1gmk9yu"),
-              message: "segwit address must carry a witness version and program, got only a checksum"),
-        .init(kind: "segwit.invalidWitnessVersion",
-              action: .segwit("BC130XLXVLHEMJA6C4DQV22UAPCTQUPFHLXM9H8Z3K2E72Q4K9HCZ7VQ7ZWS8R"),
-              message: "segwit witness version must be 0-16, got 17"),
-        .init(kind: "segwit.wrongVariantForVersion",
-              action: .segwit("bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqh2y7hd"),
-              message: "segwit address of witness version 1 must use a bech32m (BIP-350) checksum,"
+        .init(
+            kind: "bech32.wrongVariant", action: .decodeAs("A12UEL5L", .bech32m),
+            message: "bech32 string must carry a bech32m (BIP-350) checksum, got a bech32 (BIP-173) checksum"),
+        .init(
+            kind: "bech32.valueOutOfRange", action: .encode(hrp: "a", data: [0, 32]),
+            message: "bech32 value at index 1 must fit in 5 bits, got 32"),
+        .init(
+            kind: "bech32.excessPadding",
+            action: .segwit("bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7v07qwwzcrf"),
+            message: "bech32 data must end in at most 4 bits of padding, got 6"),
+        .init(
+            kind: "bech32.nonZeroPadding",
+            action: .segwit("tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vpggkg4j"),
+            message: "bech32 data padding bits must be zero, got non-zero bits"),
+        .init(
+            kind: "segwit.unexpectedHRP",
+            action: .segwit("tc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq5zuyut"),
+            message: "segwit address must start with bc, tb or bcrt, got tc"),
+        .init(
+            kind: "segwit.emptyData", action: .segwit("bc1gmk9yu"),
+            message: "segwit address must carry a witness version and program, got only a checksum"),
+        .init(
+            kind: "segwit.invalidWitnessVersion",
+            action: .segwit("BC130XLXVLHEMJA6C4DQV22UAPCTQUPFHLXM9H8Z3K2E72Q4K9HCZ7VQ7ZWS8R"),
+            message: "segwit witness version must be 0-16, got 17"),
+        .init(
+            kind: "segwit.wrongVariantForVersion",
+            action: .segwit("bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqh2y7hd"),
+            message: "segwit address of witness version 1 must use a bech32m (BIP-350) checksum,"
                 + " got bech32 (BIP-173)"),
-        .init(kind: "segwit.invalidProgramLength", action: .segwit("bc1pw5dgrnzv"),
-              message: "segwit witness program must be 2 to 40 bytes, got 1"),
-        .init(kind: "segwit.invalidV0ProgramLength", action: .segwit("BC1QR508D6QEJXTDG4Y5R3ZARVARYV98GJ9P"),
-              message: "segwit version 0 witness program must be 20 bytes (P2WPKH) or 32 bytes (P2WSH), got 16"),
+        .init(
+            kind: "segwit.invalidProgramLength", action: .segwit("bc1pw5dgrnzv"),
+            message: "segwit witness program must be 2 to 40 bytes, got 1"),
+        .init(
+            kind: "segwit.invalidV0ProgramLength", action: .segwit("BC1QR508D6QEJXTDG4Y5R3ZARVARYV98GJ9P"),
+            message: "segwit version 0 witness program must be 20 bytes (P2WPKH) or 32 bytes (P2WSH), got 16"),
     ]
 
     /// The first bech32 invalid vector with `reason`.
@@ -223,12 +244,14 @@ struct Bech32Tests {
         #expect(error.description == testCase.message)
     }
 
-    @Test("building an address checks version and program length", arguments: [
-        (UInt8(17), 20, "segwit.invalidWitnessVersion"),
-        (UInt8(0), 21, "segwit.invalidV0ProgramLength"),
-        (UInt8(1), 41, "segwit.invalidProgramLength"),
-        (UInt8(1), 1, "segwit.invalidProgramLength"),
-    ])
+    @Test(
+        "building an address checks version and program length",
+        arguments: [
+            (UInt8(17), 20, "segwit.invalidWitnessVersion"),
+            (UInt8(0), 21, "segwit.invalidV0ProgramLength"),
+            (UInt8(1), 41, "segwit.invalidProgramLength"),
+            (UInt8(1), 1, "segwit.invalidProgramLength"),
+        ])
     func segwit_buildInvalid_fails(_ version: UInt8, _ length: Int, _ id: String) {
         let error = caught { () throws(Bech32Error) in
             _ = try SegwitAddress(hrp: "bc", version: version, program: [UInt8](repeating: 0x75, count: length))
@@ -238,12 +261,15 @@ struct Bech32Tests {
 
     @Test("encoding rejects an empty HRP, a bad HRP character and a result over 90 characters")
     func encode_invalidInputs_fail() {
-        #expect(caught { () throws(Bech32Error) in _ = try Bech32.encode(hrp: "", data: [], variant: .bech32) }
-            == .emptyHRP)
-        #expect(caught { () throws(Bech32Error) in _ = try Bech32.encode(hrp: "a b", data: [], variant: .bech32) }
-            == .invalidHRPCharacter(character: " ", position: 2))
-        #expect(caught { () throws(Bech32Error) in
-            _ = try Bech32.encode(hrp: "a", data: [UInt8](repeating: 0, count: 83), variant: .bech32m)
-        } == .tooLong(length: 91))
+        #expect(
+            caught { () throws(Bech32Error) in _ = try Bech32.encode(hrp: "", data: [], variant: .bech32) }
+                == .emptyHRP)
+        #expect(
+            caught { () throws(Bech32Error) in _ = try Bech32.encode(hrp: "a b", data: [], variant: .bech32) }
+                == .invalidHRPCharacter(character: " ", position: 2))
+        #expect(
+            caught { () throws(Bech32Error) in
+                _ = try Bech32.encode(hrp: "a", data: [UInt8](repeating: 0, count: 83), variant: .bech32m)
+            } == .tooLong(length: 91))
     }
 }

@@ -12,9 +12,9 @@ struct EditDistanceTests {
     static let cases: [Case] = [
         Case(a: "", b: "", distance: 0),
         Case(a: "", b: "abc", distance: 3),
-        Case(a: "kitten", b: "sitting", distance: 3),   // the classic: two substitutions, one insertion
+        Case(a: "kitten", b: "sitting", distance: 3),  // the classic: two substitutions, one insertion
         Case(a: "abandon", b: "abandno", distance: 1),  // a swap of neighbours is one edit
-        Case(a: "ca", b: "abc", distance: 3),           // OSA, not full Damerau (which gives 2)
+        Case(a: "ca", b: "abc", distance: 3),  // OSA, not full Damerau (which gives 2)
         Case(a: "savigns", b: "savings", distance: 1),
         Case(a: "flaw", b: "lawn", distance: 2),
     ]

@@ -46,9 +46,13 @@ struct EthereumBadInputTests {
     @Test("a digest that is not 32 bytes is refused by sign, recover and verify")
     func digest_not32Bytes() throws {
         let key = try PrivateKey(bytes: [UInt8](repeating: 0x46, count: 32))
-        #expect(throws: EthereumError.digestLength(got: 31)) { try EthereumSignature.sign(digest: [UInt8](repeating: 1, count: 31), with: key) }
+        #expect(throws: EthereumError.digestLength(got: 31)) {
+            try EthereumSignature.sign(digest: [UInt8](repeating: 1, count: 31), with: key)
+        }
         let sig = try EthereumSignature.sign(digest: [UInt8](repeating: 1, count: 32), with: key)
-        #expect(throws: EthereumError.digestLength(got: 33)) { try sig.recoverAddress(digest: [UInt8](repeating: 1, count: 33)) }
+        #expect(throws: EthereumError.digestLength(got: 33)) {
+            try sig.recoverAddress(digest: [UInt8](repeating: 1, count: 33))
+        }
         #expect(throws: EthereumError.digestLength(got: 0)) {
             try sig.verify(digest: [], address: EthereumAddress(publicKey: key.publicKey))
         }
@@ -57,63 +61,74 @@ struct EthereumBadInputTests {
 
     @Test("signatures of the wrong length or with a bad v")
     func signature_lengthAndV() {
-        #expect(throws: EthereumError.signatureLength(got: 64)) { try EthereumSignature(bytes: [UInt8](repeating: 1, count: 64)) }
-        #expect(throws: EthereumError.signatureBadV(v: 29)) { try EthereumSignature(bytes: [UInt8](repeating: 1, count: 64) + [29]) }
+        #expect(throws: EthereumError.signatureLength(got: 64)) {
+            try EthereumSignature(bytes: [UInt8](repeating: 1, count: 64))
+        }
+        #expect(throws: EthereumError.signatureBadV(v: 29)) {
+            try EthereumSignature(bytes: [UInt8](repeating: 1, count: 64) + [29])
+        }
     }
 
     // MARK: EIP-712
 
     @Test("typed data: unknown field type names the struct and field")
     func typedData_unknownType() {
-        let error = typedError(mail { doc in
-            var types = doc["types"] as! [String: Any]
-            types["Mail"] = [["name": "from", "type": "Persn"], ["name": "contents", "type": "string"]]
-            doc["types"] = types
-        })
+        let error = typedError(
+            mail { doc in
+                var types = doc["types"] as! [String: Any]
+                types["Mail"] = [["name": "from", "type": "Persn"], ["name": "contents", "type": "string"]]
+                doc["types"] = types
+            })
         #expect(error == .typedDataUnknownType(type: "Persn", usedBy: "Mail.from"))
         #expect(error?.description.contains("\"Persn\" in Mail.from") == true)
     }
 
     @Test("typed data: unknown primary type and bad atomic sizes")
     func typedData_unknownPrimaryAndSizes() {
-        #expect(typedError(mail { $0["primaryType"] = "Letter" }) == .typedDataUnknownType(type: "Letter", usedBy: "primaryType"))
+        #expect(
+            typedError(mail { $0["primaryType"] = "Letter" })
+                == .typedDataUnknownType(type: "Letter", usedBy: "primaryType"))
         for bad in ["uint7", "uint264", "bytes33", "bytes0", "int", "uint08"] {
-            let error = typedError(mail { doc in
-                var types = doc["types"] as! [String: Any]
-                types["Person"] = [["name": "name", "type": bad], ["name": "wallet", "type": "address"]]
-                doc["types"] = types
-            })
+            let error = typedError(
+                mail { doc in
+                    var types = doc["types"] as! [String: Any]
+                    types["Person"] = [["name": "name", "type": bad], ["name": "wallet", "type": "address"]]
+                    doc["types"] = types
+                })
             #expect(error == .typedDataUnknownType(type: bad, usedBy: "Person.name"), "\(bad)")
         }
     }
 
     @Test("typed data: a missing field is named by its path")
     func typedData_missingField() {
-        let error = typedError(mail { doc in
-            var message = doc["message"] as! [String: Any]
-            var to = message["to"] as! [String: Any]
-            to["wallet"] = nil
-            message["to"] = to
-            doc["message"] = message
-        })
+        let error = typedError(
+            mail { doc in
+                var message = doc["message"] as! [String: Any]
+                var to = message["to"] as! [String: Any]
+                to["wallet"] = nil
+                message["to"] = to
+                doc["message"] = message
+            })
         #expect(error == .typedDataMissingField(path: "message.to.wallet", type: "address"))
         #expect(error?.description == "typed data must give a value for message.to.wallet (address), got none")
     }
 
     @Test("typed data: a cycle between struct types is named")
     func typedData_cycle() {
-        let error = typedError(mail { doc in
-            var types = doc["types"] as! [String: Any]
-            types["Person"] = [["name": "name", "type": "string"], ["name": "inbox", "type": "Mail[]"]]
-            doc["types"] = types
-        })
+        let error = typedError(
+            mail { doc in
+                var types = doc["types"] as! [String: Any]
+                types["Person"] = [["name": "name", "type": "string"], ["name": "inbox", "type": "Mail[]"]]
+                doc["types"] = types
+            })
         #expect(error == .typedDataCycle(path: ["Mail", "Person", "Mail"]))
         #expect(error?.description.contains("Mail → Person → Mail") == true)
-        let selfCycle = typedError(mail { doc in
-            var types = doc["types"] as! [String: Any]
-            types["Person"] = [["name": "name", "type": "string"], ["name": "friend", "type": "Person"]]
-            doc["types"] = types
-        })
+        let selfCycle = typedError(
+            mail { doc in
+                var types = doc["types"] as! [String: Any]
+                types["Person"] = [["name": "name", "type": "string"], ["name": "friend", "type": "Person"]]
+                doc["types"] = types
+            })
         #expect(selfCycle == .typedDataCycle(path: ["Person", "Person"]))
     }
 
@@ -122,9 +137,11 @@ struct EthereumBadInputTests {
         let n = { (i: Int) in NSNumber(value: i) }
         // uint8[2][3]: three arrays of two.
         #expect(typedErrorWithValue("uint8[2][3]", [[n(1), n(2)], [n(3), n(4)], [n(5), n(6)]]) == nil)
-        #expect(typedErrorWithValue("uint8[2][3]", [[n(1), n(2), n(3)], [n(4), n(5), n(6)]])
+        #expect(
+            typedErrorWithValue("uint8[2][3]", [[n(1), n(2), n(3)], [n(4), n(5), n(6)]])
                 == .typedDataBadValue(path: "message.x", type: "uint8[2][3]", reason: "2 elements instead of 3"))
-        #expect(typedErrorWithValue("uint8[2][3]", [[n(1)], [n(3), n(4)], [n(5), n(6)]])
+        #expect(
+            typedErrorWithValue("uint8[2][3]", [[n(1)], [n(3), n(4)], [n(5), n(6)]])
                 == .typedDataBadValue(path: "message.x[0]", type: "uint8[2]", reason: "1 elements instead of 2"))
         #expect(typedErrorWithValue("uint8" + String(repeating: "[]", count: 32), [Any]()) == nil)
         let error = typedErrorWithValue("uint8" + String(repeating: "[]", count: 33), [Any]())
@@ -135,35 +152,48 @@ struct EthereumBadInputTests {
     @Test("typed data: values that do not fit their type")
     func typedData_badValues() {
         #expect(typedErrorWithValue("address", "0x1234")?.id == "eth.typedData.badValue")
-        #expect(typedErrorWithValue("bool", "yes") == .typedDataBadValue(path: "message.x", type: "bool", reason: "\"yes\" instead of true or false"))
-        #expect(typedErrorWithValue("bytes4", "0x010203") == .typedDataBadValue(path: "message.x", type: "bytes4", reason: "3 bytes instead of 4"))
+        #expect(
+            typedErrorWithValue("bool", "yes")
+                == .typedDataBadValue(path: "message.x", type: "bool", reason: "\"yes\" instead of true or false"))
+        #expect(
+            typedErrorWithValue("bytes4", "0x010203")
+                == .typedDataBadValue(path: "message.x", type: "bytes4", reason: "3 bytes instead of 4"))
         #expect(typedErrorWithValue("bytes", "0x123")?.id == "eth.typedData.badValue")
         #expect(typedErrorWithValue("string", NSNumber(value: 5))?.id == "eth.typedData.badValue")
-        #expect(typedErrorWithValue("uint8[2]", [NSNumber(value: 1)]) == .typedDataBadValue(path: "message.x", type: "uint8[2]", reason: "1 elements instead of 2"))
+        #expect(
+            typedErrorWithValue("uint8[2]", [NSNumber(value: 1)])
+                == .typedDataBadValue(path: "message.x", type: "uint8[2]", reason: "1 elements instead of 2"))
         #expect(typedErrorWithValue("uint256", NSNumber(value: 1.5))?.id == "eth.typedData.badValue")
         #expect(typedErrorWithValue("uint256", "12a")?.id == "eth.typedData.badValue")
     }
 
-    @Test("typed data: integers out of range", arguments: [
-        ("uint8", "256"), ("uint8", "-1"), ("int8", "128"), ("int8", "-129"),
-        ("uint256", "115792089237316195423570985008687907853269984665640564039457584007913129639936"),
-        ("int256", "57896044618658097711785492504343953926634992332820282019728792003956564819968"),
-        ("uint16", "0x10000"),
-    ])
+    @Test(
+        "typed data: integers out of range",
+        arguments: [
+            ("uint8", "256"), ("uint8", "-1"), ("int8", "128"), ("int8", "-129"),
+            ("uint256", "115792089237316195423570985008687907853269984665640564039457584007913129639936"),
+            ("int256", "57896044618658097711785492504343953926634992332820282019728792003956564819968"),
+            ("uint16", "0x10000"),
+        ])
     func typedData_integerOutOfRange(_ type: String, _ value: String) {
-        let error = typedError(mail { doc in
-            var types = doc["types"] as! [String: Any]
-            types["Mail"] = [["name": "n", "type": type]]
-            doc["types"] = types
-            doc["message"] = ["n": value]
-        })
+        let error = typedError(
+            mail { doc in
+                var types = doc["types"] as! [String: Any]
+                types["Mail"] = [["name": "n", "type": type]]
+                doc["types"] = types
+                doc["message"] = ["n": value]
+            })
         #expect(error == .typedDataIntegerOutOfRange(path: "message.n", type: type, value: value))
     }
 
     @Test("typed data: malformed documents")
     func typedData_malformed() {
-        #expect(caught { () throws(EthereumError) in _ = try TypedData(json: Array("[1]".utf8)) }?.id == "eth.typedData.malformed")
-        #expect(caught { () throws(EthereumError) in _ = try TypedData(json: Array("{".utf8)) }?.id == "eth.typedData.malformed")
+        #expect(
+            caught { () throws(EthereumError) in _ = try TypedData(json: Array("[1]".utf8)) }?.id
+                == "eth.typedData.malformed")
+        #expect(
+            caught { () throws(EthereumError) in _ = try TypedData(json: Array("{".utf8)) }?.id
+                == "eth.typedData.malformed")
         #expect(typedError(mail { $0["message"] = nil }) == .typedDataMalformed(reason: "\"message\" is missing"))
     }
 
@@ -174,21 +204,31 @@ struct EthereumBadInputTests {
         let fields: [String: Any] = ["chainId": "1", "gasPrice": "20 gwei", "maxFeePerGas": "30 gwei", "gas": "21000"]
         #expect(fieldsError(fields) == .txGasPriceAndFeeCaps)
         #expect(fieldsError(["type": "2", "gasPrice": "1 gwei"]) == .txGasPriceAndFeeCaps)
-        var tx = EthereumTransaction(type: .dynamicFee, chainID: UInt256(1), nonce: .zero, maxPriorityFeePerGas: UInt256(1),
-                                     maxFeePerGas: UInt256(2), gasLimit: UInt256(21000), to: nil, value: .zero)
+        var tx = EthereumTransaction(
+            type: .dynamicFee, chainID: UInt256(1), nonce: .zero, maxPriorityFeePerGas: UInt256(1),
+            maxFeePerGas: UInt256(2), gasLimit: UInt256(21000), to: nil, value: .zero)
         tx.gasPrice = UInt256(3)
         #expect(throws: EthereumError.txGasPriceAndFeeCaps) { try tx.validate() }
     }
 
-    @Test("negative and 257-bit values", arguments: [
-        ("-1", EthereumError.unitsNegative(input: "-1")),
-        ("-0.5 ether", .unitsNegative(input: "-0.5 ether")),
-        ("115792089237316195423570985008687907853269984665640564039457584007913129639936",
-         .unitsTooLarge(input: "115792089237316195423570985008687907853269984665640564039457584007913129639936")),
-        ("0x1" + String(repeating: "0", count: 64), .unitsTooLarge(input: "0x1" + String(repeating: "0", count: 64))),
-        ("115792089237316195423570985008687907853269984665640564039458 ether",
-         .unitsTooLarge(input: "115792089237316195423570985008687907853269984665640564039458 ether")),
-    ])
+    @Test(
+        "negative and 257-bit values",
+        arguments: [
+            ("-1", EthereumError.unitsNegative(input: "-1")),
+            ("-0.5 ether", .unitsNegative(input: "-0.5 ether")),
+            (
+                "115792089237316195423570985008687907853269984665640564039457584007913129639936",
+                .unitsTooLarge(input: "115792089237316195423570985008687907853269984665640564039457584007913129639936")
+            ),
+            (
+                "0x1" + String(repeating: "0", count: 64),
+                .unitsTooLarge(input: "0x1" + String(repeating: "0", count: 64))
+            ),
+            (
+                "115792089237316195423570985008687907853269984665640564039458 ether",
+                .unitsTooLarge(input: "115792089237316195423570985008687907853269984665640564039458 ether")
+            ),
+        ])
     func tx_valueNegativeOrTooLarge(_ input: String, _ expected: EthereumError) {
         #expect(fieldsError(["chainId": "1", "value": input]) == .txQuantity(field: "value", error: expected))
         #expect(caught { () throws(EthereumError) in _ = try EthereumUnits.parse(input) } == expected)
@@ -196,17 +236,23 @@ struct EthereumBadInputTests {
 
     @Test("malformed quantities are named with the input")
     func units_malformed() {
-        #expect(caught { () throws(EthereumError) in _ = try EthereumUnits.parse("1.5") }
-            == .unitsTooManyDecimals(input: "1.5", unit: "wei", allowed: 0))
-        #expect(caught { () throws(EthereumError) in _ = try EthereumUnits.parse("1.0000000001 gwei") }
-            == .unitsTooManyDecimals(input: "1.0000000001 gwei", unit: "gwei", allowed: 9))
-        #expect(caught { () throws(EthereumError) in _ = try EthereumUnits.parse("3 bananas") }
-            == .unitsUnknownUnit(input: "3 bananas", unit: "bananas"))
+        #expect(
+            caught { () throws(EthereumError) in _ = try EthereumUnits.parse("1.5") }
+                == .unitsTooManyDecimals(input: "1.5", unit: "wei", allowed: 0))
+        #expect(
+            caught { () throws(EthereumError) in _ = try EthereumUnits.parse("1.0000000001 gwei") }
+                == .unitsTooManyDecimals(input: "1.0000000001 gwei", unit: "gwei", allowed: 9))
+        #expect(
+            caught { () throws(EthereumError) in _ = try EthereumUnits.parse("3 bananas") }
+                == .unitsUnknownUnit(input: "3 bananas", unit: "bananas"))
         #expect(caught { () throws(EthereumError) in _ = try EthereumUnits.parse("") } == .unitsEmpty)
         #expect(caught { () throws(EthereumError) in _ = try EthereumUnits.parse("0x") }?.id == "eth.units.malformed")
         #expect(caught { () throws(EthereumError) in _ = try EthereumUnits.parse("0xg1") }?.id == "eth.units.malformed")
-        #expect(caught { () throws(EthereumError) in _ = try EthereumUnits.parse("1.2.3 ether") }?.id == "eth.units.malformed")
-        #expect(caught { () throws(EthereumError) in _ = try EthereumUnits.parse("ether") }?.id == "eth.units.malformed")
+        #expect(
+            caught { () throws(EthereumError) in _ = try EthereumUnits.parse("1.2.3 ether") }?.id
+                == "eth.units.malformed")
+        #expect(
+            caught { () throws(EthereumError) in _ = try EthereumUnits.parse("ether") }?.id == "eth.units.malformed")
         #expect(EthereumError.unitsNegative(input: "-1").description == "quantity must not be negative, got \"-1\"")
     }
 
@@ -229,32 +275,37 @@ struct EthereumBadInputTests {
         #expect(fieldsError(["to": "0x1234"])?.id == "eth.tx.badField")
     }
 
-    @Test("malformed raw transactions", arguments: [
-        ("empty", "0x", "eth.tx.empty"),
-        ("unknown type byte", "0x03c0", "eth.tx.unknownType"),
-        ("RLP string instead of list", "0x83010203", "eth.tx.rlp"),
-        ("truncated legacy", String(eip155Raw.dropLast(2)), "eth.tx.rlp"),
-        ("trailing byte", eip155Raw + "00", "eth.tx.rlp"),
-        ("too few fields", "0xc3808080", "eth.tx.fieldCount"),
-        ("typed, too few fields", "0x02c3808080", "eth.tx.fieldCount"),
-        ("non-canonical nonce 0x00", "0xc9008080808080808080", "eth.tx.badField"),
-        ("bad legacy v 30", "0xc98080808080801e0101", "eth.tx.badV"),
-        ("to of 2 bytes", "0xcb808080820102808025" + "0101", "eth.tx.badField"),
-        ("unsigned (r = s = 0)", "0xc9808080808080258080", "eth.tx.unsigned"),
-        ("yParity 2", "0x02cc0180808080808080c0020101", "eth.tx.badField"),
-        ("access list not a list", "0x01cb01808080808080800101" + "01", "eth.tx.badField"),
-    ])
+    @Test(
+        "malformed raw transactions",
+        arguments: [
+            ("empty", "0x", "eth.tx.empty"),
+            ("unknown type byte", "0x03c0", "eth.tx.unknownType"),
+            ("RLP string instead of list", "0x83010203", "eth.tx.rlp"),
+            ("truncated legacy", String(eip155Raw.dropLast(2)), "eth.tx.rlp"),
+            ("trailing byte", eip155Raw + "00", "eth.tx.rlp"),
+            ("too few fields", "0xc3808080", "eth.tx.fieldCount"),
+            ("typed, too few fields", "0x02c3808080", "eth.tx.fieldCount"),
+            ("non-canonical nonce 0x00", "0xc9008080808080808080", "eth.tx.badField"),
+            ("bad legacy v 30", "0xc98080808080801e0101", "eth.tx.badV"),
+            ("to of 2 bytes", "0xcb808080820102808025" + "0101", "eth.tx.badField"),
+            ("unsigned (r = s = 0)", "0xc9808080808080258080", "eth.tx.unsigned"),
+            ("yParity 2", "0x02cc0180808080808080c0020101", "eth.tx.badField"),
+            ("access list not a list", "0x01cb01808080808080800101" + "01", "eth.tx.badField"),
+        ])
     func rawTx_malformed(_ name: String, _ hex: String, _ id: String) {
         #expect(decodeError(hex)?.id == id, "\(name): \(String(describing: decodeError(hex)))")
     }
 
     @Test("malformed raw transaction messages are precise")
     func rawTx_messages() {
-        #expect(decodeError("0x03c0")?.description
-            == "raw transaction must start with an RLP list (legacy), 0x01 (EIP-2930) or 0x02 (EIP-1559), got type byte 0x03")
+        #expect(
+            decodeError("0x03c0")?.description
+                == "raw transaction must start with an RLP list (legacy), 0x01 (EIP-2930) or 0x02 (EIP-1559), got type byte 0x03"
+        )
         #expect(decodeError("0xc3808080")?.description == "legacy transaction must have 9 RLP fields, got 3")
-        #expect(decodeError(eip155Raw + "00")?.description
-            == "raw transaction is malformed: RLP data must hold exactly one item, got 1 extra byte from byte 110")
+        #expect(
+            decodeError(eip155Raw + "00")?.description
+                == "raw transaction is malformed: RLP data must hold exactly one item, got 1 extra byte from byte 110")
         #expect(decodeError(String(eip1559Raw.dropLast(2)))?.id == "eth.tx.rlp")
     }
 
@@ -280,10 +331,11 @@ struct EthereumBadInputTests {
 
 /// The error of the test document whose `Mail` has one field `x` of `type`, holding `value`.
 private func typedErrorWithValue(_ type: String, _ value: Any) -> EthereumError? {
-    typedError(mail { doc in
-        var types = doc["types"] as! [String: Any]
-        types["Mail"] = [["name": "x", "type": type]]
-        doc["types"] = types
-        doc["message"] = ["x": value]
-    })
+    typedError(
+        mail { doc in
+            var types = doc["types"] as! [String: Any]
+            types["Mail"] = [["name": "x", "type": type]]
+            doc["types"] = types
+            doc["message"] = ["x": value]
+        })
 }

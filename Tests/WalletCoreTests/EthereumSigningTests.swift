@@ -58,7 +58,9 @@ extension EthereumSigningTests {
             #expect(try decoded.sender() == address(of: k))
         }
 
-        @Test("ethereum/tests txtest: pre-EIP-155 payloads, decode, recovery", arguments: eth.object("ethereum_tests_txtest_legacy").objects("cases"))
+        @Test(
+            "ethereum/tests txtest: pre-EIP-155 payloads, decode, recovery",
+            arguments: eth.object("ethereum_tests_txtest_legacy").objects("cases"))
         func txtest_legacy_payloadDecodeRecover(_ row: JSON) throws {
             var f: [String: Any] = [
                 "nonce": NSNumber(value: row.int("nonce")), "gasPrice": NSNumber(value: row.int("gasprice")),
@@ -89,7 +91,9 @@ extension EthereumSigningTests {
             }
         }
 
-        @Test("eth-account signed transactions: raw, hash, r, s, v", arguments: eth.object("eth_account_signed").objects("cases"))
+        @Test(
+            "eth-account signed transactions: raw, hash, r, s, v",
+            arguments: eth.object("eth_account_signed").objects("cases"))
         func ethAccount_sign_rawHashRSV(_ row: JSON) throws {
             let tx = try EthereumTransaction(fields: fields(row.object("tx")))
             let k = key(row.string("private_key"))
@@ -104,7 +108,9 @@ extension EthereumSigningTests {
             #expect(try decoded.sender() == address(of: k))
         }
 
-        @Test("eth-account EIP-1559 signed transactions", arguments: eth.object("eth_account_eip1559_signed").objects("cases"))
+        @Test(
+            "eth-account EIP-1559 signed transactions",
+            arguments: eth.object("eth_account_eip1559_signed").objects("cases"))
         func ethAccount_eip1559_raw(_ row: JSON) throws {
             let tx = try EthereumTransaction(fields: fields(row.object("tx")))
             #expect(tx.type == .dynamicFee)
@@ -120,10 +126,13 @@ extension EthereumSigningTests {
         /// hash keccak256(type ‖ rlp(unsigned fields)), not keccak256(raw) as the vectors README
         /// says: the first case's raw equals eth_account_signed's access_list_tx, whose
         /// keccak256(raw) is 0x2a791d54…, while this case lists 0x4f53cc08….
-        @Test("eth-account typed transactions decode, re-encode and signing hash", arguments: eth.object("eth_account_typed_decode").objects("cases"))
+        @Test(
+            "eth-account typed transactions decode, re-encode and signing hash",
+            arguments: eth.object("eth_account_typed_decode").objects("cases"))
         func ethAccount_typedDecode_hash(_ row: JSON) throws {
             let decoded = try SignedEthereumTransaction.decode(hex: row.string("raw"))
-            let expectedType: EthereumTransactionType = row.string("type") == "AccessListTransaction" ? .accessList : .dynamicFee
+            let expectedType: EthereumTransactionType =
+                row.string("type") == "AccessListTransaction" ? .accessList : .dynamicFee
             #expect(decoded.transaction.type == expectedType)
             #expect(Hex.encode(decoded.rawBytes) == normHex(row.string("raw")))
             #expect(Hex.encode(decoded.transaction.signingHash) == normHex(row.string("hash")))
@@ -148,14 +157,19 @@ extension EthereumSigningTests {
             switch kind {
             case "Legacy":
                 f["chainId"] = nil
-                f["maxFeePerGas"] = nil; f["maxPriorityFeePerGas"] = nil; f["accessList"] = nil
+                f["maxFeePerGas"] = nil
+                f["maxPriorityFeePerGas"] = nil
+                f["accessList"] = nil
                 f["type"] = "0"
             case "Eip155":
-                f["maxFeePerGas"] = nil; f["maxPriorityFeePerGas"] = nil; f["accessList"] = nil
+                f["maxFeePerGas"] = nil
+                f["maxPriorityFeePerGas"] = nil
+                f["accessList"] = nil
                 f["type"] = "0"
             case "Berlin":
                 if f["chainId"] == nil { f["chainId"] = "1" }
-                f["maxFeePerGas"] = nil; f["maxPriorityFeePerGas"] = nil
+                f["maxFeePerGas"] = nil
+                f["maxPriorityFeePerGas"] = nil
                 f["type"] = "1"
             default:
                 if f["chainId"] == nil { f["chainId"] = "1" }
@@ -165,8 +179,9 @@ extension EthereumSigningTests {
             return f
         }
 
-        @Test("ethers transactions: unsigned payloads and signed bytes for all four kinds",
-              arguments: eth.object("ethers_transactions").objects("cases"))
+        @Test(
+            "ethers transactions: unsigned payloads and signed bytes for all four kinds",
+            arguments: eth.object("ethers_transactions").objects("cases"))
         func ethers_allKinds_payloadAndSigned(_ row: JSON) throws {
             let k = key(row.string("privateKey"))
             for kind in ["Legacy", "Eip155", "Berlin", "London"] {
@@ -174,7 +189,8 @@ extension EthereumSigningTests {
                 let tx = try EthereumTransaction(fields: Self.ethersFields(row, kind: kind))
                 #expect(Hex.encode(tx.signingPayload) == normHex(row.string("unsigned\(kind)")), "\(kind)")
                 // Sign without validation: some cases use chain id 0, which kcs itself refuses.
-                let sig = try EthereumSignature.sign(digest: Hash.keccak256(bytes(row.string("unsigned\(kind)"))), with: k)
+                let sig = try EthereumSignature.sign(
+                    digest: Hash.keccak256(bytes(row.string("unsigned\(kind)"))), with: k)
                 let signed = tx.signed(with: sig.signature, yParity: sig.recoveryID)
                 #expect(Hex.encode(signed.rawBytes) == normHex(row.string("signed\(kind)")), "\(kind)")
                 let decoded = try SignedEthereumTransaction.decode(hex: row.string("signed\(kind)"))
@@ -198,7 +214,9 @@ extension EthereumSigningTests {
             let message = row.string("message_utf8")
             let digest = PersonalMessage.digest(text: message)
             #expect(Hex.encode(digest) == normHex(row.string("message_hash")))
-            #expect(PersonalMessage.payload(Array(message.utf8)).prefix(26) == [0x19] + Array("Ethereum Signed Message:\n".utf8)[...])
+            #expect(
+                PersonalMessage.payload(Array(message.utf8)).prefix(26) == [0x19]
+                    + Array("Ethereum Signed Message:\n".utf8)[...])
             let k = key(row.string("private_key"))
             let sig = try EthereumSignature.sign(digest: digest, with: k)
             #expect(Int(sig.v) == row.int("v"))
@@ -219,13 +237,16 @@ extension EthereumSigningTests {
 
         @Test("text messages hash as their UTF-8 bytes", arguments: section.objects("hash_text"))
         func personalSign_hashText(_ row: JSON) {
-            #expect(Hex.encode(PersonalMessage.digest(text: row.string("message_utf8"))) == normHex(row.string("message_hash")))
+            #expect(
+                Hex.encode(PersonalMessage.digest(text: row.string("message_utf8")))
+                    == normHex(row.string("message_hash")))
         }
 
         @Test("byte messages hash as bytes", arguments: section.objects("hash_bytes"))
         func personalSign_hashBytes(_ row: JSON) {
-            #expect(Hex.encode(PersonalMessage.digest(bytes(row.string("message_hex"))))
-                == normHex(row.string("message_hash")))
+            #expect(
+                Hex.encode(PersonalMessage.digest(bytes(row.string("message_hex"))))
+                    == normHex(row.string("message_hash")))
         }
 
         @Test("recover the signer (v 27/28 and v byte 0x00)", arguments: section.objects("recover"))
@@ -235,7 +256,8 @@ extension EthereumSigningTests {
             if let full = row.optionalString("signature") {
                 sig = try EthereumSignature(bytes: bytes(full))
             } else {
-                sig = try EthereumSignature(r: bytes(row.string("r")), s: bytes(row.string("s")), v: UInt8(row.int("v")))
+                sig = try EthereumSignature(
+                    r: bytes(row.string("r")), s: bytes(row.string("s")), v: UInt8(row.int("v")))
             }
             let expected = try EthereumAddress(row.string("address"))
             #expect(try sig.recoverAddress(digest: digest) == expected)
@@ -270,21 +292,22 @@ extension EthereumSigningTests {
         @Test("Mail example from JSON text gives the same digest")
         func mail_fromJSONText() throws {
             let json = """
-            {"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"version","type":"string"},
-            {"name":"chainId","type":"uint256"},{"name":"verifyingContract","type":"address"}],
-            "Person":[{"name":"name","type":"string"},{"name":"wallet","type":"address"}],
-            "Mail":[{"name":"from","type":"Person"},{"name":"to","type":"Person"},{"name":"contents","type":"string"}]},
-            "primaryType":"Mail","domain":{"name":"Ether Mail","version":"1","chainId":1,
-            "verifyingContract":"0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC"},
-            "message":{"from":{"name":"Cow","wallet":"0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"},
-            "to":{"name":"Bob","wallet":"0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"},"contents":"Hello, Bob!"}}
-            """
+                {"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"version","type":"string"},
+                {"name":"chainId","type":"uint256"},{"name":"verifyingContract","type":"address"}],
+                "Person":[{"name":"name","type":"string"},{"name":"wallet","type":"address"}],
+                "Mail":[{"name":"from","type":"Person"},{"name":"to","type":"Person"},{"name":"contents","type":"string"}]},
+                "primaryType":"Mail","domain":{"name":"Ether Mail","version":"1","chainId":1,
+                "verifyingContract":"0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC"},
+                "message":{"from":{"name":"Cow","wallet":"0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"},
+                "to":{"name":"Bob","wallet":"0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"},"contents":"Hello, Bob!"}}
+                """
             let typed = try TypedData(json: Array(json.utf8))
             #expect(try Hex.encode(typed.digest()) == normHex(eth.object("eip712_mail_example").string("sign_hash")))
         }
 
-        @Test("eth-account sign_typed_data signatures (Mail, Mail with Person[])",
-              arguments: eth.object("eip712_eth_account_signatures").objects("cases"))
+        @Test(
+            "eth-account sign_typed_data signatures (Mail, Mail with Person[])",
+            arguments: eth.object("eip712_eth_account_signatures").objects("cases"))
         func ethAccount_signTypedData(_ row: JSON) throws {
             var doc = fields(row)
             doc["types"] = jsonAny(row.object("types"))
@@ -295,12 +318,15 @@ extension EthereumSigningTests {
             #expect(Hex.encode(sig.bytes) == normHex(row.string("signature")))
         }
 
-        @Test("ethers typed-data: encoded primary struct and digest", arguments: eth.object("eip712_ethers_hashing").objects("cases"))
+        @Test(
+            "ethers typed-data: encoded primary struct and digest",
+            arguments: eth.object("eip712_ethers_hashing").objects("cases"))
         func ethers_encodedAndDigest(_ row: JSON) throws {
             var doc = fields(row)
             doc["message"] = doc.removeValue(forKey: "data")
             let typed = try TypedData(jsonObject: doc)
-            #expect(try Hex.encode(typed.encodeData(typed.primaryType, typed.message)) == normHex(row.string("encoded")))
+            #expect(
+                try Hex.encode(typed.encodeData(typed.primaryType, typed.message)) == normHex(row.string("encoded")))
             #expect(try Hex.encode(typed.digest()) == normHex(row.string("digest")))
             if let keyHex = row.optionalString("privateKey") {
                 let sig = try EthereumSignature.sign(digest: typed.digest(), with: key(keyHex))
@@ -311,16 +337,25 @@ extension EthereumSigningTests {
 
     @Suite("Ethereum units")
     struct Units {
-        @Test("amounts as people write them", arguments: [
-            ("21000", "21000"), ("20 gwei", "20000000000"), ("1.5 ether", "1500000000000000000"),
-            ("0x5208", "21000"), ("0X0", "0"), ("1 wei", "1"), ("2.5gwei", "2500000000"), (".5 ether", "500000000000000000"),
-            ("1.000 ETHER", "1000000000000000000"), ("  7 kwei ", "7000"), ("3 mwei", "3000000"), ("1 szabo", "1000000000000"),
-            ("1 finney", "1000000000000000"),
-            ("115792089237316195423570985008687907853269984665640564039457584007913129639935",
-             "115792089237316195423570985008687907853269984665640564039457584007913129639935"),
-            ("0x" + String(repeating: "f", count: 64), "115792089237316195423570985008687907853269984665640564039457584007913129639935"),
-            ("0x" + String(repeating: "0", count: 70) + "1", "1"),
-        ])
+        @Test(
+            "amounts as people write them",
+            arguments: [
+                ("21000", "21000"), ("20 gwei", "20000000000"), ("1.5 ether", "1500000000000000000"),
+                ("0x5208", "21000"), ("0X0", "0"), ("1 wei", "1"), ("2.5gwei", "2500000000"),
+                (".5 ether", "500000000000000000"),
+                ("1.000 ETHER", "1000000000000000000"), ("  7 kwei ", "7000"), ("3 mwei", "3000000"),
+                ("1 szabo", "1000000000000"),
+                ("1 finney", "1000000000000000"),
+                (
+                    "115792089237316195423570985008687907853269984665640564039457584007913129639935",
+                    "115792089237316195423570985008687907853269984665640564039457584007913129639935"
+                ),
+                (
+                    "0x" + String(repeating: "f", count: 64),
+                    "115792089237316195423570985008687907853269984665640564039457584007913129639935"
+                ),
+                ("0x" + String(repeating: "0", count: 70) + "1", "1"),
+            ])
         func units_parse(_ input: String, _ expected: String) throws {
             #expect(try EthereumUnits.parse(input).description == expected)
         }
@@ -340,11 +375,13 @@ extension EthereumSigningTests {
 extension EthereumSigningTests {
     /// `EthereumUnits.format` is the inverse of `parse` for what the console shows
     /// (eth.balance's `ether` field).
-    @Test("wei formatted in a unit, and parsed back", arguments: [
-        ("1500000000000000000", "ether", "1.5"), ("21000", "gwei", "0.000021"), ("0", "ether", "0"),
-        ("1", "ether", "0.000000000000000001"), ("1000000000000000000000000", "ether", "1000000"),
-        ("20000000000", "gwei", "20"), ("123", "wei", "123"),
-    ])
+    @Test(
+        "wei formatted in a unit, and parsed back",
+        arguments: [
+            ("1500000000000000000", "ether", "1.5"), ("21000", "gwei", "0.000021"), ("0", "ether", "0"),
+            ("1", "ether", "0.000000000000000001"), ("1000000000000000000000000", "ether", "1000000"),
+            ("20000000000", "gwei", "20"), ("123", "wei", "123"),
+        ])
     func unitsFormat(wei: String, unit: String, shown: String) throws {
         let value = try #require(UInt256(decimal: wei))
         #expect(EthereumUnits.format(value, unit: unit) == shown)

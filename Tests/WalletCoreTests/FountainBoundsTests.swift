@@ -16,7 +16,10 @@ struct FountainBoundsTests {
 
     /// The error `body` throws, if any.
     static func refusal(_ body: () throws(URError) -> Void) -> URError? {
-        do { try body(); return nil } catch { return error }
+        do {
+            try body()
+            return nil
+        } catch { return error }
     }
 
     @Test func twentyThousandMixedParts_costLittle_andAreRefusedPastTheBound() throws {
@@ -28,8 +31,9 @@ struct FountainBoundsTests {
         let start = Self.cpuSeconds()
         var refused: URError?
         for n in 0..<20_000 {
-            let part = FountainPart(sequenceNumber: UInt32(length + 1 + n), sequenceLength: length, messageLength: length * fragment,
-                                    checksum: 0x1234_5678, data: random.nextData(count: fragment))
+            let part = FountainPart(
+                sequenceNumber: UInt32(length + 1 + n), sequenceLength: length, messageLength: length * fragment,
+                checksum: 0x1234_5678, data: random.nextData(count: fragment))
             refused = Self.refusal { () throws(URError) in _ = try decoder.receive(part) }
             if refused != nil { break }
         }
@@ -47,14 +51,19 @@ struct FountainBoundsTests {
         var n: UInt32 = 200
         while stopped == nil {
             n += 1
-            guard FountainCode.fragments(sequenceNumber: n, sequenceLength: 200, checksum: 0x1234_5678, sampler: nil,
-                                         maximumDegree: FountainDecoder.maximumMixDegree) == nil else { continue }
-            let part = FountainPart(sequenceNumber: n, sequenceLength: 200, messageLength: 200 * fragment,
-                                    checksum: 0x1234_5678, data: random.nextData(count: fragment))
+            guard
+                FountainCode.fragments(
+                    sequenceNumber: n, sequenceLength: 200, checksum: 0x1234_5678, sampler: nil,
+                    maximumDegree: FountainDecoder.maximumMixDegree) == nil
+            else { continue }
+            let part = FountainPart(
+                sequenceNumber: n, sequenceLength: 200, messageLength: 200 * fragment,
+                checksum: 0x1234_5678, data: random.nextData(count: fragment))
             stopped = Self.refusal { () throws(URError) in _ = try small.receive(part) }
             sent += 1
         }
         #expect(sent == 1_801 && small.message == nil)
-        #expect(stopped?.description.contains("more than 1800 distinct parts") == true, "\(String(describing: stopped))")
+        #expect(
+            stopped?.description.contains("more than 1800 distinct parts") == true, "\(String(describing: stopped))")
     }
 }

@@ -21,8 +21,9 @@ struct ChainCase: Sendable, CustomStringConvertible {
 /// BIP-39 seed of a phrase, computed straight from the BIP-39 formula (PBKDF2-HMAC-SHA512,
 /// 2048 rounds, salt "mnemonic" + passphrase) so these tests do not depend on the mnemonic type.
 func bip39Seed(_ phrase: String, passphrase: String = "") throws -> Secret {
-    try KeyDerivation.pbkdf2(password: Secret(utf8: phrase), salt: Array(("mnemonic" + passphrase).utf8),
-                             iterations: 2048, length: 64, prf: .hmacSHA512)
+    try KeyDerivation.pbkdf2(
+        password: Secret(utf8: phrase), salt: Array(("mnemonic" + passphrase).utf8),
+        iterations: 2048, length: 64, prf: .hmacSHA512)
 }
 
 @Suite("BIP-32 extended keys")
@@ -50,17 +51,19 @@ struct BIP32Tests {
 
     @Test("test vector 5: each invalid key is refused for its own reason", arguments: invalid)
     func parse_bip32Vector5_rejectedWithReason(_ row: JSON) throws {
-        let expected: String = switch row.string("reason") {
-        case "pubkey version / prvkey mismatch", "prvkey version / pubkey mismatch": "bip32.versionKeyMismatch"
-        case let r where r.hasPrefix("invalid pubkey prefix") || r.hasPrefix("invalid prvkey prefix"): "bip32.invalidKeyPrefix"
-        case "zero depth with non-zero parent fingerprint": "bip32.zeroDepthParentFingerprint"
-        case "zero depth with non-zero index": "bip32.zeroDepthChildNumber"
-        case "unknown extended key version": "bip32.unknownVersion"
-        case let r where r.hasPrefix("private key"): "bip32.privateKeyOutOfRange"
-        case let r where r.hasPrefix("invalid pubkey"): "bip32.invalidPublicKey"
-        case "invalid checksum": "bip32.encoding"
-        default: "unmapped reason \(row.string("reason"))"
-        }
+        let expected: String =
+            switch row.string("reason") {
+            case "pubkey version / prvkey mismatch", "prvkey version / pubkey mismatch": "bip32.versionKeyMismatch"
+            case let r where r.hasPrefix("invalid pubkey prefix") || r.hasPrefix("invalid prvkey prefix"):
+                "bip32.invalidKeyPrefix"
+            case "zero depth with non-zero parent fingerprint": "bip32.zeroDepthParentFingerprint"
+            case "zero depth with non-zero index": "bip32.zeroDepthChildNumber"
+            case "unknown extended key version": "bip32.unknownVersion"
+            case let r where r.hasPrefix("private key"): "bip32.privateKeyOutOfRange"
+            case let r where r.hasPrefix("invalid pubkey"): "bip32.invalidPublicKey"
+            case "invalid checksum": "bip32.encoding"
+            default: "unmapped reason \(row.string("reason"))"
+            }
         do {
             _ = try ExtendedKey(row.string("key"))
             Issue.record("accepted an invalid key: \(row.string("reason"))")
@@ -78,10 +81,13 @@ struct BIP32Tests {
             #expect(Hex.encode(key.chainCode) == normHex(node.string("chainCode")), "\(path)")
             #expect(Int(key.depth) == node.int("depth"), "\(path)")
             #expect(Int(key.childNumber) == node.int("index"), "\(path)")
-            #expect(String(format: "%08x", key.parentFingerprint) == normHex(node.string("parentFingerprint")), "\(path)")
+            #expect(
+                String(format: "%08x", key.parentFingerprint) == normHex(node.string("parentFingerprint")), "\(path)")
             #expect(String(format: "%08x", key.fingerprint) == normHex(node.string("fingerprint")), "\(path)")
             #expect(key.publicKey.compressed.hex == normHex(node.string("publicKey")), "\(path)")
-            #expect(key.privateKey!.secret.withUnsafeBytes { Hex.encode($0) } == normHex(node.string("privateKey")), "\(path)")
+            #expect(
+                key.privateKey!.secret.withUnsafeBytes { Hex.encode($0) } == normHex(node.string("privateKey")),
+                "\(path)")
             #expect(try key.serialized() == node.string("xpriv"), "\(path)")
             #expect(key.publicString == node.string("xpub"), "\(path)")
         }
@@ -99,7 +105,8 @@ struct BIP32Tests {
     @Test func hardenedFromPublic_isRefused() throws {
         let xpub = try ExtendedKey(BIP32Tests.chains[0].row.string("xpub"))
         #expect(throws: HDError.hardenedFromPublic(index: "0'")) { try xpub.derive("0'") }
-        #expect(HDError.hardenedFromPublic(index: "0'").description
+        #expect(
+            HDError.hardenedFromPublic(index: "0'").description
                 == "hardened child 0' needs the private key, but this is a public extended key")
     }
 
@@ -110,8 +117,12 @@ struct BIP32Tests {
     }
 
     @Test func seedLength_outOfRange_isRefused() {
-        #expect(throws: HDError.seedLength(got: 15)) { try ExtendedKey.master(seed: Secret(bytes: [UInt8](repeating: 1, count: 15))) }
-        #expect(throws: HDError.seedLength(got: 65)) { try ExtendedKey.master(seed: Secret(bytes: [UInt8](repeating: 1, count: 65))) }
+        #expect(throws: HDError.seedLength(got: 15)) {
+            try ExtendedKey.master(seed: Secret(bytes: [UInt8](repeating: 1, count: 15)))
+        }
+        #expect(throws: HDError.seedLength(got: 65)) {
+            try ExtendedKey.master(seed: Secret(bytes: [UInt8](repeating: 1, count: 65)))
+        }
     }
 
     @Test func privateVersionForPublicKey_isRefused() throws {
@@ -143,7 +154,8 @@ struct SLIP132Tests {
             let key = try master.derive(a.string("path"))
             #expect(key.publicKey.compressed.hex == a.string("pubkey"))
             #expect(try BitcoinAddress.make(.p2wpkh, publicKey: key.publicKey) == a.string("address"))
-            #expect(WIF(privateKey: key.privateKey!).encoded().withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            #expect(
+                WIF(privateKey: key.privateKey!).encoded().withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
                     == a.string("privkey_wif"))
         }
     }
@@ -159,11 +171,13 @@ struct SLIP132Tests {
         let key = try master.derive(r.string("path"))
         #expect(key.privateKey!.secret.withUnsafeBytes { Hex.encode($0) } == normHex(r.string("privkey_hex")))
         #expect(key.publicKey.compressed.hex == normHex(r.string("pubkey_hex")))
-        #expect(try BitcoinAddress.make(.p2shP2wpkh, publicKey: key.publicKey, network: .testnet) == r.string("address"))
+        #expect(
+            try BitcoinAddress.make(.p2shP2wpkh, publicKey: key.publicKey, network: .testnet) == r.string("address"))
     }
 
-    @Test("Hardhat / Anvil default accounts (m/44'/60'/0'/0/i)",
-          arguments: bip44.object("bip44_ethereum_dev_mnemonic").objects("accounts"))
+    @Test(
+        "Hardhat / Anvil default accounts (m/44'/60'/0'/0/i)",
+        arguments: bip44.object("bip44_ethereum_dev_mnemonic").objects("accounts"))
     func bip44_hardhatAccounts_match(_ a: JSON) throws {
         let v = bip44.object("bip44_ethereum_dev_mnemonic")
         let master = try ExtendedKey.master(seed: try bip39Seed(v.string("mnemonic")))
@@ -181,7 +195,8 @@ struct SLIP132Tests {
         let master = try ExtendedKey.master(seed: try bip39Seed(bip44.object("bip84").string("mnemonic")))
         let key = try master.derive("m/86'/0'/0'/0/0")
         #expect(key.publicKey.xOnly.key.bytes.hex == "cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115")
-        #expect(try BitcoinAddress.make(.p2tr, publicKey: key.publicKey)
+        #expect(
+            try BitcoinAddress.make(.p2tr, publicKey: key.publicKey)
                 == "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr")
     }
 }
@@ -209,35 +224,55 @@ struct DerivationPathTests {
     }
 
     @Test func parse_indexAtLimit_isRefused() {
-        #expect(throws: HDError.pathIndexTooLarge(segment: "2147483648", number: 2)) { try DerivationPath("m/0/2147483648") }
-        #expect(HDError.pathIndexTooLarge(segment: "2147483648", number: 2).description
-                == "derivation path segment 2 \"2147483648\" must be below 2^31 (2147483648); mark hardened indexes with ' instead")
+        #expect(throws: HDError.pathIndexTooLarge(segment: "2147483648", number: 2)) {
+            try DerivationPath("m/0/2147483648")
+        }
+        #expect(
+            HDError.pathIndexTooLarge(segment: "2147483648", number: 2).description
+                == "derivation path segment 2 \"2147483648\" must be below 2^31 (2147483648); mark hardened indexes with ' instead"
+        )
         #expect(throws: HDError.pathIndexTooLarge(segment: "99999999999999999999'", number: 1)) {
             try DerivationPath("m/99999999999999999999'")
         }
     }
 
     @Test func parse_badHardenedMarkers_areRefused() {
-        #expect(throws: HDError.pathBadSegment(segment: "44''", number: 1, reason: "the hardened marker may appear once, at the end")) {
+        #expect(
+            throws: HDError.pathBadSegment(
+                segment: "44''", number: 1, reason: "the hardened marker may appear once, at the end")
+        ) {
             try DerivationPath("m/44''")
         }
-        #expect(throws: HDError.pathBadSegment(segment: "'", number: 2, reason: "a hardened marker needs an index before it")) {
+        #expect(
+            throws: HDError.pathBadSegment(
+                segment: "'", number: 2, reason: "a hardened marker needs an index before it")
+        ) {
             try DerivationPath("m/1/'")
         }
-        #expect(throws: HDError.pathBadSegment(segment: "44x", number: 1,
-                                               reason: "expected digits and an optional hardened marker ' h H, found \"x\"")) {
+        #expect(
+            throws: HDError.pathBadSegment(
+                segment: "44x", number: 1,
+                reason: "expected digits and an optional hardened marker ' h H, found \"x\"")
+        ) {
             try DerivationPath("m/44x")
         }
-        #expect(HDError.pathBadSegment(segment: "44x", number: 1, reason: "r").description
+        #expect(
+            HDError.pathBadSegment(segment: "44x", number: 1, reason: "r").description
                 == "derivation path segment 1 \"44x\" is invalid: r")
     }
 
     @Test func parse_emptyAndSlashes_areRefused() {
         #expect(throws: HDError.pathEmpty) { try DerivationPath("") }
-        #expect(throws: HDError.pathBadSegment(segment: "", number: 2, reason: "empty segment (two slashes or a trailing slash)")) {
+        #expect(
+            throws: HDError.pathBadSegment(
+                segment: "", number: 2, reason: "empty segment (two slashes or a trailing slash)")
+        ) {
             try DerivationPath("m/1//2")
         }
-        #expect(throws: HDError.pathBadSegment(segment: "", number: 2, reason: "empty segment (two slashes or a trailing slash)")) {
+        #expect(
+            throws: HDError.pathBadSegment(
+                segment: "", number: 2, reason: "empty segment (two slashes or a trailing slash)")
+        ) {
             try DerivationPath("m/1/")
         }
         #expect(throws: HDError.pathBadSegment(segment: "-1", number: 1, reason: "indexes cannot be negative")) {

@@ -29,8 +29,9 @@ struct KeystoreVector: Sendable, CustomTestStringConvertible {
     static let file = Vectors.json("keystore-v3.json")
 
     static let all: [KeystoreVector] = file.objects("cases").map { row in
-        let data = try! JSONSerialization.data(withJSONObject: foundationObject(row.object("json")),
-                                               options: [.sortedKeys])
+        let data = try! JSONSerialization.data(
+            withJSONObject: foundationObject(row.object("json")),
+            options: [.sortedKeys])
         let key = row.optionalString("private_key").map(normHex)
         return KeystoreVector(
             name: row.string("name"), source: row.string("source"), password: row.string("password"),
@@ -55,10 +56,11 @@ struct SpecIntermediates: Sendable, CustomTestStringConvertible {
 
     static let all: [SpecIntermediates] = ["pbkdf2", "scrypt"].map { kdf in
         let o = KeystoreVector.file.object("spec_intermediates").object(kdf)
-        return SpecIntermediates(kdf: kdf, derivedKey: try! [UInt8](hex: o.string("derived_key")),
-                                 macBody: try! [UInt8](hex: o.string("mac_body")),
-                                 mac: try! [UInt8](hex: o.string("mac")),
-                                 cipherKey: try! [UInt8](hex: o.string("cipher_key")))
+        return SpecIntermediates(
+            kdf: kdf, derivedKey: try! [UInt8](hex: o.string("derived_key")),
+            macBody: try! [UInt8](hex: o.string("mac_body")),
+            mac: try! [UInt8](hex: o.string("mac")),
+            cipherKey: try! [UInt8](hex: o.string("cipher_key")))
     }
 }
 
@@ -80,8 +82,10 @@ private func keyHex(_ key: PrivateKey) -> String { key.secret.withUnsafeBytes { 
 private func addressHex(_ key: PrivateKey) -> String { EthereumAddress(publicKey: key.publicKey).bytes.hex }
 
 /// Catches the typed error of `body`, failing the test when nothing is thrown.
-private func keystoreError(_ body: () throws(KeystoreError) -> Void,
-                           sourceLocation: SourceLocation = #_sourceLocation) -> KeystoreError? {
+private func keystoreError(
+    _ body: () throws(KeystoreError) -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> KeystoreError? {
     do {
         try body()
         Issue.record("expected a KeystoreError, nothing was thrown", sourceLocation: sourceLocation)
@@ -176,7 +180,8 @@ struct KeystoreVectorTests {
 
 @Suite("Keystore V3 encryption")
 struct KeystoreEncryptTests {
-    static let key = try! PrivateKey(bytes: try! [UInt8](hex: "7a28b5ba57c53603b0b07b56bba752f7784bf506fa95edc395f5cf6c7514fe9d"))
+    static let key = try! PrivateKey(
+        bytes: try! [UInt8](hex: "7a28b5ba57c53603b0b07b56bba752f7784bf506fa95edc395f5cf6c7514fe9d"))
 
     struct Setting: Sendable, CustomTestStringConvertible {
         let label: String
@@ -192,8 +197,9 @@ struct KeystoreEncryptTests {
 
     @Test(arguments: settings)
     func encrypt_thenDecrypt_returnsSameKey(_ s: Setting) throws {
-        let json = try KeystoreV3.encrypt(Self.key, password: Secret(utf8: "hunter2"), kdf: s.kdf,
-                                          random: SeededRandom(seed: 1))
+        let json = try KeystoreV3.encrypt(
+            Self.key, password: Secret(utf8: "hunter2"), kdf: s.kdf,
+            random: SeededRandom(seed: 1))
         let back = try KeystoreV3.decrypt(json: json, password: Secret(utf8: "hunter2"))
         #expect(back.secret == Self.key.secret)
         #expect(throws: KeystoreError.macMismatch) {
@@ -203,10 +209,14 @@ struct KeystoreEncryptTests {
 
     @Test(arguments: settings)
     func encrypt_seededRandom_writesGethLayout(_ s: Setting) throws {
-        let json = try KeystoreV3.encrypt(Self.key, password: Secret(utf8: "hunter2"), kdf: s.kdf,
-                                          random: SeededRandom(seed: 7))
+        let json = try KeystoreV3.encrypt(
+            Self.key, password: Secret(utf8: "hunter2"), kdf: s.kdf,
+            random: SeededRandom(seed: 7))
         let text = String(decoding: json, as: UTF8.self)
-        #expect(text.hasPrefix("{\"address\":\"008aeeda4d805471df9b2a5b0f38a0c3bcba786b\",\"crypto\":{\"cipher\":\"aes-128-ctr\",\"ciphertext\":\""))
+        #expect(
+            text.hasPrefix(
+                "{\"address\":\"008aeeda4d805471df9b2a5b0f38a0c3bcba786b\",\"crypto\":{\"cipher\":\"aes-128-ctr\",\"ciphertext\":\""
+            ))
         #expect(text.contains("\"cipherparams\":{\"iv\":\""))
         #expect(text.hasSuffix(",\"version\":3}"))
 
@@ -233,30 +243,37 @@ struct KeystoreEncryptTests {
         }
         // UUID version 4, RFC 9562 variant, lower case.
         let id = JSON(object).string("id")
-        #expect(id.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) != nil,
-                "id \(id) is not a lower-case UUID v4")
+        #expect(
+            id.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) != nil,
+            "id \(id) is not a lower-case UUID v4")
     }
 
     @Test func encrypt_sameSeed_isReproducible_otherSeedDiffers() throws {
         func file(_ seed: UInt64) throws -> [UInt8] {
-            try KeystoreV3.encrypt(Self.key, password: Secret(utf8: "pw"), kdf: .pbkdf2(iterations: 1024),
-                                   random: SeededRandom(seed: seed))
+            try KeystoreV3.encrypt(
+                Self.key, password: Secret(utf8: "pw"), kdf: .pbkdf2(iterations: 1024),
+                random: SeededRandom(seed: seed))
         }
         #expect(try file(3) == file(3))
         #expect(try file(3) != file(4))
     }
 
     @Test func parse_thenJSON_rewritesSameBytes() throws {
-        let json = try KeystoreV3.encrypt(Self.key, password: Secret(utf8: "pw"), kdf: .light,
-                                          random: SeededRandom(seed: 9))
+        let json = try KeystoreV3.encrypt(
+            Self.key, password: Secret(utf8: "pw"), kdf: .light,
+            random: SeededRandom(seed: 9))
         #expect(try KeystoreV3(json: json).json == json)
     }
 
     @Test func encrypt_nNotPowerOfTwo_throwsInvalidParameter() {
-        #expect(throws: KeystoreError.invalidParameter(field: "crypto.kdfparams.n",
-                                                       expected: "a power of two, at least 2", given: "1000")) {
-            try KeystoreV3.encrypt(Self.key, password: Secret(utf8: "pw"), kdf: .scrypt(n: 1000, r: 8, p: 1),
-                                   random: SeededRandom(seed: 1))
+        #expect(
+            throws: KeystoreError.invalidParameter(
+                field: "crypto.kdfparams.n",
+                expected: "a power of two, at least 2", given: "1000")
+        ) {
+            try KeystoreV3.encrypt(
+                Self.key, password: Secret(utf8: "pw"), kdf: .scrypt(n: 1000, r: 8, p: 1),
+                random: SeededRandom(seed: 1))
         }
     }
 }
@@ -290,11 +307,14 @@ struct KeystoreBadInputTests {
         }
     }
 
-    static func error(_ json: [UInt8], password: String = "",
-                      sourceLocation: SourceLocation = #_sourceLocation) -> KeystoreError? {
-        keystoreError({ () throws(KeystoreError) in
-            _ = try KeystoreV3.decrypt(json: json, password: Secret(utf8: password))
-        }, sourceLocation: sourceLocation)
+    static func error(
+        _ json: [UInt8], password: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> KeystoreError? {
+        keystoreError(
+            { () throws(KeystoreError) in
+                _ = try KeystoreV3.decrypt(json: json, password: Secret(utf8: password))
+            }, sourceLocation: sourceLocation)
     }
 
     @Test func decrypt_wrongPassword_throwsMACMismatch() {
@@ -334,11 +354,16 @@ struct KeystoreBadInputTests {
 
     @Test func parse_badHexInCiphertext_throwsBadHex() {
         let e = Self.error(Self.editedCrypto { $0["ciphertext"] = "zz" + String(repeating: "0", count: 62) })
-        #expect(e == .badHex(field: "crypto.ciphertext",
-                             error: .hexInvalidCharacter(character: "z", position: 1)))
+        #expect(
+            e
+                == .badHex(
+                    field: "crypto.ciphertext",
+                    error: .hexInvalidCharacter(character: "z", position: 1)))
         #expect(e?.id == "keystore.badHex")
-        #expect(e?.description
-                == "keystore field crypto.ciphertext must be hex: hex must contain only 0-9, a-f, A-F; got 'z' at position 1")
+        #expect(
+            e?.description
+                == "keystore field crypto.ciphertext must be hex: hex must contain only 0-9, a-f, A-F; got 'z' at position 1"
+        )
     }
 
     @Test func parse_ivOf15Bytes_throwsWrongLength() {
@@ -402,7 +427,10 @@ struct KeystoreBadInputTests {
     /// JSON nested past Foundation's limit: the position, not "the data is not in the correct format".
     @Test func parse_nestedPastTheDecoderLimit_namesLineAndColumn() {
         let e = Self.error(Array(("{\"crypto\":\n " + String(repeating: "[", count: 600)).utf8))
-        #expect(e == .notJSON(detail: "arrays and objects must nest at most 512 levels deep, got more at line 2, column 513"))
+        #expect(
+            e
+                == .notJSON(
+                    detail: "arrays and objects must nest at most 512 levels deep, got more at line 2, column 513"))
     }
 
     /// The ceiling is checked before the KDF: with a ceiling below geth's very-light file
@@ -411,26 +439,39 @@ struct KeystoreBadInputTests {
         let file = try KeystoreV3(json: Self.base.json)
         #expect(file.kdf == .scrypt(n: 2, r: 8, p: 1))
         let error = { (ceiling: KeystoreV3.CostCeiling) in
-            keystoreError { () throws(KeystoreError) in _ = try file.decrypt(password: Secret(utf8: ""), ceiling: ceiling) }
+            keystoreError { () throws(KeystoreError) in
+                _ = try file.decrypt(password: Secret(utf8: ""), ceiling: ceiling)
+            }
         }
-        #expect(error(.init(scryptMemory: 8, scryptWork: .max, pbkdf2Iterations: 1))
-                == .kdfTooExpensive(field: "crypto.kdfparams.r", ceiling: "4 with n = 2 (128·n·r = 0 MiB of scrypt memory)",
-                                    given: "8 (0 MiB)"))
-        #expect(error(.init(scryptMemory: 16, scryptWork: 8, pbkdf2Iterations: 1))
-                == .kdfTooExpensive(field: "crypto.kdfparams.p", ceiling: "0 with n = 2, r = 8 (scrypt work n·r·p = 8)",
-                                    given: "1 (n·r·p = 16)"))
-        let key = try file.decrypt(password: Secret(utf8: ""), ceiling: .init(scryptMemory: 16, scryptWork: 16, pbkdf2Iterations: 1))
+        #expect(
+            error(.init(scryptMemory: 8, scryptWork: .max, pbkdf2Iterations: 1))
+                == .kdfTooExpensive(
+                    field: "crypto.kdfparams.r", ceiling: "4 with n = 2 (128·n·r = 0 MiB of scrypt memory)",
+                    given: "8 (0 MiB)"))
+        #expect(
+            error(.init(scryptMemory: 16, scryptWork: 8, pbkdf2Iterations: 1))
+                == .kdfTooExpensive(
+                    field: "crypto.kdfparams.p", ceiling: "0 with n = 2, r = 8 (scrypt work n·r·p = 8)",
+                    given: "1 (n·r·p = 16)"))
+        let key = try file.decrypt(
+            password: Secret(utf8: ""), ceiling: .init(scryptMemory: 16, scryptWork: 16, pbkdf2Iterations: 1))
         #expect(try key.publicKey == file.decrypt(password: Secret(utf8: ""), ceiling: .unbounded).publicKey)
         let pbkdf2 = try KeystoreV3(json: KeystoreVector.named("ethereum_tests_test1").json)
         #expect(pbkdf2.kdf == .pbkdf2(iterations: 262_144))
-        #expect(throws: KeystoreError.kdfTooExpensive(field: "crypto.kdfparams.c", ceiling: "262143 PBKDF2 iterations",
-                                                      given: "262144")) {
+        #expect(
+            throws: KeystoreError.kdfTooExpensive(
+                field: "crypto.kdfparams.c", ceiling: "262143 PBKDF2 iterations",
+                given: "262144")
+        ) {
             try pbkdf2.checkCost(.init(scryptMemory: 0, scryptWork: 0, pbkdf2Iterations: 262_143))
         }
-        #expect(KeystoreError.kdfTooExpensive(field: "crypto.kdfparams.c", ceiling: "10 PBKDF2 iterations", given: "11").description
+        #expect(
+            KeystoreError.kdfTooExpensive(field: "crypto.kdfparams.c", ceiling: "10 PBKDF2 iterations", given: "11")
+                .description
                 == "keystore field crypto.kdfparams.c must be at most 10 PBKDF2 iterations, got 11")
         // What wallets write stays under the standard ceiling: geth standard and light, eth-keyfile's defaults.
-        for kdf: KeystoreV3.KDF in [.standard, .light, .scrypt(n: 262_144, r: 1, p: 8), .pbkdf2(iterations: 1_000_000)] {
+        for kdf: KeystoreV3.KDF in [.standard, .light, .scrypt(n: 262_144, r: 1, p: 8), .pbkdf2(iterations: 1_000_000)]
+        {
             #expect(throws: Never.self) { try Self.withKDF(kdf).checkCost() }
         }
     }
@@ -460,10 +501,14 @@ struct KeystoreBadInputTests {
     /// corrupted file must not be trusted to say which account it holds.
     @Test func decrypt_addressOfAnotherAccount_throwsAddressMismatch() {
         let e = Self.error(Self.edited { $0["address"] = "008aeeda4d805471df9b2a5b0f38a0c3bcba786b" })
-        #expect(e == .addressMismatch(field: "address", inFile: "0x008AeEda4D805471dF9b2A5B0f38A0C3bCBA786b",
-                                      derived: "0x45DeA0FB0bBA44f4fcF290bbA71Fd57d7117Cbb8"))
+        #expect(
+            e
+                == .addressMismatch(
+                    field: "address", inFile: "0x008AeEda4D805471dF9b2A5B0f38A0C3bCBA786b",
+                    derived: "0x45DeA0FB0bBA44f4fcF290bbA71Fd57d7117Cbb8"))
         #expect(e?.id == "keystore.addressMismatch")
-        #expect(e?.description == "keystore field address must be the address of the decrypted key, "
+        #expect(
+            e?.description == "keystore field address must be the address of the decrypted key, "
                 + "0x45DeA0FB0bBA44f4fcF290bbA71Fd57d7117Cbb8, got 0x008AeEda4D805471dF9b2A5B0f38A0C3bCBA786b; "
                 + "the file is corrupted or crafted")
     }
@@ -493,8 +538,9 @@ struct KeystoreFileTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("wallet.json").path
         let key = try PrivateKey(bytes: [UInt8](repeating: 0x5a, count: 32))
-        let sealed = try KeystoreV3.seal(key, password: Secret(utf8: "pw"), kdf: .pbkdf2(iterations: 16),
-                                         random: SeededRandom(seed: 11))
+        let sealed = try KeystoreV3.seal(
+            key, password: Secret(utf8: "pw"), kdf: .pbkdf2(iterations: 16),
+            random: SeededRandom(seed: 11))
         try sealed.write(to: path)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -506,14 +552,16 @@ struct KeystoreFileTests {
         #expect(throws: KeystoreError.unreadable(path: "/nonexistent/k.json", reason: "no such file")) {
             try KeystoreV3(contentsOf: "/nonexistent/k.json")
         }
-        #expect(KeystoreError.unreadable(path: "/x.json", reason: "no such file").description
+        #expect(
+            KeystoreError.unreadable(path: "/x.json", reason: "no such file").description
                 == "keystore file /x.json cannot be read: no such file")
     }
 
     @Test func writeIntoMissingDirectory_failsAndCreatesNothing() throws {
         let key = try PrivateKey(bytes: [UInt8](repeating: 0x5a, count: 32))
-        let sealed = try KeystoreV3.seal(key, password: Secret(utf8: "pw"), kdf: .pbkdf2(iterations: 16),
-                                         random: SeededRandom(seed: 12))
+        let sealed = try KeystoreV3.seal(
+            key, password: Secret(utf8: "pw"), kdf: .pbkdf2(iterations: 16),
+            random: SeededRandom(seed: 12))
         let error = caught { () throws(KeystoreError) in try sealed.write(to: "/nonexistent-kcs-dir/k.json") }
         #expect(error?.id == "keystore.writeFailed")
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent-kcs-dir"))

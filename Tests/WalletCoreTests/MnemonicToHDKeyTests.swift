@@ -24,7 +24,8 @@ struct MnemonicToHDKeyTests {
         #expect(try master.serialized() == row.string("bip32_xprv"))
     }
 
-    @Test("ethers.js mnemonics: every node of every phrase", arguments: bip39.object("ethers_mnemonics").objects("cases"))
+    @Test(
+        "ethers.js mnemonics: every node of every phrase", arguments: bip39.object("ethers_mnemonics").objects("cases"))
     func ethers_phraseToNodes_match(_ row: JSON) throws {
         let m = try Mnemonic(phrase: row.string("phrase_utf8"))
         let seed = m.seed(passphrase: row.string("password_utf8"))

@@ -7,7 +7,6 @@ import KCSTestSupport
 import Testing
 import WalletCore
 
-
 /// One published example: a name, the item, its encoding in hex.
 struct RLPExample: Sendable, CustomTestStringConvertible {
     let name: String
@@ -45,11 +44,13 @@ struct RLPTests {
         .init(name: "the byte 0x00", item: .bytes([0x00]), hex: "00"),
         .init(name: "the integer 15", item: .uint(15 as UInt64), hex: "0f"),
         .init(name: "the integer 1024", item: .uint(1024 as UInt64), hex: "820400"),
-        .init(name: "the set-theoretic three [[], [[]], [[], [[]]]]",
-              item: .list([.list([]), .list([.list([])]), .list([.list([]), .list([.list([])])])]),
-              hex: "c7c0c1c0c3c0c1c0"),
-        .init(name: "the 56-byte Lorem ipsum string", item: .utf8(lorem),
-              hex: "b838" + Hex.encode(Array(lorem.utf8))),
+        .init(
+            name: "the set-theoretic three [[], [[]], [[], [[]]]]",
+            item: .list([.list([]), .list([.list([])]), .list([.list([]), .list([.list([])])])]),
+            hex: "c7c0c1c0c3c0c1c0"),
+        .init(
+            name: "the 56-byte Lorem ipsum string", item: .utf8(lorem),
+            hex: "b838" + Hex.encode(Array(lorem.utf8))),
     ]
 
     @Test("spec example encodes exactly", arguments: examples)
@@ -106,22 +107,28 @@ struct RLPTests {
         .init("single byte 0x7f wrapped inside a list", "c2817f", .nonCanonicalSingleByte(offset: 1, byte: 0x7f)),
         .init("string long form for length 5", "b805" + "6161616161", .nonCanonicalLongForm(offset: 0, length: 5)),
         .init("list long form for length 3", "f803010203", .nonCanonicalLongForm(offset: 0, length: 3)),
-        .init("leading zero in length of length", "b90038" + String(repeating: "61", count: 56),
-              .leadingZeroInLength(offset: 0)),
+        .init(
+            "leading zero in length of length", "b90038" + String(repeating: "61", count: 56),
+            .leadingZeroInLength(offset: 0)),
         .init("string payload cut short", "83646f", .truncated(offset: 0, needed: 4, available: 3)),
         .init("long-form length bytes missing", "b8", .truncated(offset: 0, needed: 2, available: 1)),
-        .init("long-form payload cut short", "b838" + String(repeating: "61", count: 10),
-              .truncated(offset: 0, needed: 58, available: 12)),
+        .init(
+            "long-form payload cut short", "b838" + String(repeating: "61", count: 10),
+            .truncated(offset: 0, needed: 58, available: 12)),
         .init("list payload cut short", "c3c0c0", .truncated(offset: 0, needed: 4, available: 3)),
         .init("child overruns its list", "c28361", .truncated(offset: 1, needed: 4, available: 2)),
         .init("length beyond 2^63", "bfffffffffffffffff", .lengthTooLarge(offset: 0)),
-        .init("length of 2 GiB with 5 bytes present", "bb7fffffff", .truncated(offset: 0, needed: 2_147_483_652,
-                                                                                available: 5)),
+        .init(
+            "length of 2 GiB with 5 bytes present", "bb7fffffff",
+            .truncated(
+                offset: 0, needed: 2_147_483_652,
+                available: 5)),
         .init("trailing byte after the item", "8000", .trailingBytes(offset: 1, count: 1)),
         .init("second item after a list", "c0c0c0", .trailingBytes(offset: 1, count: 2)),
         .init("four lists deep with limit 3", "c3c2c1c0", maxDepth: 3, .tooDeep(offset: 3, limit: 3)),
-        .init("33 lists deep with the default limit", Hex.encode((0...32).reversed().map { 0xc0 + UInt8($0) }),
-              .tooDeep(offset: 32, limit: 32)),
+        .init(
+            "33 lists deep with the default limit", Hex.encode((0...32).reversed().map { 0xc0 + UInt8($0) }),
+            .tooDeep(offset: 32, limit: 32)),
     ]
 
     @Test("malformed input fails with the exact error and offset", arguments: badInputs)
@@ -143,8 +150,9 @@ struct RLPTests {
     @Test("a 9-byte integer does not fit in UInt64; 33 bytes exceed 256 bits")
     func asUInt_tooLong_failsIntegerTooLarge() throws {
         let nine = RLPItem.bytes([UInt8](repeating: 1, count: 9))
-        #expect(caught { () throws(RLPError) in _ = try nine.asUInt(UInt64.self) }
-            == .integerTooLarge(maxBytes: 8, got: 9))
+        #expect(
+            caught { () throws(RLPError) in _ = try nine.asUInt(UInt64.self) }
+                == .integerTooLarge(maxBytes: 8, got: 9))
         let big = RLPItem.bytes([UInt8](repeating: 1, count: 33))
         #expect(caught { () throws(RLPError) in _ = try big.asUIntBytes() } == .integerTooLarge(maxBytes: 32, got: 33))
         #expect(try RLPItem.bytes([UInt8](repeating: 1, count: 32)).asUIntBytes().count == 32)
@@ -165,27 +173,45 @@ struct RLPTests {
 
     // MARK: Rendered messages, one per error kind
 
-    @Test("each error kind renders its full message", arguments: [
-        (RLPError.truncated(offset: 0, needed: 4, available: 3), "rlp.truncated",
-         "RLP item at byte 0 needs 4 bytes, but only 3 remain"),
-        (.nonCanonicalSingleByte(offset: 0, byte: 0x05), "rlp.nonCanonicalSingleByte",
-         "RLP item at byte 0 must encode the single byte 0x05 as itself, got it behind the prefix 0x81"),
-        (.nonCanonicalLongForm(offset: 0, length: 5), "rlp.nonCanonicalLongForm",
-         "RLP item at byte 0 must use the short form for a length below 56, got the long form for length 5"),
-        (.leadingZeroInLength(offset: 0), "rlp.leadingZeroInLength",
-         "RLP item at byte 0 must write its length without leading zero bytes, got a leading zero"),
-        (.lengthTooLarge(offset: 0), "rlp.lengthTooLarge",
-         "RLP item at byte 0 must declare a length below 2^63, got a larger one"),
-        (.trailingBytes(offset: 1, count: 1), "rlp.trailingBytes",
-         "RLP data must hold exactly one item, got 1 extra byte from byte 1"),
-        (.tooDeep(offset: 3, limit: 3), "rlp.tooDeep",
-         "RLP lists must nest at most 3 deep, got a deeper list at byte 3"),
-        (.expectedBytes, "rlp.expectedBytes", "RLP item must be a byte string, got a list"),
-        (.expectedList, "rlp.expectedList", "RLP item must be a list, got a byte string"),
-        (.integerLeadingZero, "rlp.integerLeadingZero",
-         "RLP integer must have no leading zero bytes (zero is the empty string), got a leading zero"),
-        (.integerTooLarge(maxBytes: 8, got: 9), "rlp.integerTooLarge", "RLP integer must fit in 8 bytes, got 9"),
-    ])
+    @Test(
+        "each error kind renders its full message",
+        arguments: [
+            (
+                RLPError.truncated(offset: 0, needed: 4, available: 3), "rlp.truncated",
+                "RLP item at byte 0 needs 4 bytes, but only 3 remain"
+            ),
+            (
+                .nonCanonicalSingleByte(offset: 0, byte: 0x05), "rlp.nonCanonicalSingleByte",
+                "RLP item at byte 0 must encode the single byte 0x05 as itself, got it behind the prefix 0x81"
+            ),
+            (
+                .nonCanonicalLongForm(offset: 0, length: 5), "rlp.nonCanonicalLongForm",
+                "RLP item at byte 0 must use the short form for a length below 56, got the long form for length 5"
+            ),
+            (
+                .leadingZeroInLength(offset: 0), "rlp.leadingZeroInLength",
+                "RLP item at byte 0 must write its length without leading zero bytes, got a leading zero"
+            ),
+            (
+                .lengthTooLarge(offset: 0), "rlp.lengthTooLarge",
+                "RLP item at byte 0 must declare a length below 2^63, got a larger one"
+            ),
+            (
+                .trailingBytes(offset: 1, count: 1), "rlp.trailingBytes",
+                "RLP data must hold exactly one item, got 1 extra byte from byte 1"
+            ),
+            (
+                .tooDeep(offset: 3, limit: 3), "rlp.tooDeep",
+                "RLP lists must nest at most 3 deep, got a deeper list at byte 3"
+            ),
+            (.expectedBytes, "rlp.expectedBytes", "RLP item must be a byte string, got a list"),
+            (.expectedList, "rlp.expectedList", "RLP item must be a list, got a byte string"),
+            (
+                .integerLeadingZero, "rlp.integerLeadingZero",
+                "RLP integer must have no leading zero bytes (zero is the empty string), got a leading zero"
+            ),
+            (.integerTooLarge(maxBytes: 8, got: 9), "rlp.integerTooLarge", "RLP integer must fit in 8 bytes, got 9"),
+        ])
     func error_eachKind_rendersFullMessage(_ error: RLPError, _ id: String, _ message: String) {
         #expect(error.id == id)
         #expect(error.description == message)

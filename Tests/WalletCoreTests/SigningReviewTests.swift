@@ -64,9 +64,17 @@ struct SigningReviewTests {
                 continue
             }
             #expect(tx.signingPayload == payload, "\(kind)")
-            #expect(tx.type == ["Legacy": .legacy, "Eip155": .legacy, "Berlin": .accessList, "London": .dynamicFee][kind], "\(kind)")
-            if kind == "Legacy" { #expect(tx.chainID == nil) } else if t.has("chainId") { #expect(tx.chainID == quantity(t["chainId"]), "\(kind)") }
-            #expect(tx.nonce == quantity(t["nonce"]) && tx.gasLimit == quantity(t["gasLimit"]) && tx.value == quantity(t["value"]), "\(kind)")
+            #expect(
+                tx.type == ["Legacy": .legacy, "Eip155": .legacy, "Berlin": .accessList, "London": .dynamicFee][kind],
+                "\(kind)")
+            if kind == "Legacy" {
+                #expect(tx.chainID == nil)
+            } else if t.has("chainId") {
+                #expect(tx.chainID == quantity(t["chainId"]), "\(kind)")
+            }
+            #expect(
+                tx.nonce == quantity(t["nonce"]) && tx.gasLimit == quantity(t["gasLimit"])
+                    && tx.value == quantity(t["value"]), "\(kind)")
             #expect(tx.to?.checksummed.lowercased() == t["to"]?.stringValue.lowercased(), "\(kind)")
             // The review never fails on a valid transaction, and names its digest.
             let review = SigningReview.transaction(tx)
@@ -84,49 +92,69 @@ struct SigningReviewTests {
             try EthereumTransaction.decodeUnsigned(rlp(2, [q(1), q(0), q(1), q(2)]))
         }
         // A legacy list of 7 items, and an EIP-155 trailer that is not chainId, 0, 0.
-        #expect(throws: EthereumError.self) { try EthereumTransaction.decodeUnsigned(rlp(nil, [q(0), q(1), q(21000), .bytes(to), q(0), .bytes([]), q(1)])) }
+        #expect(throws: EthereumError.self) {
+            try EthereumTransaction.decodeUnsigned(
+                rlp(nil, [q(0), q(1), q(21000), .bytes(to), q(0), .bytes([]), q(1)]))
+        }
         #expect(throws: EthereumError.txBadField(field: "EIP-155 trailer", reason: "must be chainId, 0, 0")) {
-            try EthereumTransaction.decodeUnsigned(rlp(nil, [q(0), q(1), q(21000), .bytes(to), q(0), .bytes([]), q(1), q(0), q(1)]))
+            try EthereumTransaction.decodeUnsigned(
+                rlp(nil, [q(0), q(1), q(21000), .bytes(to), q(0), .bytes([]), q(1), q(0), q(1)]))
         }
         // A chain id of 2^64 + 1 is read whole and refused, not folded to 1.
         do {
-            _ = try EthereumTransaction.decodeUnsigned(rlp(nil, [q(0), q(1), q(21000), .bytes(to), q(0), .bytes([]),
-                                                                 .bytes([1, 0, 0, 0, 0, 0, 0, 0, 1]), .bytes([]), .bytes([])]))
+            _ = try EthereumTransaction.decodeUnsigned(
+                rlp(
+                    nil,
+                    [
+                        q(0), q(1), q(21000), .bytes(to), q(0), .bytes([]),
+                        .bytes([1, 0, 0, 0, 0, 0, 0, 0, 1]), .bytes([]), .bytes([]),
+                    ]))
             Issue.record("a chain id of 2^64 + 1 was accepted")
         } catch {
             #expect(error.description.contains("got 18446744073709551617"))
         }
         // A tip above the fee cap.
-        let tip = EthereumTransaction(type: .dynamicFee, chainID: UInt256(1), nonce: .zero, maxPriorityFeePerGas: UInt256(3),
-                                      maxFeePerGas: UInt256(2), gasLimit: UInt256(21000), to: try EthereumAddress(bytes: to), value: .zero)
+        let tip = EthereumTransaction(
+            type: .dynamicFee, chainID: UInt256(1), nonce: .zero, maxPriorityFeePerGas: UInt256(3),
+            maxFeePerGas: UInt256(2), gasLimit: UInt256(21000), to: try EthereumAddress(bytes: to), value: .zero)
         #expect(throws: EthereumError.self) { try EthereumTransaction.decodeUnsigned(tip.signingPayload) }
         // EIP-2294's bound: 2^63 − 37 is the largest chain id.
         var atBound = tip
         atBound.maxPriorityFeePerGas = UInt256(1)
         atBound.chainID = UInt256(EthereumTransaction.maximumChainID)
-        #expect(try EthereumTransaction.decodeUnsigned(atBound.signingPayload).chainID == UInt256(9_223_372_036_854_775_771))
+        #expect(
+            try EthereumTransaction.decodeUnsigned(atBound.signingPayload).chainID == UInt256(9_223_372_036_854_775_771)
+        )
         atBound.chainID = UInt256(EthereumTransaction.maximumChainID + 1)
         #expect(throws: EthereumError.self) { try EthereumTransaction.decodeUnsigned(atBound.signingPayload) }
         // Trailing bytes after the list.
-        #expect(throws: EthereumError.self) { try EthereumTransaction.decodeUnsigned(tip.signingPayload.dropLast(0) + [0x00]) }
+        #expect(throws: EthereumError.self) {
+            try EthereumTransaction.decodeUnsigned(tip.signingPayload.dropLast(0) + [0x00])
+        }
     }
 
     @Test func callData_erc20CallsDecoded_unlimitedApprovalAndHighFeeWarned() throws {
         let token = try EthereumAddress("0xdAC17F958D2ee523a2206206994597C13D831ec7")
         let spender = String(repeating: "35", count: 20)
         func tx(_ data: String, maxFee: UInt64 = 30_000_000_000) throws -> EthereumTransaction {
-            EthereumTransaction(type: .dynamicFee, chainID: UInt256(137), nonce: UInt256(1), maxPriorityFeePerGas: UInt256(1_000_000_000),
-                                maxFeePerGas: UInt256(maxFee), gasLimit: UInt256(60_000), to: token, value: .zero, data: try Hex.decode(data))
+            EthereumTransaction(
+                type: .dynamicFee, chainID: UInt256(137), nonce: UInt256(1),
+                maxPriorityFeePerGas: UInt256(1_000_000_000),
+                maxFeePerGas: UInt256(maxFee), gasLimit: UInt256(60_000), to: token, value: .zero,
+                data: try Hex.decode(data))
         }
-        let approve = SigningReview.transaction(try tx("095ea7b3" + "000000000000000000000000" + spender + String(repeating: "ff", count: 32)))
+        let approve = SigningReview.transaction(
+            try tx("095ea7b3" + "000000000000000000000000" + spender + String(repeating: "ff", count: 32)))
         #expect(value(approve, "chain") == "Polygon PoS (137)")
         #expect(value(approve, "value") == "0 POL")
         #expect(value(approve, "call data") == "68 bytes: approve(address,uint256), selector 0x095ea7b3")
         #expect(value(approve, "spender") == "0x3535353535353535353535353535353535353535")
         #expect(approve.warnings.contains { $0.hasPrefix("unlimited approval") && $0.contains(token.checksummed) })
         // A transfer of 1,000,000 units at 5,000 gwei: the fee is called out.
-        let transfer = SigningReview.transaction(try tx("a9059cbb" + "000000000000000000000000" + spender
-                                                        + String(repeating: "0", count: 58) + "0f4240", maxFee: 5_000_000_000_000), fullData: true)
+        let transfer = SigningReview.transaction(
+            try tx(
+                "a9059cbb" + "000000000000000000000000" + spender
+                    + String(repeating: "0", count: 58) + "0f4240", maxFee: 5_000_000_000_000), fullData: true)
         #expect(value(transfer, "amount")?.hasPrefix("1000000 token units") == true)
         #expect(value(transfer, "max fee per gas") == "5,000 gwei")
         #expect(value(transfer, "worst-case fee") == "0.3 POL (300,000,000,000,000,000 wei), gas limit × max fee")
@@ -145,7 +173,10 @@ struct SigningReviewTests {
         #expect(value(plain, "text") == "hello kcs" && plain.warnings.isEmpty)
         #expect(plain.digest == PersonalMessage.digest(Array("hello kcs".utf8)))
         let hash = SigningReview.message([UInt8](repeating: 0xAB, count: 32))
-        #expect(hash.warnings == ["this message is 32 bytes: it may be a transaction hash, and signing it blind is dangerous"])
+        #expect(
+            hash.warnings == [
+                "this message is 32 bytes: it may be a transaction hash, and signing it blind is dangerous"
+            ])
         #expect(SigningReview.rawDigest([UInt8](repeating: 1, count: 32)).warnings.count == 1)
     }
 
@@ -154,24 +185,30 @@ struct SigningReviewTests {
         let typed = try TypedData(jsonObject: jsonAny(row.object("typed_data")))
         let review = try SigningReview.typedData(typed)
         let shown = review.lines.map { String(repeating: " ", count: $0.depth) + $0.label + "=" + $0.value }
-        #expect(shown == [
-            "primary type=Mail", "domain=", " name=\"Ether Mail\"", " version=\"1\"", " chainId=Ethereum mainnet (1)",
-            " verifyingContract=0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC", "message=Mail",
-            " from=Person", "  name=\"Cow\"", "  wallet=0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826",
-            " to=Person", "  name=\"Bob\"", "  wallet=0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB", " contents=\"Hello, Bob!\"",
-            "domain separator=0x" + Hex.encode(try typed.domainSeparator()),
-            "struct hash=" + row.string("hash_struct_message"),
-        ])
+        #expect(
+            shown == [
+                "primary type=Mail", "domain=", " name=\"Ether Mail\"", " version=\"1\"",
+                " chainId=Ethereum mainnet (1)",
+                " verifyingContract=0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC", "message=Mail",
+                " from=Person", "  name=\"Cow\"", "  wallet=0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826",
+                " to=Person", "  name=\"Bob\"", "  wallet=0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB",
+                " contents=\"Hello, Bob!\"",
+                "domain separator=0x" + Hex.encode(try typed.domainSeparator()),
+                "struct hash=" + row.string("hash_struct_message"),
+            ])
         #expect(review.digest == (try typed.digest()))
     }
 
     @Test func json_duplicateKeysRefused_whereverTheyHide() throws {
         #expect(throws: JSONText.ParseError.self) { try JSONText.parse(Array(#"{"a": 1, "a": 2}"#.utf8)) }
-        #expect(throws: JSONText.ParseError.self) { try JSONText.parse(Array(#"{"x": [{"to": 1, "t\u006f": 2}]}"#.utf8)) }
+        #expect(throws: JSONText.ParseError.self) {
+            try JSONText.parse(Array(#"{"x": [{"to": 1, "t\u006f": 2}]}"#.utf8))
+        }
         // Canonically equivalent keys are one key to Swift's dictionary, so they are refused too.
         #expect(throws: JSONText.ParseError.self) { try JSONText.parse(Array("{\"\u{E9}\": 1, \"e\u{301}\": 2}".utf8)) }
         // The same key in two objects, a key text as a value, and escaped quotes are fine.
-        _ = try JSONText.parse(Array(#"{"a": {"a": 1}, "b": "a", "c": ["a", "a"], "d\"": 1, "d": {"b": "\"a\""}}"#.utf8))
+        _ = try JSONText.parse(
+            Array(#"{"a": {"a": 1}, "b": "a", "c": ["a", "a"], "d\"": 1, "d": {"b": "\"a\""}}"#.utf8))
         do {
             _ = try JSONText.parse(Array("{\n  \"to\": 1,\n  \"to\": 2\n}".utf8))
         } catch {
@@ -190,7 +227,8 @@ struct SigningReviewTests {
     }
 
     @Test func rendered_wrapsLongValues_neverCuts_andRepeatsWarningsLast() {
-        var review = SigningReview(title: "t", warnings: ["w"], digest: [UInt8](repeating: 7, count: 32), digestName: "digest")
+        var review = SigningReview(
+            title: "t", warnings: ["w"], digest: [UInt8](repeating: 7, count: 32), digestName: "digest")
         let long = String(repeating: "abcdefghij", count: 40)
         review.add("long", long)
         review.add("words", Array(repeating: "word", count: 60).joined(separator: " "))

@@ -29,10 +29,16 @@ struct URRobustnessTests {
         var rng = Xoshiro256(string: "cbor-fuzz")
         let seeds: [[UInt8]] = [
             CBOR.map([(.int(1), .bytes([1, 2, 3])), (.int(2), .tagged(1, .unsigned(5)))]).encoded,
-            ETHSignRequest(requestID: [UInt8](repeating: 7, count: 16), signData: [0xC0], dataType: .legacyTransaction, chainID: 1,
-                           path: URKeypath(components: [.index(44, hardened: true), .wildcard(hardened: false)], sourceFingerprint: 1),
-                           address: nil, origin: "x").cbor.encoded,
-            FountainPart(sequenceNumber: 3, sequenceLength: 2, messageLength: 15, checksum: 9, data: [UInt8](repeating: 1, count: 10)).cbor.encoded,
+            ETHSignRequest(
+                requestID: [UInt8](repeating: 7, count: 16), signData: [0xC0], dataType: .legacyTransaction, chainID: 1,
+                path: URKeypath(
+                    components: [.index(44, hardened: true), .wildcard(hardened: false)], sourceFingerprint: 1),
+                address: nil, origin: "x"
+            ).cbor.encoded,
+            FountainPart(
+                sequenceNumber: 3, sequenceLength: 2, messageLength: 15, checksum: 9,
+                data: [UInt8](repeating: 1, count: 10)
+            ).cbor.encoded,
         ]
         var accepted = 0
         for i in 0..<20_000 {
@@ -64,7 +70,9 @@ struct URRobustnessTests {
         var refused = 0
         for i in 0..<5_000 {
             var text = Array(parts[i % parts.count].utf8)
-            for _ in 0..<rng.nextInt(in: 1...3) { text[rng.nextInt(in: 0...(text.count - 1))] = letters[rng.nextInt(in: 0...(letters.count - 1))] }
+            for _ in 0..<rng.nextInt(in: 1...3) {
+                text[rng.nextInt(in: 0...(text.count - 1))] = letters[rng.nextInt(in: 0...(letters.count - 1))]
+            }
             do { try decoder.receive(String(decoding: text, as: UTF8.self)) } catch { refused += 1 }
             if i % 7 == 0 {
                 var d = URDecoder()

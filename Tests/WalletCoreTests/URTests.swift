@@ -26,35 +26,62 @@ struct URTests {
 
     @Test func xoshiro_matchesTheReferenceSequences() {
         var a = Xoshiro256(string: "Wolf")
-        #expect((0..<100).map { _ in Int(a.next() % 100) } == [
-            42, 81, 85, 8, 82, 84, 76, 73, 70, 88, 2, 74, 40, 48, 77, 54, 88, 7, 5, 88, 37, 25, 82, 13, 69, 59, 30, 39, 11, 82,
-            19, 99, 45, 87, 30, 15, 32, 22, 89, 44, 92, 77, 29, 78, 4, 92, 44, 68, 92, 69, 1, 42, 89, 50, 37, 84, 63, 34, 32, 3,
-            17, 62, 40, 98, 82, 89, 24, 43, 85, 39, 15, 3, 99, 29, 20, 42, 27, 10, 85, 66, 50, 35, 69, 70, 70, 74, 30, 13, 72,
-            54, 11, 5, 70, 55, 91, 52, 10, 43, 43, 52])
+        #expect(
+            (0..<100).map { _ in Int(a.next() % 100) } == [
+                42, 81, 85, 8, 82, 84, 76, 73, 70, 88, 2, 74, 40, 48, 77, 54, 88, 7, 5, 88, 37, 25, 82, 13, 69, 59, 30,
+                39, 11, 82,
+                19, 99, 45, 87, 30, 15, 32, 22, 89, 44, 92, 77, 29, 78, 4, 92, 44, 68, 92, 69, 1, 42, 89, 50, 37, 84,
+                63, 34, 32, 3,
+                17, 62, 40, 98, 82, 89, 24, 43, 85, 39, 15, 3, 99, 29, 20, 42, 27, 10, 85, 66, 50, 35, 69, 70, 70, 74,
+                30, 13, 72,
+                54, 11, 5, 70, 55, 91, 52, 10, 43, 43, 52,
+            ])
         var b = Xoshiro256(crc32: CRC32.checksum(Array("Wolf".utf8)))
-        #expect((0..<100).map { _ in Int(b.next() % 100) } == [
-            88, 44, 94, 74, 0, 99, 7, 77, 68, 35, 47, 78, 19, 21, 50, 15, 42, 36, 91, 11, 85, 39, 64, 22, 57, 11, 25, 12, 1, 91,
-            17, 75, 29, 47, 88, 11, 68, 58, 27, 65, 21, 54, 47, 54, 73, 83, 23, 58, 75, 27, 26, 15, 60, 36, 30, 21, 55, 57, 77,
-            76, 75, 47, 53, 76, 9, 91, 14, 69, 3, 95, 11, 73, 20, 99, 68, 61, 3, 98, 36, 98, 56, 65, 14, 80, 74, 57, 63, 68, 51,
-            56, 24, 39, 53, 80, 57, 51, 81, 3, 1, 30])
+        #expect(
+            (0..<100).map { _ in Int(b.next() % 100) } == [
+                88, 44, 94, 74, 0, 99, 7, 77, 68, 35, 47, 78, 19, 21, 50, 15, 42, 36, 91, 11, 85, 39, 64, 22, 57, 11,
+                25, 12, 1, 91,
+                17, 75, 29, 47, 88, 11, 68, 58, 27, 65, 21, 54, 47, 54, 73, 83, 23, 58, 75, 27, 26, 15, 60, 36, 30, 21,
+                55, 57, 77,
+                76, 75, 47, 53, 76, 9, 91, 14, 69, 3, 95, 11, 73, 20, 99, 68, 61, 3, 98, 36, 98, 56, 65, 14, 80, 74, 57,
+                63, 68, 51,
+                56, 24, 39, 53, 80, 57, 51, 81, 3, 1, 30,
+            ])
         var c = Xoshiro256(string: "Wolf")
-        #expect((0..<100).map { _ in c.nextInt(in: 1...10) } == [
-            6, 5, 8, 4, 10, 5, 7, 10, 4, 9, 10, 9, 7, 7, 1, 1, 2, 9, 9, 2, 6, 4, 5, 7, 8, 5, 4, 2, 3, 8, 7, 4, 5, 1, 10, 9, 3, 10,
-            2, 6, 8, 5, 7, 9, 3, 1, 5, 2, 7, 1, 4, 4, 4, 4, 9, 4, 5, 5, 6, 9, 5, 1, 2, 8, 3, 3, 2, 8, 4, 3, 2, 1, 10, 8, 9, 3, 10,
-            8, 5, 5, 6, 7, 10, 5, 8, 9, 4, 6, 4, 2, 10, 2, 1, 7, 9, 6, 7, 4, 2, 5])
+        #expect(
+            (0..<100).map { _ in c.nextInt(in: 1...10) } == [
+                6, 5, 8, 4, 10, 5, 7, 10, 4, 9, 10, 9, 7, 7, 1, 1, 2, 9, 9, 2, 6, 4, 5, 7, 8, 5, 4, 2, 3, 8, 7, 4, 5, 1,
+                10, 9, 3, 10,
+                2, 6, 8, 5, 7, 9, 3, 1, 5, 2, 7, 1, 4, 4, 4, 4, 9, 4, 5, 5, 6, 9, 5, 1, 2, 8, 3, 3, 2, 8, 4, 3, 2, 1,
+                10, 8, 9, 3, 10,
+                8, 5, 5, 6, 7, 10, 5, 8, 9, 4, 6, 4, 2, 10, 2, 1, 7, 9, 6, 7, 4, 2, 5,
+            ])
     }
 
     @Test func fragmentLength_partition_andXOR() {
-        #expect(FountainCode.fragmentLength(messageLength: 12_345, minFragmentLength: 1_005, maxFragmentLength: 1_955) == 1_764)
-        #expect(FountainCode.fragmentLength(messageLength: 12_345, minFragmentLength: 1_005, maxFragmentLength: 30_000) == 12_345)
+        #expect(
+            FountainCode.fragmentLength(messageLength: 12_345, minFragmentLength: 1_005, maxFragmentLength: 1_955)
+                == 1_764)
+        #expect(
+            FountainCode.fragmentLength(messageLength: 12_345, minFragmentLength: 1_005, maxFragmentLength: 30_000)
+                == 12_345)
         #expect(FountainCode.fragmentLength(messageLength: 5, minFragmentLength: 10, maxFragmentLength: 100) == 5)
         let message = wolfMessage(1024)
         let length = FountainCode.fragmentLength(messageLength: 1024, minFragmentLength: 10, maxFragmentLength: 100)
         let fragments = FountainCode.partition(message, fragmentLength: length).map(Hex.encode)
         #expect(fragments.count == 11 && length == 94)
-        #expect(fragments.first == "916ec65cf77cadf55cd7f9cda1a1030026ddd42e905b77adc36e4f2d3ccba44f7f04f2de44f42d84c374a0e149136f25b01852545961d55f7f7a8cde6d0e2ec43f3b2dcb644a2209e8c9e34af5c4747984a5e873c9cf5f965e25ee29039f")
-        #expect(fragments[5] == "03215eda2ef1e953d89383a382c11d3f2cad37a4ee59a91236a3e56dcf89f6ac81dd4159989c317bd649d9cbc617f73fe10033bd288c60977481a09b343d3f676070e67da757b86de27bfca74392bac2996f7822a7d8f71a489ec6180390")
-        #expect(fragments.last == "170010067e2e75ebe2d2904aeb1f89d5dc98cd4a6f2faaa8be6d03354c990fd895a97feb54668473e9d942bb99e196d897e8f1b01625cf48a7b78d249bb4985c065aa8cd1402ed2ba1b6f908f63dcd84b66425df00000000000000000000")
+        #expect(
+            fragments.first
+                == "916ec65cf77cadf55cd7f9cda1a1030026ddd42e905b77adc36e4f2d3ccba44f7f04f2de44f42d84c374a0e149136f25b01852545961d55f7f7a8cde6d0e2ec43f3b2dcb644a2209e8c9e34af5c4747984a5e873c9cf5f965e25ee29039f"
+        )
+        #expect(
+            fragments[5]
+                == "03215eda2ef1e953d89383a382c11d3f2cad37a4ee59a91236a3e56dcf89f6ac81dd4159989c317bd649d9cbc617f73fe10033bd288c60977481a09b343d3f676070e67da757b86de27bfca74392bac2996f7822a7d8f71a489ec6180390"
+        )
+        #expect(
+            fragments.last
+                == "170010067e2e75ebe2d2904aeb1f89d5dc98cd4a6f2faaa8be6d03354c990fd895a97feb54668473e9d942bb99e196d897e8f1b01625cf48a7b78d249bb4985c065aa8cd1402ed2ba1b6f908f63dcd84b66425df00000000000000000000"
+        )
         #expect(Hex.encode(Array(message.prefix(20))) == "916ec65cf77cadf55cd7f9cda1a1030026ddd42e")
         #expect(Hex.encode(zip(message.prefix(10), message[10..<20]).map { $0 ^ $1 }) == "68a367fdf47c8b2888f9")
     }
@@ -63,36 +90,55 @@ struct URTests {
         let sampler = RandomSampler([1, 2, 4, 8])
         var rng = Xoshiro256(string: "Wolf")
         let samples = (0..<500).map { _ in sampler.next { rng.nextDouble() } }
-        #expect(Array(samples.prefix(40)) == [3, 3, 3, 3, 3, 3, 3, 0, 2, 3, 3, 3, 3, 1, 2, 2, 1, 3, 3, 2, 3, 3, 1, 1, 2, 1, 1, 3, 1, 3,
-                                             1, 2, 0, 2, 1, 0, 3, 3, 3, 1])
+        #expect(
+            Array(samples.prefix(40)) == [
+                3, 3, 3, 3, 3, 3, 3, 0, 2, 3, 3, 3, 3, 1, 2, 2, 1, 3, 3, 2, 3, 3, 1, 1, 2, 1, 1, 3, 1, 3,
+                1, 2, 0, 2, 1, 0, 3, 3, 3, 1,
+            ])
         #expect(Array(samples.suffix(20)) == [1, 3, 3, 0, 3, 2, 3, 3, 1, 3, 3, 3, 3, 3, 3, 3, 0, 3, 3, 2])
         #expect((0..<4).map { i in samples.filter { $0 == i }.count } == [28, 68, 130, 274], "BCR-2024-001's totals")
 
         var shuffler = Xoshiro256(string: "Wolf")
         let shuffles = (0..<10).map { _ in FountainCode.shuffled(Array(1...10), random: &shuffler, count: 10) }
-        #expect(shuffles == [[6, 4, 9, 3, 10, 5, 7, 8, 1, 2], [10, 8, 6, 5, 1, 2, 3, 9, 7, 4], [6, 4, 5, 8, 9, 3, 2, 1, 7, 10],
-                             [7, 3, 5, 1, 10, 9, 4, 8, 2, 6], [8, 5, 7, 10, 2, 1, 4, 3, 9, 6], [4, 3, 5, 6, 10, 2, 7, 8, 9, 1],
-                             [5, 1, 3, 9, 4, 6, 2, 10, 7, 8], [2, 1, 10, 8, 9, 4, 7, 6, 3, 5], [6, 7, 10, 4, 8, 9, 2, 3, 1, 5],
-                             [10, 2, 1, 7, 9, 5, 6, 3, 4, 8]])
+        #expect(
+            shuffles == [
+                [6, 4, 9, 3, 10, 5, 7, 8, 1, 2], [10, 8, 6, 5, 1, 2, 3, 9, 7, 4], [6, 4, 5, 8, 9, 3, 2, 1, 7, 10],
+                [7, 3, 5, 1, 10, 9, 4, 8, 2, 6], [8, 5, 7, 10, 2, 1, 4, 3, 9, 6], [4, 3, 5, 6, 10, 2, 7, 8, 9, 1],
+                [5, 1, 3, 9, 4, 6, 2, 10, 7, 8], [2, 1, 10, 8, 9, 4, 7, 6, 3, 5], [6, 7, 10, 4, 8, 9, 2, 3, 1, 5],
+                [10, 2, 1, 7, 9, 5, 6, 3, 4, 8],
+            ])
 
         let degrees = (1...200).map { nonce -> Int in
             var r = Xoshiro256(string: "Wolf-\(nonce)")
             return FountainCode.degree(sequenceLength: 11, random: &r)
         }
-        #expect(degrees == [
-            11, 3, 6, 5, 2, 1, 2, 11, 1, 3, 9, 10, 10, 4, 2, 1, 1, 2, 1, 1, 5, 2, 4, 10, 3, 2, 1, 1, 3, 11, 2, 6, 2, 9, 9, 2, 6, 7,
-            2, 5, 2, 4, 3, 1, 6, 11, 2, 11, 3, 1, 6, 3, 1, 4, 5, 3, 6, 1, 1, 3, 1, 2, 2, 1, 4, 5, 1, 1, 9, 1, 1, 6, 4, 1, 5, 1, 2,
-            2, 3, 1, 1, 5, 2, 6, 1, 7, 11, 1, 8, 1, 5, 1, 1, 2, 2, 6, 4, 10, 1, 2, 5, 5, 5, 1, 1, 4, 1, 1, 1, 3, 5, 5, 5, 1, 4, 3,
-            3, 5, 1, 11, 3, 2, 8, 1, 2, 1, 1, 4, 5, 2, 1, 1, 1, 5, 6, 11, 10, 7, 4, 7, 1, 5, 3, 1, 1, 9, 1, 2, 5, 5, 2, 2, 3, 10,
-            1, 3, 2, 3, 3, 1, 1, 2, 1, 3, 2, 2, 1, 3, 8, 4, 1, 11, 6, 3, 1, 1, 1, 1, 1, 3, 1, 2, 1, 10, 1, 1, 8, 2, 7, 1, 2, 1, 9,
-            2, 10, 2, 1, 3, 4, 10])
+        #expect(
+            degrees == [
+                11, 3, 6, 5, 2, 1, 2, 11, 1, 3, 9, 10, 10, 4, 2, 1, 1, 2, 1, 1, 5, 2, 4, 10, 3, 2, 1, 1, 3, 11, 2, 6, 2,
+                9, 9, 2, 6, 7,
+                2, 5, 2, 4, 3, 1, 6, 11, 2, 11, 3, 1, 6, 3, 1, 4, 5, 3, 6, 1, 1, 3, 1, 2, 2, 1, 4, 5, 1, 1, 9, 1, 1, 6,
+                4, 1, 5, 1, 2,
+                2, 3, 1, 1, 5, 2, 6, 1, 7, 11, 1, 8, 1, 5, 1, 1, 2, 2, 6, 4, 10, 1, 2, 5, 5, 5, 1, 1, 4, 1, 1, 1, 3, 5,
+                5, 5, 1, 4, 3,
+                3, 5, 1, 11, 3, 2, 8, 1, 2, 1, 1, 4, 5, 2, 1, 1, 1, 5, 6, 11, 10, 7, 4, 7, 1, 5, 3, 1, 1, 9, 1, 2, 5, 5,
+                2, 2, 3, 10,
+                1, 3, 2, 3, 3, 1, 1, 2, 1, 3, 2, 2, 1, 3, 8, 4, 1, 11, 6, 3, 1, 1, 1, 1, 1, 3, 1, 2, 1, 10, 1, 1, 8, 2,
+                7, 1, 2, 1, 9,
+                2, 10, 2, 1, 3, 4, 10,
+            ])
 
         let checksum = CRC32.checksum(wolfMessage(1024))
-        let chosen = (1...30).map { FountainCode.fragments(sequenceNumber: UInt32($0), sequenceLength: 11, checksum: checksum).sorted() }
-        #expect(chosen == [[0], [1], [2], [3], [4], [5], [6], [7], [8], [9], [10], [9], [2, 5, 6, 8, 9, 10], [8], [1, 5], [1],
-                           [0, 2, 4, 5, 8, 10], [5], [2], [2], [0, 1, 3, 4, 5, 7, 9, 10], [0, 1, 2, 3, 5, 6, 8, 9, 10],
-                           [0, 2, 4, 5, 7, 8, 9, 10], [3, 5], [4], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [0, 1, 3, 4, 5, 6, 7, 9, 10],
-                           [6], [5, 6], [7]])
+        let chosen = (1...30).map {
+            FountainCode.fragments(sequenceNumber: UInt32($0), sequenceLength: 11, checksum: checksum).sorted()
+        }
+        #expect(
+            chosen == [
+                [0], [1], [2], [3], [4], [5], [6], [7], [8], [9], [10], [9], [2, 5, 6, 8, 9, 10], [8], [1, 5], [1],
+                [0, 2, 4, 5, 8, 10], [5], [2], [2], [0, 1, 3, 4, 5, 7, 9, 10], [0, 1, 2, 3, 5, 6, 8, 9, 10],
+                [0, 2, 4, 5, 7, 8, 9, 10], [3, 5], [4], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+                [0, 1, 3, 4, 5, 6, 7, 9, 10],
+                [6], [5, 6], [7],
+            ])
     }
 
     @Test func encoder_givesTheReferenceParts() throws {
@@ -105,11 +151,15 @@ struct URTests {
         #expect(parts[14] == "850f091901001a0167aa07581d73f021c0e6f65b05c0a494e50791270a0050a73ae69b6725505a2ec8a5")
         #expect(parts[19] == "8514091901001a0167aa07581de055c2433562184fa71b4be94f262e200f01c6f74c284b0dc6fae6673f")
         // A part's CBOR, read back; and the small vector of BCR-2024-001.
-        let part = FountainPart(sequenceNumber: 12, sequenceLength: 8, messageLength: 100, checksum: 0x1234_5678, data: [1, 5, 3, 3, 5])
+        let part = FountainPart(
+            sequenceNumber: 12, sequenceLength: 8, messageLength: 100, checksum: 0x1234_5678, data: [1, 5, 3, 3, 5])
         #expect(Hex.encode(part.cbor.encoded) == "850c0818641a12345678450105030305")
         var complete = FountainEncoder(message: wolfMessage(256), maxFragmentLength: 30)
         var made = 0
-        while !complete.isComplete { _ = complete.nextPart(); made += 1 }
+        while !complete.isComplete {
+            _ = complete.nextPart()
+            made += 1
+        }
         #expect(made == 9)
     }
 
@@ -136,19 +186,29 @@ struct URTests {
         #expect(try Bytewords.decode("able acid also lava zoom jade need echo taxi", style: .standard) == input)
         #expect(try Bytewords.decode("ABLE-ACID-ALSO-LAVA-ZOOM-JADE-NEED-ECHO-TAXI", style: .uri) == input)
         #expect(try Bytewords.decode("aeadaolazmjendeoti", style: .minimal) == input)
-        #expect(throws: URError.badChecksum) { try Bytewords.decode("able acid also lava zoom jade need echo wolf", style: .standard) }
+        #expect(throws: URError.badChecksum) {
+            try Bytewords.decode("able acid also lava zoom jade need echo wolf", style: .standard)
+        }
         #expect(throws: URError.badChecksum) { try Bytewords.decode("aeadaolazmjendeowf", style: .minimal) }
         #expect(throws: URError.tooShort) { try Bytewords.decode("wolf", style: .standard) }
         #expect(throws: URError.unknownWord("", position: 1)) { try Bytewords.decode("", style: .standard) }
         #expect(throws: URError.oddLength(17)) { try Bytewords.decode("aeadaolazmjendeot", style: .minimal) }
-        #expect(throws: URError.unknownWord("qq", position: 3)) { try Bytewords.decode("aeqqaolazmjendeoti", style: .minimal) }
+        #expect(throws: URError.unknownWord("qq", position: 3)) {
+            try Bytewords.decode("aeqqaolazmjendeoti", style: .minimal)
+        }
 
         // BCR-2020-012's examples: a tagged crypto-seed, and the raw seed ("brutal" form).
-        #expect(try Hex.encode(Bytewords.decode("taaddwoeadgdstaslplabghydrpfmkbggufgludprfgmaotpiecffltntddwgmrp", style: .minimal))
-            == "d9012ca20150c7098580125e2ab0981253468b2dbc5202d8641947da")
-        #expect(Bytewords.encode(try Hex.decode("d9012ca20150c7098580125e2ab0981253468b2dbc5202d8641947da"), style: .minimal)
-            == "taaddwoeadgdstaslplabghydrpfmkbggufgludprfgmaotpiecffltntddwgmrp")
-        #expect(try Hex.encode(Bytewords.decode("staslplabghydrpfmkbggufgludprfgmzepsbtwd", style: .minimal)) == "c7098580125e2ab0981253468b2dbc52")
+        #expect(
+            try Hex.encode(
+                Bytewords.decode("taaddwoeadgdstaslplabghydrpfmkbggufgludprfgmaotpiecffltntddwgmrp", style: .minimal))
+                == "d9012ca20150c7098580125e2ab0981253468b2dbc5202d8641947da")
+        #expect(
+            Bytewords.encode(
+                try Hex.decode("d9012ca20150c7098580125e2ab0981253468b2dbc5202d8641947da"), style: .minimal)
+                == "taaddwoeadgdstaslplabghydrpfmkbggufgludprfgmaotpiecffltntddwgmrp")
+        #expect(
+            try Hex.encode(Bytewords.decode("staslplabghydrpfmkbggufgludprfgmzepsbtwd", style: .minimal))
+                == "c7098580125e2ab0981253468b2dbc52")
     }
 
     /// `ur:bytes` wraps the message as a CBOR byte string.
@@ -158,16 +218,34 @@ struct URTests {
 
     @Test func urText_singleAndMultiPart() throws {
         let single = try bytesUR(50)
-        #expect(single.singlePart == "ur:bytes/hdeymejtswhhylkepmykhhtsytsnoyoyaxaedsuttydmmhhpktpmsrjtgwdpfnsboxgwlbaawzuefywkdplrsrjynbvygabwjldapfcsdwkbrkch")
+        #expect(
+            single.singlePart
+                == "ur:bytes/hdeymejtswhhylkepmykhhtsytsnoyoyaxaedsuttydmmhhpktpmsrjtgwdpfnsboxgwlbaawzuefywkdplrsrjynbvygabwjldapfcsdwkbrkch"
+        )
         #expect(try URDecoder.decode(single.singlePart.uppercased()) == single, "QR codes carry URs upper-case")
 
         var encoder = UREncoder(try bytesUR(256), maxFragmentLength: 30)
         let parts = (0..<20).map { _ in encoder.nextPart() }
-        #expect(parts[0] == "ur:bytes/1-9/lpadascfadaxcywenbpljkhdcahkadaemejtswhhylkepmykhhtsytsnoyoyaxaedsuttydmmhhpktpmsrjtdkgslpgh")
-        #expect(parts[8] == "ur:bytes/9-9/lpasascfadaxcywenbpljkhdcajskecpmdckihdyhphfotjojtfmlnwmadspaxrkytbztpbauotbgtgtaeaevtgavtny")
-        #expect(parts[9] == "ur:bytes/10-9/lpbkascfadaxcywenbpljkhdcahkadaemejtswhhylkepmykhhtsytsnoyoyaxaedsuttydmmhhpktpmsrjtwdkiplzs")
-        #expect(parts[12] == "ur:bytes/13-9/lpbtascfadaxcywenbpljkhdcamtkgtpknghchchyketwsvwgwfdhpgmgtylctotzopdrpayoschcmhplffziachrfgd")
-        #expect(parts[19] == "ur:bytes/20-9/lpbbascfadaxcywenbpljkhdcayapmrleeleaxpasfrtrdkncffwjyjzgyetdmlewtkpktgllepfrltataztksmhkbot")
+        #expect(
+            parts[0]
+                == "ur:bytes/1-9/lpadascfadaxcywenbpljkhdcahkadaemejtswhhylkepmykhhtsytsnoyoyaxaedsuttydmmhhpktpmsrjtdkgslpgh"
+        )
+        #expect(
+            parts[8]
+                == "ur:bytes/9-9/lpasascfadaxcywenbpljkhdcajskecpmdckihdyhphfotjojtfmlnwmadspaxrkytbztpbauotbgtgtaeaevtgavtny"
+        )
+        #expect(
+            parts[9]
+                == "ur:bytes/10-9/lpbkascfadaxcywenbpljkhdcahkadaemejtswhhylkepmykhhtsytsnoyoyaxaedsuttydmmhhpktpmsrjtwdkiplzs"
+        )
+        #expect(
+            parts[12]
+                == "ur:bytes/13-9/lpbtascfadaxcywenbpljkhdcamtkgtpknghchchyketwsvwgwfdhpgmgtylctotzopdrpayoschcmhplffziachrfgd"
+        )
+        #expect(
+            parts[19]
+                == "ur:bytes/20-9/lpbbascfadaxcywenbpljkhdcayapmrleeleaxpasfrtrdkncffwjyjzgyetdmlewtkpktgllepfrltataztksmhkbot"
+        )
 
         // Only mixed parts (from 101 on, as URKit's testMultipartUR): read until complete, then the
         // same parts in reverse order complete too.
@@ -190,9 +268,15 @@ struct URTests {
         try decoder.receive(parts[0])
         #expect(throws: URError.notUR) { try decoder.receive("bytes/1-9/lpad") }
         #expect(throws: URError.invalidType("by_tes")) { try decoder.receive("ur:by_tes/1-9/lpad") }
-        #expect(throws: URError.typeMismatch(expected: "bytes", got: "seed")) { try decoder.receive(parts[1].replacingOccurrences(of: "bytes", with: "seed")) }
-        #expect(throws: URError.invalidSequence("0-9")) { try decoder.receive(parts[1].replacingOccurrences(of: "/2-9/", with: "/0-9/")) }
-        #expect(throws: URError.sequenceMismatch(text: "3-9")) { try decoder.receive(parts[1].replacingOccurrences(of: "/2-9/", with: "/3-9/")) }
+        #expect(throws: URError.typeMismatch(expected: "bytes", got: "seed")) {
+            try decoder.receive(parts[1].replacingOccurrences(of: "bytes", with: "seed"))
+        }
+        #expect(throws: URError.invalidSequence("0-9")) {
+            try decoder.receive(parts[1].replacingOccurrences(of: "/2-9/", with: "/0-9/"))
+        }
+        #expect(throws: URError.sequenceMismatch(text: "3-9")) {
+            try decoder.receive(parts[1].replacingOccurrences(of: "/2-9/", with: "/3-9/"))
+        }
         #expect(throws: URError.badChecksum) { try decoder.receive(String(parts[1].dropLast(2)) + "aa") }
         var other = UREncoder(try bytesUR(257), maxFragmentLength: 30)
         #expect(throws: URError.otherMessage) { try decoder.receive(other.nextPart()) }
@@ -205,13 +289,24 @@ struct URTests {
     @Test func fountainPart_boundsAreCheckedBeforeAnythingIsKept() {
         func part(_ fields: [CBOR]) -> [UInt8] { CBOR.array(fields).encoded }
         let data = CBOR.bytes([UInt8](repeating: 1, count: 10))
-        #expect(throws: URError.self) { try FountainPart(cbor: part([.unsigned(0), .unsigned(1), .unsigned(10), .unsigned(1), data])) }
-        #expect(throws: URError.self) { try FountainPart(cbor: part([.unsigned(1), .unsigned(10_001), .unsigned(100_010), .unsigned(1), data])) }
-        #expect(throws: URError.self) { try FountainPart(cbor: part([.unsigned(1), .unsigned(1), .unsigned(1 << 21), .unsigned(1), data])) }
-        #expect(throws: URError.self) { try FountainPart(cbor: part([.unsigned(1), .unsigned(3), .unsigned(10), .unsigned(1), data])) }
-        #expect(throws: URError.self) { try FountainPart(cbor: part([.unsigned(1), .unsigned(1), .unsigned(10), .unsigned(1 << 32), data])) }
+        #expect(throws: URError.self) {
+            try FountainPart(cbor: part([.unsigned(0), .unsigned(1), .unsigned(10), .unsigned(1), data]))
+        }
+        #expect(throws: URError.self) {
+            try FountainPart(cbor: part([.unsigned(1), .unsigned(10_001), .unsigned(100_010), .unsigned(1), data]))
+        }
+        #expect(throws: URError.self) {
+            try FountainPart(cbor: part([.unsigned(1), .unsigned(1), .unsigned(1 << 21), .unsigned(1), data]))
+        }
+        #expect(throws: URError.self) {
+            try FountainPart(cbor: part([.unsigned(1), .unsigned(3), .unsigned(10), .unsigned(1), data]))
+        }
+        #expect(throws: URError.self) {
+            try FountainPart(cbor: part([.unsigned(1), .unsigned(1), .unsigned(10), .unsigned(1 << 32), data]))
+        }
         #expect(throws: URError.self) { try FountainPart(cbor: [0x85, 0x01]) }
-        #expect((try? FountainPart(cbor: part([.unsigned(1), .unsigned(2), .unsigned(15), .unsigned(1), data]))) != nil)
+        #expect(
+            (try? FountainPart(cbor: part([.unsigned(1), .unsigned(2), .unsigned(15), .unsigned(1), data]))) != nil)
     }
 
     static let independent = Vectors.json("ur-multipart-bytes.json").objects("cases")

@@ -10,7 +10,6 @@ import WalletCore
 
 private let base58File = Vectors.json("base58.json")
 
-
 private func wifError(_ text: String) -> WIFError? {
     caught { () throws(WIFError) in _ = try WIF(text) }
 }
@@ -88,8 +87,9 @@ struct WIFTests {
         let error = wifError("37qgekLpCCHrQuSjvX3fs496FWTGsHFHizjJAs6NPcR47aefnnCWECAhHV6E3g4YN7u7Yuwod5Y")
         #expect(error == .invalidLength(got: 51))
         #expect(error?.id == "wif.invalidLength")
-        #expect(error?.description == "WIF payload must be 33 bytes (version and key) or 34 bytes"
-            + " (version, key and flag 0x01), got 51")
+        #expect(
+            error?.description == "WIF payload must be 33 bytes (version and key) or 34 bytes"
+                + " (version, key and flag 0x01), got 51")
     }
 
     @Test("keys_invalid 34-byte payload with version 0xfa: unknown WIF version")
@@ -117,10 +117,12 @@ struct WIFTests {
         #expect(error?.description == Base58Error.checksumMismatch.description)
     }
 
-    @Test("key 0 and key n are out of range", arguments: [
-        "0000000000000000000000000000000000000000000000000000000000000000",
-        "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
-    ])
+    @Test(
+        "key 0 and key n are out of range",
+        arguments: [
+            "0000000000000000000000000000000000000000000000000000000000000000",
+            "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
+        ])
     func wif_keyZeroOrOrder_failsKeyOutOfRange(_ key: String) throws {
         let text = Base58Check.encode([0x80] + (try Hex.decode(key)) + [0x01])
         let error = wifError(text)
@@ -147,9 +149,11 @@ struct WIFTests {
         #expect(error?.description == "legacy address payload must be 21 bytes (version byte and 20-byte hash), got 33")
     }
 
-    @Test("bitcoinjs address.json: too short and too long payloads", arguments: [
-        ("7SeEnXWPaCCALbVrTnszCVGfRU8cGfx", 19), ("j9ywUkWg2fTQrouxxh5rSZhRvrjMkEUfuiKe", 23),
-    ])
+    @Test(
+        "bitcoinjs address.json: too short and too long payloads",
+        arguments: [
+            ("7SeEnXWPaCCALbVrTnszCVGfRU8cGfx", 19), ("j9ywUkWg2fTQrouxxh5rSZhRvrjMkEUfuiKe", 23),
+        ])
     func legacyAddress_bitcoinjsWrongLength_failsInvalidPayloadLength(_ text: String, _ length: Int) {
         let error = addressError(text)
         #expect(error == .invalidPayloadLength(got: length))
@@ -160,8 +164,9 @@ struct WIFTests {
         let error = addressError("2MnmgiRH4eGLyLc9eAqStzk7dFgBjFtUCtu")
         #expect(error == .unknownVersion(0xc3))
         #expect(error?.id == "legacyAddress.unknownVersion")
-        #expect(error?.description == "legacy address version byte must be one of 0x00, 0x05, 0x6f, 0xc4, 0x30,"
-            + " 0x32, 0x1e, 0x16; got 0xc3")
+        #expect(
+            error?.description == "legacy address version byte must be one of 0x00, 0x05, 0x6f, 0xc4, 0x30,"
+                + " 0x32, 0x1e, 0x16; got 0xc3")
     }
 
     @Test("a 19-byte hash cannot make an address")
@@ -181,10 +186,15 @@ struct WIFTests {
         #expect(error?.id == "base58check.checksumMismatch")
     }
 
-    @Test("bitcoinjs address.json Litecoin addresses decode with network and kind", arguments: [
-        ("LUxXFcwXFPpRZdMv4aYu6bDwPdC2skQ5YW", "6ac624143d19a3c91d2ac5605f0aebdfeac5b826", LegacyAddress.Kind.p2pkh),
-        ("MCZjFcwYJwwYqXAbd3bbnxaCVGs81cp43Z", "332bdfb31f688c0be0137c7c038a6d0fea0de0b6", LegacyAddress.Kind.p2sh),
-    ])
+    @Test(
+        "bitcoinjs address.json Litecoin addresses decode with network and kind",
+        arguments: [
+            (
+                "LUxXFcwXFPpRZdMv4aYu6bDwPdC2skQ5YW", "6ac624143d19a3c91d2ac5605f0aebdfeac5b826",
+                LegacyAddress.Kind.p2pkh
+            ),
+            ("MCZjFcwYJwwYqXAbd3bbnxaCVGs81cp43Z", "332bdfb31f688c0be0137c7c038a6d0fea0de0b6", LegacyAddress.Kind.p2sh),
+        ])
     func legacyAddress_litecoinVector_namesLitecoin(_ text: String, _ hash: String, _ kind: LegacyAddress.Kind) throws {
         let address = try LegacyAddress(text)
         #expect(address.network == .litecoin)

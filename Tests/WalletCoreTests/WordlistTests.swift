@@ -46,10 +46,11 @@ struct WordlistTests {
 
     @Test("raw values are the bip-0039 file names, in BIP-39's order")
     func languageRawValues_allCases_areFileNames() {
-        #expect(Language.allCases.map(\.rawValue) == [
-            "english", "japanese", "korean", "spanish", "chinese_simplified", "chinese_traditional",
-            "french", "italian", "czech", "portuguese",
-        ])
+        #expect(
+            Language.allCases.map(\.rawValue) == [
+                "english", "japanese", "korean", "spanish", "chinese_simplified", "chinese_traditional",
+                "french", "italian", "czech", "portuguese",
+            ])
         #expect(Language(rawValue: "chinese_traditional") == .chineseTraditional)
         #expect("\(Language.chineseSimplified)" == "chinese_simplified")
     }
@@ -109,15 +110,15 @@ struct WordlistTests {
     }
 
     static let suggestionCases: [SuggestionCase] = [
-        .init(typed: "abandn", expected: ["abandon"]),          // one deletion
-        .init(typed: "ahcieve", expected: ["achieve"]),         // swapped neighbours
-        .init(typed: "aban", expected: ["abandon"]),            // four-letter prefix
+        .init(typed: "abandn", expected: ["abandon"]),  // one deletion
+        .init(typed: "ahcieve", expected: ["achieve"]),  // swapped neighbours
+        .init(typed: "aban", expected: ["abandon"]),  // four-letter prefix
         .init(typed: "bal", expected: ["ball", "balance", "balcony"]),  // prefix, list order
         .init(typed: "acress", expected: ["access", "across", "actress"]),
         .init(typed: "tabel", expected: ["label", "table", "able"]),
-        .init(typed: "ZOOO", expected: ["zoo"]),                // case-insensitive
-        .init(typed: "qqqq", expected: []),                     // nothing close
-        .init(typed: "zoo", expected: ["zoo"]),                 // already a word
+        .init(typed: "ZOOO", expected: ["zoo"]),  // case-insensitive
+        .init(typed: "qqqq", expected: []),  // nothing close
+        .init(typed: "zoo", expected: ["zoo"]),  // already a word
     ]
 
     @Test("suggestions(for:) returns up to three nearest words", arguments: suggestionCases)

@@ -73,8 +73,9 @@ struct KeccakTests {
         #expect(Hash.keccak256(msg).hex != normHex(row.string("md")))
     }
 
-    @Test("1 GiB extremely long message (set KCS_SLOW_TESTS=1)",
-          .enabled(if: ProcessInfo.processInfo.environment["KCS_SLOW_TESTS"] == "1"))
+    @Test(
+        "1 GiB extremely long message (set KCS_SLOW_TESTS=1)",
+        .enabled(if: ProcessInfo.processInfo.environment["KCS_SLOW_TESTS"] == "1"))
     func keccak256_extremelyLongMsg_matches() {
         let row = keccak.object("keccak256_extremely_long_msg_kat")
         let chunk = Array(String(repeating: row.string("text"), count: 1024).utf8)
@@ -112,8 +113,10 @@ struct RIPEMD160Tests {
         var data = [UInt8]()
         data.reserveCapacity(1_000_000)
         for i in 0..<200_000 {
-            data += [UInt8(i & 0xff), UInt8((i >> 4) & 0xff), UInt8((i >> 8) & 0xff),
-                     UInt8((i >> 12) & 0xff), UInt8((i >> 16) & 0xff)]
+            data += [
+                UInt8(i & 0xff), UInt8((i >> 4) & 0xff), UInt8((i >> 8) & 0xff),
+                UInt8((i >> 12) & 0xff), UInt8((i >> 16) & 0xff),
+            ]
         }
         let row = ripemd.object("bitcoin_core_long_test_string")
         #expect(Hash.ripemd160(data).hex == normHex(row.string("ripemd160")))
@@ -131,41 +134,54 @@ struct KDFTests {
     // RFC 4231 test case 2 ("Jefe", "what do ya want for nothing?").
     @Test func hmac_rfc4231Case2_matches() {
         let key = Array("Jefe".utf8), data = Array("what do ya want for nothing?".utf8)
-        #expect(Hash.hmacSHA256(key: key, data: data).hex
+        #expect(
+            Hash.hmacSHA256(key: key, data: data).hex
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
-        #expect(Hash.hmacSHA512(key: key, data: data).hex
-                == "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737")
+        #expect(
+            Hash.hmacSHA512(key: key, data: data).hex
+                == "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737"
+        )
     }
 
     // RFC 7914 §12, second vector ("password", "NaCl", N=1024, r=8, p=16).
     @Test func scrypt_rfc7914Vector2_matches() throws {
-        let dk = try KeyDerivation.scrypt(password: Secret(utf8: "password"), salt: Array("NaCl".utf8),
-                                          n: 1024, r: 8, p: 16, length: 64)
-        #expect(dk.withUnsafeBytes { Hex.encode($0) }
-                == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640")
+        let dk = try KeyDerivation.scrypt(
+            password: Secret(utf8: "password"), salt: Array("NaCl".utf8),
+            n: 1024, r: 8, p: 16, length: 64)
+        #expect(
+            dk.withUnsafeBytes { Hex.encode($0) }
+                == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"
+        )
     }
 
     // RFC 6070 is SHA-1; this is the well-known PBKDF2-HMAC-SHA256 vector ("password", "salt", c=2, 32 bytes).
     @Test func pbkdf2_sha256_c2_matches() throws {
-        let dk = try KeyDerivation.pbkdf2(password: Secret(utf8: "password"), salt: Array("salt".utf8),
-                                          iterations: 2, length: 32, prf: .hmacSHA256)
-        #expect(dk.withUnsafeBytes { Hex.encode($0) }
+        let dk = try KeyDerivation.pbkdf2(
+            password: Secret(utf8: "password"), salt: Array("salt".utf8),
+            iterations: 2, length: 32, prf: .hmacSHA256)
+        #expect(
+            dk.withUnsafeBytes { Hex.encode($0) }
                 == "ae4d0c95af6b46d32d0adff928f06dd02a303f8ef3c251dfd6e2d85a95474c43")
     }
 
     @Test func scrypt_nNotPowerOfTwo_isRejectedByName() {
-        #expect(throws: WalletCryptoError.invalidKDFParameter(parameter: "n", value: "1000",
-                                                               expected: "a power of two, at least 2")) {
+        #expect(
+            throws: WalletCryptoError.invalidKDFParameter(
+                parameter: "n", value: "1000",
+                expected: "a power of two, at least 2")
+        ) {
             try KeyDerivation.scrypt(password: Secret(utf8: "x"), salt: [], n: 1000, r: 8, p: 1, length: 32)
         }
-        let e = WalletCryptoError.invalidKDFParameter(parameter: "n", value: "1000", expected: "a power of two, at least 2")
+        let e = WalletCryptoError.invalidKDFParameter(
+            parameter: "n", value: "1000", expected: "a power of two, at least 2")
         #expect(e.description == "KDF parameter n must be a power of two, at least 2, got 1000")
     }
 
     @Test func scrypt_tooMuchMemory_isRefused() {
         #expect(throws: WalletCryptoError.self) {
-            try KeyDerivation.scrypt(password: Secret(utf8: "x"), salt: [], n: 1 << 22, r: 8, p: 1, length: 32,
-                                     maxMemory: 256 << 20)
+            try KeyDerivation.scrypt(
+                password: Secret(utf8: "x"), salt: [], n: 1 << 22, r: 8, p: 1, length: 32,
+                maxMemory: 256 << 20)
         }
     }
 
@@ -175,4 +191,3 @@ struct KDFTests {
         }
     }
 }
-

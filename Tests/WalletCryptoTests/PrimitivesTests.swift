@@ -54,15 +54,18 @@ struct HexTests {
 
     @Test func decode_oddLength_isRejected() {
         #expect(throws: WalletCryptoError.hexOddLength(digits: 3)) { try Hex.decode("0xabc") }
-        #expect(WalletCryptoError.hexOddLength(digits: 3).description == "hex must have an even number of digits, got 3")
+        #expect(
+            WalletCryptoError.hexOddLength(digits: 3).description == "hex must have an even number of digits, got 3")
     }
 
     @Test func decode_badCharacter_namesItsPosition() {
         #expect(throws: WalletCryptoError.hexInvalidCharacter(character: "g", position: 5)) { try Hex.decode("0xabg0") }
         #expect(throws: WalletCryptoError.hexInvalidCharacter(character: "é", position: 2)) { try Hex.decode("aé") }
-        #expect(WalletCryptoError.hexInvalidCharacter(character: "g", position: 5).description
+        #expect(
+            WalletCryptoError.hexInvalidCharacter(character: "g", position: 5).description
                 == "hex must contain only 0-9, a-f, A-F; got 'g' at position 5")
-        #expect(WalletCryptoError.hexInvalidCharacter(character: " ", position: 3).description
+        #expect(
+            WalletCryptoError.hexInvalidCharacter(character: " ", position: 3).description
                 == "hex must contain only 0-9, a-f, A-F; got U+0020 at position 3")
     }
 }
@@ -93,15 +96,17 @@ struct AESTests {
 
     @Test func cbc_sp800_38A_F21_firstBlock() throws {
         let key = Secret(bytes: try Hex.decode("2b7e151628aed2a6abf7158809cf4f3c"))
-        let out = try AESCipher.cbcEncrypt(try Hex.decode("6bc1bee22e409f96e93d7e117393172a"), key: key,
-                                           iv: try Hex.decode("000102030405060708090a0b0c0d0e0f"))
+        let out = try AESCipher.cbcEncrypt(
+            try Hex.decode("6bc1bee22e409f96e93d7e117393172a"), key: key,
+            iv: try Hex.decode("000102030405060708090a0b0c0d0e0f"))
         #expect(out.hex == "7649abac8119b246cee98e9b12e9197d")
     }
 
     @Test func ctr_sp800_38A_F51_firstBlock() throws {
         let key = Secret(bytes: try Hex.decode("2b7e151628aed2a6abf7158809cf4f3c"))
-        let out = try AESCipher.ctr(try Hex.decode("6bc1bee22e409f96e93d7e117393172a"), key: key,
-                                    iv: try Hex.decode("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"))
+        let out = try AESCipher.ctr(
+            try Hex.decode("6bc1bee22e409f96e93d7e117393172a"), key: key,
+            iv: try Hex.decode("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"))
         #expect(out.hex == "874d6191b620e3261bef6864990db6ce")
     }
 
@@ -116,16 +121,18 @@ struct AESTests {
     @Test func cbc_keycardEncryptVector_matches() throws {
         let v = Self.keycard.object("encrypt")
         let data = try Hex.decode(v.string("data")) + [0x80] + [UInt8](repeating: 0, count: 15)
-        let out = try AESCipher.cbcEncrypt(data, key: Secret(bytes: try Hex.decode(v.string("enc_key"))),
-                                           iv: try Hex.decode(v.string("iv")))
+        let out = try AESCipher.cbcEncrypt(
+            data, key: Secret(bytes: try Hex.decode(v.string("enc_key"))),
+            iv: try Hex.decode(v.string("iv")))
         #expect(out.hex == normHex(v.string("expected")))
     }
 
     @Test func cbc_keycardDecryptVector_matches() throws {
         let v = Self.keycard.object("decrypt")
-        var out = try AESCipher.cbcDecrypt(try Hex.decode(v.string("enc_data")),
-                                           key: Secret(bytes: try Hex.decode(v.string("enc_key"))),
-                                           iv: try Hex.decode(v.string("iv")))
+        var out = try AESCipher.cbcDecrypt(
+            try Hex.decode(v.string("enc_data")),
+            key: Secret(bytes: try Hex.decode(v.string("enc_key"))),
+            iv: try Hex.decode(v.string("iv")))
         while out.last == 0 { out.removeLast() }
         #expect(out.last == 0x80)
         out.removeLast()
@@ -133,9 +140,12 @@ struct AESTests {
     }
 
     @Test func cbc_partialBlock_isRejected() {
-        #expect(throws: WalletCryptoError.wrongLength(what: "AES-CBC data", expected: "a multiple of 16 bytes", got: 15)) {
-            try AESCipher.cbcEncrypt([UInt8](repeating: 0, count: 15), key: Secret(bytes: [UInt8](repeating: 0, count: 32)),
-                                     iv: [UInt8](repeating: 0, count: 16))
+        #expect(
+            throws: WalletCryptoError.wrongLength(what: "AES-CBC data", expected: "a multiple of 16 bytes", got: 15)
+        ) {
+            try AESCipher.cbcEncrypt(
+                [UInt8](repeating: 0, count: 15), key: Secret(bytes: [UInt8](repeating: 0, count: 32)),
+                iv: [UInt8](repeating: 0, count: 16))
         }
     }
 

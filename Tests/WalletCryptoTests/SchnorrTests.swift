@@ -17,8 +17,9 @@ struct SchnorrTests {
 
     static let rows: [Row] = Vectors.text("bip340.csv").split(separator: "\n").dropFirst().map { line in
         let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        return Row(index: f[0], secretKey: f[1], publicKey: f[2], aux: f[3], message: f[4], signature: f[5],
-                   valid: f[6] == "TRUE", comment: f[7...].joined(separator: ","))
+        return Row(
+            index: f[0], secretKey: f[1], publicKey: f[2], aux: f[3], message: f[4], signature: f[5],
+            valid: f[6] == "TRUE", comment: f[7...].joined(separator: ","))
     }
 
     @Test func theFileHoldsTheFifteenVectors() {
@@ -31,8 +32,9 @@ struct SchnorrTests {
         let key = try PrivateKey(bytes: Hex.decode(row.secretKey))
         #expect(Hex.encode(key.publicKey.xOnly.key.bytes).uppercased() == row.publicKey)
         // A zero tweak is plain BIP-340 (the card's SIGN with tweak 00…00).
-        let signature = try key.signSchnorr(message: Hex.decode(row.message), tweak: [UInt8](repeating: 0, count: 32),
-                                            aux: Hex.decode(row.aux))
+        let signature = try key.signSchnorr(
+            message: Hex.decode(row.message), tweak: [UInt8](repeating: 0, count: 32),
+            aux: Hex.decode(row.aux))
         #expect(Hex.encode(signature).uppercased() == row.signature)
     }
 
@@ -47,13 +49,18 @@ struct SchnorrTests {
     }
 
     @Test func taprootTweak_givesBIP341AndBIP86OutputKeys() throws {
-        let internalKey = try XOnlyPublicKey(bytes: Hex.decode("d6889cb081036e0faefa3a35157ad71086b123b2b144b649798b494c300a961d"))
+        let internalKey = try XOnlyPublicKey(
+            bytes: Hex.decode("d6889cb081036e0faefa3a35157ad71086b123b2b144b649798b494c300a961d"))
         let tweak = Hash.tagged("TapTweak", internalKey.bytes)
         #expect(Hex.encode(tweak) == "b86e7be8f39bab32a6f2c0443abbc210f0edac0e2c53d501b36b64437d9c6c70")
-        #expect(Hex.encode(try internalKey.tweaked(by: tweak).bytes) == "53a1f6e454df1aa2776a2814a721372d6258050de330b3c6d10ee8f4e0dda343")
-        let bip86 = try XOnlyPublicKey(bytes: Hex.decode("cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115"))
-        #expect(Hex.encode(try bip86.tweaked(by: Hash.tagged("TapTweak", bip86.bytes)).bytes)
-            == "a60869f0dbcf1dc659c9cecbaf8050135ea9e8cdc487053f1dc6880949dc684c")
+        #expect(
+            Hex.encode(try internalKey.tweaked(by: tweak).bytes)
+                == "53a1f6e454df1aa2776a2814a721372d6258050de330b3c6d10ee8f4e0dda343")
+        let bip86 = try XOnlyPublicKey(
+            bytes: Hex.decode("cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115"))
+        #expect(
+            Hex.encode(try bip86.tweaked(by: Hash.tagged("TapTweak", bip86.bytes)).bytes)
+                == "a60869f0dbcf1dc659c9cecbaf8050135ea9e8cdc487053f1dc6880949dc684c")
     }
 
     @Test func tweakedSignature_verifiesUnderTheOutputKeyOnly() throws {

@@ -100,7 +100,9 @@ struct ECDSATests {
 
     @Test func recover_badRecoveryID_isRejected() throws {
         let sig = try ECDSASignature(r: [1], s: [1])
-        #expect(throws: WalletCryptoError.invalidRecoveryID(4)) { try RecoverableSignature(signature: sig, recoveryID: 4) }
+        #expect(throws: WalletCryptoError.invalidRecoveryID(4)) {
+            try RecoverableSignature(signature: sig, recoveryID: 4)
+        }
         #expect(WalletCryptoError.invalidRecoveryID(4).description == "recovery id must be 0, 1, 2 or 3, got 4")
     }
 }
@@ -108,26 +110,33 @@ struct ECDSATests {
 @Suite("Keys, ECDH, tweaks, x-only")
 struct KeyTests {
     @Test func privateKey_zeroAndOrder_areOutOfRange() {
-        #expect(throws: WalletCryptoError.privateKeyOutOfRange) { try PrivateKey(bytes: [UInt8](repeating: 0, count: 32)) }
+        #expect(throws: WalletCryptoError.privateKeyOutOfRange) {
+            try PrivateKey(bytes: [UInt8](repeating: 0, count: 32))
+        }
         #expect(throws: WalletCryptoError.privateKeyOutOfRange) { try PrivateKey(bytes: Secp256k1.order) }
         #expect(throws: WalletCryptoError.wrongLength(what: "private key", expected: "32 bytes", got: 31)) {
             try PrivateKey(bytes: [UInt8](repeating: 1, count: 31))
         }
-        #expect(WalletCryptoError.privateKeyOutOfRange.description
+        #expect(
+            WalletCryptoError.privateKeyOutOfRange.description
                 == "private key must be between 1 and n-1 (the secp256k1 group order)")
     }
 
     @Test func publicKey_ofOne_isGenerator() throws {
         let g = try PrivateKey(bytes: scalar("01")).publicKey
         #expect(g.compressed.hex == "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798")
-        #expect(g.uncompressed.hex == "0479be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
+        #expect(
+            g.uncompressed.hex == "0479be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
                 + "483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8")
         #expect(try PublicKey(bytes: g.uncompressed) == g)
         #expect(try PublicKey(bytes: g.compressed) == g)
     }
 
     @Test func publicKey_badEncodings_areRejectedWithReason() throws {
-        #expect(throws: WalletCryptoError.invalidPublicKey(reason: "expected 33 (compressed) or 65 (uncompressed) bytes, got 32")) {
+        #expect(
+            throws: WalletCryptoError.invalidPublicKey(
+                reason: "expected 33 (compressed) or 65 (uncompressed) bytes, got 32")
+        ) {
             try PublicKey(bytes: [UInt8](repeating: 2, count: 32))
         }
         #expect(throws: WalletCryptoError.invalidPublicKey(reason: "compressed key must start with 02 or 03, got 04")) {
@@ -163,8 +172,11 @@ struct KeyTests {
     // BIP-86 test vector (bitcoin/bips bip-0086.mediawiki, account 0, first receiving address):
     // internal key cc8a4b…c115 → output key a60869…684c.
     @Test func taprootTweak_bip86Vector_matches() throws {
-        let internalKey = try XOnlyPublicKey(bytes: Hex.decode("cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115"))
-        #expect(try internalKey.taprootTweaked().bytes.hex == "a60869f0dbcf1dc659c9cecbaf8050135ea9e8cdc487053f1dc6880949dc684c")
+        let internalKey = try XOnlyPublicKey(
+            bytes: Hex.decode("cc8a4bc64d897bddc5fbc2f670f7a8ba0b386779106cf1223c6fc5d7cd6fc115"))
+        #expect(
+            try internalKey.taprootTweaked().bytes.hex
+                == "a60869f0dbcf1dc659c9cecbaf8050135ea9e8cdc487053f1dc6880949dc684c")
     }
 
     @Test func description_neverShowsKeyBytes() throws {
@@ -218,12 +230,14 @@ struct DERTests {
 
     @Test func parse_trailingBytes_areRefusedEvenLeniently() {
         let der: [UInt8] = [0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01, 0x00]
-        #expect(throws: WalletCryptoError.invalidDER(reason: "SEQUENCE length 6 does not match the 7 bytes that follow", offset: 2)) {
+        #expect(
+            throws: WalletCryptoError.invalidDER(
+                reason: "SEQUENCE length 6 does not match the 7 bytes that follow", offset: 2)
+        ) {
             try DERSignature.parse(der, strict: false)
         }
     }
 }
-
 
 @Suite("Signing with extra nonce entropy")
 struct ExtraEntropyTests {

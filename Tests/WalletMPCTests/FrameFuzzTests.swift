@@ -7,6 +7,7 @@ import Foundation
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import WalletMPC
 
 /// A small deterministic PRNG for the mutations (SplitMix64), so a failure can be replayed.
@@ -26,10 +27,18 @@ struct Mutator {
         switch below(6) {
         case 0: b[below(b.count)] ^= UInt8(1 << below(8))
         case 1: b = Array(b.prefix(below(b.count)))
-        case 2: let i = below(b.count); b.insert(b[i], at: i)
-        case 3: let i = below(b.count), j = below(b.count); b.swapAt(i, j)
-        case 4: let i = below(b.count); b.replaceSubrange(i..<min(b.count, i + below(40)), with: [])
-        default: b[below(b.count)] = [UInt8(ascii: "0"), UInt8(ascii: "f"), UInt8(ascii: "\""), UInt8(ascii: "{"), 0xff][below(5)]
+        case 2:
+            let i = below(b.count)
+            b.insert(b[i], at: i)
+        case 3:
+            let i = below(b.count), j = below(b.count)
+            b.swapAt(i, j)
+        case 4:
+            let i = below(b.count)
+            b.replaceSubrange(i..<min(b.count, i + below(40)), with: [])
+        default:
+            b[below(b.count)] =
+                [UInt8(ascii: "0"), UInt8(ascii: "f"), UInt8(ascii: "\""), UInt8(ascii: "{"), 0xff][below(5)]
         }
         return b
     }
@@ -42,22 +51,37 @@ struct FrameFuzzTests {
         var frames: [Frame] = []
         let (s1, s2) = TwoPartyFixture.hdKey
         let digest = Hash.sha256(Array("fuzz".utf8))
-        let request = SignRequest(key: s1.q, path: try! DerivationPath("m/0/3"), payloadKind: "digest", payload: digest, digest: digest)
-        let p1 = try! SigningParty1(share: s1, group: sharedPairing, request: request, pid1: TwoPartyFixture.pid1, pid2: TwoPartyFixture.pid2)
+        let request = SignRequest(
+            key: s1.q, path: try! DerivationPath("m/0/3"), payloadKind: "digest", payload: digest, digest: digest)
+        let p1 = try! SigningParty1(
+            share: s1, group: sharedPairing, request: request, pid1: TwoPartyFixture.pid1, pid2: TwoPartyFixture.pid2)
         let p2 = SigningParty2(share: s2, group: sharedPairing, pid1: TwoPartyFixture.pid1, pid2: TwoPartyFixture.pid2)
-        try! TwoPartyRun.run(p1, p2, tamper: { frames.append($0); return $0 })
+        try! TwoPartyRun.run(
+            p1, p2,
+            tamper: {
+                frames.append($0)
+                return $0
+            })
         let k1 = KeyGenerationParty1(kind: .ecdsa, pid1: TwoPartyFixture.pid1, pid2: TwoPartyFixture.pid2)
         let k2 = KeyGenerationParty2(pid1: TwoPartyFixture.pid1, pid2: TwoPartyFixture.pid2)
-        try! TwoPartyRun.run(k1, k2, tamper: { frames.append($0); return $0 })
+        try! TwoPartyRun.run(
+            k1, k2,
+            tamper: {
+                frames.append($0)
+                return $0
+            })
         return frames
     }()
 
     /// Parses every field of a frame the way its receiver does.
     static func parseAll(_ frame: Frame) throws(MPCError) {
         let r = FieldReader(frame)
-        func obj(_ key: String, _ names: Set<String>) throws(MPCError) -> FieldReader { try r.object(key, fields: names) }
+        func obj(_ key: String, _ names: Set<String>) throws(MPCError) -> FieldReader {
+            try r.object(key, fields: names)
+        }
         switch frame.type {
-        case "dkg.k1": _ = (try r.bytes("com", count: 32), try r.fixed("n", width: 256), try r.fixed("c_key", width: 512))
+        case "dkg.k1":
+            _ = (try r.bytes("com", count: 32), try r.fixed("n", width: 256), try r.fixed("c_key", width: 512))
         case "dkg.k2": _ = (try r.point("q2"), try DiscreteLogProof(try obj("dl", ["a", "z"])))
         case "dkg.k3":
             _ = try ValidPaillierProof(r, key: "vp")
@@ -116,19 +140,28 @@ struct FrameFuzzTests {
         var outcomes: [String: Int] = [:]
         for i in 0..<24 {
             let digest = Hash.sha256(Array("live \(i)".utf8))
-            let request = SignRequest(key: s1.q, path: try DerivationPath("m/0/\(i)"), payloadKind: "digest", payload: digest, digest: digest)
-            let p1 = try SigningParty1(share: s1, group: sharedPairing, request: request, pid1: TwoPartyFixture.pid1, pid2: TwoPartyFixture.pid2)
-            let p2 = SigningParty2(share: s2, group: sharedPairing, pid1: TwoPartyFixture.pid1, pid2: TwoPartyFixture.pid2)
+            let request = SignRequest(
+                key: s1.q, path: try DerivationPath("m/0/\(i)"), payloadKind: "digest", payload: digest, digest: digest)
+            let p1 = try SigningParty1(
+                share: s1, group: sharedPairing, request: request, pid1: TwoPartyFixture.pid1,
+                pid2: TwoPartyFixture.pid2)
+            let p2 = SigningParty2(
+                share: s2, group: sharedPairing, pid1: TwoPartyFixture.pid1, pid2: TwoPartyFixture.pid2)
             let target = i % 7
             var seen = 0
             var decoderRefused = false
             do {
-                try TwoPartyRun.run(p1, p2, tamper: { frame in
-                    defer { seen += 1 }
-                    guard seen == target else { return frame }
-                    guard let damaged = try? Frame(json: m.mutate(frame.json)) else { decoderRefused = true; return nil }
-                    return damaged
-                })
+                try TwoPartyRun.run(
+                    p1, p2,
+                    tamper: { frame in
+                        defer { seen += 1 }
+                        guard seen == target else { return frame }
+                        guard let damaged = try? Frame(json: m.mutate(frame.json)) else {
+                            decoderRefused = true
+                            return nil
+                        }
+                        return damaged
+                    })
                 if decoderRefused {
                     outcomes["decoder", default: 0] += 1
                     expectNoSignature(target, p1, p2, digest)

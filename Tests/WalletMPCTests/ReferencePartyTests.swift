@@ -8,6 +8,7 @@ import KCSTestSupport
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import WalletMPC
 
 /// One run of tools/mpc-ref/party.py: frames on its stdin and stdout.
@@ -18,15 +19,20 @@ final class ReferenceParty {
 
     static var python: String { TestPaths.root.appendingPathComponent(".build/mpc-venv/bin/python").path }
 
-    init(_ phase: String, role: String, pidSelf: [UInt8], pidPeer: [UInt8], state: String, extra: [String] = []) throws {
+    init(_ phase: String, role: String, pidSelf: [UInt8], pidPeer: [UInt8], state: String, extra: [String] = []) throws
+    {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
-            throw MPCError.badFrame(reason: "no reference party at \(Self.python): run `make test` (it creates .build/mpc-venv)")
+            throw MPCError.badFrame(
+                reason: "no reference party at \(Self.python): run `make test` (it creates .build/mpc-venv)")
         }
         out = state + "/out-\(UUID().uuidString).json"
         process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [TestPaths.root.appendingPathComponent("tools/mpc-ref/party.py").path, phase, "--role", role,
-                             "--pid-self", Hex.encode(pidSelf), "--pid-peer", Hex.encode(pidPeer), "--state", state,
-                             "--out", out, "--timeout", "20"] + extra
+        process.arguments =
+            [
+                TestPaths.root.appendingPathComponent("tools/mpc-ref/party.py").path, phase, "--role", role,
+                "--pid-self", Hex.encode(pidSelf), "--pid-peer", Hex.encode(pidPeer), "--state", state,
+                "--out", out, "--timeout", "20",
+            ] + extra
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
@@ -106,15 +112,21 @@ struct ReferencePartyTests {
             #expect(dkgResult.status == 0, "\(dkgResult.log)")
             let share = try #require(dkg.share)
             #expect(dkgResult.result["q"] as? String == Hex.encode(share.q.compressed))
-            let requests: [(String, String, [UInt8])] = kind == .ecdsa
-                ? [("m", "digest", Hash.sha256(Array("to the reference".utf8))), ("m", "eth-message", Array("hello, reference".utf8))]
+            let requests: [(String, String, [UInt8])] =
+                kind == .ecdsa
+                ? [
+                    ("m", "digest", Hash.sha256(Array("to the reference".utf8))),
+                    ("m", "eth-message", Array("hello, reference".utf8)),
+                ]
                 : [("m/0/7", "digest", Hash.sha256(Array("child".utf8))), ("m", "eth-message", Array("master".utf8))]
             for (path, payloadKind, payload) in requests {
                 let digest = try PayloadDigest.standard(kind: payloadKind, payload: payload)
-                let request = SignRequest(key: share.q, path: try DerivationPath(path), payloadKind: payloadKind, payload: payload,
-                                          digest: digest)
+                let request = SignRequest(
+                    key: share.q, path: try DerivationPath(path), payloadKind: payloadKind, payload: payload,
+                    digest: digest)
                 let sign = try SigningParty1(share: share, group: group, request: request, pid1: kcsID, pid2: pyID)
-                let pySign = try ReferenceParty("sign", role: "p2", pidSelf: pyID, pidPeer: kcsID, state: keyState, extra: ["--approve-all"])
+                let pySign = try ReferenceParty(
+                    "sign", role: "p2", pidSelf: pyID, pidPeer: kcsID, state: keyState, extra: ["--approve-all"])
                 try pySign.play(sign, kcsStarts: true)
                 let result = pySign.finish()
                 // The reference checked kcs's signature with python-ecdsa (verify, low s, recovery) before exit 0.
@@ -134,8 +146,11 @@ struct ReferencePartyTests {
         let state = try temporaryState()
         defer { try? FileManager.default.removeItem(atPath: state) }
         let pair = PairingParty2(pid1: pyID, pid2: kcsID)
-        let py = try ReferenceParty("pair", role: "p1", pidSelf: pyID, pidPeer: kcsID, state: state,
-                                    extra: ["--safe-primes", TestPaths.root.appendingPathComponent("tools/mpc-ref/fixtures/safe-primes.json").path])
+        let py = try ReferenceParty(
+            "pair", role: "p1", pidSelf: pyID, pidPeer: kcsID, state: state,
+            extra: [
+                "--safe-primes", TestPaths.root.appendingPathComponent("tools/mpc-ref/fixtures/safe-primes.json").path,
+            ])
         try py.play(pair, kcsStarts: false)
         #expect(py.finish().status == 0)
         let group = try #require(pair.group)
@@ -144,24 +159,30 @@ struct ReferencePartyTests {
             try FileManager.default.createDirectory(atPath: keyState, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: state + "/pairing.json", toPath: keyState + "/pairing.json")
             let dkg = KeyGenerationParty2(pid1: pyID, pid2: kcsID)
-            let pyDKG = try ReferenceParty("dkg", role: "p1", pidSelf: pyID, pidPeer: kcsID, state: keyState, extra: ["--kind", kind.rawValue])
+            let pyDKG = try ReferenceParty(
+                "dkg", role: "p1", pidSelf: pyID, pidPeer: kcsID, state: keyState, extra: ["--kind", kind.rawValue])
             try pyDKG.play(dkg, kcsStarts: false)
             let dkgResult = pyDKG.finish()
             #expect(dkgResult.status == 0, "\(dkgResult.log)")
             let share = try #require(dkg.share)
             #expect(share.kind == kind)
-            for (path, payloadKind, payload) in [("m", "digest", Hash.sha256(Array("from the reference".utf8))),
-                                                 (kind == .hdMaster ? "m/1/3" : "m", "eth-message", Array("co-signed by kcs".utf8))] {
+            for (path, payloadKind, payload) in [
+                ("m", "digest", Hash.sha256(Array("from the reference".utf8))),
+                (kind == .hdMaster ? "m/1/3" : "m", "eth-message", Array("co-signed by kcs".utf8)),
+            ] {
                 let sign = SigningParty2(share: share, group: group, pid1: pyID, pid2: kcsID)
-                let pySign = try ReferenceParty("sign", role: "p1", pidSelf: pyID, pidPeer: kcsID, state: keyState,
-                                                extra: ["--path", path, "--payload-kind", payloadKind, "--payload", Hex.encode(payload)])
+                let pySign = try ReferenceParty(
+                    "sign", role: "p1", pidSelf: pyID, pidPeer: kcsID, state: keyState,
+                    extra: ["--path", path, "--payload-kind", payloadKind, "--payload", Hex.encode(payload)])
                 try pySign.play(sign, kcsStarts: false)
                 let result = pySign.finish()
                 #expect(result.status == 0, "\(result.log)")
                 let sig = try #require(sign.signature)
                 #expect(result.result["r"] as? String == Hex.encode(sig.signature.r))
                 let digest = try PayloadDigest.standard(kind: payloadKind, payload: payload)
-                let expected = try JointDerivation.derive(share.q, chainCode: share.chainCode, path: try DerivationPath(path)).key
+                let expected = try JointDerivation.derive(
+                    share.q, chainCode: share.chainCode, path: try DerivationPath(path)
+                ).key
                 #expect(try sig.recoverPublicKey(digest: digest) == expected)
             }
         }
@@ -175,7 +196,8 @@ struct ReferencePartyCheatTests {
     static let primesFile = TestPaths.root.appendingPathComponent("tools/mpc-ref/fixtures/safe-primes.json").path
 
     static func state() -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-mpc-cheat-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-mpc-cheat-\(UUID().uuidString)")
+            .path
         try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         return dir
     }
@@ -198,11 +220,13 @@ struct ReferencePartyCheatTests {
     static let kcsCoSigner: (state: String, group: UnknownOrderGroup, share: Party2Share) = {
         let dir = state()
         let pair = PairingParty2(pid1: pyID, pid2: kcsID)
-        let py = try! ReferenceParty("pair", role: "p1", pidSelf: pyID, pidPeer: kcsID, state: dir, extra: ["--safe-primes", primesFile])
+        let py = try! ReferenceParty(
+            "pair", role: "p1", pidSelf: pyID, pidPeer: kcsID, state: dir, extra: ["--safe-primes", primesFile])
         try! py.play(pair, kcsStarts: false)
         _ = py.finish()
         let dkg = KeyGenerationParty2(pid1: pyID, pid2: kcsID)
-        let pyDKG = try! ReferenceParty("dkg", role: "p1", pidSelf: pyID, pidPeer: kcsID, state: dir, extra: ["--kind", "hd-master"])
+        let pyDKG = try! ReferenceParty(
+            "dkg", role: "p1", pidSelf: pyID, pidPeer: kcsID, state: dir, extra: ["--kind", "hd-master"])
         try! pyDKG.play(dkg, kcsStarts: false)
         _ = pyDKG.finish()
         return (dir, pair.group!, dkg.share!)
@@ -218,7 +242,8 @@ struct ReferencePartyCheatTests {
         ("pair", "bad-uo", "pair.uo"),
         ("dkg", "n-small-factor", "dkg.n"), ("dkg", "n-2047", "dkg.n"), ("dkg", "c-key-plus-q", "dkg.pe"),
         ("dkg", "c-key-out-of-range", "dkg.c-key"), ("dkg", "bad-opening", "dkg.opening"), ("dkg", "bad-dl", "dkg.dl"),
-        ("dkg", "bad-vp", "dkg.vp"), ("dkg", "bad-pdl", "dkg.pdl"), ("dkg", "bad-pe", "dkg.pe"), ("dkg", "bad-rp", "dkg.rp"),
+        ("dkg", "bad-vp", "dkg.vp"), ("dkg", "bad-pdl", "dkg.pdl"), ("dkg", "bad-pe", "dkg.pe"),
+        ("dkg", "bad-rp", "dkg.rp"),
         ("dkg", "stale-sid", "frame"), ("sign", "bad-sign-opening", "sign.opening"), ("sign", "stale-sid", "frame"),
         ("dkg", "drop-after-1", "frame"),
     ])
@@ -240,11 +265,14 @@ struct ReferencePartyCheatTests {
             party = SigningParty2(share: fixture.share, group: fixture.group, pid1: Self.pyID, pid2: Self.kcsID)
             extra += ["--path", "m/0/1", "--payload-kind", "digest", "--payload", Hex.encode(Hash.sha256([9]))]
         }
-        let py = try ReferenceParty(phase, role: "p1", pidSelf: Self.pyID, pidPeer: Self.kcsID, state: dir, extra: extra)
+        let py = try ReferenceParty(
+            phase, role: "p1", pidSelf: Self.pyID, pidPeer: Self.kcsID, state: dir, extra: extra)
         var failure: MPCError?
         do { try py.play(party, kcsStarts: false) } catch { failure = error }
         let result = py.finish()
-        #expect(caught(failure, check), "\(phase) --evil \(evil): kcs said \(String(describing: failure)); reference: \(result.log)")
+        #expect(
+            caught(failure, check),
+            "\(phase) --evil \(evil): kcs said \(String(describing: failure)); reference: \(result.log)")
         #expect(result.status != 0)
         if let dkg = party as? KeyGenerationParty2 { #expect(dkg.share == nil) }
         if let pairing = party as? PairingParty2 { #expect(pairing.group == nil) }
@@ -254,7 +282,8 @@ struct ReferencePartyCheatTests {
     /// A cheating co-signer (the reference as P2) against kcs's console: caught before decryption.
     @Test(arguments: [
         ("dkg", "bad-dl2", "dkg.dl"), ("sign", "bad-dl2", "sign.dl"), ("sign", "wrong-x2", "sign.proof"),
-        ("sign", "bad-proof-z1", "sign.proof"), ("sign", "bad-proof-e", "sign.proof"), ("sign", "bad-proof-w", "sign.proof"),
+        ("sign", "bad-proof-z1", "sign.proof"), ("sign", "bad-proof-e", "sign.proof"),
+        ("sign", "bad-proof-w", "sign.proof"),
         ("sign", "bit-leak", "sign.proof"), ("sign", "bad-c-gcd", "sign.proof"), ("sign", "replay-s3", "frame"),
         ("sign", "drop-after-3", "frame"),
     ])
@@ -265,17 +294,22 @@ struct ReferencePartyCheatTests {
             party = KeyGenerationParty1(kind: .ecdsa, pid1: Self.kcsID, pid2: Self.pyID)
         } else {
             let digest = Hash.sha256(Array(evil.utf8))
-            let request = SignRequest(key: fixture.share.q, path: try DerivationPath("m/0/2"), payloadKind: "digest", payload: digest,
-                                      digest: digest)
-            party = try SigningParty1(share: fixture.share, group: fixture.group, request: request, pid1: Self.kcsID, pid2: Self.pyID)
+            let request = SignRequest(
+                key: fixture.share.q, path: try DerivationPath("m/0/2"), payloadKind: "digest", payload: digest,
+                digest: digest)
+            party = try SigningParty1(
+                share: fixture.share, group: fixture.group, request: request, pid1: Self.kcsID, pid2: Self.pyID)
         }
         let dir = phase == "dkg" ? Self.state() : fixture.state
-        let py = try ReferenceParty(phase, role: "p2", pidSelf: Self.pyID, pidPeer: Self.kcsID, state: dir,
-                                    extra: ["--evil", evil, "--approve-all"])
+        let py = try ReferenceParty(
+            phase, role: "p2", pidSelf: Self.pyID, pidPeer: Self.kcsID, state: dir,
+            extra: ["--evil", evil, "--approve-all"])
         var failure: MPCError?
         do { try py.play(party, kcsStarts: true) } catch { failure = error }
         let result = py.finish()
-        #expect(caught(failure, check), "\(phase) --evil \(evil): kcs said \(String(describing: failure)); reference: \(result.log)")
+        #expect(
+            caught(failure, check),
+            "\(phase) --evil \(evil): kcs said \(String(describing: failure)); reference: \(result.log)")
         if let dkg = party as? KeyGenerationParty1 { #expect(dkg.share == nil) }
         if let sign = party as? SigningParty1 { #expect(sign.signature == nil) }
     }

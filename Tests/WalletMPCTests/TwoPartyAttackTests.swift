@@ -5,6 +5,7 @@
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import WalletMPC
 
 /// Frame surgery for the tests.
@@ -68,7 +69,8 @@ struct TwoPartyAttackTests {
     @Test(arguments: [
         ("dkg.k3", "rho", "dkg.opening"), ("dkg.k3", "dl.z", "dkg.dl"), ("dkg.k3", "vp.#3", "dkg.vp"),
         ("dkg.k3", "pdl.z", "dkg.pdl"), ("dkg.k3", "pdl.r_z", "dkg.pdl"), ("dkg.k3", "pdl.c_r", "dkg.pdl"),
-        ("dkg.k3", "pe.d.#0", "dkg.pe"), ("dkg.k3", "pe.dd.#9", "dkg.pe"), ("dkg.k3", "pe.nu", "dkg.pe"), ("dkg.k3", "pe.e", "dkg.pe"),
+        ("dkg.k3", "pe.d.#0", "dkg.pe"), ("dkg.k3", "pe.dd.#9", "dkg.pe"), ("dkg.k3", "pe.nu", "dkg.pe"),
+        ("dkg.k3", "pe.e", "dkg.pe"),
         ("dkg.k3", "rp.d.#5", "dkg.rp"), ("dkg.k3", "rp.f.#127", "dkg.rp"), ("dkg.k3", "rp.c.#0", "dkg.rp"),
         ("dkg.k3", "com_ped", "dkg.pe"), ("dkg.k1", "c_key", "dkg.pdl"), ("dkg.k2", "dl.z", "dkg.dl"),
     ])
@@ -120,7 +122,8 @@ struct TwoPartyAttackTests {
     func sign(_ s2: Party2Share? = nil, tamper: ((Frame) -> Frame?)?) throws -> (TwoPartyRun.Failure?, SigningParty1?) {
         let (s1, honest2) = TwoPartyFixture.hdKey
         let digest = Hash.sha256(Array("attack".utf8))
-        let request = SignRequest(key: s1.q, path: try DerivationPath("m/0/1"), payloadKind: "digest", payload: digest, digest: digest)
+        let request = SignRequest(
+            key: s1.q, path: try DerivationPath("m/0/1"), payloadKind: "digest", payload: digest, digest: digest)
         let p1 = try SigningParty1(share: s1, group: sharedPairing, request: request, pid1: pid1, pid2: pid2)
         let p2 = SigningParty2(share: s2 ?? honest2, group: sharedPairing, pid1: pid1, pid2: pid2)
         let f = failure { try TwoPartyRun.run(p1, p2, tamper: tamper) }
@@ -128,23 +131,31 @@ struct TwoPartyAttackTests {
     }
 
     @Test(arguments: [
-        ("sign.s5", "proof.z.#0", "sign.proof", 1), ("sign.s5", "proof.z.#2", "sign.proof", 1), ("sign.s5", "proof.u.#1", "sign.proof", 1),
-        ("sign.s5", "proof.w.#0", "sign.proof", 1), ("sign.s5", "proof.e", "sign.proof", 1), ("sign.s5", "proof.v", "sign.proof", 1),
+        ("sign.s5", "proof.z.#0", "sign.proof", 1), ("sign.s5", "proof.z.#2", "sign.proof", 1),
+        ("sign.s5", "proof.u.#1", "sign.proof", 1),
+        ("sign.s5", "proof.w.#0", "sign.proof", 1), ("sign.s5", "proof.e", "sign.proof", 1),
+        ("sign.s5", "proof.v", "sign.proof", 1),
         ("sign.s5", "c", "sign.proof", 1), ("sign.s3", "dl.z", "sign.dl", 1), ("sign.s3", "r2", "sign.dl", 1),
-        ("sign.s4", "rho", "sign.opening", 2), ("sign.s4", "dl.z", "sign.opening", 2), ("sign.s0", "m", "sign.payload", 2),
+        ("sign.s4", "rho", "sign.opening", 2), ("sign.s4", "dl.z", "sign.opening", 2),
+        ("sign.s0", "m", "sign.payload", 2),
     ])
-    func sign_tamperedField_isCaughtBeforeDecryption(_ type: String, _ path: String, _ check: String, _ party: Int) throws {
+    func sign_tamperedField_isCaughtBeforeDecryption(
+        _ type: String, _ path: String, _ check: String, _ party: Int
+    ) throws {
         let (f, p1) = try sign(tamper: Tamper.field(type, path))
         let failure = try #require(f)
-        #expect(failure.error.check == check || (path == "r2" && failure.error.id == "mpc.badFrame"), "\(type).\(path): \(failure.error)")
+        #expect(
+            failure.error.check == check || (path == "r2" && failure.error.id == "mpc.badFrame"),
+            "\(type).\(path): \(failure.error)")
         #expect(failure.party == party)
         #expect(p1?.signature == nil)
     }
 
     @Test func sign_coSignerWithAWrongShare_isCaughtByItsProof() throws {
         let (_, s2) = TwoPartyFixture.hdKey
-        let liar = Party2Share(kind: s2.kind, q: s2.q, q1: s2.q1, q2: s2.q2, x2: try BigNum.modAdd(s2.x2, Curve.one, Curve.q),
-                               paillier: s2.paillier, cKey: s2.cKey, chainCode: s2.chainCode, sid: s2.sid, transcript: s2.transcript)
+        let liar = Party2Share(
+            kind: s2.kind, q: s2.q, q1: s2.q1, q2: s2.q2, x2: try BigNum.modAdd(s2.x2, Curve.one, Curve.q),
+            paillier: s2.paillier, cKey: s2.cKey, chainCode: s2.chainCode, sid: s2.sid, transcript: s2.transcript)
         let (f, p1) = try sign(liar, tamper: nil)
         #expect(f?.error.check == "sign.proof" && f?.party == 1)
         #expect(p1?.signature == nil)
@@ -157,7 +168,9 @@ struct TwoPartyAttackTests {
         let pk = s1.paillier.publicKey
         let shift = try pk.encrypt(try Curve.q.shiftedLeft(255), r: try BigNum(1))
         let (f, p1) = try sign(tamper: { frame in
-            guard frame.type == "sign.s5", case .string(let hex)? = frame.fields["c"], let c = try? BigNum(bytes: Hex.decode(hex)) else { return frame }
+            guard frame.type == "sign.s5", case .string(let hex)? = frame.fields["c"],
+                let c = try? BigNum(bytes: Hex.decode(hex))
+            else { return frame }
             var g = frame
             g.fields["c"] = try! (try! pk.mul(c, shift)).wire(512)
             return g

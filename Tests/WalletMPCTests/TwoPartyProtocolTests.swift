@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import WalletMPC
 
 /// One pairing for the whole suite (two safe-prime searches take a second or two).
@@ -36,10 +37,13 @@ enum TwoPartyFixture {
         try PrivateKey(bytes: Curve.scalar(try BigNum.modAdd(s1.x1, s2.x2, Curve.q)))
     }
 
-    static func sign(_ s1: Party1Share, _ s2: Party2Share, path: String = "m", kind: String = "digest", payload: [UInt8],
-                     tamper: ((Frame) -> Frame?)? = nil) throws -> (SigningParty1, SigningParty2) {
+    static func sign(
+        _ s1: Party1Share, _ s2: Party2Share, path: String = "m", kind: String = "digest", payload: [UInt8],
+        tamper: ((Frame) -> Frame?)? = nil
+    ) throws -> (SigningParty1, SigningParty2) {
         let digest = try PayloadDigest.standard(kind: kind, payload: payload)
-        let request = SignRequest(key: s1.q, path: try DerivationPath(path), payloadKind: kind, payload: payload, digest: digest)
+        let request = SignRequest(
+            key: s1.q, path: try DerivationPath(path), payloadKind: kind, payload: payload, digest: digest)
         let p1 = try SigningParty1(share: s1, group: sharedPairing, request: request, pid1: pid1, pid2: pid2)
         let p2 = SigningParty2(share: s2, group: sharedPairing, pid1: pid1, pid2: pid2)
         try TwoPartyRun.run(p1, p2, tamper: tamper)
@@ -78,7 +82,8 @@ struct TwoPartyProtocolTests {
 
     @Test func sign_digestAndMessage_verifyAndRecoverTheJointKey() throws {
         let (s1, s2) = TwoPartyFixture.ecdsaKey
-        for (kind, payload) in [("digest", Hash.sha256(Array("pay 1 ETH".utf8))), ("eth-message", Array("hello".utf8))] {
+        for (kind, payload) in [("digest", Hash.sha256(Array("pay 1 ETH".utf8))), ("eth-message", Array("hello".utf8))]
+        {
             let (p1, p2) = try TwoPartyFixture.sign(s1, s2, kind: kind, payload: payload)
             let sig = try #require(p1.signature)
             let digest = try PayloadDigest.standard(kind: kind, payload: payload)
@@ -92,7 +97,8 @@ struct TwoPartyProtocolTests {
         }
         // The Ethereum address of the joint key is the recovered signer's.
         let (p1, _) = try TwoPartyFixture.sign(s1, s2, kind: "eth-message", payload: Array("address".utf8))
-        let recovered = try #require(p1.signature).recoverPublicKey(digest: PersonalMessage.digest(Array("address".utf8)))
+        let recovered = try #require(p1.signature).recoverPublicKey(
+            digest: PersonalMessage.digest(Array("address".utf8)))
         #expect(EthereumAddress(publicKey: recovered) == EthereumAddress(publicKey: s1.q))
     }
 
@@ -109,7 +115,8 @@ struct TwoPartyProtocolTests {
 
     @Test func hdChild_isOrdinaryBIP32OfTheReconstructedMaster() throws {
         let (s1, s2) = TwoPartyFixture.hdKey
-        let master = try ExtendedKey(privateKey: TwoPartyFixture.reconstruct(s1, s2), chainCode: try #require(s1.chainCode))
+        let master = try ExtendedKey(
+            privateKey: TwoPartyFixture.reconstruct(s1, s2), chainCode: try #require(s1.chainCode))
         let xpub = try ExtendedKey(publicKey: s1.q, chainCode: try #require(s1.chainCode))
         for path in ["m/0/7", "m/1/3", "m/44/60/0/0/7"] {
             let digest = Hash.sha256(Array(path.utf8))
@@ -139,22 +146,31 @@ struct TwoPartyProtocolTests {
     /// into random shares by a test dealer; the 2P derivation of m/0 gives the vector's xpub, and a
     /// 2P signature with it verifies under the vector's public key.
     @Test func bip32Vector2_splitByADealer_childMatchesTheVector() throws {
-        let seed = try Hex.decode("fffcf9f6f3f0edeae7e4e1dedbd8d5d2cfccc9c6c3c0bdbab7b4b1aeaba8a5a29f9c999693908d8a8784817e7b7875726f6c696663605d5a5754514e4b484542")
+        let seed = try Hex.decode(
+            "fffcf9f6f3f0edeae7e4e1dedbd8d5d2cfccc9c6c3c0bdbab7b4b1aeaba8a5a29f9c999693908d8a8784817e7b7875726f6c696663605d5a5754514e4b484542"
+        )
         let master = try ExtendedKey.master(seed: Secret(bytes: seed))
-        #expect(try master.serialized(.xpub) == "xpub661MyMwAqRbcFW31YEwpkMuc5THy2PSt5bDMsktWQcFF8syAmRUapSCGu8ED9W6oDMSgv6Zz8idoc4a6mr8BDzTJY47LJhkJ8UB7WEGuduB")
+        #expect(
+            try master.serialized(.xpub)
+                == "xpub661MyMwAqRbcFW31YEwpkMuc5THy2PSt5bDMsktWQcFF8syAmRUapSCGu8ED9W6oDMSgv6Zz8idoc4a6mr8BDzTJY47LJhkJ8UB7WEGuduB"
+        )
         let x = try BigNum(bytes: try #require(master.privateKey).secret.withUnsafeBytes { Array($0) }, secret: true)
         let x1 = try BigNum.modAdd(try BigNum.random(below: Curve.q), Curve.one, Curve.q)
         let x2 = try BigNum.modSub(x, x1, Curve.q)
         let paillier = try PaillierSecretKey.generate()
         let cKey = try paillier.publicKey.encrypt(x1, r: try MPCRandom().unit(paillier.publicKey.n))
         let q1 = try Curve.mulG(x1), q2 = try Curve.mulG(x2), q = master.publicKey
-        let s1 = Party1Share(kind: .hdMaster, q: q, q1: q1, q2: q2, x1: x1, paillier: paillier, cKey: cKey,
-                             chainCode: master.chainCode, sid: [UInt8](repeating: 0, count: 32), transcript: [])
-        let s2 = Party2Share(kind: .hdMaster, q: q, q1: q1, q2: q2, x2: x2, paillier: paillier.publicKey, cKey: cKey,
-                             chainCode: master.chainCode, sid: [UInt8](repeating: 0, count: 32), transcript: [])
+        let s1 = Party1Share(
+            kind: .hdMaster, q: q, q1: q1, q2: q2, x1: x1, paillier: paillier, cKey: cKey,
+            chainCode: master.chainCode, sid: [UInt8](repeating: 0, count: 32), transcript: [])
+        let s2 = Party2Share(
+            kind: .hdMaster, q: q, q1: q1, q2: q2, x2: x2, paillier: paillier.publicKey, cKey: cKey,
+            chainCode: master.chainCode, sid: [UInt8](repeating: 0, count: 32), transcript: [])
         let digest = Hash.sha256(Array("vector 2".utf8))
         let (p1, _) = try TwoPartyFixture.sign(s1, s2, path: "m/0", payload: digest)
-        let child = try ExtendedKey("xpub69H7F5d8KSRgmmdJg2KhpAK8SR3DjMwAdkxj3ZuxV27CprR9LgpeyGmXUbC6wb7ERfvrnKZjXoUmmDznezpbZb7ap6r1D3tgFxHmwMkQTPH")
+        let child = try ExtendedKey(
+            "xpub69H7F5d8KSRgmmdJg2KhpAK8SR3DjMwAdkxj3ZuxV27CprR9LgpeyGmXUbC6wb7ERfvrnKZjXoUmmDznezpbZb7ap6r1D3tgFxHmwMkQTPH"
+        )
         #expect(p1.childKey == child.publicKey)
         #expect(try #require(p1.signature).recoverPublicKey(digest: digest) == child.publicKey)
     }
@@ -177,8 +193,12 @@ struct TwoPartyProtocolTests {
         try p.run()
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        #expect(try BigNum(bytes: Hex.decode(text.trimmingCharacters(in: .whitespacesAndNewlines).count % 2 == 1
-            ? "0" + text.trimmingCharacters(in: .whitespacesAndNewlines) : text.trimmingCharacters(in: .whitespacesAndNewlines))) == c)
+        #expect(
+            try BigNum(
+                bytes: Hex.decode(
+                    text.trimmingCharacters(in: .whitespacesAndNewlines).count % 2 == 1
+                        ? "0" + text.trimmingCharacters(in: .whitespacesAndNewlines)
+                        : text.trimmingCharacters(in: .whitespacesAndNewlines))) == c)
         #expect(try key.decrypt(c) == m)
         // Homomorphic: Enc(a)·Enc(b) = Enc(a + b), Enc(a)^k = Enc(k·a).
         let a = try BigNum(12345), b = try BigNum(67890), k = try BigNum(1000)
@@ -194,10 +214,14 @@ struct TwoPartyProtocolTests {
         try items.f(try BigNum(5), 4)
         items.u(try BigNum(0))
         #expect(Hex.encode(items.data) == "530000000261624200000002010246000000040000000555000000010" + "0")
-        let frame = Frame(type: "dkg.k4", step: 4, sid: [UInt8](repeating: 0xab, count: 32),
-                          fields: ["result": .string("confirm"), "q": .hex([2, 3]), "list": .list([.int(1), .string("a/b")])])
+        let frame = Frame(
+            type: "dkg.k4", step: 4, sid: [UInt8](repeating: 0xab, count: 32),
+            fields: ["result": .string("confirm"), "q": .hex([2, 3]), "list": .list([.int(1), .string("a/b")])])
         let text = String(decoding: frame.json, as: UTF8.self)
-        #expect(text == #"{"list":[1,"a/b"],"q":"0203","result":"confirm","sid":"\#(String(repeating: "ab", count: 32))","step":4,"type":"dkg.k4","v":1}"#)
+        #expect(
+            text
+                == #"{"list":[1,"a/b"],"q":"0203","result":"confirm","sid":"\#(String(repeating: "ab", count: 32))","step":4,"type":"dkg.k4","v":1}"#
+        )
         #expect(try Frame(json: frame.json) == frame)
     }
 }

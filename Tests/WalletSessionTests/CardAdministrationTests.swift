@@ -19,18 +19,22 @@ private final class Bench {
     let card = SimulatedCard(random: SeededRandom(seed: 61))
 
     init() throws {
-        session = Session(home: home, environment: ["KCS_VAULT_PASSPHRASE": "pw"], vaultParameters: .insecureForTesting())
+        session = Session(
+            home: home, environment: ["KCS_VAULT_PASSPHRASE": "pw"], vaultParameters: .insecureForTesting())
         session.card = try CardLink(medium: .simulator(card), name: "sim:t", random: SeededRandom(seed: 62))
     }
     deinit { try? FileManager.default.removeItem(atPath: home) }
 
     func request(pin: String, puk: String, force: Bool = false) throws -> CardInitRequest {
-        CardInitRequest(parameters: try InitParameters(pin: Secret(utf8: pin), puk: Secret(utf8: puk), pairingSecret: secret),
-                        force: force)
+        CardInitRequest(
+            parameters: try InitParameters(pin: Secret(utf8: pin), puk: Secret(utf8: puk), pairingSecret: secret),
+            force: force)
     }
 
     /// What the card itself says, on a connection of its own.
-    func select() throws -> ApplicationInfo { try KeycardCommandSet(transport: card, random: SeededRandom(seed: 63)).select() }
+    func select() throws -> ApplicationInfo {
+        try KeycardCommandSet(transport: card, random: SeededRandom(seed: 63)).select()
+    }
 
     func login() throws {
         _ = try session.login(pin: Secret(utf8: "123456"), CardLoginRequest { secret })

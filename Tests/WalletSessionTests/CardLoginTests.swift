@@ -23,13 +23,16 @@ private final class Bench {
     let card: SimulatedCard
 
     init(initialized: Bool = true, pinTries: UInt8? = nil) throws {
-        session = Session(home: home, environment: ["KCS_VAULT_PASSPHRASE": "pw"], vaultParameters: .insecureForTesting())
+        session = Session(
+            home: home, environment: ["KCS_VAULT_PASSPHRASE": "pw"], vaultParameters: .insecureForTesting())
         card = SimulatedCard(random: SeededRandom(seed: 41))
         if initialized {
             let commands = KeycardCommandSet(transport: card, random: SeededRandom(seed: 42))
             try commands.select()
-            try commands.initialize(try InitParameters(pin: Self.pin, puk: Secret(utf8: "987654321098"),
-                                                       pairingSecret: Self.pairingSecret, pinRetries: pinTries))
+            try commands.initialize(
+                try InitParameters(
+                    pin: Self.pin, puk: Secret(utf8: "987654321098"),
+                    pairingSecret: Self.pairingSecret, pinRetries: pinTries))
         }
     }
 
@@ -38,8 +41,10 @@ private final class Bench {
     /// Connects the session to the card, through a counting (and, with `dropAfter`, failing) transport.
     @discardableResult
     func connect(dropAfter: Int? = nil) throws -> FaultInjectingTransport {
-        let wire = FaultInjectingTransport(wrapping: card, faults: dropAfter.map { [.dropConnection(afterAPDUs: $0)] } ?? [])
-        session.card = try CardLink(medium: .simulator(card), name: "sim:t", random: SeededRandom(seed: 43), transport: wire)
+        let wire = FaultInjectingTransport(
+            wrapping: card, faults: dropAfter.map { [.dropConnection(afterAPDUs: $0)] } ?? [])
+        session.card = try CardLink(
+            medium: .simulator(card), name: "sim:t", random: SeededRandom(seed: 43), transport: wire)
         return wire
     }
 
@@ -158,7 +163,8 @@ struct CardLoginTests {
             } else {
                 #expect(throws: PromptInterrupted.self) { try bench.login() }
             }
-            #expect(person.asked.count == 1 && person.asked[0].hasPrefix("The card refused kcs's stored pairing (slot 0)"))
+            #expect(
+                person.asked.count == 1 && person.asked[0].hasPrefix("The card refused kcs's stored pairing (slot 0)"))
             #expect(try bench.storedPairing()?.slot == first.pairing!.index, "after \(answer)")
             #expect(try bench.freeSlots() == 5)
         }

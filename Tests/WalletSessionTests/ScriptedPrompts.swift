@@ -13,7 +13,10 @@ final class ScriptedPrompts: SessionPrompts {
     init(_ answers: [String]) { self.answers = answers }
     var isInteractive: Bool { true }
     func write(_ text: String) { shown += text }
-    func askSecret(prompt: String) throws -> Secret? { asked.append(prompt); return nil }
+    func askSecret(prompt: String) throws -> Secret? {
+        asked.append(prompt)
+        return nil
+    }
     func ask(prompt: String) throws -> String? {
         asked.append(prompt)
         guard !answers.isEmpty else { return nil }

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import WalletCrypto
+
 @testable import WalletStore
 
 @Suite("Store errors")
@@ -35,18 +36,23 @@ struct ErrorTests {
         for error in Self.samples {
             #expect(!error.description.isEmpty && !error.description.contains("\n"), "\(error.id)")
         }
-        #expect(StoreError.invalidPosition(given: 3, count: 0).description
+        #expect(
+            StoreError.invalidPosition(given: 3, count: 0).description
                 == "position must name a key, but the store has no keys; got 3")
-        #expect(StoreError.secretNotAllowed(kind: .watch, secret: .seed).description
+        #expect(
+            StoreError.secretNotAllowed(kind: .watch, secret: .seed).description
                 == "a WATCH key cannot hold a seed secret; it holds no secret in the store")
-        #expect(StoreError.rotationState(id: 4, step: "complete", expected: [.backedUp], actual: .started).description
+        #expect(
+            StoreError.rotationState(id: 4, step: "complete", expected: [.backedUp], actual: .started).description
                 == "rotation 4 must be backed-up to complete, but it is started")
-        #expect(StoreError.weakKDF(parameter: "n", given: 16, minimum: 32_768).description
+        #expect(
+            StoreError.weakKDF(parameter: "n", given: 16, minimum: 32_768).description
                 == "scrypt parameter n must be at least 32768, got 16")
     }
 
     @Test func names_areQuotedWithControlCharactersEscaped() {
-        #expect(StoreError.duplicateName("a\"b\nc").description
+        #expect(
+            StoreError.duplicateName("a\"b\nc").description
                 == "key name \"a\\\"b\\nc\" is already taken; choose another name or rename the existing key")
     }
 
@@ -66,7 +72,8 @@ struct ErrorTests {
     @Test func garbageDatabaseFile_isADatabaseError() throws {
         let dir = try ScratchDirectory()
         defer { dir.cleanup() }
-        #expect(FileManager.default.createFile(atPath: dir.file("kcs.db"), contents: Data(repeating: 0x41, count: 4096)))
+        #expect(
+            FileManager.default.createFile(atPath: dir.file("kcs.db"), contents: Data(repeating: 0x41, count: 4096)))
         let error = storeError { try WalletStore.open(home: dir.path, options: testOptions()) }
         #expect(error == .database(code: 26, message: "file is not a database"))
     }

@@ -4,6 +4,7 @@ import GRDB
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import WalletStore
 
 @Suite("Keys")
@@ -31,13 +32,16 @@ struct KeyTests {
     @Test func addKey_hdMasterWithChildren_inOneTransaction() throws {
         let store = try makeStore()
         let (master, children) = try store.write { tx in
-            let master = try tx.addKey(NewKey(name: "wallet", kind: .hdMaster, source: .mnemonic, preset: "metamask"),
-                                       secret: .mnemonic(Secret(utf8: "abandon abandon about")))
+            let master = try tx.addKey(
+                NewKey(name: "wallet", kind: .hdMaster, source: .mnemonic, preset: "metamask"),
+                secret: .mnemonic(Secret(utf8: "abandon abandon about")))
             let children = try (0..<3).map { i in
-                try tx.addKey(NewKey(kind: .hdChild, source: .mnemonic, publicKey: [keyA, keyB, keyC][i].publicKey,
-                                     address: [keyA, keyB, keyC][i].address,
-                                     path: try DerivationPath("m/44'/60'/0'/0/\(i)"), parentID: master.id,
-                                     preset: "metamask"))
+                try tx.addKey(
+                    NewKey(
+                        kind: .hdChild, source: .mnemonic, publicKey: [keyA, keyB, keyC][i].publicKey,
+                        address: [keyA, keyB, keyC][i].address,
+                        path: try DerivationPath("m/44'/60'/0'/0/\(i)"), parentID: master.id,
+                        preset: "metamask"))
             }
             return (master, children)
         }
@@ -55,15 +59,19 @@ struct KeyTests {
         let body = keyA.address.dropFirst(2).lowercased()
         #expect(a.name == "ecdsa-\(body.prefix(4))-\(body.suffix(4))")
         // The same address again (say, watch-only under the ECDSA prefix) gets a suffix.
-        let again = try store.addKey(NewKey(kind: .ecdsa, source: .keystore, publicKey: keyA.publicKey, address: keyA.address),
-                                     secret: keyA.secret)
+        let again = try store.addKey(
+            NewKey(kind: .ecdsa, source: .keystore, publicKey: keyA.publicKey, address: keyA.address),
+            secret: keyA.secret)
         #expect(again.name == a.name + "-2")
         let watch = try store.addKey(NewKey(kind: .watch, source: .address, address: keyB.address))
         #expect(watch.name.hasPrefix("watch-"))
-        let master = try store.addKey(NewKey(kind: .hdMaster, source: .generated), secret: .seed(Secret(bytes: [UInt8](repeating: 1, count: 64))))
+        let master = try store.addKey(
+            NewKey(kind: .hdMaster, source: .generated), secret: .seed(Secret(bytes: [UInt8](repeating: 1, count: 64))))
         #expect(master.name == "hd")
-        let byPublicKey = try store.addKey(NewKey(kind: .card, source: .card, storage: .card(instanceUID: [UInt8](repeating: 0xCD, count: 16)),
-                                                  publicKey: keyC.publicKey))
+        let byPublicKey = try store.addKey(
+            NewKey(
+                kind: .card, source: .card, storage: .card(instanceUID: [UInt8](repeating: 0xCD, count: 16)),
+                publicKey: keyC.publicKey))
         let pubHex = Hex.encode(keyC.publicKey.compressed.dropFirst())
         #expect(byPublicKey.name == "card-\(pubHex.prefix(4))-\(pubHex.suffix(4))")
         #expect(byPublicKey.storage.rawValue == "card:" + String(repeating: "cd", count: 16))
@@ -75,7 +83,8 @@ struct KeyTests {
         let error = storeError { try store.addKey(keyB.newKey(name: "alice"), secret: keyB.secret) }
         #expect(error == .duplicateName("alice"))
         #expect(error?.id == "store.duplicateName")
-        #expect(error?.description == "key name \"alice\" is already taken; choose another name or rename the existing key")
+        #expect(
+            error?.description == "key name \"alice\" is already taken; choose another name or rename the existing key")
         #expect(try store.keyCount() == 1)
         #expect(try store.queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM secrets") } == 1)
     }
@@ -92,7 +101,10 @@ struct KeyTests {
         let store = try makeStore()
         let error = storeError { try store.addKey(keyA.newKey(name: name), secret: keyA.secret) }
         #expect(error == .invalidName(given: name, reason: reason))
-        #expect(error?.description.hasPrefix("key name must be 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit; got") == true)
+        #expect(
+            error?.description.hasPrefix(
+                "key name must be 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit; got")
+                == true)
     }
 
     @Test func unknownKey_suggestsTheClosestName() throws {
@@ -109,27 +121,45 @@ struct KeyTests {
 
     @Test func addKey_fieldsThatDoNotFitTheKind_areRefused() throws {
         let store = try makeStore()
-        #expect(storeError { try store.addKey(NewKey(kind: .hdChild, source: .mnemonic, path: try DerivationPath("m/0"))) }
+        #expect(
+            storeError { try store.addKey(NewKey(kind: .hdChild, source: .mnemonic, path: try DerivationPath("m/0"))) }
                 == .invalidKey(field: "parent", reason: "is required for an HD-CHILD key"))
-        #expect(storeError { try store.addKey(keyA.newKey(), secret: .seed(Secret(bytes: [UInt8](repeating: 1, count: 32)))) }
+        #expect(
+            storeError {
+                try store.addKey(keyA.newKey(), secret: .seed(Secret(bytes: [UInt8](repeating: 1, count: 32))))
+            }
                 == .secretNotAllowed(kind: .ecdsa, secret: .seed))
-        #expect(storeError { try store.addKey(NewKey(kind: .watch, source: .address, address: keyA.address), secret: keyA.secret) }
+        #expect(
+            storeError {
+                try store.addKey(NewKey(kind: .watch, source: .address, address: keyA.address), secret: keyA.secret)
+            }
                 == .secretNotAllowed(kind: .watch, secret: .privkey))
-        #expect(storeError { try store.addKey(keyA.newKey()) }
+        #expect(
+            storeError { try store.addKey(keyA.newKey()) }
                 == .invalidKey(field: "secret", reason: "is required for an ECDSA key kept in software"))
-        #expect(storeError { try store.addKey(keyA.newKey(), secret: .privateKey(Secret(bytes: [1, 2, 3]))) }
+        #expect(
+            storeError { try store.addKey(keyA.newKey(), secret: .privateKey(Secret(bytes: [1, 2, 3]))) }
                 == .invalidKey(field: "secret", reason: "must be a 32-byte private key, got 3 bytes"))
-        #expect(storeError { try store.addKey(NewKey(kind: .card, source: .card, publicKey: keyA.publicKey)) }?.id
+        #expect(
+            storeError { try store.addKey(NewKey(kind: .card, source: .card, publicKey: keyA.publicKey)) }?.id
                 == "store.invalidKey")
-        #expect(storeError { try store.addKey(NewKey(kind: .ecdsa, source: .privkey, storage: .watch), secret: keyA.secret) }
-                == .invalidKey(field: "storage", reason: "must be software or 2p:<co-signer> for an ECDSA key, got watch"))
+        #expect(
+            storeError {
+                try store.addKey(NewKey(kind: .ecdsa, source: .privkey, storage: .watch), secret: keyA.secret)
+            }
+                == .invalidKey(
+                    field: "storage", reason: "must be software or 2p:<co-signer> for an ECDSA key, got watch"))
         let a = try store.addKey(keyA.newKey(name: "a"), secret: keyA.secret)
-        #expect(storeError {
-            try store.addKey(NewKey(kind: .hdChild, source: .mnemonic, path: try DerivationPath("m/0"), parentID: a.id))
-        } == .invalidKey(field: "parent", reason: "must be an HD-MASTER key, got a (ECDSA)"))
-        #expect(storeError {
-            try store.addKey(NewKey(kind: .hdChild, source: .mnemonic, path: try DerivationPath("m/0"), parentID: 999))
-        } == .unknownKeyID(999))
+        #expect(
+            storeError {
+                try store.addKey(
+                    NewKey(kind: .hdChild, source: .mnemonic, path: try DerivationPath("m/0"), parentID: a.id))
+            } == .invalidKey(field: "parent", reason: "must be an HD-MASTER key, got a (ECDSA)"))
+        #expect(
+            storeError {
+                try store.addKey(
+                    NewKey(kind: .hdChild, source: .mnemonic, path: try DerivationPath("m/0"), parentID: 999))
+            } == .unknownKeyID(999))
         #expect(try store.keyCount() == 1)
     }
 
@@ -145,7 +175,9 @@ struct KeyTests {
         #expect(try store.renameKey(named: "new", to: "New").name == "New")
         try store.addKey(keyB.newKey(name: "other"), secret: keyB.secret)
         #expect(storeError { try store.renameKey(named: "New", to: "OTHER") } == .duplicateName("OTHER"))
-        #expect(storeError { try store.renameKey(named: "New", to: "a b") } == .invalidName(given: "a b", reason: "it contains a space"))
+        #expect(
+            storeError { try store.renameKey(named: "New", to: "a b") }
+                == .invalidName(given: "a b", reason: "it contains a space"))
     }
 
     @Test func move_keepsPositionsContiguous() throws {
@@ -166,7 +198,9 @@ struct KeyTests {
         try store.moveKey(named: "k4", to: 4)  // same place
         #expect(try orderedNames(store) == ["k3", "k1", "k2", "k4", "k5"])
         #expect(storeError { try store.moveKey(named: "k1", to: 6) } == .invalidPosition(given: 6, count: 5))
-        #expect(storeError { try store.moveKey(named: "k1", to: 0) }?.description == "position must be between 1 and 5, got 0")
+        #expect(
+            storeError { try store.moveKey(named: "k1", to: 0) }?.description
+                == "position must be between 1 and 5, got 0")
     }
 
     @Test func delete_removesSecret_closesGap_keepsHistoryName() throws {
@@ -177,7 +211,10 @@ struct KeyTests {
         let deleted = try store.deleteKey(named: "k2")
         #expect(deleted.map(\.name) == ["k2"])
         #expect(try orderedNames(store) == ["k1", "k3", "k4"])
-        #expect(try store.queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM secrets WHERE key_id = ?", arguments: [k2.id]) } == 0)
+        #expect(
+            try store.queue.read {
+                try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM secrets WHERE key_id = ?", arguments: [k2.id])
+            } == 0)
         let history = try store.history(HistoryQuery(keyName: "k2"))
         #expect(history.count == 1)
         #expect(history[0].keyID == nil)
@@ -191,11 +228,14 @@ struct KeyTests {
     @Test func delete_masterWithChildren_needsIncludingChildren() throws {
         let store = try makeStore()
         try addNumberedKeys(store, count: 1)
-        let master = try store.addKey(NewKey(name: "m", kind: .hdMaster, source: .generated),
-                                      secret: .seed(Secret(bytes: [UInt8](repeating: 9, count: 32))))
+        let master = try store.addKey(
+            NewKey(name: "m", kind: .hdMaster, source: .generated),
+            secret: .seed(Secret(bytes: [UInt8](repeating: 9, count: 32))))
         for i in 0..<2 {
-            try store.addKey(NewKey(name: "m-\(i)", kind: .hdChild, source: .generated,
-                                    path: try DerivationPath("m/44'/60'/0'/0/\(i)"), parentID: master.id))
+            try store.addKey(
+                NewKey(
+                    name: "m-\(i)", kind: .hdChild, source: .generated,
+                    path: try DerivationPath("m/44'/60'/0'/0/\(i)"), parentID: master.id))
         }
         try addNumberedKeys(store, count: 1, prefix: "z")
         let error = storeError { try store.deleteKey(named: "m") }
@@ -255,9 +295,10 @@ struct KeyTests {
         #expect(sound.integrity == ["ok"] && sound.problems.isEmpty)
         // A sealed secret planted on a watch-only key: SQLite sees nothing wrong, the store does.
         try store.queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO secrets (key_id, kind, nonce, ciphertext, sealed_at) VALUES (?, 'seed', zeroblob(12), zeroblob(32), 0)
-                """, arguments: [w.id])
+            try db.execute(
+                sql: """
+                    INSERT INTO secrets (key_id, kind, nonce, ciphertext, sealed_at) VALUES (?, 'seed', zeroblob(12), zeroblob(32), 0)
+                    """, arguments: [w.id])
         }
         let broken = try store.check()
         #expect(broken.integrity == ["ok"])
@@ -269,7 +310,8 @@ struct KeyTests {
         let store = try makeStore()
         try store.write { tx in
             for i in 1...10_000 {
-                try tx.addKey(NewKey(name: "w\(i)", kind: .watch, source: .address, address: "0x\(String(i, radix: 16))"))
+                try tx.addKey(
+                    NewKey(name: "w\(i)", kind: .watch, source: .address, address: "0x\(String(i, radix: 16))"))
             }
         }
         // How fast is for `make bench`; here, that it is all of them, in order, from the index.
@@ -277,7 +319,9 @@ struct KeyTests {
         #expect(keys.count == 10_000)
         #expect(keys.first?.name == "w1" && keys.last?.name == "w10000")
         let plan = try store.queue.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM keys k ORDER BY k.position").map { $0["detail"] as String }
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM keys k ORDER BY k.position").map {
+                $0["detail"] as String
+            }
         }
         #expect(plan.contains { $0.contains("keys_by_position") }, "plan: \(plan)")
     }
@@ -285,7 +329,8 @@ struct KeyTests {
 
 /// A signing record for `key` with a fixed digest and signature.
 func signature(key: String, kind: SignatureKind = .hash, date: Date? = nil, chainID: UInt64? = nil) -> NewHistoryEntry {
-    NewHistoryEntry(keyName: key, kind: kind, digest: [UInt8](repeating: 0x11, count: 32),
-                    signature: [UInt8](repeating: 0x22, count: 65), signer: keyA.address, verified: true,
-                    chainID: chainID, date: date)
+    NewHistoryEntry(
+        keyName: key, kind: kind, digest: [UInt8](repeating: 0x11, count: 32),
+        signature: [UInt8](repeating: 0x22, count: 65), signer: keyA.address, verified: true,
+        chainID: chainID, date: date)
 }

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import WalletStore
 
 /// BIP-39 test vector 3 (trezor/python-mnemonic vectors.json, entropy 7f7f…7f).
@@ -51,17 +52,22 @@ struct NoPlaintextTests {
     @Test func databaseAndWAL_neverContainPlaintextSecrets() throws {
         let dir = try ScratchDirectory()
         defer { dir.cleanup() }
-        let seed = [UInt8](try Mnemonic(phrase: phrase).seed(passphrase: mnemonicPassphrase).withUnsafeBytes { Array($0) })
+        let seed = [UInt8](
+            try Mnemonic(phrase: phrase).seed(passphrase: mnemonicPassphrase).withUnsafeBytes { Array($0) })
         let dbPath = dir.file("kcs.db")
 
         let store = try WalletStore.open(home: dir.path, options: testOptions())
         try store.createVault(passphrase: Secret(utf8: vaultPassphrase), scrypt: testScrypt)
         try store.write { tx in
-            let master = try tx.addKey(NewKey(name: "needle-master", kind: .hdMaster, source: .mnemonic, preset: "metamask"),
-                                       secret: .mnemonic(Secret(utf8: phrase), passphrase: Secret(utf8: mnemonicPassphrase)))
-            try tx.addKey(NewKey(name: "needle-seed", kind: .hdMaster, source: .mnemonic), secret: .seed(Secret(bytes: seed)))
-            try tx.addKey(NewKey(name: "needle-child", kind: .hdChild, source: .mnemonic,
-                                 path: try DerivationPath("m/44'/60'/0'/0/0"), parentID: master.id))
+            let master = try tx.addKey(
+                NewKey(name: "needle-master", kind: .hdMaster, source: .mnemonic, preset: "metamask"),
+                secret: .mnemonic(Secret(utf8: phrase), passphrase: Secret(utf8: mnemonicPassphrase)))
+            try tx.addKey(
+                NewKey(name: "needle-seed", kind: .hdMaster, source: .mnemonic), secret: .seed(Secret(bytes: seed)))
+            try tx.addKey(
+                NewKey(
+                    name: "needle-child", kind: .hdChild, source: .mnemonic,
+                    path: try DerivationPath("m/44'/60'/0'/0/0"), parentID: master.id))
         }
         try store.addKey(keyA.newKey(name: "needle-a"), secret: keyA.secret)
         try store.addKey(keyB.newKey(name: "needle-b"), secret: keyB.secret)

@@ -4,6 +4,7 @@ import GRDB
 import KCSErrors
 import Testing
 import WalletCrypto
+
 @testable import WalletStore
 
 @Suite("Opening the store")
@@ -13,14 +14,25 @@ struct OpeningTests {
         defer { dir.cleanup() }
         let store = try WalletStore.open(home: dir.file("home"), options: testOptions())
         #expect(try store.appliedMigrations() == WalletStore.migrationNames)
-        #expect(WalletStore.migrationNames == ["v1-settings", "v1-vault", "v1-keys", "v1-secrets", "v1-pairings",
-                                               "v1-history", "v1-rotations", "v1-discovered-addresses",
-                                               "v2-card-key-checks", "v3-two-party", "v4-two-party-open-sessions"])
+        #expect(
+            WalletStore.migrationNames == [
+                "v1-settings", "v1-vault", "v1-keys", "v1-secrets", "v1-pairings",
+                "v1-history", "v1-rotations", "v1-discovered-addresses",
+                "v2-card-key-checks", "v3-two-party", "v4-two-party-open-sessions",
+            ])
         let tables = try store.queue.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name"
+            )
         }
-        #expect(tables == ["card_key_checks", "discovered_addresses", "history", "keys", "mpc_identity", "mpc_keys", "mpc_peers", "mpc_sessions",
-                           "pairings", "rotations", "secrets", "settings", "vault"])
+        #expect(
+            tables == [
+                "card_key_checks", "discovered_addresses", "history", "keys", "mpc_identity", "mpc_keys", "mpc_peers",
+                "mpc_sessions",
+                "pairings", "rotations", "secrets", "settings", "vault",
+            ])
     }
 
     @Test func open_twice_isIdempotentAndKeepsData() throws {
@@ -74,12 +86,15 @@ struct OpeningTests {
         func otherProcess() throws -> String {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            p.arguments = ["-c", """
+            p.arguments = [
+                "-c",
+                """
                 import sqlite3, sys
                 c = sqlite3.connect(sys.argv[1])
                 print(c.execute("SELECT COUNT(*) FROM settings").fetchone()[0])
                 c.close()
-                """, dir.path + "/kcs.db"]
+                """, dir.path + "/kcs.db",
+            ]
             let out = Pipe()
             p.standardOutput = out
             try p.run()
@@ -101,7 +116,8 @@ struct OpeningTests {
         #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
         let error = storeError { try WalletStore.open(home: path, options: testOptions()) }
         #expect(error?.id == "store.homeUnusable")
-        #expect(error?.description == "kcs home \(path) must be a directory kcs can create and write, but: Not a directory")
+        #expect(
+            error?.description == "kcs home \(path) must be a directory kcs can create and write, but: Not a directory")
     }
 
     @Test func open_usesWAL_foreignKeys_secureDelete() throws {
@@ -121,10 +137,11 @@ struct OpeningTests {
         let store = try makeStore()
         let error = storeError {
             try store.write { tx in
-                try tx.db.execute(sql: """
-                    INSERT INTO secrets (key_id, kind, nonce, ciphertext, sealed_at)
-                    VALUES (999, 'seed', zeroblob(12), zeroblob(32), 0)
-                    """)
+                try tx.db.execute(
+                    sql: """
+                        INSERT INTO secrets (key_id, kind, nonce, ciphertext, sealed_at)
+                        VALUES (999, 'seed', zeroblob(12), zeroblob(32), 0)
+                        """)
             }
         }
         #expect(error?.id == "store.database")
@@ -136,12 +153,16 @@ struct OpeningTests {
         defer { dir.cleanup() }
         do {
             let store = try WalletStore.open(home: dir.path, options: testOptions())
-            try store.queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-future')") }
+            try store.queue.write {
+                try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-future')")
+            }
             try store.close()
         }
         let error = storeError { try WalletStore.open(home: dir.path, options: testOptions()) }
         #expect(error == .schemaTooNew(unknownMigrations: ["v9-future"]))
-        #expect(error?.description == "the store was written by a newer kcs (unknown migrations: v9-future); upgrade kcs to open it")
+        #expect(
+            error?.description
+                == "the store was written by a newer kcs (unknown migrations: v9-future); upgrade kcs to open it")
     }
 
     @Test func inMemory_hasTheSameSchema() throws {

@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import Testing
 import WalletCrypto
+
 @testable import WalletStore
 
 /// The card layer's pairing type, named for the fixture in VaultTests.
@@ -35,7 +36,8 @@ struct PairingTests {
     @Test func save_sameCardAgain_replacesThePairing() throws {
         let store = try makeStore()
         try store.savePairing(try pairingFixture(slot: 1), instanceUID: uid1)
-        try store.savePairing(try Pairing(index: 4, key: Secret(bytes: [UInt8](repeating: 9, count: 32))), instanceUID: uid1)
+        try store.savePairing(
+            try Pairing(index: 4, key: Secret(bytes: [UInt8](repeating: 9, count: 32))), instanceUID: uid1)
         #expect(try store.pairings().count == 1)
         let found = try #require(try store.pairing(instanceUID: uid1))
         #expect(found.slot == 4 && found.key == Secret(bytes: [UInt8](repeating: 9, count: 32)))
@@ -45,14 +47,18 @@ struct PairingTests {
         let store = try makeStore()
         try store.savePairing(try pairingFixture(slot: 1), instanceUID: uid1)
         try store.savePairing(try pairingFixture(slot: 2), instanceUID: uid2)
-        let stored = try store.queue.read { try Data.fetchOne($0, sql: "SELECT ciphertext FROM pairings WHERE instance_uid = ?", arguments: [Hex.encode(uid1)])! }
+        let stored = try store.queue.read {
+            try Data.fetchOne(
+                $0, sql: "SELECT ciphertext FROM pairings WHERE instance_uid = ?", arguments: [Hex.encode(uid1)])!
+        }
         #expect(![UInt8](stored).starts(with: [UInt8](repeating: 7, count: 8)))
         // Swap the sealed keys between the two cards: neither opens.
         try store.queue.write { db in
-            try db.execute(sql: """
-                UPDATE pairings SET (nonce, ciphertext) = (SELECT nonce, ciphertext FROM pairings WHERE instance_uid = ?)
-                WHERE instance_uid = ?
-                """, arguments: [Hex.encode(uid2), Hex.encode(uid1)])
+            try db.execute(
+                sql: """
+                    UPDATE pairings SET (nonce, ciphertext) = (SELECT nonce, ciphertext FROM pairings WHERE instance_uid = ?)
+                    WHERE instance_uid = ?
+                    """, arguments: [Hex.encode(uid2), Hex.encode(uid1)])
         }
         #expect(storeError { try store.pairing(instanceUID: uid1) } == .pairingTampered(instanceUID: Hex.encode(uid1)))
         #expect(try store.pairing(instanceUID: uid2)?.slot == 2)
@@ -60,8 +66,12 @@ struct PairingTests {
 
     @Test func badInput_isRefused() throws {
         let store = try makeStore()
-        #expect(storeError { try store.savePairing(try pairingFixture(slot: 1), instanceUID: [1, 2, 3]) } == .invalidInstanceUID(byteCount: 3))
-        #expect(storeError { try store.savePairing(try pairingFixture(slot: 0xFF), instanceUID: uid1) }?.id == "store.invalidPairing")
+        #expect(
+            storeError { try store.savePairing(try pairingFixture(slot: 1), instanceUID: [1, 2, 3]) }
+                == .invalidInstanceUID(byteCount: 3))
+        #expect(
+            storeError { try store.savePairing(try pairingFixture(slot: 0xFF), instanceUID: uid1) }?.id
+                == "store.invalidPairing")
         store.lock()
         #expect(storeError { try store.savePairing(try pairingFixture(slot: 1), instanceUID: uid1) } == .vaultLocked)
         #expect(try store.pairings().isEmpty)
@@ -80,11 +90,13 @@ struct CardKeyCheckTests {
         let store = try makeStore()
         #expect(try store.cardKeyCheck(instanceUID: uid) == nil)
         let master = try key(1), derived = try key(2)
-        try store.saveCardKeyCheck(CardKeyCheck(instanceUID: uid, masterPublicKey: master, path: "m/0", publicKey: derived))
+        try store.saveCardKeyCheck(
+            CardKeyCheck(instanceUID: uid, masterPublicKey: master, path: "m/0", publicKey: derived))
         let found = try #require(try store.cardKeyCheck(instanceUID: uid))
         #expect(found.keyUID == Hash.sha256(master.uncompressed))
         #expect(found.masterPublicKey == master && found.publicKey == derived && found.path == "m/0")
-        try store.saveCardKeyCheck(CardKeyCheck(instanceUID: uid, masterPublicKey: try key(3), path: "m/0", publicKey: derived))
+        try store.saveCardKeyCheck(
+            CardKeyCheck(instanceUID: uid, masterPublicKey: try key(3), path: "m/0", publicKey: derived))
         #expect(try store.cardKeyCheck(instanceUID: uid)?.masterPublicKey == (try key(3)))
         #expect(try store.queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM card_key_checks") } == 1)
         #expect(try store.deleteCardKeyCheck(instanceUID: uid))
@@ -94,10 +106,14 @@ struct CardKeyCheckTests {
 
     @Test func aKeyUIDThatIsNotTheMasterKeys_isACorruptRow() throws {
         let store = try makeStore()
-        try store.saveCardKeyCheck(CardKeyCheck(instanceUID: uid, masterPublicKey: try key(1), path: "m/0", publicKey: try key(2)))
+        try store.saveCardKeyCheck(
+            CardKeyCheck(instanceUID: uid, masterPublicKey: try key(1), path: "m/0", publicKey: try key(2)))
         try store.queue.write { try $0.execute(sql: "UPDATE card_key_checks SET key_uid = zeroblob(32)") }
-        #expect(throws: StoreError.corruptRow(table: "card_key_checks", id: Hex.encode(uid),
-                                              reason: "the key UID is not the master key's")) {
+        #expect(
+            throws: StoreError.corruptRow(
+                table: "card_key_checks", id: Hex.encode(uid),
+                reason: "the key UID is not the master key's")
+        ) {
             try store.cardKeyCheck(instanceUID: uid)
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import WalletStore
 
 @Suite("Key rotation journal")
@@ -18,8 +19,9 @@ struct RotationTests {
         #expect(try store.pendingRotations().map(\.id) == [begun.id])
 
         clock.advance(seconds: 60)
-        let successor = try store.createSuccessor(rotationID: begun.id, key: keyB.newKey(name: "new", source: .generated),
-                                                  secret: keyB.secret)
+        let successor = try store.createSuccessor(
+            rotationID: begun.id, key: keyB.newKey(name: "new", source: .generated),
+            secret: keyB.secret)
         #expect(successor.position == 2)  // right below the old key
         #expect(try orderedNames(store) == ["old", "new", "other"])
         let created = try store.rotation(id: begun.id)
@@ -27,7 +29,8 @@ struct RotationTests {
         #expect(created.updatedAt == clock.now)
 
         // The old secret is still there until the backup is confirmed and the rotation completes.
-        #expect(storeError { try store.completeRotation(rotationID: begun.id) }
+        #expect(
+            storeError { try store.completeRotation(rotationID: begun.id) }
                 == .rotationState(id: begun.id, step: "complete", expected: [.backedUp], actual: .successorCreated))
         #expect(try store.openSecret(named: "old").payload == Secret(bytes: keyA.privateKey))
 
@@ -63,7 +66,8 @@ struct RotationTests {
         let store = try WalletStore.open(home: dir.path, options: testOptions())
         let pending = try store.pendingRotations()
         #expect(pending.map(\.id) == [rotationID])
-        #expect(pending[0].state == .successorCreated && pending[0].oldKeyName == "old" && pending[0].newKeyName == "new")
+        #expect(
+            pending[0].state == .successorCreated && pending[0].oldKeyName == "old" && pending[0].newKeyName == "new")
         try store.unlock(passphrase: Secret(utf8: "pw"))
         try store.confirmSuccessorBackedUp(rotationID: rotationID)
         try store.completeRotation(rotationID: rotationID)
@@ -88,8 +92,10 @@ struct RotationTests {
         #expect(!old.retired && old.hasSecret && old.successorID == nil)
         #expect(try store.openSecret(named: "old").payload == Secret(bytes: keyA.privateKey))
         #expect(try store.pendingRotations().isEmpty)
-        #expect(storeError { try store.rollBackRotation(rotationID: id) }
-                == .rotationState(id: id, step: "roll back", expected: [.started, .successorCreated, .backedUp], actual: .rolledBack))
+        #expect(
+            storeError { try store.rollBackRotation(rotationID: id) }
+                == .rotationState(
+                    id: id, step: "roll back", expected: [.started, .successorCreated, .backedUp], actual: .rolledBack))
         // A new rotation can start afterwards.
         #expect(try store.beginRotation(ofKeyNamed: "old").state == .started)
     }
@@ -111,16 +117,22 @@ struct RotationTests {
 
     @Test func hdRotation_retiresTheChildrenToo() throws {
         let store = try makeStore()
-        let old = try store.addKey(NewKey(name: "m", kind: .hdMaster, source: .mnemonic, preset: "ledger-live"),
-                                   secret: .mnemonic(Secret(utf8: "abandon abandon about")))
-        try store.addKey(NewKey(name: "m0", kind: .hdChild, source: .mnemonic, path: try DerivationPath("m/44'/60'/0'/0/0"),
-                                parentID: old.id))
+        let old = try store.addKey(
+            NewKey(name: "m", kind: .hdMaster, source: .mnemonic, preset: "ledger-live"),
+            secret: .mnemonic(Secret(utf8: "abandon abandon about")))
+        try store.addKey(
+            NewKey(
+                name: "m0", kind: .hdChild, source: .mnemonic, path: try DerivationPath("m/44'/60'/0'/0/0"),
+                parentID: old.id))
         let id = try store.beginRotation(ofKeyNamed: "m").id
         let successor = try store.write { tx in
-            let master = try tx.createSuccessor(rotationID: id, key: NewKey(name: "m2", kind: .hdMaster, source: .generated),
-                                                secret: .mnemonic(Secret(utf8: "zoo zoo wrong")))
-            try tx.addKey(NewKey(name: "m2-0", kind: .hdChild, source: .generated,
-                                 path: try DerivationPath("m/44'/60'/0'/0/0"), parentID: master.id))
+            let master = try tx.createSuccessor(
+                rotationID: id, key: NewKey(name: "m2", kind: .hdMaster, source: .generated),
+                secret: .mnemonic(Secret(utf8: "zoo zoo wrong")))
+            try tx.addKey(
+                NewKey(
+                    name: "m2-0", kind: .hdChild, source: .generated,
+                    path: try DerivationPath("m/44'/60'/0'/0/0"), parentID: master.id))
             return master
         }
         #expect(successor.preset == "ledger-live")  // inherited
@@ -139,10 +151,15 @@ struct RotationTests {
         let twice = storeError { try store.beginRotation(ofKeyNamed: "a") }
         #expect(twice == .rotationInProgress(name: "a", rotationID: id))
         #expect(twice?.description == "key \"a\" is already in rotation \(id); resume or roll it back first")
-        #expect(storeError { try store.beginRotation(ofKeyNamed: "w") }
+        #expect(
+            storeError { try store.beginRotation(ofKeyNamed: "w") }
                 == .notRotatable(name: "w", reason: "a WATCH key has no secret in the store"))
-        #expect(storeError { try store.createSuccessor(rotationID: id, key: NewKey(name: "x", kind: .hdMaster, source: .generated),
-                                                       secret: .seed(Secret(bytes: [UInt8](repeating: 1, count: 32)))) }
+        #expect(
+            storeError {
+                try store.createSuccessor(
+                    rotationID: id, key: NewKey(name: "x", kind: .hdMaster, source: .generated),
+                    secret: .seed(Secret(bytes: [UInt8](repeating: 1, count: 32))))
+            }
                 == .invalidKey(field: "kind", reason: "of a successor must be ECDSA like a, got HD-MASTER"))
         #expect(storeError { try store.confirmSuccessorBackedUp(rotationID: id) }?.id == "store.rotationState")
         #expect(storeError { try store.deleteKey(named: "a") } == .rotationInProgress(name: "a", rotationID: id))

@@ -5,11 +5,13 @@ import Synchronization
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import WalletStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A fresh directory under the system temporary directory, removed by `cleanup()`.
@@ -49,15 +51,18 @@ final class TestClock: Sendable {
 let testScrypt = ScryptParameters.insecureForTesting(n: 16, r: 1, p: 1)
 
 /// Store options with a seeded RNG and a test clock (and optionally a fault injector).
-func testOptions(clock: TestClock = TestClock(), seed: UInt64 = 1,
-                 fault: (@Sendable (String) throws -> Void)? = nil) -> WalletStore.Options {
+func testOptions(
+    clock: TestClock = TestClock(), seed: UInt64 = 1,
+    fault: (@Sendable (String) throws -> Void)? = nil
+) -> WalletStore.Options {
     var options = WalletStore.Options(random: SeededRandom(seed: seed), clock: { clock.now })
     options.faultInjector = fault
     return options
 }
 
 /// An in-memory store with an unlocked vault (passphrase `vault-pass`).
-func makeStore(clock: TestClock = TestClock(), fault: (@Sendable (String) throws -> Void)? = nil) throws -> WalletStore {
+func makeStore(clock: TestClock = TestClock(), fault: (@Sendable (String) throws -> Void)? = nil) throws -> WalletStore
+{
     let store = try WalletStore.inMemory(options: testOptions(clock: clock, fault: fault))
     try store.createVault(passphrase: Secret(utf8: "vault-pass"), scrypt: testScrypt)
     return store
@@ -99,8 +104,9 @@ func addNumberedKeys(_ store: WalletStore, count: Int, prefix: String = "k") thr
             bytes[30] = UInt8(i >> 8)
             bytes[31] = UInt8(i & 0xFF)
             let pub = try PrivateKey(bytes: bytes).publicKey
-            let key = NewKey(name: "\(prefix)\(i)", kind: .ecdsa, source: .generated, publicKey: pub,
-                             address: EthereumAddress(publicKey: pub).checksummed)
+            let key = NewKey(
+                name: "\(prefix)\(i)", kind: .ecdsa, source: .generated, publicKey: pub,
+                address: EthereumAddress(publicKey: pub).checksummed)
             return try tx.addKey(key, secret: .privateKey(Secret(bytes: bytes))).name
         }
     }
@@ -109,8 +115,9 @@ func addNumberedKeys(_ store: WalletStore, count: Int, prefix: String = "k") thr
 /// The names in position order; also checks that positions are exactly 1…n.
 func orderedNames(_ store: WalletStore, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
     let keys = try store.keys()
-    #expect(keys.map(\.position) == Array(1...max(keys.count, 1)).prefix(keys.count).map { $0 },
-            "positions are not 1…n", sourceLocation: sourceLocation)
+    #expect(
+        keys.map(\.position) == Array(1...max(keys.count, 1)).prefix(keys.count).map { $0 },
+        "positions are not 1…n", sourceLocation: sourceLocation)
     return keys.map(\.name)
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Testing
 import WalletCrypto
+
 @testable import WalletStore
 
 private struct CommandFailed: Error {}
@@ -56,7 +57,9 @@ struct TransactionTests {
         let store = try makeStore(fault: { if $0 == "rotation.successorCreated" { throw injectedIOError } })
         try store.addKey(keyA.newKey(name: "old"), secret: keyA.secret)
         let id = try store.beginRotation(ofKeyNamed: "old").id
-        #expect(storeError { try store.createSuccessor(rotationID: id, key: keyB.newKey(name: "new"), secret: keyB.secret) } == injectedIOError)
+        #expect(
+            storeError { try store.createSuccessor(rotationID: id, key: keyB.newKey(name: "new"), secret: keyB.secret) }
+                == injectedIOError)
         #expect(try store.rotation(id: id).state == .started)
         #expect(try orderedNames(store) == ["old"])
     }

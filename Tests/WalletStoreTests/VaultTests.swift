@@ -5,13 +5,16 @@ import GRDB
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import WalletStore
 
 /// A snapshot of every table's contents, to show that a failed call changed nothing.
 private func snapshot(_ store: WalletStore) throws -> [String] {
     try store.queue.read { db in
         var out: [String] = []
-        for table in ["vault", "keys", "secrets", "pairings", "history", "rotations", "settings", "discovered_addresses"] {
+        for table in [
+            "vault", "keys", "secrets", "pairings", "history", "rotations", "settings", "discovered_addresses",
+        ] {
             for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1") { out.append("\(table): \(row)") }
         }
         return out
@@ -43,7 +46,9 @@ struct VaultTests {
         #expect(throws: StoreError.weakKDF(parameter: "n", given: 1 << 14, minimum: 1 << 15)) {
             try ScryptParameters(n: 1 << 14, r: 8, p: 1)
         }
-        #expect(throws: StoreError.weakKDF(parameter: "r", given: 4, minimum: 8)) { try ScryptParameters(n: 1 << 15, r: 4, p: 1) }
+        #expect(throws: StoreError.weakKDF(parameter: "r", given: 4, minimum: 8)) {
+            try ScryptParameters(n: 1 << 15, r: 4, p: 1)
+        }
         #expect(throws: StoreError.weakKDF(parameter: "n (a power of two)", given: 40_000, minimum: 1 << 15)) {
             try ScryptParameters(n: 40_000, r: 8, p: 1)
         }
@@ -52,9 +57,11 @@ struct VaultTests {
 
     @Test func createVault_twice_orEmpty_isRefused() throws {
         let store = try makeStore()
-        #expect(storeError { try store.createVault(passphrase: Secret(utf8: "other"), scrypt: testScrypt) } == .vaultExists)
+        #expect(
+            storeError { try store.createVault(passphrase: Secret(utf8: "other"), scrypt: testScrypt) } == .vaultExists)
         let fresh = try WalletStore.inMemory(options: testOptions())
-        #expect(storeError { try fresh.createVault(passphrase: Secret(utf8: ""), scrypt: testScrypt) } == .emptyPassphrase)
+        #expect(
+            storeError { try fresh.createVault(passphrase: Secret(utf8: ""), scrypt: testScrypt) } == .emptyPassphrase)
     }
 
     @Test func secrets_needAnUnlockedVault() throws {
@@ -83,7 +90,9 @@ struct VaultTests {
         #expect(!store.isUnlocked)
         #expect(try snapshot(store) == before)
         // A wrong old passphrase in a change is refused the same way.
-        #expect(storeError { try store.changePassphrase(old: Secret(utf8: "nope"), new: Secret(utf8: "new")) } == .wrongPassphrase)
+        #expect(
+            storeError { try store.changePassphrase(old: Secret(utf8: "nope"), new: Secret(utf8: "new")) }
+                == .wrongPassphrase)
         #expect(try snapshot(store) == before)
         try store.unlock(passphrase: Secret(utf8: "vault-pass"))
         #expect(try store.openSecret(named: "a").payload == Secret(bytes: keyA.privateKey))
@@ -102,7 +111,10 @@ struct VaultTests {
         }
         let error = storeError { try store.openSecret(named: "b") }
         #expect(error == .secretTampered(name: "b"))
-        #expect(error?.description == "the sealed secret of key \"b\" fails AES-GCM authentication: its ciphertext or row was changed; other keys are unaffected")
+        #expect(
+            error?.description
+                == "the sealed secret of key \"b\" fails AES-GCM authentication: its ciphertext or row was changed; other keys are unaffected"
+        )
         #expect(try store.openSecret(named: "a").payload == Secret(bytes: keyA.privateKey))
         #expect(try store.openSecret(named: "c").payload == Secret(bytes: keyC.privateKey))
         #expect(try store.keys().count == 3)
@@ -115,10 +127,11 @@ struct VaultTests {
         let a = try store.addKey(keyA.newKey(name: "a"), secret: keyA.secret)
         let b = try store.addKey(keyB.newKey(name: "b"), secret: keyB.secret)
         try store.queue.write { db in
-            try db.execute(sql: """
-                UPDATE secrets SET (nonce, ciphertext) = (SELECT nonce, ciphertext FROM secrets WHERE key_id = ?)
-                WHERE key_id = ?
-                """, arguments: [a.id, b.id])
+            try db.execute(
+                sql: """
+                    UPDATE secrets SET (nonce, ciphertext) = (SELECT nonce, ciphertext FROM secrets WHERE key_id = ?)
+                    WHERE key_id = ?
+                    """, arguments: [a.id, b.id])
         }
         #expect(storeError { try store.openSecret(named: "b") } == .secretTampered(name: "b"))
         #expect(try store.openSecret(named: "a").payload == Secret(bytes: keyA.privateKey))
@@ -128,15 +141,20 @@ struct VaultTests {
         let store = try makeStore()
         let phrase = "legal winner thank year wave sausage worth useful legal winner thank yellow"
         try store.addKey(keyA.newKey(name: "a"), secret: keyA.secret)
-        try store.addKey(NewKey(name: "m", kind: .hdMaster, source: .mnemonic),
-                         secret: .mnemonic(Secret(utf8: phrase), passphrase: Secret(utf8: "TREZOR")))
+        try store.addKey(
+            NewKey(name: "m", kind: .hdMaster, source: .mnemonic),
+            secret: .mnemonic(Secret(utf8: phrase), passphrase: Secret(utf8: "TREZOR")))
         let uid = [UInt8](repeating: 0xAB, count: 16)
         try store.savePairing(try pairingFixture(slot: 2), instanceUID: uid)
-        let before = try store.queue.read { try Row.fetchAll($0, sql: "SELECT nonce, ciphertext FROM secrets ORDER BY key_id") }
+        let before = try store.queue.read {
+            try Row.fetchAll($0, sql: "SELECT nonce, ciphertext FROM secrets ORDER BY key_id")
+        }
 
         try store.changePassphrase(old: Secret(utf8: "vault-pass"), new: Secret(utf8: "new pass"))
         #expect(store.isUnlocked)
-        let after = try store.queue.read { try Row.fetchAll($0, sql: "SELECT nonce, ciphertext FROM secrets ORDER BY key_id") }
+        let after = try store.queue.read {
+            try Row.fetchAll($0, sql: "SELECT nonce, ciphertext FROM secrets ORDER BY key_id")
+        }
         #expect(zip(before, after).allSatisfy { $0["nonce"] as Data != $1["nonce"] as Data })
 
         store.lock()
@@ -155,7 +173,9 @@ struct VaultTests {
         let store = try makeStore()
         try store.addKey(keyA.newKey(name: "a"), secret: keyA.secret)
         let b = try store.addKey(keyB.newKey(name: "b"), secret: keyB.secret)
-        try store.queue.write { try $0.execute(sql: "UPDATE secrets SET nonce = zeroblob(12) WHERE key_id = ?", arguments: [b.id]) }
+        try store.queue.write {
+            try $0.execute(sql: "UPDATE secrets SET nonce = zeroblob(12) WHERE key_id = ?", arguments: [b.id])
+        }
         let before = try snapshot(store)
         let error = storeError { try store.changePassphrase(old: Secret(utf8: "vault-pass"), new: Secret(utf8: "x")) }
         #expect(error == .secretTampered(name: "b"))
@@ -172,7 +192,9 @@ struct VaultTests {
         try store.addKey(keyA.newKey(name: "a"), secret: keyA.secret)
         try store.addKey(keyB.newKey(name: "b"), secret: keyB.secret)
         let before = try snapshot(store)
-        #expect(storeError { try store.changePassphrase(old: Secret(utf8: "vault-pass"), new: Secret(utf8: "x")) } == injectedIOError)
+        #expect(
+            storeError { try store.changePassphrase(old: Secret(utf8: "vault-pass"), new: Secret(utf8: "x")) }
+                == injectedIOError)
         #expect(try snapshot(store) == before)
         store.lock()
         try store.unlock(passphrase: Secret(utf8: "vault-pass"))

@@ -22,15 +22,20 @@ enum CardBench {
     /// A session with PIN verified and the §16.2 mnemonic's seed loaded.
     static func openSession(_ transport: CardTransport, seed: UInt64) throws -> KeycardCommandSet {
         let session = CardSession(transport: transport, random: SeededRandom(seed: seed))
-        _ = try session.open(SessionOptions(
-            pin: pin,
-            initialization: try InitParameters(pin: pin, puk: Secret(utf8: "987654321098"),
-                                               pairingSecret: PairingSecret(password: PairingSecret.defaultPassword))))
+        _ = try session.open(
+            SessionOptions(
+                pin: pin,
+                initialization: try InitParameters(
+                    pin: pin, puk: Secret(utf8: "987654321098"),
+                    pairingSecret: PairingSecret(password: PairingSecret.defaultPassword))))
         return session.commands
     }
 
     static func seed() throws -> Secret {
-        try Mnemonic(phrase: "legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal will").seed()
+        try Mnemonic(
+            phrase:
+                "legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal will"
+        ).seed()
     }
 
     static func signRate(_ commands: KeycardCommandSet, count: Int) throws -> Double {
@@ -46,12 +51,14 @@ enum CardBench {
     /// A console session for the builtins: a temporary kcs home (vault with cheap scrypt: it is
     /// unlocked once, before timing) and an interpreter on a host that discards output.
     final class Console: ScriptHost {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-bench-card-\(UUID().uuidString)").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-bench-card-\(UUID().uuidString)")
+            .path
         let session: Session
         lazy var interpreter = Interpreter(registry: Builtins.registry(), host: self)
         init() {
-            session = Session(home: home, environment: ["KCS_VAULT_PASSPHRASE": "bench"],
-                              vaultParameters: .insecureForTesting())
+            session = Session(
+                home: home, environment: ["KCS_VAULT_PASSPHRASE": "bench"],
+                vaultParameters: .insecureForTesting())
         }
         deinit { try? FileManager.default.removeItem(atPath: home) }
         var isInteractive: Bool { false }
@@ -64,18 +71,23 @@ enum CardBench {
         func compile(_ code: String) throws -> () throws -> Value {
             let source = Source(name: "bench", text: code)
             let (program, diagnostics) = interpreter.parse(source)
-            guard diagnostics.isEmpty else { throw CocoaError(.coderInvalidValue, userInfo: ["diagnostics": "\(diagnostics)"]) }
+            guard diagnostics.isEmpty else {
+                throw CocoaError(.coderInvalidValue, userInfo: ["diagnostics": "\(diagnostics)"])
+            }
             return { [interpreter] in try interpreter.run(program, source: source) }
         }
     }
 
     /// `card.login "123456"` with the stored pairing, then `sign DIGEST` on the card, per
     /// iteration; `connect` chooses the card, `prepare` gets it to a logged-in card with a key.
-    static func consoleLoginSign(connect: String, prepare: String, count: Int) throws -> (login: Double, loginSign: Double) {
+    static func consoleLoginSign(
+        connect: String, prepare: String, count: Int
+    ) throws -> (login: Double, loginSign: Double) {
         let console = Console()
         _ = try console.compile(connect + "\n" + prepare + "\nuse card")()
         let login = try console.compile("card.login \"123456\"")
-        let loginSign = try console.compile("""
+        let loginSign = try console.compile(
+            """
             card.login "123456"
             sign 0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8
             """)
@@ -95,22 +107,26 @@ enum CardBench {
 
     static func run(inProcess: Bool, pcsc: Bool) throws {
         if inProcess {
-            let figures = try consoleLoginSign(connect: "card.connect sim bench", prepare: """
-                card.init --pin "123456" --puk "987654321098" --pairing "bench pairing"
-                card.login "123456" --password "bench pairing"
-                card.load mnemonic "legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal will"
-                """, count: 100)
+            let figures = try consoleLoginSign(
+                connect: "card.connect sim bench",
+                prepare: """
+                    card.init --pin "123456" --puk "987654321098" --pairing "bench pairing"
+                    card.login "123456" --password "bench pairing"
+                    card.load mnemonic "legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal will"
+                    """, count: 100)
             report("card_login_inprocess", figures.login)
             report("card_login_sign_inprocess", figures.loginSign)
             let commands = try openSession(SimulatedCard(random: SeededRandom(seed: 5)), seed: 6)
             report("card_sign_inprocess", try signRate(commands, count: 300))
             let path = try CardKeyPath("m/44'/60'/0'")
             let s = try seed()
-            report("card_load_derive_xpub", try rate(30) { _ in
-                _ = try commands.loadKey(seed: s)
-                try commands.deriveKey(path)
-                _ = try commands.exportKey(.current, kind: .extendedPublicKey)
-            })
+            report(
+                "card_load_derive_xpub",
+                try rate(30) { _ in
+                    _ = try commands.loadKey(seed: s)
+                    try commands.deriveKey(path)
+                    _ = try commands.exportKey(.current, kind: .extendedPublicKey)
+                })
         }
         if pcsc {
             let (context, reader) = try CardBench.virtualReader()
@@ -120,8 +136,9 @@ enum CardBench {
             transport.disconnect()
             // The console's way through the same reader: the card is initialised and holds a key
             // (above); kcs pairs once with the default password and stores the pairing.
-            let figures = try consoleLoginSign(connect: "card.connect pcsc \"\(reader)\"",
-                                               prepare: "card.login \"123456\" --default", count: 30)
+            let figures = try consoleLoginSign(
+                connect: "card.connect pcsc \"\(reader)\"",
+                prepare: "card.login \"123456\" --default", count: 30)
             report("card_login_pcsc", figures.login)
             report("card_login_sign_pcsc", figures.loginSign)
         }
@@ -141,7 +158,8 @@ enum Card4Bench {
         var steps = CardWalkSteps()
         steps.certificate = { certificate in
             guard certificate.caPublicKey == IdentityCertificate.simulatorCA.publicKey else {
-                throw CardError.untrustedCertificate(identity: "\(certificate.identityPublicKey)", ca: "\(certificate.caPublicKey)")
+                throw CardError.untrustedCertificate(
+                    identity: "\(certificate.identityPublicKey)", ca: "\(certificate.caPublicKey)")
             }
         }
         steps.initializationV2 = { _ in
@@ -168,17 +186,23 @@ enum Card4Bench {
             // 3.1: the walk with the stored pairing, as card.open + card.verify do.
             let card3 = SimulatedCard(random: SeededRandom(seed: 8))
             let session3 = CardSession(transport: card3, random: SeededRandom(seed: 9))
-            let pairing = try session3.open(SessionOptions(
-                pin: pin,
-                initialization: try InitParameters(pin: pin, puk: Secret(utf8: "987654321098"),
-                                                   pairingSecret: PairingSecret(password: PairingSecret.defaultPassword)))).pairing
-            report("card_open_verify_inprocess", try rate(200) { _ in
-                _ = try session3.open(SessionOptions(pin: pin, pairing: pairing))
-            })
+            let pairing = try session3.open(
+                SessionOptions(
+                    pin: pin,
+                    initialization: try InitParameters(
+                        pin: pin, puk: Secret(utf8: "987654321098"),
+                        pairingSecret: PairingSecret(password: PairingSecret.defaultPassword)))
+            ).pairing
+            report(
+                "card_open_verify_inprocess",
+                try rate(200) { _ in
+                    _ = try session3.open(SessionOptions(pin: pin, pairing: pairing))
+                })
             let card4 = SimulatedCard(profile: .v4_0, random: SeededRandom(seed: 10))
             let identity = PrivateKey.generate(using: SeededRandom(seed: 13))
-            try card4.provisionIdentity(certificate: IdentityCertificate.make(identityKey: identity, caKey: IdentityCertificate.simulatorCA),
-                                        privateKey: identity.secret.withUnsafeBytes { Array($0) })
+            try card4.provisionIdentity(
+                certificate: IdentityCertificate.make(identityKey: identity, caKey: IdentityCertificate.simulatorCA),
+                privateKey: identity.secret.withUnsafeBytes { Array($0) })
             let (session4, steps) = try openSession(card4, seed: 11)
             report("card4_open_verify_inprocess", try rate(200) { _ in _ = try session4.open(steps) })
             report("card4_sign_inprocess", try signRate(session4.commands, count: 300))
@@ -197,7 +221,9 @@ enum Card4Bench {
                     usleep(200_000)
                 }
             }
-            guard let (transport, session, steps) = opened else { throw TransportError.noReader(requested: "Virtual PCD 00 00 with a 4.0 card") }
+            guard let (transport, session, steps) = opened else {
+                throw TransportError.noReader(requested: "Virtual PCD 00 00 with a 4.0 card")
+            }
             report("card4_open_verify_pcsc", try rate(50) { _ in _ = try session.open(steps) })
             report("card4_sign_pcsc", try signRate(session.commands, count: 100))
             transport.disconnect()

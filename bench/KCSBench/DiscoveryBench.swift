@@ -26,16 +26,21 @@ enum DiscoveryBench {
         let root = try ExtendedKey.master(seed: try CardBench.seed())
         for (a, i) in [(0, 0), (0, 1), (0, 5), (1, 0)] {
             let address = EthereumAddress(publicKey: try root.derive("m/44'/60'/\(a)'/0/\(i)").publicKey).checksummed
-            _ = try node.client.call("eth_sendTransaction", [["from": funder[0], "to": address, "value": "0x3b9aca00", "gas": "0x5208"]])
+            _ = try node.client.call(
+                "eth_sendTransaction", [["from": funder[0], "to": address, "value": "0x3b9aca00", "gas": "0x5208"]])
         }
         let history = NodeHistory(node: node)
 
         var kcsCommands = 0, appCommands = 0
         func accountChain(_ a: UInt32) throws -> ExtendedKey {
             kcsCommands += 1
-            let path = try CardKeyPath(source: .master, components: [
-                ChildIndex(44, hardened: true), ChildIndex(60, hardened: true), ChildIndex(a, hardened: true)])
-            return try commands.exportKey(.derive(path), kind: .extendedPublicKey).extendedPublicKey(depth: 3).derive(ChildIndex(0))
+            let path = try CardKeyPath(
+                source: .master,
+                components: [
+                    ChildIndex(44, hardened: true), ChildIndex(60, hardened: true), ChildIndex(a, hardened: true),
+                ])
+            return try commands.exportKey(.derive(path), kind: .extendedPublicKey).extendedPublicKey(depth: 3).derive(
+                ChildIndex(0))
         }
         // One discovery first, so the node's state caches are warm for both measurements.
         _ = try AccountDiscovery.run(externalChain: accountChain, history: history, gap: 20)
@@ -56,14 +61,22 @@ enum DiscoveryBench {
                 while next <= lastUsed + 20 {
                     var window: [EthereumAddress] = []
                     for i in next...(lastUsed + 20) {
-                        let path = try CardKeyPath(source: .master, components: [
-                            ChildIndex(44, hardened: true), ChildIndex(60, hardened: true), ChildIndex(a, hardened: true),
-                            ChildIndex(0), ChildIndex(UInt32(i))])
+                        let path = try CardKeyPath(
+                            source: .master,
+                            components: [
+                                ChildIndex(44, hardened: true), ChildIndex(60, hardened: true),
+                                ChildIndex(a, hardened: true),
+                                ChildIndex(0), ChildIndex(UInt32(i)),
+                            ])
                         try commands.deriveKey(path)
                         appCommands += 2
-                        window.append(EthereumAddress(publicKey: try commands.exportKey(.current, kind: .publicKey).publicKey))
+                        window.append(
+                            EthereumAddress(publicKey: try commands.exportKey(.current, kind: .publicKey).publicKey))
                     }
-                    for (k, used) in try history.used(window).enumerated() where used { lastUsed = next + k; total += 1 }
+                    for (k, used) in try history.used(window).enumerated() where used {
+                        lastUsed = next + k
+                        total += 1
+                    }
                     next += window.count
                 }
                 if lastUsed < 0 { break }

@@ -73,19 +73,20 @@ enum StoreBench {
         let queue = try DatabaseQueue(path: home + "/raw.db", configuration: config)
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            try db.execute(sql: """
-                CREATE TABLE keys (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL COLLATE NOCASE, kind TEXT NOT NULL,
-                    position INTEGER NOT NULL, created_at INTEGER NOT NULL, public_key BLOB, address TEXT, path TEXT,
-                    parent_id INTEGER REFERENCES keys(id), storage TEXT NOT NULL, preset TEXT, source TEXT NOT NULL,
-                    xpub TEXT, revealed_at INTEGER, rotation_flag TEXT, retired INTEGER NOT NULL DEFAULT 0,
-                    successor_id INTEGER REFERENCES keys(id));
-                CREATE UNIQUE INDEX keys_by_name ON keys(name);
-                CREATE UNIQUE INDEX keys_by_position ON keys(position);
-                CREATE TABLE secrets (
-                    key_id INTEGER PRIMARY KEY REFERENCES keys(id) ON DELETE CASCADE, kind TEXT NOT NULL,
-                    payload BLOB NOT NULL, sealed_at INTEGER NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE keys (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL COLLATE NOCASE, kind TEXT NOT NULL,
+                        position INTEGER NOT NULL, created_at INTEGER NOT NULL, public_key BLOB, address TEXT, path TEXT,
+                        parent_id INTEGER REFERENCES keys(id), storage TEXT NOT NULL, preset TEXT, source TEXT NOT NULL,
+                        xpub TEXT, revealed_at INTEGER, rotation_flag TEXT, retired INTEGER NOT NULL DEFAULT 0,
+                        successor_id INTEGER REFERENCES keys(id));
+                    CREATE UNIQUE INDEX keys_by_name ON keys(name);
+                    CREATE UNIQUE INDEX keys_by_position ON keys(position);
+                    CREATE TABLE secrets (
+                        key_id INTEGER PRIMARY KEY REFERENCES keys(id) ON DELETE CASCADE, kind TEXT NOT NULL,
+                        payload BLOB NOT NULL, sealed_at INTEGER NOT NULL);
+                    """)
         }
         return queue
     }
@@ -93,14 +94,16 @@ enum StoreBench {
     /// The baseline's insert of one key and its (unsealed) private key.
     static func rawInsert(_ db: Database, _ m: Material, position: Int, name: String) throws {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        try db.execute(sql: """
-            INSERT INTO keys (name, kind, position, created_at, public_key, address, storage, source)
-            VALUES (?, 'ECDSA', ?, ?, ?, ?, 'software', 'privkey')
-            """, arguments: [name, position, now, Data(m.publicKey.compressed), m.address])
+        try db.execute(
+            sql: """
+                INSERT INTO keys (name, kind, position, created_at, public_key, address, storage, source)
+                VALUES (?, 'ECDSA', ?, ?, ?, ?, 'software', 'privkey')
+                """, arguments: [name, position, now, Data(m.publicKey.compressed), m.address])
         let id = db.lastInsertedRowID
         let payload = m.privateKey.secret.withUnsafeBytes { Data($0) }
-        try db.execute(sql: "INSERT INTO secrets (key_id, kind, payload, sealed_at) VALUES (?, 'privkey', ?, ?)",
-                       arguments: [id, payload, now])
+        try db.execute(
+            sql: "INSERT INTO secrets (key_id, kind, payload, sealed_at) VALUES (?, 'privkey', ?, ?)",
+            arguments: [id, payload, now])
     }
 
     static func rawName(_ i: Int) -> String { "ecdsa-\(i)" }
@@ -189,10 +192,11 @@ enum StoreBench {
             // Random digests and signature bytes: the query does not look inside them.
             for i in 0..<records {
                 let k = i % keyCount
-                try tx.recordSignature(NewHistoryEntry(
-                    keyName: names[k], kind: i % 7 == 0 ? .message : .hash, digest: random.bytes(32),
-                    signature: random.bytes(65), signer: keys[k].address, verified: true,
-                    date: start.addingTimeInterval(Double(i))))
+                try tx.recordSignature(
+                    NewHistoryEntry(
+                        keyName: names[k], kind: i % 7 == 0 ? .message : .hash, digest: random.bytes(32),
+                        signature: random.bytes(65), signer: keys[k].address, verified: true,
+                        date: start.addingTimeInterval(Double(i))))
             }
         }
         let name = try store.key(at: 3).name

@@ -28,7 +28,10 @@ if all || what == "addresses" {
     let key = try PrivateKey(bytes: (0..<32).map { UInt8(0x11 + $0) })
     let account = try ExtendedKey(privateKey: key, chainCode: (0..<32).map { UInt8(0x42 ^ $0) }, depth: 4)
     var check = 0
-    _ = try rate(500) { i in check &+= Int(EthereumAddress(publicKey: try account.derive(ChildIndex(UInt32(i))).publicKey).checksummed.utf8.count) }
+    _ = try rate(500) { i in
+        check &+= Int(
+            EthereumAddress(publicKey: try account.derive(ChildIndex(UInt32(i))).publicKey).checksummed.utf8.count)
+    }
     let r = try rate(10_000) { i in
         let child = try account.derive(ChildIndex(UInt32(i)))
         check &+= Int(EthereumAddress(publicKey: child.publicKey).checksummed.utf8.last!)
@@ -41,10 +44,12 @@ if all || what == "ecdsa" {
     let key = try PrivateKey(bytes: (0..<32).map { UInt8($0 + 1) })
     var digest = (0..<32).map { UInt8(0xa0 ^ $0) }
     var sig = try key.sign(digest: digest)
-    report("sign", try rate(5000) { i in
-        digest[0] = UInt8(truncatingIfNeeded: i)
-        sig = try key.sign(digest: digest)
-    })
+    report(
+        "sign",
+        try rate(5000) { i in
+            digest[0] = UInt8(truncatingIfNeeded: i)
+            sig = try key.sign(digest: digest)
+        })
     let pub = key.publicKey
     var ok = 0
     report("verify", rate(5000) { _ in if Secp256k1.verify(sig.signature, digest: digest, publicKey: pub) { ok += 1 } })
@@ -53,7 +58,8 @@ if all || what == "ecdsa" {
 }
 
 if all || what == "seed" {
-    let m = try Mnemonic(phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
+    let m = try Mnemonic(
+        phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
     report("seed", rate(200) { _ in _ = m.seed() })
 }
 
@@ -83,15 +89,18 @@ let password = Secret(utf8: "testpassword")
 let key = try PrivateKey(bytes: (0..<32).map { UInt8(0x30 + $0) })
 
 if all || what == "scrypt" {
-    let light = try KeystoreV3.seal(key, password: password, kdf: .scrypt(n: 4096, r: 8, p: 1), random: SeededRandom(seed: 1))
+    let light = try KeystoreV3.seal(
+        key, password: password, kdf: .scrypt(n: 4096, r: 8, p: 1), random: SeededRandom(seed: 1))
     report("scrypt4096", try rate(20) { _ in _ = try light.decrypt(password: password) })
-    let standard = try KeystoreV3.seal(key, password: password, kdf: .scrypt(n: 262_144, r: 8, p: 1), random: SeededRandom(seed: 2))
+    let standard = try KeystoreV3.seal(
+        key, password: password, kdf: .scrypt(n: 262_144, r: 8, p: 1), random: SeededRandom(seed: 2))
     report("scrypt262144", try rate(3) { _ in _ = try standard.decrypt(password: password) })
 }
 
 if what == "scrypt-rss" {
     // Run alone in its own process so the peak resident size is the keystore's.
-    let standard = try KeystoreV3.seal(key, password: password, kdf: .scrypt(n: 262_144, r: 8, p: 1), random: SeededRandom(seed: 2))
+    let standard = try KeystoreV3.seal(
+        key, password: password, kdf: .scrypt(n: 262_144, r: 8, p: 1), random: SeededRandom(seed: 2))
     _ = try standard.decrypt(password: password)
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)

@@ -11,12 +11,16 @@ public struct BitcoinNetwork: Sendable, Hashable, CustomStringConvertible {
     /// Segwit human-readable part; nil where the chain has no segwit (Dogecoin).
     public let bech32HRP: String?
 
-    public static let bitcoin = BitcoinNetwork(name: "bitcoin", coinType: 0, p2pkhVersion: 0x00, p2shVersion: 0x05, bech32HRP: "bc")
-    public static let testnet = BitcoinNetwork(name: "testnet", coinType: 1, p2pkhVersion: 0x6f, p2shVersion: 0xc4, bech32HRP: "tb")
+    public static let bitcoin = BitcoinNetwork(
+        name: "bitcoin", coinType: 0, p2pkhVersion: 0x00, p2shVersion: 0x05, bech32HRP: "bc")
+    public static let testnet = BitcoinNetwork(
+        name: "testnet", coinType: 1, p2pkhVersion: 0x6f, p2shVersion: 0xc4, bech32HRP: "tb")
     /// Litecoin mainnet: L… (0x30), M… (0x32), ltc1….
-    public static let litecoin = BitcoinNetwork(name: "litecoin", coinType: 2, p2pkhVersion: 0x30, p2shVersion: 0x32, bech32HRP: "ltc")
+    public static let litecoin = BitcoinNetwork(
+        name: "litecoin", coinType: 2, p2pkhVersion: 0x30, p2shVersion: 0x32, bech32HRP: "ltc")
     /// Dogecoin mainnet: D… (0x1e), 9…/A… (0x16); no segwit.
-    public static let dogecoin = BitcoinNetwork(name: "dogecoin", coinType: 3, p2pkhVersion: 0x1e, p2shVersion: 0x16, bech32HRP: nil)
+    public static let dogecoin = BitcoinNetwork(
+        name: "dogecoin", coinType: 3, p2pkhVersion: 0x1e, p2shVersion: 0x16, bech32HRP: nil)
 
     public var description: String { name }
 }
@@ -38,8 +42,10 @@ public enum BitcoinAddressKind: String, Sendable, CaseIterable, CustomStringConv
 /// Bitcoin-family addresses from a public key.
 public enum BitcoinAddress {
     /// The address of `publicKey` as `kind` on `network`. P2PKH uses the compressed key.
-    public static func make(_ kind: BitcoinAddressKind, publicKey: PublicKey,
-                            network: BitcoinNetwork = .bitcoin) throws(AddressError) -> String {
+    public static func make(
+        _ kind: BitcoinAddressKind, publicKey: PublicKey,
+        network: BitcoinNetwork = .bitcoin
+    ) throws(AddressError) -> String {
         switch kind {
         case .p2pkh:
             let hash = Hash.hash160(publicKey.compressed)

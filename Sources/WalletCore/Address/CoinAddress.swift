@@ -32,7 +32,8 @@ public enum CoinAddress {
 
     /// Whether kcs makes an address for this coin type.
     public static func hasAddress(coinType: UInt32) -> Bool {
-        ethereumCoinTypes.contains(coinType) || bitcoinNetwork(coinType: coinType) != nil || ownKind(coinType: coinType) != nil
+        ethereumCoinTypes.contains(coinType) || bitcoinNetwork(coinType: coinType) != nil
+            || ownKind(coinType: coinType) != nil
     }
 
     /// Coin types with a Bitcoin-family network.
@@ -47,8 +48,10 @@ public enum CoinAddress {
     }
 
     /// The address text for `publicKey` on `coin`.
-    public static func make(coin: SLIP44.Coin, publicKey: PublicKey,
-                            bitcoinKind: BitcoinAddressKind = .p2pkh) throws(AddressError) -> String {
+    public static func make(
+        coin: SLIP44.Coin, publicKey: PublicKey,
+        bitcoinKind: BitcoinAddressKind = .p2pkh
+    ) throws(AddressError) -> String {
         let symbol = coin.symbol.isEmpty ? "coin type \(coin.index)" : coin.symbol
         if ethereumCoinTypes.contains(coin.index) { return EthereumAddress(publicKey: publicKey).checksummed }
         if coin.index == rootstockCoinType { return "0x" + Hex.encode(EthereumAddress(publicKey: publicKey).bytes) }

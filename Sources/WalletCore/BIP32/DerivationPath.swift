@@ -58,7 +58,8 @@ public struct DerivationPath: Sendable, Hashable, CustomStringConvertible {
     public init(_ text: String) throws(HDError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw .pathEmpty }
-        let levels = trimmed.utf8.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
+        let levels =
+            trimmed.utf8.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
             - (["m", "M"].contains(trimmed.prefix { $0 != "/" }) ? 1 : 0)
         guard levels <= Self.maximumDepth else { throw .pathTooDeep(depth: levels) }
         var parts = trimmed.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -69,7 +70,8 @@ public struct DerivationPath: Sendable, Hashable, CustomStringConvertible {
             isAbsolute = false
         }
         if !isAbsolute && trimmed.hasPrefix("/") {
-            throw .pathBadSegment(segment: "", number: 1, reason: "a path starts with m/ (absolute) or an index (relative)")
+            throw .pathBadSegment(
+                segment: "", number: 1, reason: "a path starts with m/ (absolute) or an index (relative)")
         }
         var out = [ChildIndex]()
         for (n, part) in parts.enumerated() {
@@ -80,7 +82,8 @@ public struct DerivationPath: Sendable, Hashable, CustomStringConvertible {
 
     private static func parseSegment(_ part: String, number: Int) throws(HDError) -> ChildIndex {
         guard !part.isEmpty else {
-            throw .pathBadSegment(segment: part, number: number, reason: "empty segment (two slashes or a trailing slash)")
+            throw .pathBadSegment(
+                segment: part, number: number, reason: "empty segment (two slashes or a trailing slash)")
         }
         var digits = Substring(part)
         var hardened = false

@@ -63,18 +63,21 @@ extension ExtendedKey {
     /// Master key generation with its intermediates. Seeds must be 16 to 64 bytes.
     ///
     /// - Throws: `HDError.seedLength`, or `.invalidChild("m")` when I_L is 0 or ≥ n.
-    public static func tracedMaster(seed: Secret, version: ExtendedKeyVersion = .xprv) throws(HDError) -> DerivationStep {
+    public static func tracedMaster(seed: Secret, version: ExtendedKeyVersion = .xprv) throws(HDError) -> DerivationStep
+    {
         guard (16...64).contains(seed.count) else { throw .seedLength(got: seed.count) }
         let i = Hash.hmacSHA512(key: Secret(bytes: masterHMACKey), data: seed)
         let (il, ir) = i.withUnsafeBytes { b in (Secret(bytes: b[0..<32]), Array(b[32..<64])) }
         guard let privateKey = try? PrivateKey(il) else { throw .invalidChild(index: "m") }
         let publicKey = privateKey.publicKey  // k·G once: the master's key and point(I_L) alike
-        let master = ExtendedKey(depth: 0, parentFingerprint: 0, childNumber: 0, chainCode: ir,
-                                 privateKey: privateKey, publicKey: publicKey,
-                                 version: version.isPrivate ? version : .xprv)
-        return DerivationStep(kind: .master, path: DerivationPath(absolute: true, []), index: nil,
-                              hmacKey: masterHMACKey, hmacData: seed, il: il, ir: ir,
-                              ilPoint: publicKey, child: master)
+        let master = ExtendedKey(
+            depth: 0, parentFingerprint: 0, childNumber: 0, chainCode: ir,
+            privateKey: privateKey, publicKey: publicKey,
+            version: version.isPrivate ? version : .xprv)
+        return DerivationStep(
+            kind: .master, path: DerivationPath(absolute: true, []), index: nil,
+            hmacKey: masterHMACKey, hmacData: seed, il: il, ir: ir,
+            ilPoint: publicKey, child: master)
     }
 
     /// CKDpriv (a private key) or CKDpub (a public key) for `index`, with its intermediates;
@@ -91,8 +94,9 @@ extension ExtendedKey {
         let il = Secret(bytes: step.i[0..<32])
         let ilPoint: PublicKey
         do { ilPoint = try PrivateKey(il).publicKey } catch { throw .invalidChild(index: index.description) }
-        return DerivationStep(kind: kind, path: path, index: index, hmacKey: chainCode,
-                              hmacData: hmacData, il: il, ir: Array(step.i[32..<64]), ilPoint: ilPoint, child: step.child)
+        return DerivationStep(
+            kind: kind, path: path, index: index, hmacKey: chainCode,
+            hmacData: hmacData, il: il, ir: Array(step.i[32..<64]), ilPoint: ilPoint, child: step.child)
     }
 
     /// Every step along `path` from this key, first level first (empty for the path `m`).

@@ -63,8 +63,10 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
     /// without an explicit version uses it (its public form for a neutered key).
     public let version: ExtendedKeyVersion
 
-    init(depth: UInt8, parentFingerprint: UInt32, childNumber: UInt32, chainCode: [UInt8],
-         privateKey: PrivateKey?, publicKey: PublicKey, version: ExtendedKeyVersion) {
+    init(
+        depth: UInt8, parentFingerprint: UInt32, childNumber: UInt32, chainCode: [UInt8],
+        privateKey: PrivateKey?, publicKey: PublicKey, version: ExtendedKeyVersion
+    ) {
         self.depth = depth
         self.parentFingerprint = parentFingerprint
         self.childNumber = childNumber
@@ -75,19 +77,25 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
     }
 
     /// An extended private key from its parts (e.g. a key and chain code loaded on a card).
-    public init(privateKey: PrivateKey, chainCode: [UInt8], depth: UInt8 = 0, parentFingerprint: UInt32 = 0,
-                childNumber: UInt32 = 0, version: ExtendedKeyVersion = .xprv) throws(HDError) {
+    public init(
+        privateKey: PrivateKey, chainCode: [UInt8], depth: UInt8 = 0, parentFingerprint: UInt32 = 0,
+        childNumber: UInt32 = 0, version: ExtendedKeyVersion = .xprv
+    ) throws(HDError) {
         guard chainCode.count == 32 else { throw .chainCodeLength(got: chainCode.count) }
-        self.init(depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
-                  privateKey: privateKey, publicKey: privateKey.publicKey, version: version.isPrivate ? version : .xprv)
+        self.init(
+            depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
+            privateKey: privateKey, publicKey: privateKey.publicKey, version: version.isPrivate ? version : .xprv)
     }
 
     /// An extended public key from its parts (e.g. EXPORT KEY's public key and chain code).
-    public init(publicKey: PublicKey, chainCode: [UInt8], depth: UInt8 = 0, parentFingerprint: UInt32 = 0,
-                childNumber: UInt32 = 0, version: ExtendedKeyVersion = .xpub) throws(HDError) {
+    public init(
+        publicKey: PublicKey, chainCode: [UInt8], depth: UInt8 = 0, parentFingerprint: UInt32 = 0,
+        childNumber: UInt32 = 0, version: ExtendedKeyVersion = .xpub
+    ) throws(HDError) {
         guard chainCode.count == 32 else { throw .chainCodeLength(got: chainCode.count) }
-        self.init(depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
-                  privateKey: nil, publicKey: publicKey, version: version)
+        self.init(
+            depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
+            privateKey: nil, publicKey: publicKey, version: version)
     }
 
     // MARK: master key
@@ -119,8 +127,9 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
 
     /// The same key without its private part.
     public var neutered: ExtendedKey {
-        ExtendedKey(depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber,
-                    chainCode: chainCode, privateKey: nil, publicKey: publicKey, version: version)
+        ExtendedKey(
+            depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber,
+            chainCode: chainCode, privateKey: nil, publicKey: publicKey, version: version)
     }
 
     // MARK: derivation
@@ -170,8 +179,9 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
             Secret.wipe(&i)
             throw .invalidChild(index: child.description)
         }
-        let key = ExtendedKey(depth: depth + 1, parentFingerprint: Self.fingerprint(of: parentPoint), childNumber: raw,
-                              chainCode: ir, privateKey: childPrivate, publicKey: childPublic, version: version)
+        let key = ExtendedKey(
+            depth: depth + 1, parentFingerprint: Self.fingerprint(of: parentPoint), childNumber: raw,
+            chainCode: ir, privateKey: childPrivate, publicKey: childPublic, version: version)
         return (data, i, key)
     }
 
@@ -180,7 +190,10 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
     public func publicStep(_ child: ChildIndex) throws(HDError) -> (tweak: [UInt8], child: ExtendedKey) {
         guard !child.hardened else { throw .hardenedFromPublic(index: child.description) }
         var step = try childStep(child)
-        defer { Secret.wipe(&step.data); Secret.wipe(&step.i) }
+        defer {
+            Secret.wipe(&step.data)
+            Secret.wipe(&step.i)
+        }
         return (Array(step.i[0..<32]), step.child)
     }
 
@@ -204,7 +217,9 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
     public func payload(version: ExtendedKeyVersion) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(78)
-        func be32(_ v: UInt32) { out += [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+        func be32(_ v: UInt32) {
+            out += [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)]
+        }
         be32(version.value)
         out.append(depth)
         be32(parentFingerprint)
@@ -281,8 +296,9 @@ public struct ExtendedKey: Sendable, CustomStringConvertible {
             privateKey = nil
             publicKey = p
         }
-        self.init(depth: depth, parentFingerprint: parent, childNumber: child, chainCode: chain,
-                  privateKey: privateKey, publicKey: publicKey, version: version)
+        self.init(
+            depth: depth, parentFingerprint: parent, childNumber: child, chainCode: chain,
+            privateKey: privateKey, publicKey: publicKey, version: version)
     }
 
     /// A public key prints its serialisation; a private one never does.

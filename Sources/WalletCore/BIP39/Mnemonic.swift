@@ -96,10 +96,13 @@ public struct Mnemonic: Sendable {
     /// A new mnemonic of `wordCount` words from `random` (BIP-39: ENT random bits, then
     /// the checksum). Pass `SystemRandom()` for a real wallet; a `SeededRandom` gives the
     /// same phrase on every run, for tests and demonstrations only.
-    public init(generating wordCount: WordCount = .twelve, language: Wordlist.Language = .english,
-                using random: some RandomSource) {
-        self.init(checkedEntropy: random.secret(wordCount.entropyByteCount), wordCount: wordCount,
-                  language: language)
+    public init(
+        generating wordCount: WordCount = .twelve, language: Wordlist.Language = .english,
+        using random: some RandomSource
+    ) {
+        self.init(
+            checkedEntropy: random.secret(wordCount.entropyByteCount), wordCount: wordCount,
+            language: language)
     }
 
     /// The mnemonic that encodes `entropy`, which must be 16, 20, 24, 28 or 32 bytes
@@ -149,8 +152,10 @@ public struct Mnemonic: Sendable {
     ///
     /// - Throws: `MnemonicError.diceInvalidCharacter` naming the first character that is
     ///   not 1–6 and its 1-based position; `.diceTooFewRolls` when there are too few.
-    public init(diceRolls rolls: String, wordCount: WordCount = .twelve,
-                language: Wordlist.Language = .english) throws(MnemonicError) {
+    public init(
+        diceRolls rolls: String, wordCount: WordCount = .twelve,
+        language: Wordlist.Language = .english
+    ) throws(MnemonicError) {
         var count = 0
         for character in rolls {
             count += 1
@@ -213,8 +218,9 @@ public struct Mnemonic: Sendable {
             throw .checksumMismatch(wordCount: wordCount.rawValue, language: firstHoldingAll)
         }
         // No list holds every word: say which word, and why.
-        try Mnemonic.checkWords(words, against: language ?? Mnemonic.mainLanguage(of: words),
-                                languageWasGiven: language != nil)
+        try Mnemonic.checkWords(
+            words, against: language ?? Mnemonic.mainLanguage(of: words),
+            languageWasGiven: language != nil)
         preconditionFailure("checkWords must throw when no list holds every word")
     }
 
@@ -295,8 +301,9 @@ public struct Mnemonic: Sendable {
 
     private func seed(salt: [UInt8]) -> Secret {
         do {
-            return try KeyDerivation.pbkdf2(password: phrase, salt: salt, iterations: Mnemonic.seedIterations,
-                                            length: 64, prf: .hmacSHA512)
+            return try KeyDerivation.pbkdf2(
+                password: phrase, salt: salt, iterations: Mnemonic.seedIterations,
+                length: 64, prf: .hmacSHA512)
         } catch {
             // Only out-of-range parameters throw, and these are BIP-39's constants.
             preconditionFailure("PBKDF2 rejected BIP-39's fixed parameters: \(error)")
@@ -331,8 +338,10 @@ public struct Mnemonic: Sendable {
                 bits[bit / 8] |= 1 << (7 - bit % 8)
             }
         }
-        return (Secret(bytes: bits.prefix(wordCount.entropyByteCount)),
-                bits[wordCount.entropyByteCount] >> (8 - wordCount.checksumBits))
+        return (
+            Secret(bytes: bits.prefix(wordCount.entropyByteCount)),
+            bits[wordCount.entropyByteCount] >> (8 - wordCount.checksumBits)
+        )
     }
 
     /// The entropy that `words` encode in `list`, or nil when a word is missing from the
@@ -365,8 +374,10 @@ public struct Mnemonic: Sendable {
     /// Throws for the first word that is not in `language`'s list (every list when
     /// `language` is nil): `.unknownWord` when it is in no list, otherwise
     /// `.wrongLanguage` or `.mixedLanguages`.
-    private static func checkWords(_ words: [String], against language: Wordlist.Language?,
-                                   languageWasGiven: Bool) throws(MnemonicError) {
+    private static func checkWords(
+        _ words: [String], against language: Wordlist.Language?,
+        languageWasGiven: Bool
+    ) throws(MnemonicError) {
         let list = language.map(Wordlist.init)
         for (offset, word) in words.enumerated() where list?.index(ofNormalized: word) == nil {
             let others = Wordlist.Language.allCases.filter { Wordlist($0).index(ofNormalized: word) != nil }

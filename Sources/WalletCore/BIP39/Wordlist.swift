@@ -128,7 +128,9 @@ public struct Wordlist: Sendable {
         for (index, candidate) in storage.words.enumerated() {
             let isPrefix = target.count >= 3 && candidate.hasPrefix(typed)
             let letters = Array(candidate)
-            guard let distance = EditDistance.between(target, letters, bound: isPrefix ? .max : maxDistance) else { continue }
+            guard let distance = EditDistance.between(target, letters, bound: isPrefix ? .max : maxDistance) else {
+                continue
+            }
             ranked.append((isPrefix ? 0 : distance, distance, index))
         }
         ranked.sort { ($0.rank, $0.distance, $0.index) < ($1.rank, $1.distance, $1.index) }

@@ -54,8 +54,10 @@ public enum AccountDiscovery {
     /// export); `gap` is the number of unused addresses in a row that ends an account.
     /// Accounts are scanned up to `maxAccounts`; every window of addresses goes to `history`
     /// in one call, so a source can batch and parallelise it.
-    public static func run(externalChain: (UInt32) throws -> ExtendedKey, history: any AddressHistory, gap: Int = 20,
-                           maxAccounts: Int = 100, progress: (DiscoveryProgress) -> Void = { _ in }) throws -> [DiscoveredAccountResult] {
+    public static func run(
+        externalChain: (UInt32) throws -> ExtendedKey, history: any AddressHistory, gap: Int = 20,
+        maxAccounts: Int = 100, progress: (DiscoveryProgress) -> Void = { _ in }
+    ) throws -> [DiscoveredAccountResult] {
         precondition(gap > 0 && maxAccounts > 0)
         var found: [DiscoveredAccountResult] = []
         var checkedAll = 0, usedAll = 0
@@ -78,8 +80,10 @@ public enum AccountDiscovery {
                 }
                 checkedAll += keys.count
                 next = end + 1
-                progress(DiscoveryProgress(account: a, checked: checkedAll, accounts: found.count + (used.isEmpty ? 0 : 1),
-                                           used: usedAll + used.count, accountChecked: next, accountLimit: lastUsed + gap + 1))
+                progress(
+                    DiscoveryProgress(
+                        account: a, checked: checkedAll, accounts: found.count + (used.isEmpty ? 0 : 1),
+                        used: usedAll + used.count, accountChecked: next, accountLimit: lastUsed + gap + 1))
             }
             if used.isEmpty { break }
             usedAll += used.count

@@ -34,22 +34,33 @@ public enum PathExplanation {
 
     /// The purposes kcs can explain.
     public static let purposes: [Purpose] = [
-        Purpose(number: 0, standard: "BIP-32", summary: "BIP-32's default wallet layout (account / chain / address, before BIP-43)",
-                layout: ["account", "chain", "address index"]),
-        Purpose(number: 43, standard: "BIP-43", summary: "BIP-43 purpose field; with 60'/1581' below it, EIP-1581 non-wallet keys",
-                layout: ["purpose", "coin type", "subpurpose", "key type", "key index"]),
-        Purpose(number: 44, standard: "BIP-44", summary: "BIP-44 multi-account hierarchy (P2PKH for Bitcoin; Ethereum wallets use it too)",
-                layout: ["purpose", "coin type", "account", "change", "address index"]),
-        Purpose(number: 45, standard: "BIP-45", summary: "BIP-45 multisig (P2SH, shared by cosigners)",
-                layout: ["purpose", "cosigner index", "change", "address index"]),
-        Purpose(number: 48, standard: "BIP-48", summary: "BIP-48 multisig (P2WSH or P2SH-P2WSH)",
-                layout: ["purpose", "coin type", "account", "script type", "change", "address index"]),
-        Purpose(number: 49, standard: "BIP-49", summary: "BIP-49 P2WPKH nested in P2SH (3… addresses)",
-                layout: ["purpose", "coin type", "account", "change", "address index"]),
-        Purpose(number: 84, standard: "BIP-84", summary: "BIP-84 native segwit P2WPKH (bc1q… addresses)",
-                layout: ["purpose", "coin type", "account", "change", "address index"]),
-        Purpose(number: 86, standard: "BIP-86", summary: "BIP-86 taproot key-path P2TR (bc1p… addresses)",
-                layout: ["purpose", "coin type", "account", "change", "address index"]),
+        Purpose(
+            number: 0, standard: "BIP-32",
+            summary: "BIP-32's default wallet layout (account / chain / address, before BIP-43)",
+            layout: ["account", "chain", "address index"]),
+        Purpose(
+            number: 43, standard: "BIP-43",
+            summary: "BIP-43 purpose field; with 60'/1581' below it, EIP-1581 non-wallet keys",
+            layout: ["purpose", "coin type", "subpurpose", "key type", "key index"]),
+        Purpose(
+            number: 44, standard: "BIP-44",
+            summary: "BIP-44 multi-account hierarchy (P2PKH for Bitcoin; Ethereum wallets use it too)",
+            layout: ["purpose", "coin type", "account", "change", "address index"]),
+        Purpose(
+            number: 45, standard: "BIP-45", summary: "BIP-45 multisig (P2SH, shared by cosigners)",
+            layout: ["purpose", "cosigner index", "change", "address index"]),
+        Purpose(
+            number: 48, standard: "BIP-48", summary: "BIP-48 multisig (P2WSH or P2SH-P2WSH)",
+            layout: ["purpose", "coin type", "account", "script type", "change", "address index"]),
+        Purpose(
+            number: 49, standard: "BIP-49", summary: "BIP-49 P2WPKH nested in P2SH (3… addresses)",
+            layout: ["purpose", "coin type", "account", "change", "address index"]),
+        Purpose(
+            number: 84, standard: "BIP-84", summary: "BIP-84 native segwit P2WPKH (bc1q… addresses)",
+            layout: ["purpose", "coin type", "account", "change", "address index"]),
+        Purpose(
+            number: 86, standard: "BIP-86", summary: "BIP-86 taproot key-path P2TR (bc1p… addresses)",
+            layout: ["purpose", "coin type", "account", "change", "address index"]),
     ]
 
     /// The purpose with `number`, if registered.
@@ -63,30 +74,36 @@ public enum PathExplanation {
             return c.enumerated().map { n, index in
                 var meaning = (index.hardened ? "hardened child " : "child ") + "\(index.index)"
                 if n == 0 && path.isAbsolute {
-                    meaning += index.hardened ? " (\(index.index)' is no registered BIP-43 purpose)"
+                    meaning +=
+                        index.hardened
+                        ? " (\(index.index)' is no registered BIP-43 purpose)"
                         : " (not a BIP-43 purpose: a purpose is always hardened)"
                 }
                 return PathLevel(depth: n + 1, component: index, role: "child", meaning: meaning)
             }
         }
-        let eip1581 = purpose.number == 43 && c.count >= 3 && c[1] == ChildIndex(60, hardened: true)
+        let eip1581 =
+            purpose.number == 43 && c.count >= 3 && c[1] == ChildIndex(60, hardened: true)
             && c[2] == ChildIndex(1581, hardened: true)
         // Below a bare BIP-43 purpose the application chooses its own layout.
         let layout = purpose.number == 43 && !eip1581 ? ["purpose"] : purpose.layout
         return c.enumerated().map { n, index in
             guard n < layout.count else {
                 let what = (index.hardened ? "hardened child " : "child ") + "\(index.index)"
-                let note = purpose.number == 43 && !eip1581 ? "the application's own layout under BIP-43"
+                let note =
+                    purpose.number == 43 && !eip1581
+                    ? "the application's own layout under BIP-43"
                     : "below the \(purpose.standard) layout's last level"
                 return PathLevel(depth: n + 1, component: index, role: "child", meaning: "\(what) (\(note))")
             }
             let role = layout[n]
             var meaning = describe(role: role, index: index, path: c, purpose: purpose, eip1581: eip1581)
             // The hardening each layout prescribes (BIP-44: purpose, coin type and account).
-            let wantsHardened: Bool = switch role {
-            case "purpose", "coin type", "account", "script type", "subpurpose", "key type": true
-            default: false
-            }
+            let wantsHardened: Bool =
+                switch role {
+                case "purpose", "coin type", "account", "script type", "subpurpose", "key type": true
+                default: false
+                }
             if wantsHardened && !index.hardened {
                 meaning += "; \(purpose.standard) hardens this level (\(index.index)')"
             } else if !wantsHardened && index.hardened && role != "key index" {
@@ -97,17 +114,22 @@ public enum PathExplanation {
     }
 
     /// The meaning of one level, starting with its role: `coin type 60 = ETH (Ethereum) in SLIP-44`.
-    private static func describe(role: String, index: ChildIndex, path c: [ChildIndex], purpose: Purpose,
-                                 eip1581: Bool) -> String {
+    private static func describe(
+        role: String, index: ChildIndex, path c: [ChildIndex], purpose: Purpose,
+        eip1581: Bool
+    ) -> String {
         let i = index.index
         switch role {
         case "purpose":
-            return eip1581 ? "purpose 43 = BIP-43, keys outside BIP-44 (EIP-1581 below)" : "purpose \(i) = \(purpose.summary)"
+            return eip1581
+                ? "purpose 43 = BIP-43, keys outside BIP-44 (EIP-1581 below)" : "purpose \(i) = \(purpose.summary)"
         case "coin type":
             guard let coin = try? SLIP44.coin(index: i) else { return "coin type \(i), not registered in SLIP-44" }
-            return "coin type \(i) = " + (coin.symbol.isEmpty ? coin.name : "\(coin.symbol) (\(coin.name))") + " in SLIP-44"
+            return "coin type \(i) = " + (coin.symbol.isEmpty ? coin.name : "\(coin.symbol) (\(coin.name))")
+                + " in SLIP-44"
         case "subpurpose":
-            return i == 1581 ? "subpurpose 1581 = EIP-1581, keys that hold no funds (chat, encryption, …)"
+            return i == 1581
+                ? "subpurpose 1581 = EIP-1581, keys that hold no funds (chat, encryption, …)"
                 : "subpurpose \(i) (EIP-1581 uses 1581')"
         case "key type":
             switch i {
@@ -129,11 +151,12 @@ public enum PathExplanation {
         case "change":
             // Depth 4 under 44'/60': the Ledger legacy / MEW layout counts addresses here.
             let legacy = c.count == 4 && purpose.number == 44 && c[1] == ChildIndex(60, hardened: true)
-            let base: String = switch i {
-            case 0: "change 0 = external chain (receiving addresses)"
-            case 1: "change 1 = internal chain (change addresses)"
-            default: "change \(i) (BIP-44 uses only 0 external and 1 internal)"
-            }
+            let base: String =
+                switch i {
+                case 0: "change 0 = external chain (receiving addresses)"
+                case 1: "change 1 = internal chain (change addresses)"
+                default: "change \(i) (BIP-44 uses only 0 external and 1 internal)"
+                }
             return legacy ? base + "; Ledger legacy / MEW use this level as address index \(i)" : base
         case "address index":
             return "address index \(i)" + (i == 0 ? " (the first)" : "")

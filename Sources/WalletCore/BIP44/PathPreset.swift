@@ -35,7 +35,8 @@ public struct PathPreset: Sendable, Hashable, CustomStringConvertible {
     /// The index `i` for which `path(i)` equals `path`, if any.
     public func index(of path: DerivationPath) -> UInt32? {
         guard let pattern = try? DerivationPath(template.replacingOccurrences(of: "{i}", with: "0")),
-              pattern.isAbsolute == path.isAbsolute, pattern.depth == path.depth else { return nil }
+            pattern.isAbsolute == path.isAbsolute, pattern.depth == path.depth
+        else { return nil }
         let slot = template.split(separator: "/").dropFirst().firstIndex(where: { $0.contains("{i}") })
             .map { $0 - 1 }
         var found: UInt32?
@@ -99,7 +100,9 @@ extension DerivationPath {
     /// BIP-44's account level, m/44'/`coin`'/`account'` (all hardened): what a wallet exports
     /// an extended public key of, to derive the account's addresses without the private key.
     public static func bip44Account(coin: UInt32, account: UInt32) -> DerivationPath {
-        DerivationPath([ChildIndex(44, hardened: true), ChildIndex(coin, hardened: true), ChildIndex(account, hardened: true)])
+        DerivationPath([
+            ChildIndex(44, hardened: true), ChildIndex(coin, hardened: true), ChildIndex(account, hardened: true),
+        ])
     }
 
     /// BIP-44's address path m/44'/`coin`'/`account`'/`change`/`index` (0 external, 1 change).

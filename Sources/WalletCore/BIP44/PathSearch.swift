@@ -78,12 +78,13 @@ public enum PathSearch {
             switch self {
             case .ethereum: return [ChildIndex(44, hardened: true), ChildIndex(60, hardened: true)]
             case .bitcoin(let kind, _):
-                let purpose: UInt32 = switch kind {
-                case .p2pkh: 44
-                case .p2shP2wpkh: 49
-                case .p2wpkh: 84
-                case .p2tr: 86
-                }
+                let purpose: UInt32 =
+                    switch kind {
+                    case .p2pkh: 44
+                    case .p2shP2wpkh: 49
+                    case .p2wpkh: 84
+                    case .p2tr: 86
+                    }
                 return [ChildIndex(purpose, hardened: true), ChildIndex(0, hardened: true)]
             }
         }
@@ -126,8 +127,10 @@ public enum PathSearch {
     /// The same search where a private master is not at hand (a card): `hardenedKey(path)` gives
     /// the extended public key at a path ending in a hardened level (the card exports it), and
     /// every normal level below is derived here. Each such path is asked for once.
-    public static func search(_ target: Target, maxIndex: UInt32,
-                              hardenedKey: @escaping (DerivationPath) throws -> ExtendedKey) throws -> Outcome {
+    public static func search(
+        _ target: Target, maxIndex: UInt32,
+        hardenedKey: @escaping (DerivationPath) throws -> ExtendedKey
+    ) throws -> Outcome {
         try search(target, maxIndex: maxIndex, cache: NodeCache(fetch: hardenedKey))
     }
 
@@ -159,9 +162,11 @@ public enum PathSearch {
         for account in 0...maxIndex {
             for chain: UInt32 in 0...1 {
                 for i in 0...maxIndex {
-                    let path = DerivationPath(absolute: true, prefix + [
-                        ChildIndex(account, hardened: true), ChildIndex(chain), ChildIndex(i),
-                    ])
+                    let path = DerivationPath(
+                        absolute: true,
+                        prefix + [
+                            ChildIndex(account, hardened: true), ChildIndex(chain), ChildIndex(i),
+                        ])
                     if let key = try check(path) { return found(path, key) }
                 }
             }
@@ -206,4 +211,3 @@ public enum PathSearch {
         }
     }
 }
-

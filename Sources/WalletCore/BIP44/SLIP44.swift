@@ -43,8 +43,9 @@ public enum SLIP44 {
         return Coin(index: UInt32(f[0])!, symbol: String(f[1]), name: String(f[2]))
     }
 
-    private static let bySymbol: [String: [Coin]] = Dictionary(grouping: coins.filter { !$0.symbol.isEmpty },
-                                                               by: { $0.symbol.uppercased() })
+    private static let bySymbol: [String: [Coin]] = Dictionary(
+        grouping: coins.filter { !$0.symbol.isEmpty },
+        by: { $0.symbol.uppercased() })
 
     /// The coin with `symbol` (case-insensitive). Symbols registered twice are an error
     /// naming the candidates, so a path never silently uses the wrong coin type.
@@ -63,5 +64,7 @@ public enum SLIP44 {
     }
 
     /// The coins the Keycard mobile app offers, by symbol.
-    public static let keycardAppSymbols = ["BTC", "ETH", "XRP", "LTC", "BCH", "XMR", "EOS", "BSV", "BNB", "AE", "LSK", "NEO"]
+    public static let keycardAppSymbols = [
+        "BTC", "ETH", "XRP", "LTC", "BCH", "XMR", "EOS", "BSV", "BNB", "AE", "LSK", "NEO",
+    ]
 }

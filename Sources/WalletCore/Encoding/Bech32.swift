@@ -250,8 +250,9 @@ public enum Bech32 {
         guard let variant = Variant.allCases.first(where: { $0.constant == residue }) else {
             throw .invalidChecksum
         }
-        return Decoded(hrp: String(decoding: hrp, as: UTF8.self), data: Array(values.dropLast(checksumLength)),
-                       variant: variant)
+        return Decoded(
+            hrp: String(decoding: hrp, as: UTF8.self), data: Array(values.dropLast(checksumLength)),
+            variant: variant)
     }
 
     /// Decodes `text` and requires the checksum of `variant`; a string valid only under the
@@ -267,8 +268,10 @@ public enum Bech32 {
     /// is zero-filled); 5-bit values → bytes uses `pad: false`, which rejects more than
     /// `fromBits - 1` leftover bits (`.excessPadding`) and leftover bits that are not zero
     /// (`.nonZeroPadding`). Bit widths must be 1…8.
-    public static func convertBits(_ values: [UInt8], from fromBits: Int, to toBits: Int,
-                                   pad: Bool) throws(Bech32Error) -> [UInt8] {
+    public static func convertBits(
+        _ values: [UInt8], from fromBits: Int, to toBits: Int,
+        pad: Bool
+    ) throws(Bech32Error) -> [UInt8] {
         precondition((1...8).contains(fromBits) && (1...8).contains(toBits), "bit widths must be 1…8")
         var accumulator: UInt32 = 0
         var bits = 0

@@ -42,7 +42,8 @@ public enum CBORError: WalletError, Equatable {
     public var description: String {
         switch self {
         case .truncated(let offset): "the CBOR data ends inside an item (at byte \(offset))"
-        case .indefiniteLength(let offset): "an indefinite-length CBOR item at byte \(offset): only definite lengths are accepted"
+        case .indefiniteLength(let offset):
+            "an indefinite-length CBOR item at byte \(offset): only definite lengths are accepted"
         case .reservedAdditionalInfo(let offset): "a reserved CBOR head at byte \(offset)"
         case .tooDeep(let limit): "CBOR nested deeper than \(limit) levels"
         case .trailingBytes(let count): "\(count) bytes follow the CBOR item"
@@ -151,9 +152,15 @@ extension CBOR {
         switch v {
         case 0..<24: out.append(m | UInt8(v))
         case 24...0xFF: out += [m | 24, UInt8(v)]
-        case 0x100...0xFFFF: out.append(m | 25); out += bigEndian(v, count: 2)
-        case 0x1_0000...0xFFFF_FFFF: out.append(m | 26); out += bigEndian(v, count: 4)
-        default: out.append(m | 27); out += bigEndian(v, count: 8)
+        case 0x100...0xFFFF:
+            out.append(m | 25)
+            out += bigEndian(v, count: 2)
+        case 0x1_0000...0xFFFF_FFFF:
+            out.append(m | 26)
+            out += bigEndian(v, count: 4)
+        default:
+            out.append(m | 27)
+            out += bigEndian(v, count: 8)
         }
     }
 
@@ -237,7 +244,9 @@ extension CBOR {
                 for _ in 0..<n {
                     let keyStart = offset
                     let key = try item(depth: depth + 1)
-                    guard seen.insert(Array(bytes[keyStart..<offset])).inserted else { throw .duplicateKey(offset: keyStart) }
+                    guard seen.insert(Array(bytes[keyStart..<offset])).inserted else {
+                        throw .duplicateKey(offset: keyStart)
+                    }
                     pairs.append(Pair(key, try item(depth: depth + 1)))
                 }
                 return .map(pairs)

@@ -20,12 +20,14 @@ public enum JSONText {
     /// `JSONSerialization` by default).
     public static func parse(_ bytes: [UInt8]) throws(ParseError) -> Any {
         if let offset = tooDeepOffset(bytes) {
-            throw ParseError(description: "arrays and objects must nest at most \(maximumDepth) levels deep,"
-                + " got more at \(position(of: offset, in: bytes))")
+            throw ParseError(
+                description: "arrays and objects must nest at most \(maximumDepth) levels deep,"
+                    + " got more at \(position(of: offset, in: bytes))")
         }
         if let (offset, key) = duplicateKey(bytes) {
-            throw ParseError(description: "an object must not name a key twice (readers disagree on which value counts),"
-                + " got \(JSONString.quoted(key)) again at \(position(of: offset, in: bytes))")
+            throw ParseError(
+                description: "an object must not name a key twice (readers disagree on which value counts),"
+                    + " got \(JSONString.quoted(key)) again at \(position(of: offset, in: bytes))")
         }
         do {
             return try JSONSerialization.jsonObject(with: Data(bytes), options: [])
@@ -35,7 +37,8 @@ public enum JSONText {
             if text.hasSuffix(".") { text.removeLast() }
             // "Invalid value around character 12" → "invalid value at line 1, column 13".
             if let r = text.range(of: #"around character \d+$"#, options: .regularExpression),
-               let offset = Int(text[r].dropFirst("around character ".count)) {
+                let offset = Int(text[r].dropFirst("around character ".count))
+            {
                 text.replaceSubrange(r, with: "at " + position(of: offset, in: bytes))
             }
             if let first = text.first, first.isUppercase { text = first.lowercased() + text.dropFirst() }
@@ -48,7 +51,13 @@ public enum JSONText {
         var depth = 0, inString = false, escaped = false
         for (i, b) in bytes.enumerated() {
             if inString {
-                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
+                if escaped {
+                    escaped = false
+                } else if b == 0x5C {
+                    escaped = true
+                } else if b == 0x22 {
+                    inString = false
+                }
                 continue
             }
             switch b {
@@ -71,7 +80,10 @@ public enum JSONText {
     static func duplicateKey(_ bytes: [UInt8]) -> (Int, String)? {
         // One frame per open array or object: an object's keys so far, and whether the next
         // string in it is a key.
-        struct Frame { var keys: Set<String>?; var expectingKey: Bool }
+        struct Frame {
+            var keys: Set<String>?
+            var expectingKey: Bool
+        }
         var stack: [Frame] = []
         var i = 0
         while i < bytes.count {
@@ -82,7 +94,10 @@ public enum JSONText {
                 i += 1
                 var raw: [UInt8] = []
                 while i < bytes.count, bytes[i] != 0x22 {
-                    if bytes[i] == 0x5C, i + 1 < bytes.count { raw.append(bytes[i]); i += 1 }
+                    if bytes[i] == 0x5C, i + 1 < bytes.count {
+                        raw.append(bytes[i])
+                        i += 1
+                    }
                     raw.append(bytes[i])
                     i += 1
                 }
@@ -110,9 +125,16 @@ public enum JSONText {
         var units: [UInt16] = []
         var i = 0
         var plain: [UInt8] = []
-        func flush() { units += String(decoding: plain, as: UTF8.self).utf16; plain.removeAll() }
+        func flush() {
+            units += String(decoding: plain, as: UTF8.self).utf16
+            plain.removeAll()
+        }
         while i < raw.count {
-            guard raw[i] == 0x5C, i + 1 < raw.count else { plain.append(raw[i]); i += 1; continue }
+            guard raw[i] == 0x5C, i + 1 < raw.count else {
+                plain.append(raw[i])
+                i += 1
+                continue
+            }
             flush()
             let e = raw[i + 1]
             i += 2

@@ -184,8 +184,10 @@ public enum RLP {
 
     /// Reads minimal big-endian `bytes` back as a `T`; the empty string is zero. Throws
     /// `.integerLeadingZero` or `.integerTooLarge`.
-    public static func uint<T: FixedWidthInteger & UnsignedInteger>(fromBigEndian bytes: [UInt8],
-                                                                    as type: T.Type = T.self) throws(RLPError) -> T {
+    public static func uint<T: FixedWidthInteger & UnsignedInteger>(
+        fromBigEndian bytes: [UInt8],
+        as type: T.Type = T.self
+    ) throws(RLPError) -> T {
         try checkInteger(bytes, maxBytes: T.bitWidth / 8)
         return bytes.reduce(T.zero) { $0 << 8 | T($1) }
     }

@@ -34,15 +34,21 @@ public struct PaymentRequest: Sendable, Equatable {
         rest = rest.dropFirst(addressText.count)
         let target: EthereumAddress
         do { target = try EthereumAddress(String(addressText)) } catch {
-            throw .txBadField(field: "EIP-681 address", reason: "must be a 0x address (ENS names are not resolved): \(error.description)")
+            throw .txBadField(
+                field: "EIP-681 address",
+                reason: "must be a 0x address (ENS names are not resolved): \(error.description)")
         }
         var chainID: UInt256?
         if rest.hasPrefix("@") {
             let digits = rest.dropFirst().prefix { $0 != "/" && $0 != "?" }
             rest = rest.dropFirst(1 + digits.count)
-            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let id = UInt256(decimal: String(digits)),
-                  !id.isZero, id <= UInt256(EthereumTransaction.maximumChainID) else {
-                throw .txBadField(field: "EIP-681 chain id", reason: "must be a decimal chain id of 1 to \(EthereumTransaction.maximumChainID), got \(digits)")
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let id = UInt256(decimal: String(digits)),
+                !id.isZero, id <= UInt256(EthereumTransaction.maximumChainID)
+            else {
+                throw .txBadField(
+                    field: "EIP-681 chain id",
+                    reason: "must be a decimal chain id of 1 to \(EthereumTransaction.maximumChainID), got \(digits)")
             }
             chainID = id
         }
@@ -57,10 +63,14 @@ public struct PaymentRequest: Sendable, Equatable {
         if rest.hasPrefix("?") {
             for pair in rest.dropFirst().split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2 else { throw .txBadField(field: "EIP-681 parameter", reason: "must be key=value, got \(pair)") }
+                guard parts.count == 2 else {
+                    throw .txBadField(field: "EIP-681 parameter", reason: "must be key=value, got \(pair)")
+                }
                 let value = String(parts[1]).removingPercentEncodingKeepingText
                 guard !parameters.contains(where: { $0.key == parts[0] }) else {
-                    throw .txBadField(field: "EIP-681 parameter", reason: "\(parts[0]) is given twice (one reader would take the first, another the last)")
+                    throw .txBadField(
+                        field: "EIP-681 parameter",
+                        reason: "\(parts[0]) is given twice (one reader would take the first, another the last)")
                 }
                 parameters.append(Parameter(key: String(parts[0]), value: value))
             }
@@ -72,7 +82,8 @@ public struct PaymentRequest: Sendable, Equatable {
             let n = try number(p.value, key: p.key)
             if p.key == "value" { value = n }
         }
-        return PaymentRequest(target: target, chainID: chainID, function: function, parameters: parameters, value: value)
+        return PaymentRequest(
+            target: target, chainID: chainID, function: function, parameters: parameters, value: value)
     }
 
     /// An EIP-681 number: digits with an optional fraction and exponent, a whole amount in the end.
@@ -84,8 +95,10 @@ public struct PaymentRequest: Sendable, Equatable {
         // Trailing zeros of the fraction say nothing: 1.50e1 is 15.
         let fraction = halves.count == 2 ? Substring(String(halves[1].reversed().drop { $0 == "0" }.reversed())) : ""
         guard !whole.isEmpty || !fraction.isEmpty, (whole + fraction).allSatisfy({ $0.isASCII && $0.isNumber }),
-              let exponent = Int(exponentText), (0...77).contains(exponent), fraction.count <= exponent else {
-            throw .txBadField(field: "EIP-681 \(key)", reason: "must be a whole number of atomic units (like 2.014e18), got \(text)")
+            let exponent = Int(exponentText), (0...77).contains(exponent), fraction.count <= exponent
+        else {
+            throw .txBadField(
+                field: "EIP-681 \(key)", reason: "must be a whole number of atomic units (like 2.014e18), got \(text)")
         }
         let significant = String(whole + fraction) + String(repeating: "0", count: exponent - fraction.count)
         let digits = significant.drop { $0 == "0" }
@@ -104,7 +117,9 @@ extension String {
         let u = Array(utf8)
         var k = 0
         while k < u.count {
-            if u[k] == 0x25, k + 2 < u.count, let b = UInt8(String(decoding: u[(k + 1)...(k + 2)], as: UTF8.self), radix: 16) {
+            if u[k] == 0x25, k + 2 < u.count,
+                let b = UInt8(String(decoding: u[(k + 1)...(k + 2)], as: UTF8.self), radix: 16)
+            {
                 bytes.append(b)
                 k += 3
             } else {

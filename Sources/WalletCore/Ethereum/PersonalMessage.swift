@@ -86,7 +86,8 @@ public struct EthereumSignature: Sendable, Hashable, CustomStringConvertible {
     public func recoverPublicKey(digest: [UInt8]) throws(EthereumError) -> PublicKey {
         guard digest.count == 32 else { throw .digestLength(got: digest.count) }
         do {
-            return try RecoverableSignature(signature: signature, recoveryID: recoveryID).recoverPublicKey(digest: digest)
+            return try RecoverableSignature(signature: signature, recoveryID: recoveryID).recoverPublicKey(
+                digest: digest)
         } catch {
             throw .signatureUnrecoverable
         }
@@ -99,7 +100,9 @@ public struct EthereumSignature: Sendable, Hashable, CustomStringConvertible {
 
     /// True when the signature over `digest` recovers to `address`. A high-S signature
     /// throws `.signatureHighS` unless `allowHighS`.
-    public func verify(digest: [UInt8], address: EthereumAddress, allowHighS: Bool = false) throws(EthereumError) -> Bool {
+    public func verify(
+        digest: [UInt8], address: EthereumAddress, allowHighS: Bool = false
+    ) throws(EthereumError) -> Bool {
         guard digest.count == 32 else { throw .digestLength(got: digest.count) }
         guard allowHighS || isLowS else { throw .signatureHighS }
         guard let recovered = try? recoverAddress(digest: digest) else { return false }

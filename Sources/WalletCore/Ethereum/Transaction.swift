@@ -57,9 +57,11 @@ public struct EthereumTransaction: Sendable, Hashable {
     /// EIP-2930 and EIP-1559.
     public var accessList: [AccessListEntry]
 
-    public init(type: EthereumTransactionType, chainID: UInt256?, nonce: UInt256, gasPrice: UInt256? = nil,
-                maxPriorityFeePerGas: UInt256? = nil, maxFeePerGas: UInt256? = nil, gasLimit: UInt256,
-                to: EthereumAddress?, value: UInt256, data: [UInt8] = [], accessList: [AccessListEntry] = []) {
+    public init(
+        type: EthereumTransactionType, chainID: UInt256?, nonce: UInt256, gasPrice: UInt256? = nil,
+        maxPriorityFeePerGas: UInt256? = nil, maxFeePerGas: UInt256? = nil, gasLimit: UInt256,
+        to: EthereumAddress?, value: UInt256, data: [UInt8] = [], accessList: [AccessListEntry] = []
+    ) {
         self.type = type
         self.chainID = chainID
         self.nonce = nonce
@@ -91,8 +93,10 @@ public struct EthereumTransaction: Sendable, Hashable {
     /// unusable values, and gasPrice together with fee caps.
     public init(fields: [String: Any]) throws(EthereumError) {
         for key in fields.keys.sorted() where !Self.fieldNames.contains(key) {
-            throw .txBadField(field: key, reason: "is not a transaction field (expected one of "
-                + Self.fieldNames.sorted().joined(separator: ", ") + ")")
+            throw .txBadField(
+                field: key,
+                reason: "is not a transaction field (expected one of "
+                    + Self.fieldNames.sorted().joined(separator: ", ") + ")")
         }
         if fields["gas"] != nil && fields["gasLimit"] != nil {
             throw .txBadField(field: "gas", reason: "is given twice (as gas and gasLimit)")
@@ -105,16 +109,22 @@ public struct EthereumTransaction: Sendable, Hashable {
 
         func quantity(_ key: String) throws(EthereumError) -> UInt256? {
             guard let raw = fields[key] else { return nil }
-            if Swift.type(of: raw) == Bool.self { throw .txBadField(field: key, reason: "must be a quantity, got a boolean") }
+            if Swift.type(of: raw) == Bool.self {
+                throw .txBadField(field: key, reason: "must be a quantity, got a boolean")
+            }
             if let i = raw as? Int, Swift.type(of: raw) == Int.self {
                 if i < 0 { throw .txQuantity(field: key, error: .unitsNegative(input: String(i))) }
                 return UInt256(UInt64(i))
             }
             if let n = raw as? NSNumber, !(raw is String) {
                 let kind = String(cString: n.objCType)
-                guard kind != "c", kind != "B" else { throw .txBadField(field: key, reason: "must be a quantity, got a boolean") }
+                guard kind != "c", kind != "B" else {
+                    throw .txBadField(field: key, reason: "must be a quantity, got a boolean")
+                }
                 guard kind != "f", kind != "d" else {
-                    throw .txBadField(field: key, reason: "must be a whole number, got \(n.stringValue) (write large values as strings)")
+                    throw .txBadField(
+                        field: key,
+                        reason: "must be a whole number, got \(n.stringValue) (write large values as strings)")
                 }
                 if n.int64Value < 0 { throw .txQuantity(field: key, error: .unitsNegative(input: n.stringValue)) }
                 return UInt256(n.uint64Value)
@@ -148,7 +158,9 @@ public struct EthereumTransaction: Sendable, Hashable {
         if let raw = fields["to"] {
             guard let text = raw as? String else { throw .txBadField(field: "to", reason: "must be an address string") }
             if !text.isEmpty && text != "0x" {
-                do { to = try EthereumAddress(text) } catch { throw .txBadField(field: "to", reason: error.description) }
+                do { to = try EthereumAddress(text) } catch {
+                    throw .txBadField(field: "to", reason: error.description)
+                }
             }
         }
         var data = [UInt8]()
@@ -170,10 +182,16 @@ public struct EthereumTransaction: Sendable, Hashable {
                 var keys = [[UInt8]]()
                 for (j, keyAny) in ((e["storageKeys"] as? [Any]) ?? []).enumerated() {
                     let field = "accessList[\(i)].storageKeys[\(j)]"
-                    guard let keyText = keyAny as? String else { throw .txBadField(field: field, reason: "must be a hex string") }
+                    guard let keyText = keyAny as? String else {
+                        throw .txBadField(field: field, reason: "must be a hex string")
+                    }
                     let key: [UInt8]
-                    do { key = try Hex.decode(keyText) } catch { throw .txBadField(field: field, reason: error.description) }
-                    guard key.count == 32 else { throw .txBadField(field: field, reason: "must be 32 bytes, got \(key.count)") }
+                    do { key = try Hex.decode(keyText) } catch {
+                        throw .txBadField(field: field, reason: error.description)
+                    }
+                    guard key.count == 32 else {
+                        throw .txBadField(field: field, reason: "must be 32 bytes, got \(key.count)")
+                    }
                     keys.append(key)
                 }
                 accessList.append(AccessListEntry(address: address, storageKeys: keys))
@@ -187,11 +205,12 @@ public struct EthereumTransaction: Sendable, Hashable {
         let gasLimit: UInt256
         if let gas = try quantity("gas") { gasLimit = gas } else { gasLimit = try quantity("gasLimit") ?? .zero }
         let value = try quantity("value") ?? .zero
-        self.init(type: type, chainID: chainID, nonce: nonce,
-                  gasPrice: type == .dynamicFee ? nil : (gasPrice ?? .zero),
-                  maxPriorityFeePerGas: type == .dynamicFee ? (maxPriority ?? .zero) : nil,
-                  maxFeePerGas: type == .dynamicFee ? (maxFee ?? .zero) : nil,
-                  gasLimit: gasLimit, to: to, value: value, data: data, accessList: accessList)
+        self.init(
+            type: type, chainID: chainID, nonce: nonce,
+            gasPrice: type == .dynamicFee ? nil : (gasPrice ?? .zero),
+            maxPriorityFeePerGas: type == .dynamicFee ? (maxPriority ?? .zero) : nil,
+            maxFeePerGas: type == .dynamicFee ? (maxFee ?? .zero) : nil,
+            gasLimit: gasLimit, to: to, value: value, data: data, accessList: accessList)
     }
 
     // MARK: Checks and payloads
@@ -210,17 +229,23 @@ public struct EthereumTransaction: Sendable, Hashable {
             throw .txBadField(field: "nonce", reason: "must be below 2^64-1 = \(UInt64.max) (EIP-2681), got \(nonce)")
         }
         guard gasLimit.uint64 != nil else {
-            throw .txBadField(field: "gas", reason: "must be at most 2^64-1 = \(UInt64.max) (clients hold gas as a uint64), got \(gasLimit)")
+            throw .txBadField(
+                field: "gas",
+                reason: "must be at most 2^64-1 = \(UInt64.max) (clients hold gas as a uint64), got \(gasLimit)")
         }
         if gasPrice != nil && (maxFeePerGas != nil || maxPriorityFeePerGas != nil) { throw .txGasPriceAndFeeCaps }
         if let chainID, chainID.isZero { throw .txChainIDZero }
         if let chainID, chainID > UInt256(Self.maximumChainID) {
-            throw .txBadField(field: "chainId", reason: "must be at most \(Self.maximumChainID) (EIP-2294: a legacy v = chainId·2 + 36"
-                + " must fit in 64 bits), got \(chainID)")
+            throw .txBadField(
+                field: "chainId",
+                reason: "must be at most \(Self.maximumChainID) (EIP-2294: a legacy v = chainId·2 + 36"
+                    + " must fit in 64 bits), got \(chainID)")
         }
         if let tip = maxPriorityFeePerGas, let cap = maxFeePerGas, tip > cap {
-            throw .txBadField(field: "maxPriorityFeePerGas", reason: "must not be above maxFeePerGas (EIP-1559), got \(tip) wei"
-                + " above a cap of \(cap) wei")
+            throw .txBadField(
+                field: "maxPriorityFeePerGas",
+                reason: "must not be above maxFeePerGas (EIP-1559), got \(tip) wei"
+                    + " above a cap of \(cap) wei")
         }
         if type != .legacy && chainID == nil { throw .txMissingField(field: "chainId") }
         if type == .legacy && !accessList.isEmpty {
@@ -302,7 +327,9 @@ public struct SignedEthereumTransaction: Sendable, Hashable {
 
     /// The raw signed transaction (what eth_sendRawTransaction takes).
     public var rawBytes: [UInt8] {
-        let tail: [RLPItem] = [.bytes(v.minimalBigEndianBytes), .uint(bigEndian: signature.r), .uint(bigEndian: signature.s)]
+        let tail: [RLPItem] = [
+            .bytes(v.minimalBigEndianBytes), .uint(bigEndian: signature.r), .uint(bigEndian: signature.s),
+        ]
         let list = RLP.encode(.list(transaction.bodyItems + tail))
         return transaction.type == .legacy ? list : [transaction.type.rawValue] + list
     }
@@ -340,9 +367,15 @@ public struct SignedEthereumTransaction: Sendable, Hashable {
         let type: EthereumTransactionType
         let body: [UInt8]
         switch first {
-        case 0xc0...: type = .legacy; body = raw
-        case 0x01: type = .accessList; body = Array(raw.dropFirst())
-        case 0x02: type = .dynamicFee; body = Array(raw.dropFirst())
+        case 0xc0...:
+            type = .legacy
+            body = raw
+        case 0x01:
+            type = .accessList
+            body = Array(raw.dropFirst())
+        case 0x02:
+            type = .dynamicFee
+            body = Array(raw.dropFirst())
         case 0x80...0xbf: throw .txRLP(.expectedList)
         default: throw .txUnknownType(byte: first)
         }
@@ -354,7 +387,9 @@ public struct SignedEthereumTransaction: Sendable, Hashable {
     public static func decode(_ raw: [UInt8]) throws(EthereumError) -> SignedEthereumTransaction {
         let (type, items) = try envelope(raw)
         let expected = [EthereumTransactionType.legacy: 9, .accessList: 11, .dynamicFee: 12][type]!
-        guard items.count == expected else { throw .txFieldCount(kind: type.description, expected: expected, got: items.count) }
+        guard items.count == expected else {
+            throw .txFieldCount(kind: type.description, expected: expected, got: items.count)
+        }
         var fields = TransactionFields(items: items)
         var tx = try fields.body(type)
         let v = try fields.quantity(type == .legacy ? "v" : "yParity")
@@ -399,8 +434,10 @@ extension EthereumTransaction {
         switch type {
         case .legacy:
             guard items.count == 6 || items.count == 9 else {
-                throw .txBadField(field: "RLP list", reason: "of an unsigned legacy transaction must have 6 fields (pre-EIP-155)"
-                    + " or 9 (EIP-155: …, chainId, 0, 0), got \(items.count)")
+                throw .txBadField(
+                    field: "RLP list",
+                    reason: "of an unsigned legacy transaction must have 6 fields (pre-EIP-155)"
+                        + " or 9 (EIP-155: …, chainId, 0, 0), got \(items.count)")
             }
         case .accessList, .dynamicFee:
             let expected = type == .accessList ? 8 : 9
@@ -418,7 +455,8 @@ extension EthereumTransaction {
         }
         try tx.validate()
         guard tx.signingPayload == payload else {
-            throw .txBadField(field: "RLP", reason: "is not in canonical form (it does not re-encode to the bytes given)")
+            throw .txBadField(
+                field: "RLP", reason: "is not in canonical form (it does not re-encode to the bytes given)")
         }
         return tx
     }
@@ -431,7 +469,10 @@ struct TransactionFields {
 
     init(items: [RLPItem]) { self.items = items }
 
-    mutating func next() -> RLPItem { defer { index += 1 }; return items[index] }
+    mutating func next() -> RLPItem {
+        defer { index += 1 }
+        return items[index]
+    }
 
     mutating func quantity(_ name: String) throws(EthereumError) -> UInt256 {
         do { return UInt256(bigEndian: try next().asUIntBytes(maxBytes: 32))! } catch {
@@ -440,7 +481,9 @@ struct TransactionFields {
     }
 
     mutating func bytes(_ name: String) throws(EthereumError) -> [UInt8] {
-        do { return try next().asBytes() } catch { throw .txBadField(field: name, reason: "must be a byte string, got a list") }
+        do { return try next().asBytes() } catch {
+            throw .txBadField(field: name, reason: "must be a byte string, got a list")
+        }
     }
 
     /// The unsigned fields of `type` in RLP order (a typed transaction's chain id first; no
@@ -475,11 +518,13 @@ struct TransactionFields {
             }
             for (i, entry) in entries.enumerated() {
                 guard case .list(let pair) = entry, pair.count == 2, case .bytes(let address) = pair[0],
-                      case .list(let keys) = pair[1] else {
+                    case .list(let keys) = pair[1]
+                else {
                     throw .txBadField(field: "accessList[\(i)]", reason: "must be [address, [storageKeys…]]")
                 }
                 guard address.count == 20, let a = try? EthereumAddress(bytes: address) else {
-                    throw .txBadField(field: "accessList[\(i)].address", reason: "must be 20 bytes, got \(address.count)")
+                    throw .txBadField(
+                        field: "accessList[\(i)].address", reason: "must be 20 bytes, got \(address.count)")
                 }
                 var storage = [[UInt8]]()
                 for (j, key) in keys.enumerated() {
@@ -491,8 +536,9 @@ struct TransactionFields {
                 accessList.append(AccessListEntry(address: a, storageKeys: storage))
             }
         }
-        return EthereumTransaction(type: type, chainID: chainID, nonce: nonce, gasPrice: gasPrice,
-                                   maxPriorityFeePerGas: maxPriority, maxFeePerGas: maxFee, gasLimit: gasLimit,
-                                   to: to, value: value, data: data, accessList: accessList)
+        return EthereumTransaction(
+            type: type, chainID: chainID, nonce: nonce, gasPrice: gasPrice,
+            maxPriorityFeePerGas: maxPriority, maxFeePerGas: maxFee, gasLimit: gasLimit,
+            to: to, value: value, data: data, accessList: accessList)
     }
 }

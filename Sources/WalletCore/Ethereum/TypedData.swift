@@ -99,7 +99,9 @@ indirect enum TypedDataType: Sendable, Hashable {
         var base = Substring(name)
         var counts: [Int?] = []  // outermost dimension first
         while base.hasSuffix("]") {
-            guard counts.count < TypedData.maximumArrayDimensions, let open = base.lastIndex(of: "[") else { return nil }
+            guard counts.count < TypedData.maximumArrayDimensions, let open = base.lastIndex(of: "[") else {
+                return nil
+            }
             let inner = base[base.index(after: open)..<base.index(before: base.endIndex)]
             if inner.isEmpty {
                 counts.append(nil)
@@ -184,16 +186,19 @@ public struct TypedData: Sendable {
 
     /// Builds and checks a document: every field type must exist, the primary type must be
     /// defined, and no struct may reach itself through its fields.
-    public init(types: [String: [TypedDataField]], primaryType: String,
-                domain: TypedDataValue, message: TypedDataValue) throws(EthereumError) {
+    public init(
+        types: [String: [TypedDataField]], primaryType: String,
+        domain: TypedDataValue, message: TypedDataValue
+    ) throws(EthereumError) {
         var all = types
         guard case .object(let domainFields) = domain else {
             throw .typedDataMalformed(reason: "domain must be an object, got \(domain)")
         }
         if all["EIP712Domain"] == nil {
             for key in domainFields.keys.sorted() where !Self.domainFieldTypes.contains(where: { $0.name == key }) {
-                throw .typedDataMalformed(reason: "domain field \(JSONString.quoted(key)) is not one of"
-                    + " name, version, chainId, verifyingContract, salt (define EIP712Domain to use it)")
+                throw .typedDataMalformed(
+                    reason: "domain field \(JSONString.quoted(key)) is not one of"
+                        + " name, version, chainId, verifyingContract, salt (define EIP712Domain to use it)")
             }
             all["EIP712Domain"] = Self.domainFieldTypes.filter { domainFields[$0.name] != nil }
                 .map { TypedDataField(name: $0.name, type: $0.type) }
@@ -216,7 +221,9 @@ public struct TypedData: Sendable {
 
     /// Reads the output of `JSONSerialization`.
     public init(jsonObject: Any) throws(EthereumError) {
-        guard let root = jsonObject as? [String: Any] else { throw .typedDataMalformed(reason: "the top level is not an object") }
+        guard let root = jsonObject as? [String: Any] else {
+            throw .typedDataMalformed(reason: "the top level is not an object")
+        }
         guard let rawTypes = root["types"] as? [String: Any] else {
             throw .typedDataMalformed(reason: "\"types\" is missing or not an object")
         }
@@ -228,7 +235,8 @@ public struct TypedData: Sendable {
             var fields = [TypedDataField]()
             for (i, member) in members.enumerated() {
                 guard let m = member as? [String: Any], let fieldName = m["name"] as? String,
-                      let fieldType = m["type"] as? String else {
+                    let fieldType = m["type"] as? String
+                else {
                     throw .typedDataMalformed(reason: "types.\(name)[\(i)] is not {\"name\": string, \"type\": string}")
                 }
                 fields.append(TypedDataField(name: fieldName, type: fieldType))
@@ -240,8 +248,9 @@ public struct TypedData: Sendable {
         }
         guard let domain = root["domain"] else { throw .typedDataMalformed(reason: "\"domain\" is missing") }
         guard let message = root["message"] else { throw .typedDataMalformed(reason: "\"message\" is missing") }
-        try self.init(types: types, primaryType: primaryType, domain: TypedDataValue(jsonObject: domain),
-                      message: TypedDataValue(jsonObject: message))
+        try self.init(
+            types: types, primaryType: primaryType, domain: TypedDataValue(jsonObject: domain),
+            message: TypedDataValue(jsonObject: message))
     }
 
     // MARK: Hashing
@@ -263,7 +272,9 @@ public struct TypedData: Sendable {
     }
 
     /// typeHash ‖ the 32-byte encoding of each member (what hashStruct hashes).
-    public func encodeData(_ name: String, _ value: TypedDataValue, path: String = "message") throws(EthereumError) -> [UInt8] {
+    public func encodeData(
+        _ name: String, _ value: TypedDataValue, path: String = "message"
+    ) throws(EthereumError) -> [UInt8] {
         guard let fields = types[name] else { throw .typedDataUnknownType(type: name, usedBy: path) }
         guard case .object(let members) = value else {
             throw .typedDataBadValue(path: path, type: name, reason: "\(value) instead of an object")
@@ -281,7 +292,9 @@ public struct TypedData: Sendable {
     }
 
     /// hashStruct(value) = keccak256(encodeData).
-    public func hashStruct(_ name: String, _ value: TypedDataValue, path: String = "message") throws(EthereumError) -> [UInt8] {
+    public func hashStruct(
+        _ name: String, _ value: TypedDataValue, path: String = "message"
+    ) throws(EthereumError) -> [UInt8] {
         Hash.keccak256(try encodeData(name, value, path: path))
     }
 
@@ -315,7 +328,8 @@ public struct TypedData: Sendable {
         let names = structNames
         for (name, fields) in types.sorted(by: { $0.key < $1.key }) {
             if TypedDataType.parse(name, structs: []) != nil || name.contains("[") {
-                throw .typedDataMalformed(reason: "struct name \(JSONString.quoted(name)) is an atomic or array type name")
+                throw .typedDataMalformed(
+                    reason: "struct name \(JSONString.quoted(name)) is an atomic or array type name")
             }
             var seen = Set<String>()
             for field in fields {
@@ -324,8 +338,9 @@ public struct TypedData: Sendable {
                 }
                 let dimensions = TypedDataType.arrayDimensions(field.type)
                 guard dimensions <= Self.maximumArrayDimensions else {
-                    throw .typedDataTooDeep(usedBy: "type of \(name).\(field.name)", what: "array dimensions",
-                                            limit: Self.maximumArrayDimensions, given: "\(dimensions)")
+                    throw .typedDataTooDeep(
+                        usedBy: "type of \(name).\(field.name)", what: "array dimensions",
+                        limit: Self.maximumArrayDimensions, given: "\(dimensions)")
                 }
                 guard TypedDataType.parse(field.type, structs: names) != nil else {
                     throw .typedDataUnknownType(type: field.type, usedBy: "\(name).\(field.name)")
@@ -345,9 +360,10 @@ public struct TypedData: Sendable {
         if let start = stack.firstIndex(of: name) { throw .typedDataCycle(path: Array(stack[start...]) + [name]) }
         guard !done.contains(name) else { return }
         guard stack.count < Self.maximumStructDepth else {
-            throw .typedDataTooDeep(usedBy: "struct \(stack[0])", what: "levels of nested struct types",
-                                    limit: Self.maximumStructDepth,
-                                    given: "more: \(stack[0]) → \(stack[1]) → … → \(stack[stack.count - 1]) → \(name)")
+            throw .typedDataTooDeep(
+                usedBy: "struct \(stack[0])", what: "levels of nested struct types",
+                limit: Self.maximumStructDepth,
+                given: "more: \(stack[0]) → \(stack[1]) → … → \(stack[stack.count - 1]) → \(name)")
         }
         stack.append(name)
         for field in types[name] ?? [] {
@@ -368,15 +384,18 @@ public struct TypedData: Sendable {
         }
     }
 
-    private func encodeValue(_ typeName: String, _ value: TypedDataValue, path: String) throws(EthereumError) -> [UInt8] {
+    private func encodeValue(_ typeName: String, _ value: TypedDataValue, path: String) throws(EthereumError) -> [UInt8]
+    {
         guard let type = TypedDataType.parse(typeName, structs: structNames) else {
             throw .typedDataUnknownType(type: typeName, usedBy: path)
         }
         return try encode(type, typeName, value, path: path)
     }
 
-    private func encode(_ type: TypedDataType, _ typeName: String, _ value: TypedDataValue,
-                        path: String) throws(EthereumError) -> [UInt8] {
+    private func encode(
+        _ type: TypedDataType, _ typeName: String, _ value: TypedDataValue,
+        path: String
+    ) throws(EthereumError) -> [UInt8] {
         func bad(_ reason: String) -> EthereumError { .typedDataBadValue(path: path, type: typeName, reason: reason) }
         switch type {
         case .structType(let name):
@@ -421,15 +440,18 @@ public struct TypedData: Sendable {
         do { return try Hex.decode(s) } catch { throw bad(error.description) }
     }
 
-    private func encodeInteger(_ value: TypedDataValue, bits: Int, signed: Bool, typeName: String,
-                               path: String) throws(EthereumError) -> [UInt8] {
+    private func encodeInteger(
+        _ value: TypedDataValue, bits: Int, signed: Bool, typeName: String,
+        path: String
+    ) throws(EthereumError) -> [UInt8] {
         var text: String
         switch value {
         case .integer(let s): text = s
         case .string(let s): text = s.trimmingSpaces
         case .inexactNumber(let s):
-            throw .typedDataBadValue(path: path, type: typeName,
-                                     reason: "the number \(s), which is not an exact integer (write large integers as strings)")
+            throw .typedDataBadValue(
+                path: path, type: typeName,
+                reason: "the number \(s), which is not an exact integer (write large integers as strings)")
         default:
             throw .typedDataBadValue(path: path, type: typeName, reason: "\(value) instead of an integer")
         }
@@ -443,7 +465,8 @@ public struct TypedData: Sendable {
         if text.hasPrefix("0x") || text.hasPrefix("0X") {
             let digits = text.dropFirst(2)
             guard !digits.isEmpty, digits.allSatisfy(\.isHexDigit) else {
-                throw .typedDataBadValue(path: path, type: typeName, reason: "\(JSONString.quoted(shown)), which is not an integer")
+                throw .typedDataBadValue(
+                    path: path, type: typeName, reason: "\(JSONString.quoted(shown)), which is not an integer")
             }
             let significant = digits.drop { $0 == "0" }
             guard significant.count <= 64 else {
@@ -453,9 +476,12 @@ public struct TypedData: Sendable {
             magnitude = UInt256(bigEndian: (try? Hex.decode(even)) ?? [])!
         } else {
             guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                throw .typedDataBadValue(path: path, type: typeName, reason: "\(JSONString.quoted(shown)), which is not an integer")
+                throw .typedDataBadValue(
+                    path: path, type: typeName, reason: "\(JSONString.quoted(shown)), which is not an integer")
             }
-            guard let m = UInt256(decimal: text) else { throw .typedDataIntegerOutOfRange(path: path, type: typeName, value: shown) }
+            guard let m = UInt256(decimal: text) else {
+                throw .typedDataIntegerOutOfRange(path: path, type: typeName, value: shown)
+            }
             magnitude = m
         }
         if magnitude.isZero { return [UInt8](repeating: 0, count: 32) }

@@ -184,7 +184,8 @@ public enum EthereumUnits {
             let digits = trimmed.dropFirst(2)
             guard !digits.isEmpty else { throw .unitsMalformed(input: input, reason: "no hex digits after 0x") }
             guard digits.allSatisfy(\.isHexDigit) else {
-                throw .unitsMalformed(input: input, reason: "\"\(digits.first { !$0.isHexDigit }!)\" is not a hex digit")
+                throw .unitsMalformed(
+                    input: input, reason: "\"\(digits.first { !$0.isHexDigit }!)\" is not a hex digit")
             }
             let significant = digits.drop { $0 == "0" }
             guard significant.count <= 64 else { throw .unitsTooLarge(input: input) }
@@ -223,7 +224,8 @@ public enum EthereumUnits {
         guard fractionDigits.count <= decimals else {
             throw .unitsTooManyDecimals(input: input, unit: unitName, allowed: decimals)
         }
-        let digits = (whole.isEmpty ? "0" : whole) + String(fractionDigits)
+        let digits =
+            (whole.isEmpty ? "0" : whole) + String(fractionDigits)
             + String(repeating: "0", count: decimals - fractionDigits.count)
         guard let value = UInt256(decimal: digits) else { throw .unitsTooLarge(input: input) }
         return value

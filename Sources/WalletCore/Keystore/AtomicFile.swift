@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // MARK: - Errors
@@ -83,8 +83,8 @@ public enum AtomicFile {
         let bytes = Array(file.utf8), marker = Array(temporaryMarker.utf8)
         let markerStart = bytes.count - 12 - marker.count
         guard markerStart >= 2, bytes[0] == UInt8(ascii: "."),
-              Array(bytes[markerStart..<(markerStart + marker.count)]) == marker,
-              bytes[(bytes.count - 12)...].allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+            Array(bytes[markerStart..<(markerStart + marker.count)]) == marker,
+            bytes[(bytes.count - 12)...].allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
         else { return false }
         return name.map { Array($0.utf8) == Array(bytes[1..<markerStart]) } ?? true
     }

@@ -58,7 +58,8 @@ public struct SigningReview: Sendable, Equatable {
         var out = [TerminalText.safe(title)]
         let marks = warnings.map { "  ! " + TerminalText.safe($0) }
         out += marks
-        let labelWidth = min(24, (lines.map { $0.depth * 2 + TerminalText.safe($0.label).count } + [digestName.count]).max() ?? 0)
+        let labelWidth = min(
+            24, (lines.map { $0.depth * 2 + TerminalText.safe($0.label).count } + [digestName.count]).max() ?? 0)
         func emit(_ label: String, _ value: String, depth: Int) {
             let indent = String(repeating: " ", count: 2 + depth * 2)
             let safeLabel = TerminalText.safe(label)
@@ -82,10 +83,15 @@ public struct SigningReview: Sendable, Equatable {
         var out: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var rest = Substring(paragraph)
-            if rest.isEmpty { out.append(""); continue }
+            if rest.isEmpty {
+                out.append("")
+                continue
+            }
             while rest.count > width {
                 let cut = rest.index(rest.startIndex, offsetBy: width)
-                if let space = rest[..<cut].lastIndex(of: " "), rest.distance(from: rest.startIndex, to: space) > width / 2 {
+                if let space = rest[..<cut].lastIndex(of: " "),
+                    rest.distance(from: rest.startIndex, to: space) > width / 2
+                {
                     out.append(String(rest[..<space]))
                     rest = rest[rest.index(after: space)...]
                 } else {
@@ -133,8 +139,9 @@ extension SigningReview {
     /// terminal), else its bytes in hex; a 32-byte message is flagged, since a hash signed as a
     /// message is the classic blind signature.
     public static func message(_ message: [UInt8]) -> SigningReview {
-        var review = SigningReview(title: "EIP-191 personal message", digest: PersonalMessage.digest(message),
-                                   digestName: "EIP-191 digest")
+        var review = SigningReview(
+            title: "EIP-191 personal message", digest: PersonalMessage.digest(message),
+            digestName: "EIP-191 digest")
         if let text = String(validating: message, as: UTF8.self), TerminalText.isPlain(text) {
             review.add("text", text)
             review.add("length", "\(message.count) bytes, UTF-8")
@@ -143,7 +150,8 @@ extension SigningReview {
             review.add("length", "\(message.count) bytes (not printable text: shown in hex)")
         }
         if message.count == 32 {
-            review.warnings.append("this message is 32 bytes: it may be a transaction hash, and signing it blind is dangerous")
+            review.warnings.append(
+                "this message is 32 bytes: it may be a transaction hash, and signing it blind is dangerous")
         }
         return review
     }
@@ -152,7 +160,8 @@ extension SigningReview {
     public static func rawDigest(_ digest: [UInt8]) -> SigningReview {
         var review = SigningReview(title: "raw 32-byte digest", digest: digest, digestName: "digest")
         review.add("what", "a digest only: kcs cannot tell what it commits to")
-        review.warnings.append("signing a bare digest is signing blind: it may be a transaction or a permit you cannot see")
+        review.warnings.append(
+            "signing a bare digest is signing blind: it may be a transaction or a permit you cannot see")
         return review
     }
 }

@@ -11,21 +11,25 @@ extension SigningReview {
     /// The review of `tx` (unsigned). `name` names an address that is one of the person's
     /// keys; `fullData` shows the call data in full hex (else its length and selector, and the
     /// decoded call).
-    public static func transaction(_ tx: EthereumTransaction, name: (EthereumAddress) -> String? = { _ in nil },
-                                   fullData: Bool = false) -> SigningReview {
-        let typeName = switch tx.type {
-        case .legacy: tx.chainID == nil ? "legacy transaction, pre-EIP-155" : "legacy transaction (EIP-155)"
-        case .accessList: "EIP-2930 transaction (type 1)"
-        case .dynamicFee: "EIP-1559 transaction (type 2)"
-        }
+    public static func transaction(
+        _ tx: EthereumTransaction, name: (EthereumAddress) -> String? = { _ in nil },
+        fullData: Bool = false
+    ) -> SigningReview {
+        let typeName =
+            switch tx.type {
+            case .legacy: tx.chainID == nil ? "legacy transaction, pre-EIP-155" : "legacy transaction (EIP-155)"
+            case .accessList: "EIP-2930 transaction (type 1)"
+            case .dynamicFee: "EIP-1559 transaction (type 2)"
+            }
         var review = SigningReview(title: typeName, digest: tx.signingHash, digestName: "signing hash")
         let symbol = EthereumChain.symbol(tx.chainID)
         if let chain = tx.chainID {
             review.add("chain", EthereumChain.label(chain))
         } else {
             review.add("chain", "none: valid on every chain")
-            review.warnings.append("this transaction has no chain id (pre-EIP-155): once signed it is valid on every chain,"
-                + " and anyone can replay it there")
+            review.warnings.append(
+                "this transaction has no chain id (pre-EIP-155): once signed it is valid on every chain,"
+                    + " and anyone can replay it there")
         }
         func named(_ a: EthereumAddress) -> String { a.checksummed + (name(a).map { " (your key \($0))" } ?? "") }
         review.add("to", tx.to.map(named) ?? "nobody: this creates a contract")
@@ -46,19 +50,27 @@ extension SigningReview {
             review.add("worst-case fee", "more than 2^256 wei")
             review.warnings.append("the fee is beyond any balance: no node will take this transaction")
         } else {
-            review.add("worst-case fee", amount(fee, symbol: symbol) + ", gas limit × " + (tx.maxFeePerGas == nil ? "gas price" : "max fee"))
+            review.add(
+                "worst-case fee",
+                amount(fee, symbol: symbol) + ", gas limit × " + (tx.maxFeePerGas == nil ? "gas price" : "max fee"))
             let (total, totalOverflow) = tx.value.addingReportingOverflow(fee)
             if !tx.value.isZero && !totalOverflow { review.add("total at most", amount(total, symbol: symbol)) }
             if perGas > highFeePerGas || fee > highFee {
-                review.warnings.append("the fee is high: up to \(amount(fee, symbol: symbol)) at \(gwei(perGas)) per gas"
-                    + " (mainnet has rarely needed more than 100 gwei): check it is what you mean to pay")
+                review.warnings.append(
+                    "the fee is high: up to \(amount(fee, symbol: symbol)) at \(gwei(perGas)) per gas"
+                        + " (mainnet has rarely needed more than 100 gwei): check it is what you mean to pay")
             }
         }
         CallData.review(tx.data, to: tx.to, name: name, fullData: fullData, into: &review)
         if !tx.accessList.isEmpty {
             let keys = tx.accessList.reduce(0) { $0 + $1.storageKeys.count }
-            review.add("access list", "\(tx.accessList.count) address\(tx.accessList.count == 1 ? "" : "es"), \(keys) storage key\(keys == 1 ? "" : "s")")
-            for entry in tx.accessList { review.add(entry.address.checksummed, "\(entry.storageKeys.count) storage keys", depth: 1) }
+            review.add(
+                "access list",
+                "\(tx.accessList.count) address\(tx.accessList.count == 1 ? "" : "es"), \(keys) storage key\(keys == 1 ? "" : "s")"
+            )
+            for entry in tx.accessList {
+                review.add(entry.address.checksummed, "\(entry.storageKeys.count) storage keys", depth: 1)
+            }
         }
         return review
     }
@@ -77,23 +89,32 @@ public enum CallData {
     }
 
     static let known: [Known] = [
-        Known(selector: [0xA9, 0x05, 0x9C, 0xBB], signature: "transfer(address,uint256)",
-              arguments: [("to", .address), ("amount", .amount)]),
-        Known(selector: [0x09, 0x5E, 0xA7, 0xB3], signature: "approve(address,uint256)",
-              arguments: [("spender", .address), ("amount", .amount)]),
-        Known(selector: [0x23, 0xB8, 0x72, 0xDD], signature: "transferFrom(address,address,uint256)",
-              arguments: [("from", .address), ("to", .address), ("amount", .amount)]),
-        Known(selector: [0xA2, 0x2C, 0xB4, 0x65], signature: "setApprovalForAll(address,bool)",
-              arguments: [("operator", .address), ("approved", .bool)]),
+        Known(
+            selector: [0xA9, 0x05, 0x9C, 0xBB], signature: "transfer(address,uint256)",
+            arguments: [("to", .address), ("amount", .amount)]),
+        Known(
+            selector: [0x09, 0x5E, 0xA7, 0xB3], signature: "approve(address,uint256)",
+            arguments: [("spender", .address), ("amount", .amount)]),
+        Known(
+            selector: [0x23, 0xB8, 0x72, 0xDD], signature: "transferFrom(address,address,uint256)",
+            arguments: [("from", .address), ("to", .address), ("amount", .amount)]),
+        Known(
+            selector: [0xA2, 0x2C, 0xB4, 0x65], signature: "setApprovalForAll(address,bool)",
+            arguments: [("operator", .address), ("approved", .bool)]),
     ]
 
     /// An amount at or above 2^128 is more than any token's supply: an approval that large is unlimited.
     static let unlimited = UInt256(bigEndian: [1] + [UInt8](repeating: 0, count: 16))!
 
     /// Adds the call data's lines (and warnings) to `review`.
-    static func review(_ data: [UInt8], to: EthereumAddress?, name: (EthereumAddress) -> String?, fullData: Bool,
-                       into review: inout SigningReview) {
-        guard !data.isEmpty else { review.add("call data", "none"); return }
+    static func review(
+        _ data: [UInt8], to: EthereumAddress?, name: (EthereumAddress) -> String?, fullData: Bool,
+        into review: inout SigningReview
+    ) {
+        guard !data.isEmpty else {
+            review.add("call data", "none")
+            return
+        }
         if to == nil {
             review.add("call data", "\(data.count) bytes of contract code")
         } else if data.count < 4 {
@@ -111,22 +132,26 @@ public enum CallData {
                         let amount = UInt256(bigEndian: args[i])!
                         let isApproval = call.signature.hasPrefix("approve")
                         let text = amount == .max ? "\(amount) (2^256 − 1: unlimited)" : amount.description
-                        review.add(argument.name, text + " token units (the token's decimals are not known to kcs)", depth: 1)
+                        review.add(
+                            argument.name, text + " token units (the token's decimals are not known to kcs)", depth: 1)
                         if isApproval && amount >= unlimited {
-                            review.warnings.append("unlimited approval: the spender may take every token of contract"
-                                + " \(to?.checksummed ?? "?") you hold, now and later")
+                            review.warnings.append(
+                                "unlimited approval: the spender may take every token of contract"
+                                    + " \(to?.checksummed ?? "?") you hold, now and later")
                         }
                     case .bool:
                         let on = args[i].last == 1
                         review.add(argument.name, on ? "true" : "false", depth: 1)
                         if on {
-                            review.warnings.append("setApprovalForAll: the operator may move every token of collection"
-                                + " \(to?.checksummed ?? "?") you hold, now and later")
+                            review.warnings.append(
+                                "setApprovalForAll: the operator may move every token of collection"
+                                    + " \(to?.checksummed ?? "?") you hold, now and later")
                         }
                     }
                 }
             } else {
-                review.add("call data", "\(data.count) bytes, selector 0x\(Hex.encode(selector)) (a call kcs does not decode)")
+                review.add(
+                    "call data", "\(data.count) bytes, selector 0x\(Hex.encode(selector)) (a call kcs does not decode)")
             }
         }
         if fullData {

@@ -8,8 +8,11 @@ extension SigningReview {
     public static let maximumLines = 2_000
 
     /// The review of `typed`; `name` names an address that is one of the person's keys.
-    public static func typedData(_ typed: TypedData, name: @escaping (EthereumAddress) -> String? = { _ in nil }) throws(EthereumError) -> SigningReview {
-        var review = SigningReview(title: "EIP-712 typed data", digest: try typed.digest(), digestName: "EIP-712 digest")
+    public static func typedData(
+        _ typed: TypedData, name: @escaping (EthereumAddress) -> String? = { _ in nil }
+    ) throws(EthereumError) -> SigningReview {
+        var review = SigningReview(
+            title: "EIP-712 typed data", digest: try typed.digest(), digestName: "EIP-712 digest")
         review.add("primary type", typed.primaryType)
         var tree = TypedDataTree(typed: typed, name: name)
         review.add("domain", "")
@@ -19,8 +22,9 @@ extension SigningReview {
             tree.fields(of: typed.primaryType, typed.message, depth: 1, into: &review)
         }
         if tree.truncated > 0 {
-            review.warnings.append("the message has \(tree.truncated) more fields than the \(maximumLines) shown:"
-                + " what is not shown is signed too")
+            review.warnings.append(
+                "the message has \(tree.truncated) more fields than the \(maximumLines) shown:"
+                    + " what is not shown is signed too")
         }
         review.warnings += tree.warnings
         review.add("domain separator", "0x" + Hex.encode(try typed.domainSeparator()))
@@ -45,7 +49,10 @@ struct TypedDataTree {
     }
 
     mutating func add(_ label: String, _ value: String, depth: Int, into review: inout SigningReview) -> Bool {
-        guard shown < SigningReview.maximumLines else { truncated += 1; return false }
+        guard shown < SigningReview.maximumLines else {
+            truncated += 1
+            return false
+        }
         shown += 1
         review.add(label, value, depth: depth)
         return true
@@ -58,7 +65,9 @@ struct TypedDataTree {
         }
     }
 
-    mutating func value(_ label: String, _ typeName: String, _ value: TypedDataValue, depth: Int, into review: inout SigningReview) {
+    mutating func value(
+        _ label: String, _ typeName: String, _ value: TypedDataValue, depth: Int, into review: inout SigningReview
+    ) {
         guard let type = TypedDataType.parse(typeName, structs: structs) else {
             _ = add(label, String(describing: value), depth: depth, into: &review)
             return
@@ -68,9 +77,16 @@ struct TypedDataTree {
             guard add(label, s, depth: depth, into: &review) else { return }
             fields(of: s, value, depth: depth + 1, into: &review)
         case .array:
-            guard case .array(let items) = value else { _ = add(label, String(describing: value), depth: depth, into: &review); return }
+            guard case .array(let items) = value else {
+                _ = add(label, String(describing: value), depth: depth, into: &review)
+                return
+            }
             let element = String(typeName[..<typeName.lastIndex(of: "[")!])
-            guard add(label, "\(items.count) item\(items.count == 1 ? "" : "s") of \(element)", depth: depth, into: &review) else {
+            guard
+                add(
+                    label, "\(items.count) item\(items.count == 1 ? "" : "s") of \(element)", depth: depth,
+                    into: &review)
+            else {
                 truncated += items.count
                 return
             }

@@ -82,7 +82,8 @@ public enum Bytewords {
     }
 
     /// The 256 words, `able` (0x00) to `zoom` (0xFF), run together (BCR-2020-012).
-    static let list = Array("""
+    static let list = Array(
+        """
         ableacidalsoapexaquaarchatomauntawayaxisbackbaldbarnbeltbetabiasbluebodybragbrewbulbbuzzcalmcash\
         catschefcityclawcodecolacookcostcruxcurlcuspcyandarkdatadaysdelidicedietdoordowndrawdropdrumdull\
         dutyeacheasyechoedgeepicevenexamexiteyesfactfairfernfigsfilmfishfizzflapflewfluxfoxyfreefrogfuel\

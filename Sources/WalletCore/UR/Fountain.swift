@@ -21,7 +21,9 @@ public struct Xoshiro256: Sendable {
     /// Seeded from a CRC-32 as 4 big-endian bytes.
     public init(crc32: UInt32) { self.init(seed: Self.bigEndian(crc32)) }
 
-    static func bigEndian(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func bigEndian(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
 
     private static func rotl(_ x: UInt64, _ k: UInt64) -> UInt64 { x << k | x >> (64 - k) }
 
@@ -134,15 +136,20 @@ public enum FountainCode {
     /// are the fragments in order; later ones mix fragments chosen with a generator seeded from
     /// the part's number and the message's checksum.
     /// `sampler` is `degreeSampler(sequenceLength:)`, made once by a caller that maps many parts.
-    public static func fragments(sequenceNumber: UInt32, sequenceLength: Int, checksum: UInt32,
-                                 sampler: RandomSampler? = nil) -> Set<Int> {
-        fragments(sequenceNumber: sequenceNumber, sequenceLength: sequenceLength, checksum: checksum, sampler: sampler,
-                  maximumDegree: .max)!
+    public static func fragments(
+        sequenceNumber: UInt32, sequenceLength: Int, checksum: UInt32,
+        sampler: RandomSampler? = nil
+    ) -> Set<Int> {
+        fragments(
+            sequenceNumber: sequenceNumber, sequenceLength: sequenceLength, checksum: checksum, sampler: sampler,
+            maximumDegree: .max)!
     }
 
     /// The same, or nil (without drawing them) when the part mixes more than `maximumDegree` fragments.
-    public static func fragments(sequenceNumber: UInt32, sequenceLength: Int, checksum: UInt32, sampler: RandomSampler?,
-                                 maximumDegree: Int) -> Set<Int>? {
+    public static func fragments(
+        sequenceNumber: UInt32, sequenceLength: Int, checksum: UInt32, sampler: RandomSampler?,
+        maximumDegree: Int
+    ) -> Set<Int>? {
         if UInt64(sequenceNumber) <= UInt64(sequenceLength) { return [Int(sequenceNumber) - 1] }
         var random = Xoshiro256(seed: Xoshiro256.bigEndian(sequenceNumber) + Xoshiro256.bigEndian(checksum))
         let degree = (sampler ?? degreeSampler(sequenceLength: sequenceLength)).next { random.nextDouble() } + 1
@@ -191,8 +198,10 @@ public struct FountainPart: Sendable, Equatable {
     }
 
     public var cbor: CBOR {
-        .array([.unsigned(UInt64(sequenceNumber)), .unsigned(UInt64(sequenceLength)), .unsigned(UInt64(messageLength)),
-                .unsigned(UInt64(checksum)), .bytes(data)])
+        .array([
+            .unsigned(UInt64(sequenceNumber)), .unsigned(UInt64(sequenceLength)), .unsigned(UInt64(messageLength)),
+            .unsigned(UInt64(checksum)), .bytes(data),
+        ])
     }
 
     /// Bounds on what a part may announce, checked before anything is allocated for it.
@@ -205,8 +214,9 @@ public struct FountainPart: Sendable, Equatable {
         let item: CBOR
         do { item = try CBOR(decoding: bytes) } catch { throw .cbor(error) }
         guard case .array(let fields) = item, fields.count == 5,
-              case .unsigned(let n) = fields[0], case .unsigned(let len) = fields[1], case .unsigned(let size) = fields[2],
-              case .unsigned(let sum) = fields[3], case .bytes(let data) = fields[4]
+            case .unsigned(let n) = fields[0], case .unsigned(let len) = fields[1],
+            case .unsigned(let size) = fields[2],
+            case .unsigned(let sum) = fields[3], case .bytes(let data) = fields[4]
         else { throw .invalidPart("expected [seqNum, seqLen, messageLen, checksum, data]") }
         guard (1...UInt64(UInt32.max)).contains(n) else { throw .invalidPart("sequence number \(n)") }
         guard (1...UInt64(Self.maximumSequenceLength)).contains(len) else {
@@ -219,7 +229,9 @@ public struct FountainPart: Sendable, Equatable {
         guard !data.isEmpty, (Int(size) + data.count - 1) / data.count == Int(len) else {
             throw .invalidPart("\(len) parts of \(data.count) bytes cannot hold \(size) bytes")
         }
-        self.init(sequenceNumber: UInt32(n), sequenceLength: Int(len), messageLength: Int(size), checksum: UInt32(sum), data: data)
+        self.init(
+            sequenceNumber: UInt32(n), sequenceLength: Int(len), messageLength: Int(size), checksum: UInt32(sum),
+            data: data)
     }
 }
 
@@ -234,12 +246,14 @@ public struct FountainEncoder: Sendable {
     /// The number of the last part made (the next is one more, wrapping at 2³²).
     public private(set) var sequenceNumber: UInt32
 
-    public init(message: [UInt8], maxFragmentLength: Int, minFragmentLength: Int = 10, firstSequenceNumber: UInt32 = 0) {
+    public init(message: [UInt8], maxFragmentLength: Int, minFragmentLength: Int = 10, firstSequenceNumber: UInt32 = 0)
+    {
         precondition(!message.isEmpty)
         messageLength = message.count
         checksum = CRC32.checksum(message)
-        fragmentLength = FountainCode.fragmentLength(messageLength: message.count, minFragmentLength: minFragmentLength,
-                                                     maxFragmentLength: maxFragmentLength)
+        fragmentLength = FountainCode.fragmentLength(
+            messageLength: message.count, minFragmentLength: minFragmentLength,
+            maxFragmentLength: maxFragmentLength)
         fragments = FountainCode.partition(message, fragmentLength: fragmentLength)
         sampler = FountainCode.degreeSampler(sequenceLength: fragments.count)
         sequenceNumber = firstSequenceNumber
@@ -251,11 +265,13 @@ public struct FountainEncoder: Sendable {
 
     public mutating func nextPart() -> FountainPart {
         sequenceNumber &+= 1
-        let indexes = FountainCode.fragments(sequenceNumber: sequenceNumber, sequenceLength: sequenceLength, checksum: checksum,
-                                             sampler: sampler)
+        let indexes = FountainCode.fragments(
+            sequenceNumber: sequenceNumber, sequenceLength: sequenceLength, checksum: checksum,
+            sampler: sampler)
         let data = indexes.dropFirst().reduce(fragments[indexes.first!]) { FountainCode.xor($0, fragments[$1]) }
-        return FountainPart(sequenceNumber: sequenceNumber, sequenceLength: sequenceLength, messageLength: messageLength,
-                            checksum: checksum, data: data)
+        return FountainPart(
+            sequenceNumber: sequenceNumber, sequenceLength: sequenceLength, messageLength: messageLength,
+            checksum: checksum, data: data)
     }
 }
 
@@ -330,22 +346,28 @@ public struct FountainDecoder: Sendable {
     public mutating func receive(_ part: FountainPart) throws(URError) -> Received {
         partsRead += 1
         if let e = expected {
-            guard e.sequenceLength == part.sequenceLength, e.messageLength == part.messageLength, e.checksum == part.checksum,
-                  e.fragmentLength == part.data.count else { return .otherMessage }
+            guard e.sequenceLength == part.sequenceLength, e.messageLength == part.messageLength,
+                e.checksum == part.checksum,
+                e.fragmentLength == part.data.count
+            else { return .otherMessage }
         } else {
             expected = (part.sequenceLength, part.messageLength, part.checksum, part.data.count)
         }
         guard message == nil, !seenParts.contains(part.sequenceNumber) else { return .duplicate }
         guard seenParts.count < Self.maximumParts(sequenceLength: part.sequenceLength) else {
-            throw .invalidPart("more than \(Self.maximumParts(sequenceLength: part.sequenceLength)) distinct parts for a message"
-                + " of \(part.sequenceLength) fragments, and it is still incomplete: these parts do not make one message")
+            throw .invalidPart(
+                "more than \(Self.maximumParts(sequenceLength: part.sequenceLength)) distinct parts for a message"
+                    + " of \(part.sequenceLength) fragments, and it is still incomplete: these parts do not make one message"
+            )
         }
         seenParts.insert(part.sequenceNumber)
         if UInt64(part.sequenceNumber) > UInt64(part.sequenceLength), sampler == nil {
             sampler = FountainCode.degreeSampler(sequenceLength: part.sequenceLength)
         }
-        guard let indexes = FountainCode.fragments(sequenceNumber: part.sequenceNumber, sequenceLength: part.sequenceLength,
-                                                   checksum: part.checksum, sampler: sampler, maximumDegree: Self.maximumMixDegree)
+        guard
+            let indexes = FountainCode.fragments(
+                sequenceNumber: part.sequenceNumber, sequenceLength: part.sequenceLength,
+                checksum: part.checksum, sampler: sampler, maximumDegree: Self.maximumMixDegree)
         else { return .duplicate }
         var queue = [Mix(indexes: indexes, data: part.data)]
         var new = false
@@ -364,7 +386,8 @@ public struct FountainDecoder: Sendable {
             for i in mix.indexes { for id in containing[i] ?? [] { shared[id, default: 0] += 1 } }
             for (id, count) in shared.sorted(by: { $0.key < $1.key }) {
                 guard let other = mixes[id], count == other.indexes.count, other.indexes.count < mix.indexes.count,
-                      other.indexes.isStrictSubset(of: mix.indexes) else { continue }
+                    other.indexes.isStrictSubset(of: mix.indexes)
+                else { continue }
                 mix.indexes.subtract(other.indexes)
                 mix.data = FountainCode.xor(mix.data, other.data)
             }
@@ -376,13 +399,19 @@ public struct FountainDecoder: Sendable {
                 // Every held mix that contains this fragment loses it; those left with one become fragments.
                 for id in containing[i] ?? [] {
                     guard let other = drop(id) else { continue }
-                    queue.append(Mix(indexes: other.indexes.subtracting([i]), data: FountainCode.xor(other.data, mix.data)))
+                    queue.append(
+                        Mix(indexes: other.indexes.subtracting([i]), data: FountainCode.xor(other.data, mix.data)))
                 }
-            } else if let first = mix.indexes.first, mixID[mix.indexes] == nil, mixes.count < 4 * part.sequenceLength + 64 {
+            } else if let first = mix.indexes.first, mixID[mix.indexes] == nil,
+                mixes.count < 4 * part.sequenceLength + 64
+            {
                 // The new mix reduces the held mixes it is a strict part of (each contains its first fragment).
                 for id in containing[first] ?? [] {
-                    guard let other = mixes[id], mix.indexes.isStrictSubset(of: other.indexes), let held = drop(id) else { continue }
-                    queue.append(Mix(indexes: held.indexes.subtracting(mix.indexes), data: FountainCode.xor(held.data, mix.data)))
+                    guard let other = mixes[id], mix.indexes.isStrictSubset(of: other.indexes), let held = drop(id)
+                    else { continue }
+                    queue.append(
+                        Mix(indexes: held.indexes.subtracting(mix.indexes), data: FountainCode.xor(held.data, mix.data))
+                    )
                 }
                 hold(mix)
                 new = true

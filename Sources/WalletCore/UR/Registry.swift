@@ -21,8 +21,10 @@ public enum URTag {
     public static let ethSignRequest: UInt64 = 401
     public static let ethSignature: UInt64 = 402
     /// Output-descriptor script expressions (BCR-2020-010): sh 400 … cosigner 410.
-    public static let scripts: [UInt64: String] = [400: "sh", 401: "wsh", 402: "pk", 403: "pkh", 404: "wpkh", 405: "combo",
-                                                   406: "multi", 407: "sortedmulti", 408: "raw", 409: "tr", 410: "cosigner"]
+    public static let scripts: [UInt64: String] = [
+        400: "sh", 401: "wsh", 402: "pk", 403: "pkh", 404: "wpkh", 405: "combo",
+        406: "multi", 407: "sortedmulti", 408: "raw", 409: "tr", 410: "cosigner",
+    ]
 }
 
 extension URError {
@@ -45,7 +47,8 @@ struct FieldReader {
     func bytes(_ key: Int, count: ClosedRange<Int>? = nil) throws(URError) -> [UInt8]? {
         guard let v = map[key] else { return nil }
         guard case .bytes(let b) = v, count.map({ $0.contains(b.count) }) ?? true else {
-            throw .field(type, "field \(key) must be bytes" + (count.map { " (\($0.lowerBound)…\($0.upperBound))" } ?? ""))
+            throw .field(
+                type, "field \(key) must be bytes" + (count.map { " (\($0.lowerBound)…\($0.upperBound))" } ?? ""))
         }
         return b
     }
@@ -64,7 +67,9 @@ struct FieldReader {
 
     func uint(_ key: Int, max: UInt64 = .max) throws(URError) -> UInt64? {
         guard let v = map[key] else { return nil }
-        guard case .unsigned(let n) = v, n <= max else { throw .field(type, "field \(key) must be an integer up to \(max)") }
+        guard case .unsigned(let n) = v, n <= max else {
+            throw .field(type, "field \(key) must be an integer up to \(max)")
+        }
         return n
     }
 
@@ -139,8 +144,10 @@ public struct URSeed: Sendable {
 
     /// Seconds since the epoch are written with tag 1.
     public var cbor: CBOR {
-        cborMap([(1, .bytes(payload.bytesCopy)), (2, creationDate.map { .tagged(URTag.date, .unsigned(UInt64($0))) }),
-                 (3, name.map(CBOR.text)), (4, note.map(CBOR.text))])
+        cborMap([
+            (1, .bytes(payload.bytesCopy)), (2, creationDate.map { .tagged(URTag.date, .unsigned(UInt64($0))) }),
+            (3, name.map(CBOR.text)), (4, note.map(CBOR.text)),
+        ])
     }
 }
 
@@ -187,8 +194,9 @@ public struct URKeypath: Sendable, Equatable {
 
     /// The path of a BIP-32 derivation path.
     public init(_ path: DerivationPath, sourceFingerprint: UInt32? = nil, depth: Int? = nil) {
-        self.init(components: path.components.map { .index($0.index, hardened: $0.hardened) },
-                  sourceFingerprint: sourceFingerprint, depth: depth)
+        self.init(
+            components: path.components.map { .index($0.index, hardened: $0.hardened) },
+            sourceFingerprint: sourceFingerprint, depth: depth)
     }
 
     /// The derivation path, when every component is a plain index.
@@ -203,13 +211,14 @@ public struct URKeypath: Sendable, Equatable {
 
     /// `m/44'/60'/0'/0/*` text.
     public var text: String {
-        "m" + components.map { c -> String in
-            switch c {
-            case .index(let i, let h): "/\(i)" + (h ? "'" : "")
-            case .wildcard(let h): "/*" + (h ? "'" : "")
-            case .range(let lo, let hi, let h): "/<\(lo)-\(hi)>" + (h ? "'" : "")
-            }
-        }.joined()
+        "m"
+            + components.map { c -> String in
+                switch c {
+                case .index(let i, let h): "/\(i)" + (h ? "'" : "")
+                case .wildcard(let h): "/*" + (h ? "'" : "")
+                case .range(let lo, let hi, let h): "/<\(lo)-\(hi)>" + (h ? "'" : "")
+                }
+            }.joined()
     }
 
     public init(cbor item: CBOR) throws(URError) {
@@ -255,8 +264,10 @@ public struct URKeypath: Sendable, Equatable {
             case .range(let lo, let hi, let h): [.array([.unsigned(UInt64(lo)), .unsigned(UInt64(hi))]), .bool(h)]
             }
         }
-        return cborMap([(1, .array(items)), (2, sourceFingerprint.map { .unsigned(UInt64($0)) }),
-                        (3, depth.map { .unsigned(UInt64($0)) })])
+        return cborMap([
+            (1, .array(items)), (2, sourceFingerprint.map { .unsigned(UInt64($0)) }),
+            (3, depth.map { .unsigned(UInt64($0)) }),
+        ])
     }
 }
 
@@ -277,9 +288,11 @@ public struct URHDKey: Sendable {
     public let name: String?
     public let note: String?
 
-    public init(isMaster: Bool = false, isPrivate: Bool = false, keyData: Secret, chainCode: [UInt8]?, coinType: UInt32? = nil,
-                network: Int? = nil, origin: URKeypath? = nil, children: URKeypath? = nil, parentFingerprint: UInt32? = nil,
-                name: String? = nil, note: String? = nil) {
+    public init(
+        isMaster: Bool = false, isPrivate: Bool = false, keyData: Secret, chainCode: [UInt8]?, coinType: UInt32? = nil,
+        network: Int? = nil, origin: URKeypath? = nil, children: URKeypath? = nil, parentFingerprint: UInt32? = nil,
+        name: String? = nil, note: String? = nil
+    ) {
         self.isMaster = isMaster
         self.isPrivate = isPrivate
         self.keyData = keyData
@@ -300,7 +313,8 @@ public struct URHDKey: Sendable {
         isPrivate = isMaster || privateFlag
         let key = try r.required(try r.bytes(3, count: 33...33), 3)
         guard isPrivate ? key[0] == 0 : (key[0] == 2 || key[0] == 3) else {
-            throw .field("hdkey", isPrivate ? "a private key is 00 ‖ 32 bytes" : "a public key is compressed (02/03 ‖ X)")
+            throw .field(
+                "hdkey", isPrivate ? "a private key is 00 ‖ 32 bytes" : "a public key is compressed (02/03 ‖ X)")
         }
         keyData = Secret(bytes: key)
         chainCode = try r.bytes(4, count: 32...32)
@@ -313,8 +327,11 @@ public struct URHDKey: Sendable {
             coinType = nil
             network = nil
         }
-        origin = try r.tagged(6, [URTag.keypath.v1, URTag.keypath.v2]).map { x throws(URError) in try URKeypath(cbor: x) }
-        children = try r.tagged(7, [URTag.keypath.v1, URTag.keypath.v2]).map { x throws(URError) in try URKeypath(cbor: x) }
+        origin = try r.tagged(6, [URTag.keypath.v1, URTag.keypath.v2]).map { x throws(URError) in try URKeypath(cbor: x)
+        }
+        children = try r.tagged(7, [URTag.keypath.v1, URTag.keypath.v2]).map { x throws(URError) in
+            try URKeypath(cbor: x)
+        }
         parentFingerprint = try r.uint(8, max: UInt64(UInt32.max)).map(UInt32.init)
         name = try r.text(9)
         note = try r.text(10)
@@ -323,24 +340,34 @@ public struct URHDKey: Sendable {
     /// The map; `v2` picks the embedded tags' version.
     public func cbor(v2: Bool = false) -> CBOR {
         let keypathTag = v2 ? URTag.keypath.v2 : URTag.keypath.v1
-        let coin: CBOR? = coinType == nil && network == nil ? nil : .tagged(v2 ? URTag.coinInfo.v2 : URTag.coinInfo.v1,
-            cborMap([(1, coinType.map { .unsigned(UInt64($0)) }), (2, network.map(CBOR.int))]))
+        let coin: CBOR? =
+            coinType == nil && network == nil
+            ? nil
+            : .tagged(
+                v2 ? URTag.coinInfo.v2 : URTag.coinInfo.v1,
+                cborMap([(1, coinType.map { .unsigned(UInt64($0)) }), (2, network.map(CBOR.int))]))
         if isMaster {
             return cborMap([(1, .bool(true)), (3, .bytes(keyData.bytesCopy)), (4, chainCode.map(CBOR.bytes))])
         }
-        return cborMap([(2, isPrivate ? .bool(true) : nil), (3, .bytes(keyData.bytesCopy)), (4, chainCode.map(CBOR.bytes)),
-                        (5, coin), (6, origin.map { .tagged(keypathTag, $0.cbor) }), (7, children.map { .tagged(keypathTag, $0.cbor) }),
-                        (8, parentFingerprint.map { .unsigned(UInt64($0)) }), (9, name.map(CBOR.text)), (10, note.map(CBOR.text))])
+        return cborMap([
+            (2, isPrivate ? .bool(true) : nil), (3, .bytes(keyData.bytesCopy)), (4, chainCode.map(CBOR.bytes)),
+            (5, coin), (6, origin.map { .tagged(keypathTag, $0.cbor) }),
+            (7, children.map { .tagged(keypathTag, $0.cbor) }),
+            (8, parentFingerprint.map { .unsigned(UInt64($0)) }), (9, name.map(CBOR.text)), (10, note.map(CBOR.text)),
+        ])
     }
 
     /// The HD key of an extended key: its origin path and the master fingerprint it comes from.
-    public init(_ key: ExtendedKey, path: DerivationPath, masterFingerprint: UInt32?, coinType: UInt32? = nil,
-                children: URKeypath? = nil, name: String? = nil, note: String? = nil) {
+    public init(
+        _ key: ExtendedKey, path: DerivationPath, masterFingerprint: UInt32?, coinType: UInt32? = nil,
+        children: URKeypath? = nil, name: String? = nil, note: String? = nil
+    ) {
         let keyData = key.privateKey.map { [0] + $0.secret.bytesCopy } ?? key.publicKey.compressed
-        self.init(isMaster: false, isPrivate: key.isPrivate, keyData: Secret(bytes: keyData), chainCode: key.chainCode,
-                  coinType: coinType, network: coinType == nil ? nil : 0,
-                  origin: URKeypath(path, sourceFingerprint: masterFingerprint, depth: path.components.count),
-                  children: children, parentFingerprint: key.depth == 0 ? nil : key.parentFingerprint, name: name, note: note)
+        self.init(
+            isMaster: false, isPrivate: key.isPrivate, keyData: Secret(bytes: keyData), chainCode: key.chainCode,
+            coinType: coinType, network: coinType == nil ? nil : 0,
+            origin: URKeypath(path, sourceFingerprint: masterFingerprint, depth: path.components.count),
+            children: children, parentFingerprint: key.depth == 0 ? nil : key.parentFingerprint, name: name, note: note)
     }
 
     /// The extended key it describes: depth and child number from the origin path, parent
@@ -359,11 +386,14 @@ public struct URHDKey: Sendable {
         let parentFingerprint = self.parentFingerprint ?? (depth == 1 ? origin?.sourceFingerprint : nil)
         do {
             if isPrivate {
-                return try ExtendedKey(privateKey: PrivateKey(bytes: Array(bytes[1...])), chainCode: chainCode, depth: UInt8(min(depth, 255)),
-                                       parentFingerprint: parentFingerprint ?? 0, childNumber: child, version: testnet ? .tprv : .xprv)
+                return try ExtendedKey(
+                    privateKey: PrivateKey(bytes: Array(bytes[1...])), chainCode: chainCode,
+                    depth: UInt8(min(depth, 255)),
+                    parentFingerprint: parentFingerprint ?? 0, childNumber: child, version: testnet ? .tprv : .xprv)
             }
-            return try ExtendedKey(publicKey: PublicKey(bytes: bytes), chainCode: chainCode, depth: UInt8(min(depth, 255)),
-                                   parentFingerprint: parentFingerprint ?? 0, childNumber: child, version: testnet ? .tpub : .xpub)
+            return try ExtendedKey(
+                publicKey: PublicKey(bytes: bytes), chainCode: chainCode, depth: UInt8(min(depth, 255)),
+                parentFingerprint: parentFingerprint ?? 0, childNumber: child, version: testnet ? .tpub : .xpub)
         } catch {
             throw .field("hdkey", "the key is not a valid secp256k1 key")
         }
@@ -420,7 +450,9 @@ public struct UROutput: Sendable {
         if case .tagged(let t, let inner) = item, t == 406 || t == 407 {
             let r = try FieldReader("crypto-output", inner)
             let threshold = try r.required(try r.uint(1, max: 20), 1)
-            guard case .array(let list) = try r.required(r.map[2], 2), (1...20).contains(list.count), Int(threshold) <= list.count else {
+            guard case .array(let list) = try r.required(r.map[2], 2), (1...20).contains(list.count),
+                Int(threshold) <= list.count
+            else {
                 throw .field("crypto-output", "a multisig needs 1 to 20 keys and a threshold up to their number")
             }
             var keys: [Key] = []
@@ -451,7 +483,10 @@ public struct UROutput: Sendable {
         var scripts: [UInt64] = []
         var multi: Bool?
         for name in parts {
-            if name == "multi" || name == "sortedmulti" { multi = name == "sortedmulti"; continue }
+            if name == "multi" || name == "sortedmulti" {
+                multi = name == "sortedmulti"
+                continue
+            }
             guard let tag = byName[String(name)], multi == nil else {
                 throw .field("output-descriptor", "\"\(source)\" is not a descriptor kcs reads")
             }
@@ -466,7 +501,9 @@ public struct UROutput: Sendable {
             for ref in args.dropFirst() { list.append(try keyAt(ref)) }
             self.init(scripts: scripts, body: .multi(sorted: sorted, threshold: threshold, keys: list))
         } else {
-            guard args.count == 1 else { throw .field("output-descriptor", "\"\(source)\" is not a descriptor kcs reads") }
+            guard args.count == 1 else {
+                throw .field("output-descriptor", "\"\(source)\" is not a descriptor kcs reads")
+            }
             self.init(scripts: scripts, body: .key(try keyAt(args[0])))
         }
     }
@@ -486,7 +523,8 @@ public struct UROutput: Sendable {
     private static func cbor(_ key: Key) -> CBOR {
         switch key {
         case .hd(let k): .tagged(URTag.hdkey.v1, k.cbor())
-        case .ec(let isPrivate, let data): .tagged(306, cborMap([(2, isPrivate ? .bool(true) : nil), (3, .bytes(data.bytesCopy))]))
+        case .ec(let isPrivate, let data):
+            .tagged(306, cborMap([(2, isPrivate ? .bool(true) : nil), (3, .bytes(data.bytesCopy))]))
         }
     }
 
@@ -495,7 +533,8 @@ public struct UROutput: Sendable {
         switch body {
         case .key(let k): inner = Self.cbor(k)
         case .multi(let sorted, let threshold, let keys):
-            inner = .tagged(sorted ? 407 : 406, cborMap([(1, .unsigned(UInt64(threshold))), (2, .array(keys.map(Self.cbor)))]))
+            inner = .tagged(
+                sorted ? 407 : 406, cborMap([(1, .unsigned(UInt64(threshold))), (2, .array(keys.map(Self.cbor)))]))
         }
         return scripts.reversed().reduce(inner) { .tagged($1, $0) }
     }
@@ -532,7 +571,9 @@ public struct URAccount: Sendable {
 
     /// The outputs wrapped in tag 308, as BCR-2020-015 writes them.
     public var cbor: CBOR {
-        cborMap([(1, .unsigned(UInt64(masterFingerprint))), (2, .array(outputs.map { .tagged(URTag.output.v1, $0.cbor) }))])
+        cborMap([
+            (1, .unsigned(UInt64(masterFingerprint))), (2, .array(outputs.map { .tagged(URTag.output.v1, $0.cbor) })),
+        ])
     }
 }
 
@@ -562,8 +603,10 @@ public struct ETHSignRequest: Sendable {
     public let address: [UInt8]?
     public let origin: String?
 
-    public init(requestID: [UInt8]?, signData: [UInt8], dataType: DataType, chainID: Int?, path: URKeypath,
-                address: [UInt8]?, origin: String?) {
+    public init(
+        requestID: [UInt8]?, signData: [UInt8], dataType: DataType, chainID: Int?, path: URKeypath,
+        address: [UInt8]?, origin: String?
+    ) {
         self.requestID = requestID
         self.signData = signData
         self.dataType = dataType
@@ -578,7 +621,9 @@ public struct ETHSignRequest: Sendable {
         requestID = try r.uuid(1)
         signData = try r.required(try r.bytes(2), 2)
         let t = try r.required(try r.uint(3, max: 255), 3)
-        guard let type = DataType(rawValue: Int(t)) else { throw .field("eth-sign-request", "data type \(t) is not 1 to 4") }
+        guard let type = DataType(rawValue: Int(t)) else {
+            throw .field("eth-sign-request", "data type \(t) is not 1 to 4")
+        }
         dataType = type
         chainID = try r.int(4)
         path = try URKeypath(cbor: try r.required(try r.tagged(5, [URTag.keypath.v1, URTag.keypath.v2]), 5))
@@ -587,9 +632,12 @@ public struct ETHSignRequest: Sendable {
     }
 
     public var cbor: CBOR {
-        cborMap([(1, requestID.map { .tagged(URTag.uuid, .bytes($0)) }), (2, .bytes(signData)), (3, .unsigned(UInt64(dataType.rawValue))),
-                 (4, chainID.map(CBOR.int)), (5, .tagged(URTag.keypath.v1, path.cbor)), (6, address.map(CBOR.bytes)),
-                 (7, origin.map(CBOR.text))])
+        cborMap([
+            (1, requestID.map { .tagged(URTag.uuid, .bytes($0)) }), (2, .bytes(signData)),
+            (3, .unsigned(UInt64(dataType.rawValue))),
+            (4, chainID.map(CBOR.int)), (5, .tagged(URTag.keypath.v1, path.cbor)), (6, address.map(CBOR.bytes)),
+            (7, origin.map(CBOR.text)),
+        ])
     }
 }
 
@@ -614,6 +662,8 @@ public struct ETHSignature: Sendable {
     }
 
     public var cbor: CBOR {
-        cborMap([(1, requestID.map { .tagged(URTag.uuid, .bytes($0)) }), (2, .bytes(signature)), (3, origin.map(CBOR.text))])
+        cborMap([
+            (1, requestID.map { .tagged(URTag.uuid, .bytes($0)) }), (2, .bytes(signature)), (3, origin.map(CBOR.text)),
+        ])
     }
 }

@@ -28,10 +28,14 @@ public struct UREncoder: Sendable {
     public let resource: UniformResource
     private var fountain: FountainEncoder
 
-    public init(_ resource: UniformResource, maxFragmentLength: Int, minFragmentLength: Int = 10, firstSequenceNumber: UInt32 = 0) {
+    public init(
+        _ resource: UniformResource, maxFragmentLength: Int, minFragmentLength: Int = 10,
+        firstSequenceNumber: UInt32 = 0
+    ) {
         self.resource = resource
-        fountain = FountainEncoder(message: resource.cbor, maxFragmentLength: maxFragmentLength,
-                                   minFragmentLength: minFragmentLength, firstSequenceNumber: firstSequenceNumber)
+        fountain = FountainEncoder(
+            message: resource.cbor, maxFragmentLength: maxFragmentLength,
+            minFragmentLength: minFragmentLength, firstSequenceNumber: firstSequenceNumber)
     }
 
     public var isSinglePart: Bool { fountain.sequenceLength == 1 }

@@ -93,8 +93,10 @@ extension Session {
     /// transaction that is not a whole type 0/1/2 transaction, a chain in the payload (the
     /// transaction's, the typed data's domain) other than the request's, and a transaction
     /// without a chain id unless `allowNoChainID`.
-    public static func describe(_ r: ETHSignRequest, allowNoChainID: Bool = false,
-                                name: @escaping (EthereumAddress) -> String? = { _ in nil }) throws -> AirGapRequest {
+    public static func describe(
+        _ r: ETHSignRequest, allowNoChainID: Bool = false,
+        name: @escaping (EthereumAddress) -> String? = { _ in nil }
+    ) throws -> AirGapRequest {
         var requestChain: UInt256?
         if let c = r.chainID {
             guard c >= 1, UInt64(c) <= EthereumTransaction.maximumChainID else { throw AirGapError.badChain(String(c)) }
@@ -102,7 +104,8 @@ extension Session {
         }
         func sameChain(_ payload: UInt256?) throws {
             if let payload, let requestChain, payload != requestChain {
-                throw AirGapError.chainMismatch(request: requestChain.description, payload: EthereumChain.label(payload))
+                throw AirGapError.chainMismatch(
+                    request: requestChain.description, payload: EthereumChain.label(payload))
             }
         }
         var review: SigningReview
@@ -111,9 +114,12 @@ extension Session {
         switch r.dataType {
         case .legacyTransaction, .typedTransaction:
             let tx: EthereumTransaction
-            do { tx = try EthereumTransaction.decodeUnsigned(r.signData) } catch { throw AirGapError.notATransaction(error.description) }
+            do { tx = try EthereumTransaction.decodeUnsigned(r.signData) } catch {
+                throw AirGapError.notATransaction(error.description)
+            }
             if (r.dataType == .legacyTransaction) != (tx.type == .legacy) {
-                throw AirGapError.notATransaction("the request says \(r.dataType) and its bytes are \(tx.type.description)")
+                throw AirGapError.notATransaction(
+                    "the request says \(r.dataType) and its bytes are \(tx.type.description)")
             }
             if tx.chainID == nil && !allowNoChainID { throw AirGapError.noReplayProtection }
             try sameChain(tx.chainID)
@@ -124,13 +130,15 @@ extension Session {
         case .typedData:
             let typed = try TypedData(json: r.signData)
             if case .some(let domainChain) = typed.domain["chainId"] {
-                let text: String? = switch domainChain {
-                case .integer(let s): s
-                case .string(let s): (try? EthereumUnits.parse(s))?.description
-                default: nil
-                }
+                let text: String? =
+                    switch domainChain {
+                    case .integer(let s): s
+                    case .string(let s): (try? EthereumUnits.parse(s))?.description
+                    default: nil
+                    }
                 guard let text, let id = UInt256(decimal: text) else {
-                    throw AirGapError.chainMismatch(request: requestChain?.description ?? "none", payload: "\(domainChain)")
+                    throw AirGapError.chainMismatch(
+                        request: requestChain?.description ?? "none", payload: "\(domainChain)")
                 }
                 try sameChain(id)
             }
@@ -145,7 +153,9 @@ extension Session {
         }
         review.add("request path", r.path.text)
         if let f = r.path.sourceFingerprint { review.add("master", String(format: "%08x", f)) }
-        if let a = r.address, let address = try? EthereumAddress(bytes: a) { review.add("request address", address.checksummed) }
+        if let a = r.address, let address = try? EthereumAddress(bytes: a) {
+            review.add("request address", address.checksummed)
+        }
         if let o = r.origin { review.add("origin", o) }
         return AirGapRequest(request: r, digest: review.digest, kind: kind, chainID: chainID, review: review)
     }
@@ -153,14 +163,19 @@ extension Session {
     /// `qr.sign`: shows the request, checks it is for the active key (its master fingerprint
     /// and, when named, the address at the path), asks (`yes` in a batch run), signs at the
     /// request's path with the card (a card key, logged in) or the software HD key, and answers.
-    public func signAirGapped(_ r: ETHSignRequest, yes: Bool, allowNoChainID: Bool = false, fullData: Bool = false) throws -> AirGapSigned {
+    public func signAirGapped(
+        _ r: ETHSignRequest, yes: Bool, allowNoChainID: Bool = false, fullData: Bool = false
+    ) throws -> AirGapSigned {
         var described = try Self.describe(r, allowNoChainID: allowNoChainID, name: try ownKeyNames())
         if fullData, r.dataType == .legacyTransaction || r.dataType == .typedTransaction,
-           let tx = try? EthereumTransaction.decodeUnsigned(r.signData), !tx.data.isEmpty {
+            let tx = try? EthereumTransaction.decodeUnsigned(r.signData), !tx.data.isEmpty
+        {
             described.review.add("call data (hex)", "0x" + Hex.encode(tx.data))
         }
         guard let fingerprint = r.path.sourceFingerprint else { throw AirGapError.noFingerprint }
-        guard let path = r.path.derivationPath else { throw URError.invalidPart("eth-sign-request: the path has a wildcard") }
+        guard let path = r.path.derivationPath else {
+            throw URError.invalidPart("eth-sign-request: the path has a wildcard")
+        }
         let signer = try signer(for: SignerChoice(place: .masterPath(path)))
         guard let record = signer.keyRecord else { throw KeyCommandError.noActiveKey }
         guard let master = try signer.masterFingerprint() else { throw AirGapError.noHDKey(name: record.name) }
@@ -170,13 +185,15 @@ extension Session {
         if let a = r.address, let named = try? EthereumAddress(bytes: a), named.checksummed != address {
             throw AirGapError.otherAddress(request: named.checksummed, signer: address)
         }
-        described.review.addSigner(address: address, keyName: record.name, path: path.description,
-                                   device: Self.signingDevice(record))
+        described.review.addSigner(
+            address: address, keyName: record.name, path: path.description,
+            device: Self.signingDevice(record))
         try confirm(described.review.rendered() + "\nSign it?", yes: yes)
         let chainID = described.chainID
         // The answer is made and checked before the signature is recorded (Signer's `finish`).
         var answer: (bytes: [UInt8], response: ETHSignature, ur: String)?
-        let request = SigningRequest(digest: described.digest, payload: described.payload, kind: described.kind, chainID: chainID)
+        let request = SigningRequest(
+            digest: described.digest, payload: described.payload, kind: described.kind, chainID: chainID)
         let signed = try sign(request, with: signer) { signed in
             answer = try Self.answer(r, signed: signed, chainID: chainID, address: address, keyName: record.name)
         }
@@ -185,8 +202,10 @@ extension Session {
     }
 
     /// The `eth-signature` answering `r`, from a signature checked against `address`: r ‖ s ‖ v by the request's v rule.
-    static func answer(_ r: ETHSignRequest, signed: Signed, chainID: UInt64?, address: String,
-                       keyName: String) throws -> (bytes: [UInt8], response: ETHSignature, ur: String) {
+    static func answer(
+        _ r: ETHSignRequest, signed: Signed, chainID: UInt64?, address: String,
+        keyName: String
+    ) throws -> (bytes: [UInt8], response: ETHSignature, ur: String) {
         guard signed.verified, EthereumAddress(publicKey: signed.publicKey).checksummed == address else {
             throw KeyCommandError.cannotSign(name: keyName, kind: "the signature did not check out against \(address)")
         }
@@ -213,8 +232,11 @@ extension Session {
     }
 
     /// `qr.sign`: the request in `sources` — UR text parts, or PNG files with its QR codes — signed.
-    public func signAirGapped(sources: [String], yes: Bool, allowNoChainID: Bool = false, fullData: Bool = false) throws -> AirGapSigned {
-        let scanned = sources.allSatisfy({ $0.lowercased().hasPrefix("ur:") })
+    public func signAirGapped(
+        sources: [String], yes: Bool, allowNoChainID: Bool = false, fullData: Bool = false
+    ) throws -> AirGapSigned {
+        let scanned =
+            sources.allSatisfy({ $0.lowercased().hasPrefix("ur:") })
             ? try Self.interpret(URDecoder.decodeParts(sources)) : try scanQR(sources)
         guard case .signRequest(let request) = scanned else {
             throw QRScanError.notAKey(holds: scanned.kind + " where an eth-sign-request was expected")

@@ -62,17 +62,21 @@ public enum QRScanError: WalletError, Equatable {
         case .incomplete(let fragments, let of, let parts):
             "the multi-part UR is incomplete: \(fragments) of \(of) fragments recovered from \(parts) parts; read more frames"
         case .mixed(let file): "\(file): a UR part among codes that are not UR parts (one thing per reading)"
-        case .notAKey(let holds): "the QR code holds \(holds)" + (holds.contains(" where ") ? "" : ", not a key to import")
-        case .onlyForMnemonic(let option, let holds): "--\(option) applies to a mnemonic, and the QR code holds \(holds)"
+        case .notAKey(let holds):
+            "the QR code holds \(holds)" + (holds.contains(" where ") ? "" : ", not a key to import")
+        case .onlyForMnemonic(let option, let holds):
+            "--\(option) applies to a mnemonic, and the QR code holds \(holds)"
         case .ambiguousKey(let seedAddress, let keyAddress):
             "the QR code holds 32 bytes, which are a CompactSeedQR of 24 words (first address \(seedAddress)) or a private "
                 + "key (address \(keyAddress)): say which with --as seedqr or --as privkey; nothing was stored"
         case .readingNotApplicable(let holds):
             "--as chooses how to read a code of 32 bytes (a CompactSeedQR or a private key), and the QR code holds \(holds)"
         case .fileType(let file): "\(file): a QR code is written as FILE.png, FILE.svg or (animated) FILE.gif"
-        case .noCamera: "no camera found (V4L2 lists none in /sys/class/video4linux): read image files with qr.read instead"
+        case .noCamera:
+            "no camera found (V4L2 lists none in /sys/class/video4linux): read image files with qr.read instead"
         case .notACamera(let device, let cameras):
-            "\(device) is not a camera V4L2 lists (" + (cameras.isEmpty ? "it lists none" : cameras.joined(separator: ", ")) + ")"
+            "\(device) is not a camera V4L2 lists ("
+                + (cameras.isEmpty ? "it lists none" : cameras.joined(separator: ", ")) + ")"
         }
     }
 }
@@ -148,7 +152,8 @@ extension Session {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
                 let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
-                    .filter { name in [".png", ".jpg", ".jpeg", ".gif"].contains { name.lowercased().hasSuffix($0) } }.sorted()
+                    .filter { name in [".png", ".jpg", ".jpeg", ".gif"].contains { name.lowercased().hasSuffix($0) } }
+                    .sorted()
                 guard !names.isEmpty else { throw QRScanError.noFiles(path: path) }
                 files += names.map { (path.hasSuffix("/") ? path : path + "/") + $0 }
             } else {
@@ -169,7 +174,8 @@ extension Session {
         var pixels = 0
         for file in files {
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-                  attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int else {
+                attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int
+            else {
                 throw QRScanError.unreadable(file: file)
             }
             guard size <= Self.maximumImageFile else { throw QRScanError.tooLarge(file: file, bytes: size) }
@@ -177,8 +183,10 @@ extension Session {
                 throw QRScanError.unreadable(file: file)
             }
             if pixels >= GrayImage.maximumPixelsPerReading {
-                throw QRScanError.image(file: file, reason: "the images before it hold \(pixels) pixels, as many as one reading decodes"
-                    + " (\(GrayImage.maximumPixelsPerReading)); read fewer or smaller images")
+                throw QRScanError.image(
+                    file: file,
+                    reason: "the images before it hold \(pixels) pixels, as many as one reading decodes"
+                        + " (\(GrayImage.maximumPixelsPerReading)); read fewer or smaller images")
             }
             var found: [[UInt8]] = []
             do {
@@ -196,16 +204,21 @@ extension Session {
 
     /// What the codes hold: the parts of one UR (any order, repeats), or one code.
     public static func interpret(_ codes: [ScannedCode]) throws -> Scanned {
-        let isUR = { (c: ScannedCode) in c.payload.count > 3 && String(decoding: c.payload.prefix(3), as: UTF8.self).lowercased() == "ur:" }
+        let isUR = { (c: ScannedCode) in
+            c.payload.count > 3 && String(decoding: c.payload.prefix(3), as: UTF8.self).lowercased() == "ur:"
+        }
         if let first = codes.first, isUR(first) {
             var decoder = URDecoder()
             for code in codes where decoder.result == nil {
                 guard isUR(code) else { throw QRScanError.mixed(file: code.file) }
-                do { try decoder.receive(String(decoding: code.payload, as: UTF8.self)) } catch { throw QRScanError.ur(file: code.file, error) }
+                do { try decoder.receive(String(decoding: code.payload, as: UTF8.self)) } catch {
+                    throw QRScanError.ur(file: code.file, error)
+                }
             }
             guard let resource = decoder.result else {
                 let p = decoder.progress
-                throw QRScanError.incomplete(fragments: p?.fragments ?? 0, of: p?.of ?? 0, parts: p?.parts ?? codes.count)
+                throw QRScanError.incomplete(
+                    fragments: p?.fragments ?? 0, of: p?.of ?? 0, parts: p?.parts ?? codes.count)
             }
             do { return try interpret(resource) } catch let e as URError { throw QRScanError.ur(file: first.file, e) }
         }
@@ -232,7 +245,9 @@ extension Session {
             }
         case "crypto-hdkey", "hdkey":
             let key = try URHDKey(cbor: item)
-            guard !key.isPrivate else { throw URError.invalidPart("\(r.type): a private HD key; kcs imports extended public keys from QR codes") }
+            guard !key.isPrivate else {
+                throw URError.invalidPart("\(r.type): a private HD key; kcs imports extended public keys from QR codes")
+            }
             let ext = try key.extendedKey()
             return .extendedPublicKey(ext, text: ext.description, form: r.type, origin: key.origin)
         case "crypto-account", "account-descriptor": return .account(try URAccount(cbor: item))
@@ -246,25 +261,36 @@ extension Session {
     /// `ethereum:` URI, 16 or 32 bytes of CompactSeedQR entropy; else text or bytes.
     public static func interpret(payload: [UInt8]) -> Scanned {
         guard !payload.contains(0), let text = String(validating: payload, as: UTF8.self) else {
-            if payload.count == 16 || payload.count == 32, let m = try? Mnemonic(entropy: payload) { return .mnemonic(m, form: "CompactSeedQR") }
+            if payload.count == 16 || payload.count == 32, let m = try? Mnemonic(entropy: payload) {
+                return .mnemonic(m, form: "CompactSeedQR")
+            }
             return .bytes(payload)
         }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         // SeedQR: 4 decimal digits per word (its index in the English list), 12 to 24 words.
-        if trimmed.count % 4 == 0, (48...96).contains(trimmed.count), trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber) {
+        if trimmed.count % 4 == 0, (48...96).contains(trimmed.count), trimmed.allSatisfy(\.isASCII),
+            trimmed.allSatisfy(\.isNumber)
+        {
             let chars = Array(trimmed)
             let list = Wordlist.Language.english.wordlist.words
             let indexes = stride(from: 0, to: chars.count, by: 4).compactMap { Int(String(chars[$0..<$0 + 4])) }
             if indexes.allSatisfy({ $0 < list.count }),
-               let m = try? Mnemonic(phrase: indexes.map { list[$0] }.joined(separator: " "), language: .english) {
+                let m = try? Mnemonic(phrase: indexes.map { list[$0] }.joined(separator: " "), language: .english)
+            {
                 return .mnemonic(m, form: "SeedQR")
             }
         }
-        if (12...24).contains(trimmed.split(separator: " ").count), let m = try? Mnemonic(phrase: trimmed) { return .mnemonic(m, form: "words") }
-        if let key = try? ExtendedKey(trimmed), !key.isPrivate { return .extendedPublicKey(key, text: trimmed, form: "xpub", origin: nil) }
+        if (12...24).contains(trimmed.split(separator: " ").count), let m = try? Mnemonic(phrase: trimmed) {
+            return .mnemonic(m, form: "words")
+        }
+        if let key = try? ExtendedKey(trimmed), !key.isPrivate {
+            return .extendedPublicKey(key, text: trimmed, form: "xpub", origin: nil)
+        }
         // An EIP-681 URI keeps its chain, amount and call; one with only an address is an address.
         if let request = try? PaymentRequest.parse(trimmed) {
-            if request.chainID == nil, request.function == nil, request.parameters.isEmpty { return .address(request.target, form: "EIP-681 URI") }
+            if request.chainID == nil, request.function == nil, request.parameters.isEmpty {
+                return .address(request.target, form: "EIP-681 URI")
+            }
             return .payment(request, text: trimmed)
         }
         if let a = try? EthereumAddress(trimmed) { return .address(a, form: "address") }
@@ -279,24 +305,34 @@ extension Session {
     /// `qr.save`: writes each payload's QR code to `file` (`.png` or `.svg`), or for several to
     /// numbered frames `NAME-0001.png`, …, or all of them to one animated `.gif`; atomically,
     /// owner-only for a secret. Returns the files and the last code.
-    public func saveQR(_ payloads: [QRPayload], to file: String, level: QRCode.ErrorCorrection?, scale: Int,
-                       margin: Int) throws -> (files: [String], last: QRCode) {
+    public func saveQR(
+        _ payloads: [QRPayload], to file: String, level: QRCode.ErrorCorrection?, scale: Int,
+        margin: Int
+    ) throws -> (files: [String], last: QRCode) {
         let lower = file.lowercased()
         let mode = payloads.contains(where: \.secret) ? mode_t(0o600) : 0o644
         if lower.hasSuffix(".gif"), !payloads.isEmpty {
             // One animated GIF, 200 ms a frame (what UR readers expect), every frame on one square.
             let codes = try payloads.map { try QRCode(data: $0.bytes, text: $0.text, level: level ?? $0.level) }
             let modules = codes.map(\.size).max()! + 2 * margin
-            try AtomicFile.write(try GrayImage.animatedGIF(codes.map { $0.image(scale: scale, margin: margin, side: modules) }, delay: 20),
-                                 to: file, mode: mode)
+            try AtomicFile.write(
+                try GrayImage.animatedGIF(
+                    codes.map { $0.image(scale: scale, margin: margin, side: modules) }, delay: 20),
+                to: file, mode: mode)
             return ([file], codes.last!)
         }
-        guard lower.hasSuffix(".png") || lower.hasSuffix(".svg"), !payloads.isEmpty else { throw QRScanError.fileType(file: file) }
+        guard lower.hasSuffix(".png") || lower.hasSuffix(".svg"), !payloads.isEmpty else {
+            throw QRScanError.fileType(file: file)
+        }
         var files: [String] = [], last: QRCode?
         for (i, p) in payloads.enumerated() {
             let code = try QRCode(data: p.bytes, text: p.text, level: level ?? p.level)
-            let name = payloads.count == 1 ? file : String(file.dropLast(4)) + String(format: "-%04d", i + 1) + String(file.suffix(4))
-            let bytes = lower.hasSuffix(".svg") ? Array(code.svg(scale: scale, margin: margin).utf8)
+            let name =
+                payloads.count == 1
+                ? file : String(file.dropLast(4)) + String(format: "-%04d", i + 1) + String(file.suffix(4))
+            let bytes =
+                lower.hasSuffix(".svg")
+                ? Array(code.svg(scale: scale, margin: margin).utf8)
                 : try code.image(scale: scale, margin: margin).png()
             try AtomicFile.write(bytes, to: name, mode: mode)
             files.append(name)
@@ -335,8 +371,9 @@ extension Session {
         let resource = try URDecoder.decodeParts([text])
         guard !UREncoder(resource, maxFragmentLength: Self.animatedFragment).isSinglePart else { return .oneCode }
         guard let parts = try playQR(resource, fragment: Self.animatedFragment, fps: 5) else { return .played }
-        prompts?.warn("--qr: this UR needs \(parts.count) codes of \(Self.animatedFragment) bytes, one after another: at a terminal "
-                      + "--qr plays them (as qr.play does), and qr.save UR \"FILE.gif\" writes them as an animated GIF")
+        prompts?.warn(
+            "--qr: this UR needs \(parts.count) codes of \(Self.animatedFragment) bytes, one after another: at a terminal "
+                + "--qr plays them (as qr.play does), and qr.save UR \"FILE.gif\" writes them as an animated GIF")
         return .described
     }
 
@@ -347,13 +384,17 @@ extension Session {
         var encoder = UREncoder(resource, maxFragmentLength: fragment)
         let count = encoder.isSinglePart ? 1 : encoder.sequenceLength
         var shown = 0
-        let played = try prompts?.play({ color in
-            let part = encoder.nextPart()
-            shown += 1
-            let code = try QRCode(data: Array(part.uppercased().utf8), text: true, level: .low)
-            let kind = encoder.isSinglePart ? "single part" : shown <= count ? "fragment \(shown) of \(count)" : "fountain part \(shown)"
-            return code.terminalText(margin: 2, color: color) + "\n\(kind) · \(fps) fps · Ctrl-C stops"
-        }, interval: 1 / Double(fps)) ?? false
+        let played =
+            try prompts?.play(
+                { color in
+                    let part = encoder.nextPart()
+                    shown += 1
+                    let code = try QRCode(data: Array(part.uppercased().utf8), text: true, level: .low)
+                    let kind =
+                        encoder.isSinglePart
+                        ? "single part" : shown <= count ? "fragment \(shown) of \(count)" : "fountain part \(shown)"
+                    return code.terminalText(margin: 2, color: color) + "\n\(kind) · \(fps) fps · Ctrl-C stops"
+                }, interval: 1 / Double(fps)) ?? false
         if played { return nil }
         var parts = UREncoder(resource, maxFragmentLength: fragment)
         return (0..<count).map { _ in parts.nextPart() }
@@ -367,13 +408,17 @@ extension Session {
         guard let device = device ?? cameras.first else { throw QRScanError.noCamera }
         guard cameras.contains(device) else { throw QRScanError.notACamera(device: device, cameras: cameras) }
         let camera: QRCamera
-        do { camera = try QRCamera(device: device) } catch { throw QRScanError.image(file: device, reason: error.description) }
+        do { camera = try QRCamera(device: device) } catch {
+            throw QRScanError.image(file: device, reason: error.description)
+        }
         var decoder = URDecoder()
         defer { prompts?.progress(nil) }
         while true {
             if prompts?.shouldInterrupt() == true { throw SessionError.cancelled }
             let codes: [[UInt8]]
-            do { codes = try camera.nextCodes(waiting: 200) } catch { throw QRScanError.image(file: device, reason: error.description) }
+            do { codes = try camera.nextCodes(waiting: 200) } catch {
+                throw QRScanError.image(file: device, reason: error.description)
+            }
             for payload in codes {
                 let text = String(decoding: payload, as: UTF8.self)
                 guard text.lowercased().hasPrefix("ur:") else { return Self.interpret(payload: payload) }
@@ -381,7 +426,9 @@ extension Session {
                 _ = try? decoder.receive(text)
                 if let resource = decoder.result { return try Self.interpret(resource) }
                 if let p = decoder.progress {
-                    prompts?.progress("UR \(p.fragments) of \(p.of) fragments, \(p.parts) parts read, \(100 * p.fragments / max(1, p.of)) %")
+                    prompts?.progress(
+                        "UR \(p.fragments) of \(p.of) fragments, \(p.parts) parts read, \(100 * p.fragments / max(1, p.of)) %"
+                    )
                 }
             }
         }
@@ -391,8 +438,10 @@ extension Session {
     public func scanQR(_ paths: [String]) throws -> Scanned { try Self.interpret(readQRCodes(paths)) }
 
     /// `import qr`: the key the QR codes in `paths` hold, stored (see `importScanned`).
-    public func importQR(_ paths: [String], name: String?, preset: PathPreset?, customPath: String?,
-                         accounts: Int?, reading: QRKeyReading? = nil) throws -> [KeyRecord] {
+    public func importQR(
+        _ paths: [String], name: String?, preset: PathPreset?, customPath: String?,
+        accounts: Int?, reading: QRKeyReading? = nil
+    ) throws -> [KeyRecord] {
         let scanned = try scanQR(paths)
         // 32 bytes are a CompactSeedQR of 24 words or a private key: two keys, told apart only by the person.
         guard case .mnemonic(let m, form: "CompactSeedQR") = scanned, m.wordCount == .twentyFour else {
@@ -403,14 +452,16 @@ extension Session {
         case .seedQR?:
             return try importScanned(scanned, name: name, preset: preset, customPath: customPath, accounts: accounts)
         case .privateKey?:
-            for (option, given) in [("preset", preset != nil || customPath != nil), ("accounts", accounts != nil)] where given {
+            for (option, given) in [("preset", preset != nil || customPath != nil), ("accounts", accounts != nil)]
+            where given {
                 throw QRScanError.onlyForMnemonic(option: option, holds: "a private key (read --as privkey)")
             }
             return [try importPrivateKey(try PrivateKey(m.entropy), name: name, source: .privkey)]
         case nil:
             let first = try ExtendedKey.master(seed: m.seed()).derive(try DerivationPath("m/44'/60'/0'/0/0")).publicKey
-            throw QRScanError.ambiguousKey(seedAddress: EthereumAddress(publicKey: first).checksummed,
-                                           keyAddress: EthereumAddress(publicKey: try PrivateKey(m.entropy).publicKey).checksummed)
+            throw QRScanError.ambiguousKey(
+                seedAddress: EthereumAddress(publicKey: first).checksummed,
+                keyAddress: EthereumAddress(publicKey: try PrivateKey(m.entropy).publicKey).checksummed)
         }
     }
 
@@ -423,17 +474,22 @@ extension Session {
     /// `import qr`: stores the key a QR code holds — a mnemonic as an HD-MASTER key (and its
     /// preset's accounts), an xpub or an address as a watch-only key.
     /// `preset`, `customPath` and `accounts` (default 1) apply to a mnemonic only.
-    public func importScanned(_ scanned: Scanned, name: String?, preset: PathPreset?, customPath: String?,
-                              accounts: Int?) throws -> [KeyRecord] {
+    public func importScanned(
+        _ scanned: Scanned, name: String?, preset: PathPreset?, customPath: String?,
+        accounts: Int?
+    ) throws -> [KeyRecord] {
         if case .mnemonic(let m, _) = scanned {
-            return try importMnemonic(m, passphrase: nil, preset: preset, customPath: customPath, accounts: accounts ?? 1,
-                                      name: name, source: .mnemonic)
+            return try importMnemonic(
+                m, passphrase: nil, preset: preset, customPath: customPath, accounts: accounts ?? 1,
+                name: name, source: .mnemonic)
         }
-        for (option, given) in [("preset", preset != nil || customPath != nil), ("accounts", accounts != nil)] where given {
+        for (option, given) in [("preset", preset != nil || customPath != nil), ("accounts", accounts != nil)]
+        where given {
             throw QRScanError.onlyForMnemonic(option: option, holds: scanned.kind)
         }
         switch scanned {
-        case .extendedPublicKey(let key, let text, _, _): return [try importWatchOnly(xpub: key, text: text, name: name)]
+        case .extendedPublicKey(let key, let text, _, _):
+            return [try importWatchOnly(xpub: key, text: text, name: name)]
         case .address(let a, _): return [try importWatchOnly(address: a, name: name)]
         case .payment(let p, _): return [try importWatchOnly(address: p.target, name: name)]
         default: throw QRScanError.notAKey(holds: scanned.kind)

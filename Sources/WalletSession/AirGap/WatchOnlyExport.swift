@@ -32,16 +32,21 @@ public struct WatchOnlyCheck: Sendable {
 extension Session {
     /// The active key's master (software HD key) or the logged-in card (when the active key is
     /// one of its keys), as a way to get extended public keys at paths.
-    private func watchOnlySource() throws -> (master: UInt32, xpubAt: (DerivationPath) throws -> ExtendedKey, card: CardLink?) {
+    private func watchOnlySource() throws -> (
+        master: UInt32, xpubAt: (DerivationPath) throws -> ExtendedKey, card: CardLink?
+    ) {
         guard let name = activeKey else { throw KeyCommandError.noActiveKey }
         let record = try store().key(named: name)
         if record.kind == .card {
             let card = try requireLoggedIn()
             try card.checkHolds(record)
             let master = try card.export(.publicKey, at: []).publicKey
-            return (ExtendedKey.fingerprint(of: master.compressed), { path in
-                try ExtendedKey(try card.export(.extendedPublicKey, at: path.components).xpub ?? "")
-            }, card)
+            return (
+                ExtendedKey.fingerprint(of: master.compressed),
+                { path in
+                    try ExtendedKey(try card.export(.extendedPublicKey, at: path.components).xpub ?? "")
+                }, card
+            )
         }
         let seed = try unlockedStore().read { tx in try Self.masterSeed(of: record, tx)?.seed }
         guard let seed else { throw AirGapError.noHDKey(name: record.name) }
@@ -52,14 +57,21 @@ extension Session {
     /// `qr.export`: the Ethereum account `account` (m/44'/60'/N') for a watch-only wallet.
     public func exportWatchOnly(account: UInt32, v2: Bool) throws -> WatchOnlyAccount {
         let source = try watchOnlySource()
-        let path = DerivationPath(absolute: true, [ChildIndex(44, hardened: true), ChildIndex(60, hardened: true),
-                                                   ChildIndex(account, hardened: true)])
+        let path = DerivationPath(
+            absolute: true,
+            [
+                ChildIndex(44, hardened: true), ChildIndex(60, hardened: true),
+                ChildIndex(account, hardened: true),
+            ])
         let key = try source.xpubAt(path)
-        let hdKey = URHDKey(key, path: path, masterFingerprint: source.master,
-                            children: URKeypath(components: [.index(0, hardened: false), .wildcard(hardened: false)]),
-                            name: source.card == nil ? "kcs" : "Keycard (kcs)", note: "account.standard")
-        let ur = try UniformResource(type: v2 ? "hdkey" : "crypto-hdkey", cbor: hdKey.cbor(v2: v2).encoded).singlePart.uppercased()
-        return WatchOnlyAccount(hdKey: hdKey, xpub: key.description, path: path, masterFingerprint: source.master, ur: ur)
+        let hdKey = URHDKey(
+            key, path: path, masterFingerprint: source.master,
+            children: URKeypath(components: [.index(0, hardened: false), .wildcard(hardened: false)]),
+            name: source.card == nil ? "kcs" : "Keycard (kcs)", note: "account.standard")
+        let ur = try UniformResource(type: v2 ? "hdkey" : "crypto-hdkey", cbor: hdKey.cbor(v2: v2).encoded).singlePart
+            .uppercased()
+        return WatchOnlyAccount(
+            hdKey: hdKey, xpub: key.description, path: path, masterFingerprint: source.master, ur: ur)
     }
 
     /// The shapes of an account for a watch-only wallet.
@@ -73,7 +85,9 @@ extension Session {
     }
 
     /// `qr.export --for ledger-live|sparrow`: the account as a `crypto-account`, upper case.
-    public func exportWatchOnlyAccount(_ form: WatchOnlyForm, account: UInt32) throws -> (ur: String, account: URAccount) {
+    public func exportWatchOnlyAccount(
+        _ form: WatchOnlyForm, account: UInt32
+    ) throws -> (ur: String, account: URAccount) {
         let source = try watchOnlySource()
         let h = { (i: UInt32) in ChildIndex(i, hardened: true) }
         var outputs: [UROutput] = []
@@ -83,9 +97,11 @@ extension Session {
         case .ledgerLive:
             for i in 0..<UInt32(5) {
                 let path = DerivationPath(absolute: true, [h(44), h(60), h(account + i), ChildIndex(0), ChildIndex(0)])
-                let key = try source.xpubAt(DerivationPath(absolute: true, Array(path.components.prefix(3)))).derive("0/0")
-                let hd = URHDKey(keyData: Secret(bytes: key.publicKey.compressed), chainCode: nil,
-                                 origin: URKeypath(path, sourceFingerprint: source.master, depth: 5), note: "account.ledger_live")
+                let key = try source.xpubAt(DerivationPath(absolute: true, Array(path.components.prefix(3)))).derive(
+                    "0/0")
+                let hd = URHDKey(
+                    keyData: Secret(bytes: key.publicKey.compressed), chainCode: nil,
+                    origin: URKeypath(path, sourceFingerprint: source.master, depth: 5), note: "account.ledger_live")
                 outputs.append(UROutput(scripts: [], body: .key(.hd(hd))))
             }
         case .sparrow:
@@ -93,8 +109,9 @@ extension Session {
             for (purpose, scripts) in [(UInt32(44), [UInt64(403)]), (49, [400, 404]), (84, [404]), (86, [409])] {
                 let path = DerivationPath(absolute: true, [h(purpose), h(0), h(account)])
                 let key = try source.xpubAt(path)
-                let hd = URHDKey(key, path: path, masterFingerprint: source.master,
-                                 children: URKeypath(components: [.index(0, hardened: false), .wildcard(hardened: false)]))
+                let hd = URHDKey(
+                    key, path: path, masterFingerprint: source.master,
+                    children: URKeypath(components: [.index(0, hardened: false), .wildcard(hardened: false)]))
                 outputs.append(UROutput(scripts: scripts, body: .key(.hd(hd))))
             }
         }
@@ -114,11 +131,16 @@ extension Session {
         case .extendedPublicKey(let key, _, _, let origin):
             if let path = origin?.derivationPath {
                 let mine = try source.xpubAt(path)
-                return WatchOnlyCheck(shown: key.description, path: mine.publicKey == key.publicKey ? path : nil, searched: 1)
+                return WatchOnlyCheck(
+                    shown: key.description, path: mine.publicKey == key.publicKey ? path : nil, searched: 1)
             }
             for account in 0...maxIndex {
-                let path = DerivationPath(absolute: true, [ChildIndex(44, hardened: true), ChildIndex(60, hardened: true),
-                                                           ChildIndex(account, hardened: true)])
+                let path = DerivationPath(
+                    absolute: true,
+                    [
+                        ChildIndex(44, hardened: true), ChildIndex(60, hardened: true),
+                        ChildIndex(account, hardened: true),
+                    ])
                 if try source.xpubAt(path).publicKey == key.publicKey {
                     return WatchOnlyCheck(shown: key.description, path: path, searched: Int(account) + 1)
                 }

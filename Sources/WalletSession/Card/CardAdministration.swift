@@ -76,14 +76,17 @@ extension Session {
         let link: CardLink
         switch choice {
         case .simulator(let name, let profile):
-            link = try CardLink.simulator(named: name, in: try cardsDirectory(), profile: profile, random: random,
-                                          dropAfter: environment["KCS_SIM_DROP_AFTER"].flatMap { Int($0) })
+            link = try CardLink.simulator(
+                named: name, in: try cardsDirectory(), profile: profile, random: random,
+                dropAfter: environment["KCS_SIM_DROP_AFTER"].flatMap { Int($0) })
         case .reader(let query, let timeout):
             link = try CardLink.reader(matching: query, timeout: timeout, random: random) { self.prompts?.status($0) }
         }
         card?.disconnect()
         card = link
-        guard link.info.isInitialized, let warning = link.unexplainedPairingSlotsWarning(stored: holdsPairing(for: link)) else {
+        guard link.info.isInitialized,
+            let warning = link.unexplainedPairingSlotsWarning(stored: holdsPairing(for: link))
+        else {
             return nil
         }
         warn([warning])
@@ -119,8 +122,9 @@ extension Session {
         if let trap = Self.duressTrap(parameters) {
             if !request.force {
                 guard let prompts, prompts.isInteractive else { throw CardCommandError.duressTrap(reason: trap) }
-                prompts.write("\(trap): the words you load would give other keys than you expect, and signing "
-                              + "would still say verified. Choose another PIN or PUK, or give --duress PIN.\n")
+                prompts.write(
+                    "\(trap): the words you load would give other keys than you expect, and signing "
+                        + "would still say verified. Choose another PIN or PUK, or give --duress PIN.\n")
                 try confirm("Initialize the card anyway?", yes: false)
             }
             warnings.append(trap + ". Reset and choose another PIN or PUK, or give --duress")
@@ -171,12 +175,13 @@ extension Session {
         let stored = try store.pairings().first { $0.instanceUID == uid }?.slot
         let total = card.pairingSlotCount
 
-
         switch choice {
         case .others, .all:
-            try confirm(choice == .all ? "Unpair every client of this card, kcs included? All must pair again"
-                            : "Unpair every other client of this card? They must pair again",
-                        yes: yes)
+            try confirm(
+                choice == .all
+                    ? "Unpair every client of this card, kcs included? All must pair again"
+                    : "Unpair every other client of this card? They must pair again",
+                yes: yes)
             var freed: [UInt8] = []
             // Slot indexes stop at the table's end (6A 86), or at 0x7F (0x80 and up are refused):
             // where they stop is the slot total, and all but this session's slot are free.
@@ -195,11 +200,14 @@ extension Session {
             card.known.pairingSlots(total: total ?? Int(end), free: Int(end) - 1)
             if let stored, stored != ours { try store.deletePairing(instanceUID: uid) }
             guard choice == .all else {
-                return UnpairResult(unpaired: freed, loggedOut: false, freePairingSlots: card.known.freePairingSlots, reportsFreeSlots: true)
+                return UnpairResult(
+                    unpaired: freed, loggedOut: false, freePairingSlots: card.known.freePairingSlots,
+                    reportsFreeSlots: true)
             }
             try unpairOwn(card, slot: ours, stored: stored == ours, store: store)
-            return UnpairResult(unpaired: freed + [ours], loggedOut: true, freePairingSlots: card.info.freePairingSlots,
-                                reportsFreeSlots: true)
+            return UnpairResult(
+                unpaired: freed + [ours], loggedOut: true, freePairingSlots: card.info.freePairingSlots,
+                reportsFreeSlots: true)
         case .slot(let slot) where slot != ours:
             try card.commands.unpair(index: slot)
             // One more free slot, or none when it was free already: this session cannot tell.
@@ -208,8 +216,9 @@ extension Session {
             return UnpairResult(unpaired: [slot], loggedOut: false, freePairingSlots: nil, reportsFreeSlots: false)
         case .own, .slot:
             try unpairOwn(card, slot: ours, stored: stored == ours, store: store)
-            return UnpairResult(unpaired: [ours], loggedOut: true, freePairingSlots: card.info.freePairingSlots,
-                                reportsFreeSlots: true)
+            return UnpairResult(
+                unpaired: [ours], loggedOut: true, freePairingSlots: card.info.freePairingSlots,
+                reportsFreeSlots: true)
         }
     }
 
@@ -236,8 +245,10 @@ extension Session {
             typed = given
         } else {
             guard let prompts, prompts.isInteractive else { throw CardCommandError.resetNotConfirmed(typed: nil) }
-            guard let answer = try prompts.ask(prompt: "card.reset erases this card's keys, PIN, PUK and every pairing. "
-                                               + "Type its short instance UID (shown in the prompt and by card.info) to confirm: ")
+            guard
+                let answer = try prompts.ask(
+                    prompt: "card.reset erases this card's keys, PIN, PUK and every pairing. "
+                        + "Type its short instance UID (shown in the prompt and by card.info) to confirm: ")
             else { throw SessionError.cancelled }
             typed = answer
         }

@@ -15,13 +15,16 @@ extension Session {
     /// the key there). `checkKey` is the key at `CardLink.keyCheckPath` the loaded words give, when
     /// kcs knows them: what later logins compare with, instead of what this session's card derives.
     /// Returns the key record with the key UID.
-    public func recordCardKey(of card: CardLink, keyUID: [UInt8]?, source: KeySource, name: String?,
-                              checkKey: PublicKey? = nil) throws -> (record: KeyRecord, keyUID: [UInt8]) {
+    public func recordCardKey(
+        of card: CardLink, keyUID: [UInt8]?, source: KeySource, name: String?,
+        checkKey: PublicKey? = nil
+    ) throws -> (record: KeyRecord, keyUID: [UInt8]) {
         let master = try CardKeyPath(source: .master, components: [])
         let key = try card.commands.exportKey(.derive(master), kind: .publicKey).publicKey
         let uid = Hash.sha256(key.uncompressed)
         if let keyUID, keyUID != uid {
-            throw CardError.malformedResponse(command: .exportKey, detail: "the master public key does not match the key UID")
+            throw CardError.malformedResponse(
+                command: .exportKey, detail: "the master public key does not match the key UID")
         }
         let store = try self.store()
         let storage = KeyStorage.card(instanceUID: card.instanceUID)
@@ -30,9 +33,11 @@ extension Session {
             let mine = try tx.keys(includeRetired: false).filter { $0.kind == .card && $0.storage == storage }
             if let same = mine.first(where: { $0.publicKey == key.compressed }) { return same }
             for old in mine { _ = try tx.retireKey(named: old.name) }
-            return try tx.addKey(NewKey(name: name, kind: .card, source: source, storage: storage, publicKey: key,
-                                        address: EthereumAddress(publicKey: key).checksummed,
-                                        path: DerivationPath(absolute: true, [])))
+            return try tx.addKey(
+                NewKey(
+                    name: name, kind: .card, source: source, storage: storage, publicKey: key,
+                    address: EthereumAddress(publicKey: key).checksummed,
+                    path: DerivationPath(absolute: true, [])))
         }
         // The active signer follows the card's new key.
         if let previousActive, previousActive.kind == .card, previousActive.storage == storage {
@@ -45,8 +50,10 @@ extension Session {
         if keyUID != nil || check?.keyUID != uid {
             // A key without a chain code derives nothing, with any PIN: there is nothing to check.
             if let derived = try checkKey ?? card.keyCheckKey() {
-                try store.saveCardKeyCheck(CardKeyCheck(instanceUID: card.info.instanceUID, masterPublicKey: key,
-                                                        path: CardLink.keyCheckPath.description, publicKey: derived))
+                try store.saveCardKeyCheck(
+                    CardKeyCheck(
+                        instanceUID: card.info.instanceUID, masterPublicKey: key,
+                        path: CardLink.keyCheckPath.description, publicKey: derived))
             } else {
                 try store.deleteCardKeyCheck(instanceUID: card.info.instanceUID)
             }
@@ -57,8 +64,10 @@ extension Session {
 
     /// `card.mnemonic --load`: the card generates a mnemonic and loads its `seed` as its key
     /// (refused over a key unless `force`), the words are shown once, and the key is recorded.
-    public func loadCardMnemonic(words: Mnemonic.WordCount, force: Bool, name: String?,
-                                 seed: (Mnemonic) throws -> Secret) throws -> (record: KeyRecord, keyUID: [UInt8]) {
+    public func loadCardMnemonic(
+        words: Mnemonic.WordCount, force: Bool, name: String?,
+        seed: (Mnemonic) throws -> Secret
+    ) throws -> (record: KeyRecord, keyUID: [UInt8]) {
         let card = try requireLoggedIn()
         try card.ensureReplaceable(force: force)
         let mnemonic = try card.commands.generateMnemonic(wordCount: words)
@@ -78,15 +87,19 @@ extension Session {
     /// card derives with the duress chain code (docs/card.md, "Duress logins") — and every later
     /// login is compared with the seed's key, not this session's. Returns the record, the key UID
     /// and the warning (also kept on the link, which `sign` repeats).
-    public func loadCardKey(_ card: CardLink, force: Bool, seed: Secret?, source: KeySource, name: String?,
-                            load: (KeycardCommandSet) throws -> [UInt8]) throws -> (record: KeyRecord, keyUID: [UInt8], warning: String?) {
+    public func loadCardKey(
+        _ card: CardLink, force: Bool, seed: Secret?, source: KeySource, name: String?,
+        load: (KeycardCommandSet) throws -> [UInt8]
+    ) throws -> (record: KeyRecord, keyUID: [UInt8], warning: String?) {
         try card.ensureReplaceable(force: force)
         let uid = try load(card.commands)
         guard let seed else {
             let recorded = try recordCardKey(of: card, keyUID: uid, source: source, name: name)
             return (recorded.record, recorded.keyUID, nil)
         }
-        let expected = try ExtendedKey.master(seed: seed).derive(DerivationPath(absolute: true, CardLink.keyCheckPath.components)).publicKey
+        let expected = try ExtendedKey.master(seed: seed).derive(
+            DerivationPath(absolute: true, CardLink.keyCheckPath.components)
+        ).publicKey
         let derived = try card.keyCheckKey()
         let recorded = try recordCardKey(of: card, keyUID: uid, source: source, name: name, checkKey: expected)
         guard let derived, derived != expected else { return (recorded.record, recorded.keyUID, nil) }
@@ -101,7 +114,8 @@ extension Session {
     /// trap, `CardLink.duressTrapSetting`); otherwise this session is one, and the trap is named as
     /// the cause should the PIN have been the one given.
     func duressLoadWarning(_ card: CardLink) throws -> String {
-        let difference = "the card derives other keys from these words than any other wallet would (the master key is "
+        let difference =
+            "the card derives other keys from these words than any other wallet would (the master key is "
             + "theirs, \(CardLink.keyCheckPath) is not): the card uses its duress chain code, and its addresses and "
             + "signatures are the duress wallet's"
         if try store().setting(card.duressTrapSetting) == "1" {
@@ -119,7 +133,8 @@ extension Session {
         let storage = KeyStorage.card(instanceUID: card.instanceUID)
         let names: [String] = try store.write { tx in
             var out: [String] = []
-            for k in try tx.keys(includeRetired: false) where k.kind == .card && k.storage == storage && k.name != keeping {
+            for k in try tx.keys(includeRetired: false)
+            where k.kind == .card && k.storage == storage && k.name != keeping {
                 _ = try tx.retireKey(named: k.name)
                 out.append(k.name)
             }
@@ -145,7 +160,9 @@ extension CardLink {
     /// DERIVE KEY, explaining the card's refusal of a key without a chain code.
     public func derive(_ path: CardKeyPath) throws {
         let result = Result { () throws(CardError) in try commands.deriveKey(path) }
-        if case .failure(.conditionsNotSatisfied(let sent)) = result, sent == .deriveKey, known.pinVerified, !path.isEmpty {
+        if case .failure(.conditionsNotSatisfied(let sent)) = result, sent == .deriveKey, known.pinVerified,
+            !path.isEmpty
+        {
             throw CardKeyError.notExtended
         }
         try result.get()
@@ -155,8 +172,11 @@ extension CardLink {
     /// being the card's current path — and reads the new current key's public key. A 4.0 card has
     /// no DERIVE KEY: kcs keeps the current path and EXPORT KEY sends the whole path from the
     /// master, which is what `sent` then says (docs/card.md, "Keycard 4.0").
-    public func deriveToCurrent(_ target: [ChildIndex], from current: [ChildIndex]) throws -> (sent: CardKeyPath, publicKey: PublicKey) {
-        let sent = isVersion4
+    public func deriveToCurrent(
+        _ target: [ChildIndex], from current: [ChildIndex]
+    ) throws -> (sent: CardKeyPath, publicKey: PublicKey) {
+        let sent =
+            isVersion4
             ? try CardKeyPath(source: .master, components: target)
             : CardKeyPath.shortest(to: target, from: current)
         try derive(sent)
@@ -198,7 +218,9 @@ extension CardLink {
         let path = try CardKeyPath(source: .master, components: target)
         switch kind {
         case .privateKey:
-            guard CardKeyPath.isEIP1581(target) else { throw CardKeyError.privateNotExportable(path: shown.description) }
+            guard CardKeyPath.isEIP1581(target) else {
+                throw CardKeyError.privateNotExportable(path: shown.description)
+            }
             let exported = try commands.exportKey(.derive(path), kind: .privateKey)
             guard let privateKey = exported.privateKey else {
                 throw CardError.malformedResponse(command: .exportKey, detail: "no private key in the answer")
@@ -211,9 +233,11 @@ extension CardLink {
             let parent = try commands.exportKey(
                 .derive(try CardKeyPath(source: .master, components: Array(target.dropLast()))), kind: .publicKey)
             let fingerprint = ExtendedKey.fingerprint(of: parent.publicKey.compressed)
-            let xkey = try exported.extendedPublicKey(depth: UInt8(target.count), parentFingerprint: fingerprint,
-                                                      childNumber: target.last!.raw)
-            return CardExport(path: shown, publicKey: exported.publicKey, privateKey: nil, xpub: try xkey.serialized(.xpub))
+            let xkey = try exported.extendedPublicKey(
+                depth: UInt8(target.count), parentFingerprint: fingerprint,
+                childNumber: target.last!.raw)
+            return CardExport(
+                path: shown, publicKey: exported.publicKey, privateKey: nil, xpub: try xkey.serialized(.xpub))
         case .publicKey:
             let exported = try commands.exportKey(.derive(path), kind: .publicKey)
             return CardExport(path: shown, publicKey: exported.publicKey, privateKey: nil, xpub: nil)
@@ -250,8 +274,10 @@ extension CardLink {
     /// normal levels are derived on the host.
     public func findPath(_ target: PathSearch.Target, maxIndex: UInt32) throws -> PathSearch.Outcome {
         try PathSearch.search(target, maxIndex: maxIndex) { path in
-            try self.commands.exportKey(.derive(try CardKeyPath(source: .master, components: path.components)), kind: .extendedPublicKey)
-                .extendedPublicKey(depth: UInt8(path.components.count))
+            try self.commands.exportKey(
+                .derive(try CardKeyPath(source: .master, components: path.components)), kind: .extendedPublicKey
+            )
+            .extendedPublicKey(depth: UInt8(path.components.count))
         }
     }
 }

@@ -28,13 +28,16 @@ public final class CardLink {
     public internal(set) var known: CardFacts
 
     /// `override` (label `transport`) replaces the medium's own transport (a fault-injecting wrapper, for tests).
-    public init(medium: Medium, name: String, random: any RandomSource, transport override: CardTransport? = nil) throws(CardError) {
+    public init(
+        medium: Medium, name: String, random: any RandomSource, transport override: CardTransport? = nil
+    ) throws(CardError) {
         self.medium = medium
         self.name = name
-        let own: CardTransport = switch medium {
-        case .simulator(let card): card
-        case .reader(let t): t
-        }
+        let own: CardTransport =
+            switch medium {
+            case .simulator(let card): card
+            case .reader(let t): t
+            }
         commands = KeycardCommandSet(transport: override ?? own, random: random)
         known = CardFacts(selected: try commands.select())
     }
@@ -94,17 +97,23 @@ public final class CardLink {
     /// Connects to simulated card `name` in `directory` (made blank when missing). With
     /// `dropAfter` the connection drops after that many APDUs (`KCS_SIM_DROP_AFTER`, a test aid
     /// for the recovery paths: a card pulled from the reader).
-    public static func simulator(named name: String, in directory: String, profile: AppletProfile? = nil,
-                                 random: any RandomSource, dropAfter: Int? = nil) throws -> CardLink {
+    public static func simulator(
+        named name: String, in directory: String, profile: AppletProfile? = nil,
+        random: any RandomSource, dropAfter: Int? = nil
+    ) throws -> CardLink {
         let card = try SimulatedCard.open(named: name, in: directory, profile: profile ?? .v3_1_0)
-        let faulty = dropAfter.map { FaultInjectingTransport(wrapping: card, faults: [.dropConnection(afterAPDUs: $0)]) }
+        let faulty = dropAfter.map {
+            FaultInjectingTransport(wrapping: card, faults: [.dropConnection(afterAPDUs: $0)])
+        }
         return try CardLink(medium: .simulator(card), name: "sim:\(name)", random: random, transport: faulty)
     }
 
     /// Connects to the card in the reader whose name contains `query` (the first reader when
     /// nil), waiting up to `timeout` seconds for a card.
-    public static func reader(matching query: String?, timeout: Double, random: any RandomSource,
-                       status: (String) -> Void) throws -> CardLink {
+    public static func reader(
+        matching query: String?, timeout: Double, random: any RandomSource,
+        status: (String) -> Void
+    ) throws -> CardLink {
         let context = try PCSCContext()
         let reader = try context.reader(matching: query)
         status("waiting up to \(Int(timeout)) s for a card in \(reader)…")
@@ -130,7 +139,8 @@ extension Session {
         if card.isSimulated, certificate.caPublicKey == IdentityCertificate.simulatorCA.publicKey { return }
         let identity = certificate.identityPublicKey.description
         if let store = existingStore(), let kept = try store.setting(Self.trustSetting(certificate)),
-           kept.split(separator: " ").first.map(String.init) == identity {
+            kept.split(separator: " ").first.map(String.init) == identity
+        {
             return
         }
         throw CardError.untrustedCertificate(identity: identity, ca: certificate.caPublicKey.description)
@@ -141,7 +151,9 @@ extension Session {
     /// nothing compared, said in a warning. Returns the certificate.
     public func trustConnectedCard(confirming typed: String?) throws -> CardCertificate {
         let card = try requireCard()
-        guard let certificate = card.info.certificate else { throw CardKeyError.needsVersion4(feature: "a certificate to trust") }
+        guard let certificate = card.info.certificate else {
+            throw CardKeyError.needsVersion4(feature: "a certificate to trust")
+        }
         let identity = certificate.identityPublicKey.description
         if let typed {
             guard typed.lowercased() == identity else { throw CardCommandError.trustNotConfirmed(identity: identity) }
@@ -388,7 +400,8 @@ extension CardLink {
     /// The warning for `unexplainedPairingSlots`, nil when there are none.
     public func unexplainedPairingSlotsWarning(stored: Bool) -> String? {
         guard let n = unexplainedPairingSlots(stored: stored), n > 0 else { return nil }
-        let count = pairingSlotCount.map { "\(n) of the card's \($0) pairing slots \(n == 1 ? "is" : "are")" }
+        let count =
+            pairingSlotCount.map { "\(n) of the card's \($0) pairing slots \(n == 1 ? "is" : "are")" }
             ?? "at least \(n) of the card's pairing slots \(n == 1 ? "is" : "are")"
         return count + " used by pairings kcs holds no record of "
             + "(another client's, or lost to an interrupted pair or unpair); if they are not yours, free them from a "
@@ -404,7 +417,9 @@ public enum CardCredential: String {
 extension Session {
     /// PIN safety (docs/card-console.md): refuses to send `credential` when `status` (GET STATUS over the
     /// open channel) shows it blocked, or one try left and `force` is false.
-    public static func checkTries(_ credential: CardCredential, in status: ApplicationStatus, force: Bool) throws(CardCommandError) {
+    public static func checkTries(
+        _ credential: CardCredential, in status: ApplicationStatus, force: Bool
+    ) throws(CardCommandError) {
         let tries = credential == .pin ? status.pinRetries : status.pukRetries
         if tries == 0 {
             throw credential == .pin ? .pinBlocked(justNow: false) : .pukBlocked(justNow: false)
@@ -453,14 +468,18 @@ extension Session {
             let uid = card.info.instanceUID
             if uid.count == 16, try !store.pairings().contains(where: { $0.instanceUID == uid }) {
                 try store.savePairing(pairing, instanceUID: uid)
-                return ["could not free this session's pairing (slot \(slot)): \(reason). kcs stored it instead, "
-                        + "so card.login reuses the slot and card.unpair frees it"]
+                return [
+                    "could not free this session's pairing (slot \(slot)): \(reason). kcs stored it instead, "
+                        + "so card.login reuses the slot and card.unpair frees it"
+                ]
             }
         } catch {
             reason += "; storing it failed too (\(error))"
         }
-        return ["could not free this session's pairing (slot \(slot)): \(reason). Free it from a paired session "
-                + "with card.unpair \(slot)"]
+        return [
+            "could not free this session's pairing (slot \(slot)): \(reason). Free it from a paired session "
+                + "with card.unpair \(slot)"
+        ]
     }
 
     /// True when kcs's store holds a pairing for `card` (listing pairings needs no vault; no
@@ -496,7 +515,8 @@ extension CardCommandError {
         case .pinBlocked, .pukBlocked: .blocked
         case .resetNotConfirmed: .cancelled
         // Values a batch run did not give, or typed twice differently: not the card's doing.
-        case .valueNeeded, .valuesDiffer, .unpairChoice, .duressTrap, .emptyPairingPassword, .trustNotCompared: .runtimeError
+        case .valueNeeded, .valuesDiffer, .unpairChoice, .duressTrap, .emptyPairingPassword, .trustNotCompared:
+            .runtimeError
         default: .cardError
         }
     }

@@ -47,15 +47,19 @@ extension CardLink {
     public func pairingSlotWarnings(after pairing: Pairing) throws(CardError) -> [String] {
         let free = try select().freePairingSlots
         guard pairing.index != 0xFF, let free, free <= 1 else { return [] }
-        return [free == 1
-            ? "one pairing slot is left on the card; free unused ones with card.unpair --others"
-            : "that was the card's last free pairing slot; free unused ones with card.unpair --others"]
+        return [
+            free == 1
+                ? "one pairing slot is left on the card; free unused ones with card.unpair --others"
+                : "that was the card's last free pairing slot; free unused ones with card.unpair --others"
+        ]
     }
 
     /// PAIR (`card.pair`): checks the free count first, `keep` stores the pairing at once (the
     /// slot is used from here on), then SELECT refreshes the count.
-    public func pair(secret: PairingSecret, mode: PairingMode = .persistentOrEphemeral,
-                     keep: (Pairing) throws -> Void) throws -> (pairing: Pairing, warnings: [String]) {
+    public func pair(
+        secret: PairingSecret, mode: PairingMode = .persistentOrEphemeral,
+        keep: (Pairing) throws -> Void
+    ) throws -> (pairing: Pairing, warnings: [String]) {
         try checkFreePairingSlot()
         let pairing: Pairing
         do {
@@ -79,7 +83,8 @@ extension CardLink {
     public var duressTrapSetting: String { "card.duress-trap." + instanceUID }
 
     /// The way out of the duress trap, as every warning about it says it.
-    static let duressTrapRemedy = "reset it (card.reset) and initialize it with a duress PIN of its own (card.init --duress)"
+    static let duressTrapRemedy =
+        "reset it (card.reset) and initialize it with a duress PIN of its own (card.init --duress)"
 
     /// The key kcs records beside the master key to tell a duress login (docs/card.md, "Duress
     /// logins"): `m/0`, one public derivation. A duress PIN keeps the master key and its key UID
@@ -108,8 +113,10 @@ extension CardLink {
                 + "recorded for this card (key UID \(Hex.encode(Array(check.keyUID.prefix(4))))…): another client "
                 + "loaded or generated a key; use card to record it"
         }
-        let master = try commands.exportKey(.derive(try CardKeyPath(source: .master, components: [])),
-                                            kind: .publicKey).publicKey
+        let master = try commands.exportKey(
+            .derive(try CardKeyPath(source: .master, components: [])),
+            kind: .publicKey
+        ).publicKey
         let derived = try keyCheckKey()
         guard master == check.masterPublicKey, derived == check.publicKey else {
             if try store.setting(duressTrapSetting) == "1" {
@@ -170,7 +177,8 @@ extension Session {
         let (pairing, slotWarnings) = try card.pair(secret: try secret()) { pairing in
             try store.savePairing(pairing, instanceUID: info.instanceUID)
         }
-        return CardPairingResult(pairing: pairing, freePairingSlots: card.info.freePairingSlots, warnings: released + slotWarnings)
+        return CardPairingResult(
+            pairing: pairing, freePairingSlots: card.info.freePairingSlots, warnings: released + slotWarnings)
     }
 
     /// `card.logout`: frees an ephemeral pairing, then SELECTs, which ends the channel; a card
@@ -211,11 +219,12 @@ extension Session {
         let uid = card.info.instanceUID
         let stored = try store().pairings().first { $0.instanceUID == uid }
         let open = card.commands.isSecureChannelOpen ? card.known.pairing : nil
-        return CardPairings(card: card.name, shortUID: card.shortUID, pairingSlots: card.pairingSlotCount,
-                            freePairingSlots: card.known.freePairingSlots, storedSlot: stored.map { Int($0.slot) },
-                            sessionSlot: open.map { Int($0.index) }, ephemeral: card.known.ephemeralPairing != nil,
-                            unexplained: card.unexplainedPairingSlots(stored: stored != nil),
-                            warning: card.unexplainedPairingSlotsWarning(stored: stored != nil))
+        return CardPairings(
+            card: card.name, shortUID: card.shortUID, pairingSlots: card.pairingSlotCount,
+            freePairingSlots: card.known.freePairingSlots, storedSlot: stored.map { Int($0.slot) },
+            sessionSlot: open.map { Int($0.index) }, ephemeral: card.known.ephemeralPairing != nil,
+            unexplained: card.unexplainedPairingSlots(stored: stored != nil),
+            warning: card.unexplainedPairingSlotsWarning(stored: stored != nil))
     }
 }
 
@@ -313,7 +322,8 @@ extension Session {
     /// PIN's — the error says whose tries they are.
     public func pinFailure(_ error: Error, on card: CardLink) -> Error {
         if card.isVersion4, case .wrongPIN(let tries)? = error as? CardError,
-           (try? existingStore()?.setting(card.duressUnblockSetting)) == "1" {
+            (try? existingStore()?.setting(card.duressUnblockSetting)) == "1"
+        {
             return CardCommandError.wrongPINAfterDuressUnblock(triesLeft: tries)
         }
         return Session.credentialFailure(error)
@@ -322,7 +332,9 @@ extension Session {
     /// `card.change`: CHANGE PIN, CHANGE PUK or CHANGE PAIRING SECRET on the logged-in card, with
     /// the new value `newValue` gives (asked by what it is: "PIN", "PUK", "pairing password");
     /// a 4.0 card has no pairing password. After a PIN change, the duress note, if any.
-    public func changeCredential(_ credential: ChangeableCredential, newValue: (String) throws -> Secret) throws -> String? {
+    public func changeCredential(
+        _ credential: ChangeableCredential, newValue: (String) throws -> Secret
+    ) throws -> String? {
         let card = try requireLoggedIn()
         switch credential {
         case .pin: try card.commands.changePIN(try newValue("PIN"))
@@ -379,7 +391,8 @@ extension Session {
             try card.checkFreePairingSlot()
             let secret = try request.pairingSecret()
             // Applet 3.2 pairs an ephemeral login in its RAM slot (FF), which uses no slot.
-            let mode: PairingMode = store == nil && (info.version.map { $0 >= AppletVersion(major: 3, minor: 2) } ?? false)
+            let mode: PairingMode =
+                store == nil && (info.version.map { $0 >= AppletVersion(major: 3, minor: 2) } ?? false)
                 ? .ephemeral : .persistentOrEphemeral
             return (secret, mode)
         }

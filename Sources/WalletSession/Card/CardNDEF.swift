@@ -27,8 +27,9 @@ extension Session {
         let card = try requireLoggedIn()
         let capacity = card.commands.ndefCapacity - 2
         guard message.count <= capacity else {
-            throw CardError.invalidInput(command: .storeData,
-                                         reason: "this card holds an NDEF message of at most \(capacity) bytes, got \(message.count)")
+            throw CardError.invalidInput(
+                command: .storeData,
+                reason: "this card holds an NDEF message of at most \(capacity) bytes, got \(message.count)")
         }
         try card.commands.writeNDEFFile(NDEFMessage.file(message))
         return try cardNDEF()

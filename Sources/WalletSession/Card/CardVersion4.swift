@@ -54,8 +54,9 @@ extension Session {
             }
             throw error
         }
-        return SchnorrSigned(path: path, publicKey: signed.publicKey, outputKey: signed.outputKey, tweak: t,
-                             signature: signed.signature)
+        return SchnorrSigned(
+            path: path, publicKey: signed.publicKey, outputKey: signed.outputKey, tweak: t,
+            signature: signed.signature)
     }
 }
 
@@ -76,7 +77,9 @@ public enum BIP85Application: Equatable {
         let h = { (i: UInt32) in ChildIndex(i, hardened: true) }
         switch self {
         case .mnemonic(let words, let index):
-            return (DerivationPath(absolute: true, [h(83_696_968), h(39), h(0), h(UInt32(words)), h(index)]), words * 4 / 3)
+            return (
+                DerivationPath(absolute: true, [h(83_696_968), h(39), h(0), h(UInt32(words)), h(index)]), words * 4 / 3
+            )
         case .wif(let index): return (DerivationPath(absolute: true, [h(83_696_968), h(2), h(index)]), 32)
         case .xprv(let index): return (DerivationPath(absolute: true, [h(83_696_968), h(32), h(index)]), 64)
         case .hex(let bytes, let index):
@@ -105,7 +108,9 @@ extension Session {
     public func cardBIP85(_ application: BIP85Application) throws -> BIP85Output {
         let card = try requireVersion4("BIP-85 entropy")
         let (path, length) = application.request
-        let entropy = try Self.inThisBuild { () throws(CardError) in try card.commands.exportBIP85(path: path, length: length) }
+        let entropy = try Self.inThisBuild { () throws(CardError) in
+            try card.commands.exportBIP85(path: path, length: length)
+        }
         switch application {
         case .mnemonic: return .mnemonic(try Mnemonic(entropy: entropy))
         case .wif: return .wif(WIF(privateKey: try PrivateKey(entropy)).encoded())
@@ -132,7 +137,10 @@ extension Session {
     public func cardECDH(peer: PublicKey, path: DerivationPath) throws -> Secret {
         let card = try requireVersion4("ECDH")
         let nostr = [ChildIndex(44, hardened: true), ChildIndex(1237, hardened: true)]
-        guard CardKeyPath.isEIP1581(path.components) || (path.components.count >= 5 && path.components.starts(with: nostr)) else {
+        guard
+            CardKeyPath.isEIP1581(path.components)
+                || (path.components.count >= 5 && path.components.starts(with: nostr))
+        else {
             throw CardKeyError.ecdhPath(path: path.description)
         }
         return try Self.inThisBuild { () throws(CardError) in try card.commands.ecdh(peer: peer, path: path) }

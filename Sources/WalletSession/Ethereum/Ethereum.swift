@@ -11,11 +11,14 @@ extension Session {
     /// Fills what `sign tx` was not given — chain id, nonce, gas, fees — from the node, and says
     /// which (on the status line too). `given` are the keys the person wrote; `sender` (asked only when the nonce or the
     /// gas estimate needs it) is the signer's address. Nothing missing: no request at all.
-    public func fill(_ tx: inout EthereumTransaction, given: Set<String>, sender: () throws -> EthereumAddress,
-                     node: EthereumNode) throws -> [(field: String, value: UInt256)] {
+    public func fill(
+        _ tx: inout EthereumTransaction, given: Set<String>, sender: () throws -> EthereumAddress,
+        node: EthereumNode
+    ) throws -> [(field: String, value: UInt256)] {
         let needsNonce = !given.contains("nonce")
         let needsGas = !given.contains("gas") && !given.contains("gasLimit")
-        let needsFee = !given.contains("gasPrice") && !(given.contains("maxFeePerGas") && given.contains("maxPriorityFeePerGas"))
+        let needsFee =
+            !given.contains("gasPrice") && !(given.contains("maxFeePerGas") && given.contains("maxPriorityFeePerGas"))
         guard !given.contains("chainId") || needsNonce || needsGas || needsFee else { return [] }
 
         var filled: [(field: String, value: UInt256)] = []
@@ -24,7 +27,8 @@ extension Session {
             tx.chainID = chain
             filled.append(("chainId", chain))
         } else if let mine = tx.chainID, mine != chain {
-            throw EthCommandError.chainMismatch(given: mine.description, node: chain.description, endpoint: node.endpoint)
+            throw EthCommandError.chainMismatch(
+                given: mine.description, node: chain.description, endpoint: node.endpoint)
         }
         let from = needsNonce || needsGas ? try sender() : nil
         if needsNonce, let from {
@@ -32,7 +36,8 @@ extension Session {
             filled.append(("nonce", tx.nonce))
         }
         if needsFee {
-            let chooseType = !given.contains("type") && !given.contains("maxFeePerGas") && !given.contains("maxPriorityFeePerGas")
+            let chooseType =
+                !given.contains("type") && !given.contains("maxFeePerGas") && !given.contains("maxPriorityFeePerGas")
             if chooseType || tx.type == .dynamicFee {
                 let fees = try node.fees()
                 // No type and no cap given: EIP-1559 where the chain has a base fee, else legacy
@@ -47,7 +52,8 @@ extension Session {
                     let suggested = fees.maxPriorityFeePerGas ?? fees.gasPrice
                     if !given.contains("maxPriorityFeePerGas") {
                         // A given cap bounds the tip.
-                        tx.maxPriorityFeePerGas = given.contains("maxFeePerGas") ? min(suggested, tx.maxFeePerGas ?? suggested) : suggested
+                        tx.maxPriorityFeePerGas =
+                            given.contains("maxFeePerGas") ? min(suggested, tx.maxFeePerGas ?? suggested) : suggested
                         filled.append(("maxPriorityFeePerGas", tx.maxPriorityFeePerGas!))
                     }
                     if !given.contains("maxFeePerGas") {
@@ -71,7 +77,8 @@ extension Session {
             // The access list costs gas of its own (EIP-2930: 2400 per address, 1900 per key).
             if tx.type != .legacy {
                 call["accessList"] = tx.accessList.map { e in
-                    ["address": e.address.checksummed, "storageKeys": e.storageKeys.map { Hex.encodePrefixed($0) }] as [String: Any]
+                    ["address": e.address.checksummed, "storageKeys": e.storageKeys.map { Hex.encodePrefixed($0) }]
+                        as [String: Any]
                 }
             }
             tx.gasLimit = try node.estimateGas(call)
@@ -86,8 +93,12 @@ extension Session {
     /// Sends a signed raw transaction once, decoded first so a malformed one is refused before
     /// anything is sent; `wait` polls for the receipt. A failure after which the node may have
     /// the transaction is `EthCommandError.sendUnknown`, naming its hash.
-    public func send(_ raw: [UInt8], to node: EthereumNode, wait: Bool)
-        throws -> (transaction: SignedEthereumTransaction, sender: EthereumAddress, hash: [UInt8], receipt: TransactionReceipt?)
+    public func send(
+        _ raw: [UInt8], to node: EthereumNode, wait: Bool
+    )
+        throws -> (
+            transaction: SignedEthereumTransaction, sender: EthereumAddress, hash: [UInt8], receipt: TransactionReceipt?
+        )
     {
         let stx = try SignedEthereumTransaction.decode(raw)
         let sender = try stx.sender()

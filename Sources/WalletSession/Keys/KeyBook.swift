@@ -20,13 +20,16 @@ extension Session {
         _ = try unlockedStore()
         mnemonic.withWords { show(Session.backupLines($0).joined(separator: "\n")) }
         if !skipConfirm { try confirmBackup(mnemonic) }
-        return try importMnemonic(mnemonic, passphrase: nil, preset: .metamask, customPath: nil, accounts: 1, name: name,
-                                  source: .generated)
+        return try importMnemonic(
+            mnemonic, passphrase: nil, preset: .metamask, customPath: nil, accounts: 1, name: name,
+            source: .generated)
     }
 
     /// Stores `mnemonic` as an HD-MASTER and `accounts` HD-CHILD keys, all in one transaction.
-    public func importMnemonic(_ mnemonic: Mnemonic, passphrase: Secret?, preset: PathPreset?, customPath: String?,
-                               accounts: Int, name: String?, source: KeySource) throws -> [KeyRecord] {
+    public func importMnemonic(
+        _ mnemonic: Mnemonic, passphrase: Secret?, preset: PathPreset?, customPath: String?,
+        accounts: Int, name: String?, source: KeySource
+    ) throws -> [KeyRecord] {
         let store = try unlockedStore()
         let seed = try passphrase.map { p throws(MnemonicError) in try mnemonic.seed(passphrase: p) } ?? mnemonic.seed()
         let master = try ExtendedKey.master(seed: seed)
@@ -39,33 +42,39 @@ extension Session {
             children.append((path, try master.derive(path)))
         }
         let phrase = mnemonic.withPhrase { Secret(utf8: $0) }
-        let firstAddress = try children.first.map { try Session.address(of: $0.1.publicKey, kind: kind) }
+        let firstAddress =
+            try children.first.map { try Session.address(of: $0.1.publicKey, kind: kind) }
             ?? EthereumAddress(publicKey: master.publicKey).checksummed
         return try store.write { tx in
             let root = try tx.addKey(
-                NewKey(name: name, kind: .hdMaster, source: source, storage: .software, publicKey: master.publicKey,
-                       address: firstAddress, path: DerivationPath(absolute: true, []), preset: presetName,
-                       extendedPublicKey: try master.serialized(.xpub)),
+                NewKey(
+                    name: name, kind: .hdMaster, source: source, storage: .software, publicKey: master.publicKey,
+                    address: firstAddress, path: DerivationPath(absolute: true, []), preset: presetName,
+                    extendedPublicKey: try master.serialized(.xpub)),
                 secret: .mnemonic(phrase, passphrase: passphrase))
             var out = [root]
             for (i, (path, child)) in children.enumerated() {
                 // Children are named after their master and account: `savings-0`, `savings-1`.
                 let childName = try tx.findKey(named: "\(root.name)-\(i)") == nil ? "\(root.name)-\(i)" : nil
-                out.append(try tx.addKey(NewKey(
-                    name: childName, kind: .hdChild, source: source, storage: .software, publicKey: child.publicKey,
-                    address: try Session.address(of: child.publicKey, kind: kind), path: path, parentID: root.id,
-                    preset: presetName)))
+                out.append(
+                    try tx.addKey(
+                        NewKey(
+                            name: childName, kind: .hdChild, source: source, storage: .software,
+                            publicKey: child.publicKey,
+                            address: try Session.address(of: child.publicKey, kind: kind), path: path,
+                            parentID: root.id,
+                            preset: presetName)))
             }
             return out
         }
     }
 
-
     /// A private key as an ECDSA key.
     public func importPrivateKey(_ key: PrivateKey, name: String?, source: KeySource) throws -> KeyRecord {
         try unlockedStore().addKey(
-            NewKey(name: name, kind: .ecdsa, source: source, storage: .software,
-                   publicKey: key.publicKey, address: EthereumAddress(publicKey: key.publicKey).checksummed),
+            NewKey(
+                name: name, kind: .ecdsa, source: source, storage: .software,
+                publicKey: key.publicKey, address: EthereumAddress(publicKey: key.publicKey).checksummed),
             secret: .privateKey(key.secret))
     }
 
@@ -74,15 +83,18 @@ extension Session {
     public func importWatchOnly(xpub key: ExtendedKey, text: String, name: String?) throws -> KeyRecord {
         guard !key.isPrivate else { throw KeyCommandError.privateWhereWatchOnly }
         let first = key.depth <= 3 ? try key.derive("0/0") : key
-        return try store().addKey(NewKey(
-            name: name, kind: .watch, source: .xpub, storage: .watch, publicKey: key.publicKey,
-            address: EthereumAddress(publicKey: first.publicKey).checksummed, extendedPublicKey: text))
+        return try store().addKey(
+            NewKey(
+                name: name, kind: .watch, source: .xpub, storage: .watch, publicKey: key.publicKey,
+                address: EthereumAddress(publicKey: first.publicKey).checksummed, extendedPublicKey: text))
     }
 
     /// An address as a watch-only key.
     public func importWatchOnly(address: EthereumAddress, name: String?) throws -> KeyRecord {
-        try store().addKey(NewKey(name: name, kind: .watch, source: .address, storage: .watch,
-                                              address: address.checksummed))
+        try store().addKey(
+            NewKey(
+                name: name, kind: .watch, source: .address, storage: .watch,
+                address: address.checksummed))
     }
 
     /// Deletes a key (and with `children` an HD master's children) after a confirmation, and
@@ -124,9 +136,13 @@ extension Session {
         let record = try store().key(named: name)
         var twoParty = false
         if case .twoParty = record.storage { twoParty = true }
-        guard record.kind == .ecdsa || record.kind == .hdChild || record.kind == .card || (twoParty && record.kind == .hdMaster) else {
+        guard
+            record.kind == .ecdsa || record.kind == .hdChild || record.kind == .card
+                || (twoParty && record.kind == .hdMaster)
+        else {
             if record.kind == .hdMaster {
-                let children = try store().keys(includeRetired: false).filter { $0.parentID == record.id }.prefix(3).map(\.name)
+                let children = try store().keys(includeRetired: false).filter { $0.parentID == record.id }.prefix(3)
+                    .map(\.name)
                 throw KeyCommandError.masterSignsThroughChildren(name: record.name, children: Array(children))
             }
             throw KeyCommandError.cannotSign(name: record.name, kind: record.kind.rawValue)

@@ -48,7 +48,9 @@ public enum KeyCommandError: WalletError, Equatable {
             "give exactly one of --to N, --up, --down, got \(given)"
         case .masterSignsThroughChildren(let name, let children):
             "\(name) is an HD master: it signs through a child, "
-                + (children.isEmpty ? "and it has none stored yet: " : "such as \(children.map { "`use key \($0)`" }.joined(separator: " or ")); or ")
+                + (children.isEmpty
+                    ? "and it has none stored yet: "
+                    : "such as \(children.map { "`use key \($0)`" }.joined(separator: " or ")); or ")
                 + "make one with `wallet.discover` then `wallet.select ADDRESS`, or sign at any path once with"
                 + " `--key (derive \"m/44'/60'/0'/0/1\" --from KEY)`"
         case .cannotSign(let name, let kind):

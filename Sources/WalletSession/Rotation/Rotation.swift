@@ -16,8 +16,10 @@ extension Session {
     ///   or cannot be asked (batch without `--yes`): the rotation then stays pending at
     ///   `successor-created` with the old secret intact. Store and wallet-core errors pass
     ///   through; each leaves the rotation at the last step that committed.
-    public func advanceRotation(_ id: Int64, successorName: String?, yes: Bool, skipConfirm: Bool,
-                                store: WalletStore) throws -> RotationRecord {
+    public func advanceRotation(
+        _ id: Int64, successorName: String?, yes: Bool, skipConfirm: Bool,
+        store: WalletStore
+    ) throws -> RotationRecord {
         var rotation = try store.rotation(id: id)
         if rotation.state == .started {
             try createSuccessor(for: rotation, name: successorName, skipConfirm: skipConfirm, store: store)
@@ -26,15 +28,18 @@ extension Session {
         if rotation.state == .successorCreated {
             let successor = rotation.newKeyName ?? "the successor"
             do {
-                try confirm("Is \(successor) backed up? Confirming wipes the secret of \(rotation.oldKeyName)",
-                                    yes: yes)
+                try confirm(
+                    "Is \(successor) backed up? Confirming wipes the secret of \(rotation.oldKeyName)",
+                    yes: yes)
             } catch let error as SessionError {
                 let declined = if case .cancelled = error { true } else { false }
-                throw RotationCommandError.backupNotConfirmed(rotationID: id, old: rotation.oldKeyName,
-                                                              successor: successor, declined: declined)
+                throw RotationCommandError.backupNotConfirmed(
+                    rotationID: id, old: rotation.oldKeyName,
+                    successor: successor, declined: declined)
             } catch is PromptInterrupted {
-                throw PromptInterrupted(note: "rotation \(id) stays pending: \(successor) was made and \(rotation.oldKeyName) "
-                                        + "keeps its secret; finish with rotation resume \(id), or undo with rotation rollback \(id)")
+                throw PromptInterrupted(
+                    note: "rotation \(id) stays pending: \(successor) was made and \(rotation.oldKeyName) "
+                        + "keeps its secret; finish with rotation resume \(id), or undo with rotation rollback \(id)")
             }
             rotation = try store.confirmSuccessorBackedUp(rotationID: id)
         }
@@ -57,22 +62,28 @@ extension Session {
             let key = PrivateKey.generate(using: self.random)
             try store.createSuccessor(
                 rotationID: rotation.id,
-                key: NewKey(name: name, kind: .ecdsa, source: .generated, storage: .software, publicKey: key.publicKey,
-                            address: EthereumAddress(publicKey: key.publicKey).checksummed),
+                key: NewKey(
+                    name: name, kind: .ecdsa, source: .generated, storage: .software, publicKey: key.publicKey,
+                    address: EthereumAddress(publicKey: key.publicKey).checksummed),
                 secret: .privateKey(key.secret))
         case .hdMaster:
             try createHDSuccessor(of: old, rotation: rotation, name: name, skipConfirm: skipConfirm, store: store)
         default:
             // beginRotation refuses these; a journal row pointing at one was written by something else.
-            throw StoreError.notRotatable(name: old.name, reason: "\(old.kind.withArticle) key has no secret to replace")
+            throw StoreError.notRotatable(
+                name: old.name, reason: "\(old.kind.withArticle) key has no secret to replace")
         }
     }
 
-    private func createHDSuccessor(of old: KeyRecord, rotation: RotationRecord, name: String?, skipConfirm: Bool,
-                                   store: WalletStore) throws {
+    private func createHDSuccessor(
+        of old: KeyRecord, rotation: RotationRecord, name: String?, skipConfirm: Bool,
+        store: WalletStore
+    ) throws {
         let oldSecret = try store.openSecret(named: old.name)
-        let words: Mnemonic.WordCount = if oldSecret.kind == .mnemonic,
-            let m = try? Mnemonic(phrase: oldSecret.payload) { m.wordCount } else { .twentyFour }
+        let words: Mnemonic.WordCount =
+            if oldSecret.kind == .mnemonic,
+                let m = try? Mnemonic(phrase: oldSecret.payload)
+            { m.wordCount } else { .twentyFour }
         // The BIP-39 passphrase is something the person remembers; the successor keeps it.
         let passphrase = oldSecret.kind == .mnemonic ? oldSecret.passphrase : nil
         let children = try store.children(ofKeyNamed: old.name)
@@ -86,12 +97,14 @@ extension Session {
             guard let path = child.path else { continue }
             derived.append((child, path, try master.derive(path)))
         }
-        let firstAddress = try derived.first.map { try Session.address(of: $0.key.publicKey, kind: addressKind) }
+        let firstAddress =
+            try derived.first.map { try Session.address(of: $0.key.publicKey, kind: addressKind) }
             ?? EthereumAddress(publicKey: master.publicKey).checksummed
         let xpub = try master.serialized(.xpub)
 
         mnemonic.withWords { list in
-            let intro = "The successor of \(old.name) is a new mnemonic"
+            let intro =
+                "The successor of \(old.name) is a new mnemonic"
                 + (passphrase == nil ? "" : ", used with the same BIP-39 passphrase") + "."
             show(([intro] + Session.backupLines(list)).joined(separator: "\n"))
         }
@@ -108,21 +121,24 @@ extension Session {
         try store.write { tx in
             let placed = try tx.createSuccessor(
                 rotationID: rotation.id,
-                key: NewKey(name: name, kind: .hdMaster, source: .generated, storage: .software,
-                            publicKey: master.publicKey, address: firstAddress, path: DerivationPath(absolute: true, []),
-                            extendedPublicKey: xpub),
+                key: NewKey(
+                    name: name, kind: .hdMaster, source: .generated, storage: .software,
+                    publicKey: master.publicKey, address: firstAddress, path: DerivationPath(absolute: true, []),
+                    extendedPublicKey: xpub),
                 secret: .mnemonic(phrase, passphrase: passphrase))
             // The store puts a successor right below the old key; an HD successor goes below the
             // old master's children instead, so each family stays together.
             let lastOld = try tx.children(ofKeyNamed: old.name).map(\.position).max() ?? 0
             let root = lastOld > placed.position ? try tx.moveKey(named: placed.name, to: lastOld) : placed
             for (i, child) in derived.enumerated() {
-                let added = try tx.addKey(NewKey(
-                    name: try successorChildName(master: root.name, oldMaster: old.name, oldChild: child.old.name,
-                                                 index: i, tx),
-                    kind: .hdChild, source: .generated, storage: .software, publicKey: child.key.publicKey,
-                    address: try Session.address(of: child.key.publicKey, kind: addressKind), path: child.path,
-                    parentID: root.id, preset: child.old.preset ?? root.preset))
+                let added = try tx.addKey(
+                    NewKey(
+                        name: try successorChildName(
+                            master: root.name, oldMaster: old.name, oldChild: child.old.name,
+                            index: i, tx),
+                        kind: .hdChild, source: .generated, storage: .software, publicKey: child.key.publicKey,
+                        address: try Session.address(of: child.key.publicKey, kind: addressKind), path: child.path,
+                        parentID: root.id, preset: child.old.preset ?? root.preset))
                 try tx.moveKey(named: added.name, to: root.position + 1 + i)
             }
         }
@@ -130,8 +146,10 @@ extension Session {
 
     /// `savings-2` → `<successor>-2`: the old child's suffix when it was named after its master,
     /// else the child's index; nil (a default name) when that name is taken.
-    private func successorChildName(master: String, oldMaster: String, oldChild: String, index: Int,
-                                           _ tx: StoreTransaction) throws -> String? {
+    private func successorChildName(
+        master: String, oldMaster: String, oldChild: String, index: Int,
+        _ tx: StoreTransaction
+    ) throws -> String? {
         let prefix = oldMaster.lowercased() + "-"
         let suffix = oldChild.lowercased().hasPrefix(prefix) ? String(oldChild.dropFirst(prefix.count)) : String(index)
         let candidate = "\(master)-\(suffix)"
@@ -144,8 +162,10 @@ extension Session {
     /// `rotation.resume`: an unfinished rotation continued from the step it reached, after
     /// checking a new mnemonic's backup can be confirmed and asking the vault passphrase again
     /// before `operation`.
-    public func resumeRotation(_ id: Int64, successorName: String?, yes: Bool, skipConfirm: Bool,
-                               operation: String) throws -> RotationRecord {
+    public func resumeRotation(
+        _ id: Int64, successorName: String?, yes: Bool, skipConfirm: Bool,
+        operation: String
+    ) throws -> RotationRecord {
         let store = try store()
         let rotation = try store.rotation(id: id)
         guard !rotation.state.isFinished else {
@@ -157,7 +177,8 @@ extension Session {
             throw RotationCommandError.successorExists(rotationID: rotation.id, successor: rotation.newKeyName ?? "")
         }
         let unlocked = try unlockedStore(reconfirming: operation)
-        return try advanceRotation(rotation.id, successorName: successorName, yes: yes, skipConfirm: skipConfirm, store: unlocked)
+        return try advanceRotation(
+            rotation.id, successorName: successorName, yes: yes, skipConfirm: skipConfirm, store: unlocked)
     }
 
     /// `rotation.rollback`: an unfinished rotation abandoned — its successor (and the successor's
@@ -172,8 +193,9 @@ extension Session {
         var doomed: [String] = []
         if let successor = rotation.newKeyName {
             doomed = [successor] + (try store.children(ofKeyNamed: successor).map(\.name))
-            try confirm("roll back rotation \(rotation.id)? \(successor) and its secret are deleted; "
-                        + "\(rotation.oldKeyName) stays as it is", yes: yes)
+            try confirm(
+                "roll back rotation \(rotation.id)? \(successor) and its secret are deleted; "
+                    + "\(rotation.oldKeyName) stays as it is", yes: yes)
             _ = try unlockedStore(reconfirming: operation)
         }
         let done = try store.rollBackRotation(rotationID: rotation.id)

@@ -34,8 +34,10 @@ extension Session {
     /// The review of `payload` (what a `Signer` is asked to sign): a transaction, typed data or
     /// a message decoded and described; a bare digest flagged as blind. `name` names the
     /// person's own addresses (`ownKeyNames`).
-    public static func review(_ payload: SigningPayload, digest: [UInt8], fullData: Bool = false,
-                              name: @escaping (EthereumAddress) -> String?) throws -> SigningReview {
+    public static func review(
+        _ payload: SigningPayload, digest: [UInt8], fullData: Bool = false,
+        name: @escaping (EthereumAddress) -> String?
+    ) throws -> SigningReview {
         switch payload {
         case .digest:
             return SigningReview.rawDigest(digest)
@@ -44,7 +46,8 @@ extension Session {
         case .typed(let json):
             return try SigningReview.typedData(try TypedData(json: json), name: name)
         case .transaction(let bytes):
-            return SigningReview.transaction(try EthereumTransaction.decodeUnsigned(bytes), name: name, fullData: fullData)
+            return SigningReview.transaction(
+                try EthereumTransaction.decodeUnsigned(bytes), name: name, fullData: fullData)
         }
     }
 }
@@ -80,14 +83,17 @@ extension Session {
         let name: String?
         switch choice.key {
         case .given(let key, let path):
-            return SignerSummary(address: EthereumAddress(publicKey: key.publicKey).checksummed, keyName: nil,
-                                 path: path?.description, device: "the key given with --key")
+            return SignerSummary(
+                address: EthereumAddress(publicKey: key.publicKey).checksummed, keyName: nil,
+                path: path?.description, device: "the key given with --key")
         case .stored(let n): name = n
         case .active: name = activeKey
         }
         guard let name, let store = existingStore(), let record = try? store.key(named: name),
-              let address = record.address else { return nil }
-        return SignerSummary(address: address, keyName: record.name, path: record.path?.description,
-                             device: Self.signingDevice(record))
+            let address = record.address
+        else { return nil }
+        return SignerSummary(
+            address: address, keyName: record.name, path: record.path?.description,
+            device: Self.signingDevice(record))
     }
 }

@@ -36,17 +36,22 @@ extension Session {
     /// in the history (one row per signature, whoever signed): a `finish` that throws leaves no row.
     /// `store` nil: nothing is recorded (a given key, with no store in the home yet). `keyID`:
     /// the row id of the key called `keyName`, when the signer read its record.
-    func record(_ signature: RecoverableSignature, digest: [UInt8], publicKey: PublicKey, keyName: String,
-                path: DerivationPath?, verified: Bool, checkedAgainst: String, warning: String?,
-                kind: SignatureKind, chainID: UInt64?, store: WalletStore?, keyID: Int64? = nil,
-                finish: (Signed) throws -> Void = { _ in }) throws -> Signed {
+    func record(
+        _ signature: RecoverableSignature, digest: [UInt8], publicKey: PublicKey, keyName: String,
+        path: DerivationPath?, verified: Bool, checkedAgainst: String, warning: String?,
+        kind: SignatureKind, chainID: UInt64?, store: WalletStore?, keyID: Int64? = nil,
+        finish: (Signed) throws -> Void = { _ in }
+    ) throws -> Signed {
         let signer = EthereumAddress(publicKey: publicKey).checksummed
-        let signed = Signed(digest: digest, signature: try EthereumSignature(signature), publicKey: publicKey, signer: signer,
-                            keyName: keyName, path: path, verified: verified, checkedAgainst: checkedAgainst, warning: warning)
+        let signed = Signed(
+            digest: digest, signature: try EthereumSignature(signature), publicKey: publicKey, signer: signer,
+            keyName: keyName, path: path, verified: verified, checkedAgainst: checkedAgainst, warning: warning)
         try finish(signed)
-        _ = try store?.recordSignature(NewHistoryEntry(keyName: keyName, kind: kind, digest: digest,
-                                                       signature: signature.compact, signer: signer, verified: verified,
-                                                       chainID: chainID, keyID: keyID))
+        _ = try store?.recordSignature(
+            NewHistoryEntry(
+                keyName: keyName, kind: kind, digest: digest,
+                signature: signature.compact, signer: signer, verified: verified,
+                chainID: chainID, keyID: keyID))
         return signed
     }
 }
@@ -79,8 +84,9 @@ struct SoftwareSigner: Signer {
         let key = try store.read { tx in try Session.signingKey(record, tx) }
         let signature = try key.sign(digest: request.digest)
         let stored = try record.publicKey.map { try PublicKey(bytes: $0) } ?? key.publicKey
-        return MadeSignature(signature: signature, publicKey: key.publicKey, expected: stored, path: record.path,
-                             checkedAgainst: "the stored key, by recovery", warning: nil, store: store)
+        return MadeSignature(
+            signature: signature, publicKey: key.publicKey, expected: stored, path: record.path,
+            checkedAgainst: "the stored key, by recovery", warning: nil, store: store)
     }
 
     /// The key at `path` from `record`'s software HD master (`qr.sign`): signs as a given key
@@ -90,7 +96,8 @@ struct SoftwareSigner: Signer {
         guard let seed else { throw AirGapError.noHDKey(name: record.name) }
         let master = try ExtendedKey.master(seed: seed)
         guard let key = try master.derive(path).privateKey else { throw AirGapError.noHDKey(name: record.name) }
-        return GivenKeySigner(session: session, key: key, path: path, fingerprint: master.fingerprint, keyRecord: record)
+        return GivenKeySigner(
+            session: session, key: key, path: path, fingerprint: master.fingerprint, keyRecord: record)
     }
 }
 
@@ -118,15 +125,18 @@ struct GivenKeySigner: Signer {
     func masterFingerprint() -> UInt32? { fingerprint }
 
     func make(_ request: SigningRequest) throws -> MadeSignature {
-        MadeSignature(signature: try key.sign(digest: request.digest), publicKey: key.publicKey, expected: key.publicKey,
-                      path: path, checkedAgainst: "the given key, by recovery", warning: nil, store: session.existingStore())
+        MadeSignature(
+            signature: try key.sign(digest: request.digest), publicKey: key.publicKey, expected: key.publicKey,
+            path: path, checkedAgainst: "the given key, by recovery", warning: nil, store: session.existingStore())
     }
 }
 
 extension Session {
     /// The software HD master a key derives from, and its BIP-32 seed: the key itself when it
     /// is a master, its parent for an HD-CHILD; nil for other keys (or a master on a card).
-    public static func masterSeed(of record: KeyRecord, _ tx: StoreTransaction) throws -> (master: KeyRecord, seed: Secret)? {
+    public static func masterSeed(
+        of record: KeyRecord, _ tx: StoreTransaction
+    ) throws -> (master: KeyRecord, seed: Secret)? {
         let master: KeyRecord
         switch record.kind {
         case .hdMaster: master = record
@@ -144,7 +154,8 @@ extension Session {
     /// `record` came from, so signing costs one snapshot and no second lookup.
     public static func signingKey(_ record: KeyRecord, _ tx: StoreTransaction) throws -> PrivateKey {
         if record.retired {
-            throw KeyCommandError.retired(name: record.name, successor: try record.successorID.map { try tx.key(id: $0).name })
+            throw KeyCommandError.retired(
+                name: record.name, successor: try record.successorID.map { try tx.key(id: $0).name })
         }
         if case .twoParty = record.storage { throw TwoPartyError.noWholeKey(name: record.name) }
         switch record.kind {
@@ -217,23 +228,34 @@ struct CardSigner: Signer {
         switch option {
         case .pinless:
             let saved = try store.setting(card.pinlessSetting).flatMap(PinlessRecord.init)
-            return (saved?.publicKey, saved?.path,
-                    saved == nil ? "the key in the card's answer" : "the PIN-less key recorded by card.pinless")
+            return (
+                saved?.publicKey, saved?.path,
+                saved == nil ? "the key in the card's answer" : "the PIN-less key recorded by card.pinless"
+            )
         case .current, .deriveAndMakeCurrent:
-            return (try card.commands.exportKey(.current, kind: .publicKey).publicKey, derivedPath, "the key exported from the card")
+            return (
+                try card.commands.exportKey(.current, kind: .publicKey).publicKey, derivedPath,
+                "the key exported from the card"
+            )
         case .derive(let p):
-            return (try card.commands.exportKey(.derive(p), kind: .publicKey).publicKey, derivedPath, "the key exported from the card")
+            return (
+                try card.commands.exportKey(.derive(p), kind: .publicKey).publicKey, derivedPath,
+                "the key exported from the card"
+            )
         }
     }
 
     func publicKey() throws -> PublicKey {
-        if case .deriveAndMakeCurrent(let p) = option { return try card.commands.exportKey(.derive(p), kind: .publicKey).publicKey }
+        if case .deriveAndMakeCurrent(let p) = option {
+            return try card.commands.exportKey(.derive(p), kind: .publicKey).publicKey
+        }
         guard let key = try expected(session.store()).key else { throw CardKeyError.pinlessUnknown }
         return key
     }
 
     func masterFingerprint() throws -> UInt32? {
-        let master = try card.commands.exportKey(.derive(try CardKeyPath(source: .master, components: [])), kind: .publicKey)
+        let master = try card.commands.exportKey(
+            .derive(try CardKeyPath(source: .master, components: [])), kind: .publicKey)
         return ExtendedKey.fingerprint(of: master.publicKey.compressed)
     }
 
@@ -241,8 +263,10 @@ struct CardSigner: Signer {
         let store = try session.store()
         let signed = try card.commands.sign(digest: request.digest, option: option)
         let (key, path, what) = try expected(store)
-        return MadeSignature(signature: signed.signature, publicKey: signed.publicKey, expected: key ?? signed.publicKey,
-                             path: path, checkedAgainst: what, warning: card.known.pinVerified ? card.known.keyWarning : nil, store: store)
+        return MadeSignature(
+            signature: signed.signature, publicKey: signed.publicKey, expected: key ?? signed.publicKey,
+            path: path, checkedAgainst: what, warning: card.known.pinVerified ? card.known.keyWarning : nil,
+            store: store)
     }
 }
 
@@ -260,7 +284,8 @@ public struct PinlessRecord {
     public init?(_ text: String) {
         let parts = text.split(separator: " ")
         guard parts.count == 2, let p = try? DerivationPath(String(parts[0])),
-              let b = try? Hex.decode(String(parts[1])), let k = try? PublicKey(bytes: b) else { return nil }
+            let b = try? Hex.decode(String(parts[1])), let k = try? PublicKey(bytes: b)
+        else { return nil }
         path = p
         publicKey = k
     }
@@ -290,4 +315,3 @@ extension CardLink {
         }
     }
 }
-

@@ -75,8 +75,10 @@ public struct SigningRequest {
     public let chainID: UInt64?
     public let signer: SignerChoice
 
-    public init(digest: [UInt8], payload: SigningPayload, kind: SignatureKind, chainID: UInt64? = nil,
-                signer: SignerChoice = SignerChoice()) {
+    public init(
+        digest: [UInt8], payload: SigningPayload, kind: SignatureKind, chainID: UInt64? = nil,
+        signer: SignerChoice = SignerChoice()
+    ) {
         self.digest = digest
         self.payload = payload
         self.kind = kind
@@ -132,25 +134,34 @@ extension Session {
         switch choice.key {
         case .given(let key, let path):
             if let option = choice.place.cardOption {
-                throw CardKeyError.needsCardSigner(option: option, name: EthereumAddress(publicKey: key.publicKey).checksummed)
+                throw CardKeyError.needsCardSigner(
+                    option: option, name: EthereumAddress(publicKey: key.publicKey).checksummed)
             }
-            if case .masterPath = choice.place { throw AirGapError.noHDKey(name: EthereumAddress(publicKey: key.publicKey).checksummed) }
+            if case .masterPath = choice.place {
+                throw AirGapError.noHDKey(name: EthereumAddress(publicKey: key.publicKey).checksummed)
+            }
             return GivenKeySigner(session: self, key: key, path: path)
         case .stored(let n): name = n
         case .active: name = activeKey
         }
         let record = try name.map { try store().key(named: $0) }
-        if let record, record.kind == .card { return try CardSigner(session: self, record: record, place: choice.place) }
+        if let record, record.kind == .card {
+            return try CardSigner(session: self, record: record, place: choice.place)
+        }
         if case .pinless = choice.place, case .active = choice.key {
             return try CardSigner(session: self, record: nil, place: .pinless)
         }
         guard let record else { throw KeyCommandError.noActiveKey }
-        if let option = choice.place.cardOption { throw CardKeyError.needsCardSigner(option: option, name: record.name) }
+        if let option = choice.place.cardOption {
+            throw CardKeyError.needsCardSigner(option: option, name: record.name)
+        }
         if case .twoParty = record.storage {
             if case .masterPath = choice.place { throw AirGapError.noHDKey(name: record.name) }
             return TwoPartySigner(session: self, record: record)
         }
-        if case .masterPath(let path) = choice.place { return try SoftwareSigner.atPath(path, of: record, session: self) }
+        if case .masterPath(let path) = choice.place {
+            return try SoftwareSigner.atPath(path, of: record, session: self)
+        }
         return SoftwareSigner(session: self, record: record)
     }
 
@@ -158,17 +169,21 @@ extension Session {
     /// signature — the key that signed is the one expected, recovers from the signature and
     /// verifies it — runs the caller's `finish` (its last step with the signature), and only
     /// then records it in the history: nothing is recorded that was not returned.
-    public func sign(_ request: SigningRequest, with signer: (any Signer)? = nil,
-                     finish: (Signed) throws -> Void = { _ in }) throws -> Signed {
+    public func sign(
+        _ request: SigningRequest, with signer: (any Signer)? = nil,
+        finish: (Signed) throws -> Void = { _ in }
+    ) throws -> Signed {
         let signer = try signer ?? self.signer(for: request.signer)
         let made = try signer.make(request)
         let recovered = try? made.signature.recoverPublicKey(digest: request.digest)
-        let verified = made.publicKey == made.expected && recovered == made.expected
+        let verified =
+            made.publicKey == made.expected && recovered == made.expected
             && Secp256k1.verify(made.signature.signature, digest: request.digest, publicKey: made.expected)
-        return try record(made.signature, digest: request.digest, publicKey: made.publicKey,
-                          keyName: signer.keyName, path: made.path, verified: verified,
-                          checkedAgainst: made.checkedAgainst, warning: made.warning, kind: request.kind,
-                          chainID: request.chainID, store: made.store,
-                          keyID: signer.keyRecord.flatMap { $0.name == signer.keyName ? $0.id : nil }, finish: finish)
+        return try record(
+            made.signature, digest: request.digest, publicKey: made.publicKey,
+            keyName: signer.keyName, path: made.path, verified: verified,
+            checkedAgainst: made.checkedAgainst, warning: made.warning, kind: request.kind,
+            chainID: request.chainID, store: made.store,
+            keyID: signer.keyRecord.flatMap { $0.name == signer.keyName ? $0.id : nil }, finish: finish)
     }
 }

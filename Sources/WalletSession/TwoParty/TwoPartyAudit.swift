@@ -13,15 +13,21 @@ extension Session {
     /// pid) and finished with how it ended (done, aborted with the check, refused, failed),
     /// whatever the outcome; the outcome itself passes through unchanged. `body` gets the row's id
     /// (nil when it could not be written). Sessions a killed process left open are swept first.
-    func audited<T>(_ kind: TwoPartySessionKind, role: TwoPartyRole, peer: String, key: String? = nil, digest: [UInt8]? = nil, path: String? = nil,
-                    store: WalletStore, _ body: (Int64?) throws -> T) throws -> T {
+    func audited<T>(
+        _ kind: TwoPartySessionKind, role: TwoPartyRole, peer: String, key: String? = nil, digest: [UInt8]? = nil,
+        path: String? = nil,
+        store: WalletStore, _ body: (Int64?) throws -> T
+    ) throws -> T {
         sweepInterruptedTwoPartySessions(store)
-        let entry = TwoPartySession(kind: kind, role: role, peer: peer, keyName: key, digest: digest, path: path, state: .open,
-                                    check: nil, error: nil, startedAt: clock(), finishedAt: nil)
+        let entry = TwoPartySession(
+            kind: kind, role: role, peer: peer, keyName: key, digest: digest, path: path, state: .open,
+            check: nil, error: nil, startedAt: clock(), finishedAt: nil)
         let id = try? store.write { try $0.openTwoPartySession(entry, pid: getpid()) }
         func finish(_ state: TwoPartySessionState, _ check: String?, _ error: String?) {
             guard let id else { return }
-            _ = try? store.write { try $0.finishTwoPartySession(id: id, state: state, check: check, error: error, at: clock()) }
+            _ = try? store.write {
+                try $0.finishTwoPartySession(id: id, state: state, check: check, error: error, at: clock())
+            }
         }
         do {
             let result = try body(id)
@@ -42,12 +48,17 @@ extension Session {
     func sweepInterruptedTwoPartySessions(_ store: WalletStore) {
         let alive: (Int32) -> Bool = { pid in pid > 0 && (kill(pid, 0) == 0 || errno == EPERM) }
         // A read first: every two-party session passes here, and there is seldom anything to sweep.
-        guard let open = try? store.read({ try $0.openTwoPartySessionPIDs() }), open.contains(where: { !alive($0) }) else { return }
-        let swept = (try? store.write { tx in try tx.sweepInterruptedTwoPartySessions(alive: alive, at: clock()) }) ?? []
+        guard let open = try? store.read({ try $0.openTwoPartySessionPIDs() }), open.contains(where: { !alive($0) })
+        else { return }
+        let swept =
+            (try? store.write { tx in try tx.sweepInterruptedTwoPartySessions(alive: alive, at: clock()) }) ?? []
         for s in swept {
             let locked = s.kind == .dkg && s.role == .cosigner && s.keyName != nil
-            prompts?.warn("a two-party \(s.kind.rawValue) session with \(s.peer) was interrupted (its process ended); recorded as interrupted"
-                          + (locked ? ", and the key \(s.keyName ?? "") it made is locked: the console may never have received it" : ""))
+            prompts?.warn(
+                "a two-party \(s.kind.rawValue) session with \(s.peer) was interrupted (its process ended); recorded as interrupted"
+                    + (locked
+                        ? ", and the key \(s.keyName ?? "") it made is locked: the console may never have received it"
+                        : ""))
         }
     }
 

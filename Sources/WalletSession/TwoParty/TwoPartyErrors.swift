@@ -46,7 +46,8 @@ public enum TwoPartyError: WalletError, Equatable {
         switch self {
         case .noCosigner: "no co-signer is paired: run mpc.pair HOST:PORT --name NAME first"
         case .unknownCosigner(let name, let known):
-            "no co-signer is called \(name)" + (known.isEmpty ? "; run mpc.pair first" : " (paired: \(known.joined(separator: ", ")))")
+            "no co-signer is called \(name)"
+                + (known.isEmpty ? "; run mpc.pair first" : " (paired: \(known.joined(separator: ", ")))")
         case .notTwoParty(let name): "\(name) is not a two-party key"
         case .locked(let name, let reason) where reason == "made-in-interrupted-session":
             "\(name) is locked (\(reason)): this co-signer stored its share in a session its process did not finish, so the "

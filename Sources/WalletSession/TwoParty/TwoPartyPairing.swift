@@ -11,9 +11,13 @@ import WalletStore
 extension Session {
     /// This home's identity, made (and sealed) on first use.
     func twoPartyIdentity(_ store: WalletStore) throws -> PartyIdentity {
-        if let (_, secret) = try store.read({ try $0.twoPartyIdentity() }) { return try PartyIdentity(secretKey: secret) }
+        if let (_, secret) = try store.read({ try $0.twoPartyIdentity() }) {
+            return try PartyIdentity(secretKey: secret)
+        }
         let fresh = PartyIdentity.generate()
-        try store.write { try $0.saveTwoPartyIdentity(publicKey: fresh.publicKey, secretKey: fresh.secretKeyForStorage) }
+        try store.write {
+            try $0.saveTwoPartyIdentity(publicKey: fresh.publicKey, secretKey: fresh.secretKeyForStorage)
+        }
         return fresh
     }
 
@@ -36,13 +40,20 @@ extension Session {
         }
     }
 
-    private func pair(endpoint: Endpoint, name: String, yes: Bool, identity: PartyIdentity, store: WalletStore) throws -> TwoPartyPeer {
-        let channel = try SecureChannel.open(try SocketStream.connect(endpoint), identity: identity, initiator: true, pinned: nil)
+    private func pair(
+        endpoint: Endpoint, name: String, yes: Bool, identity: PartyIdentity, store: WalletStore
+    ) throws -> TwoPartyPeer {
+        let channel = try SecureChannel.open(
+            try SocketStream.connect(endpoint), identity: identity, initiator: true, pinned: nil)
         // A name already given to another co-signer stays with it (its keys name it).
-        if let taken = try store.read({ try $0.twoPartyPeers() }).first(where: { $0.name.lowercased() == name.lowercased() }),
-           taken.identityKey != channel.peerIdentity {
+        if let taken = try store.read({ try $0.twoPartyPeers() }).first(where: {
+            $0.name.lowercased() == name.lowercased()
+        }),
+            taken.identityKey != channel.peerIdentity
+        {
             channel.close()
-            throw TwoPartyError.nameTaken(name: taken.name, fingerprint: PartyIdentity.fingerprint(of: taken.identityKey))
+            throw TwoPartyError.nameTaken(
+                name: taken.name, fingerprint: PartyIdentity.fingerprint(of: taken.identityKey))
         }
         // The co-signer shows the request (both fingerprints) when pair.p1 arrives and answers at
         // once; only then is the person here asked to compare, while its operator compares too.
@@ -57,12 +68,17 @@ extension Session {
             channel.close()
             throw error
         }
-        show("the co-signer shows this pairing request; compare the two fingerprints there:\n"
-            + "this console:  \(identity.fingerprint)\nthe co-signer: \(PartyIdentity.fingerprint(of: channel.peerIdentity))")
+        show(
+            "the co-signer shows this pairing request; compare the two fingerprints there:\n"
+                + "this console:  \(identity.fingerprint)\nthe co-signer: \(PartyIdentity.fingerprint(of: channel.peerIdentity))"
+        )
         do {
             try confirm("Does the co-signer show the same two fingerprints?", yes: yes)
         } catch {
-            try? channel.send(party.abortFrame(for: .checkFailed(check: "pair.fingerprints", reason: "the console's user did not confirm the fingerprints")))
+            try? channel.send(
+                party.abortFrame(
+                    for: .checkFailed(
+                        check: "pair.fingerprints", reason: "the console's user did not confirm the fingerprints")))
             channel.close()
             throw TwoPartyError.fingerprintsRejected
         }
@@ -71,8 +87,9 @@ extension Session {
         try ChannelRun.run(party, over: channel, initiator: false, first: answer)
         guard let group = party.group else { throw MPCError.badFrame(reason: "pairing ended without a group") }
         let stored = group.storedBytes
-        let peer = TwoPartyPeer(name: name, role: .console, endpoint: endpoint.description, identityKey: channel.peerIdentity,
-                                nPed: stored.n, g: stored.g, h: stored.h, pairedAt: clock())
+        let peer = TwoPartyPeer(
+            name: name, role: .console, endpoint: endpoint.description, identityKey: channel.peerIdentity,
+            nPed: stored.n, g: stored.g, h: stored.h, pairedAt: clock())
         try store.write { try $0.saveTwoPartyPeer(peer) }
         return peer
     }
@@ -82,19 +99,26 @@ extension Session {
         if let name {
             // By name, or by the address it was paired at.
             let address = (try? Endpoint(name))?.description
-            guard let peer = peers.first(where: { $0.name.lowercased() == name.lowercased() || ($0.endpoint != nil && $0.endpoint == address) }) else {
+            guard
+                let peer = peers.first(where: {
+                    $0.name.lowercased() == name.lowercased() || ($0.endpoint != nil && $0.endpoint == address)
+                })
+            else {
                 throw TwoPartyError.unknownCosigner(name: name, known: peers.map(\.name))
             }
             return peer
         }
         guard let only = peers.first else { throw TwoPartyError.noCosigner }
-        guard peers.count == 1 else { throw TwoPartyError.unknownCosigner(name: "(none given)", known: peers.map(\.name)) }
+        guard peers.count == 1 else {
+            throw TwoPartyError.unknownCosigner(name: "(none given)", known: peers.map(\.name))
+        }
         return only
     }
 
     func openChannel(to peer: TwoPartyPeer, identity: PartyIdentity) throws -> SecureChannel {
         guard let text = peer.endpoint else { throw TwoPartyError.unknownCosigner(name: peer.name, known: []) }
-        return try SecureChannel.open(try SocketStream.connect(try Endpoint(text)), identity: identity, initiator: true,
-                                      pinned: peer.identityKey)
+        return try SecureChannel.open(
+            try SocketStream.connect(try Endpoint(text)), identity: identity, initiator: true,
+            pinned: peer.identityKey)
     }
 }

@@ -72,7 +72,9 @@ struct TwoPartySigner: Signer {
     var keyRecord: KeyRecord? { record }
 
     /// The joint key (or its HD child) as stored, known without the vault.
-    func publicKey() throws -> PublicKey { try SoftwareSigner.storedKey(of: record, signingKinds: [.hdMaster, .hdChild]) }
+    func publicKey() throws -> PublicKey {
+        try SoftwareSigner.storedKey(of: record, signingKinds: [.hdMaster, .hdChild])
+    }
 
     func make(_ request: SigningRequest) throws -> MadeSignature {
         let digest = request.digest
@@ -84,7 +86,9 @@ struct TwoPartySigner: Signer {
             let (secret, parameters) = try tx.openTwoPartyShare(of: master)
             return (record, master, path, secret, parameters, try tx.twoPartyPeer(named: parameters.peer))
         }
-        if parameters.status == .locked { throw TwoPartyError.locked(name: master.name, reason: parameters.lockedReason ?? "locked") }
+        if parameters.status == .locked {
+            throw TwoPartyError.locked(name: master.name, reason: parameters.lockedReason ?? "locked")
+        }
         guard let peer = storedPeer, let twoKind = TwoPartyKind(rawValue: parameters.kind) else {
             throw TwoPartyError.unknownCosigner(name: parameters.peer, known: [])
         }
@@ -93,22 +97,32 @@ struct TwoPartySigner: Signer {
             guard session.prompts?.isInteractive == true else {
                 throw TwoPartyError.peerMisbehaved(name: peer.name, check: peer.misbehaviour ?? "a check")
             }
-            try session.confirm("\(peer.name) failed a check of the protocol at \(when) (\(peer.misbehaviour ?? "")). Sign with it anyway?", yes: false)
+            try session.confirm(
+                "\(peer.name) failed a check of the protocol at \(when) (\(peer.misbehaviour ?? "")). Sign with it anyway?",
+                yes: false)
         }
-        let share = try Party1Share(kind: twoKind, q: try PublicKey(bytes: parameters.q), q2: try PublicKey(bytes: parameters.qOther),
-                                    secret: secret, n: parameters.n, cKey: parameters.cKey, chainCode: parameters.chainCode,
-                                    sid: parameters.sid, transcript: parameters.transcript)
+        let share = try Party1Share(
+            kind: twoKind, q: try PublicKey(bytes: parameters.q), q2: try PublicKey(bytes: parameters.qOther),
+            secret: secret, n: parameters.n, cKey: parameters.cKey, chainCode: parameters.chainCode,
+            sid: parameters.sid, transcript: parameters.transcript)
         let group = try UnknownOrderGroup(stored: peer.nPed, g: peer.g, h: peer.h)
         let payload = request.payload
-        let mpcRequest = SignRequest(key: share.q, path: path, payloadKind: payload.kind, payload: payload.bytes(digest: digest), digest: digest)
+        let mpcRequest = SignRequest(
+            key: share.q, path: path, payloadKind: payload.kind, payload: payload.bytes(digest: digest), digest: digest)
         let identity = try session.twoPartyIdentity(store)
-        let party = try SigningParty1(share: share, group: group, request: mpcRequest, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
+        let party = try SigningParty1(
+            share: share, group: group, request: mpcRequest, pid1: identity.pid, pid2: Hash.sha256(peer.identityKey))
         session.prompts?.status("signing with \(peer.name)…")
         do {
-            try session.audited(.sign, role: .console, peer: peer.name, key: record.name, digest: digest, path: path.description, store: store) { _ in
+            try session.audited(
+                .sign, role: .console, peer: peer.name, key: record.name, digest: digest, path: path.description,
+                store: store
+            ) { _ in
                 let channel = try session.openChannel(to: peer, identity: identity)
                 try ChannelRun.run(party, over: channel, initiator: true) { step in
-                    if session.explainTwoParty { TwoPartyTeaching.before(TwoPartyTeaching.sign, step: step, first: 0).forEach(session.show) }
+                    if session.explainTwoParty {
+                        TwoPartyTeaching.before(TwoPartyTeaching.sign, step: step, first: 0).forEach(session.show)
+                    }
                 }
             }
         } catch let error as MPCError {
@@ -119,8 +133,11 @@ struct TwoPartySigner: Signer {
             }
             throw error
         }
-        guard let signature = party.signature else { throw MPCError.badFrame(reason: "signing ended without a signature") }
-        return MadeSignature(signature: signature, publicKey: party.childKey, expected: party.childKey, path: record.path,
-                             checkedAgainst: "the joint key, by recovery (co-signed by \(peer.name))", warning: nil, store: store)
+        guard let signature = party.signature else {
+            throw MPCError.badFrame(reason: "signing ended without a signature")
+        }
+        return MadeSignature(
+            signature: signature, publicKey: party.childKey, expected: party.childKey, path: record.path,
+            checkedAgainst: "the joint key, by recovery (co-signed by \(peer.name))", warning: nil, store: store)
     }
 }

@@ -23,19 +23,24 @@ public enum TwoPartyTeaching {
         """
 
     static let dkg: [Int: String] = [
-        1: "P1 → P2: a commitment to Q1 = x1·G and to its half of the chain code, its Paillier modulus N, and c_key = Enc(x1) — the co-signer will compute with x1 without ever seeing it",
-        2: "P2 → P1: Q2 = x2·G with a proof that it knows x2, and its half of the chain code — chosen before it saw Q1, so neither side can steer Q",
-        3: "P1 → P2: opens the commitment and proves that it knows x1, that N is a valid Paillier modulus (ΠVP), that c_key encrypts the x1 of Q1 (ΠPDL) and that x1 is in range (ΠPE, ΠRP)",
+        1:
+            "P1 → P2: a commitment to Q1 = x1·G and to its half of the chain code, its Paillier modulus N, and c_key = Enc(x1) — the co-signer will compute with x1 without ever seeing it",
+        2:
+            "P2 → P1: Q2 = x2·G with a proof that it knows x2, and its half of the chain code — chosen before it saw Q1, so neither side can steer Q",
+        3:
+            "P1 → P2: opens the commitment and proves that it knows x1, that N is a valid Paillier modulus (ΠVP), that c_key encrypts the x1 of Q1 (ΠPDL) and that x1 is in range (ΠPE, ΠRP)",
         4: "P2 → P1: confirms the same transcript; the joint key is Q = Q1 + Q2, and x = x1 + x2 exists nowhere",
     ]
 
     static let sign: [Int: String] = [
-        0: "P1 → P2: what to sign — the payload itself, so the co-signer computes the digest on its own — the key and the path",
+        0:
+            "P1 → P2: what to sign — the payload itself, so the co-signer computes the digest on its own — the key and the path",
         1: "P2 → P1: accepted (after showing it, and asking when it is set to ask); a fresh session id",
         2: "P1 → P2: a commitment to R1 = k1·G — so the co-signer cannot choose its R2 after seeing R1",
         3: "P2 → P1: R2 = k2·G with a proof that it knows k2",
         4: "P1 → P2: opens R1 with its proof; both now know R = k1·k2·G and r = x(R)",
-        5: "P2 → P1: one Paillier ciphertext of k2⁻¹·(m + r·x) less P1's part, computed under P1's key, with a proof that it was computed honestly (ΠSIGN) — checked before anything is decrypted",
+        5:
+            "P2 → P1: one Paillier ciphertext of k2⁻¹·(m + r·x) less P1's part, computed under P1's key, with a proof that it was computed honestly (ΠSIGN) — checked before anything is decrypted",
         6: "P1 → P2: the signature (r, s), s = k1⁻¹·Dec(c), checked against the joint key first",
     ]
 
