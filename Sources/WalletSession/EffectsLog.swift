@@ -12,7 +12,7 @@ extension Session {
 
     /// Runs `body`, `command`'s, and logs what it did when the effects log is on.
     public func watchingEffects<T>(of command: String, _ body: () throws -> T) rethrows -> T {
-        guard let path = environment.nonEmpty(Self.effectsLogVariable) else { return try body() }
+        guard let path = effectsLogPath else { return try body() }
         let openings = vaultOpenings
         let card = self.card
         let before = card?.persistentState()

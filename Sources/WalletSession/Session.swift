@@ -43,6 +43,8 @@ public final class Session {
     /// How many times a command had the vault opened for it (`unlockedStore`): what the effects
     /// log compares (EffectsLog.swift).
     private(set) var vaultOpenings = 0
+    /// `$KCS_EFFECTS_LOG`, read once: every builtin call asks for it (EffectsLog.swift).
+    let effectsLogPath: String?
     /// The passphrase file was found open to others and said so (once a session).
     private var warnedPassphraseFile = false
 
@@ -58,6 +60,7 @@ public final class Session {
         self.vaultParameters = vaultParameters
         self.idleTimeout = idleTimeout
         rpcURL = environment.nonEmpty("KCS_RPC_URL")
+        effectsLogPath = environment.nonEmpty(Session.effectsLogVariable)
         if let t = environment["KCS_RPC_TIMEOUT"].flatMap(Double.init), t > 0 { rpcTimeout = t }
     }
 
