@@ -163,6 +163,17 @@ public final class PCSCTransport: CardTransport {
 
     deinit { disconnect() }
 
+    /// The card's answer to reset, as SCardStatus reports it (empty when it cannot be read).
+    public var atr: [UInt8] {
+        var name = [CChar](repeating: 0, count: 256)
+        var nameLength = DWORD(name.count)
+        var state: DWORD = 0, proto: DWORD = 0
+        var atr = [UInt8](repeating: 0, count: 33)
+        var atrLength = DWORD(atr.count)
+        let rc = context.api.SCardStatus!(handle, &name, &nameLength, &state, &proto, &atr, &atrLength)
+        return rc == 0 ? Array(atr[0..<Int(atrLength)]) : []
+    }
+
     /// "T=0" or "T=1".
     public var protocolName: String { activeProtocol == DWORD(SCARD_PROTOCOL_T0) ? "T=0" : "T=1" }
 

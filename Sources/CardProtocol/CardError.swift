@@ -123,6 +123,8 @@ public enum CardError: WalletError, Equatable {
     case keyPathLength(byteCount: Int)
     /// A client-side cryptographic operation failed.
     case cryptoFailure(WalletCryptoError)
+    /// `card.step` was answered `abort` (or Ctrl-C) before `command` left: nothing was sent.
+    case stopped(command: CardCommand, interrupted: Bool)
 
     // MARK: - Status word mapping
 
@@ -223,6 +225,7 @@ public enum CardError: WalletError, Equatable {
         case .keyPathTooDeep: "card.keyPathTooDeep"
         case .keyPathLength: "card.keyPathLength"
         case .cryptoFailure: "card.cryptoFailure"
+        case .stopped: "card.stopped"
         }
     }
 
@@ -295,6 +298,8 @@ public enum CardError: WalletError, Equatable {
             "key path bytes must be a multiple of 4, got \(count) byte\(count == 1 ? "" : "s")"
         case .cryptoFailure(let e):
             "client-side cryptography failed: \(e.description)"
+        case .stopped(let c, _):
+            "stopped before \(c.name) was sent (card.step): nothing reached the card"
         }
     }
 
@@ -416,6 +421,7 @@ extension CardError {
         switch self {
         case .wrongPIN, .wrongPUK: .wrongPIN
         case .transport(let t): t.exitClass
+        case .stopped(_, let interrupted): interrupted ? .interrupted : .cancelled
         default: .cardError
         }
     }

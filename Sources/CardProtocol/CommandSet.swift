@@ -32,6 +32,14 @@ public final class KeycardCommandSet {
     public let random: RandomSource
     /// Receives one record per command (plaintext inside the channel, secrets masked).
     public var trace: APDUTraceSink?
+    /// Watches every exchange down to the wire and the channel's steps (`card.trace`); nil costs nothing.
+    public var tracer: CardTracer? {
+        didSet {
+            secureChannel.tracer = tracer
+            secureChannelV2.tracer = tracer
+            ((channel as? PlainChannel)?.transport as? TappedTransport)?.tracer = tracer
+        }
+    }
 
     /// What the last SELECT answered; nil before SELECT and after INIT or FACTORY RESET
     /// (the card's key changed: select again).
@@ -100,14 +108,17 @@ public final class KeycardCommandSet {
             if !secure { channel } else if applicationInfo?.usesSecureChannelV2 ?? false { secureChannelV2 } else {
                 secureChannel
             }
+        if let tracer { try tracer.begin(command, channel: !secure ? "plain" : target === secureChannelV2 ? "V2" : "V1") }
         do {
             var response = try target.send(command)
             if !secure, v2 { response = try answerInsideV2Session(response, to: command) }
             trace?(APDUTraceRecord(command: command, secure: secure, response: response, error: nil))
+            tracer?.end(response, error: nil)
             return response
         } catch {
             if secure, !secureChannel.isOpen { authenticated = false }
             trace?(APDUTraceRecord(command: command, secure: secure, response: nil, error: error))
+            tracer?.end(nil, error: error)
             throw error
         }
     }
@@ -206,6 +217,7 @@ public final class KeycardCommandSet {
         do { shared = try ephemeral.sharedSecretX(with: cardKey) } catch { throw .cryptoFailure(error) }
         let keys = try SessionKeys.derive(sharedSecret: shared, pairingKey: pairing.key, cardResponse: data)
         secureChannel.open(with: keys)
+        tracer?.keyScheduleV1(shared: shared, pairingKey: pairing.key, answer: data, keys: keys)
     }
 
     /// MUTUALLY AUTHENTICATE (§9.3): the card's answer must carry a valid MAC (checked by the
@@ -273,7 +285,10 @@ public final class KeycardCommandSet {
         }
         let shared: Secret
         do { shared = try ephemeral.sharedSecretX(with: cardKey) } catch { throw .cryptoFailure(error) }
-        secureChannelV2.open(with: SessionKeysV2.derive(sharedX: shared, salt: salt))
+        let keys = SessionKeysV2.derive(sharedX: shared, salt: salt)
+        secureChannelV2.open(with: keys)
+        tracer?.keyScheduleV2(
+            certificate: certificate, salt: salt, digest: digest, shared: shared, keys: keys)
     }
 
     /// INIT a blank 4.0 card inside the channel (§14.4). Select again afterwards.

@@ -84,6 +84,10 @@ public final class SecureChannel: APDUChannel {
     public let inner: APDUChannel
 
     private var keys: SessionKeys?
+    /// The card trace, when one is on (`KeycardCommandSet.tracer`).
+    weak var tracer: CardTracer?
+    /// True until the first command after `open` is wrapped (its IV is IV0).
+    private var firstCommand = false
     /// After `wrap`: the command MAC (the IV for decrypting the answer). After `unwrap`: the
     /// response MAC (the IV for the next command).
     private var iv: [UInt8] = []
@@ -106,6 +110,7 @@ public final class SecureChannel: APDUChannel {
         self.keys = keys
         iv = keys.iv
         previousIV = keys.iv
+        firstCommand = true
     }
 
     /// Forgets the keys. The card forgets its side on SELECT, reset or a MAC failure.
@@ -156,6 +161,8 @@ public final class SecureChannel: APDUChannel {
         let lc = UInt8(16 + ciphertext.count)
         let meta = [command.cla, command.ins, command.p1, command.p2, lc] + [UInt8](repeating: 0, count: 11)
         let mac = try Self.mac(meta + ciphertext, key: keys.macKey)
+        if tracer != nil { traceWrap(command, iv: iv, ciphertext: ciphertext, lc: lc, mac: mac, first: firstCommand) }
+        firstCommand = false
         previousIV = iv
         iv = mac
         return CommandAPDU(
@@ -170,6 +177,7 @@ public final class SecureChannel: APDUChannel {
     /// `responseMACMismatch`.
     public func unwrap(_ response: ResponseAPDU, command: CardCommand) throws(CardError) -> ResponseAPDU {
         guard let keys else { throw .secureChannelNotOpen(command: command) }
+        if tracer != nil, response.sw != StatusWord.ok || response.data.isEmpty { tracePlain(response.sw) }
         if response.sw == StatusWord.securityStatusNotSatisfied {
             close()
             throw .channelClosed(command: command)
@@ -197,12 +205,14 @@ public final class SecureChannel: APDUChannel {
         // command used. Try the command MAC first; fall back when that gives no valid answer.
         let primary = try Self.decryptAnswer(ciphertext, key: keys.encryptionKey, iv: iv)
         var plaintext: [UInt8]
+        var stale = false
         if let primary, Self.isPlausible(primary) {
             plaintext = primary
-        } else if let stale = try Self.decryptAnswer(ciphertext, key: keys.encryptionKey, iv: previousIV),
-            Self.isPlausible(stale)
+        } else if let old = try Self.decryptAnswer(ciphertext, key: keys.encryptionKey, iv: previousIV),
+            Self.isPlausible(old)
         {
-            plaintext = stale
+            plaintext = old
+            stale = true
         } else if let primary {
             plaintext = primary
         } else {
@@ -211,6 +221,7 @@ public final class SecureChannel: APDUChannel {
         }
         iv = receivedMAC
         previousIV = receivedMAC
+        if tracer != nil { traceUnwrap(received: receivedMAC, length: data.count, plainCount: plaintext.count, stale: stale) }
         defer { Secret.wipe(&plaintext) }
         let n = plaintext.count
         return ResponseAPDU(data: Array(plaintext[..<(n - 2)]), sw1: plaintext[n - 2], sw2: plaintext[n - 1])

@@ -69,6 +69,8 @@ public final class SecureChannelV2: APDUChannel {
     public let inner: APDUChannel
 
     private var keys: SessionKeysV2?
+    /// The card trace, when one is on (`KeycardCommandSet.tracer`).
+    weak var tracer: CardTracer?
     /// The counter of the next round trip.
     public private(set) var counter: UInt64 = 0
 
@@ -139,6 +141,7 @@ public final class SecureChannelV2: APDUChannel {
         } catch {
             throw .cryptoFailure(error)
         }
+        if tracer != nil { traceWrap(command, sealed: sealed) }
         return CommandAPDU(cla: 0x80, ins: 0x18, p1: 0, p2: 0, data: sealed, le: nil)
     }
 
@@ -165,6 +168,7 @@ public final class SecureChannelV2: APDUChannel {
             throw .cryptoFailure(error)
         }
         counter += 1
+        if tracer != nil { traceUnwrap(plainCount: plain.count) }
         defer { Secret.wipe(&plain) }
         let n = plain.count
         return ResponseAPDU(data: Array(plain[..<(n - 2)]), sw1: plain[n - 2], sw2: plain[n - 1])

@@ -111,6 +111,11 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
         StandardStreams.err("kcs: warning: \(text)\n")
     }
 
+    /// Card trace lines on standard error (docs/card-explained.md).
+    public func trace(_ text: String) {
+        StandardStreams.err(text + "\n")
+    }
+
     /// Reads a secret from the terminal with echo off; nil at end of input.
     public func readSecret(prompt: String) throws -> SecretValue? {
         try askSecret(prompt: prompt).map { SecretValue(kind: "input", payload: $0) }

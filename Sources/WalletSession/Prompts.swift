@@ -25,8 +25,11 @@ public protocol SessionPrompts: AnyObject {
     /// draws (told whether colour is welcome) replaces the last, every `interval` seconds, until
     /// it returns nil or Ctrl-C; the terminal is left as it was. False when nobody watches.
     func play(_ next: (_ color: Bool) throws -> String?, interval: Double) throws -> Bool
+    /// Card trace lines (`card.trace`): standard error, so standard output stays what a script reads.
+    func trace(_ text: String)
 }
 
 extension SessionPrompts {
+    public func trace(_ text: String) { warn(text) }
     public func play(_ next: (_ color: Bool) throws -> String?, interval: Double) throws -> Bool { false }
 }

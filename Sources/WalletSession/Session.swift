@@ -1,3 +1,4 @@
+import CardProtocol
 import EthRPC
 import Foundation
 import KCSErrors
@@ -31,6 +32,10 @@ public final class Session {
     public var cardWaitTimeout: Double = 10
     /// Two-party sessions explain each round as it runs (`mpc.explain on`).
     public var explainTwoParty = false
+    /// `card.trace` and `card.step` (Card/CardTrace.swift); `kcs --trace LEVEL` sets the level.
+    public internal(set) var cardTraceSettings = CardTraceSettings()
+    /// The card trace while it is on or stepping: kept across card connections, so a save holds the session.
+    var cardTracer: CardTracer?
 
     /// The Ethereum node's JSON-RPC URL (`--rpc`, KCS_RPC_URL, `eth.node URL`), if any.
     public private(set) var rpcURL: String?

@@ -29,7 +29,8 @@ public final class CardLink {
 
     /// `override` (label `transport`) replaces the medium's own transport (a fault-injecting wrapper, for tests).
     public init(
-        medium: Medium, name: String, random: any RandomSource, transport override: CardTransport? = nil
+        medium: Medium, name: String, random: any RandomSource, transport override: CardTransport? = nil,
+        tracer: CardTracer? = nil
     ) throws(CardError) {
         self.medium = medium
         self.name = name
@@ -38,7 +39,10 @@ public final class CardLink {
             case .simulator(let card): card
             case .reader(let t): t
             }
-        commands = KeycardCommandSet(transport: override ?? own, random: random)
+        // The tap reports each APDU to the card trace; with none on it only passes the bytes on.
+        commands = KeycardCommandSet(transport: TappedTransport(override ?? own), random: random)
+        tracer?.card = name
+        commands.tracer = tracer
         known = CardFacts(selected: try commands.select())
     }
 
@@ -99,19 +103,20 @@ public final class CardLink {
     /// for the recovery paths: a card pulled from the reader).
     public static func simulator(
         named name: String, in directory: String, profile: AppletProfile? = nil,
-        random: any RandomSource, dropAfter: Int? = nil
+        random: any RandomSource, dropAfter: Int? = nil, tracer: CardTracer? = nil
     ) throws -> CardLink {
         let card = try SimulatedCard.open(named: name, in: directory, profile: profile ?? .v3_1_0)
         let faulty = dropAfter.map {
             FaultInjectingTransport(wrapping: card, faults: [.dropConnection(afterAPDUs: $0)])
         }
-        return try CardLink(medium: .simulator(card), name: "sim:\(name)", random: random, transport: faulty)
+        return try CardLink(
+            medium: .simulator(card), name: "sim:\(name)", random: random, transport: faulty, tracer: tracer)
     }
 
     /// Connects to the card in the reader whose name contains `query` (the first reader when
     /// nil), waiting up to `timeout` seconds for a card.
     public static func reader(
-        matching query: String?, timeout: Double, random: any RandomSource,
+        matching query: String?, timeout: Double, random: any RandomSource, tracer: CardTracer? = nil,
         status: (String) -> Void
     ) throws -> CardLink {
         let context = try PCSCContext()
@@ -119,7 +124,8 @@ public final class CardLink {
         status("waiting up to \(Int(timeout)) s for a card in \(reader)…")
         try context.waitForCard(in: reader, timeout: timeout)
         let transport = try context.connect(reader: reader)
-        return try CardLink(medium: .reader(transport), name: reader, random: random)
+        tracer?.atr(transport.atr, reader: reader)
+        return try CardLink(medium: .reader(transport), name: reader, random: random, tracer: tracer)
     }
 }
 
