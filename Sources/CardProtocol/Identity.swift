@@ -20,6 +20,23 @@ public struct CardIdentity: Sendable, Equatable, CustomStringConvertible {
     public static let productionCA = try! PublicKey(
         bytes: Hex.decode(
             "029AB99EE1E7A71BDF45B3F9C58C99866FF1294D2C1E304E228A86E10C3343501C"))
+    /// The kcs simulator CA: private key SHA-256("kcs-test-ca"), public key `02B0D0B8…F6B9`. It is public
+    /// on purpose (the Keycard 4.0 notes' test vectors use it): it certifies simulated cards only, and kcs
+    /// trusts it only for a simulated card (docs/card.md, "Keycard 4.0").
+    public static let simulatorCA = try! PrivateKey(bytes: Hash.sha256(Array("kcs-test-ca".utf8)))
+
+    /// Who certified a card, in words (the card trace): a Keycard CA, the kcs simulator CA, or another.
+    public static func issuerName(_ ca: PublicKey) -> String {
+        switch Issuer(ca: ca) {
+        case .production: "the Keycard production CA"
+        case .test: "the Keycard test CA"
+        case .unknown:
+            ca == simulatorCA.publicKey
+                ? "the kcs simulator CA (trusted for a simulated card only)"
+                : "a CA that is not a Keycard CA (trusted only if card.trust was given this identity)"
+        }
+    }
+
     /// The Keycard test-card CA (§11).
     public static let testCA = try! PublicKey(
         bytes: Hex.decode(

@@ -1,3 +1,4 @@
+import CardProtocol
 import WalletCrypto
 
 // MARK: - Card identity: IDENTIFY (14) and the Ident applet (docs/keycard-protocol.md §11)
@@ -79,10 +80,8 @@ extension KeycardApplet {
 }
 
 public enum IdentityCertificate {
-    /// The kcs simulator CA: private key SHA-256("kcs-test-ca"), public key `02B0D0B8…F6B9`. It is public
-    /// on purpose (the Keycard 4.0 notes' test vectors use it): it certifies simulated cards only, and kcs
-    /// trusts it only for a simulated card (docs/card.md, "Keycard 4.0").
-    public static let simulatorCA = try! PrivateKey(bytes: Hash.sha256(Array("kcs-test-ca".utf8)))
+    /// The kcs simulator CA (`CardIdentity.simulatorCA`): it certifies simulated cards only.
+    public static let simulatorCA = CardIdentity.simulatorCA
 
     /// The 98-byte certificate of `identityKey` signed by `caKey`.
     public static func make(identityKey: PrivateKey, caKey: PrivateKey) -> [UInt8] {

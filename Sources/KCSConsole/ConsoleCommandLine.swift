@@ -15,7 +15,7 @@ public struct ConsoleCommandLine: Equatable {
     /// and `CommonOptions` declare. (A switch, not a table: no generic metadata at start-up.)
     public static func takesValue(_ name: String) -> Bool? {
         switch name {
-        case "-e", "--home", "--rpc": return true
+        case "-e", "--home", "--rpc", "--trace": return true
         case "--json", "--json-errors", "--echo", "--no-color": return false
         default: return nil
         }
@@ -37,6 +37,8 @@ public struct ConsoleCommandLine: Equatable {
     public var home: String?
     public var noColor = false
     public var rpc: String?
+    /// `--trace LEVEL`: off, wire, channel or explain (ConsoleHost.traceLevel).
+    public var trace: String?
     public var file: String?
     public var args: [String] = []
 
@@ -73,6 +75,10 @@ public struct ConsoleCommandLine: Equatable {
             case "--home": home = value
             case "--no-color": noColor = true
             case "--rpc": rpc = value
+            case "--trace":
+                // A level the parser would refuse goes to the parser, which says so.
+                guard let value, ConsoleHost.traceLevels.contains(value) else { return nil }
+                trace = value
             default: return nil
             }
         }

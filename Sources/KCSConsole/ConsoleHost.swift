@@ -21,6 +21,12 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
     public var home: String?
     /// The Ethereum node given with `--rpc` (else the session reads KCS_RPC_URL).
     public var rpcURL: String?
+    /// `--trace LEVEL`: every card exchange of the run shown at that level (docs/card-explained.md).
+    public var traceLevel: String?
+    /// `--json`: the card trace as one JSON document per exchange.
+    public var traceJSON = false
+    /// The words `--trace` takes.
+    public static let traceLevels = Session.cardTraceLevels
     /// Marks a module's secret ranges before the interpreter parses it (set by `ScriptRunner`).
     var markSecrets: ((Source) -> Source)?
 
@@ -82,6 +88,7 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
         let s = Session(home: home)
         s.prompts = self
         if let rpcURL { s.setNode(url: rpcURL) }
+        if let traceLevel { s.traceEveryCard(at: traceLevel, json: traceJSON) }
         return s
     }()
 

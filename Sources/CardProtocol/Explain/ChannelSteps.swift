@@ -23,7 +23,7 @@ extension CardTracer {
     func keyScheduleV2(certificate: CardCertificate, salt: [UInt8], digest: [UInt8], shared: Secret, keys: SessionKeysV2) {
         let role: TraceRole? = view.diffable ? .certificate : nil
         step(.after, "identity key from SELECT's certificate", certificate.identityPublicKey.compressed, role: role)
-        step(.after, "CA key recovered from the certificate's signature over SHA-256(identity key): \(certificate.issuer)",
+        step(.after, "CA key recovered from the certificate's signature over SHA-256(identity key): \(CardIdentity.issuerName(certificate.caPublicKey))",
             certificate.caPublicKey.compressed, role: role)
         step(.after, "D = SHA-256(\"sc_v2_ccm\" ‖ salt ‖ client key ‖ card ephemeral key)", digest, role: .random)
         step(.after, "the card's signature over D verifies with the identity key", note: "ok (high S allowed: the applet does not normalise)")

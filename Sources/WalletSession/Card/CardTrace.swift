@@ -54,6 +54,17 @@ extension Session {
         return cardTraceSettings
     }
 
+    /// The words a trace level is given by: off, wire, channel, explain.
+    public static let cardTraceLevels = TraceLevel.allCases.map(\.rawValue)
+
+    /// `kcs --trace LEVEL`: the whole run traced (a word not in `cardTraceLevels` changes nothing).
+    public func traceEveryCard(at level: String, json: Bool) {
+        guard let level = TraceLevel(rawValue: level) else { return }
+        cardTraceSettings.level = level
+        cardTraceSettings.json = json
+        applyTraceSettings()
+    }
+
     /// `card.step on|off`. Stepping needs a person: a batch run never steps.
     public func setCardStep(_ on: Bool) -> CardTraceSettings {
         cardTraceSettings.step = on && (prompts?.isInteractive ?? false)
