@@ -88,7 +88,9 @@ struct Keycard4ClientTests {
                 response: h(Keycard4Recording.session1[1].2) + Keycard4Recording.ok),
         ])
         let card = KeycardCommandSet(
-            transport: transport, random: ScriptedRandom([Keycard4Recording.salt1, Keycard4Recording.client1]))
+            transport: TappedTransport(transport),
+            random: ScriptedRandom([Keycard4Recording.salt1, Keycard4Recording.client1]))
+        let tracer = CardTracer.explaining(card)
         let info = try card.select()
         #expect(!info.isInitialized)
         try card.openSecureChannelV2()
@@ -102,6 +104,9 @@ struct Keycard4ClientTests {
             duressPIN: Secret(bytes: Array("654321".utf8)))
         try card.initializeV2(parameters)
         #expect(transport.isFinished)
+        // The recorded session decodes completely (docs/card-explained.md).
+        expectFullyDecoded(tracer, ["SELECT", "OPEN SECURE CHANNEL", "GET STATUS", "INIT"])
+        #expect(tracer.records[3].explained.map(\.text).contains("PIN •••••• ‖ PUK •••••••••••• ‖ PIN tries, PUK tries ‖ duress PIN •••••• (never shown)"))
     }
 
     @Test("session 2: PIN, status, LOAD KEY seed, EXPORT public, xpub and EIP-1581 private")
@@ -119,7 +124,9 @@ struct Keycard4ClientTests {
         }
         let transport = ScriptedTransport(script)
         let card = KeycardCommandSet(
-            transport: transport, random: ScriptedRandom([Keycard4Recording.salt2, Keycard4Recording.client2]))
+            transport: TappedTransport(transport),
+            random: ScriptedRandom([Keycard4Recording.salt2, Keycard4Recording.client2]))
+        let tracer = CardTracer.explaining(card)
         try card.select()
         try card.openSecureChannelV2()
         #expect(throws: CardError.wrongPIN(triesLeft: 2)) { try card.verifyPIN(Secret(bytes: Array("111111".utf8))) }
@@ -169,6 +176,17 @@ struct Keycard4ClientTests {
         let leeAccount = try card.exportKeyV2(path: DerivationPath("m/44'/60'/0'/0/0"), kind: .publicKey)
         #expect(leeAccount.publicKey.uncompressed.hex.uppercased() == Keycard4Recording.leeAccountPublicKey)
         #expect(transport.isFinished)
+        // The recorded session decodes completely, and what it changed on the card is said.
+        expectFullyDecoded(tracer, nil)
+        let said = tracer.records.flatMap { $0.explained.map(\.text) }
+        #expect(said.contains("card: PIN tries 3 → 2 (the card counts before it compares)"))
+        #expect(said.contains("card: key loaded, key UID B98373B5F78C88BD…; current path m"))
+        #expect(said.contains("SW 6D 00 instruction not supported (not in this applet or build, or not in this card state)"))
+        // Secrets are out of the records: the exported EIP-1581 private key, the LEE keys, the entropy.
+        let json = tracer.records.map { CardTraceRenderer(level: .explain).json($0) }.joined()
+        for secret in [Keycard4Recording.leeNSK0, Keycard4Recording.leeVSK0, Keycard4Recording.bip85Entropy, Keycard4Recording.ecdhSharedX] {
+            #expect(!json.uppercased().contains(secret))
+        }
     }
 
     @Test("a handshake whose signature does not verify installs no keys")

@@ -206,7 +206,7 @@ extension KeycardExplainer {
         case 0x6A81: return "function not supported (an algorithm this build does not have)"
         case 0x6A82: return "application or file not found"
         case 0x6A84: return c.command == .pair ? "not enough memory: no free pairing slot" : "not enough memory"
-        case 0x6A86: return "incorrect P1/P2 (an empty or unknown slot, an undefined value)"
+        case 0x6A86: return "incorrect P1/P2 (an empty slot or one past the table, an undefined value)"
         case 0x6A88: return "referenced data not found: no PIN-less path is set"
         case 0x6B00: return "wrong P1/P2 (undefined option bits, or a parent source at the master)"
         case 0x6D00: return "instruction not supported (not in this applet or build, or not in this card state)"

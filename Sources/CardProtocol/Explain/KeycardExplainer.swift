@@ -32,6 +32,10 @@ public struct KeycardExplainer: Sendable {
     public func name(of command: TraceCommand) -> String {
         if command.cla == 0x80, command.ins == 0x18 { return "SECURED APDU (4.0 Secure Channel V2)" }
         if case .other = command.command { return "\(Self.unknown) instruction" }
+        let gone: Set<CardCommand> = [.deriveKey, .setPinlessPath, .pair, .unpair, .mutuallyAuthenticate, .identify, .changePairingSecret]
+        if generation == .v4, gone.contains(command.command) { return command.command.name + " (not in applet 4.0)" }
+        let added: Set<CardCommand> = [.exportLEE, .exportBIP85, .ecdh, .getChallenge]
+        if generation == .v3, added.contains(command.command) { return command.command.name + " (applet 4.0; a 3.x card answers 6D 00)" }
         return command.command.name
     }
 
@@ -107,7 +111,10 @@ public struct KeycardExplainer: Sendable {
     private func signParameters(_ c: TraceCommand) -> (String, String) {
         if generation == .v4 {
             let algorithm = [0x00: "ECDSA", 0x03: "BIP-340 Schnorr (with tweak)"][Int(c.p2)] ?? "\(Self.unknown) algorithm"
-            return (c.p1 == 0x01 ? "absolute path" : "\(Self.unknown) (4.0 takes 01)", algorithm)
+            let p1 =
+                c.p1 == 0x01
+                ? "absolute path" : c.p1 & 0x3C == 0 ? "a 3.x option, gone on 4.0 (it takes 01: answers 6B 00)" : "\(Self.unknown) option"
+            return (p1, algorithm)
         }
         let p2 = c.p2 == 0 ? "ECDSA (ignored up to 3.2)" : "ignored up to 3.2 (later builds: algorithm \(hexByte(c.p2)))"
         return (option(c.p1, names: [0: "current key", 1: "derive", 2: "derive and make current", 3: "the PIN-less path"]), p2)
@@ -133,7 +140,10 @@ public struct KeycardExplainer: Sendable {
     // MARK: - Command data
 
     private func dataLines(_ c: TraceCommand) -> [ExplainLine] {
-        if c.count == 0 { return [ExplainLine("no data")] }
+        if c.count == 0 {
+            if c.command == .setPinlessPath { return [ExplainLine("no data: the PIN-less path is removed")] }
+            return [ExplainLine("no data")]
+        }
         guard let d = c.data else { return maskedCommandData(c) }
         switch c.command {
         case .select: return [ExplainLine("AID \(spaced(d)) = \(Self.aidName(d))")]
