@@ -97,6 +97,7 @@ extension KeycardApplet {
         let inner = InnerAPDU(cla: plain[0], ins: plain[1], p1: plain[2], p2: plain[3], data: Array(plain[5...]))
         var answer = innerV4(inner)
         defer { Secret.wipe(&answer) }
+        innerLog?(Array(plain[0..<4]), inner.data, answer)
         return sealV2(answer)
     }
 

@@ -62,6 +62,13 @@ public final class KeycardApplet {
     /// 4.0: true while an inner command runs (its data arrives decrypted: `unwrap` returns it).
     var insideV2 = false
 
+    /// Told of each command that arrived through a secure channel, as the applet read it — header,
+    /// the decrypted data (nil when it was answered before the data was read), and the answer
+    /// (data ‖ SW) before it was encrypted — for `kcs sim attach --trace` (docs/card-explained.md).
+    public var innerLog: ((_ header: [UInt8], _ data: [UInt8]?, _ answer: [UInt8]) -> Void)?
+    /// V1: the header of the command being processed and its decrypted data, once `unwrap` read it.
+    var innerCommand: (header: [UInt8], data: [UInt8]?)?
+
     /// `derivationOutput` (`CLEAR_ON_RESET`): private key ‖ chain code of the last derivation.
     var derivationScratch = [UInt8](repeating: 0, count: 64)
 
@@ -196,6 +203,7 @@ public final class KeycardApplet {
 
     func dispatch(_ command: [UInt8]) -> [UInt8] {
         guard let apdu = CommandAPDU(command) else { return CardStatus.wrongLength.bytes }
+        innerCommand = innerLog == nil ? nil : (apdu.header, nil)
         if apdu.isSelectByAID {
             deselect()
             switch Self.instance(matching: apdu.data) {

@@ -48,12 +48,24 @@ struct Sim: ParsableCommand {
         @Option(name: .long, help: "kcs home directory (default $KCS_HOME, $XDG_DATA_HOME/kcs, ~/.local/share/kcs).")
         var home: String?
 
-        @Flag(name: .long, help: "Print every APDU exchanged (raw bytes: secure-channel traffic stays encrypted).")
-        var trace = false
+        @Option(
+            name: .long,
+            help:
+                "Show every APDU a client exchanges with the card on standard error: wire (raw bytes), channel (also the command inside each secured APDU, as the applet read it) or explain (also its meaning).")
+        var trace: String?
+
+        @Flag(name: .long, help: "With --trace, each exchange as one JSON document.")
+        var json = false
+
+        @Flag(name: .long, help: "With --trace, show key material instead of masking it (a PIN or PUK never).")
+        var reveal = false
 
         func validate() throws {
             guard AppletProfile.named(profile) != nil else {
                 throw ValidationError("--profile must be one of \(AppletProfile.namesForHelp), got \(profile)")
+            }
+            if let trace, TraceLevel(rawValue: trace) == nil || trace == "off" {
+                throw ValidationError("--trace must be one of wire, channel, explain, got \(trace)")
             }
             guard SimulatedCard.isValidName(card) else {
                 throw ValidationError("--card must be a simple name (letters, digits, - and _), got \(card)")
@@ -70,7 +82,12 @@ struct Sim: ParsableCommand {
                 StandardStreams.err("kcs sim: error: \(error)\n")
                 throw ExitCode(ExitStatus.code(for: error.exitClass))
             }
-            let served: VirtualCard = trace ? TracingCard(simulated) : simulated
+            let served: VirtualCard =
+                trace.flatMap(TraceLevel.init(rawValue:)).map {
+                    AttachedCardTrace(
+                        simulated, level: $0, view: TraceView(reveal: reveal), json: json,
+                        output: { StandardStreams.err($0 + "\n") })
+                } ?? simulated
             let bridge = VPCDBridge(card: served, host: host, port: port) { line in
                 StandardStreams.err("kcs sim: \(line)\n")
             }
@@ -105,30 +122,4 @@ struct Sim: ParsableCommand {
             for n in names { print(n) }
         }
     }
-}
-
-/// Prints each APDU that passes to and from the card, as hex, on standard error.
-final class TracingCard: VirtualCard {
-    private let card: VirtualCard
-    init(_ card: VirtualCard) { self.card = card }
-    var atr: [UInt8] { card.atr }
-    func powerOn() {
-        note("power on")
-        card.powerOn()
-    }
-    func powerOff() {
-        note("power off")
-        card.powerOff()
-    }
-    func reset() {
-        note("reset")
-        card.reset()
-    }
-    func transmit(_ command: [UInt8]) throws(TransportError) -> [UInt8] {
-        note("> " + Hex.encode(command))
-        let response = try card.transmit(command)
-        note("< " + Hex.encode(response))
-        return response
-    }
-    private func note(_ s: String) { StandardStreams.err("kcs sim: \(s)\n") }
 }

@@ -13,7 +13,8 @@ private let kcsBinary = TestPaths.kcsBinary
 
 /// Runs `kcs sim attach` for a fresh card in a temporary home until `body` returns.
 func withAttachedSimulator<R>(
-    card: String = "e2e", profile: String? = nil, _ body: (PCSCContext, String, String) throws -> R
+    card: String = "e2e", profile: String? = nil, arguments: [String] = [], standardError: URL? = nil,
+    _ body: (PCSCContext, String, String) throws -> R
 ) throws -> R {
     let daemon = PCSCDaemon()
     try daemon.start()
@@ -24,8 +25,9 @@ func withAttachedSimulator<R>(
     kcs.executableURL = kcsBinary
     kcs.arguments =
         ["sim", "attach", "--card", card, "--home", home, "--port", String(PCSCDaemon.vpcdPort)]
-        + (profile.map { ["--profile", $0] } ?? [])
-    kcs.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        + (profile.map { ["--profile", $0] } ?? []) + arguments
+    if let standardError { FileManager.default.createFile(atPath: standardError.path, contents: nil) }
+    kcs.standardError = FileHandle(forWritingAtPath: standardError?.path ?? "/dev/null")
     try kcs.runWithSignalsUnblocked()
     defer { terminate(kcs) }
     let context = try PCSCContext()

@@ -43,7 +43,7 @@ public enum TraceSensitivity: Sendable, Equatable {
     }
 
     /// The data as a trace may keep it: nil unless public, or secret and revealed.
-    func kept(_ data: [UInt8], reveal: Bool) -> [UInt8]? {
+    public func kept(_ data: [UInt8], reveal: Bool) -> [UInt8]? {
         switch self {
         case .none: data
         case .secret: reveal ? data : nil
