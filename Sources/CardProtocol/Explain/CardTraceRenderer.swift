@@ -18,6 +18,12 @@ public struct CardTraceRenderer: Sendable {
 
     /// The lines of one exchange at this level (none when off).
     public func lines(_ e: TraceExchange) -> [String] {
+        let out = allLines(e)
+        // A DER signature is 70 to 72 bytes: when diffable, the sizes it changes are not shown.
+        return view.diffable && Self.holdsDERSignature(e) ? out.map(Self.withoutCounts) : out
+    }
+
+    private func allLines(_ e: TraceExchange) -> [String] {
         guard level > .off else { return [] }
         var out = [header(e)]
         let secured = e.channel != "plain"
@@ -84,6 +90,40 @@ public struct CardTraceRenderer: Sendable {
         got += " · \(data.count)+2 B"
         if !view.diffable { got += " · " + Self.duration(w.micros) }
         return [">> " + sent, "<< " + got]
+    }
+
+    /// True for an exchange whose answer holds a DER signature (SIGN with ECDSA, IDENTIFY, a 4.0
+    /// OPEN SECURE CHANNEL): its length varies from run to run.
+    static func holdsDERSignature(_ e: TraceExchange) -> Bool {
+        switch e.command.command {
+        case .sign: !(e.generation == .v4 && e.command.p2 == 0x03)
+        case .identify: true
+        case .openSecureChannel: e.generation == .v4
+        default: false
+        }
+    }
+
+    /// `142+2 B` → `n+2 B`, `= 48 B` → `= n B`: counts of bytes left out of a diffable line.
+    static func withoutCounts(_ line: String) -> String {
+        var out = ""
+        var digits = ""
+        var rest = Substring(line)
+        while let c = rest.first {
+            rest = rest.dropFirst()
+            if c.isNumber, c.isASCII {
+                digits.append(c)
+                continue
+            }
+            if !digits.isEmpty {
+                let tail = String(c) + rest.prefix(3)
+                let counted = tail.hasPrefix(" B") || tail.hasPrefix("+2 B") || tail.hasPrefix(" B)")
+                let standalone = out.last.map { !$0.isLetter && !$0.isNumber && $0 != "+" } ?? true
+                out += counted && standalone ? "n" : digits
+                digits = ""
+            }
+            out.append(c)
+        }
+        return out + digits
     }
 
     /// `850 µs`, `2.4 ms`.

@@ -121,7 +121,9 @@ extension KeycardExplainer {
         var seenVersion = versionSeen
         var numbers = 0
         for field in parsed {
-            let head = "\(hexByte(field.tag)) \(lengthText(field.value.count))"
+            // A DER signature's length varies: a diffable trace does not show it, nor its template's.
+            let varies = view.diffable && (field.tag == 0x30 || (field.tag == 0xA0 && field.value.contains(0x30)))
+            let head = "\(hexByte(field.tag)) \(varies ? "LL" : lengthText(field.value.count))"
             let value = field.value
             switch fields[field.tag] {
             case .bytes(let name, let role)?:

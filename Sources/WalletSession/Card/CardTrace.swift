@@ -93,15 +93,17 @@ extension Session {
             prompts?.warn("card.trace: --reveal is off: it is allowed only on a simulated card")
             applyTraceSettings()
         }
-        return cardTracer
+        return cardTraceSettings.level > .off || cardTraceSettings.step ? cardTracer : nil
     }
 
     /// Makes, changes or drops the tracer to match the settings, on the connected card too.
     private func applyTraceSettings() {
         let s = cardTraceSettings
         guard s.level > .off || s.step else {
-            cardTracer = nil
+            // Off: nothing is watched any more, but what was traced stays for `card.trace save`.
             card?.commands.tracer = nil
+            cardTracer?.sink = nil
+            cardTracer?.beforeSend = nil
             return
         }
         let tracer = cardTracer ?? CardTracer(level: s.level, view: s.view, card: card?.name ?? "")
