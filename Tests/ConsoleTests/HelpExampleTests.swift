@@ -91,6 +91,8 @@ private let extraPrelude: [String: [String]] = [
     "eth.send": [savings, "use key savings-0"],
     "eth.receipt": ["let sent = {\"hash\": keccak256(\"a transaction\")}"],
     "vault.change-passphrase": [savings],
+    // A trace saved by a session on the simulator.
+    "trace.explain": ["card.trace wire", connect, "card.trace save \"session.trace\""],
     "qr.read": ["qr.save 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 \"address.png\""],
     "qr.export": [savings, "use key savings-0"],
     "import.qr": ["qr.save \"UR:CRYPTO-SEED/OEADGDSTASLPLABGHYDRPFMKBGGUFGLUDPRFGMAOTPIECFFLTNLPQDENOS\" \"seed.png\""],

@@ -33,15 +33,25 @@ public enum APDUExplanation {
             data = Array(bytes[5..<5 + lc])
             if rest == lc + 1 { le = bytes.last }
         }
-        let command = TraceCommand(header: Array(bytes[0..<4]), data: data, count: data.count)
+        // The secret rule of the trace holds here too: a PIN typed in is not echoed (docs/card-explained.md).
+        let apdu = CommandAPDU(cla: bytes[0], ins: bytes[1], p1: bytes[2], p2: bytes[3], data: data)
+        let sensitivity = TraceSensitivity.of(apdu, generation: generation)
+        let kept = sensitivity.command.kept(data, reveal: false)
+        let command = TraceCommand(header: Array(bytes[0..<4]), data: kept, count: data.count)
         let explainer = KeycardExplainer(generation: generation)
-        var lines = ["command \(spaced(bytes))"] + explainer.explain(command).map { "  " + $0.description }
+        let shown =
+            kept == nil
+            ? spaced(Array(bytes.prefix(5))) + " "
+                + (sensitivity.command == .pin ? TraceView.bullets(data.count) : TraceView.masked(data.count))
+            : spaced(bytes)
+        var lines = ["command \(shown)"] + explainer.explain(command).map { "  " + $0.description }
         if let le { lines.append("  Le \(hexByte(le)) (the applet ignores it)") }
         if let response {
             guard response.count >= 2 else { throw .tooShort(what: "the answer", count: response.count) }
             let sw = UInt16(response[response.count - 2]) << 8 | UInt16(response[response.count - 1])
-            let answer = TraceAnswer(data: Array(response.dropLast(2)), count: response.count - 2, sw: sw)
-            lines.append("answer \(spaced(response))")
+            let body = Array(response.dropLast(2))
+            let answer = TraceAnswer(data: sensitivity.answer.kept(body, reveal: false), count: body.count, sw: sw)
+            lines.append("answer " + (answer.data == nil ? TraceView.masked(body.count) + " " + spaced(Array(response.suffix(2))) : spaced(response)))
             lines += explainer.explain(answer, to: command).map { "  " + $0.description }
             var state = CardTraceState()
             lines += state.apply(command, answer, generation: generation, view: TraceView()).map { "  card: " + $0 }
