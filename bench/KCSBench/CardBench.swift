@@ -95,6 +95,31 @@ enum CardBench {
         return (try rate(count) { _ in _ = try login() }, try rate(count) { _ in _ = try loginSign() })
     }
 
+    /// The card trace's cost (docs/card-explained.md, "Cost"), in the same run: a SIGN round trip
+    /// through the console's tapped transport with the trace off, beside the same card without the tap
+    /// (the baseline); and at `explain`, every exchange recorded, explained and rendered to lines.
+    static func traceFigures() throws {
+        let plain = try openSession(SimulatedCard(random: SeededRandom(seed: 21)), seed: 22)
+        let tapped = try openSession(TappedTransport(SimulatedCard(random: SeededRandom(seed: 21))), seed: 22)
+        // Alternate the two, three rounds each, and keep the best of each: a busy machine slows both.
+        var untapped = 0.0, off = 0.0
+        for _ in 0..<3 {
+            untapped = max(untapped, try signRate(plain, count: 300))
+            off = max(off, try signRate(tapped, count: 300))
+        }
+        report("card_sign_trace_baseline", untapped)
+        report("card_sign_trace_off", off)
+        let tracer = CardTracer(level: .explain, view: TraceView(), card: "bench")
+        let renderer = CardTraceRenderer(level: .explain)
+        var characters = 0
+        tracer.sink = { exchange, addendum in
+            characters += (addendum.map(renderer.addendumLines) ?? renderer.lines(exchange)).reduce(0) { $0 + $1.count }
+        }
+        tapped.tracer = tracer
+        report("card_sign_trace_explain", try signRate(tapped, count: 300))
+        precondition(characters > 0 && tracer.records.count >= 300)
+    }
+
     /// The first virtual reader; pcscd may still be loading its drivers right after it started, so
     /// it is looked for during up to 10 s.
     static func virtualReader() throws -> (PCSCContext, String) {
@@ -118,6 +143,7 @@ enum CardBench {
             report("card_login_sign_inprocess", figures.loginSign)
             let commands = try openSession(SimulatedCard(random: SeededRandom(seed: 5)), seed: 6)
             report("card_sign_inprocess", try signRate(commands, count: 300))
+            try traceFigures()
             let path = try CardKeyPath("m/44'/60'/0'")
             let s = try seed()
             report(
