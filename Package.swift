@@ -162,7 +162,8 @@ let package = Package(
                 "KCSConsole", "KCSBuiltins", "KCSErrors", "WalletSession", "CardProtocol", "EthRPC", "KCSTestSupport",
             ]),
         .testTarget(
-            name: "TranscriptTests", dependencies: ["KCSTestSupport"], exclude: ["Examples", "Stdlib", "Scripts"]),
+            name: "TranscriptTests", dependencies: ["KCSTestSupport"],
+            exclude: ["Examples", "Stdlib", "Scripts", "Traces"]),
         .testTarget(name: "PackageTests", dependencies: ["CEditLine", "CPCSC", "KCSTestSupport"]),
     ]
 )

@@ -16,7 +16,7 @@ public struct ConsoleCommandLine: Equatable {
     public static func takesValue(_ name: String) -> Bool? {
         switch name {
         case "-e", "--home", "--rpc", "--trace": return true
-        case "--json", "--json-errors", "--echo", "--no-color": return false
+        case "--json", "--json-errors", "--echo", "--no-color", "--diffable": return false
         default: return nil
         }
     }
@@ -39,6 +39,8 @@ public struct ConsoleCommandLine: Equatable {
     public var rpc: String?
     /// `--trace LEVEL`: off, wire, channel or explain (ConsoleHost.traceLevel).
     public var trace: String?
+    /// `--diffable`: the trace's random values by their role, no timings.
+    public var diffable = false
     public var file: String?
     public var args: [String] = []
 
@@ -75,6 +77,7 @@ public struct ConsoleCommandLine: Equatable {
             case "--home": home = value
             case "--no-color": noColor = true
             case "--rpc": rpc = value
+            case "--diffable": diffable = true
             case "--trace":
                 // A level the parser would refuse goes to the parser, which says so.
                 guard let value, ConsoleHost.traceLevels.contains(value) else { return nil }

@@ -25,6 +25,8 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
     public var traceLevel: String?
     /// `--json`: the card trace as one JSON document per exchange.
     public var traceJSON = false
+    /// `--diffable`: the card trace's random values by their role, no timings.
+    public var traceDiffable = false
     /// The words `--trace` takes.
     public static let traceLevels = Session.cardTraceLevels
     /// Marks a module's secret ranges before the interpreter parses it (set by `ScriptRunner`).
@@ -88,7 +90,7 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
         let s = Session(home: home)
         s.prompts = self
         if let rpcURL { s.setNode(url: rpcURL) }
-        if let traceLevel { s.traceEveryCard(at: traceLevel, json: traceJSON) }
+        if let traceLevel { s.traceEveryCard(at: traceLevel, json: traceJSON, diffable: traceDiffable) }
         return s
     }()
 

@@ -25,6 +25,7 @@ struct KCS: ParsableCommand {
               --home DIR           the store and simulated cards (default $KCS_HOME)
               --rpc URL            the Ethereum node (default $KCS_RPC_URL)
               --trace LEVEL        every card exchange shown: wire, channel or explain
+              --diffable           the trace's random values by their role, no timings
               --init FILE          a script run before the prompt starts
             The language is described in docs/language.md.
             """,
@@ -75,6 +76,7 @@ struct Console: ParsableCommand {
             try ConsoleRun(
                 code: code, json: json, jsonErrors: jsonErrors, echo: echo,
                 home: common.home, noColor: common.noColor, rpc: common.rpc, trace: common.trace,
+                diffable: common.diffable,
                 initFile: initFile, file: file, args: args
             ).run())
     }
@@ -91,23 +93,24 @@ struct ConsoleRun {
     var noColor = false
     var rpc: String?
     var trace: String?
+    var diffable = false
     var initFile: String?
     var file: String?
     var args: [String] = []
 
     init(
         code: String?, json: Bool, jsonErrors: Bool, echo: Bool, home: String?, noColor: Bool,
-        rpc: String?, trace: String?, initFile: String?, file: String?, args: [String]
+        rpc: String?, trace: String?, diffable: Bool = false, initFile: String?, file: String?, args: [String]
     ) {
         (self.code, self.json, self.jsonErrors, self.echo, self.home) = (code, json, jsonErrors, echo, home)
-        self.trace = trace
+        (self.trace, self.diffable) = (trace, diffable)
         (self.noColor, self.rpc, self.initFile, self.file, self.args) = (noColor, rpc, initFile, file, args)
     }
 
     init(_ line: ConsoleCommandLine) {
         self.init(
             code: line.code, json: line.json, jsonErrors: line.jsonErrors, echo: line.echo, home: line.home,
-            noColor: line.noColor, rpc: line.rpc, trace: line.trace, initFile: nil, file: line.file, args: line.args)
+            noColor: line.noColor, rpc: line.rpc, trace: line.trace, diffable: line.diffable, initFile: nil, file: line.file, args: line.args)
     }
 
     /// The exit status, or nil for a usage error found before anything ran (an unreadable
@@ -123,7 +126,8 @@ struct ConsoleRun {
         // However the run ends: an ephemeral card pairing is unpaired, the card let go.
         defer { host.session.close() }
         let runner = makeRunner(
-            host: host, home: home, rpc: rpc, noColor: noColor, json: json, jsonErrors: jsonErrors, trace: trace)
+            host: host, home: home, rpc: rpc, noColor: noColor, json: json, jsonErrors: jsonErrors, trace: trace,
+            diffable: diffable)
         let terminal = code == nil && file == nil && isatty(STDIN_FILENO) == 1
         // Every input goes through this one loop (docs/language.md §10).
         let loop = InputLoop(runner: runner, interactive: terminal)
@@ -175,6 +179,9 @@ struct CommonOptions: ParsableArguments {
         help: "Show every card exchange of the run on standard error: off, wire, channel or explain (card.trace).")
     var trace: String?
 
+    @Flag(name: .long, help: "With --trace, random values by their role and no timings: two runs compare with diff.")
+    var diffable = false
+
     func validate() throws {
         if let trace, !ConsoleHost.traceLevels.contains(trace) {
             throw ValidationError("--trace must be one of \(ConsoleHost.traceLevels.joined(separator: ", ")), got \(trace)")
@@ -184,19 +191,22 @@ struct CommonOptions: ParsableArguments {
     /// A runner whose errors are coloured as asked, for a host given the resolved home.
     func runner(host: ConsoleHost, json: Bool, jsonErrors: Bool = false) -> ScriptRunner {
         makeRunner(
-            host: host, home: home, rpc: rpc, noColor: noColor, json: json, jsonErrors: jsonErrors, trace: trace)
+            host: host, home: home, rpc: rpc, noColor: noColor, json: json, jsonErrors: jsonErrors, trace: trace,
+            diffable: diffable)
     }
 }
 
 /// A runner for `host` given the resolved home and node; errors coloured unless `noColor`
 /// (or NO_COLOR). `json`: values, prints and errors as JSON lines; `jsonErrors`: the errors only.
 func makeRunner(
-    host: ConsoleHost, home: String?, rpc: String?, noColor: Bool, json: Bool, jsonErrors: Bool, trace: String? = nil
+    host: ConsoleHost, home: String?, rpc: String?, noColor: Bool, json: Bool, jsonErrors: Bool, trace: String? = nil,
+    diffable: Bool = false
 ) -> ScriptRunner {
     host.home = Home(explicit: home).path
     host.rpcURL = rpc
     host.traceLevel = trace
     host.traceJSON = json
+    host.traceDiffable = diffable
     host.noColor = noColor
     let style = ErrorStyle.forStandardError(noColorFlag: noColor)
     let runner = ScriptRunner(

@@ -31,7 +31,7 @@ struct ConsoleCommandLineTests {
         let parsersOnly: Set = ["--init", "--init-file", "--version", "-h", "--help"]
         #expect(
             Set(declared.keys).subtracting(parsersOnly) == [
-                "-e", "--json", "--json-errors", "--echo", "--home", "--no-color", "--rpc", "--trace",
+                "-e", "--json", "--json-errors", "--echo", "--home", "--no-color", "--rpc", "--trace", "--diffable",
             ])
         for (name, takesValue) in declared {
             if parsersOnly.contains(name) {

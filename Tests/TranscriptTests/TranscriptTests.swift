@@ -14,7 +14,9 @@ struct Transcript: Sendable, CustomTestStringConvertible {
     let script: String  // relative to the repository root
     let arguments: [String]
     let golden: String  // absolute
-    var testDescription: String { ([script] + arguments).joined(separator: " ") }
+    /// kcs's own options before the script (`--trace explain --diffable` for a card trace golden).
+    var options: [String] = []
+    var testDescription: String { (options + [script] + arguments).joined(separator: " ") }
 }
 
 /// Every script in `dir`, run without arguments (golden `NAME.out`) and, for a card example with
@@ -40,7 +42,7 @@ private func scripts(in dir: String, goldenDir: String) -> [Transcript] {
 private func run(_ t: Transcript) throws -> String {
     let p = Process()
     p.executableURL = TestPaths.kcsBinary
-    p.arguments = [t.script] + t.arguments
+    p.arguments = t.options + [t.script] + t.arguments
     p.currentDirectoryURL = root
     var env = ProcessInfo.processInfo.environment
     env["KCS_STDLIB"] = root.appendingPathComponent("stdlib").path
@@ -63,14 +65,22 @@ private func run(_ t: Transcript) throws -> String {
         env["KCS_RPC_URL"] = node?.url
     }
     p.environment = env
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
+    // Files, not pipes: a card trace on standard error outgrows a pipe's buffer while standard
+    // output is still being read, and neither side would go on.
+    let outFile = URL(fileURLWithPath: home.path + ".stdout"), errFile = URL(fileURLWithPath: home.path + ".stderr")
+    defer {
+        try? FileManager.default.removeItem(at: outFile)
+        try? FileManager.default.removeItem(at: errFile)
+    }
+    FileManager.default.createFile(atPath: outFile.path, contents: nil)
+    FileManager.default.createFile(atPath: errFile.path, contents: nil)
+    p.standardOutput = try FileHandle(forWritingTo: outFile)
+    p.standardError = try FileHandle(forWritingTo: errFile)
     p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
     try p.runWithSignalsUnblocked()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
+    let o = try Data(contentsOf: outFile)
+    let e = try Data(contentsOf: errFile)
     var transcript =
         String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self) + "[exit \(p.terminationStatus)]\n"
     if let url = node?.url { transcript = transcript.replacingOccurrences(of: url, with: "$KCS_RPC_URL") }
@@ -94,8 +104,22 @@ private func check(_ t: Transcript) throws {
     }
 }
 
+/// Every example that uses a card, once more with the whole card trace at `explain`, diffable
+/// (docs/card-explained.md): golden `Traces/NAME[@PROFILE].out`, on each profile the example names.
+private func cardTraces() -> [Transcript] {
+    scripts(in: "examples", goldenDir: "Traces").filter { t in
+        let text = (try? String(contentsOf: root.appendingPathComponent(t.script), encoding: .utf8)) ?? ""
+        return text.contains("card.connect")
+    }.map { t in
+        Transcript(script: t.script, arguments: t.arguments, golden: t.golden, options: ["--trace", "explain", "--diffable"])
+    }
+}
+
 @Suite("Transcripts")
 struct TranscriptTests {
+    @Test("examples with a card, their diffable card trace", arguments: cardTraces())
+    func cardTrace_matchesGolden(_ t: Transcript) throws { try check(t) }
+
     @Test("examples/*.kcs", arguments: scripts(in: "examples", goldenDir: "Examples"))
     func example_matchesGolden(_ t: Transcript) throws { try check(t) }
 

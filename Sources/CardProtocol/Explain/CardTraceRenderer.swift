@@ -85,7 +85,7 @@ public struct CardTraceRenderer: Sendable {
         if w.sent.count == 5, e.command.count > 0, e.channel == "plain" { sent += TraceView.masked(e.command.count) }
         let data = Array(w.received.dropLast(2))
         let sw = spaced(Array(w.received.suffix(2)))
-        let answerRole: TraceRole? = secured ? (e.channel == "V2" ? .sealed : .ciphertext) : Self.answerRole(e.command)
+        let answerRole: TraceRole? = secured ? (e.channel == "V2" ? .sealed : .ciphertext) : Self.answerRole(e)
         var got = data.isEmpty ? sw : "\(view.bytes(data, role: answerRole)) │ \(sw)"
         got += " · \(data.count)+2 B"
         if !view.diffable { got += " · " + Self.duration(w.micros) }
@@ -159,7 +159,7 @@ public struct CardTraceRenderer: Sendable {
     private func answerBytes(_ a: TraceAnswer, _ e: TraceExchange) -> String {
         let sw = spaced([UInt8(a.sw >> 8), UInt8(a.sw & 0xFF)])
         guard a.count > 0 else { return sw }
-        let data = a.data.map { view.bytes($0, role: Self.answerRole(e.command)) } ?? TraceView.masked(a.count)
+        let data = a.data.map { view.bytes($0, role: Self.answerRole(e)) } ?? TraceView.masked(a.count)
         return data + " │ " + sw
     }
 
@@ -175,11 +175,13 @@ public struct CardTraceRenderer: Sendable {
     }
 
     /// Answers holding random bytes (a channel key, a UID, a signature, a challenge).
-    static func answerRole(_ c: TraceCommand) -> TraceRole? {
+    static func answerRole(_ e: TraceExchange) -> TraceRole? {
+        let c = e.command
+        if e.randomKey == true { return .random }
         switch c.command {
-        case .select, .pair, .openSecureChannel, .mutuallyAuthenticate, .identify, .sign, .getChallenge: .random
-        case .generateKey: .keyUID
-        default: c.cla == 0x80 && c.ins == 0x18 ? .sealed : nil
+        case .select, .pair, .openSecureChannel, .mutuallyAuthenticate, .identify, .sign, .getChallenge: return .random
+        case .generateKey: return .keyUID
+        default: return c.cla == 0x80 && c.ins == 0x18 ? .sealed : nil
         }
     }
 }

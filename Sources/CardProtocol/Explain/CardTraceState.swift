@@ -13,6 +13,9 @@ public struct CardTraceState: Sendable, Equatable {
     public var path: String?
     public var pinVerified = false
     public var channelOpen = false
+    /// The card's key was made by GENERATE KEY: its UID and every key from it are random (a diffable
+    /// trace shows them by role).
+    public var keyIsRandom = false
 
     public init() {}
 
@@ -53,6 +56,7 @@ public struct CardTraceState: Sendable, Equatable {
         case .getStatus: return status(c, a)
         case .loadKey, .generateKey: return keyLoaded(a, generated: c.command == .generateKey, generation: generation, view: view)
         case .removeKey:
+            keyIsRandom = false
             keyUID = []
             path = "m"
             return ["key removed: no master key, no key UID; current path m"]
@@ -94,7 +98,8 @@ public struct CardTraceState: Sendable, Equatable {
         if let slots = info.freePairingSlots { freeSlots = slots }
         keyUID = info.keyUID
         if let tries = info.pinTriesLeft { pinTries = tries }
-        lines.append(info.keyUID.isEmpty ? "no key loaded" : "key loaded, key UID \(Self.short(info.keyUID, view: view))")
+        let uid = keyIsRandom && view.diffable ? "<\(TraceRole.keyUID.rawValue)>" : Self.short(info.keyUID, view: view)
+        lines.append(info.keyUID.isEmpty ? "no key loaded" : "key loaded, key UID \(uid)")
         return lines
     }
 
@@ -128,6 +133,7 @@ public struct CardTraceState: Sendable, Equatable {
     ) -> [String] {
         guard let d = a.data, d.count == 32 else { return [] }
         keyUID = d
+        keyIsRandom = generated
         path = "m"
         let uid = generated && view.diffable ? "<\(TraceRole.keyUID.rawValue)>" : Self.short(d, view: view)
         return ["key \(generated ? "generated" : "loaded"), key UID \(uid); current path m"

@@ -202,7 +202,10 @@ extension TraceExchange {
     /// Makes its explanation from its bytes (the command, the answer, then what changed on the card,
     /// given what `state` knew before it; `state` learns from it). Live and replayed alike.
     public mutating func explain(view: TraceView, state: inout CardTraceState) {
-        let explainer = KeycardExplainer(generation: generation, view: view)
+        var explainer = KeycardExplainer(generation: generation, view: view)
+        let showsKeys: Set<CardCommand> = [.select, .exportKey, .sign]
+        randomKey = state.keyIsRandom && showsKeys.contains(command.command) ? true : nil
+        explainer.keysAreRandom = randomKey == true
         explained = explainer.explain(command)
         guard let answer else { return }
         explained += explainer.explain(answer, to: command)

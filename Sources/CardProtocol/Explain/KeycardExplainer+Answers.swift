@@ -127,7 +127,8 @@ extension KeycardExplainer {
             let value = field.value
             switch fields[field.tag] {
             case .bytes(let name, let role)?:
-                lines.append(ExplainLine("\(head) \(name) \(view.bytes(value, role: role))", depth: depth))
+                let random = keysAreRandom && [0x80, 0x82, 0x8E].contains(field.tag) ? TraceRole.random : nil
+                lines.append(ExplainLine("\(head) \(name) \(view.bytes(value, role: role ?? random))", depth: depth))
             case .secret(let name)?:
                 lines.append(ExplainLine("\(head) \(name) \(view.secret(value, count: value.count))", depth: depth))
             case .number(let name)?:

@@ -8,6 +8,8 @@ import WalletCrypto
 public struct KeycardExplainer: Sendable {
     public var generation: KeycardGeneration
     public var view: TraceView
+    /// The card's key came from GENERATE KEY: public keys, chain codes and the key UID are random.
+    public var keysAreRandom = false
 
     public init(generation: KeycardGeneration, view: TraceView = TraceView()) {
         self.generation = generation

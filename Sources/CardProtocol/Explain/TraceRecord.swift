@@ -114,6 +114,8 @@ public struct TraceExchange: Sendable, Equatable, Codable {
     public var error: String?
     /// The explanation (the `explain` layer), as it was made when the exchange ran.
     public var explained: [ExplainLine]
+    /// True when the answer holds keys of a key GENERATE KEY made (random: by role when diffable).
+    public var randomKey: Bool?
 
     public init(
         number: Int, generation: KeycardGeneration, channel: String, card: String, command: TraceCommand,

@@ -58,10 +58,11 @@ extension Session {
     public static let cardTraceLevels = TraceLevel.allCases.map(\.rawValue)
 
     /// `kcs --trace LEVEL`: the whole run traced (a word not in `cardTraceLevels` changes nothing).
-    public func traceEveryCard(at level: String, json: Bool) {
+    public func traceEveryCard(at level: String, json: Bool, diffable: Bool = false) {
         guard let level = TraceLevel(rawValue: level) else { return }
         cardTraceSettings.level = level
         cardTraceSettings.json = json
+        cardTraceSettings.view.diffable = diffable
         applyTraceSettings()
     }
 
