@@ -108,7 +108,9 @@ public final class KeycardCommandSet {
             if !secure { channel } else if applicationInfo?.usesSecureChannelV2 ?? false { secureChannelV2 } else {
                 secureChannel
             }
-        if let tracer { try tracer.begin(command, channel: !secure ? "plain" : target === secureChannelV2 ? "V2" : "V1") }
+        if let tracer {
+            try tracer.begin(command, channel: !secure ? "plain" : target === secureChannelV2 ? "V2" : "V1")
+        }
         do {
             var response = try target.send(command)
             if !secure, v2 { response = try answerInsideV2Session(response, to: command) }

@@ -221,7 +221,9 @@ public final class SecureChannel: APDUChannel {
         }
         iv = receivedMAC
         previousIV = receivedMAC
-        if tracer != nil { traceUnwrap(received: receivedMAC, length: data.count, plainCount: plaintext.count, stale: stale) }
+        if tracer != nil {
+            traceUnwrap(received: receivedMAC, length: data.count, plainCount: plaintext.count, stale: stale)
+        }
         defer { Secret.wipe(&plaintext) }
         let n = plaintext.count
         return ResponseAPDU(data: Array(plaintext[..<(n - 2)]), sw1: plaintext[n - 2], sw2: plaintext[n - 1])

@@ -16,7 +16,9 @@ public final class AttachedCardTrace: VirtualCard {
     private var count = 0
     private var inner: (header: [UInt8], data: [UInt8]?, answer: [UInt8])?
 
-    public init(_ card: SimulatedCard, level: TraceLevel, view: TraceView, json: Bool, output: @escaping (String) -> Void) {
+    public init(
+        _ card: SimulatedCard, level: TraceLevel, view: TraceView, json: Bool, output: @escaping (String) -> Void
+    ) {
         self.card = card
         self.renderer = CardTraceRenderer(level: level, view: view)
         self.json = json
@@ -62,7 +64,8 @@ public final class AttachedCardTrace: VirtualCard {
     /// The exchange as the console's trace would keep it; nil for bytes that are no APDU.
     private func record(_ bytes: [UInt8], _ answer: [UInt8], micros: Int) -> TraceExchange? {
         guard bytes.count >= 4, answer.count >= 2 else { return nil }
-        let outer = CardProtocol.CommandAPDU(cla: bytes[0], ins: bytes[1], p1: bytes[2], p2: bytes[3], data: Self.data(of: bytes))
+        let outer = CardProtocol.CommandAPDU(
+            cla: bytes[0], ins: bytes[1], p1: bytes[2], p2: bytes[3], data: Self.data(of: bytes))
         let header: [UInt8], data: [UInt8]?, reply: [UInt8]
         let channel: String
         if let inner {
@@ -72,10 +75,12 @@ public final class AttachedCardTrace: VirtualCard {
             (header, data, reply) = (outer.header, outer.data, answer)
             channel = "plain"
         }
-        let meant = CardProtocol.CommandAPDU(cla: header[0], ins: header[1], p1: header[2], p2: header[3], data: data ?? [])
+        let meant = CardProtocol.CommandAPDU(
+            cla: header[0], ins: header[1], p1: header[2], p2: header[3], data: data ?? [])
         let sensitivity = TraceSensitivity.of(meant, generation: generation)
         let view = renderer.view
-        let shownWire = channel == "plain" && sensitivity.command != .none && !view.reveal ? Array(bytes.prefix(5)) : bytes
+        let shownWire =
+            channel == "plain" && sensitivity.command != .none && !view.reveal ? Array(bytes.prefix(5)) : bytes
         var record = TraceExchange(
             number: count, generation: generation, channel: channel, card: "sim attach",
             command: TraceCommand(

@@ -51,7 +51,9 @@ extension KeycardApplet {
     /// `[Lr] ‖ 00×15 ‖ C'` and makes that MAC the next IV. Returns `M' ‖ C' ‖ 90 00`.
     func respond(_ data: [UInt8], sw: UInt16) -> [UInt8] {
         guard let session else { return CardStatus(sw).bytes }
-        if let innerLog, let command = innerCommand { innerLog(command.header, command.data, data + CardStatus(sw).bytes) }
+        if let innerLog, let command = innerCommand {
+            innerLog(command.header, command.data, data + CardStatus(sw).bytes)
+        }
         let cipher = ChannelCrypto.encrypt(data + CardStatus(sw).bytes, key: session.enc, iv: Array(scBuffer[0..<16]))
         let lr = UInt8((cipher.count + 16) & 0xFF)
         guard let mac = try? ChannelCrypto.mac([lr] + scBuffer[16..<31] + cipher, key: session.mac) else {

@@ -51,7 +51,8 @@ struct Sim: ParsableCommand {
         @Option(
             name: .long,
             help:
-                "Show every APDU a client exchanges with the card on standard error: wire (raw bytes), channel (also the command inside each secured APDU, as the applet read it) or explain (also its meaning).")
+                "Show every APDU a client exchanges with the card on standard error: wire (raw bytes), channel (also the command inside each secured APDU, as the applet read it) or explain (also its meaning)."
+        )
         var trace: String?
 
         @Flag(name: .long, help: "With --trace, each exchange as one JSON document.")

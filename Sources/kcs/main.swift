@@ -110,7 +110,8 @@ struct ConsoleRun {
     init(_ line: ConsoleCommandLine) {
         self.init(
             code: line.code, json: line.json, jsonErrors: line.jsonErrors, echo: line.echo, home: line.home,
-            noColor: line.noColor, rpc: line.rpc, trace: line.trace, diffable: line.diffable, initFile: nil, file: line.file, args: line.args)
+            noColor: line.noColor, rpc: line.rpc, trace: line.trace, diffable: line.diffable, initFile: nil,
+            file: line.file, args: line.args)
     }
 
     /// The exit status, or nil for a usage error found before anything ran (an unreadable
@@ -184,7 +185,8 @@ struct CommonOptions: ParsableArguments {
 
     func validate() throws {
         if let trace, !ConsoleHost.traceLevels.contains(trace) {
-            throw ValidationError("--trace must be one of \(ConsoleHost.traceLevels.joined(separator: ", ")), got \(trace)")
+            throw ValidationError(
+                "--trace must be one of \(ConsoleHost.traceLevels.joined(separator: ", ")), got \(trace)")
         }
     }
 

@@ -24,7 +24,8 @@ extension RealPCSCD {
 
         @Test(arguments: [("3.1.0", "check.py"), ("4.0", "check4.py")])
         func secureChannelCommands_areWhatKeycardPySent(profile: String, script: String) throws {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kcs-trace-py-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "kcs-trace-py-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let trace = folder.appendingPathComponent("trace.jsonl"), log = folder.appendingPathComponent("sent.jsonl")
@@ -39,14 +40,18 @@ extension RealPCSCD {
             let sent = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map { line in
                 let o = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                 let data = try [UInt8](hex: o["data"] as? String ?? "")
-                let header = [0x80, o["ins"] as? Int ?? -1, o["p1"] as? Int ?? -1, o["p2"] as? Int ?? -1].map { UInt8(truncatingIfNeeded: $0) }
+                let header = [0x80, o["ins"] as? Int ?? -1, o["p1"] as? Int ?? -1, o["p2"] as? Int ?? -1].map {
+                    UInt8(truncatingIfNeeded: $0)
+                }
                 return Sent(header: header, data: data, count: data.count)
             }
             let records = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n")
                 .filter { $0.hasPrefix("{") }
                 .map { try JSONDecoder().decode(TraceExchange.self, from: Data($0.utf8)) }
             let secured = records.filter { $0.channel != "plain" }
-            let decoded = secured.map { Sent(header: $0.command.header, data: $0.command.data, count: $0.command.count) }
+            let decoded = secured.map {
+                Sent(header: $0.command.header, data: $0.command.data, count: $0.command.count)
+            }
             #expect(sent.count > 20, "keycard-py sent \(sent.count) secured commands")
             #expect(decoded.count == sent.count, "trace \(decoded.count), keycard-py \(sent.count)")
             for (i, (d, s)) in zip(decoded, sent).enumerated() {
@@ -64,7 +69,9 @@ extension RealPCSCD {
                 #expect(unknown.isEmpty, "exchange \(record.number): \(unknown)")
             }
             let text = try String(contentsOf: trace, encoding: .utf8)
-            #expect(!text.contains(Hex.encode(Array("123456".utf8))) && !text.contains(Hex.encode(Array("987654321098".utf8))))
+            #expect(
+                !text.contains(Hex.encode(Array("123456".utf8)))
+                    && !text.contains(Hex.encode(Array("987654321098".utf8))))
         }
     }
 }

@@ -34,7 +34,8 @@ extension RealPCSCD {
                 // The session, explained: the secure channel from the inside, what changed, no secret.
                 #expect(r.err.contains("M = CBC-MAC(macKey, 80 20 00 00 20 ‖ 00×11 ‖ C)"))
                 #expect(r.err.contains("PIN •••••• (never shown)"))
-                #expect(r.err.contains("card: secure channel open: the card's MAC shows it holds the same session keys"))
+                #expect(
+                    r.err.contains("card: secure channel open: the card's MAC shows it holds the same session keys"))
                 #expect(!r.err.contains(KeycardExplainer.unknown), "\(r.err)")
                 for secret in ["123456", "987654321098", "313233343536"] { #expect(!r.err.contains(secret)) }
                 #expect(r.err.contains("encKey = K[0..32] (AES-256-CBC of every command and answer): <masked 32 B>"))

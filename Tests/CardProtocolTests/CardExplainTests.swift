@@ -2,8 +2,8 @@
 // generations decoded with the tables of docs/keycard-protocol.md, unknown bytes said to be
 // unknown, the ATR byte by byte, saved records read back unchanged.
 import CardProtocol
-import KCSTestSupport
 import Foundation
+import KCSTestSupport
 import Testing
 import WalletCore
 import WalletCrypto
@@ -42,13 +42,31 @@ struct CardExplainTests {
     /// One command of each INS of both generations (docs/keycard-protocol.md §10, §14), with a
     /// line its explanation must hold; none may hold "unknown".
     static let cases: [(KeycardGeneration, String, String?, String)] = [
-        (.v3, "00A4040009A00000080400010101", "9000", "AID A0 00 00 08 04 00 01 01 01 = Keycard applet instance (default)"),
-        (.v3, "8012000020" + String(repeating: "AB", count: 32), "6A84", "SW 6A 84 not enough memory: no free pairing slot"),
-        (.v3, "8012010020" + String(repeating: "AB", count: 32), "05" + String(repeating: "11", count: 32) + "9000", "pairing slot 5"),
+        (
+            .v3, "00A4040009A00000080400010101", "9000",
+            "AID A0 00 00 08 04 00 01 01 01 = Keycard applet instance (default)"
+        ),
+        (
+            .v3, "8012000020" + String(repeating: "AB", count: 32), "6A84",
+            "SW 6A 84 not enough memory: no free pairing slot"
+        ),
+        (
+            .v3, "8012010020" + String(repeating: "AB", count: 32), "05" + String(repeating: "11", count: 32) + "9000",
+            "pairing slot 5"
+        ),
         (.v3, "8013020000", "9000", "P1 02 pairing slot 2"),
-        (.v3, "8010010041" + "04" + String(repeating: "22", count: 64), String(repeating: "33", count: 48) + "9000", "P1 01 pairing slot 1"),
-        (.v3, "8011000020" + String(repeating: "44", count: 32), "6982", "SW 69 82 security status not satisfied: the card closed the secure channel (MAC or tag wrong, or a malformed MUTUALLY AUTHENTICATE)"),
-        (.v3, "8014000020" + String(repeating: "55", count: 32), "6985", "SW 69 85 conditions not satisfied: no certificate on this card"),
+        (
+            .v3, "8010010041" + "04" + String(repeating: "22", count: 64), String(repeating: "33", count: 48) + "9000",
+            "P1 01 pairing slot 1"
+        ),
+        (
+            .v3, "8011000020" + String(repeating: "44", count: 32), "6982",
+            "SW 69 82 security status not satisfied: the card closed the secure channel (MAC or tag wrong, or a malformed MUTUALLY AUTHENTICATE)"
+        ),
+        (
+            .v3, "8014000020" + String(repeating: "55", count: 32), "6985",
+            "SW 69 85 conditions not satisfied: no certificate on this card"
+        ),
         (.v3, "80F2010000", "8000002C8000003C800000000000000000000000" + "9000", "current key path m/44'/60'/0'/0/0"),
         (.v3, "8021010000", "6985", "P1 01 the PUK"),
         (.v3, "8022000000", "63C1", "SW 63 C1 verification failed: wrong PUK, 1 try left"),
@@ -57,18 +75,30 @@ struct CardExplainTests {
         (.v3, "80D2060000", "9000", "P1 06 checksum 6 bits: 18 words"),
         (.v3, "80D3000000", "9000", "INS D3 REMOVE KEY"),
         (.v3, "80D4000000", String(repeating: "66", count: 32) + "9000", "key UID = SHA-256(master public key) 6666"),
-        (.v3, "80C0030020" + String(repeating: "77", count: 32), "6A88", "SW 6A 88 referenced data not found: no PIN-less path is set"),
+        (
+            .v3, "80C0030020" + String(repeating: "77", count: 32), "6A88",
+            "SW 6A 88 referenced data not found: no PIN-less path is set"
+        ),
         (.v3, "80C1000000", "9000", "no data: the PIN-less path is removed"),
         (.v3, "80C2010100", "6A86", "P1 01 derive, from the master (absolute path) · P2 01 public key"),
         (.v3, "80CA000000", "AABB9000", "stored bytes (2) AABB"),
         (.v3, "80E2000002AABB", "9000", "P1 00 public data slot"),
         (.v3, "80FDAA5500", "9000", "P1 AA confirmation byte AA · P2 55 confirmation byte 55"),
         (.v3, "00C0000010", "9000", "INS C0 GET RESPONSE"),
-        (.v4, "8010000061" + String(repeating: "11", count: 32) + "04" + String(repeating: "22", count: 64), nil, "salt (32 random) 1111"),
-        (.v4, "80C0010340" + String(repeating: "77", count: 32) + String(repeating: "88", count: 32), "6A81", "P1 01 absolute path · P2 03 BIP-340 Schnorr (with tweak)"),
+        (
+            .v4, "8010000061" + String(repeating: "11", count: 32) + "04" + String(repeating: "22", count: 64), nil,
+            "salt (32 random) 1111"
+        ),
+        (
+            .v4, "80C0010340" + String(repeating: "77", count: 32) + String(repeating: "88", count: 32), "6A81",
+            "P1 01 absolute path · P2 03 BIP-340 Schnorr (with tweak)"
+        ),
         (.v4, "80C3000000", "6985", "INS C3 EXPORT LEE"),
         (.v4, "80C410000C" + "C0000000" + "80000027" + "80000000", "6A80", "P1 10 16 bytes of entropy"),
-        (.v4, "80C5010045" + "04" + String(repeating: "22", count: 64) + "80000000", "6985", "P1 01 plain ECDH (x coordinate)"),
+        (
+            .v4, "80C5010045" + "04" + String(repeating: "22", count: 64) + "80000000", "6985",
+            "P1 01 plain ECDH (x coordinate)"
+        ),
         (.v4, "8084200000", String(repeating: "99", count: 32) + "9000", "P1 20 32 random bytes asked"),
         (.v4, "80D0040000", "6985", "P1 04 LEE seed (enters LEE mode)"),
         (.v4, "8018000010" + String(repeating: "AB", count: 16), "6982", "INS 18 SECURED APDU (4.0 Secure Channel V2)"),
@@ -100,19 +130,25 @@ struct CardExplainTests {
 
     @Test("SELECT answers of 3.1 (pre-initialized and initialized) and 4.0 (the one-byte-short length)")
     func selectAnswers() throws {
-        let pre = try explain("00A4040009A00000080400010101", "8041" + "04" + String(repeating: "AB", count: 64) + "9000")
+        let pre = try explain(
+            "00A4040009A00000080400010101", "8041" + "04" + String(repeating: "AB", count: 64) + "9000")
         #expect(pre.contains("80 41 card channel key 04ABAB") && pre.contains("(pre-initialized: INIT encrypts to it)"))
         let blank4 = Keycard4Recording.selectBlank.hex
         let v4 = try explain("00A4040009A00000080400010101", blank4 + "9000", .v4)
-        #expect(v4.contains("length byte says 111, the content is 112: the 4.0 applet writes one less; read field by field"))
+        #expect(
+            v4.contains("length byte says 111, the content is 112: the 4.0 applet writes one less; read field by field")
+        )
         #expect(v4.contains("8C 01 status 00: not initialized, PIN tries left 0"))
-        #expect(v4.contains("identity public key (33) 0268DCFE86150560677B35A08228BFCD65E7E2920BABDF922E92633388AA5C7498"))
+        #expect(
+            v4.contains("identity public key (33) 0268DCFE86150560677B35A08228BFCD65E7E2920BABDF922E92633388AA5C7498"))
         #expect(!v4.contains(KeycardExplainer.unknown))
     }
 
     @Test("the ATR byte by byte: the simulator's pseudo-ATR and a T=1 contact ATR, TCK checked")
     func atr() throws {
-        let sim = ATRExplainer.lines(try [UInt8](hex: "3B8A80014B657963617264536 96D1F".replacingOccurrences(of: " ", with: ""))).map(\.text)
+        let sim = ATRExplainer.lines(
+            try [UInt8](hex: "3B8A80014B657963617264536 96D1F".replacingOccurrences(of: " ", with: ""))
+        ).map(\.text)
         #expect(sim.contains("TS 3B direct convention"))
         #expect(sim.contains("T0 8A Y1 TD · 10 historical bytes"))
         #expect(sim.contains("TD1 80 Y2 TD · protocol T=0"))

@@ -106,7 +106,9 @@ struct Keycard4ClientTests {
         #expect(transport.isFinished)
         // The recorded session decodes completely (docs/card-explained.md).
         expectFullyDecoded(tracer, ["SELECT", "OPEN SECURE CHANNEL", "GET STATUS", "INIT"])
-        #expect(tracer.records[3].explained.map(\.text).contains("PIN •••••• ‖ PUK •••••••••••• ‖ PIN tries, PUK tries ‖ duress PIN •••••• (never shown)"))
+        #expect(
+            tracer.records[3].explained.map(\.text).contains(
+                "PIN •••••• ‖ PUK •••••••••••• ‖ PIN tries, PUK tries ‖ duress PIN •••••• (never shown)"))
     }
 
     @Test("session 2: PIN, status, LOAD KEY seed, EXPORT public, xpub and EIP-1581 private")
@@ -181,10 +183,15 @@ struct Keycard4ClientTests {
         let said = tracer.records.flatMap { $0.explained.map(\.text) }
         #expect(said.contains("card: PIN tries 3 → 2 (the card counts before it compares)"))
         #expect(said.contains("card: key loaded, key UID B98373B5F78C88BD…; current path m"))
-        #expect(said.contains("SW 6D 00 instruction not supported (not in this applet or build, or not in this card state)"))
+        #expect(
+            said.contains("SW 6D 00 instruction not supported (not in this applet or build, or not in this card state)")
+        )
         // Secrets are out of the records: the exported EIP-1581 private key, the LEE keys, the entropy.
         let json = tracer.records.map { CardTraceRenderer(level: .explain).json($0) }.joined()
-        for secret in [Keycard4Recording.leeNSK0, Keycard4Recording.leeVSK0, Keycard4Recording.bip85Entropy, Keycard4Recording.ecdhSharedX] {
+        for secret in [
+            Keycard4Recording.leeNSK0, Keycard4Recording.leeVSK0, Keycard4Recording.bip85Entropy,
+            Keycard4Recording.ecdhSharedX,
+        ] {
             #expect(!json.uppercased().contains(secret))
         }
     }

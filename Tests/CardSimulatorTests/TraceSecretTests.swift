@@ -42,7 +42,8 @@ private func run(_ profile: AppletProfile, reveal: Bool) throws -> (CardTracer, 
         try commands.openSecureChannelV2()
         try commands.verifyPIN(pin)
         try commands.loadKey(seed: seed)
-        learned.append(bytes(try #require(try commands.exportKeyV2(path: eip1581, kind: .privateKey).privateKey).secret))
+        learned.append(
+            bytes(try #require(try commands.exportKeyV2(path: eip1581, kind: .privateKey).privateKey).secret))
         learned.append(bytes(try commands.exportBIP85(path: DerivationPath("m/83696968'/39'/0'/12'/0'"), length: 32)))
         let peer = try PrivateKey(bytes: Hash.sha256(Array("peer".utf8)))
         learned.append(bytes(try commands.ecdh(peer: peer.publicKey, path: DerivationPath("m/44'/1237'/0'/0/0"))))
@@ -61,7 +62,9 @@ private func run(_ profile: AppletProfile, reveal: Bool) throws -> (CardTracer, 
         try commands.loadKey(seed: seed)
         _ = try commands.sign(digest: Hash.sha256(Array("m".utf8)), option: .derive(CardKeyPath("m/44'/60'/0'/0/0")))
         learned.append(
-            bytes(try #require(try commands.exportKey(.derive(CardKeyPath(eip1581)), kind: .privateKey).privateKey).secret))
+            bytes(
+                try #require(try commands.exportKey(.derive(CardKeyPath(eip1581)), kind: .privateKey).privateKey).secret
+            ))
         _ = try commands.generateMnemonic()
         try commands.changePairingSecret(PairingSecret(password: "another pairing password"))
         learned.append(bytes(PairingSecret(password: "another pairing password").secret))
@@ -92,7 +95,8 @@ private func everything(_ tracer: CardTracer, reveal: Bool) -> String {
 
 @Suite("Card trace: no secret in a trace")
 struct TraceSecretTests {
-    @Test("3.1 and 4.0: every secret the revealed run showed is absent from the masked run", arguments: ["3.1.0", "4.0"])
+    @Test(
+        "3.1 and 4.0: every secret the revealed run showed is absent from the masked run", arguments: ["3.1.0", "4.0"])
     func secretsStayOut(profile name: String) throws {
         let profile = try #require(AppletProfile.named(name))
         let (revealed, learnedR) = try run(profile, reveal: true)

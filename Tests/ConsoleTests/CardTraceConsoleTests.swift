@@ -78,12 +78,16 @@ struct CardTraceConsoleTests {
         home.environment["KCS_VAULT_PASSPHRASE"] = "walk passphrase"
         let saved = home.folder.appendingPathComponent("walk.trace").path
         var all: [[String: Any]] = []
-        let r = try home.run(arguments: ["--trace", "explain", "--json", try home.write(walk(v4, save: saved), to: "walk.kcs")])
+        let r = try home.run(arguments: [
+            "--trace", "explain", "--json", try home.write(walk(v4, save: saved), to: "walk.kcs"),
+        ])
         #expect(r.code == 0, "\(r.out)\(r.err.suffix(2000))")
         all += try records(r.err)
         // The card examples, on the same profile where they take one.
-        let examples = try FileManager.default.contentsOfDirectory(atPath: TestPaths.root.appendingPathComponent("examples").path)
-            .filter { $0.hasPrefix("card") && $0.hasSuffix(".kcs") }.sorted()
+        let examples = try FileManager.default.contentsOfDirectory(
+            atPath: TestPaths.root.appendingPathComponent("examples").path
+        )
+        .filter { $0.hasPrefix("card") && $0.hasSuffix(".kcs") }.sorted()
         for example in examples {
             let path = TestPaths.root.appendingPathComponent("examples/" + example).path
             let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -102,9 +106,17 @@ struct CardTraceConsoleTests {
         }
         let table =
             v4
-            ? ["A4", "10", "FE", "F2", "20", "21", "22", "D0", "D2", "D3", "D4", "C0", "C2", "C3", "C4", "C5", "84", "CA", "E2", "FD"]
-            : ["A4", "10", "11", "12", "13", "FE", "F2", "20", "21", "22", "D0", "D1", "D2", "D3", "D4", "C0", "C1", "C2", "CA", "E2", "FD"]
-        #expect(Set(table).subtracting(seen).isEmpty, "instructions no operation sent: \(Set(table).subtracting(seen).sorted())")
+            ? [
+                "A4", "10", "FE", "F2", "20", "21", "22", "D0", "D2", "D3", "D4", "C0", "C2", "C3", "C4", "C5", "84",
+                "CA", "E2", "FD",
+            ]
+            : [
+                "A4", "10", "11", "12", "13", "FE", "F2", "20", "21", "22", "D0", "D1", "D2", "D3", "D4", "C0", "C1",
+                "C2", "CA", "E2", "FD",
+            ]
+        #expect(
+            Set(table).subtracting(seen).isEmpty,
+            "instructions no operation sent: \(Set(table).subtracting(seen).sorted())")
         #expect(all.count > 150)
     }
 
@@ -114,7 +126,9 @@ struct CardTraceConsoleTests {
         defer { home.remove() }
         home.environment["KCS_VAULT_PASSPHRASE"] = "walk passphrase"
         let saved = home.folder.appendingPathComponent("walk.trace").path
-        let r = try home.run(arguments: ["--trace", level, try home.write(walk(profile == "4.0", save: saved), to: "walk.kcs")])
+        let r = try home.run(arguments: [
+            "--trace", level, try home.write(walk(profile == "4.0", save: saved), to: "walk.kcs"),
+        ])
         #expect(r.code == 0, "\(r.err.suffix(2000))")
         #expect(r.err.contains("PIN •••••• (never shown)") || level == "channel")
         var everything = r.out + r.err + (try String(contentsOfFile: saved, encoding: .utf8))
@@ -131,7 +145,8 @@ struct CardTraceConsoleTests {
         for secret in secrets {
             #expect(!everything.contains(secret), "\(secret) is in the output, the store or the trace")
             let hex = secret.utf8.map { String(format: "%02x", $0) }.joined()
-            #expect(!everything.lowercased().contains(hex), "\(secret) (as hex) is in the output, the store or the trace")
+            #expect(
+                !everything.lowercased().contains(hex), "\(secret) (as hex) is in the output, the store or the trace")
         }
         // The master seed and the EIP-1581 private key of "abandon … about" (BIP-39's vector, and
         // the key the card exported: computed by the BIP-32 reference, not by kcs).

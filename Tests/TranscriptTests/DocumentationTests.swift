@@ -15,7 +15,8 @@ struct DocumentationTests {
         for (i, line) in lines.enumerated() where line.hasPrefix("<!-- from ") && line.hasSuffix(" -->") {
             let path = String(line.dropFirst("<!-- from ".count).dropLast(" -->".count))
             let golden = try String(contentsOf: TestPaths.root.appendingPathComponent(path), encoding: .utf8)
-            #expect(lines.indices.contains(i + 1) && lines[i + 1] == "```text", "\(page):\(i + 2): a fenced block follows")
+            #expect(
+                lines.indices.contains(i + 1) && lines[i + 1] == "```text", "\(page):\(i + 2): a fenced block follows")
             guard let end = lines[(i + 2)...].firstIndex(of: "```") else {
                 Issue.record("\(page):\(i + 1): the block is not closed")
                 continue

@@ -111,7 +111,8 @@ private func cardTraces() -> [Transcript] {
         let text = (try? String(contentsOf: root.appendingPathComponent(t.script), encoding: .utf8)) ?? ""
         return text.contains("card.connect")
     }.map { t in
-        Transcript(script: t.script, arguments: t.arguments, golden: t.golden, options: ["--trace", "explain", "--diffable"])
+        Transcript(
+            script: t.script, arguments: t.arguments, golden: t.golden, options: ["--trace", "explain", "--diffable"])
     }
 }
 

@@ -9,6 +9,7 @@ import KCSErrors
 import Testing
 import WalletCore
 import WalletCrypto
+
 @testable import WalletSession
 
 /// A person at a terminal who also sees the trace.
@@ -146,7 +147,10 @@ struct CardTraceTests {
         }
         let bad = home.path + "/bad.trace"
         try "{\"number\":1}\nnot json\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        #expect(throws: CardTraceError.badTraceFile(path: bad, line: 1, reason: "not a trace record (field \"generation\" missing)")) {
+        #expect(
+            throws: CardTraceError.badTraceFile(
+                path: bad, line: 1, reason: "not a trace record (field \"generation\" missing)")
+        ) {
             try home.session.readCardTrace(bad)
         }
         let big = home.path + "/big.trace"

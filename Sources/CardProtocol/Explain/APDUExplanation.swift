@@ -1,4 +1,5 @@
 import WalletCrypto
+
 /// `apdu.explain`: one command (and its answer) decoded offline, as the card trace explains a live
 /// one (docs/card-explained.md, "Offline").
 public enum APDUExplanation {
@@ -10,7 +11,8 @@ public enum APDUExplanation {
         public var id: String { "apdu.malformed" }
         public var description: String {
             switch self {
-            case .tooShort(let what, let n): "\(what) is \(n) byte\(n == 1 ? "" : "s"); it needs at least \(what == "the command" ? 4 : 2)"
+            case .tooShort(let what, let n):
+                "\(what) is \(n) byte\(n == 1 ? "" : "s"); it needs at least \(what == "the command" ? 4 : 2)"
             case .lengthMismatch(let lc, let data):
                 "Lc says \(lc) data bytes but \(data) follow (expected CLA INS P1 P2 [Lc data] [Le])"
             }
@@ -51,7 +53,10 @@ public enum APDUExplanation {
             let sw = UInt16(response[response.count - 2]) << 8 | UInt16(response[response.count - 1])
             let body = Array(response.dropLast(2))
             let answer = TraceAnswer(data: sensitivity.answer.kept(body, reveal: false), count: body.count, sw: sw)
-            lines.append("answer " + (answer.data == nil ? TraceView.masked(body.count) + " " + spaced(Array(response.suffix(2))) : spaced(response)))
+            lines.append(
+                "answer "
+                    + (answer.data == nil
+                        ? TraceView.masked(body.count) + " " + spaced(Array(response.suffix(2))) : spaced(response)))
             lines += explainer.explain(answer, to: command).map { "  " + $0.description }
             var state = CardTraceState()
             lines += state.apply(command, answer, generation: generation, view: TraceView()).map { "  card: " + $0 }

@@ -3,7 +3,9 @@
 /// check byte, one line each (docs/card-explained.md, "The ATR").
 public enum ATRExplainer {
     /// Fi for the high nibble of TA1 (nil: reserved).
-    private static let fi: [Int?] = [372, 372, 558, 744, 1116, 1488, 1860, nil, nil, 512, 768, 1024, 1536, 2048, nil, nil]
+    private static let fi: [Int?] = [
+        372, 372, 558, 744, 1116, 1488, 1860, nil, nil, 512, 768, 1024, 1536, 2048, nil, nil,
+    ]
     /// Di for the low nibble of TA1.
     private static let di: [Int?] = [nil, 1, 2, 4, 8, 16, 32, 64, 12, 20, nil, nil, nil, nil, nil, nil]
 
@@ -12,7 +14,10 @@ public enum ATRExplainer {
         guard atr.count >= 2 else { return [ExplainLine("ATR \(spaced(atr)): \(KeycardExplainer.unknown), too short")] }
         var out = [ExplainLine("ATR \(spaced(atr)) (\(atr.count) B)")]
         let ts = atr[0]
-        out.append(ExplainLine("TS \(hexByte(ts)) \(ts == 0x3B ? "direct convention" : ts == 0x3F ? "inverse convention" : "\(KeycardExplainer.unknown) convention")", depth: 1))
+        out.append(
+            ExplainLine(
+                "TS \(hexByte(ts)) \(ts == 0x3B ? "direct convention" : ts == 0x3F ? "inverse convention" : "\(KeycardExplainer.unknown) convention")",
+                depth: 1))
         var i = 1
         var y = atr[1] >> 4
         let k = Int(atr[1] & 0x0F)
@@ -23,16 +28,29 @@ public enum ATRExplainer {
         var lastT: UInt8 = 0
         while y != 0 {
             for (bit, letter) in [(UInt8(1), "A"), (2, "B"), (4, "C")] where y & bit != 0 {
-                guard i < atr.count else { return out + [ExplainLine("T\(letter)\(level) missing: \(KeycardExplainer.unknown) (the ATR ends early)", depth: 1)] }
-                out.append(ExplainLine("T\(letter)\(level) \(hexByte(atr[i])) \(interface(letter, level, atr[i], t: lastT))", depth: 1))
+                guard i < atr.count else {
+                    return out + [
+                        ExplainLine(
+                            "T\(letter)\(level) missing: \(KeycardExplainer.unknown) (the ATR ends early)", depth: 1)
+                    ]
+                }
+                out.append(
+                    ExplainLine(
+                        "T\(letter)\(level) \(hexByte(atr[i])) \(interface(letter, level, atr[i], t: lastT))", depth: 1)
+                )
                 i += 1
             }
             guard y & 8 != 0 else { break }
-            guard i < atr.count else { return out + [ExplainLine("TD\(level) missing: \(KeycardExplainer.unknown)", depth: 1)] }
+            guard i < atr.count else {
+                return out + [ExplainLine("TD\(level) missing: \(KeycardExplainer.unknown)", depth: 1)]
+            }
             let td = atr[i]
             lastT = td & 0x0F
             protocols.insert(lastT)
-            out.append(ExplainLine("TD\(level) \(hexByte(td)) Y\(level + 1) \(bits(td >> 4)) · protocol T=\(lastT)\(lastT == 15 ? " (global interface bytes follow)" : "")", depth: 1))
+            out.append(
+                ExplainLine(
+                    "TD\(level) \(hexByte(td)) Y\(level + 1) \(bits(td >> 4)) · protocol T=\(lastT)\(lastT == 15 ? " (global interface bytes follow)" : "")",
+                    depth: 1))
             y = td >> 4
             i += 1
             level += 1
@@ -42,12 +60,21 @@ public enum ATRExplainer {
         i += k
         let needsTCK = protocols.contains { $0 != 0 }
         if needsTCK {
-            guard i < atr.count else { return out + [ExplainLine("TCK missing: \(KeycardExplainer.unknown)", depth: 1)] }
+            guard i < atr.count else {
+                return out + [ExplainLine("TCK missing: \(KeycardExplainer.unknown)", depth: 1)]
+            }
             let check = atr[1...i].reduce(0, ^)
-            out.append(ExplainLine("TCK \(hexByte(atr[i])) check byte: XOR of T0 … TCK is \(hexByte(check)) → \(check == 0 ? "correct" : "WRONG")", depth: 1))
+            out.append(
+                ExplainLine(
+                    "TCK \(hexByte(atr[i])) check byte: XOR of T0 … TCK is \(hexByte(check)) → \(check == 0 ? "correct" : "WRONG")",
+                    depth: 1))
             i += 1
         }
-        if i < atr.count { out.append(ExplainLine("\(atr.count - i) more bytes \(spaced(Array(atr[i...]))): \(KeycardExplainer.unknown)", depth: 1)) }
+        if i < atr.count {
+            out.append(
+                ExplainLine(
+                    "\(atr.count - i) more bytes \(spaced(Array(atr[i...]))): \(KeycardExplainer.unknown)", depth: 1))
+        }
         return out
     }
 
@@ -78,7 +105,9 @@ public enum ATRExplainer {
         }
         if t == 15 {
             switch letter {
-            case "A": return "clock stop \(["not supported", "state L", "state H", "no preference"][Int(b >> 6)]), classes \(hexByte(b & 0x3F))"
+            case "A":
+                return
+                    "clock stop \(["not supported", "state L", "state H", "no preference"][Int(b >> 6)]), classes \(hexByte(b & 0x3F))"
             case "B": return "standard or proprietary use of C6: \(hexByte(b))"
             default: break
             }
@@ -93,16 +122,27 @@ public enum ATRExplainer {
         case 0x80:
             out.append(ExplainLine("80 category: compact-TLV objects follow", depth: 2))
             var i = 1
-            let names: [UInt8: String] = [0x1: "country code", 0x2: "issuer identification", 0x3: "card service data", 0x4: "initial access data", 0x5: "card issuer's data", 0x6: "pre-issuing data", 0x7: "card capabilities", 0x8: "status indicator", 0xF: "application identifier"]
+            let names: [UInt8: String] = [
+                0x1: "country code", 0x2: "issuer identification", 0x3: "card service data", 0x4: "initial access data",
+                0x5: "card issuer's data", 0x6: "pre-issuing data", 0x7: "card capabilities", 0x8: "status indicator",
+                0xF: "application identifier",
+            ]
             while i < h.count {
                 let tag = h[i] >> 4, n = Int(h[i] & 0x0F)
                 let value = Array(h[min(i + 1, h.count)..<min(i + 1 + n, h.count)])
-                out.append(ExplainLine("\(hexByte(h[i])) \(names[tag] ?? "\(KeycardExplainer.unknown) object") \(spaced(value))\(printable(value))", depth: 2))
+                out.append(
+                    ExplainLine(
+                        "\(hexByte(h[i])) \(names[tag] ?? "\(KeycardExplainer.unknown) object") \(spaced(value))\(printable(value))",
+                        depth: 2))
                 i += 1 + n
             }
         case 0x00: out.append(ExplainLine("00 category: proprietary, status in the last 3 bytes", depth: 2))
         case 0x10: out.append(ExplainLine("10 category: a DIR data reference follows", depth: 2))
-        default: out.append(ExplainLine("\(hexByte(first)) proprietary historical bytes (contactless pseudo-ATR: the card's own)", depth: 2))
+        default:
+            out.append(
+                ExplainLine(
+                    "\(hexByte(first)) proprietary historical bytes (contactless pseudo-ATR: the card's own)", depth: 2)
+            )
         }
         return out
     }
@@ -117,6 +157,8 @@ extension CardTracer {
     /// At a reader's connection: the ATR decoded (wire level and up), before the first exchange.
     public func atr(_ bytes: [UInt8], reader: String) {
         guard level >= .wire, !bytes.isEmpty else { return }
-        lineSink?(["── ATR of the card in \(reader) " + String(repeating: "─", count: 20)] + ATRExplainer.lines(bytes).map { "   " + $0.description })
+        lineSink?(
+            ["── ATR of the card in \(reader) " + String(repeating: "─", count: 20)]
+                + ATRExplainer.lines(bytes).map { "   " + $0.description })
     }
 }

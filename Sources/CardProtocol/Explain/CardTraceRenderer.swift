@@ -150,8 +150,12 @@ public struct CardTraceRenderer: Sendable {
         if let d = c.data {
             text += " │ " + view.bytes(d, role: Self.commandRole(c))
         } else {
-            text += " │ " + (TraceSensitivity.of(CommandAPDU(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2), generation: e.generation).command == .pin
-                ? TraceView.bullets(c.count) : TraceView.masked(c.count))
+            text +=
+                " │ "
+                + (TraceSensitivity.of(
+                    CommandAPDU(cla: c.cla, ins: c.ins, p1: c.p1, p2: c.p2), generation: e.generation
+                ).command == .pin
+                    ? TraceView.bullets(c.count) : TraceView.masked(c.count))
         }
         return text
     }

@@ -52,9 +52,11 @@ public struct CardTraceState: Sendable, Equatable {
             return ["PIN unblocked, set to the new value and verified; the PUK's try counter is full again"]
         case .changePIN: return ["PIN changed (still verified)"]
         case .changePUK: return ["PUK changed"]
-        case .changePairingSecret: return ["pairing secret changed: new PAIRs need the new one, existing pairings keep working"]
+        case .changePairingSecret:
+            return ["pairing secret changed: new PAIRs need the new one, existing pairings keep working"]
         case .getStatus: return status(c, a)
-        case .loadKey, .generateKey: return keyLoaded(a, generated: c.command == .generateKey, generation: generation, view: view)
+        case .loadKey, .generateKey:
+            return keyLoaded(a, generated: c.command == .generateKey, generation: generation, view: view)
         case .removeKey:
             keyIsRandom = false
             keyUID = []
@@ -67,7 +69,8 @@ public struct CardTraceState: Sendable, Equatable {
             return moved(to: resolve(c, pathBytes: c.data?[...]))
         case .setPinlessPath:
             guard let d = c.data, let text = pathText(d[...]) else { return [] }
-            return d.isEmpty ? ["PIN-less path removed"] : ["PIN-less path m/\(text): a SIGN of exactly this path needs no PIN"]
+            return d.isEmpty
+                ? ["PIN-less path removed"] : ["PIN-less path m/\(text): a SIGN of exactly this path needs no PIN"]
         case .storeData: return ["\(c.p1 == 0 ? "public" : c.p1 == 1 ? "NDEF" : "Cash") data written (\(c.count) B)"]
         case .factoryReset:
             self = CardTraceState()
@@ -84,13 +87,17 @@ public struct CardTraceState: Sendable, Equatable {
         if isPUK { pukTries = tries } else { pinTries = tries }
         let what = isPUK ? "PUK" : "PIN"
         var lines = ["\(what) tries \(before.map(String.init) ?? "?") → \(tries) (the card counts before it compares)"]
-        if tries == 0 { lines.append(isPUK ? "PUK blocked: only FACTORY RESET helps" : "PIN blocked: UNBLOCK PIN with the PUK") }
+        if tries == 0 {
+            lines.append(isPUK ? "PUK blocked: only FACTORY RESET helps" : "PIN blocked: UNBLOCK PIN with the PUK")
+        }
         return lines
     }
 
     private mutating func selected(_ a: TraceAnswer, view: TraceView) -> [String] {
         var lines: [String] = []
-        if channelOpen || pinVerified { lines.append("secure channel closed, PIN no longer verified (SELECT resets both)") }
+        if channelOpen || pinVerified {
+            lines.append("secure channel closed, PIN no longer verified (SELECT resets both)")
+        }
         channelOpen = false
         pinVerified = false
         guard let d = a.data, let info = try? ApplicationInfo(selectResponse: d) else { return lines }
@@ -136,8 +143,10 @@ public struct CardTraceState: Sendable, Equatable {
         keyIsRandom = generated
         path = "m"
         let uid = generated && view.diffable ? "<\(TraceRole.keyUID.rawValue)>" : Self.short(d, view: view)
-        return ["key \(generated ? "generated" : "loaded"), key UID \(uid); current path m"
-            + (generation == .v3 ? "; PIN-less path cleared" : "")]
+        return [
+            "key \(generated ? "generated" : "loaded"), key UID \(uid); current path m"
+                + (generation == .v3 ? "; PIN-less path cleared" : "")
+        ]
     }
 
     /// The absolute path a DERIVE, SIGN or EXPORT with a source and a path moves to, when known.

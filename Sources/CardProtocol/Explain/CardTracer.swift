@@ -124,7 +124,9 @@ public final class CardTracer {
     }
 
     /// A public step of the channel, with its bytes (if any).
-    func step(_ phase: TraceStep.Phase, _ label: String, _ value: [UInt8]? = nil, role: TraceRole? = nil, note: String? = nil) {
+    func step(
+        _ phase: TraceStep.Phase, _ label: String, _ value: [UInt8]? = nil, role: TraceRole? = nil, note: String? = nil
+    ) {
         guard pending != nil || phase == .after else { return }
         add(TraceStep(phase, label, value: value, role: role, note: note))
     }

@@ -25,7 +25,10 @@ extension KeycardExplainer {
                 lines.append(ExplainLine("answer \(maskedAnswerName(command)) \(TraceView.masked(answer.count))"))
             }
         }
-        lines.append(ExplainLine("SW \(spaced([UInt8(answer.sw >> 8), UInt8(answer.sw & 0xFF)])) \(statusMeaning(answer.sw, to: command))"))
+        lines.append(
+            ExplainLine(
+                "SW \(spaced([UInt8(answer.sw >> 8), UInt8(answer.sw & 0xFF)])) \(statusMeaning(answer.sw, to: command))"
+            ))
         return lines
     }
 
@@ -44,38 +47,107 @@ extension KeycardExplainer {
         switch c.command {
         case .select: return selectAnswer(d)
         case .pair where c.p1 == 0 && d.count == 64:
-            return [ExplainLine("card cryptogram = SHA-256(pairing secret ‖ client challenge) \(view.bytes(Array(d[0..<32]), role: .cryptogram))"), ExplainLine("card challenge (32 random) \(view.bytes(Array(d[32...]), role: .challenge))")]
+            return [
+                ExplainLine(
+                    "card cryptogram = SHA-256(pairing secret ‖ client challenge) \(view.bytes(Array(d[0..<32]), role: .cryptogram))"
+                ), ExplainLine("card challenge (32 random) \(view.bytes(Array(d[32...]), role: .challenge))"),
+            ]
         case .pair where c.p1 == 1 && d.count == 33:
-            return [ExplainLine("pairing slot \(d[0])"), ExplainLine("salt (32) \(view.bytes(Array(d[1...]), role: .salt)): pairing key = SHA-256(pairing secret ‖ salt)")]
+            return [
+                ExplainLine("pairing slot \(d[0])"),
+                ExplainLine(
+                    "salt (32) \(view.bytes(Array(d[1...]), role: .salt)): pairing key = SHA-256(pairing secret ‖ salt)"
+                ),
+            ]
         case .openSecureChannel where generation == .v3 && d.count == 48:
-            return [ExplainLine("salt (32 random) \(view.bytes(Array(d[0..<32]), role: .salt))"), ExplainLine("IV0 (16 random) \(view.bytes(Array(d[32...]), role: .iv)): the IV of the first secured command")]
+            return [
+                ExplainLine("salt (32 random) \(view.bytes(Array(d[0..<32]), role: .salt))"),
+                ExplainLine(
+                    "IV0 (16 random) \(view.bytes(Array(d[32...]), role: .iv)): the IV of the first secured command"),
+            ]
         case .openSecureChannel where generation == .v4 && d.count > 65:
-            return [ExplainLine("card ephemeral key (65) \(view.bytes(Array(d[0..<65]), role: .cardEphemeralKey))"), ExplainLine("ECDSA signature by the identity key over SHA-256(\"sc_v2_ccm\" ‖ salt ‖ client key ‖ card key), DER \(view.bytes(Array(d[65...]), role: .signature))")]
+            return [
+                ExplainLine("card ephemeral key (65) \(view.bytes(Array(d[0..<65]), role: .cardEphemeralKey))"),
+                ExplainLine(
+                    "ECDSA signature by the identity key over SHA-256(\"sc_v2_ccm\" ‖ salt ‖ client key ‖ card key), DER \(view.bytes(Array(d[65...]), role: .signature))"
+                ),
+            ]
         case .mutuallyAuthenticate where d.count == 32:
-            return [ExplainLine("card random (32) \(view.bytes(d, role: .challenge)): the MAC over it proves the card holds the session keys")]
-        case .identify: return tree(d, [0xA0: .template("identification template", [0x8A: .certificate, 0x30: .derSignature])])
+            return [
+                ExplainLine(
+                    "card random (32) \(view.bytes(d, role: .challenge)): the MAC over it proves the card holds the session keys"
+                )
+            ]
+        case .identify:
+            return tree(d, [0xA0: .template("identification template", [0x8A: .certificate, 0x30: .derSignature])])
         case .getStatus where c.p1 == 0:
-            return tree(d, [0xA3: .template("application status template", [0x02: .number("tries"), 0x01: .flag("key loaded")])], counters: true)
+            return tree(
+                d,
+                [0xA3: .template("application status template", [0x02: .number("tries"), 0x01: .flag("key loaded")])],
+                counters: true)
         case .getStatus where c.p1 == 1:
-            return [ExplainLine(pathText(d[...]).map { "current key path m\($0.isEmpty ? "" : "/" + $0)" } ?? "\(Self.unknown) path (\(d.count) B)")]
-        case .loadKey, .generateKey where d.count == 32:
-            return [ExplainLine("key UID = SHA-256(master public key) \(view.bytes(d, role: c.command == .generateKey ? .keyUID : nil))")]
+            return [
+                ExplainLine(
+                    pathText(d[...]).map { "current key path m\($0.isEmpty ? "" : "/" + $0)" }
+                        ?? "\(Self.unknown) path (\(d.count) B)")
+            ]
+        case .loadKey,
+            .generateKey where d.count == 32:
+            return [
+                ExplainLine(
+                    "key UID = SHA-256(master public key) \(view.bytes(d, role: c.command == .generateKey ? .keyUID : nil))"
+                )
+            ]
         case .generateMnemonic where d.count % 2 == 0:
-            return [ExplainLine("\(d.count / 2) word indexes (11 bits each, big-endian 16-bit) \(view.secret(d, count: d.count))")]
+            return [
+                ExplainLine(
+                    "\(d.count / 2) word indexes (11 bits each, big-endian 16-bit) \(view.secret(d, count: d.count))")
+            ]
         case .sign:
-            if d.first == 0x80, d.count == 67 { return [ExplainLine("raw signature r ‖ s ‖ recovery id \(view.bytes(Array(d[2...]), role: .signature))")] }
-            return tree(d, [0xA0: .template("signature template", [0x80: .bytes("public key of the signing key", nil), 0x30: .derSignature, 0x88: .schnorrSignature])])
+            if d.first == 0x80, d.count == 67 {
+                return [
+                    ExplainLine("raw signature r ‖ s ‖ recovery id \(view.bytes(Array(d[2...]), role: .signature))")
+                ]
+            }
+            return tree(
+                d,
+                [
+                    0xA0: .template(
+                        "signature template",
+                        [
+                            0x80: .bytes("public key of the signing key", nil), 0x30: .derSignature,
+                            0x88: .schnorrSignature,
+                        ])
+                ])
         case .exportKey:
-            return tree(d, [0xA1: .template("key template", [0x80: .bytes("public key", nil), 0x81: .secret("private key"), 0x82: .bytes("chain code", nil)])])
+            return tree(
+                d,
+                [
+                    0xA1: .template(
+                        "key template",
+                        [
+                            0x80: .bytes("public key", nil), 0x81: .secret("private key"),
+                            0x82: .bytes("chain code", nil),
+                        ])
+                ])
         case .exportLEE:
-            return tree(d, [0xA1: .template("LEE key template", [0x83: .secret("nullifier secret key"), 0x84: .secret("viewing secret key")])])
+            return tree(
+                d,
+                [
+                    0xA1: .template(
+                        "LEE key template",
+                        [0x83: .secret("nullifier secret key"), 0x84: .secret("viewing secret key")])
+                ])
         case .exportBIP85: return [ExplainLine("BIP-85 entropy (\(d.count)) \(view.secret(d, count: d.count))")]
         case .ecdh: return [ExplainLine("shared secret x(k·peer) (\(d.count)) \(view.secret(d, count: d.count))")]
         case .getData: return [ExplainLine("stored bytes (\(d.count)) \(view.bytes(d))")]
         case .getChallenge: return [ExplainLine("random bytes (\(d.count)) \(view.bytes(d, role: .random))")]
         case .getResponse: return [ExplainLine("the rest of the answer (\(d.count) B) \(view.bytes(d))")]
         case .other where c.cla == 0x80 && c.ins == 0x18:
-            return [ExplainLine("AES-128-CCM(card→host key, nonce N, inner answer) ‖ tag (8): \(view.bytes(d, role: .sealed))")]
+            return [
+                ExplainLine(
+                    "AES-128-CCM(card→host key, nonce N, inner answer) ‖ tag (8): \(view.bytes(d, role: .sealed))")
+            ]
         default:
             return [ExplainLine("\(Self.unknown) answer data (\(d.count) B) \(view.bytes(d))")]
         }
@@ -85,19 +157,29 @@ extension KeycardExplainer {
 
     private func selectAnswer(_ d: [UInt8]) -> [ExplainLine] {
         if d.first == 0x80, d.count == 67 {
-            return [ExplainLine("80 41 card channel key \(view.bytes(Array(d[2...]), role: .cardKey)) (pre-initialized: INIT encrypts to it)")]
+            return [
+                ExplainLine(
+                    "80 41 card channel key \(view.bytes(Array(d[2...]), role: .cardKey)) (pre-initialized: INIT encrypts to it)"
+                )
+            ]
         }
-        guard d.first == 0xA4, d.count >= 2 else { return [ExplainLine("\(Self.unknown) SELECT answer \(view.bytes(d))")] }
+        guard d.first == 0xA4, d.count >= 2 else {
+            return [ExplainLine("\(Self.unknown) SELECT answer \(view.bytes(d))")]
+        }
         let headerLength = d[1] == 0x81 ? 3 : 2
         guard d.count >= headerLength else { return [ExplainLine("\(Self.unknown) SELECT answer \(view.bytes(d))")] }
         let declared = headerLength == 3 ? Int(d[2]) : Int(d[1])
         let content = Array(d[headerLength...])
         var lines = [ExplainLine("A4 application template (\(content.count) B)")]
         if declared != content.count {
-            lines.append(ExplainLine("length byte says \(declared), the content is \(content.count): the 4.0 applet writes one less; read field by field", depth: 1))
+            lines.append(
+                ExplainLine(
+                    "length byte says \(declared), the content is \(content.count): the 4.0 applet writes one less; read field by field",
+                    depth: 1))
         }
         let fields: [UInt8: TLVField] = [
-            0x8F: .bytes("instance UID", .instanceUID), 0x80: .bytes("card channel key (static; OPEN SECURE CHANNEL uses it)", .cardKey),
+            0x8F: .bytes("instance UID", .instanceUID),
+            0x80: .bytes("card channel key (static; OPEN SECURE CHANNEL uses it)", .cardKey),
             0x02: .version, 0x8E: .bytes("key UID = SHA-256(master public key)", nil), 0x8D: .capabilities,
             0x8C: .statusByte4, 0x8A: .certificate,
         ]
@@ -136,7 +218,8 @@ extension KeycardExplainer {
                 numbers += 1
                 lines.append(ExplainLine("\(head) \(which)\(name) \(value.map { String($0) }.joined())", depth: depth))
             case .flag(let name)?:
-                let word = value == [0xFF] ? "yes" : value == [0x00] ? "no" : "\(Self.unknown) value \(view.bytes(value))"
+                let word =
+                    value == [0xFF] ? "yes" : value == [0x00] ? "no" : "\(Self.unknown) value \(view.bytes(value))"
                 lines.append(ExplainLine("\(head) \(name): \(word)", depth: depth))
             case .template(let name, let inner)?:
                 lines.append(ExplainLine("\(head) \(name)", depth: depth))
@@ -155,13 +238,21 @@ extension KeycardExplainer {
                 let extra = (value.first ?? 0) & 0xE0 != 0 ? " + \(Self.unknown) bits" : ""
                 lines.append(ExplainLine("\(head) capabilities \(view.bytes(value)): \(c)\(extra)", depth: depth))
             case .statusByte4?:
-                lines.append(ExplainLine("\(head) status \(view.bytes(value)): \(Self.statusByte(value.first ?? 0))", depth: depth))
+                lines.append(
+                    ExplainLine(
+                        "\(head) status \(view.bytes(value)): \(Self.statusByte(value.first ?? 0))", depth: depth))
             case .certificate?:
                 lines += certificateLines(value, head: head, depth: depth)
             case .derSignature?:
-                lines.append(ExplainLine("\(head) ECDSA signature, DER (r, s) \(view.bytes(field.encoded, role: .signature))", depth: depth))
+                lines.append(
+                    ExplainLine(
+                        "\(head) ECDSA signature, DER (r, s) \(view.bytes(field.encoded, role: .signature))",
+                        depth: depth))
             case .schnorrSignature?:
-                lines.append(ExplainLine("\(head) BIP-340 Schnorr signature x(R) ‖ s \(view.bytes(value, role: .signature))", depth: depth))
+                lines.append(
+                    ExplainLine(
+                        "\(head) BIP-340 Schnorr signature x(R) ‖ s \(view.bytes(value, role: .signature))",
+                        depth: depth))
             case nil:
                 lines.append(ExplainLine("\(head) \(Self.unknown) tag \(view.bytes(value))", depth: depth))
             }
@@ -172,14 +263,21 @@ extension KeycardExplainer {
     private func lengthText(_ n: Int) -> String { n < 0x80 ? hexByte(UInt8(n)) : "81 \(hexByte(UInt8(n & 0xFF)))" }
 
     private func certificateLines(_ v: [UInt8], head: String, depth: Int) -> [ExplainLine] {
-        guard v.count == 98 else { return [ExplainLine("\(head) \(Self.unknown) certificate of \(v.count) B", depth: depth)] }
+        guard v.count == 98 else {
+            return [ExplainLine("\(head) \(Self.unknown) certificate of \(v.count) B", depth: depth)]
+        }
         if view.diffable {
-            return [ExplainLine("\(head) identity certificate <\(TraceRole.certificate.rawValue) 98 B>: identity key (33) ‖ CA signature r ‖ s ‖ v", depth: depth)]
+            return [
+                ExplainLine(
+                    "\(head) identity certificate <\(TraceRole.certificate.rawValue) 98 B>: identity key (33) ‖ CA signature r ‖ s ‖ v",
+                    depth: depth)
+            ]
         }
         return [
             ExplainLine("\(head) identity certificate", depth: depth),
             ExplainLine("identity public key (33) \(view.bytes(Array(v[0..<33])))", depth: depth + 1),
-            ExplainLine("CA signature r ‖ s ‖ v over SHA-256(identity key) \(view.bytes(Array(v[33...])))", depth: depth + 1),
+            ExplainLine(
+                "CA signature r ‖ s ‖ v over SHA-256(identity key) \(view.bytes(Array(v[33...])))", depth: depth + 1),
         ]
     }
 
@@ -201,8 +299,11 @@ extension KeycardExplainer {
         case 0x9000: return "success"
         case 0x6700: return "wrong length (from the reader or runtime; the applet never sends it)"
         case 0x6982:
-            if c.command == .pair { return "security status not satisfied: the client cryptogram does not match (wrong pairing secret)" }
-            return "security status not satisfied: the card closed the secure channel (MAC or tag wrong, or a malformed MUTUALLY AUTHENTICATE)"
+            if c.command == .pair {
+                return "security status not satisfied: the client cryptogram does not match (wrong pairing secret)"
+            }
+            return
+                "security status not satisfied: the card closed the secure channel (MAC or tag wrong, or a malformed MUTUALLY AUTHENTICATE)"
         case 0x6984: return "data invalid: the BIP-32 derivation gave an invalid key"
         case 0x6985: return "conditions not satisfied: \(conditionsHint(c))"
         case 0x6A80: return "wrong data: bad length or format"
@@ -222,7 +323,9 @@ extension KeycardExplainer {
         if sw1 == 0x63, sw2 & 0xF0 == 0xC0 {
             let what = c.command == .unblockPIN ? "PUK" : "PIN"
             let n = sw2 & 0x0F
-            return n == 0 ? "verification failed: wrong \(what), now blocked (0 tries left)" : "verification failed: wrong \(what), \(n) tr\(n == 1 ? "y" : "ies") left"
+            return n == 0
+                ? "verification failed: wrong \(what), now blocked (0 tries left)"
+                : "verification failed: wrong \(what), \(n) tr\(n == 1 ? "y" : "ies") left"
         }
         if sw1 == 0x61 { return "\(sw2 == 0 ? 256 : Int(sw2)) more bytes wait: GET RESPONSE fetches them" }
         if sw1 == 0x6C { return "wrong Le: send the command again with Le \(hexByte(sw2))" }

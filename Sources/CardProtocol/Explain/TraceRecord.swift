@@ -144,7 +144,8 @@ public struct HexBytes: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let bytes = try? Hex.decode(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not hex: \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not hex: \(text)"))
         }
         wrappedValue = bytes
     }

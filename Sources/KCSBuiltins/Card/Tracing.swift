@@ -17,7 +17,8 @@ extension Builtins {
                 OptionSpec(
                     "reveal", nil,
                     "show session keys, pairing and key material (a simulated card only; a PIN or PUK never)"),
-                OptionSpec("diffable", nil, "random values by their role and no timings, so two runs compare with diff"),
+                OptionSpec(
+                    "diffable", nil, "random values by their role and no timings, so two runs compare with diff"),
                 OptionSpec("json", nil, "each exchange as one JSON document on standard error"),
             ],
             summary:
@@ -28,7 +29,8 @@ extension Builtins {
             guard let word = args.string("level") else { return cardTraceValue(session.cardTraceSettings, session) }
             if word == "save" {
                 guard let file = args.string("file") else {
-                    throw BuiltinError.optionNeeded(option: "FILE", reason: "card.trace save writes the trace to a file")
+                    throw BuiltinError.optionNeeded(
+                        option: "FILE", reason: "card.trace save writes the trace to a file")
                 }
                 let count = try session.saveCardTrace(to: file)
                 return .map(ValueMap([("saved", .string(file)), ("exchanges", .int(count))]))

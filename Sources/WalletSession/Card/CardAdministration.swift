@@ -78,7 +78,8 @@ extension Session {
         case .simulator(let name, let profile):
             link = try CardLink.simulator(
                 named: name, in: try cardsDirectory(), profile: profile, random: random,
-                dropAfter: environment["KCS_SIM_DROP_AFTER"].flatMap { Int($0) }, tracer: tracerForConnection(real: false))
+                dropAfter: environment["KCS_SIM_DROP_AFTER"].flatMap { Int($0) },
+                tracer: tracerForConnection(real: false))
         case .reader(let query, let timeout):
             link = try CardLink.reader(
                 matching: query, timeout: timeout, random: random, tracer: tracerForConnection(real: true)

@@ -121,7 +121,8 @@ extension Session {
             }
         }
         tracer.lineSink = { [weak self] lines in self?.prompts?.trace(lines.joined(separator: "\n")) }
-        tracer.beforeSend = s.step ? { [weak self] exchange throws(CardError) in try self?.step(before: exchange) } : nil
+        tracer.beforeSend =
+            s.step ? { [weak self] exchange throws(CardError) in try self?.step(before: exchange) } : nil
         cardTracer = tracer
         if let card, card.commands.tracer !== tracer {
             tracer.card = card.name
@@ -153,18 +154,21 @@ extension Session {
             let size = attributes[.size] as? Int
         else { throw CardTraceError.badTraceFile(path: path, line: 0, reason: "no such file or not readable") }
         guard size <= maximumBytes else {
-            throw CardTraceError.badTraceFile(path: path, line: 0, reason: "\(size) bytes; a trace file is at most \(maximumBytes)")
+            throw CardTraceError.badTraceFile(
+                path: path, line: 0, reason: "\(size) bytes; a trace file is at most \(maximumBytes)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CardTraceError.badTraceFile(path: path, line: 0, reason: "not readable")
         }
         let decoder = JSONDecoder()
         var out: [TraceExchange] = []
-        for (index, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+        for (index, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated()
+        where !line.isEmpty {
             do {
                 out.append(try decoder.decode(TraceExchange.self, from: Data(line)))
             } catch {
-                throw CardTraceError.badTraceFile(path: path, line: index + 1, reason: "not a trace record (\(Self.decodingReason(error)))")
+                throw CardTraceError.badTraceFile(
+                    path: path, line: index + 1, reason: "not a trace record (\(Self.decodingReason(error)))")
             }
         }
         return out
@@ -176,7 +180,9 @@ extension Session {
         case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
             "field \"\(c.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
         case DecodingError.dataCorrupted(let c):
-            c.codingPath.isEmpty ? "not JSON" : "field \"\(c.codingPath.map(\.stringValue).joined(separator: "."))\": \(c.debugDescription)"
+            c.codingPath.isEmpty
+                ? "not JSON"
+                : "field \"\(c.codingPath.map(\.stringValue).joined(separator: "."))\": \(c.debugDescription)"
         default: "unreadable"
         }
     }
