@@ -165,13 +165,19 @@ public final class PCSCTransport: CardTransport {
 
     /// The card's answer to reset, as SCardStatus reports it (empty when it cannot be read).
     public var atr: [UInt8] {
+        let status = cardStatus()
+        return status.rc == 0 ? status.atr : []
+    }
+
+    /// SCardStatus of the connection: its return code, the card's state bits and its ATR.
+    private func cardStatus() -> (rc: Int, state: DWORD, atr: [UInt8]) {
         var name = [CChar](repeating: 0, count: 256)
         var nameLength = DWORD(name.count)
         var state: DWORD = 0, proto: DWORD = 0
         var atr = [UInt8](repeating: 0, count: 33)
         var atrLength = DWORD(atr.count)
         let rc = context.api.SCardStatus!(handle, &name, &nameLength, &state, &proto, &atr, &atrLength)
-        return rc == 0 ? Array(atr[0..<Int(atrLength)]) : []
+        return (Int(rc), state, Array(atr[0..<Int(min(atrLength, 33))]))
     }
 
     /// "T=0" or "T=1".
@@ -198,12 +204,7 @@ public final class PCSCTransport: CardTransport {
     /// Why an exchange got no answer: what SCardStatus says of the card, `cardRemoved` when it is not
     /// there (any more), else a lost connection.
     private func absentCardError() -> TransportError {
-        var name = [CChar](repeating: 0, count: 256)
-        var nameLength = DWORD(name.count)
-        var state: DWORD = 0, proto: DWORD = 0
-        var atr = [UInt8](repeating: 0, count: 33)
-        var atrLength = DWORD(atr.count)
-        let rc = context.api.SCardStatus!(handle, &name, &nameLength, &state, &proto, &atr, &atrLength)
+        let (rc, state, _) = cardStatus()
         if rc != 0 {
             let error = PCSCContext.error(rc, reader: reader)
             if case .pcsc = error { return .cardRemoved(reader: reader) }
