@@ -132,12 +132,18 @@ struct CardTraceConsoleTests {
         #expect(r.code == 0, "\(r.err.suffix(2000))")
         #expect(r.err.contains("PIN •••••• (never shown)") || level == "channel")
         var everything = r.out + r.err + (try String(contentsOfFile: saved, encoding: .utf8))
-        // The store, history included, as bytes.
-        if let db = FileManager.default.contents(atPath: home.folder.appendingPathComponent("home/kcs.db").path)
-            ?? FileManager.default.contents(atPath: home.folder.appendingPathComponent("kcs.db").path)
-        {
-            everything += String(decoding: db, as: UTF8.self)
+        // The store, history included, as bytes: the database, its write-ahead log, and the cards' files.
+        let store = home.folder.appendingPathComponent("home")
+        let files =
+            FileManager.default.enumerator(at: store, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        let databases = files.filter { $0.lastPathComponent.hasPrefix("kcs.db") }
+        #expect(!databases.isEmpty, "the store is where the test looks")
+        for file in databases {
+            everything += String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self)
         }
+        let history = try home.run("for h in history() { print h }", name: "history.kcs")
+        #expect(history.code == 0 && history.out.contains("message"), "\(history.out)\(history.err)")
+        everything += history.out
         let secrets = [
             "123456", "987654321098", "654321", "246802", "123412341234", "135791", "walk pairing", "walk passphrase",
             "abandon abandon",
