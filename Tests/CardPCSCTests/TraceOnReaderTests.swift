@@ -37,7 +37,10 @@ extension RealPCSCD {
                 #expect(
                     r.err.contains("card: secure channel open: the card's MAC shows it holds the same session keys"))
                 #expect(!r.err.contains(KeycardExplainer.unknown), "\(r.err)")
-                for secret in ["123456", "987654321098", "313233343536"] { #expect(!r.err.contains(secret)) }
+                // The PIN as a word of its own (random hex shown at this level holds any six digits now and then).
+                let words = Set(r.err.split { !$0.isLetter && !$0.isNumber }.map(String.init))
+                #expect(!words.contains("123456"))
+                for secret in ["987654321098", "313233343536"] { #expect(!r.err.contains(secret)) }
                 #expect(r.err.contains("encKey = K[0..32] (AES-256-CBC of every command and answer): <masked 32 B>"))
             }
         }
