@@ -90,7 +90,8 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
         let s = Session(home: home)
         s.prompts = self
         if let rpcURL { s.setNode(url: rpcURL) }
-        if let traceLevel { s.traceEveryCard(at: traceLevel, json: traceJSON, diffable: traceDiffable) }
+        // `--json` makes every card trace of the run JSON, also one a script turns on with card.trace.
+        s.traceEveryCard(at: traceLevel ?? "off", json: traceJSON, diffable: traceDiffable)
         return s
     }()
 

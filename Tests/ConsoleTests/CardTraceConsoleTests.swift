@@ -120,6 +120,20 @@ struct CardTraceConsoleTests {
         #expect(all.count > 150)
     }
 
+    @Test func underJSON_aScriptsTrace_isJSON_andTheValuesStayOnStandardOutput() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run(
+            arguments: [
+                "--json", try home.write("card.trace wire\nprint card.connect(\"sim\", \"j\").card\n", to: "j.kcs"),
+            ])
+        #expect(r.code == 0 && r.out == "\"sim:j\"\n", "\(r.out)\(r.err)")
+        let lines = r.err.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("{\"answer\":"), "\(r.err)")
+        let record = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
+        #expect((record?["command"] as? [String: Any])?["header"] as? String == "00a40400")
+    }
+
     @Test(arguments: [("3.1.0", "explain"), ("3.1.0", "channel"), ("4.0", "explain"), ("4.0", "channel")])
     func knownSecrets_appearNowhere(profile: String, level: String) throws {
         var home = try BatchHome()

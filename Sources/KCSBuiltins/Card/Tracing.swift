@@ -19,7 +19,7 @@ extension Builtins {
                     "show session keys, pairing and key material (a simulated card only; a PIN or PUK never)"),
                 OptionSpec(
                     "diffable", nil, "random values by their role and no timings, so two runs compare with diff"),
-                OptionSpec("json", nil, "each exchange as one JSON document on standard error"),
+                OptionSpec("json", nil, "each exchange as one JSON document on standard error (also under kcs --json)"),
             ],
             summary:
                 "Shows every APDU exchanged with the card as it happens: wire (bytes, timing), channel (the secure channel from the inside), explain (the meaning and what changed); save FILE writes the trace as JSON lines.",
@@ -37,7 +37,7 @@ extension Builtins {
             }
             let settings = try session.setCardTrace(
                 TraceLevel(rawValue: word) ?? .off, reveal: args.flag("reveal"), diffable: args.flag("diffable"),
-                json: args.flag("json"))
+                json: args.flag("json") ? true : nil)
             return cardTraceValue(settings, session)
         },
 
