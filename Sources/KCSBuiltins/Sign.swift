@@ -132,7 +132,7 @@ extension Builtins {
                     "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"
                 ),
                 OptionSpec(
-                    "dry-run", nil, "show the domain separator, struct hash, digest and the review without signing"),
+                    "dry-run", nil, "show the Domain Hash, Message Hash, EIP-712 Digest and the review without signing"),
             ],
             summary:
                 "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, yParity, signer, …}.",
@@ -185,6 +185,8 @@ extension Builtins {
                 ("type", .string(tx.type.description)), ("unsigned", .bytes(tx.signingPayload)),
                 ("signingHash", .bytes(tx.signingHash)),
             ]
+            // ERC-8213: the call data's digest, for comparing with another device (docs/signing-review.md).
+            if !tx.data.isEmpty { shown.append(("calldataDigest", .bytes(CallData.digest(tx.data)))) }
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
             if let dryRun = try reviewOrRefuse(tx, args) { return .map(ValueMap(shown + [("review", dryRun)])) }
             let request = SigningRequest(

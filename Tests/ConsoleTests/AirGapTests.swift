@@ -341,7 +341,7 @@ struct AirGapTests {
             "signer           \(Self.signer) (hot-0)",
             "EIP-712 typed data", "primary type", "Mail",
             "verifyingContract  0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
-            "\"Hello, Bob!\"", "EIP-712 digest", "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2",
+            "\"Hello, Bob!\"", "EIP-712 Digest", "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2",
             "H 1",
         ] {
             #expect(text.contains(shown), "missing \(shown): \(text)")

@@ -425,7 +425,7 @@ struct TwoPartyConsoleTests {
             "worst-case fee   0.3 ETH (300,000,000,000,000,000 wei)", "approve(address,uint256), selector 0x095ea7b3",
             "! the fee is high", "! unlimited approval", "signing hash     \(hash)",
             "EIP-712 typed data", "Mail", "verifyingContract  0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
-            "EIP-712 digest", "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2",
+            "EIP-712 Digest", "0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2",
             "this co-signer, with the console",
         ] {
             #expect(text.contains(shown), "missing \(shown): \(text)")

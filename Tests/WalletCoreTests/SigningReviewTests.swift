@@ -193,8 +193,8 @@ struct SigningReviewTests {
                 " from=Person", "  name=\"Cow\"", "  wallet=0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826",
                 " to=Person", "  name=\"Bob\"", "  wallet=0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB",
                 " contents=\"Hello, Bob!\"",
-                "domain separator=0x" + Hex.encode(try typed.domainSeparator()),
-                "struct hash=" + row.string("hash_struct_message"),
+                "Domain Hash=0x" + Hex.encode(try typed.domainSeparator()),
+                "Message Hash=" + row.string("hash_struct_message"),
             ])
         #expect(review.digest == (try typed.digest()))
     }

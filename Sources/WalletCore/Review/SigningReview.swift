@@ -5,6 +5,20 @@
 // escaped when it is rendered (`TerminalText`), so a request cannot draw on the screen.
 import KCSErrors
 
+/// The names ERC-8213 gives the digests a person compares across devices, used verbatim
+/// (docs/signing-review.md, "Digests by name"). A personal-sign hash has no ERC-8213 name: kcs
+/// calls it `EIP-191 digest`, its own label.
+public enum Digest {
+    /// keccak256("\x19\x01" ‖ domainSeparator ‖ hashStruct(message)): what typed data signs.
+    public static let eip712 = "EIP-712 Digest"
+    /// hashStruct(eip712Domain), the domain separator.
+    public static let domain = "Domain Hash"
+    /// hashStruct(message).
+    public static let message = "Message Hash"
+    /// keccak256(uint256(len(calldata)) ‖ calldata), shown for every transaction with call data.
+    public static let calldata = "Calldata Digest"
+}
+
 /// A readable account of one signature about to be made.
 public struct SigningReview: Sendable, Equatable {
     /// One labelled value; `depth` nests it under the line before (typed-data structs).
@@ -28,7 +42,7 @@ public struct SigningReview: Sendable, Equatable {
     public var warnings: [String]
     /// The 32-byte digest the signer signs.
     public var digest: [UInt8]
-    /// What the digest is called for this kind of payload (`signing hash`, `EIP-712 digest`, …).
+    /// What the digest is called for this kind of payload (`signing hash`, `EIP-712 Digest`, …).
     public var digestName: String
 
     public init(title: String, lines: [Line] = [], warnings: [String] = [], digest: [UInt8], digestName: String) {

@@ -157,6 +157,20 @@ public enum CallData {
         if fullData {
             review.add("call data (hex)", "0x" + Hex.encode(data))
         }
+        // ERC-8213's name for it, in full: what another device computes from the same call data.
+        review.add(Digest.calldata, "0x" + Hex.encode(digest(data)))
+    }
+
+    /// ERC-8213's Calldata Digest: keccak256(uint256(len(data)) ‖ data) — a 32-byte big-endian
+    /// length, then the data; it covers neither `to` nor `value` (docs/signing-review.md).
+    public static func digest(_ data: [UInt8]) -> [UInt8] {
+        var length = [UInt8](repeating: 0, count: 32)
+        var n = UInt64(data.count)
+        for i in (24..<32).reversed() {
+            length[i] = UInt8(n & 0xFF)
+            n >>= 8
+        }
+        return Hash.keccak256(length + data)
     }
 
     /// The 32-byte words of a known call, when the data is exactly that call with canonical

@@ -1,6 +1,7 @@
 // The review of EIP-712 typed data (docs/signing-review.md): the primary type, the domain's
 // fields (its chain by name), the message as a tree of named fields in the order its type
-// declares them, and the three hashes. Long values are wrapped by the renderer, never cut; a
+// declares them, and the three hashes under ERC-8213's names (Domain Hash, Message Hash, EIP-712
+// Digest). Long values are wrapped by the renderer, never cut; a
 // message with more than `maximumLines` fields is shown up to that many, with a warning.
 
 extension SigningReview {
@@ -12,7 +13,7 @@ extension SigningReview {
         _ typed: TypedData, name: @escaping (EthereumAddress) -> String? = { _ in nil }
     ) throws(EthereumError) -> SigningReview {
         var review = SigningReview(
-            title: "EIP-712 typed data", digest: try typed.digest(), digestName: "EIP-712 digest")
+            title: "EIP-712 typed data", digest: try typed.digest(), digestName: Digest.eip712)
         review.add("primary type", typed.primaryType)
         var tree = TypedDataTree(typed: typed, name: name)
         review.add("domain", "")
@@ -27,8 +28,10 @@ extension SigningReview {
                     + " what is not shown is signed too")
         }
         review.warnings += tree.warnings
-        review.add("domain separator", "0x" + Hex.encode(try typed.domainSeparator()))
-        if typed.primaryType != "EIP712Domain" { review.add("struct hash", "0x" + Hex.encode(try typed.messageHash())) }
+        review.add(Digest.domain, "0x" + Hex.encode(try typed.domainSeparator()))
+        if typed.primaryType != "EIP712Domain" {
+            review.add(Digest.message, "0x" + Hex.encode(try typed.messageHash()))
+        }
         return review
     }
 }
