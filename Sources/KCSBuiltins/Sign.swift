@@ -133,6 +133,9 @@ extension Builtins {
                 ),
                 OptionSpec(
                     "dry-run", nil, "show the Domain Hash, Message Hash, EIP-712 Digest and the review without signing"),
+                OptionSpec(
+                    "expect-digest", .oneOf([.string, .bytes]),
+                    "sign only if the EIP-712 Digest is this one (computed on another device: ERC-8213)"),
             ],
             summary:
                 "EIP-712 v4 typed data from a JSON file or a map {types, primaryType, domain, message}: {domainSeparator, structHash, digest, signature, r, s, v, yParity, signer, …}.",
@@ -154,9 +157,9 @@ extension Builtins {
                 return .map(
                     ValueMap(shown + [("review", reviewText(try SigningReview.typedData(typed, name: names), args))]))
             }
-            let signed = try sign(
-                args, SigningRequest(digest: digest, payload: .typed(document), kind: .typed, chainID: chainID))
-            return .map(ValueMap(shown + signatureFields(signed)))
+            var request = SigningRequest(digest: digest, payload: .typed(document), kind: .typed, chainID: chainID)
+            request.expected = try expectedDigest(args, "expect-digest", name: Digest.eip712, actual: digest)
+            return .map(ValueMap(shown + signatureFields(try sign(args, request))))
         },
 
         Builtin(
@@ -173,6 +176,9 @@ extension Builtins {
                     "sign a legacy transaction without chainId (pre-EIP-155: valid on every chain)"),
                 rpcOption,
                 OptionSpec("offline", nil, "fill nothing from the node, even when one is configured"),
+                OptionSpec(
+                    "expect-calldata-digest", .oneOf([.string, .bytes]),
+                    "sign only if the call data's Calldata Digest is this one (computed on another device: ERC-8213)"),
             ],
             summary:
                 "Signs a transaction map (type, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, signature, r, s, v, yParity, networkV (legacy), signer, …}.",
@@ -189,9 +195,11 @@ extension Builtins {
             if !tx.data.isEmpty { shown.append(("calldataDigest", .bytes(CallData.digest(tx.data)))) }
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
             if let dryRun = try reviewOrRefuse(tx, args) { return .map(ValueMap(shown + [("review", dryRun)])) }
-            let request = SigningRequest(
+            var request = SigningRequest(
                 digest: tx.signingHash, payload: .transaction(tx.signingPayload), kind: .transaction,
                 chainID: tx.chainID?.uint64)
+            request.expected = try expectedDigest(
+                args, "expect-calldata-digest", name: Digest.calldata, actual: CallData.digest(tx.data))
             let signed = try sign(args, request, with: chosen)
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
             // The transaction's own v: EIP-155's for a legacy transaction (the 27/28 of `v` otherwise).
@@ -279,10 +287,10 @@ extension Builtins {
         _ args: CallArguments, _ request: SigningRequest, with chosen: ChosenSigner? = nil
     ) throws -> Signed {
         let r = request
-        return try args.session().sign(
-            SigningRequest(
-                digest: r.digest, payload: r.payload, kind: r.kind, chainID: r.chainID,
-                signer: try signerChoice(args)), with: try chosen?.signer())
+        var chosenRequest = SigningRequest(
+            digest: r.digest, payload: r.payload, kind: r.kind, chainID: r.chainID, signer: try signerChoice(args))
+        chosenRequest.expected = r.expected
+        return try args.session().sign(chosenRequest, with: try chosen?.signer())
     }
 
     /// The signer a command's options choose, resolved once however often it is asked: `sign tx`
@@ -336,6 +344,31 @@ extension Builtins {
 
     /// A review as a `--dry-run` shows it, with the signer when one is known (the key given, else
     /// `--key`'s stored key or the active key, found without the card).
+    /// `--expect-digest 0x…`: the digest a person computed on another device, 32 bytes, which
+    /// `Session.sign` compares before anything is signed (docs/signing-review.md, "Digests by name").
+    static func expectedDigest(
+        _ args: CallArguments, _ option: String, name: String, actual: [UInt8]
+    ) throws -> ExpectedDigest? {
+        let given: [UInt8]?
+        switch args.value(option) {
+        case .bytes(let b)?: given = b
+        case .string(let text)?:
+            given = try? Hex.decode(text.hasPrefix("0x") || text.hasPrefix("0X") ? String(text.dropFirst(2)) : text)
+        default: return nil
+        }
+        guard let given, given.count == 32 else {
+            let got: String =
+                switch args.value(option) {
+                case .string(let text)?: text
+                case .bytes(let b)?: "0x" + Hex.encode(b)
+                default: ""
+                }
+            throw BuiltinError.outOfRange(
+                name: "--\(option)", expected: "a 32-byte digest (0x and 64 hex digits)", got: got)
+        }
+        return ExpectedDigest(name: name, actual: actual, expected: given)
+    }
+
     static func reviewText(_ review: SigningReview, _ args: CallArguments) -> Value {
         var review = review
         if let session = try? args.session(), let choice = try? signerChoice(args) {

@@ -74,6 +74,8 @@ public struct SigningRequest {
     /// The chain of a transaction or typed data, for the history.
     public let chainID: UInt64?
     public let signer: SignerChoice
+    /// A digest the person computed elsewhere (`--expect-digest`): nothing is signed unless it matches.
+    public var expected: ExpectedDigest?
 
     public init(
         digest: [UInt8], payload: SigningPayload, kind: SignatureKind, chainID: UInt64? = nil,
@@ -84,6 +86,39 @@ public struct SigningRequest {
         self.kind = kind
         self.chainID = chainID
         self.signer = signer
+    }
+}
+
+/// A digest a person computed on another device and typed in (ERC-8213, docs/signing-review.md):
+/// `Session.sign` refuses before the signer makes a signature unless `actual` equals it.
+public struct ExpectedDigest: Sendable, Equatable {
+    /// ERC-8213's name of the digest compared (`EIP-712 Digest`, `Calldata Digest`).
+    public let name: String
+    /// The digest of what is about to be signed.
+    public let actual: [UInt8]
+    /// What the person expects.
+    public let expected: [UInt8]
+
+    public init(name: String, actual: [UInt8], expected: [UInt8]) {
+        self.name = name
+        self.actual = actual
+        self.expected = expected
+    }
+}
+
+/// Why a signing request was refused before any signer was asked.
+public enum SigningRefusal: WalletError, Equatable {
+    /// The digest differs from the one the person expected: what is shown is not what they checked.
+    case digestMismatch(name: String, actual: String, expected: String)
+
+    public var id: String { "sign.digestMismatch" }
+
+    public var description: String {
+        switch self {
+        case .digestMismatch(let name, let actual, let expected):
+            "the \(name) is \(actual), not the \(expected) expected: what is about to be signed is not what was "
+                + "checked elsewhere; nothing was signed"
+        }
     }
 }
 
@@ -173,6 +208,10 @@ extension Session {
         _ request: SigningRequest, with signer: (any Signer)? = nil,
         finish: (Signed) throws -> Void = { _ in }
     ) throws -> Signed {
+        if let e = request.expected, e.actual != e.expected {
+            throw SigningRefusal.digestMismatch(
+                name: e.name, actual: "0x" + Hex.encode(e.actual), expected: "0x" + Hex.encode(e.expected))
+        }
         let signer = try signer ?? self.signer(for: request.signer)
         let made = try signer.make(request)
         let recovered = try? made.signature.recoverPublicKey(digest: request.digest)
