@@ -61,18 +61,12 @@ public typealias APDUTraceSink = (APDUTraceRecord) -> Void
 /// Which parts of an exchange carry secrets, decided from the command header alone, so a
 /// raw APDU typed by the user is masked the same way as one built by `KeycardCommands`.
 public enum TraceMask {
-    /// Whether to mask the command data and the response data.
+    /// Whether to mask the command data and the response data: the card trace's rule
+    /// (`TraceSensitivity`), read as for a 4.0 card since this record does not know the
+    /// generation — so INIT's data (a 4.0 card's PIN and PUK) is masked on either.
     public static func policy(for apdu: CommandAPDU) -> (maskCommand: Bool, maskResponse: Bool) {
-        switch CardCommand(apdu) {
-        case .verifyPIN, .changePIN, .changePUK, .changePairingSecret, .unblockPIN, .loadKey:
-            (true, false)
-        case .exportKey:
-            (false, apdu.p2 == ExportKind.privateKey.rawValue)
-        case .generateMnemonic:
-            (false, true)
-        default:
-            (false, false)
-        }
+        let rule = TraceSensitivity.of(apdu, generation: .v4)
+        return (rule.command != .none, rule.answer != .none)
     }
 
     /// `<masked 6 bytes>`.

@@ -79,17 +79,21 @@ public final class AttachedCardTrace: VirtualCard {
             cla: header[0], ins: header[1], p1: header[2], p2: header[3], data: data ?? [])
         let sensitivity = TraceSensitivity.of(meant, generation: generation)
         let view = renderer.view
-        let shownWire =
-            channel == "plain" && sensitivity.command != .none && !view.reveal ? Array(bytes.prefix(5)) : bytes
+        // Data the applet never read (a V1 command refused before it decrypted it) is kept as nothing.
+        let command =
+            data == nil
+            ? TraceCommand(header: meant.header, data: nil, count: 0)
+            : TraceCommand(meant, keeping: sensitivity.command, view: view)
+        let meantAnswer = CardProtocol.ResponseAPDU(
+            data: Array(reply.dropLast(2)), sw1: reply[reply.count - 2], sw2: reply[reply.count - 1])
         var record = TraceExchange(
-            number: count, generation: generation, channel: channel, card: "sim attach",
-            command: TraceCommand(
-                header: header, data: data.flatMap { sensitivity.command.kept($0, reveal: view.reveal) },
-                count: data?.count ?? 0),
-            answer: TraceAnswer(
-                data: sensitivity.answer.kept(Array(reply.dropLast(2)), reveal: view.reveal), count: reply.count - 2,
-                sw: UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])),
-            wire: [TraceWire(sent: shownWire, received: answer, micros: micros)])
+            number: count, generation: generation, channel: channel, card: "sim attach", command: command,
+            answer: TraceAnswer(meantAnswer, keeping: sensitivity.answer, view: view),
+            wire: [
+                TraceWire(
+                    sent: bytes, received: answer, micros: micros, plain: channel == "plain", keeping: sensitivity,
+                    view: view)
+            ])
         record.explain(view: view, state: &state)
         return record
     }

@@ -192,14 +192,15 @@ extension Builtins {
                 ("signingHash", .bytes(tx.signingHash)),
             ]
             // ERC-8213: the call data's digest, for comparing with another device (docs/signing-review.md).
-            if !tx.data.isEmpty { shown.append(("calldataDigest", .bytes(CallData.digest(tx.data)))) }
+            let calldataDigest = CallData.digest(tx.data)
+            if !tx.data.isEmpty { shown.append(("calldataDigest", .bytes(calldataDigest))) }
             if !filled.isEmpty { shown.append(("filled", .map(ValueMap(filled)))) }
             if let dryRun = try reviewOrRefuse(tx, args) { return .map(ValueMap(shown + [("review", dryRun)])) }
             var request = SigningRequest(
                 digest: tx.signingHash, payload: .transaction(tx.signingPayload), kind: .transaction,
                 chainID: tx.chainID?.uint64)
             request.expected = try expectedDigest(
-                args, "expect-calldata-digest", name: Digest.calldata, actual: CallData.digest(tx.data))
+                args, "expect-calldata-digest", name: Digest.calldata, actual: calldataDigest)
             let signed = try sign(args, request, with: chosen)
             let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
             // The transaction's own v: EIP-155's for a legacy transaction (the 27/28 of `v` otherwise).

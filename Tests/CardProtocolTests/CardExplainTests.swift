@@ -165,6 +165,32 @@ struct CardExplainTests {
         #expect(ATRExplainer.lines(contact).map(\.text).contains { $0.hasSuffix("→ WRONG") })
     }
 
+    @Test("one secret rule: a PIN sent plain stays off the wire even revealed; the older APDU trace masks by it too")
+    func oneSecretRule() {
+        let verify = CommandAPDU(ins: 0x20, data: Array("123456".utf8))
+        let rule = TraceSensitivity.of(verify, generation: .v3)
+        let revealed = TraceView(reveal: true)
+        let wire = TraceWire(
+            sent: [0x80, 0x20, 0, 0, 6] + Array("123456".utf8), received: [0x69, 0x85], micros: 1, plain: true,
+            keeping: rule, view: revealed)
+        #expect(wire.sent == [0x80, 0x20, 0, 0, 6])
+        #expect(TraceCommand(verify, keeping: rule.command, view: revealed).data == nil)
+        // Through a channel the wire is ciphertext and kept as it is.
+        let sealed = TraceWire(
+            sent: [0x80, 0x18, 0, 0, 2, 0xAB, 0xCD], received: [0xEF, 0x90, 0], micros: 1, plain: false, keeping: rule,
+            view: TraceView())
+        #expect(sealed.sent.count == 7 && sealed.received.count == 3)
+        // A key loaded is kept only when revealed; an exported public key always.
+        let load = CommandAPDU(ins: 0xD0, p1: 0x03, data: [1, 2, 3])
+        let loadRule = TraceSensitivity.of(load, generation: .v3).command
+        #expect(TraceCommand(load, keeping: loadRule, view: TraceView()).data == nil)
+        #expect(TraceCommand(load, keeping: loadRule, view: revealed).data == [1, 2, 3])
+        // The APDU trace of the command set reads the same rule: a 4.0 INIT's PIN and PUK, EXPORT LEE's keys.
+        #expect(TraceMask.policy(for: CommandAPDU(ins: 0xFE, data: Array("123456123456789012".utf8))) == (true, false))
+        #expect(TraceMask.policy(for: CommandAPDU(ins: 0xC3, data: [])) == (false, true))
+        #expect(TraceMask.policy(for: CommandAPDU(ins: 0xC2, p2: 0x01, data: [])) == (false, false))
+    }
+
     @Test("a record written as JSON reads back equal, secrets as null")
     func recordRoundTrip() throws {
         let record = TraceExchange(

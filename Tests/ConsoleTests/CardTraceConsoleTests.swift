@@ -120,6 +120,32 @@ struct CardTraceConsoleTests {
         #expect(all.count > 150)
     }
 
+    @Test func badArguments_areNamed_andChangeNothing() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run(
+            """
+            try { card.trace save } catch e { print e.kind, e.message }
+            try { apdu.explain "80 2Z 00 00" } catch e { print e.kind, e.message }
+            try { apdu.explain "80 20 00 00 06 31" } catch e { print e.kind, e.message }
+            try { card.trace loud } catch e { print e.kind }
+            print card.trace().level
+            """, name: "bad.kcs")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(
+            r.out == """
+                builtin.outOfRange card.trace: the file must be given: card.trace save FILE writes the trace to it, got none
+                builtin.outOfRange apdu.explain: command must be hex bytes (spaces allowed), got 80 2Z 00 00
+                apdu.malformed apdu.explain: Lc says 6 data bytes but 1 follow (expected CLA INS P1 P2 [Lc data] [Le])
+                builtin.badChoice
+                off
+
+                """, "\(r.out)\(r.err)")
+        let sim = try home.run(arguments: ["sim", "attach", "--trace", "off"])
+        #expect(
+            sim.code == 64 && sim.err.contains("--trace must be one of wire, channel, explain, got off"), "\(sim.err)")
+    }
+
     @Test func underJSON_aScriptsTrace_isJSON_andTheValuesStayOnStandardOutput() throws {
         let home = try BatchHome()
         defer { home.remove() }

@@ -94,6 +94,7 @@ struct CardTraceTests {
         #expect(log.exchanges.count == before + 1)
         #expect(home.prompts.asked.count == 3 && home.prompts.asked[0].hasPrefix("card.step: send it?"))
         #expect(home.prompts.traced[0].contains("about to send  00 A4 04 00 09"))
+        #expect(home.prompts.traced[0].contains("AID A0 00 00 08 04 00 01 01 01 = Keycard applet instance (default)"))
         #expect(CardError.stopped(command: .select, interrupted: true).exitClass == .interrupted)
     }
 
@@ -136,6 +137,32 @@ struct CardTraceTests {
         stepper.session.prompts = shown.with(stepper.prompts)
         _ = try stepper.session.explainCardTrace(file, level: .wire, view: TraceView(diffable: true), step: true)
         #expect(shown.rules == ["── 1 SELECT", "── 2 GET", "── 1 SELECT", "── 2 GET"])
+    }
+
+    @Test("a card pulled during a traced session: the failed exchange is shown and saved with its error")
+    func cardPulled() throws {
+        let home = try TraceHome()
+        let pulled = Session(home: home.path, environment: ["KCS_SIM_DROP_AFTER": "2"], random: SeededRandom(seed: 4))
+        pulled.prompts = home.prompts
+        _ = try pulled.setCardTrace(.explain)
+        _ = try pulled.connectCard(.simulator(name: "pulled", profile: nil))
+        let card = try pulled.requireCard()
+        try card.select()
+        #expect(throws: CardError.transport(.connectionLost(detail: "fault injected: connection dropped after APDU 2")))
+        {
+            try card.select()
+        }
+        #expect(pulled.cardTraceCount == 3)
+        let last = try #require(home.prompts.traced.last)
+        #expect(last.hasPrefix("── 3 SELECT"))
+        #expect(
+            last.contains("   ✗ the connection to the card was lost (fault injected: connection dropped after APDU 2)"))
+        #expect(!last.contains("<<"), "no answer came")
+        let file = home.path + "/pulled.trace"
+        #expect(try pulled.saveCardTrace(to: file) == 3)
+        let replayed = try pulled.readCardTrace(file)
+        #expect(
+            replayed.last?.answer == nil && replayed.last?.error?.contains("connection to the card was lost") == true)
     }
 
     @Test("a file that is not a trace is refused with the file and line named")

@@ -9,6 +9,8 @@ public enum APDUExplanation {
         case lengthMismatch(lc: Int, data: Int)
 
         public var id: String { "apdu.malformed" }
+        /// Said after the command's name, as `apdu.explain: Lc says …`.
+        public var followsCommandName: Bool { true }
         public var description: String {
             switch self {
             case .tooShort(let what, let n):

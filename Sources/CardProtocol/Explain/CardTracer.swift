@@ -52,6 +52,38 @@ public enum TraceSensitivity: Sendable, Equatable {
     }
 }
 
+extension TraceCommand {
+    /// `apdu` as a trace keeps it: its data left out when `sensitivity` says so.
+    public init(_ apdu: CommandAPDU, keeping sensitivity: TraceSensitivity, view: TraceView) {
+        self.init(header: apdu.header, data: sensitivity.kept(apdu.data, reveal: view.reveal), count: apdu.data.count)
+    }
+}
+
+extension TraceAnswer {
+    /// `response` as a trace keeps it: its data left out when `sensitivity` says so.
+    public init(_ response: ResponseAPDU, keeping sensitivity: TraceSensitivity, view: TraceView) {
+        self.init(
+            data: sensitivity.kept(response.data, reveal: view.reveal), count: response.data.count, sw: response.sw)
+    }
+}
+
+extension TraceWire {
+    /// One APDU on the wire as a trace keeps it. Through a secure channel the bytes are ciphertext;
+    /// a plain exchange whose data the rule leaves out keeps only the command's header and Lc, and the
+    /// answer's status word (a raw VERIFY PIN sent without a channel shows no PIN, revealed or not).
+    public init(
+        sent: [UInt8], received: [UInt8], micros: Int, plain: Bool,
+        keeping sensitivity: (command: TraceSensitivity, answer: TraceSensitivity), view: TraceView
+    ) {
+        let hideCommand = plain && sensitivity.command.kept([], reveal: view.reveal) == nil
+        let hideAnswer = plain && sensitivity.answer.kept([], reveal: view.reveal) == nil
+        self.init(
+            sent: hideCommand ? Array(sent.prefix(5)) : sent,
+            received: hideAnswer ? Array(received.suffix(2)) : received,
+            micros: micros)
+    }
+}
+
 /// Watches a card's exchanges as they happen (docs/card-explained.md): the command set opens an
 /// exchange for each command, the transport beneath reports the wire APDUs with their round-trip
 /// times, the secure channel its steps, the command set closes the exchange with the answer; the
@@ -99,13 +131,14 @@ public final class CardTracer {
     func begin(_ command: CommandAPDU, channel: String) throws(CardError) {
         count += 1
         pendingSensitivity = TraceSensitivity.of(command, generation: generation)
-        let kept = pendingSensitivity.command.kept(command.data, reveal: view.reveal)
         var exchange = TraceExchange(
             number: count, generation: generation, channel: channel, card: card,
-            command: TraceCommand(header: command.header, data: kept, count: command.data.count))
-        exchange.explained = KeycardExplainer(generation: generation, view: view).explain(exchange.command)
+            command: TraceCommand(command, keeping: pendingSensitivity.command, view: view))
         pending = exchange
-        do { try beforeSend?(exchange) } catch {
+        guard let beforeSend else { return }
+        // Only a step shows the command before its answer; `end` explains the whole exchange.
+        exchange.explained = KeycardExplainer(generation: generation, view: view).explain(exchange.command)
+        do { try beforeSend(exchange) } catch {
             pending = nil
             throw error
         }
@@ -113,14 +146,11 @@ public final class CardTracer {
 
     /// One APDU went over the wire and came back (GET RESPONSE rounds each count).
     func wire(sent: [UInt8], received: [UInt8], micros: Int) {
-        guard pending != nil else { return }
-        // A secret sent plain (never by kcs itself, but a raw APDU could): the header alone is kept.
-        let plainSecret = pending?.channel == "plain" && pendingSensitivity.command != .none && !view.reveal
-        let answerSecret = pending?.channel == "plain" && pendingSensitivity.answer != .none && !view.reveal
+        guard let channel = pending?.channel else { return }
         pending?.wire.append(
             TraceWire(
-                sent: plainSecret ? Array(sent.prefix(5)) : sent,
-                received: answerSecret ? Array(received.suffix(2)) : received, micros: micros))
+                sent: sent, received: received, micros: micros, plain: channel == "plain",
+                keeping: pendingSensitivity, view: view))
     }
 
     /// A public step of the channel, with its bytes (if any).
@@ -160,9 +190,7 @@ public final class CardTracer {
         guard var exchange = pending else { return }
         pending = nil
         if let response {
-            let answer = TraceAnswer(
-                data: pendingSensitivity.answer.kept(response.data, reveal: view.reveal), count: response.data.count,
-                sw: response.sw)
+            let answer = TraceAnswer(response, keeping: pendingSensitivity.answer, view: view)
             exchange.answer = answer
             learnGeneration(exchange.command, answer)
             exchange.generation = generation

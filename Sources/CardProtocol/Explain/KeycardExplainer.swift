@@ -128,10 +128,7 @@ public struct KeycardExplainer: Sendable {
             let slot =
                 [0x00: "public data slot", 0x01: "NDEF data slot", 0x02: "Cash data slot"][Int(c.p1)]
                 ?? "\(Self.unknown) slot"
-            let offset =
-                c.p1 == 0x01 && c.p2 != 0
-                ? "byte offset \(Int(c.p2) * 4)" : c.p2 == 0 ? "offset 0" : "byte offset \(Int(c.p2) * 4)"
-            return (slot, offset)
+            return (slot, c.p2 == 0 ? "offset 0" : "byte offset \(Int(c.p2) * 4)")
         case .factoryReset:
             return (
                 c.p1 == 0xAA ? "confirmation byte AA" : "\(Self.unknown) (expected AA)",

@@ -29,8 +29,8 @@ extension Builtins {
             guard let word = args.string("level") else { return cardTraceValue(session.cardTraceSettings, session) }
             if word == "save" {
                 guard let file = args.string("file") else {
-                    throw BuiltinError.optionNeeded(
-                        option: "FILE", reason: "card.trace save writes the trace to a file")
+                    throw BuiltinError.outOfRange(
+                        name: "the file", expected: "given: card.trace save FILE writes the trace to it", got: "none")
                 }
                 let count = try session.saveCardTrace(to: file)
                 return .map(ValueMap([("saved", .string(file)), ("exchanges", .int(count))]))

@@ -112,6 +112,8 @@ public enum SigningRefusal: WalletError, Equatable {
     case digestMismatch(name: String, actual: String, expected: String)
 
     public var id: String { "sign.digestMismatch" }
+    /// Said after the command's name: `sign.typed: the EIP-712 Digest is …`.
+    public var followsCommandName: Bool { true }
 
     public var description: String {
         switch self {
