@@ -33,6 +33,16 @@ public struct EthereumNode: Sendable {
             client.call("eth_getTransactionCount", [address.checksummed, block]), "eth_getTransactionCount")
     }
 
+    /// The code at `address` (`eth_getCode`): empty for an EOA, `0xef0100 ‖ delegate` for an
+    /// account delegated under EIP-7702.
+    public func code(of address: EthereumAddress, block: String = "latest") throws(RPCError) -> [UInt8] {
+        let answer = try client.call("eth_getCode", [address.checksummed, block])
+        guard let text = answer as? String, let bytes = try? Hex.decode(text) else {
+            throw .badResponse(method: "eth_getCode", reason: "expected hex code, got \(JSONRPCClient.kind(answer))")
+        }
+        return bytes
+    }
+
     public func gasPrice() throws(RPCError) -> UInt256 {
         try Self.quantity(client.call("eth_gasPrice"), "eth_gasPrice")
     }

@@ -181,7 +181,7 @@ extension Builtins {
                     "sign only if the call data's Calldata Digest is this one (computed on another device: ERC-8213)"),
             ],
             summary:
-                "Signs a transaction map (type, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, signature, r, s, v, yParity, networkV (legacy), signer, …}.",
+                "Signs a transaction map (type 0–4, chainId, nonce, to, value, gas, gasPrice | maxFeePerGas + maxPriorityFeePerGas, data, accessList, maxFeePerBlobGas + blobVersionedHashes, authorizationList; quantities as 21000, \"20 gwei\", \"1.5 ether\"): {raw, hash, signature, r, s, v, yParity, networkV (legacy), signer, …}.",
             example:
                 "sign tx {\"type\": 2, \"chainId\": 1, \"nonce\": 0, \"to\": \"0x3535353535353535353535353535353535353535\", \"value\": \"1.5 ether\", \"gas\": 21000, \"maxFeePerGas\": \"20 gwei\", \"maxPriorityFeePerGas\": \"1 gwei\"}"
         ) { args in
@@ -328,6 +328,11 @@ extension Builtins {
                 .map { ($0.field, uintValue($0.value)) }
         }
         try tx.validate()
+        // A set-code transaction's tuples are checked before it is signed (a wrong nonce is skipped silently).
+        if tx.type == .setCode && !args.flag("dry-run") {
+            try args.session().checkAuthorizations(
+                of: tx, sender: try signer.address(), node: args.flag("offline") ? nil : try optionalNode(args))
+        }
         return (tx, filled)
     }
 
@@ -336,7 +341,9 @@ extension Builtins {
     static func reviewOrRefuse(_ tx: EthereumTransaction, _ args: CallArguments) throws -> Value? {
         if args.flag("dry-run") {
             return reviewText(
-                SigningReview.transaction(tx, name: try args.session().ownKeyNames(), fullData: args.flag("full-data")),
+                SigningReview.transaction(
+                    tx, name: try args.session().ownKeyNames(), fullData: args.flag("full-data"),
+                    delegates: try args.session().delegateList()),
                 args)
         }
         if tx.chainID == nil && !args.flag("allow-no-chain-id") { throw EthCommandError.noChainID }
@@ -539,6 +546,7 @@ extension Builtins {
         f.append(("to", tx.to.map { .string($0.checksummed) } ?? .null))
         f.append(("value", uintValue(tx.value)))
         f.append(("data", .bytes(tx.data)))
+        f += newTypeFields(tx)
         if tx.type != .legacy {
             f.append(
                 (

@@ -15,6 +15,8 @@ public enum SignatureKind: String, Sendable, Hashable, CaseIterable, Codable, Cu
     case typed
     /// A transaction.
     case transaction
+    /// An EIP-7702 authorization.
+    case authorization
 
     public var description: String { rawValue }
 }

@@ -76,6 +76,8 @@ public indirect enum EthereumError: WalletError, Equatable {
     case txBadV(v: String)
     /// A signed transaction that carries no signature (r = s = 0).
     case txUnsigned
+    /// An EIP-7702 authorization field out of its bounds (docs/eth-signing.md).
+    case authBadField(field: String, reason: String)
 
     /// Stable identifier of the case.
     public var id: String {
@@ -111,6 +113,7 @@ public indirect enum EthereumError: WalletError, Equatable {
         case .txFieldCount: "eth.tx.fieldCount"
         case .txBadV: "eth.tx.badV"
         case .txUnsigned: "eth.tx.unsigned"
+        case .authBadField: "eth.auth.badField"
         }
     }
 
@@ -170,8 +173,8 @@ public indirect enum EthereumError: WalletError, Equatable {
         case .txChainIDZero:
             "transaction chain id must not be 0"
         case .txUnknownType(let byte):
-            "raw transaction must start with an RLP list (legacy), 0x01 (EIP-2930) or 0x02 (EIP-1559),"
-                + " got type byte 0x\(Hex.encode([byte]))"
+            "raw transaction must start with an RLP list (legacy), 0x01 (EIP-2930), 0x02 (EIP-1559),"
+                + " 0x03 (EIP-4844) or 0x04 (EIP-7702), got type byte 0x\(Hex.encode([byte]))"
         case .txEmpty:
             "raw transaction must not be empty"
         case .txBadHex(let reason):
@@ -184,6 +187,8 @@ public indirect enum EthereumError: WalletError, Equatable {
             "legacy transaction v must be 27, 28 or chainId*2+35/36 (EIP-155), got \(v)"
         case .txUnsigned:
             "raw transaction must carry a signature, got r = s = 0"
+        case .authBadField(let field, let reason):
+            "authorization \(field) \(reason)"
         }
     }
 }

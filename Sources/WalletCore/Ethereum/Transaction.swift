@@ -1,27 +1,44 @@
 // Ethereum transactions: legacy (with EIP-155 replay protection, or pre-EIP-155 v = 27/28),
-// EIP-2930 (type 0x01, access list) and EIP-1559 (type 0x02, fee caps). Sources:
-// ethereum/EIPs EIPS/eip-155.md, eip-2718.md, eip-2930.md, eip-1559.md. Payloads:
+// EIP-2930 (type 0x01, access list), EIP-1559 (type 0x02, fee caps), EIP-4844 (type 0x03, blob
+// versioned hashes; signed without the sidecar) and EIP-7702 (type 0x04, an authorization list).
+// Sources: ethereum/EIPs EIPS/eip-155.md, eip-2718.md, eip-2930.md, eip-1559.md, eip-4844.md,
+// eip-7702.md; docs/eth-signing.md. Payloads:
 //   legacy      rlp([nonce, gasPrice, gas, to, value, data])                       (v = 27/28)
 //   EIP-155     rlp([nonce, gasPrice, gas, to, value, data, chainId, 0, 0])        (v = chainId·2 + 35/36)
 //   EIP-2930    0x01 ‖ rlp([chainId, nonce, gasPrice, gas, to, value, data, accessList])
 //   EIP-1559    0x02 ‖ rlp([chainId, nonce, maxPriorityFee, maxFee, gas, to, value, data, accessList])
+//   EIP-4844    0x03 ‖ rlp([… as EIP-1559 …, maxFeePerBlobGas, blobVersionedHashes])     (to required)
+//   EIP-7702    0x04 ‖ rlp([… as EIP-1559 …, authorizationList])                        (to required)
 // The signing hash is keccak256(payload); the signed form appends (v | yParity, r, s), and the
 // transaction hash is keccak256 of the signed bytes.
 import Foundation
 
-/// The three envelope types kcs signs and decodes.
+/// The envelope types kcs signs and decodes.
 public enum EthereumTransactionType: UInt8, Sendable, Hashable, CustomStringConvertible {
     case legacy = 0
     case accessList = 1
     case dynamicFee = 2
+    case blob = 3
+    case setCode = 4
 
     public var description: String {
         switch self {
         case .legacy: "legacy"
         case .accessList: "EIP-2930"
         case .dynamicFee: "EIP-1559"
+        case .blob: "EIP-4844"
+        case .setCode: "EIP-7702"
         }
     }
+
+    /// EIP-1559's fee caps (types 2, 3, 4) rather than a gas price (legacy, EIP-2930).
+    public var hasFeeCaps: Bool { rawValue >= 2 }
+
+    /// Types 3 and 4 cannot create a contract: `to` is a 20-byte address.
+    public var requiresRecipient: Bool { rawValue >= 3 }
+
+    /// RLP fields of the signed transaction.
+    var signedFieldCount: Int { [9, 11, 12, 14, 13][Int(rawValue)] }
 }
 
 /// One access-list entry: an address and the storage keys (32 bytes each) it will touch.
@@ -54,8 +71,14 @@ public struct EthereumTransaction: Sendable, Hashable {
     public var to: EthereumAddress?
     public var value: UInt256
     public var data: [UInt8]
-    /// EIP-2930 and EIP-1559.
+    /// Typed transactions.
     public var accessList: [AccessListEntry]
+    /// EIP-4844: the cap on the price per unit of blob gas.
+    public var maxFeePerBlobGas: UInt256?
+    /// EIP-4844: one 32-byte versioned hash (0x01 ‖ sha256(commitment)[1:]) per blob.
+    public var blobVersionedHashes: [[UInt8]] = []
+    /// EIP-7702: the signed authorizations the transaction carries.
+    public var authorizationList: [SignedAuthorization] = []
 
     public init(
         type: EthereumTransactionType, chainID: UInt256?, nonce: UInt256, gasPrice: UInt256? = nil,
@@ -81,7 +104,7 @@ public struct EthereumTransaction: Sendable, Hashable {
     /// and `input` as aliases).
     public static let fieldNames: Set<String> = [
         "type", "chainId", "nonce", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas", "gas", "gasLimit",
-        "to", "value", "data", "input", "accessList",
+        "to", "value", "data", "input", "accessList", "maxFeePerBlobGas", "blobVersionedHashes", "authorizationList",
     ]
 
     /// Builds a transaction from a JSON-like map (the output of `JSONSerialization`, or a
@@ -108,37 +131,21 @@ public struct EthereumTransaction: Sendable, Hashable {
         if fields["gasPrice"] != nil && hasCaps { throw .txGasPriceAndFeeCaps }
 
         func quantity(_ key: String) throws(EthereumError) -> UInt256? {
-            guard let raw = fields[key] else { return nil }
-            if Swift.type(of: raw) == Bool.self {
-                throw .txBadField(field: key, reason: "must be a quantity, got a boolean")
-            }
-            if let i = raw as? Int, Swift.type(of: raw) == Int.self {
-                if i < 0 { throw .txQuantity(field: key, error: .unitsNegative(input: String(i))) }
-                return UInt256(UInt64(i))
-            }
-            if let n = raw as? NSNumber, !(raw is String) {
-                let kind = String(cString: n.objCType)
-                guard kind != "c", kind != "B" else {
-                    throw .txBadField(field: key, reason: "must be a quantity, got a boolean")
-                }
-                guard kind != "f", kind != "d" else {
-                    throw .txBadField(
-                        field: key,
-                        reason: "must be a whole number, got \(n.stringValue) (write large values as strings)")
-                }
-                if n.int64Value < 0 { throw .txQuantity(field: key, error: .unitsNegative(input: n.stringValue)) }
-                return UInt256(n.uint64Value)
-            }
-            guard let text = raw as? String else { throw .txBadField(field: key, reason: "must be a quantity") }
-            do { return try EthereumUnits.parse(text) } catch { throw .txQuantity(field: key, error: error) }
+            try fields[key].map { raw throws(EthereumError) in try Self.quantity(raw, field: key) }
         }
 
         var type: EthereumTransactionType
         if let t = try quantity("type") {
-            guard let small = t.uint64, small <= 2, let known = EthereumTransactionType(rawValue: UInt8(small)) else {
-                throw .txBadField(field: "type", reason: "must be 0 (legacy), 1 (EIP-2930) or 2 (EIP-1559), got \(t)")
+            guard let small = t.uint64, small <= 4, let known = EthereumTransactionType(rawValue: UInt8(small)) else {
+                throw .txBadField(
+                    field: "type",
+                    reason: "must be 0 (legacy), 1 (EIP-2930), 2 (EIP-1559), 3 (EIP-4844) or 4 (EIP-7702), got \(t)")
             }
             type = known
+        } else if fields["authorizationList"] != nil {
+            type = .setCode
+        } else if fields["blobVersionedHashes"] != nil || fields["maxFeePerBlobGas"] != nil {
+            type = .blob
         } else if hasCaps {
             type = .dynamicFee
         } else if fields["accessList"] != nil {
@@ -146,10 +153,15 @@ public struct EthereumTransaction: Sendable, Hashable {
         } else {
             type = .legacy
         }
-        if type != .dynamicFee && hasCaps {
-            throw .txBadField(field: "maxFeePerGas", reason: "is only for EIP-1559 (type 2) transactions")
+        if !type.hasFeeCaps && hasCaps {
+            throw .txBadField(field: "maxFeePerGas", reason: "is only for EIP-1559 (type 2, 3 and 4) transactions")
         }
-        if type == .dynamicFee && fields["gasPrice"] != nil { throw .txGasPriceAndFeeCaps }
+        if type.hasFeeCaps && fields["gasPrice"] != nil { throw .txGasPriceAndFeeCaps }
+        for (key, only) in [("maxFeePerBlobGas", EthereumTransactionType.blob), ("blobVersionedHashes", .blob),
+                            ("authorizationList", .setCode)]
+        where fields[key] != nil && type != only {
+            throw .txBadField(field: key, reason: "is only for \(only) (type \(only.rawValue)) transactions")
+        }
         if type == .legacy && fields["accessList"] != nil {
             throw .txBadField(field: "accessList", reason: "is only for EIP-2930 and EIP-1559 transactions")
         }
@@ -197,6 +209,8 @@ public struct EthereumTransaction: Sendable, Hashable {
                 accessList.append(AccessListEntry(address: address, storageKeys: keys))
             }
         }
+        let hashes = try Self.versionedHashes(fields["blobVersionedHashes"])
+        let authorizations = try Self.authorizations(fields["authorizationList"])
         let gasPrice = try quantity("gasPrice")
         let chainID = try quantity("chainId")
         let nonce = try quantity("nonce") ?? .zero
@@ -207,10 +221,78 @@ public struct EthereumTransaction: Sendable, Hashable {
         let value = try quantity("value") ?? .zero
         self.init(
             type: type, chainID: chainID, nonce: nonce,
-            gasPrice: type == .dynamicFee ? nil : (gasPrice ?? .zero),
-            maxPriorityFeePerGas: type == .dynamicFee ? (maxPriority ?? .zero) : nil,
-            maxFeePerGas: type == .dynamicFee ? (maxFee ?? .zero) : nil,
+            gasPrice: type.hasFeeCaps ? nil : (gasPrice ?? .zero),
+            maxPriorityFeePerGas: type.hasFeeCaps ? (maxPriority ?? .zero) : nil,
+            maxFeePerGas: type.hasFeeCaps ? (maxFee ?? .zero) : nil,
             gasLimit: gasLimit, to: to, value: value, data: data, accessList: accessList)
+        if type == .blob { maxFeePerBlobGas = try quantity("maxFeePerBlobGas") ?? .zero }
+        blobVersionedHashes = hashes
+        authorizationList = authorizations
+    }
+
+    /// A quantity of a transaction map: a JSON integer, or a string `EthereumUnits.parse` reads
+    /// (`21000`, `"20 gwei"`, `"1.5 ether"`, `"0x5208"`); `field` names it in errors.
+    public static func quantity(_ raw: Any, field key: String) throws(EthereumError) -> UInt256 {
+        if Swift.type(of: raw) == Bool.self {
+            throw .txBadField(field: key, reason: "must be a quantity, got a boolean")
+        }
+        if let i = raw as? Int, Swift.type(of: raw) == Int.self {
+            if i < 0 { throw .txQuantity(field: key, error: .unitsNegative(input: String(i))) }
+            return UInt256(UInt64(i))
+        }
+        if let n = raw as? NSNumber, !(raw is String) {
+            let kind = String(cString: n.objCType)
+            guard kind != "c", kind != "B" else {
+                throw .txBadField(field: key, reason: "must be a quantity, got a boolean")
+            }
+            guard kind != "f", kind != "d" else {
+                throw .txBadField(
+                    field: key,
+                    reason: "must be a whole number, got \(n.stringValue) (write large values as strings)")
+            }
+            if n.int64Value < 0 { throw .txQuantity(field: key, error: .unitsNegative(input: n.stringValue)) }
+            return UInt256(n.uint64Value)
+        }
+        guard let text = raw as? String else { throw .txBadField(field: key, reason: "must be a quantity") }
+        do { return try EthereumUnits.parse(text) } catch { throw .txQuantity(field: key, error: error) }
+    }
+
+    /// `blobVersionedHashes` of a map: 32-byte hex strings.
+    static func versionedHashes(_ raw: Any?) throws(EthereumError) -> [[UInt8]] {
+        guard let raw else { return [] }
+        guard let list = raw as? [Any] else {
+            throw .txBadField(field: "blobVersionedHashes", reason: "must be a list of 32-byte hashes")
+        }
+        var hashes: [[UInt8]] = []
+        for (i, item) in list.enumerated() {
+            let field = "blobVersionedHashes[\(i)]"
+            guard let text = item as? String else { throw .txBadField(field: field, reason: "must be a hex string") }
+            let hash: [UInt8]
+            do { hash = try Hex.decode(text) } catch { throw .txBadField(field: field, reason: error.description) }
+            guard hash.count == 32 else {
+                throw .txBadField(field: field, reason: "must be 32 bytes, got \(hash.count)")
+            }
+            hashes.append(hash)
+        }
+        return hashes
+    }
+
+    /// `authorizationList` of a map: signed tuples `{chainId, address, nonce, yParity, r, s}`.
+    static func authorizations(_ raw: Any?) throws(EthereumError) -> [SignedAuthorization] {
+        guard let raw else { return [] }
+        guard let list = raw as? [Any] else {
+            throw .txBadField(field: "authorizationList", reason: "must be a list of signed authorizations")
+        }
+        var out: [SignedAuthorization] = []
+        for (i, item) in list.enumerated() {
+            guard let map = item as? [String: Any] else {
+                throw .txBadField(
+                    field: "authorizationList[\(i)]",
+                    reason: "must be a signed authorization {chainId, address, nonce, yParity, r, s} (sign auth answers one)")
+            }
+            out.append(try SignedAuthorization(fields: map, field: "authorizationList[\(i)]"))
+        }
+        return out
     }
 
     // MARK: Checks and payloads
@@ -249,7 +331,39 @@ public struct EthereumTransaction: Sendable, Hashable {
         }
         if type != .legacy && chainID == nil { throw .txMissingField(field: "chainId") }
         if type == .legacy && !accessList.isEmpty {
-            throw .txBadField(field: "accessList", reason: "is only for EIP-2930 and EIP-1559 transactions")
+            throw .txBadField(field: "accessList", reason: "is only for typed (EIP-2718) transactions")
+        }
+        try validateNewTypes()
+    }
+
+    /// Types 3 and 4 (docs/eth-signing.md): a recipient (neither can create a contract); at least
+    /// one versioned hash, each of KZG's version 0x01; at least one authorization, each with a
+    /// nonce below 2^64 − 1.
+    func validateNewTypes() throws(EthereumError) {
+        if type.requiresRecipient && to == nil {
+            throw .txBadField(
+                field: "to",
+                reason: "is required: a \(type) (type \(type.rawValue)) transaction cannot create a contract")
+        }
+        if type == .blob {
+            guard !blobVersionedHashes.isEmpty else {
+                throw .txBadField(field: "blobVersionedHashes", reason: "must hold at least one hash (EIP-4844)")
+            }
+            for (i, h) in blobVersionedHashes.enumerated() where h.first != 0x01 {
+                throw .txBadField(
+                    field: "blobVersionedHashes[\(i)]",
+                    reason: "must start with 0x01 (VERSIONED_HASH_VERSION_KZG), got 0x\(Hex.encode(Array(h.prefix(1))))")
+            }
+        }
+        if type == .setCode {
+            guard !authorizationList.isEmpty else {
+                throw .txBadField(field: "authorizationList", reason: "must hold at least one authorization (EIP-7702)")
+            }
+            for (i, a) in authorizationList.enumerated() {
+                do { try a.authorization.validate() } catch .authBadField(let f, let reason) {
+                    throw .txBadField(field: "authorizationList[\(i)].\(f)", reason: reason)
+                }
+            }
         }
     }
 
@@ -262,9 +376,15 @@ public struct EthereumTransaction: Sendable, Hashable {
             return [q(nonce), q(gasPrice)] + common
         case .accessList:
             return [q(chainID), q(nonce), q(gasPrice)] + common + [.list(accessList.map(\.rlp))]
-        case .dynamicFee:
-            return [q(chainID), q(nonce), q(maxPriorityFeePerGas), q(maxFeePerGas)] + common
+        case .dynamicFee, .blob, .setCode:
+            let items: [RLPItem] =
+                [q(chainID), q(nonce), q(maxPriorityFeePerGas), q(maxFeePerGas)] + common
                 + [.list(accessList.map(\.rlp))]
+            switch type {
+            case .blob: return items + [q(maxFeePerBlobGas), .list(blobVersionedHashes.map(RLPItem.bytes))]
+            case .setCode: return items + [.list(authorizationList.map(\.rlp))]
+            default: return items
+            }
         }
     }
 
@@ -276,7 +396,7 @@ public struct EthereumTransaction: Sendable, Hashable {
             var items = bodyItems
             if let chainID { items += [.bytes(chainID.minimalBigEndianBytes), .bytes([]), .bytes([])] }
             return RLP.encode(.list(items))
-        case .accessList, .dynamicFee:
+        case .accessList, .dynamicFee, .blob, .setCode:
             return [type.rawValue] + RLP.encode(.list(bodyItems))
         }
     }
@@ -314,7 +434,7 @@ public struct SignedEthereumTransaction: Sendable, Hashable {
     /// pre-EIP-155 legacy transaction, chainId·2 + 35 + yParity with EIP-155.
     public var v: UInt256 {
         switch transaction.type {
-        case .accessList, .dynamicFee: return UInt256(UInt64(yParity))
+        case .accessList, .dynamicFee, .blob, .setCode: return UInt256(UInt64(yParity))
         case .legacy:
             guard let chainID = transaction.chainID else { return UInt256(27 + UInt64(yParity)) }
             let (doubled, _) = chainID.multipliedReportingOverflow(by: 2)
@@ -370,11 +490,8 @@ public struct SignedEthereumTransaction: Sendable, Hashable {
         case 0xc0...:
             type = .legacy
             body = raw
-        case 0x01:
-            type = .accessList
-            body = Array(raw.dropFirst())
-        case 0x02:
-            type = .dynamicFee
+        case 0x01...0x04:
+            type = EthereumTransactionType(rawValue: first)!
             body = Array(raw.dropFirst())
         case 0x80...0xbf: throw .txRLP(.expectedList)
         default: throw .txUnknownType(byte: first)
@@ -382,11 +499,16 @@ public struct SignedEthereumTransaction: Sendable, Hashable {
         do { return (type, try RLP.decode(body).asList()) } catch { throw .txRLP(error) }
     }
 
-    /// Decodes a raw signed transaction of any of the three types. The RLP must be canonical
-    /// (so that re-encoding gives the same bytes and hash); every field is checked.
+    /// Decodes a raw signed transaction of any type. The RLP must be canonical (so that
+    /// re-encoding gives the same bytes and hash); every field is checked. A blob transaction in
+    /// its network form is refused here: `decodeNetwork` reads it.
     public static func decode(_ raw: [UInt8]) throws(EthereumError) -> SignedEthereumTransaction {
         let (type, items) = try envelope(raw)
-        let expected = [EthereumTransactionType.legacy: 9, .accessList: 11, .dynamicFee: 12][type]!
+        if type == .blob, case .list? = items.first {
+            throw .txBadField(
+                field: "RLP", reason: "is a blob transaction's network form (with its sidecar); tx.decode reads it")
+        }
+        let expected = type.signedFieldCount
         guard items.count == expected else {
             throw .txFieldCount(kind: type.description, expected: expected, got: items.count)
         }
@@ -439,8 +561,8 @@ extension EthereumTransaction {
                     reason: "of an unsigned legacy transaction must have 6 fields (pre-EIP-155)"
                         + " or 9 (EIP-155: …, chainId, 0, 0), got \(items.count)")
             }
-        case .accessList, .dynamicFee:
-            let expected = type == .accessList ? 8 : 9
+        case .accessList, .dynamicFee, .blob, .setCode:
+            let expected = type.signedFieldCount - 3
             guard items.count == expected else {
                 throw .txFieldCount(kind: "unsigned " + type.description, expected: expected, got: items.count)
             }
@@ -493,7 +615,7 @@ struct TransactionFields {
         if type != .legacy { chainID = try quantity("chainId") }
         let nonce = try quantity("nonce")
         var gasPrice: UInt256?, maxPriority: UInt256?, maxFee: UInt256?
-        if type == .dynamicFee {
+        if type.hasFeeCaps {
             maxPriority = try quantity("maxPriorityFeePerGas")
             maxFee = try quantity("maxFeePerGas")
         } else {
@@ -502,6 +624,10 @@ struct TransactionFields {
         let gasLimit = try quantity("gas")
         let toBytes = try bytes("to")
         var to: EthereumAddress?
+        if type.requiresRecipient && toBytes.count != 20 {
+            throw .txBadField(
+                field: "to", reason: "must be 20 bytes in a \(type) transaction, got \(toBytes.count) bytes")
+        }
         if !toBytes.isEmpty {
             guard toBytes.count == 20 else {
                 throw .txBadField(field: "to", reason: "must be empty or 20 bytes, got \(toBytes.count) bytes")
@@ -536,9 +662,34 @@ struct TransactionFields {
                 accessList.append(AccessListEntry(address: a, storageKeys: storage))
             }
         }
-        return EthereumTransaction(
+        var tx = EthereumTransaction(
             type: type, chainID: chainID, nonce: nonce, gasPrice: gasPrice,
             maxPriorityFeePerGas: maxPriority, maxFeePerGas: maxFee, gasLimit: gasLimit,
             to: to, value: value, data: data, accessList: accessList)
+        if type == .blob {
+            tx.maxFeePerBlobGas = try quantity("maxFeePerBlobGas")
+            guard case .list(let hashes) = next() else {
+                throw .txBadField(field: "blobVersionedHashes", reason: "must be a list, got a byte string")
+            }
+            for (i, h) in hashes.enumerated() {
+                guard case .bytes(let b) = h, b.count == 32 else {
+                    throw .txBadField(field: "blobVersionedHashes[\(i)]", reason: "must be 32 bytes")
+                }
+                tx.blobVersionedHashes.append(b)
+            }
+        }
+        if type == .setCode {
+            guard case .list(let tuples) = next() else {
+                throw .txBadField(field: "authorizationList", reason: "must be a list, got a byte string")
+            }
+            for (i, t) in tuples.enumerated() {
+                guard case .list(let items) = t else {
+                    throw .txBadField(field: "authorizationList[\(i)]", reason: "must be a list of 6 fields")
+                }
+                var fields = AuthorizationFields(items: items, prefix: "authorizationList[\(i)].")
+                tx.authorizationList.append(try fields.signed())
+            }
+        }
+        return tx
     }
 }

@@ -13,13 +13,15 @@ extension SigningReview {
     /// decoded call).
     public static func transaction(
         _ tx: EthereumTransaction, name: (EthereumAddress) -> String? = { _ in nil },
-        fullData: Bool = false
+        fullData: Bool = false, delegates: DelegateList = .shipped
     ) -> SigningReview {
         let typeName =
             switch tx.type {
             case .legacy: tx.chainID == nil ? "legacy transaction, pre-EIP-155" : "legacy transaction (EIP-155)"
             case .accessList: "EIP-2930 transaction (type 1)"
             case .dynamicFee: "EIP-1559 transaction (type 2)"
+            case .blob: "EIP-4844 blob transaction (type 3)"
+            case .setCode: "EIP-7702 set-code transaction (type 4)"
             }
         var review = SigningReview(title: typeName, digest: tx.signingHash, digestName: "signing hash")
         let symbol = EthereumChain.symbol(tx.chainID)
@@ -61,7 +63,9 @@ extension SigningReview {
                         + " (mainnet has rarely needed more than 100 gwei): check it is what you mean to pay")
             }
         }
+        if tx.type == .blob { review.addBlobs(tx, symbol: symbol) }
         CallData.review(tx.data, to: tx.to, name: name, fullData: fullData, into: &review)
+        if tx.type == .setCode { review.addAuthorizations(tx.authorizationList, tx: tx, delegates: delegates) }
         if !tx.accessList.isEmpty {
             let keys = tx.accessList.reduce(0) { $0 + $1.storageKeys.count }
             review.add(
@@ -188,5 +192,25 @@ public enum CallData {
             words.append(word)
         }
         return words
+    }
+}
+
+extension SigningReview {
+    /// Blob gas per blob (EIP-4844's GAS_PER_BLOB, 2^17).
+    public static let blobGasPerBlob: UInt64 = 131_072
+
+    /// A blob transaction's lines: how many blobs, each versioned hash in full, the blob fee cap
+    /// and the worst-case blob fee (blobs × 2^17 × maxFeePerBlobGas), paid on top of the gas fee.
+    mutating func addBlobs(_ tx: EthereumTransaction, symbol: String) {
+        let count = tx.blobVersionedHashes.count
+        add("blobs", "\(count) (signed by their versioned hashes; the blob data is not part of the signature)")
+        for (i, h) in tx.blobVersionedHashes.enumerated() { add("#\(i + 1)", "0x" + Hex.encode(h), depth: 1) }
+        let cap = tx.maxFeePerBlobGas ?? .zero
+        add("max fee per blob gas", Self.gwei(cap))
+        let (fee, overflow) = cap.multipliedReportingOverflow(by: UInt64(count) * Self.blobGasPerBlob)
+        add("worst-case blob fee", overflow ? "more than 2^256 wei" : Self.amount(fee, symbol: symbol))
+        if count > 6 {
+            warnings.append("\(count) blobs: nodes since Osaka (EIP-7594) take at most 6 per transaction")
+        }
     }
 }

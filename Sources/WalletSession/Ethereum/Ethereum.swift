@@ -36,9 +36,11 @@ extension Session {
             filled.append(("nonce", tx.nonce))
         }
         if needsFee {
+            // A blob or set-code transaction keeps its type (its fields say what it is).
             let chooseType =
                 !given.contains("type") && !given.contains("maxFeePerGas") && !given.contains("maxPriorityFeePerGas")
-            if chooseType || tx.type == .dynamicFee {
+                && !tx.type.requiresRecipient
+            if chooseType || tx.type.hasFeeCaps {
                 let fees = try node.fees()
                 // No type and no cap given: EIP-1559 where the chain has a base fee, else legacy
                 // (EIP-2930 when there is an access list).
@@ -48,7 +50,7 @@ extension Session {
                 } else if chooseType && !tx.accessList.isEmpty {
                     tx.type = .accessList
                 }
-                if tx.type == .dynamicFee {
+                if tx.type.hasFeeCaps {
                     let suggested = fees.maxPriorityFeePerGas ?? fees.gasPrice
                     if !given.contains("maxPriorityFeePerGas") {
                         // A given cap bounds the tip.
@@ -79,6 +81,12 @@ extension Session {
                 call["accessList"] = tx.accessList.map { e in
                     ["address": e.address.checksummed, "storageKeys": e.storageKeys.map { Hex.encodePrefixed($0) }]
                         as [String: Any]
+                }
+            }
+            // Each authorization costs gas of its own (EIP-7702: 25000 per tuple), as the node counts it.
+            if !tx.authorizationList.isEmpty {
+                call["authorizationList"] = tx.authorizationList.map { a in
+                    Dictionary(uniqueKeysWithValues: a.jsonFields.map { ($0.0, $0.1 as Any) })
                 }
             }
             tx.gasLimit = try node.estimateGas(call)

@@ -36,7 +36,7 @@ extension Session {
     /// person's own addresses (`ownKeyNames`).
     public static func review(
         _ payload: SigningPayload, digest: [UInt8], fullData: Bool = false,
-        name: @escaping (EthereumAddress) -> String?
+        name: @escaping (EthereumAddress) -> String?, delegates: DelegateList = .shipped
     ) throws -> SigningReview {
         switch payload {
         case .digest:
@@ -47,7 +47,9 @@ extension Session {
             return try SigningReview.typedData(try TypedData(json: json), name: name)
         case .transaction(let bytes):
             return SigningReview.transaction(
-                try EthereumTransaction.decodeUnsigned(bytes), name: name, fullData: fullData)
+                try EthereumTransaction.decodeUnsigned(bytes), name: name, fullData: fullData, delegates: delegates)
+        case .authorization(let preimage):
+            return SigningReview.authorization(try EIP7702Authorization.decodePreimage(preimage), delegates: delegates)
         }
     }
 }

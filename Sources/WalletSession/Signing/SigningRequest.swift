@@ -10,13 +10,15 @@ import WalletStore
 // should have made it, and records it. Every signing command goes through `Session.sign`.
 
 /// What a signature is over, as the signer may be shown it: a bare digest, an EIP-191 message,
-/// EIP-712 typed data (its JSON) or an unsigned transaction (its signing payload). The
+/// EIP-712 typed data (its JSON), an unsigned transaction (its signing payload) or an EIP-7702
+/// authorization (its preimage `0x05 ‖ rlp([chainId, address, nonce])`). The
 /// review and the two-party co-signer read it; the co-signer recomputes the digest from it.
 public enum SigningPayload: Sendable, Equatable {
     case digest
     case message([UInt8])
     case typed([UInt8])
     case transaction([UInt8])
+    case authorization([UInt8])
 }
 
 /// Which key a signing command means: `--key`, else the active key; and which of that key's

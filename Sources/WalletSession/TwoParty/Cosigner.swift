@@ -187,6 +187,7 @@ extension Session {
                 sid: parameters.sid, transcript: parameters.transcript)
             let group = try UnknownOrderGroup(stored: peer.nPed, g: peer.g, h: peer.h)
             let names = (try? self.ownKeyNames()) ?? { _ in nil }
+            let delegates = (try? self.delegateList()) ?? .shipped
             let party = SigningParty2(
                 share: share, group: group, pid1: pid1, pid2: pid2, digest: SigningPayload.digest,
                 approve: { request in
@@ -205,7 +206,9 @@ extension Session {
                         return false
                     }
                     var review: SigningReview
-                    do { review = try Session.review(payload, digest: request.digest, name: names) } catch {
+                    do {
+                        review = try Session.review(payload, digest: request.digest, name: names, delegates: delegates)
+                    } catch {
                         self.show("refused: what it asks to sign cannot be read (\(error))")
                         return false
                     }

@@ -17,6 +17,7 @@ extension SigningPayload {
         case "eth-message": self = .message(payload)
         case "eth-typed": self = .typed(payload)
         case "eth-tx": self = .transaction(payload)
+        case "eth-auth": self = .authorization(payload)
         default: self = .digest
         }
     }
@@ -27,13 +28,14 @@ extension SigningPayload {
         case .message: "eth-message"
         case .typed: "eth-typed"
         case .transaction: "eth-tx"
+        case .authorization: "eth-auth"
         }
     }
 
     func bytes(digest: [UInt8]) -> [UInt8] {
         switch self {
         case .digest: digest
-        case .message(let b), .typed(let b), .transaction(let b): b
+        case .message(let b), .typed(let b), .transaction(let b), .authorization(let b): b
         }
     }
 
@@ -42,6 +44,7 @@ extension SigningPayload {
         case "eth-message": .message
         case "eth-typed": .typed
         case "eth-tx": .transaction
+        case "eth-auth": .authorization
         default: .hash
         }
     }
@@ -55,6 +58,11 @@ extension SigningPayload {
             }
             return digest
         case "eth-tx":
+            return Hash.keccak256(payload)
+        case "eth-auth":
+            guard (try? EIP7702Authorization.decodePreimage(payload)) != nil else {
+                throw .checkFailed(check: "sign.payload", reason: "the EIP-7702 authorization does not parse")
+            }
             return Hash.keccak256(payload)
         default:
             return try PayloadDigest.standard(kind: kind, payload: payload)
