@@ -19,7 +19,7 @@ private let eip155Example =
     "0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83"
 
 /// A started node and a JSON-RPC client on it, for checking what kcs did.
-private struct Chain {
+struct EVMChain {
     let node: EVMNode
     let rpc: JSONRPCClient
 
@@ -101,7 +101,7 @@ struct EVMTests {
     /// node filling chain id, nonce, gas and fees; each is mined with the right sender,
     /// nonce, value and type. A copy with a tampered signature is refused by the EVM.
     @Test func softwareKey_allThreeTypes_minedWithRightSenderNonceAndValue() throws {
-        let chain = try Chain()
+        let chain = try EVMChain()
         defer { chain.node.stop() }
         try chain.fund(account0, wei: "5" + ether.dropFirst())
         var home = try chain.home()
@@ -180,7 +180,7 @@ struct EVMTests {
     /// Ctrl-C while `eth.send --wait` waits for a receipt that does not come: the waiting stops
     /// with the hash to check later, the transaction stays sent (once), and the session goes on.
     @Test func sendWait_ctrlCStopsWaiting_theTransactionStaysSent() throws {
-        let chain = try Chain()
+        let chain = try EVMChain()
         defer { chain.node.stop() }
         try chain.fund(account0, wei: ether)
         var home = try chain.home()
@@ -211,7 +211,7 @@ struct EVMTests {
 
     /// The same three types signed on the simulated card (its current key m/44'/60'/0'/0/1).
     @Test func simulatedCard_allThreeTypes_minedFromTheCardsAddress() throws {
-        let chain = try Chain()
+        let chain = try EVMChain()
         defer { chain.node.stop() }
         try chain.fund(account1, wei: "2" + ether.dropFirst())
         let home = try chain.home()
@@ -250,7 +250,7 @@ struct EVMTests {
     /// HTTP errors, time-outs, refused connections, JSON-RPC errors and a missing node are
     /// named; reads are retried, a send is not; the URL's path (an API key) is never echoed.
     @Test func nodeFailures_areClearErrors_andASendIsNeverRepeated() throws {
-        let chain = try Chain()
+        let chain = try EVMChain()
         defer { chain.node.stop() }
         var home = try BatchHome()
         defer { home.remove() }
@@ -369,8 +369,8 @@ struct DiscoveryEVMTests {
     static let used = [(0, 0), (0, 1), (0, 5), (0, 27), (1, 0)]
 
     /// Starts a node and funds the used addresses (derived by kcs itself).
-    fileprivate static func fundedChain(_ home: BatchHome) throws -> Chain {
-        let chain = try Chain()
+    fileprivate static func fundedChain(_ home: BatchHome) throws -> EVMChain {
+        let chain = try EVMChain()
         let paths = used.map { "m/44'/60'/\($0.0)'/0/\($0.1)" }
         let r = try home.run(
             """

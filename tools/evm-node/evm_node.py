@@ -111,6 +111,18 @@ class Node:
                 out["access_list"] = [
                     {"address": e["address"], "storage_keys": e.get("storageKeys", [])} for e in value
                 ]
+            elif name == "authorizationList":
+                out["authorization_list"] = [
+                    {
+                        "chain_id": quantity(e["chainId"], "chainId"),
+                        "address": e["address"],
+                        "nonce": quantity(e["nonce"], "nonce"),
+                        "y_parity": quantity(e["yParity"], "yParity"),
+                        "r": quantity(e["r"], "r"),
+                        "s": quantity(e["s"], "s"),
+                    }
+                    for e in value
+                ]
             elif name == "type":
                 continue
             else:
@@ -132,6 +144,10 @@ class Node:
             return hex(t.get_balance(params[0], block_id(params[1] if len(params) > 1 else None)))
         if method == "eth_getTransactionCount":
             return hex(t.get_nonce(params[0], block_id(params[1] if len(params) > 1 else None)))
+        if method == "eth_getCode":
+            return t.get_code(params[0], block_id(params[1] if len(params) > 1 else None))
+        if method == "eth_getStorageAt":
+            return t.get_storage_at(params[0], params[1], block_id(params[2] if len(params) > 2 else None))
         if method == "eth_gasPrice":
             return hex(t.get_block_by_number("pending")["base_fee_per_gas"] + PRIORITY_FEE)
         if method == "eth_maxPriorityFeePerGas":
