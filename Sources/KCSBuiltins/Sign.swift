@@ -71,7 +71,7 @@ extension Builtins {
                 OptionSpec("key", .string, "only this key's signatures"),
                 OptionSpec("since", .string, "only from this date on (YYYY-MM-DD, or ISO 8601)"),
                 OptionSpec(
-                    "kind", .string, "hash, message, typed or transaction",
+                    "kind", .string, "hash, message, typed, transaction or authorization",
                     choices: SignatureKind.allCases.map(\.rawValue)),
                 OptionSpec("limit", .int, "at most this many, newest first (default 50)", in: 1...10_000_000),
                 OptionSpec("json", nil, "as JSON text"),

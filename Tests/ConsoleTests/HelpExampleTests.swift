@@ -88,6 +88,7 @@ private let extraPrelude: [String: [String]] = [
     "card.verify": ["card.open"],
     "sign": [savings, "use key savings-0"], "sign.message": [savings, "use key savings-0"],
     "sign.tx": [savings, "use key savings-0"], "sign.typed": [savings, "use key savings-0"],
+    "sign.auth": [savings, "use key savings-0"],
     "eth.send": [savings, "use key savings-0"],
     "eth.receipt": ["let sent = {\"hash\": keccak256(\"a transaction\")}"],
     "vault.change-passphrase": [savings],

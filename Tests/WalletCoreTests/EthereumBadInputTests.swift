@@ -271,7 +271,8 @@ struct EthereumBadInputTests {
     func tx_unknownFields() {
         #expect(fieldsError(["gasprice": "1"])?.id == "eth.tx.badField")
         #expect(fieldsError(["type": "0", "maxFeePerGas": "1"])?.id == "eth.tx.badField")
-        #expect(fieldsError(["type": "3"])?.id == "eth.tx.badField")
+        #expect(fieldsError(["type": "5"])?.id == "eth.tx.badField")
+        #expect(fieldsError(["type": "2", "authorizationList": []])?.id == "eth.tx.badField")
         #expect(fieldsError(["to": "0x1234"])?.id == "eth.tx.badField")
     }
 
@@ -279,7 +280,8 @@ struct EthereumBadInputTests {
         "malformed raw transactions",
         arguments: [
             ("empty", "0x", "eth.tx.empty"),
-            ("unknown type byte", "0x03c0", "eth.tx.unknownType"),
+            ("unknown type byte", "0x05c0", "eth.tx.unknownType"),
+            ("blob, too few fields", "0x03c0", "eth.tx.fieldCount"),
             ("RLP string instead of list", "0x83010203", "eth.tx.rlp"),
             ("truncated legacy", String(eip155Raw.dropLast(2)), "eth.tx.rlp"),
             ("trailing byte", eip155Raw + "00", "eth.tx.rlp"),
@@ -299,8 +301,9 @@ struct EthereumBadInputTests {
     @Test("malformed raw transaction messages are precise")
     func rawTx_messages() {
         #expect(
-            decodeError("0x03c0")?.description
-                == "raw transaction must start with an RLP list (legacy), 0x01 (EIP-2930) or 0x02 (EIP-1559), got type byte 0x03"
+            decodeError("0x05c0")?.description
+                == "raw transaction must start with an RLP list (legacy), 0x01 (EIP-2930), 0x02 (EIP-1559), 0x03 (EIP-4844)"
+                + " or 0x04 (EIP-7702), got type byte 0x05"
         )
         #expect(decodeError("0xc3808080")?.description == "legacy transaction must have 9 RLP fields, got 3")
         #expect(

@@ -343,7 +343,7 @@ public struct EthereumTransaction: Sendable, Hashable {
         if type.requiresRecipient && to == nil {
             throw .txBadField(
                 field: "to",
-                reason: "is required: a \(type) (type \(type.rawValue)) transaction cannot create a contract")
+                reason: "is required: a type-\(type.rawValue) (\(type)) transaction cannot create a contract")
         }
         if type == .blob {
             guard !blobVersionedHashes.isEmpty else {

@@ -21,7 +21,8 @@ extension SigningReview {
         if auth.isRevocation {
             review.add("delegate", "0x0000000000000000000000000000000000000000: clears the account's code")
         } else if let known = delegates.entry(for: auth.delegate, chainID: auth.chainID) {
-            review.add("delegate", "\(auth.delegate.checksummed) (\(known.name), on the allowlist of \(known.source))")
+            let list = known.source == "kcs" ? "on kcs's allowlist" : "on your allowlist, delegates.json"
+            review.add("delegate", "\(auth.delegate.checksummed) (\(known.name), \(list))")
         } else {
             let elsewhere = delegates.name(of: auth.delegate).map { " (\($0) on other chains, not this one)" } ?? ""
             review.add("delegate", auth.delegate.checksummed + elsewhere)
