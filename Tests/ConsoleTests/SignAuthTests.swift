@@ -145,3 +145,56 @@ struct SignAuthTests {
         #expect(text.contains("0x735375048fc96b87390b5a11c411fc57245d8e55038bf49e659d048a0d1a3f87"), "\(text)")
     }
 }
+
+@Suite("sign auth with a two-party key")
+struct SignAuthTwoPartyTests {
+    /// The co-signer reads the authorization from its preimage and shows the review (delegate,
+    /// chain, nonce, digest) before it co-signs; the tuple recovers to the joint key.
+    @Test func cosigner_showsTheAuthorization_andTheTupleRecovers() throws {
+        let cosignerHome = try BatchHome()
+        defer { cosignerHome.remove() }
+        var console = try BatchHome()
+        defer { console.remove() }
+        var env = cosignerHome.environment
+        env["KCS_VAULT_PASSPHRASE_FILE"] = try cosignerHome.write(BatchHome.vaultPassphrase + "\n", to: "pass")
+        chmod(cosignerHome.path("pass"), 0o600)
+        env["KCS_COSIGNER_READY_FILE"] = cosignerHome.path("ready")
+        let t = try TerminalSession(
+            environment: env, folder: cosignerHome.folder,
+            arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--pair-any"])
+        try t.expect("listening on ")
+        let address = try String(contentsOfFile: cosignerHome.path("ready"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let setup = try console.run(
+            """
+            mpc.pair "\(address)" --name laptop --yes
+            print "JOINT", (key.generate --two-party --type ecdsa --name joint --cosigner laptop).address
+            """, name: "setup.kcs")
+        #expect(setup.code == 0, "\(setup.err)")
+        let joint = try #require(tagged("JOINT", in: setup.out).first)
+        let script = try console.write(
+            """
+            use key joint
+            let a = sign auth --delegate \(simple7702) --chain 8453 --nonce 4
+            print "A", a.authority, a.verified, hex(a.digest)
+            """, to: "auth.kcs")
+        console.environment["KCS_RPC_URL"] = nil
+        let signing = try console.start(script, stdout: console.path("auth.out"), stderr: console.path("auth.err"))
+        try t.answer("Co-sign it? [y/N] ", with: "y")
+        signing.waitUntilExit()
+        t.type("\u{03}")
+        let text = t.finish().text
+        let out = try String(contentsOfFile: console.path("auth.out"), encoding: .utf8)
+        #expect(
+            signing.terminationStatus == 0,
+            "\(out)\((try? String(contentsOfFile: console.path("auth.err"), encoding: .utf8)) ?? "")")
+        let fields = try #require(tagged("A", in: out).first).split(separator: " ").map(String.init)
+        #expect(fields.prefix(2) == [joint, "true"])
+        for shown in [
+            "EIP-7702 authorization: delegate the account's code", "Base (8453)",
+            "\(simple7702) (Simple7702Account", "nonce                 4", "authorization digest  \(fields[2])",
+        ] {
+            #expect(text.contains(shown), "missing \(shown): \(text)")
+        }
+    }
+}
