@@ -78,6 +78,10 @@ public indirect enum EthereumError: WalletError, Equatable {
     case txUnsigned
     /// An EIP-7702 authorization field out of its bounds (docs/eth-signing.md).
     case authBadField(field: String, reason: String)
+    /// A SafeTx field that cannot be used (docs/eth-signing.md, "Safe").
+    case safeBadField(field: String, reason: String)
+    /// A Safe owner signature that cannot be read.
+    case safeBadSignature(index: Int, reason: String)
 
     /// Stable identifier of the case.
     public var id: String {
@@ -114,6 +118,8 @@ public indirect enum EthereumError: WalletError, Equatable {
         case .txBadV: "eth.tx.badV"
         case .txUnsigned: "eth.tx.unsigned"
         case .authBadField: "eth.auth.badField"
+        case .safeBadField: "eth.safe.badField"
+        case .safeBadSignature: "eth.safe.badSignature"
         }
     }
 
@@ -189,6 +195,10 @@ public indirect enum EthereumError: WalletError, Equatable {
             "raw transaction must carry a signature, got r = s = 0"
         case .authBadField(let field, let reason):
             "authorization \(field) \(reason)"
+        case .safeBadField(let field, let reason):
+            "SafeTx \(field) \(reason)"
+        case .safeBadSignature(let index, let reason):
+            "Safe signature \(index) \(reason)"
         }
     }
 }

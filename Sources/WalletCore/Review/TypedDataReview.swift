@@ -28,6 +28,7 @@ extension SigningReview {
                     + " what is not shown is signed too")
         }
         review.warnings += tree.warnings
+        review.addSafe(typed, name: name)
         review.add(Digest.domain, "0x" + Hex.encode(try typed.domainSeparator()))
         if typed.primaryType != "EIP712Domain" {
             review.add(Digest.message, "0x" + Hex.encode(try typed.messageHash()))

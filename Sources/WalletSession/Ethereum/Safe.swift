@@ -1,0 +1,99 @@
+import Foundation
+import KCSErrors
+import WalletCore
+import WalletCrypto
+
+// Safe owner confirmations (docs/eth-signing.md, "Safe"): a SafeTx from a map or from the Safe
+// Transaction Service's JSON (its safeTxHash recomputed, never trusted), the owner's signature in
+// Safe's encoding, and several owners' signatures checked and packed.
+
+/// Where a SafeTx comes from.
+public enum SafeTransactionSource {
+    /// A map of SafeTx fields (a console map or JSON).
+    case fields([String: Any])
+    /// A file of the Safe Transaction Service's JSON (a proposed transaction).
+    case serviceFile(String)
+}
+
+/// Why a Safe command refused.
+public enum SafeCommandError: WalletError, Equatable {
+    case unreadableFile(path: String, reason: String)
+    /// The service's safeTxHash is not the one the fields hash to.
+    case hashMismatch(path: String, given: String, computed: String)
+    /// A signature to combine is not for this hash, or its owner is not the one claimed.
+    case notForThisHash(index: Int, owner: String)
+
+    public var followsCommandName: Bool { true }
+
+    public var id: String {
+        switch self {
+        case .unreadableFile: "eth.safe.unreadableFile"
+        case .hashMismatch: "eth.safe.hashMismatch"
+        case .notForThisHash: "eth.safe.notForThisHash"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unreadableFile(let path, let reason):
+            "expected the Safe Transaction Service's JSON of a transaction in \(path), got \(reason)"
+        case .hashMismatch(let path, let given, let computed):
+            "the safeTxHash in \(path) is \(given), but its fields hash to \(computed) (for the chain and Safe "
+                + "version given): what the service shows is not what would be signed; nothing was signed"
+        case .notForThisHash(let index, let owner):
+            "signature \(index) (\(owner)) is not a confirmation of this safeTxHash"
+        }
+    }
+}
+
+extension Session {
+    /// The SafeTx `source` describes, for `safe` (else the JSON's `safe`) on `chainID` at
+    /// `version`; from the service's JSON, also its EOA confirmations. A service file's
+    /// `safeTxHash` must equal the hash kcs computes, or nothing goes further.
+    public func safeTransaction(
+        _ source: SafeTransactionSource, safe: EthereumAddress?, chainID: UInt256, version: SafeVersion
+    ) throws -> (transaction: SafeTransaction, confirmations: [SafeOwnerSignature]) {
+        switch source {
+        case .fields(let map):
+            return (try SafeTransaction(fields: map, safe: safe, chainID: chainID, version: version), [])
+        case .serviceFile(let path):
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            guard let size = attributes?[.size] as? Int, size <= 4 << 20,
+                let data = FileManager.default.contents(atPath: path),
+                let map = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else {
+                throw SafeCommandError.unreadableFile(path: path, reason: "no JSON object of at most 4 MiB")
+            }
+            let tx = try SafeTransaction(fields: map, safe: safe, chainID: chainID, version: version)
+            let computed = "0x" + Hex.encode(tx.safeTxHash)
+            if let given = (map["safeTxHash"] ?? map["contractTransactionHash"]) as? String,
+                given.lowercased() != computed
+            {
+                throw SafeCommandError.hashMismatch(path: path, given: given, computed: computed)
+            }
+            var confirmations: [SafeOwnerSignature] = []
+            for c in (map["confirmations"] as? [[String: Any]]) ?? [] {
+                guard let text = c["signature"] as? String, let bytes = try? Hex.decode(text) else { continue }
+                confirmations += try SafeOwnerSignature.parse(bytes, safeTxHash: tx.safeTxHash)
+            }
+            return (tx, confirmations)
+        }
+    }
+
+    /// Several owners' signatures of `safeTxHash` (each 65 bytes, or already packed), read,
+    /// each ECDSA owner recovered, and packed ascending by owner (`SafeOwnerSignature.pack`).
+    /// `claimed` names the owner each part should be from, when known.
+    public func combineSafeSignatures(
+        _ parts: [[UInt8]], safeTxHash: [UInt8], claimed: [EthereumAddress?] = []
+    ) throws -> (packed: [UInt8], signatures: [SafeOwnerSignature]) {
+        var all: [SafeOwnerSignature] = []
+        for (i, part) in parts.enumerated() {
+            let read = try SafeOwnerSignature.parse(part, safeTxHash: safeTxHash)
+            if i < claimed.count, let owner = claimed[i], read.count == 1, read[0].owner != owner {
+                throw SafeCommandError.notForThisHash(index: i, owner: owner.checksummed)
+            }
+            all += read
+        }
+        return (try SafeOwnerSignature.pack(all), all.sorted { $0.owner.bytes.lexicographicallyPrecedes($1.owner.bytes) })
+    }
+}
