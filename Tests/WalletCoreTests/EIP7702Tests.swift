@@ -276,10 +276,10 @@ struct EIP7702Tests {
 
 private struct Unexpected: Error {}
 
-/// Runs `script` with the project's EVM venv's Python, `input` on its standard input; its output.
-func runPython(_ script: String, input: String) throws -> String {
+/// Runs `script` with `python` (the project's EVM venv's), `input` on its standard input; its output.
+func runPython(_ script: String, input: String, python: String = EVMNode.python) throws -> String {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: EVMNode.python)
+    p.executableURL = URL(fileURLWithPath: python)
     p.arguments = ["-c", script]
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     p.standardInput = stdin
