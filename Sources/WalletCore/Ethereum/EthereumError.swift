@@ -82,6 +82,8 @@ public indirect enum EthereumError: WalletError, Equatable {
     case safeBadField(field: String, reason: String)
     /// A Safe owner signature that cannot be read.
     case safeBadSignature(index: Int, reason: String)
+    /// A user operation field that cannot be used (ERC-4337).
+    case userOpBadField(field: String, reason: String)
 
     /// Stable identifier of the case.
     public var id: String {
@@ -120,6 +122,7 @@ public indirect enum EthereumError: WalletError, Equatable {
         case .authBadField: "eth.auth.badField"
         case .safeBadField: "eth.safe.badField"
         case .safeBadSignature: "eth.safe.badSignature"
+        case .userOpBadField: "eth.userop.badField"
         }
     }
 
@@ -199,6 +202,8 @@ public indirect enum EthereumError: WalletError, Equatable {
             "SafeTx \(field) \(reason)"
         case .safeBadSignature(let index, let reason):
             "Safe signature \(index) \(reason)"
+        case .userOpBadField(let field, let reason):
+            "user operation \(field) \(reason)"
         }
     }
 }
