@@ -19,7 +19,7 @@ extension Builtins {
     static let safe: [Builtin] = [
         Builtin(
             "safe.tx", params: [ParamSpec("tx", .oneOf([.string, .map]))],
-            options: safeOptions + [OptionSpec("full-data", nil, "the review shows the inner call data in full hex")],
+            options: safeOptions,
             summary:
                 "A Safe transaction (a map of SafeTx fields, or a Safe Transaction Service JSON file whose safeTxHash is recomputed): {domainHash, messageHash, safeTxHash, review, confirmations}.",
             example:
@@ -75,7 +75,7 @@ extension Builtins {
             "safe.combine", params: [ParamSpec("safeTxHash", .bytes), ParamSpec("signatures", .list)],
             summary:
                 "Several owners' signatures of one safeTxHash (bytes, or maps {owner, signature}), each read and its owner recovered, packed ascending by owner as execTransaction takes them: {signatures, owners}.",
-            example: "safe.combine $h [$a.signature, $b.signature]"
+            example: "safe.combine $h [a.signature, b.signature]"
         ) { args in
             guard case .bytes(let hash)? = args["safeTxHash"], hash.count == 32 else {
                 throw BuiltinError.outOfRange(name: "safeTxHash", expected: "32 bytes", got: args["safeTxHash"]?.typeName ?? "nothing")

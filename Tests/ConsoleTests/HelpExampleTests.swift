@@ -89,6 +89,12 @@ private let extraPrelude: [String: [String]] = [
     "sign": [savings, "use key savings-0"], "sign.message": [savings, "use key savings-0"],
     "sign.tx": [savings, "use key savings-0"], "sign.typed": [savings, "use key savings-0"],
     "sign.auth": [savings, "use key savings-0"],
+    "safe.combine": [
+        "let tx = {\"to\": \"0x7b79995e5f793A07Bc00c21412e50Ecae098E7f9\", \"nonce\": 6}",
+        "let a = sign safe $tx --safe 0x86D46EcD553d25da0E3b96A9a1B442ac72fa9e9F --chain 11155111 --key 0x\(String(repeating: "11", count: 32))",
+        "let b = sign safe $tx --safe 0x86D46EcD553d25da0E3b96A9a1B442ac72fa9e9F --chain 11155111 --key 0x\(String(repeating: "22", count: 32))",
+        "let h = a.safeTxHash",
+    ],
     "eth.send": [savings, "use key savings-0"],
     "eth.receipt": ["let sent = {\"hash\": keccak256(\"a transaction\")}"],
     "vault.change-passphrase": [savings],
