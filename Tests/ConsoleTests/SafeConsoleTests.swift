@@ -80,11 +80,26 @@ struct SafeConsoleTests {
         #expect(wrong.err.contains("nothing was signed"))
     }
 
-    /// At a terminal, a co-signer-free review: `sign safe --dry-run` of a delegatecall shows the
-    /// warning first and last, the inner call decoded, and the digests by their ERC-8213 names.
-    @Test func terminal_delegatecallReview() throws {
+    /// At a terminal: `sign safe --dry-run` of a delegatecall shows the warning first and last, the
+    /// inner call decoded, and the digests by their ERC-8213 names; a Permit2 with an unlimited
+    /// amount is flagged the same way.
+    @Test func terminal_delegatecallAndPermit2Reviews() throws {
         let home = try BatchHome()
         defer { home.remove() }
+        let permit2 = try home.write(
+            #"""
+            {"types": {"EIP712Domain": [{"name": "name", "type": "string"}, {"name": "chainId", "type": "uint256"},
+                {"name": "verifyingContract", "type": "address"}],
+              "PermitSingle": [{"name": "details", "type": "PermitDetails"}, {"name": "spender", "type": "address"},
+                {"name": "sigDeadline", "type": "uint256"}],
+              "PermitDetails": [{"name": "token", "type": "address"}, {"name": "amount", "type": "uint160"},
+                {"name": "expiration", "type": "uint48"}, {"name": "nonce", "type": "uint48"}]},
+             "primaryType": "PermitSingle",
+             "domain": {"name": "Permit2", "chainId": 1, "verifyingContract": "0x000000000022D473030F116dDEE9F6B43aC78BA3"},
+             "message": {"details": {"token": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+                 "amount": "1461501637330902918203684832716283019655932542975", "expiration": 1798761600, "nonce": 0},
+               "spender": "0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD", "sigDeadline": 1767225600}}
+            """#, to: "permit2.json")
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         try t.answer(
             "kcs> ",
@@ -92,11 +107,15 @@ struct SafeConsoleTests {
                 #"print (sign safe {"to": "0x7b79995e5f793A07Bc00c21412e50Ecae098E7f9", "operation": 1, "nonce": 6, "data": "0x095ea7b3000000000000000000000000fe2f653f6579de62aaf8b186e618887d03fa3126ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"} --safe 0x86D46EcD553d25da0E3b96A9a1B442ac72fa9e9F --chain 11155111 --dry-run).review"#
         )
         try t.expect("EIP-712 Digest (safeTxHash)")
+        try t.answer("kcs> ", with: "print (sign typed \"\(permit2)\" --dry-run).review")
+        try t.expect("! unlimited permit")
         let text = try t.quit()
         for shown in [
             "Safe transaction (SafeTx, EIP-712)", "! DELEGATECALL: the Safe runs the code of `to` as itself",
             "inner call", "by DELEGATECALL", "approve(address,uint256)", "! unlimited approval",
             "Domain Hash", "Message Hash", "Calldata Digest",
+            "PermitSingle: 0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD may take tokens", "(unlimited)",
+            "! unlimited permit: 0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD may take every token",
         ] {
             #expect(text.contains(shown), "missing \(shown): \(text)")
         }

@@ -29,6 +29,7 @@ extension SigningReview {
         }
         review.warnings += tree.warnings
         review.addSafe(typed, name: name)
+        review.addPermit(typed)
         review.add(Digest.domain, "0x" + Hex.encode(try typed.domainSeparator()))
         if typed.primaryType != "EIP712Domain" {
             review.add(Digest.message, "0x" + Hex.encode(try typed.messageHash()))
