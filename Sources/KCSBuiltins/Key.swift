@@ -318,7 +318,8 @@ extension Builtins {
         .map(
             ValueMap([
                 ("id", .int(Int(h.id))), ("time", .string(HistoryExport.timeText(h.date))), ("key", .string(h.keyName)),
-                ("kind", .string(h.kind.rawValue)), ("digest", .bytes(h.digest)), ("signature", .bytes(h.signature)),
+                ("kind", .string(h.kind.rawValue)), ("digest", .bytes(h.digest)),
+                ("digestName", .string(h.kind.digestName)), ("signature", .bytes(h.signature)),
                 ("signer", .string(h.signer)), ("verified", .bool(h.verified)),
                 ("chainId", h.chainID.map { uintValue(UInt256($0)) } ?? .null),
             ]))

@@ -78,7 +78,7 @@ extension Builtins {
                 OptionSpec("csv", nil, "as CSV text"),
             ],
             summary:
-                "The signing history, newest first: id, time, key, kind, digest, signature, signer, verified, chainId (the same fields in --json and --csv).",
+                "The signing history, newest first: id, time, key, kind, digest, digestName (ERC-8213's name for it), signature, signer, verified, chainId (the same fields in --json and --csv).",
             example: "history --key savings --since 2026-01-01 --csv"
         ) { args in
             let store = try args.session().store()

@@ -19,6 +19,18 @@ public enum SignatureKind: String, Sendable, Hashable, CaseIterable, Codable, Cu
     case authorization
 
     public var description: String { rawValue }
+
+    /// What the signed digest is called for this kind — ERC-8213's `EIP-712 Digest` for typed
+    /// data (docs/signing-review.md, "Digests by name") — in the history's `digestName`.
+    public var digestName: String {
+        switch self {
+        case .hash: "digest"
+        case .message: "EIP-191 digest"
+        case .typed: "EIP-712 Digest"
+        case .transaction: "signing hash"
+        case .authorization: "authorization digest"
+        }
+    }
 }
 
 /// A signature to record.
@@ -233,7 +245,7 @@ public enum HistoryExport {
     /// The CSV header line's fields: the field names of a history record as `history` returns
     /// it and `history --json` writes it, in the same order.
     public static let csvColumns = [
-        "id", "time", "key", "kind", "digest", "signature", "signer", "verified", "chainId",
+        "id", "time", "key", "kind", "digest", "digestName", "signature", "signer", "verified", "chainId",
     ]
 
     /// A record's time as every rendering writes it: ISO 8601 UTC with the milliseconds the
@@ -247,7 +259,7 @@ public enum HistoryExport {
         for r in records {
             let fields = [
                 String(r.id), timeText(r.date), r.keyName, r.kind.rawValue, Hex.encodePrefixed(r.digest),
-                Hex.encodePrefixed(r.signature), r.signer, r.verified ? "true" : "false",
+                r.kind.digestName, Hex.encodePrefixed(r.signature), r.signer, r.verified ? "true" : "false",
                 r.chainID.map { String($0) } ?? "",
             ]
             out += fields.map(csvField).joined(separator: ",") + "\r\n"

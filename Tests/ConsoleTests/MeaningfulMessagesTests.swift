@@ -118,7 +118,8 @@ struct MeaningfulMessagesTests {
             !$0.hasPrefix("\n") && !$0.isEmpty
         }
         let header = csv[0].split(separator: ",").map(String.init)
-        #expect(header == ["id", "time", "key", "kind", "digest", "signature", "signer", "verified", "chainId"])
+        #expect(
+            header == ["id", "time", "key", "kind", "digest", "digestName", "signature", "signer", "verified", "chainId"])
         let order = try #require(json.firstRange(of: "{").map { json[$0.lowerBound...] })
         #expect(header.allSatisfy { order.contains("\"\($0)\":") })
         #expect(records.count == 2 && csv.count == 3)

@@ -114,9 +114,9 @@ struct HistoryTests {
         let sig = "0x" + String(repeating: "22", count: 65)
         #expect(
             csv == """
-                id,time,key,kind,digest,signature,signer,verified,chainId\r
-                2,2024-01-01T00:00:00.000Z,b,transaction,\(digest),\(sig),\(keyA.address),true,1\r
-                1,2024-01-01T00:00:00.000Z,a,message,\(digest),\(sig),\(keyA.address),true,\r
+                id,time,key,kind,digest,digestName,signature,signer,verified,chainId\r
+                2,2024-01-01T00:00:00.000Z,b,transaction,\(digest),signing hash,\(sig),\(keyA.address),true,1\r
+                1,2024-01-01T00:00:00.000Z,a,message,\(digest),EIP-191 digest,\(sig),\(keyA.address),true,\r
 
                 """)
     }
