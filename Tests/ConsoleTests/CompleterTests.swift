@@ -31,7 +31,7 @@ import Testing
         #expect(complete("print wi").candidates == ["window"])
         #expect(complete("let x = wa").candidates == ["wallet", "wallet.discover", "wallet.select"])
         #expect(complete("whi").candidates == ["while"])
-        #expect(complete("key.show sa").candidates == ["savings"])
+        #expect(complete("key.show sav").candidates == ["savings"])
     }
 
     @Test func optionsOfTheLinesCommand() {

@@ -81,6 +81,7 @@ private func serviceCalls(in body: String) -> [String] {
         "Input.swift": ["env"],
         "HD.swift": ["derive", "address", "coins"],
         "Sign.swift": ["sign", "history", "verify", "recover"],
+        "Safe.swift": ["sign.safe"],
         "Wallet.swift": ["accounts"],
         "Registry.swift": ["help"],
         "Rotation.swift": ["keys.rotation"],

@@ -294,3 +294,41 @@ func runPython(_ script: String, input: String, python: String = EVMNode.python)
     #expect(p.terminationStatus == 0, "\(err)")
     return out
 }
+
+@Suite("The review of set-code and blob transactions")
+struct NewTransactionReviewTests {
+    @Test("type 4: each authorization with its delegate, chain, nonce and authority; an unknown delegate and a foreign chain flagged")
+    func setCodeReview() throws {
+        let stx = try SignedEthereumTransaction.decode(hex: scOneAuth)
+        let review = SigningReview.transaction(stx.transaction)
+        #expect(review.title == "EIP-7702 set-code transaction (type 4)")
+        #expect(review.lines.contains { $0.label == "#1 delegate" && $0.value == "0x3e6C95D880401e4E36Ee62f4eBDed346e1aDf42d" })
+        #expect(review.lines.contains { $0.label == "authority" && $0.value == "0xe3f1413e071332840dB2735F809Cf3240C4a4255" })
+        #expect(review.warnings.contains { $0.hasPrefix("authorization #1 delegates to 0x3e6C95D880401e4E36Ee62f4eBDed346e1aDf42d, not on the allowlist") })
+        var foreign = stx.transaction
+        foreign.chainID = UInt256(1)
+        #expect(SigningReview.transaction(foreign).warnings.contains {
+            $0 == "authorization #1 is for chain 7072151312, not this transaction's: it will be skipped"
+        })
+        // On the allowlist (the person's own entry for that chain): named, not flagged.
+        var list = DelegateList.shipped
+        try list.add(
+            json: Array(#"[{"chainId": 7072151312, "address": "0x3e6c95d880401e4e36ee62f4ebded346e1adf42d", "name": "test"}]"#.utf8),
+            file: "delegates.json")
+        let named = SigningReview.transaction(stx.transaction, delegates: list)
+        #expect(named.lines.contains { $0.label == "#1 delegate" && $0.value.hasSuffix("(test)") })
+        #expect(!named.warnings.contains { $0.contains("not on the allowlist") })
+    }
+
+    @Test("type 3: blob count, each versioned hash, the blob fee cap and the worst-case blob fee")
+    func blobReview() throws {
+        let stx = try SignedEthereumTransaction.decode(hex: blobNoAccessList)
+        let review = SigningReview.transaction(stx.transaction)
+        #expect(review.title == "EIP-4844 blob transaction (type 3)")
+        #expect(review.lines.contains { $0.label == "blobs" && $0.value.hasPrefix("1 (signed by their versioned hashes") })
+        #expect(review.lines.contains { $0.label == "#1" && $0.value == "0x01a915e4d060149eb4365960e6a7a45f334393093061116b197e3240065ff2d8" })
+        #expect(review.lines.contains { $0.label == "max fee per blob gas" && $0.value == "2 gwei" })
+        // 1 blob × 2^17 blob gas × 2 gwei = 262,144 gwei.
+        #expect(review.lines.contains { $0.label == "worst-case blob fee" && $0.value == "0.000262144 ETH (262,144,000,000,000 wei)" })
+    }
+}

@@ -204,7 +204,11 @@ extension KeycardExplainer {
         var numbers = 0
         for field in parsed {
             // A DER signature's length varies: a diffable trace does not show it, nor its template's.
-            let varies = view.diffable && (field.tag == 0x30 || (field.tag == 0xA0 && field.value.contains(0x30)))
+            // (A template varies when it holds a DER signature, tag 30 — not when any byte of it is 0x30.)
+            let varies =
+                view.diffable
+                && (field.tag == 0x30
+                    || (field.tag == 0xA0 && ((try? TLV.parse(field.value))?.contains { $0.tag == 0x30 } ?? false)))
             let head = "\(hexByte(field.tag)) \(varies ? "LL" : lengthText(field.value.count))"
             let value = field.value
             switch fields[field.tag] {
