@@ -89,6 +89,15 @@ public struct EthereumNode: Sendable {
         try Self.quantity(client.call("eth_estimateGas", [call]), "eth_estimateGas")
     }
 
+    /// A read-only call (`eth_call`) of `data` to `to`: what the contract returns.
+    public func call(to: EthereumAddress, data: [UInt8], block: String = "latest") throws(RPCError) -> [UInt8] {
+        let answer = try client.call("eth_call", [["to": to.checksummed, "data": Hex.encodePrefixed(data)], block])
+        guard let text = answer as? String, let bytes = try? Hex.decode(text) else {
+            throw .badResponse(method: "eth_call", reason: "expected hex data, got \(JSONRPCClient.kind(answer))")
+        }
+        return bytes
+    }
+
     /// Sends a signed transaction once (never retried) and returns the hash the node gives.
     public func sendRawTransaction(_ raw: [UInt8]) throws(RPCError) -> [UInt8] {
         let answer = try client.call("eth_sendRawTransaction", [Hex.encodePrefixed(raw)], retries: 0)

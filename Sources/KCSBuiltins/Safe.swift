@@ -12,8 +12,11 @@ extension Builtins {
     /// The options that place a SafeTx: its Safe, chain and version.
     static let safeOptions: [OptionSpec] = [
         OptionSpec("safe", .oneOf([.string, .bytes, .domain("address")]), "the Safe's address (else the service JSON's)"),
-        OptionSpec("chain", .int, "the chain id (the Safe's domain holds it from 1.3.0)", in: 1...Int.max),
-        OptionSpec("version", .string, "the Safe's version: 0.1.0, 1.0.0–1.2.x, 1.3.0 and later (default 1.3.0)"),
+        OptionSpec("chain", .int, "the chain id (the Safe's domain holds it from 1.3.0; else the node's)", in: 1...Int.max),
+        OptionSpec(
+            "version", .string, "the Safe's version: 0.1.0, 1.0.0–1.2.x, 1.3.0 and later (else the node's, else 1.3.0)"),
+        rpcOption,
+        OptionSpec("offline", nil, "read nothing from the node, even when one is configured"),
     ]
 
     static let safe: [Builtin] = [
@@ -25,9 +28,9 @@ extension Builtins {
             example:
                 "safe.tx {\"to\": \"0x111CEEee040739fD91D29C34C33E6B3E112F2177\", \"data\": 0x0d582f13, \"nonce\": 234} --safe 0x111CEEee040739fD91D29C34C33E6B3E112F2177 --chain 42161"
         ) { args in
-            let (tx, confirmations) = try safeTransaction(args)
+            let (tx, confirmations, state) = try safeTransaction(args, signer: nil)
             let review = try SigningReview.typedData(tx.typedData, name: try args.session().ownKeyNames())
-            return .map(ValueMap(safeFields(tx) + [
+            return .map(ValueMap(safeFields(tx) + safeStateFields(state) + [
                 ("review", reviewText(review, args)),
                 ("confirmations", .list(confirmations.map(safeSignatureValue))),
             ]))
@@ -54,7 +57,7 @@ extension Builtins {
             example:
                 "sign safe {\"to\": \"0x7b79995e5f793A07Bc00c21412e50Ecae098E7f9\", \"nonce\": 6} --safe 0x86D46EcD553d25da0E3b96A9a1B442ac72fa9e9F --chain 11155111 --dry-run"
         ) { args in
-            let (tx, _) = try safeTransaction(args)
+            let (tx, _, _) = try safeTransaction(args, signer: args.flag("dry-run") ? nil : ChosenSigner(args))
             if args.flag("dry-run") {
                 let review = try SigningReview.typedData(tx.typedData, name: try args.session().ownKeyNames())
                 return .map(ValueMap(safeFields(tx) + [("review", reviewText(review, args))]))
@@ -89,23 +92,42 @@ extension Builtins {
         },
     ]
 
-    /// The SafeTx the arguments describe (a map, or a service JSON file), with its confirmations.
-    static func safeTransaction(_ args: CallArguments) throws -> (SafeTransaction, [SafeOwnerSignature]) {
+    /// The SafeTx the arguments describe (a map, or a service JSON file), with its confirmations;
+    /// with a node, the Safe's state (its version when --version is not given), the SafeTx's nonce
+    /// checked against it and, when `signer` is given, the signer checked to be an owner.
+    static func safeTransaction(
+        _ args: CallArguments, signer: ChosenSigner?
+    ) throws -> (SafeTransaction, [SafeOwnerSignature], SafeState?) {
+        let session = try args.session()
         let source: SafeTransactionSource
         switch args["tx"] {
         case .string(let path)?: source = .serviceFile(path)
         case .map(let m)?: source = .fields(try jsonMap(m, "tx"))
         default: throw BuiltinError.outOfRange(name: "tx", expected: "a map or a JSON file", got: "nothing")
         }
-        guard let chain = args.int("chain") else {
+        let node = args.flag("offline") ? nil : try optionalNode(args)
+        guard let chain = try args.int("chain").map({ UInt256(UInt64($0)) }) ?? node?.chainID() else {
             throw BuiltinError.optionNeeded(option: "--chain", reason: "a Safe transaction is for one chain")
         }
-        let versionText = args.string("version") ?? "1.3.0"
+        let safe = try args.value("safe").map(addressArgument)
+        var state = try safe.flatMap { s in try node.map { try session.safeState(s, node: $0) } }
+        let versionText = args.string("version") ?? state?.version ?? "1.3.0"
         guard let version = SafeVersion(versionText) else {
             throw BuiltinError.outOfRange(name: "--version", expected: "a Safe version such as 1.3.0 or 1.4.1+L2", got: versionText)
         }
-        let safe = try args.value("safe").map(addressArgument)
-        return try args.session().safeTransaction(source, safe: safe, chainID: UInt256(UInt64(chain)), version: version)
+        let (tx, confirmations) = try session.safeTransaction(source, safe: safe, chainID: chain, version: version)
+        if state == nil, let node { state = try session.safeState(tx.safe, node: node) }
+        if let state { try session.checkSafe(state, tx: tx, signer: try signer?.address()) }
+        return (tx, confirmations, state)
+    }
+
+    /// The Safe's state as the node gave it (nothing without a node).
+    static func safeStateFields(_ state: SafeState?) -> [(String, Value)] {
+        guard let state else { return [] }
+        return [
+            ("safeNonce", uintValue(state.nonce)), ("threshold", uintValue(state.threshold)),
+            ("owners", .list(state.owners.map { .string($0.checksummed) })),
+        ]
     }
 
     static func safeFields(_ tx: SafeTransaction) -> [(String, Value)] {

@@ -1,3 +1,4 @@
+import EthRPC
 import Foundation
 import KCSErrors
 import WalletCore
@@ -95,5 +96,82 @@ extension Session {
             all += read
         }
         return (try SafeOwnerSignature.pack(all), all.sorted { $0.owner.bytes.lexicographicallyPrecedes($1.owner.bytes) })
+    }
+}
+
+/// What a node says of a Safe: its version, nonce, owners and threshold (`eth_call`).
+public struct SafeState: Sendable, Equatable {
+    public let version: String
+    public let nonce: UInt256
+    public let owners: [EthereumAddress]
+    public let threshold: UInt256
+}
+
+/// A Safe a node was asked about that does not answer as a Safe, or a signer it does not have.
+public enum SafeNodeError: WalletError, Equatable {
+    case notASafe(safe: String, reason: String)
+    case notOwner(signer: String, safe: String, owners: String)
+    case nonceUsed(given: String, current: String)
+
+    public var followsCommandName: Bool { true }
+
+    public var id: String {
+        switch self {
+        case .notASafe: "eth.safe.notASafe"
+        case .notOwner: "eth.safe.notOwner"
+        case .nonceUsed: "eth.safe.nonceUsed"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notASafe(let safe, let reason): "\(safe) does not answer as a Safe at the node: \(reason)"
+        case .notOwner(let signer, let safe, let owners):
+            "\(signer) is not an owner of the Safe \(safe) (its owners: \(owners)); nothing was signed"
+        case .nonceUsed(let given, let current):
+            "the SafeTx nonce \(given) is below the Safe's nonce \(current): a transaction with it has run already;"
+                + " nothing was signed"
+        }
+    }
+}
+
+extension Session {
+    /// Reads `safe`'s VERSION(), nonce(), getOwners() and getThreshold() from `node`.
+    public func safeState(_ safe: EthereumAddress, node: EthereumNode) throws -> SafeState {
+        func call(_ signature: String) throws -> [UInt8] {
+            try node.call(to: safe, data: Array(Hash.keccak256(Array(signature.utf8)).prefix(4)))
+        }
+        func word(_ b: [UInt8], _ i: Int) -> UInt256? {
+            b.count >= 32 * (i + 1) ? UInt256(bigEndian: Array(b[(32 * i)..<(32 * i + 32)])) : nil
+        }
+        let bad = { (reason: String) in SafeNodeError.notASafe(safe: safe.checksummed, reason: reason) }
+        let v = try call("VERSION()")
+        guard let offset = word(v, 0)?.uint64, offset % 32 == 0, let length = word(v, Int(offset / 32))?.uint64,
+            length <= 64, v.count >= Int(offset) + 32 + Int(length),
+            let version = String(bytes: v[(Int(offset) + 32)..<(Int(offset) + 32 + Int(length))], encoding: .utf8)
+        else { throw bad("VERSION() is not a string") }
+        guard let nonce = word(try call("nonce()"), 0) else { throw bad("nonce() is not a number") }
+        guard let threshold = word(try call("getThreshold()"), 0) else { throw bad("getThreshold() is not a number") }
+        let o = try call("getOwners()")
+        guard let at = word(o, 0)?.uint64, at % 32 == 0, let count = word(o, Int(at / 32))?.uint64, count <= 1000,
+            o.count >= Int(at) + 32 * (Int(count) + 1)
+        else { throw bad("getOwners() is not a list of addresses") }
+        let owners = (0..<Int(count)).compactMap { i -> EthereumAddress? in
+            let start = Int(at) + 32 * (i + 1) + 12
+            return try? EthereumAddress(bytes: Array(o[start..<(start + 20)]))
+        }
+        return SafeState(version: version, nonce: nonce, owners: owners, threshold: threshold)
+    }
+
+    /// Refuses a SafeTx whose nonce has run already, and a signer that is not an owner.
+    public func checkSafe(_ state: SafeState, tx: SafeTransaction, signer: EthereumAddress?) throws {
+        if tx.nonce < state.nonce {
+            throw SafeNodeError.nonceUsed(given: tx.nonce.description, current: state.nonce.description)
+        }
+        if let signer, !state.owners.contains(signer) {
+            throw SafeNodeError.notOwner(
+                signer: signer.checksummed, safe: tx.safe.checksummed,
+                owners: state.owners.map(\.checksummed).joined(separator: ", "))
+        }
     }
 }
