@@ -86,20 +86,8 @@ struct SafeConsoleTests {
     @Test func terminal_delegatecallAndPermit2Reviews() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let permit2 = try home.write(
-            #"""
-            {"types": {"EIP712Domain": [{"name": "name", "type": "string"}, {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"}],
-              "PermitSingle": [{"name": "details", "type": "PermitDetails"}, {"name": "spender", "type": "address"},
-                {"name": "sigDeadline", "type": "uint256"}],
-              "PermitDetails": [{"name": "token", "type": "address"}, {"name": "amount", "type": "uint160"},
-                {"name": "expiration", "type": "uint48"}, {"name": "nonce", "type": "uint48"}]},
-             "primaryType": "PermitSingle",
-             "domain": {"name": "Permit2", "chainId": 1, "verifyingContract": "0x000000000022D473030F116dDEE9F6B43aC78BA3"},
-             "message": {"details": {"token": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
-                 "amount": "1461501637330902918203684832716283019655932542975", "expiration": 1798761600, "nonce": 0},
-               "spender": "0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD", "sigDeadline": 1767225600}}
-            """#, to: "permit2.json")
+        // A Permit2 PermitSingle of 2^160 − 1 USDC: unlimited.
+        let permit2 = TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/permit2-unlimited.json").path
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         try t.answer(
             "kcs> ",

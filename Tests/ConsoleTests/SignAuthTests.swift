@@ -155,23 +155,7 @@ struct SignAuthTwoPartyTests {
         defer { cosignerHome.remove() }
         var console = try BatchHome()
         defer { console.remove() }
-        var env = cosignerHome.environment
-        env["KCS_VAULT_PASSPHRASE_FILE"] = try cosignerHome.write(BatchHome.vaultPassphrase + "\n", to: "pass")
-        chmod(cosignerHome.path("pass"), 0o600)
-        env["KCS_COSIGNER_READY_FILE"] = cosignerHome.path("ready")
-        let t = try TerminalSession(
-            environment: env, folder: cosignerHome.folder,
-            arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--pair-any"])
-        try t.expect("listening on ")
-        let address = try String(contentsOfFile: cosignerHome.path("ready"), encoding: .utf8).trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        let setup = try console.run(
-            """
-            mpc.pair "\(address)" --name laptop --yes
-            print "JOINT", (key.generate --two-party --type ecdsa --name joint --cosigner laptop).address
-            """, name: "setup.kcs")
-        #expect(setup.code == 0, "\(setup.err)")
-        let joint = try #require(tagged("JOINT", in: setup.out).first)
+        let (t, joint) = try TwoPartyConsoleTests.terminalCosigner(cosignerHome, console: console)
         let script = try console.write(
             """
             use key joint
@@ -196,5 +180,38 @@ struct SignAuthTwoPartyTests {
         ] {
             #expect(text.contains(shown), "missing \(shown): \(text)")
         }
+    }
+}
+
+@Suite("Blob transactions at the console")
+struct BlobConsoleTests {
+    /// `sign tx` of a type-3 transaction: eth-account's zero-blob vector (docs/eth-signing.md), its
+    /// review, and tx.decode's fields.
+    @Test func signReviewAndDecode() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let tx = #"{"chainId": 1337, "nonce": 0, "maxFeePerGas": "1 gwei", "maxPriorityFeePerGas": "1 gwei", "gas": 21000, "to": "0x45Ae5777c9b35Eb16280e423b0d7c91C06C66B58", "maxFeePerBlobGas": "1 gwei", "blobVersionedHashes": ["0x010657f37554c781402a22917dee2f75def7ab966d7b770905398eba3c444014"]}"#
+        let key = "0x" + String(repeating: "756e69636f726e73", count: 4)
+        let r = try home.run(
+            """
+            print (sign tx \(tx) --dry-run).review
+            let s = sign tx \(tx) --key \(key)
+            print "H", hex(s.hash)
+            let d = tx.decode(s.raw)
+            print "D", d.type, d.maxFeePerBlobGas, d.blobVersionedHashes, d.sender
+            try { sign tx {"type": 3, "chainId": 1, "gas": 21000, "maxFeePerGas": 1, "maxPriorityFeePerGas": 1, "to": "0x45Ae5777c9b35Eb16280e423b0d7c91C06C66B58", "blobVersionedHashes": ["0x020657f37554c781402a22917dee2f75def7ab966d7b770905398eba3c444014"]} --key \(key) } catch e { print "E", e.message }
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("H", in: r.out) == ["0x038d766bcfc614387438bf5af2ba53444405e836470f3f4285eb7404177917b8"])
+        #expect(
+            tagged("D", in: r.out) == [
+                "EIP-4844 1000000000 [0x010657f37554c781402a22917dee2f75def7ab966d7b770905398eba3c444014] 0xa79F6f349C853F9Ea0B29636779ae3Cb4E3BA729"
+            ])
+        for shown in ["EIP-4844 blob transaction (type 3)", "blobs", "max fee per blob gas", "worst-case blob fee"] {
+            #expect(r.out.contains(shown), "missing \(shown): \(r.out)")
+        }
+        #expect(tagged("E", in: r.out) == [
+            "transaction blobVersionedHashes[0] must start with 0x01 (VERSIONED_HASH_VERSION_KZG), got 0x02"
+        ], "\(r.out)")
     }
 }

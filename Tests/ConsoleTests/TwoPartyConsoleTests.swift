@@ -10,6 +10,28 @@ import Testing
 
 @Suite("Two-party keys between two kcs processes", .serialized)
 struct TwoPartyConsoleTests {
+    /// A co-signer serving at a terminal (it asks before each co-signature) from `cosignerHome`,
+    /// paired with `console`, and the address of a joint key `joint` made with it.
+    static func terminalCosigner(_ cosignerHome: BatchHome, console: BatchHome) throws -> (TerminalSession, String) {
+        var env = cosignerHome.environment
+        env["KCS_VAULT_PASSPHRASE_FILE"] = try cosignerHome.write(BatchHome.vaultPassphrase + "\n", to: "pass")
+        chmod(cosignerHome.path("pass"), 0o600)
+        env["KCS_COSIGNER_READY_FILE"] = cosignerHome.path("ready")
+        let t = try TerminalSession(
+            environment: env, folder: cosignerHome.folder,
+            arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--pair-any"])
+        try t.expect("listening on ")
+        let address = try String(contentsOfFile: cosignerHome.path("ready"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let setup = try console.run(
+            """
+            mpc.pair "\(address)" --name laptop --yes
+            print "JOINT", (key.generate --two-party --type ecdsa --name joint --cosigner laptop).address
+            """, name: "setup.kcs")
+        #expect(setup.code == 0, "\(setup.err)")
+        return (t, try #require(tagged("JOINT", in: setup.out).first))
+    }
+
     @Test func pairGenerateDeriveSignAndSend() throws {
         let node = try EVMNode()
         defer { node.stop() }
@@ -377,23 +399,7 @@ struct TwoPartyConsoleTests {
         defer { cosignerHome.remove() }
         var console = try BatchHome()
         defer { console.remove() }
-        var env = cosignerHome.environment
-        env["KCS_VAULT_PASSPHRASE_FILE"] = try cosignerHome.write(BatchHome.vaultPassphrase + "\n", to: "pass")
-        chmod(cosignerHome.path("pass"), 0o600)
-        env["KCS_COSIGNER_READY_FILE"] = cosignerHome.path("ready")
-        let t = try TerminalSession(
-            environment: env, folder: cosignerHome.folder,
-            arguments: ["cosigner", "serve", "--listen", "127.0.0.1:0", "--pair-any"])
-        try t.expect("listening on ")
-        let address = try String(contentsOfFile: cosignerHome.path("ready"), encoding: .utf8).trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        let setup = try console.run(
-            """
-            mpc.pair "\(address)" --name laptop --yes
-            print "JOINT", (key.generate --two-party --type ecdsa --name joint --cosigner laptop).address
-            """, name: "setup.kcs")
-        #expect(setup.code == 0, "\(setup.err)")
-        let joint = try #require(tagged("JOINT", in: setup.out).first)
+        let (t, joint) = try Self.terminalCosigner(cosignerHome, console: console)
         let mail = TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/mail.json").path
         let approve =
             "0x095ea7b3" + "000000000000000000000000" + String(repeating: "35", count: 20)

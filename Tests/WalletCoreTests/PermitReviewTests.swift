@@ -1,6 +1,7 @@
 // Token permits in the typed-data review (docs/signing-review.md, "Permits"): Permit2's
 // PermitSingle with an unlimited amount, an EIP-2612 Permit with a finite one.
 import Foundation
+import KCSTestSupport
 import Testing
 import WalletCore
 
@@ -8,19 +9,9 @@ import WalletCore
 struct PermitReviewTests {
     @Test("Permit2 PermitSingle, amount 2^160 − 1: unlimited, flagged; its expiration and deadline as dates")
     func permit2Unlimited() throws {
-        let doc = """
-            {"types": {"EIP712Domain": [{"name": "name", "type": "string"}, {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"}],
-              "PermitSingle": [{"name": "details", "type": "PermitDetails"}, {"name": "spender", "type": "address"},
-                {"name": "sigDeadline", "type": "uint256"}],
-              "PermitDetails": [{"name": "token", "type": "address"}, {"name": "amount", "type": "uint160"},
-                {"name": "expiration", "type": "uint48"}, {"name": "nonce", "type": "uint48"}]},
-             "primaryType": "PermitSingle",
-             "domain": {"name": "Permit2", "chainId": 1, "verifyingContract": "0x000000000022D473030F116dDEE9F6B43aC78BA3"},
-             "message": {"details": {"token": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
-                 "amount": "1461501637330902918203684832716283019655932542975", "expiration": 1798761600, "nonce": 0},
-               "spender": "0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD", "sigDeadline": 1767225600}}
-            """
+        let doc = try String(
+            contentsOf: TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/permit2-unlimited.json"),
+            encoding: .utf8)
         let review = try SigningReview.typedData(TypedData(json: Array(doc.utf8)))
         let text = review.rendered(width: 200)
         #expect(review.warnings.contains {
