@@ -17,7 +17,8 @@ public enum Builtins {
     static var tables: [Builtin] {
         (core + input + mnemonic + hd + xkey + path + presets + key + importing + use + vault + keystore + rotation
             + store
-            + cardConnection + cardAccess + cardKeys + cardNDEF + cardTrace + apdu + trace + signing + signAuth + safe + userOp + tx + eth + wallet
+            + cardConnection + cardAccess + cardKeys + cardNDEF + cardTrace + apdu + trace + signing + signAuth + safe
+            + userOp + tx + eth + wallet
             + qr + qrWallet
             + qrWatchOnly + ur + mpc)
             .map(withQROption)

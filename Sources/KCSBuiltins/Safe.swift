@@ -11,8 +11,10 @@ import WalletSession
 extension Builtins {
     /// The options that place a SafeTx: its Safe, chain and version.
     static let safeOptions: [OptionSpec] = [
-        OptionSpec("safe", .oneOf([.string, .bytes, .domain("address")]), "the Safe's address (else the service JSON's)"),
-        OptionSpec("chain", .int, "the chain id (the Safe's domain holds it from 1.3.0; else the node's)", in: 1...Int.max),
+        OptionSpec(
+            "safe", .oneOf([.string, .bytes, .domain("address")]), "the Safe's address (else the service JSON's)"),
+        OptionSpec(
+            "chain", .int, "the chain id (the Safe's domain holds it from 1.3.0; else the node's)", in: 1...Int.max),
         OptionSpec(
             "version", .string, "the Safe's version: 0.1.0, 1.0.0–1.2.x, 1.3.0 and later (else the node's, else 1.3.0)"),
         rpcOption,
@@ -30,10 +32,12 @@ extension Builtins {
         ) { args in
             let (tx, confirmations, state) = try safeTransaction(args, signer: nil)
             let review = try SigningReview.typedData(tx.typedData, name: try args.session().ownKeyNames())
-            return .map(ValueMap(safeFields(tx) + safeStateFields(state) + [
-                ("review", reviewText(review, args)),
-                ("confirmations", .list(confirmations.map(safeSignatureValue))),
-            ]))
+            return .map(
+                ValueMap(
+                    safeFields(tx) + safeStateFields(state) + [
+                        ("review", reviewText(review, args)),
+                        ("confirmations", .list(confirmations.map(safeSignatureValue))),
+                    ]))
         },
 
         Builtin(
@@ -41,7 +45,8 @@ extension Builtins {
             options: safeOptions + [
                 OptionSpec(
                     "eth-sign", nil,
-                    "sign the EIP-191 hash of the safeTxHash (v 31/32), for an owner whose wallet cannot sign typed data"),
+                    "sign the EIP-191 hash of the safeTxHash (v 31/32), for an owner whose wallet cannot sign typed data"
+                ),
                 OptionSpec(
                     "key", givenKeyType,
                     "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"
@@ -67,7 +72,8 @@ extension Builtins {
             var request =
                 ethSign
                 ? SigningRequest(digest: PersonalMessage.digest(hash), payload: .message(hash), kind: .message)
-                : SigningRequest(digest: hash, payload: .typed(tx.typedDataJSON), kind: .typed, chainID: tx.chainID.uint64)
+                : SigningRequest(
+                    digest: hash, payload: .typed(tx.typedDataJSON), kind: .typed, chainID: tx.chainID.uint64)
             request.expected = try expectedDigest(args, "expect-digest", name: Digest.eip712, actual: hash)
             let signed = try sign(args, request)
             let encoded = SafeOwnerSignature.encode(signed.signature, ethSign: ethSign)
@@ -81,14 +87,16 @@ extension Builtins {
             example: "safe.combine $h [a.signature, b.signature]"
         ) { args in
             guard case .bytes(let hash)? = args["safeTxHash"], hash.count == 32 else {
-                throw BuiltinError.outOfRange(name: "safeTxHash", expected: "32 bytes", got: args["safeTxHash"]?.typeName ?? "nothing")
+                throw BuiltinError.outOfRange(
+                    name: "safeTxHash", expected: "32 bytes", got: args["safeTxHash"]?.typeName ?? "nothing")
             }
             let (parts, claimed) = try safeSignatureParts(args["signatures"])
             let (packed, entries) = try args.session().combineSafeSignatures(parts, safeTxHash: hash, claimed: claimed)
-            return .map(ValueMap([
-                ("signatures", .bytes(packed)), ("count", .int(entries.count)),
-                ("owners", .list(entries.map(safeSignatureValue))),
-            ]))
+            return .map(
+                ValueMap([
+                    ("signatures", .bytes(packed)), ("count", .int(entries.count)),
+                    ("owners", .list(entries.map(safeSignatureValue))),
+                ]))
         },
     ]
 
@@ -113,7 +121,8 @@ extension Builtins {
         var state = try safe.flatMap { s in try node.map { try session.safeState(s, node: $0) } }
         let versionText = args.string("version") ?? state?.version ?? "1.3.0"
         guard let version = SafeVersion(versionText) else {
-            throw BuiltinError.outOfRange(name: "--version", expected: "a Safe version such as 1.3.0 or 1.4.1+L2", got: versionText)
+            throw BuiltinError.outOfRange(
+                name: "--version", expected: "a Safe version such as 1.3.0 or 1.4.1+L2", got: versionText)
         }
         let (tx, confirmations) = try session.safeTransaction(source, safe: safe, chainID: chain, version: version)
         if state == nil, let node { state = try session.safeState(tx.safe, node: node) }
@@ -148,8 +157,11 @@ extension Builtins {
     }
 
     static func safeSignatureValue(_ s: SafeOwnerSignature) -> Value {
-        .map(ValueMap([("owner", .string(s.owner.checksummed)), ("kind", .string(s.kind.description)),
-                       ("signature", .bytes(s.staticPart))]))
+        .map(
+            ValueMap([
+                ("owner", .string(s.owner.checksummed)), ("kind", .string(s.kind.description)),
+                ("signature", .bytes(s.staticPart)),
+            ]))
     }
 
     /// `safe.combine`'s list: bytes, or maps `{owner, signature}` (what `sign safe` answers will do).
@@ -163,12 +175,15 @@ extension Builtins {
                 owners.append(nil)
             case .map(let m):
                 guard case .bytes(let b)? = m["signature"] else {
-                    throw BuiltinError.outOfRange(name: "signatures[\(i)]", expected: "bytes or {owner, signature}", got: "a map without signature")
+                    throw BuiltinError.outOfRange(
+                        name: "signatures[\(i)]", expected: "bytes or {owner, signature}",
+                        got: "a map without signature")
                 }
                 parts.append(b)
                 owners.append(try m["owner"].map(addressArgument))
             default:
-                throw BuiltinError.outOfRange(name: "signatures[\(i)]", expected: "bytes or {owner, signature}", got: item.typeName)
+                throw BuiltinError.outOfRange(
+                    name: "signatures[\(i)]", expected: "bytes or {owner, signature}", got: item.typeName)
             }
         }
         return (parts, owners)

@@ -19,13 +19,16 @@ extension Builtins {
                     "chain", .int, "the chain id (else the node's)", in: 0...Int.max,
                     rules: [.notWith(["any-chain"], because: "--any-chain is chain id 0")]),
                 OptionSpec("any-chain", nil, "chain id 0: valid on every EVM chain (refused without this flag)"),
-                OptionSpec("nonce", .int, "the authority's nonce when the tuple is processed (else the node's)", in: 0...Int.max),
+                OptionSpec(
+                    "nonce", .int, "the authority's nonce when the tuple is processed (else the node's)",
+                    in: 0...Int.max),
                 OptionSpec(
                     "self-sponsored", nil,
                     "the authority also sends the set-code transaction: the node's nonce + 1",
                     rules: [.notWith(["nonce"], because: "--nonce is the tuple's nonce as given")]),
                 OptionSpec(
-                    "allow-unknown-delegate", nil, "in batch, sign for a delegate not on the allowlist (a terminal asks twice)"),
+                    "allow-unknown-delegate", nil,
+                    "in batch, sign for a delegate not on the allowlist (a terminal asks twice)"),
                 OptionSpec(
                     "key", givenKeyType,
                     "sign with this stored key (a name) or this key value (an HD key, a secret private key) instead of the active one"
@@ -53,14 +56,16 @@ extension Builtins {
             let (tuple, signed) = try session.signAuthorization(
                 auth, review: review, signer: try chosen.signer(), choice: try signerChoice(args),
                 allowUnknownDelegate: args.flag("allow-unknown-delegate"))
-            return .map(ValueMap(shown + authorizationFields(tuple, authority: signed.signer) + signatureFields(signed)))
+            return .map(
+                ValueMap(shown + authorizationFields(tuple, authority: signed.signer) + signatureFields(signed)))
         }
     ]
 
     /// `sign auth`'s request: the delegate (required), the chain and the nonce as given.
     static func authorizationRequest(_ args: CallArguments) throws -> AuthorizationRequest {
         guard let delegate = args.value("delegate") else {
-            throw BuiltinError.optionNeeded(option: "--delegate", reason: "an authorization names the contract it delegates to")
+            throw BuiltinError.optionNeeded(
+                option: "--delegate", reason: "an authorization names the contract it delegates to")
         }
         return AuthorizationRequest(
             delegate: try addressArgument(delegate), chainID: args.int("chain").map { UInt256(UInt64($0)) },

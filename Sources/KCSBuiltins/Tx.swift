@@ -66,7 +66,10 @@ extension Builtins {
                 "sidecar",
                 .map(
                     ValueMap([
-                        ("form", .string(sidecar.version == 0 ? "EIP-4844 network form (v0)" : "EIP-7594 network form (v1)")),
+                        (
+                            "form",
+                            .string(sidecar.version == 0 ? "EIP-4844 network form (v0)" : "EIP-7594 network form (v1)")
+                        ),
                         ("blobs", .int(sidecar.blobs)), ("proofs", .int(sidecar.proofs)),
                         ("commitments", .list(sidecar.commitments.map(Value.bytes))),
                         ("checked", .string("commitments match the versioned hashes; KZG proofs not verified")),

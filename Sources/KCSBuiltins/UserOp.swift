@@ -14,7 +14,8 @@ extension Builtins {
             options: [
                 OptionSpec(
                     "entrypoint", .oneOf([.string, .bytes, .domain("address")]),
-                    "the EntryPoint: v0.7 0x0000000071727De22E5E9d8BAf0edAc6f37da032, v0.8 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108, v0.9 0x433709009B8330FDa32311DF1C2AFA402eD8D009"),
+                    "the EntryPoint: v0.7 0x0000000071727De22E5E9d8BAf0edAc6f37da032, v0.8 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108, v0.9 0x433709009B8330FDa32311DF1C2AFA402eD8D009"
+                ),
                 OptionSpec("chain", .int, "the chain id", in: 1...Int.max),
                 OptionSpec(
                     "key", givenKeyType,
@@ -40,13 +41,15 @@ extension Builtins {
             ]
             if args.flag("dry-run") {
                 let review = SigningReview.userOperation(
-                    op, entryPoint: entryPoint, chainID: chain, version: version, name: try args.session().ownKeyNames())
+                    op, entryPoint: entryPoint, chainID: chain, version: version, name: try args.session().ownKeyNames()
+                )
                 return .map(ValueMap(shown + [("review", reviewText(review, args))]))
             }
             var request =
                 version.isTypedData
                 ? SigningRequest(
-                    digest: hash, payload: .typed(op.typedDataJSON(entryPoint: entryPoint, chainID: chain, version: version)),
+                    digest: hash,
+                    payload: .typed(op.typedDataJSON(entryPoint: entryPoint, chainID: chain, version: version)),
                     kind: .typed, chainID: chain.uint64)
                 : SigningRequest(digest: PersonalMessage.digest(hash), payload: .message(hash), kind: .message)
             request.expected = try expectedDigest(args, "expect-digest", name: "userOpHash", actual: hash)
@@ -55,7 +58,9 @@ extension Builtins {
     ]
 
     /// `sign userop`'s operation, EntryPoint (a known one), chain and version.
-    static func userOperation(_ args: CallArguments) throws -> (UserOperation, EthereumAddress, UInt256, EntryPointVersion) {
+    static func userOperation(
+        _ args: CallArguments
+    ) throws -> (UserOperation, EthereumAddress, UInt256, EntryPointVersion) {
         guard let given = args.value("entrypoint") else {
             throw BuiltinError.optionNeeded(option: "--entrypoint", reason: "the EntryPoint's version decides the hash")
         }
@@ -63,7 +68,8 @@ extension Builtins {
         guard let version = EntryPointVersion.at(entryPoint) else {
             throw BuiltinError.outOfRange(
                 name: "--entrypoint",
-                expected: "an EntryPoint kcs knows (v0.7, v0.8, v0.9: see help sign.userop)", got: entryPoint.checksummed)
+                expected: "an EntryPoint kcs knows (v0.7, v0.8, v0.9: see help sign.userop)",
+                got: entryPoint.checksummed)
         }
         guard let chain = args.int("chain") else {
             throw BuiltinError.optionNeeded(option: "--chain", reason: "the userOpHash commits to the chain")

@@ -119,7 +119,9 @@ struct MeaningfulMessagesTests {
         }
         let header = csv[0].split(separator: ",").map(String.init)
         #expect(
-            header == ["id", "time", "key", "kind", "digest", "digestName", "signature", "signer", "verified", "chainId"])
+            header == [
+                "id", "time", "key", "kind", "digest", "digestName", "signature", "signer", "verified", "chainId",
+            ])
         let order = try #require(json.firstRange(of: "{").map { json[$0.lowerBound...] })
         #expect(header.allSatisfy { order.contains("\"\($0)\":") })
         #expect(records.count == 2 && csv.count == 3)

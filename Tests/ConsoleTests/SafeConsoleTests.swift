@@ -87,7 +87,8 @@ struct SafeConsoleTests {
         let home = try BatchHome()
         defer { home.remove() }
         // A Permit2 PermitSingle of 2^160 − 1 USDC: unlimited.
-        let permit2 = TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/permit2-unlimited.json").path
+        let permit2 = TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/permit2-unlimited.json")
+            .path
         let t = try TerminalSession(environment: home.environment, folder: home.folder)
         try t.answer(
             "kcs> ",

@@ -33,11 +33,14 @@ private func fixedAnswers(_ answers: [([UInt8], [UInt8])]) -> [UInt8] {
     return [0x61] + two(code.count) + [0x80, 0x60, 0x0C, 0x60, 0x00, 0x39, 0x60, 0x00, 0xF3] + code
 }
 
-private func word(_ n: Int) -> [UInt8] { [UInt8](repeating: 0, count: 24) + withUnsafeBytes(of: UInt64(n).bigEndian, Array.init) }
+private func word(_ n: Int) -> [UInt8] {
+    [UInt8](repeating: 0, count: 24) + withUnsafeBytes(of: UInt64(n).bigEndian, Array.init)
+}
 private func addressWord(_ a: String) -> [UInt8] {
-    [UInt8](repeating: 0, count: 12) + stride(from: 2, to: 42, by: 2).map { i in
-        UInt8(a[a.index(a.startIndex, offsetBy: i)..<a.index(a.startIndex, offsetBy: i + 2)], radix: 16)!
-    }
+    [UInt8](repeating: 0, count: 12)
+        + stride(from: 2, to: 42, by: 2).map { i in
+            UInt8(a[a.index(a.startIndex, offsetBy: i)..<a.index(a.startIndex, offsetBy: i + 2)], radix: 16)!
+        }
 }
 
 @Suite("A Safe read from the node")
@@ -57,8 +60,13 @@ struct SafeNodeTests {
         let deploy = try #require(
             chain.rpc.call(
                 "eth_sendTransaction",
-                [["from": accounts[0], "data": "0x" + fixedAnswers(answers).map { String(format: "%02x", $0) }.joined(),
-                  "gas": "0x100000"]]) as? String)
+                [
+                    [
+                        "from": accounts[0],
+                        "data": "0x" + fixedAnswers(answers).map { String(format: "%02x", $0) }.joined(),
+                        "gas": "0x100000",
+                    ]
+                ]) as? String)
         let safe = try #require(try chain.receipt(deploy)?["contractAddress"] as? String)
         let home = try chain.home()
         defer { home.remove() }
@@ -80,7 +88,9 @@ struct SafeNodeTests {
         #expect(tagged("P", in: r.out) == ["1.1.1 5 2 [\"\(owner)\", \"0x000000000000000000000000000000000000dEaD\"]"])
         #expect(tagged("SAME", in: r.out) == ["true"])
         #expect(tagged("S", in: r.out) == ["\(owner) true"])
-        #expect(tagged("E1", in: r.out).first?.hasPrefix("eth.safe.notOwner sign.safe: \(stranger) is not an owner of the Safe") == true, "\(r.out)")
+        #expect(
+            tagged("E1", in: r.out).first?.hasPrefix(
+                "eth.safe.notOwner sign.safe: \(stranger) is not an owner of the Safe") == true, "\(r.out)")
         #expect(tagged("E2", in: r.out) == ["eth.safe.nonceUsed"])
         #expect(tagged("H", in: r.out) == ["1"])
     }

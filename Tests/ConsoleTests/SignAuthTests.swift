@@ -21,12 +21,21 @@ struct SignAuthTests {
         #expect(setup.code == 0, "\(setup.err)")
         let cases: [(String, String)] = [
             ("sign auth --chain 1 --nonce 0 --key a", "--delegate"),
-            ("sign auth --delegate \(simple7702) --chain 0 --nonce 0 --key a", "chain id 0 makes the authorization valid on every EVM chain"),
+            (
+                "sign auth --delegate \(simple7702) --chain 0 --nonce 0 --key a",
+                "chain id 0 makes the authorization valid on every EVM chain"
+            ),
             ("sign auth --delegate \(simple7702) --nonce 0 --key a", "expected --chain N (or --any-chain), or a node"),
             ("sign auth --delegate \(simple7702) --chain 1 --key a", "expected --nonce N"),
-            ("sign auth --delegate \(unknown) --chain 1 --nonce 0 --key a", "is not on the allowlist for Ethereum mainnet (1)"),
+            (
+                "sign auth --delegate \(unknown) --chain 1 --nonce 0 --key a",
+                "is not on the allowlist for Ethereum mainnet (1)"
+            ),
             // The shipped entry is for chain 1: every chain is another matter.
-            ("sign auth --delegate \(simple7702) --any-chain --nonce 0 --key a", "is not on the allowlist for every chain"),
+            (
+                "sign auth --delegate \(simple7702) --any-chain --nonce 0 --key a",
+                "is not on the allowlist for every chain"
+            ),
             ("sign auth --delegate \(simple7702) --any-chain --chain 1 --nonce 0 --key a", "--any-chain is chain id 0"),
             ("sign auth --delegate 0x1234 --chain 1 --nonce 0 --key a", "0x1234"),
         ]
@@ -62,7 +71,9 @@ struct SignAuthTests {
             """)
         #expect(r.code == 0, "\(r.err)")
         #expect(tagged("S", in: r.out) == ["1 \(simple7702) 7 \(authorityA) true true"])
-        #expect(tagged("J", in: r.out).first?.hasPrefix(#"{"chainId":"0x1","address":"\#(simple7702)","nonce":"0x7","yParity":"#) == true)
+        #expect(
+            tagged("J", in: r.out).first?.hasPrefix(
+                #"{"chainId":"0x1","address":"\#(simple7702)","nonce":"0x7","yParity":"#) == true)
         #expect(tagged("R", in: r.out) == ["\(authorityA) true"])
         // The spec's any-chain vector (eth-account 0.14, same key).
         #expect(
@@ -190,7 +201,8 @@ struct BlobConsoleTests {
     @Test func signReviewAndDecode() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let tx = #"{"chainId": 1337, "nonce": 0, "maxFeePerGas": "1 gwei", "maxPriorityFeePerGas": "1 gwei", "gas": 21000, "to": "0x45Ae5777c9b35Eb16280e423b0d7c91C06C66B58", "maxFeePerBlobGas": "1 gwei", "blobVersionedHashes": ["0x010657f37554c781402a22917dee2f75def7ab966d7b770905398eba3c444014"]}"#
+        let tx =
+            #"{"chainId": 1337, "nonce": 0, "maxFeePerGas": "1 gwei", "maxPriorityFeePerGas": "1 gwei", "gas": 21000, "to": "0x45Ae5777c9b35Eb16280e423b0d7c91C06C66B58", "maxFeePerBlobGas": "1 gwei", "blobVersionedHashes": ["0x010657f37554c781402a22917dee2f75def7ab966d7b770905398eba3c444014"]}"#
         let key = "0x" + String(repeating: "756e69636f726e73", count: 4)
         let r = try home.run(
             """
@@ -210,8 +222,9 @@ struct BlobConsoleTests {
         for shown in ["EIP-4844 blob transaction (type 3)", "blobs", "max fee per blob gas", "worst-case blob fee"] {
             #expect(r.out.contains(shown), "missing \(shown): \(r.out)")
         }
-        #expect(tagged("E", in: r.out) == [
-            "transaction blobVersionedHashes[0] must start with 0x01 (VERSIONED_HASH_VERSION_KZG), got 0x02"
-        ], "\(r.out)")
+        #expect(
+            tagged("E", in: r.out) == [
+                "transaction blobVersionedHashes[0] must start with 0x01 (VERSIONED_HASH_VERSION_KZG), got 0x02"
+            ], "\(r.out)")
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 import KCSTestSupport
 import Testing
 
-private let op = #"{"sender": "0x1234567890123456789012345678901234567890", "nonce": "0x0000000000000000000000000000000000000000000000070000000000000003", "callData": "0xb61d27f6", "callGasLimit": 6942069, "verificationGasLimit": 6942069, "preVerificationGas": 6942069, "maxFeePerGas": "2 gwei", "maxPriorityFeePerGas": "1 gwei", "paymaster": "0x1234567890123456789012345678901234567890", "paymasterVerificationGasLimit": 100000, "paymasterPostOpGasLimit": 50000}"#
+private let op =
+    #"{"sender": "0x1234567890123456789012345678901234567890", "nonce": "0x0000000000000000000000000000000000000000000000070000000000000003", "callData": "0xb61d27f6", "callGasLimit": 6942069, "verificationGasLimit": 6942069, "preVerificationGas": 6942069, "maxFeePerGas": "2 gwei", "maxPriorityFeePerGas": "1 gwei", "paymaster": "0x1234567890123456789012345678901234567890", "paymasterVerificationGasLimit": 100000, "paymasterPostOpGasLimit": 50000}"#
 
 @Suite("sign userop at the console")
 struct UserOpConsoleTests {
@@ -26,7 +27,8 @@ struct UserOpConsoleTests {
         #expect(r.code == 0, "\(r.err)")
         for shown in [
             "ERC-4337 user operation (EntryPoint v0.8)", "0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108 (v0.8)",
-            "Base (8453)", "(key 7, sequence 3)", "0x1234567890123456789012345678901234567890 (verification gas 100,000,",
+            "Base (8453)", "(key 7, sequence 3)",
+            "0x1234567890123456789012345678901234567890 (verification gas 100,000,",
             "worst-case fee            0.041952414 ETH", "EIP-712 Digest (userOpHash) 0x",
         ] {
             #expect(r.out.contains(shown), "missing \(shown): \(r.out)")
@@ -34,6 +36,8 @@ struct UserOpConsoleTests {
         // v0.8's owner signs the userOpHash itself; v0.7's SimpleAccount its EIP-191 hash.
         #expect(tagged("V8", in: r.out) == ["0x8fd379246834eac74B8419FfdA202CF8051F7A03 true"])
         #expect(tagged("V7", in: r.out) == ["0x8fd379246834eac74B8419FfdA202CF8051F7A03 0.7"])
-        #expect(tagged("E", in: r.out).first?.hasPrefix("builtin.outOfRange sign.userop: --entrypoint must be an EntryPoint kcs knows") == true, "\(r.out)")
+        #expect(
+            tagged("E", in: r.out).first?.hasPrefix(
+                "builtin.outOfRange sign.userop: --entrypoint must be an EntryPoint kcs knows") == true, "\(r.out)")
     }
 }

@@ -65,7 +65,8 @@ struct EIP7702Tests {
         #expect(anySig.recoveryID == 1)
         #expect(hex(anySig.signature.r) == "0xef672935d873fb905418f29e5cc16261712a207994ec8bac0bda512f8cf5229c")
         #expect(any.isAnyChain && !any.isRevocation)
-        let revoke = EIP7702Authorization(chainID: UInt256(1), delegate: address("0x" + String(repeating: "0", count: 40)), nonce: 5)
+        let revoke = EIP7702Authorization(
+            chainID: UInt256(1), delegate: address("0x" + String(repeating: "0", count: 40)), nonce: 5)
         #expect(hex(revoke.preimage) == "0x05d70194000000000000000000000000000000000000000005")
         #expect(hex(revoke.digest) == "0xe629e81fda439064a905f77d6faa9464b83ee243fc081dd2a6da7104dfea28d0")
         let revSig = try EthereumSignature.sign(digest: revoke.digest, with: keyA)
@@ -98,7 +99,8 @@ struct EIP7702Tests {
     func sponsoredVectorC() throws {
         let stx = try SignedEthereumTransaction.decode(hex: scOneAuth)
         #expect(stx.transaction.type == .setCode)
-        #expect(hex(stx.transaction.signingHash) == "0xc3b8fd19170b73ab1981db5be074eb6b920cae2c58fc222d73041ebcdc6ce99b")
+        #expect(
+            hex(stx.transaction.signingHash) == "0xc3b8fd19170b73ab1981db5be074eb6b920cae2c58fc222d73041ebcdc6ce99b")
         #expect(hex(stx.hash) == "0x6c1917cc06e450a73c4238560aa5b06f07adda670f2bd2afdce03413d8bc4bc9")
         #expect(try stx.sender().checksummed == "0x88D65F27e269b4f92CE2Ccf124eAE8648635a67A")
         let tuple = try #require(stx.transaction.authorizationList.first)
@@ -112,13 +114,16 @@ struct EIP7702Tests {
     @Test("vector D: EEST's two tuples of one authority, chain id 0, yParity 0 as the empty string")
     func doubleAuthVectorD() throws {
         let stx = try SignedEthereumTransaction.decode(hex: doubleAuth)
-        #expect(hex(stx.transaction.signingHash) == "0x8a18f7a8f47670098b55d580258f8231fe057dba47f980c1b7320298a9bfc487")
+        #expect(
+            hex(stx.transaction.signingHash) == "0x8a18f7a8f47670098b55d580258f8231fe057dba47f980c1b7320298a9bfc487")
         #expect(try stx.sender().checksummed == "0xa94f5374Fce5edBC8E2a8697C15331677e6EbF0B")
         let list = stx.transaction.authorizationList
         #expect(list.map(\.authorization.nonce) == [0, 1])
         #expect(list.map(\.yParity) == [1, 0])
         #expect(list.allSatisfy { $0.authorization.isAnyChain })
-        #expect(try list.map { try $0.authority().checksummed } == Array(repeating: "0x8a0A19589531694250d570040a0c4B74576919B8", count: 2))
+        #expect(
+            try list.map { try $0.authority().checksummed }
+                == Array(repeating: "0x8a0A19589531694250d570040a0c4B74576919B8", count: 2))
         #expect(Hex.encode(stx.rawBytes) == doubleAuth)
     }
 
@@ -128,30 +133,38 @@ struct EIP7702Tests {
             "type": 4, "chainId": 1, "gas": 100_000, "maxFeePerGas": 1, "maxPriorityFeePerGas": 1,
             "to": "0x09616C3d61b3331fc4109a9E41a8BDB7d9776609",
             "authorizationList": [
-                ["chainId": 1, "address": "0x5ce9454909639D2D17A3F753ce7d93fa0b9aB12E", "nonce": 1, "yParity": 0,
-                 "r": "0x735375048fc96b87390b5a11c411fc57245d8e55038bf49e659d048a0d1a3f87",
-                 "s": "0x7f4b3db448845cb217812f23c6b345e99f2d21c44ec10e93a8f0398141674171"]
+                [
+                    "chainId": 1, "address": "0x5ce9454909639D2D17A3F753ce7d93fa0b9aB12E", "nonce": 1, "yParity": 0,
+                    "r": "0x735375048fc96b87390b5a11c411fc57245d8e55038bf49e659d048a0d1a3f87",
+                    "s": "0x7f4b3db448845cb217812f23c6b345e99f2d21c44ec10e93a8f0398141674171",
+                ]
             ],
         ]
         #expect(throws: Never.self) { try EthereumTransaction(fields: fields).validate() }
         var noTo = fields
         noTo["to"] = nil
-        #expect(throws: EthereumError.txBadField(
-            field: "to", reason: "is required: a type-4 (EIP-7702) transaction cannot create a contract")) {
+        #expect(
+            throws: EthereumError.txBadField(
+                field: "to", reason: "is required: a type-4 (EIP-7702) transaction cannot create a contract")
+        ) {
             try EthereumTransaction(fields: noTo).validate()
         }
         var empty = fields
         empty["authorizationList"] = [Any]()
-        #expect(throws: EthereumError.txBadField(
-            field: "authorizationList", reason: "must hold at least one authorization (EIP-7702)")) {
+        #expect(
+            throws: EthereumError.txBadField(
+                field: "authorizationList", reason: "must hold at least one authorization (EIP-7702)")
+        ) {
             try EthereumTransaction(fields: empty).validate()
         }
         var y27 = fields
         var tuple = (fields["authorizationList"] as! [[String: Any]])[0]
         tuple["yParity"] = 27
         y27["authorizationList"] = [tuple]
-        #expect(throws: EthereumError.txBadField(
-            field: "authorizationList[0].yParity", reason: "must be 0 or 1 (not 27/28), got 27")) {
+        #expect(
+            throws: EthereumError.txBadField(
+                field: "authorizationList[0].yParity", reason: "must be 0 or 1 (not 27/28), got 27")
+        ) {
             try EthereumTransaction(fields: y27)
         }
         // Decoding: tuple 1's nonce 0x00 instead of 0x80 (a leading zero), and a tuple cut to 5 fields.
@@ -164,8 +177,11 @@ struct EIP7702Tests {
         var items = try RLP.decode(Array(raw.dropFirst())).asList()
         guard case .list(let tuples) = items[9], case .list(let first) = tuples[0] else { throw Unexpected() }
         items[9] = .list([.list(Array(first.prefix(5)))])
-        #expect(throws: EthereumError.authBadField(
-            field: "authorizationList[0]", reason: "must hold 6 fields [chainId, address, nonce, yParity, r, s], got 5")) {
+        #expect(
+            throws: EthereumError.authBadField(
+                field: "authorizationList[0]",
+                reason: "must hold 6 fields [chainId, address, nonce, yParity, r, s], got 5")
+        ) {
             try SignedEthereumTransaction.decode([0x04] + RLP.encode(.list(items)))
         }
     }
@@ -176,14 +192,16 @@ struct EIP7702Tests {
         let tx = stx.transaction
         #expect(tx.type == .blob)
         #expect(tx.maxFeePerBlobGas == UInt256(2_000_000_000))
-        #expect(tx.blobVersionedHashes.map(hex) == ["0x01a915e4d060149eb4365960e6a7a45f334393093061116b197e3240065ff2d8"])
+        #expect(
+            tx.blobVersionedHashes.map(hex) == ["0x01a915e4d060149eb4365960e6a7a45f334393093061116b197e3240065ff2d8"])
         #expect(hex(tx.signingHash) == "0xdc5c66152fa69fc4f43aa0712104e9a9c9559dcc40d66d3fe3bed84daf8305b8")
         #expect(hex(stx.hash) == "0xde0075d34e41aed1778ef8b709a8d93024db46be223466c2de474adec4bf8e89")
         #expect(try stx.sender().checksummed == "0x36BA82d748250E410326d306652BBF58e0E296c7")
         #expect(Hex.encode(stx.rawBytes) == blobNoAccessList)
     }
 
-    @Test("blob vector B: the zero blob's versioned hash; kcs signs the canonical form; both network forms give the body")
+    @Test(
+        "blob vector B: the zero blob's versioned hash; kcs signs the canonical form; both network forms give the body")
     func blobVectorB() throws {
         let commitment = [0xC0] + [UInt8](repeating: 0, count: 47)
         let versioned = BlobSidecar.versionedHash(commitment)
@@ -209,8 +227,13 @@ struct EIP7702Tests {
         let blob = RLPItem.bytes([UInt8](repeating: 0, count: BlobSidecar.blobSize))
         let proof = RLPItem.bytes(commitment)
         let v0 = [0x03] + RLP.encode(.list([.list(body), .list([blob]), .list([.bytes(commitment)]), .list([proof])]))
-        let v1 = [0x03] + RLP.encode(
-            .list([.list(body), .bytes([1]), .list([blob]), .list([.bytes(commitment)]), .list(Array(repeating: proof, count: 128))]))
+        let v1 =
+            [0x03]
+            + RLP.encode(
+                .list([
+                    .list(body), .bytes([1]), .list([blob]), .list([.bytes(commitment)]),
+                    .list(Array(repeating: proof, count: 128)),
+                ]))
         for (raw, version) in [(v0, 0), (v1, 1)] {
             let (decoded, sidecar) = try SignedEthereumTransaction.decodeNetwork(raw)
             #expect(hex(decoded.hash) == "0x038d766bcfc614387438bf5af2ba53444405e836470f3f4285eb7404177917b8")
@@ -218,13 +241,20 @@ struct EIP7702Tests {
         }
         #expect(throws: EthereumError.self) { try SignedEthereumTransaction.decode(v0) }
         // A commitment that is not the versioned hash's, and a proof missing, are refused.
-        let wrong = [0x03] + RLP.encode(
-            .list([.list(body), .list([blob]), .list([.bytes([0xC1] + commitment.dropFirst())]), .list([proof])]))
-        #expect(throws: EthereumError.txBadField(
-            field: "commitments[0]", reason: "does not hash to blobVersionedHashes[0] (0x01 ‖ sha256(commitment)[1:])")) {
+        let wrong =
+            [0x03]
+            + RLP.encode(
+                .list([.list(body), .list([blob]), .list([.bytes([0xC1] + commitment.dropFirst())]), .list([proof])]))
+        #expect(
+            throws: EthereumError.txBadField(
+                field: "commitments[0]",
+                reason: "does not hash to blobVersionedHashes[0] (0x01 ‖ sha256(commitment)[1:])")
+        ) {
             try SignedEthereumTransaction.decodeNetwork(wrong)
         }
-        let short = [0x03] + RLP.encode(.list([.list(body), .bytes([1]), .list([blob]), .list([.bytes(commitment)]), .list([proof])]))
+        let short =
+            [0x03]
+            + RLP.encode(.list([.list(body), .bytes([1]), .list([blob]), .list([.bytes(commitment)]), .list([proof])]))
         #expect(throws: EthereumError.txBadField(field: "sidecar", reason: "must hold 128 proofs, got 1")) {
             try SignedEthereumTransaction.decodeNetwork(short)
         }
@@ -246,14 +276,16 @@ struct EIP7702Tests {
             let signed = auth.signed(with: sig.signature, yParity: sig.recoveryID)
             var tx = EthereumTransaction(
                 type: .setCode, chainID: UInt256(UInt64(max(chain, 1))), nonce: UInt256(nonce &- 1),
-                maxPriorityFeePerGas: UInt256(UInt64(i) * 1_000_000_000), maxFeePerGas: UInt256(UInt64(i + 1) * 2_000_000_000),
+                maxPriorityFeePerGas: UInt256(UInt64(i) * 1_000_000_000),
+                maxFeePerGas: UInt256(UInt64(i + 1) * 2_000_000_000),
                 gasLimit: UInt256(100_000), to: delegate, value: UInt256(UInt64(i)), data: random.bytes(i % 7))
             tx.authorizationList = [signed]
             let stx = try tx.sign(with: key)
             lines.append(
                 "\(Hex.encode(secret)) \(chain) \(delegate.checksummed) \(nonce) \(Hex.encode(stx.rawBytes))")
             mine.append(
-                "\(hex(auth.digest)) \(sig.recoveryID) \(hex(sig.signature.r)) \(hex(sig.signature.s)) \(hex(tx.signingHash)) \(try stx.sender().checksummed)")
+                "\(hex(auth.digest)) \(sig.recoveryID) \(hex(sig.signature.r)) \(hex(sig.signature.s)) \(hex(tx.signingHash)) \(try stx.sender().checksummed)"
+            )
         }
         let script = """
             import sys
@@ -297,23 +329,38 @@ func runPython(_ script: String, input: String, python: String = EVMNode.python)
 
 @Suite("The review of set-code and blob transactions")
 struct NewTransactionReviewTests {
-    @Test("type 4: each authorization with its delegate, chain, nonce and authority; an unknown delegate and a foreign chain flagged")
+    @Test(
+        "type 4: each authorization with its delegate, chain, nonce and authority; an unknown delegate and a foreign chain flagged"
+    )
     func setCodeReview() throws {
         let stx = try SignedEthereumTransaction.decode(hex: scOneAuth)
         let review = SigningReview.transaction(stx.transaction)
         #expect(review.title == "EIP-7702 set-code transaction (type 4)")
-        #expect(review.lines.contains { $0.label == "#1 delegate" && $0.value == "0x3e6C95D880401e4E36Ee62f4eBDed346e1aDf42d" })
-        #expect(review.lines.contains { $0.label == "authority" && $0.value == "0xe3f1413e071332840dB2735F809Cf3240C4a4255" })
-        #expect(review.warnings.contains { $0.hasPrefix("authorization #1 delegates to 0x3e6C95D880401e4E36Ee62f4eBDed346e1aDf42d, not on the allowlist") })
+        #expect(
+            review.lines.contains {
+                $0.label == "#1 delegate" && $0.value == "0x3e6C95D880401e4E36Ee62f4eBDed346e1aDf42d"
+            })
+        #expect(
+            review.lines.contains {
+                $0.label == "authority" && $0.value == "0xe3f1413e071332840dB2735F809Cf3240C4a4255"
+            })
+        #expect(
+            review.warnings.contains {
+                $0.hasPrefix(
+                    "authorization #1 delegates to 0x3e6C95D880401e4E36Ee62f4eBDed346e1aDf42d, not on the allowlist")
+            })
         var foreign = stx.transaction
         foreign.chainID = UInt256(1)
-        #expect(SigningReview.transaction(foreign).warnings.contains {
-            $0 == "authorization #1 is for chain 7072151312, not this transaction's: it will be skipped"
-        })
+        #expect(
+            SigningReview.transaction(foreign).warnings.contains {
+                $0 == "authorization #1 is for chain 7072151312, not this transaction's: it will be skipped"
+            })
         // On the allowlist (the person's own entry for that chain): named, not flagged.
         var list = DelegateList.shipped
         try list.add(
-            json: Array(#"[{"chainId": 7072151312, "address": "0x3e6c95d880401e4e36ee62f4ebded346e1adf42d", "name": "test"}]"#.utf8),
+            json: Array(
+                #"[{"chainId": 7072151312, "address": "0x3e6c95d880401e4e36ee62f4ebded346e1adf42d", "name": "test"}]"#
+                    .utf8),
             file: "delegates.json")
         let named = SigningReview.transaction(stx.transaction, delegates: list)
         #expect(named.lines.contains { $0.label == "#1 delegate" && $0.value.hasSuffix("(test)") })
@@ -325,10 +372,17 @@ struct NewTransactionReviewTests {
         let stx = try SignedEthereumTransaction.decode(hex: blobNoAccessList)
         let review = SigningReview.transaction(stx.transaction)
         #expect(review.title == "EIP-4844 blob transaction (type 3)")
-        #expect(review.lines.contains { $0.label == "blobs" && $0.value.hasPrefix("1 (signed by their versioned hashes") })
-        #expect(review.lines.contains { $0.label == "#1" && $0.value == "0x01a915e4d060149eb4365960e6a7a45f334393093061116b197e3240065ff2d8" })
+        #expect(
+            review.lines.contains { $0.label == "blobs" && $0.value.hasPrefix("1 (signed by their versioned hashes") })
+        #expect(
+            review.lines.contains {
+                $0.label == "#1" && $0.value == "0x01a915e4d060149eb4365960e6a7a45f334393093061116b197e3240065ff2d8"
+            })
         #expect(review.lines.contains { $0.label == "max fee per blob gas" && $0.value == "2 gwei" })
         // 1 blob × 2^17 blob gas × 2 gwei = 262,144 gwei.
-        #expect(review.lines.contains { $0.label == "worst-case blob fee" && $0.value == "0.000262144 ETH (262,144,000,000,000 wei)" })
+        #expect(
+            review.lines.contains {
+                $0.label == "worst-case blob fee" && $0.value == "0.000262144 ETH (262,144,000,000,000 wei)"
+            })
     }
 }

@@ -10,14 +10,21 @@ struct PermitReviewTests {
     @Test("Permit2 PermitSingle, amount 2^160 − 1: unlimited, flagged; its expiration and deadline as dates")
     func permit2Unlimited() throws {
         let doc = try String(
-            contentsOf: TestPaths.root.appendingPathComponent("Tests/TranscriptTests/Scripts/eth/permit2-unlimited.json"),
+            contentsOf: TestPaths.root.appendingPathComponent(
+                "Tests/TranscriptTests/Scripts/eth/permit2-unlimited.json"),
             encoding: .utf8)
         let review = try SigningReview.typedData(TypedData(json: Array(doc.utf8)))
         let text = review.rendered(width: 200)
-        #expect(review.warnings.contains {
-            $0.hasPrefix("unlimited permit: 0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD may take every token 0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48")
-        })
-        #expect(text.contains("1461501637330902918203684832716283019655932542975 (unlimited) of token 0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48, allowance until 2027-01-01 00:00:00 UTC"), "\(text)")
+        #expect(
+            review.warnings.contains {
+                $0.hasPrefix(
+                    "unlimited permit: 0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD may take every token 0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+                )
+            })
+        #expect(
+            text.contains(
+                "1461501637330902918203684832716283019655932542975 (unlimited) of token 0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48, allowance until 2027-01-01 00:00:00 UTC"
+            ), "\(text)")
         #expect(text.contains("signature valid until  2026-01-01 00:00:00 UTC"), "\(text)")
         #expect(text.contains("EIP-712 Digest") && text.contains("Domain Hash") && text.contains("Message Hash"))
     }
@@ -36,7 +43,11 @@ struct PermitReviewTests {
             """
         let review = try SigningReview.typedData(TypedData(json: Array(doc.utf8)))
         #expect(!review.warnings.contains { $0.hasPrefix("unlimited permit") })
-        #expect(review.lines.contains { $0.label == "allows" && $0.value == "1000000 token units of token 0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48" })
+        #expect(
+            review.lines.contains {
+                $0.label == "allows"
+                    && $0.value == "1000000 token units of token 0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+            })
         #expect(review.lines.contains { $0.label == "signature valid until" && $0.value == "2026-01-01 00:00:00 UTC" })
     }
 }

@@ -23,7 +23,8 @@ struct SafeTests {
         let tx = SafeTransaction(
             safe: safe, chainID: UInt256(42161), version: v130, to: safe,
             data: try Hex.decode(
-                "0x0d582f130000000000000000000000000c75fa5a5f1c0997e3eea425cfa13184ed0ec9e50000000000000000000000000000000000000000000000000000000000000003"),
+                "0x0d582f130000000000000000000000000c75fa5a5f1c0997e3eea425cfa13184ed0ec9e50000000000000000000000000000000000000000000000000000000000000003"
+            ),
             nonce: UInt256(234))
         let h = tx.hashes
         #expect(hex(h.domain) == "0x1cf7f9b1efe3bc47fe02fd27c649fea19e79d66040683a1c86c7490c80bf7291")
@@ -44,7 +45,8 @@ struct SafeTests {
         ] {
             // Before 1.3.0 the chain is not hashed: any chain gives the same hash.
             for chain in [1, 100] as [UInt64] {
-                let tx = try SafeTransaction(fields: fields, safe: safe, chainID: UInt256(chain), version: SafeVersion(version)!)
+                let tx = try SafeTransaction(
+                    fields: fields, safe: safe, chainID: UInt256(chain), version: SafeVersion(version)!)
                 #expect(hex(tx.safeTxHash) == expected, "\(version) on chain \(chain)")
             }
         }
@@ -65,7 +67,8 @@ struct SafeTests {
             safe: address("0x86D46EcD553d25da0E3b96A9a1B442ac72fa9e9F"), chainID: UInt256(11_155_111), version: v130,
             to: address("0x7b79995e5f793A07Bc00c21412e50Ecae098E7f9"),
             data: try Hex.decode(
-                "0x095ea7b3000000000000000000000000fe2f653f6579de62aaf8b186e618887d03fa31260000000000000000000000000000000000000000000000000000000000000001"),
+                "0x095ea7b3000000000000000000000000fe2f653f6579de62aaf8b186e618887d03fa31260000000000000000000000000000000000000000000000000000000000000001"
+            ),
             nonce: UInt256(6))
         let hash = tx.safeTxHash
         #expect(hex(hash) == "0x213be037275c94449a28b4edead76b0d63c7e12b52257f9d5686d98b9a1a5ff4")
@@ -80,21 +83,26 @@ struct SafeTests {
             Hex.encode(packed)
                 == "d70174410a5bbe5f77b43353d99d0d10608691333be09992db40d48e4d27e29a430441f97f4e78f112ad69e6a9b8e21eee141a008cfe23d94e4cd91f6031cebf1c"
                 + "c55653f2704acb99f76cd4ca7b6e345b8f79bfc953584ab2024b07e123628e857ce4e2299a2291c5202a0d1296d2f6a2f8546e8f1517746fd20f6500f011866a1b"
-                + "d4a54668f10d0ea121fc8cfafef099a415c8f2869b2b2630a3b90c3e24c9c30c653856a8c8639c2a78eac0b7df31fbbd2bcd7ac89d26a7c8053cd986868e17821c")
+                + "d4a54668f10d0ea121fc8cfafef099a415c8f2869b2b2630a3b90c3e24c9c30c653856a8c8639c2a78eac0b7df31fbbd2bcd7ac89d26a7c8053cd986868e17821c"
+        )
         let back = try SafeOwnerSignature.parse(packed, safeTxHash: hash)
-        #expect(back.map(\.owner.checksummed) == [
-            "0x1563915e194D8CfBA1943570603F7606A3115508", "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
-            "0x5CbDd86a2FA8Dc4bDdd8a8f69dBa48572EeC07FB",
-        ])
+        #expect(
+            back.map(\.owner.checksummed) == [
+                "0x1563915e194D8CfBA1943570603F7606A3115508", "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
+                "0x5CbDd86a2FA8Dc4bDdd8a8f69dBa48572EeC07FB",
+            ])
         #expect(throws: EthereumError.self) { try SafeOwnerSignature.pack(parts + [parts[0]]) }
     }
 
-    @Test("docs/signatures.md's layout: a contract, an approved hash and an EOA, the dynamic part after every static part")
+    @Test(
+        "docs/signatures.md's layout: a contract, an approved hash and an EOA, the dynamic part after every static part"
+    )
     func threeKinds() throws {
         let hash = Hash.keccak256(Array("a SafeTx".utf8))
         let eoaKey = try PrivateKey(bytes: [UInt8](repeating: 0x33, count: 32))
         let eoa = try SafeOwnerSignature.parse(
-            SafeOwnerSignature.encode(try EthereumSignature.sign(digest: hash, with: eoaKey), ethSign: false), safeTxHash: hash)[0]
+            SafeOwnerSignature.encode(try EthereumSignature.sign(digest: hash, with: eoaKey), ethSign: false),
+            safeTxHash: hash)[0]
         func word(_ n: UInt64) -> [UInt8] { UInt256(n).bigEndianBytes }
         let contract = SafeOwnerSignature(
             owner: try EthereumAddress(bytes: Array(word(1).suffix(20))), kind: .contract(data: word(0xdeadbeef)),
@@ -115,8 +123,12 @@ struct SafeTests {
         #expect(back.map(\.kind.description) == ["contract (EIP-1271)", "approved hash", "EOA (EIP-712)"])
         #expect(back[2].owner == eoa.owner)
         // v 2 (a passkey owner) and v 5 are refused by name.
-        #expect(throws: EthereumError.safeBadSignature(
-            index: 0, reason: "v 2 is a passkey (secp256r1) owner, which the Safe contracts kcs knows (≤ 1.5.0) do not accept")) {
+        #expect(
+            throws: EthereumError.safeBadSignature(
+                index: 0,
+                reason: "v 2 is a passkey (secp256r1) owner, which the Safe contracts kcs knows (≤ 1.5.0) do not accept"
+            )
+        ) {
             try SafeOwnerSignature.parse(word(1) + word(0) + [2], safeTxHash: hash)
         }
         #expect(throws: EthereumError.safeBadSignature(index: 0, reason: "v must be 0, 1, 27, 28, 31 or 32, got 5")) {
@@ -152,12 +164,14 @@ struct SafeTests {
         for i in 0..<30 {
             let version = ["0.1.0", "1.0.0", "1.1.1", "1.3.0", "1.4.1", "1.5.0"][i % 6]
             let tx = SafeTransaction(
-                safe: try EthereumAddress(bytes: random.bytes(20)), chainID: UInt256(UInt64([1, 100, 42161, 11_155_111][i % 4])),
+                safe: try EthereumAddress(bytes: random.bytes(20)),
+                chainID: UInt256(UInt64([1, 100, 42161, 11_155_111][i % 4])),
                 version: SafeVersion(version)!, to: try EthereumAddress(bytes: random.bytes(20)),
                 value: UInt256(bigEndian: random.bytes(i % 12))!, data: random.bytes(i * 5 % 70),
                 operation: i % 3 == 0 ? .delegateCall : .call, safeTxGas: UInt256(UInt64(i * 1000)),
                 baseGas: UInt256(UInt64(i)), gasPrice: UInt256(UInt64(i % 2 * 7)),
-                gasToken: try EthereumAddress(bytes: random.bytes(20)), refundReceiver: try EthereumAddress(bytes: random.bytes(20)),
+                gasToken: try EthereumAddress(bytes: random.bytes(20)),
+                refundReceiver: try EthereumAddress(bytes: random.bytes(20)),
                 nonce: UInt256(UInt64(i * 37)))
             let hash = tx.safeTxHash
             var parts: [SafeOwnerSignature] = []
@@ -170,12 +184,18 @@ struct SafeTests {
             }
             let packed = try SafeOwnerSignature.pack(parts)
             lines.append(
-                [tx.safe.checksummed, tx.to.checksummed, tx.value.description, Hex.encode(tx.data) + "-",
-                 String(tx.operation.rawValue), tx.safeTxGas.description, tx.baseGas.description, tx.gasPrice.description,
-                 tx.gasToken.checksummed, tx.refundReceiver.checksummed, tx.nonce.description, version,
-                 tx.chainID.description, Hex.encode(packed)].joined(separator: " "))
+                [
+                    tx.safe.checksummed, tx.to.checksummed, tx.value.description, Hex.encode(tx.data) + "-",
+                    String(tx.operation.rawValue), tx.safeTxGas.description, tx.baseGas.description,
+                    tx.gasPrice.description,
+                    tx.gasToken.checksummed, tx.refundReceiver.checksummed, tx.nonce.description, version,
+                    tx.chainID.description, Hex.encode(packed),
+                ].joined(separator: " "))
             let sorted = parts.sorted { $0.owner.bytes.lexicographicallyPrecedes($1.owner.bytes) }
-            mine.append(hex(hash) + " " + sorted.map { "\($0.owner.checksummed):\($0.kind == .ethSign ? "ETH_SIGN" : "EOA")" }.joined(separator: ","))
+            mine.append(
+                hex(hash) + " "
+                    + sorted.map { "\($0.owner.checksummed):\($0.kind == .ethSign ? "ETH_SIGN" : "EOA")" }.joined(
+                        separator: ","))
         }
         let script = """
             import sys

@@ -54,14 +54,18 @@ struct UserOperationTests {
         }
         // The domain separator and struct hash of the default v0.8 case (the spec computed them).
         let typed = try TypedData(json: try viemOp().typedDataJSON(entryPoint: v08, chainID: UInt256(1), version: .v08))
-        #expect(hex(try typed.domainSeparator()) == "0x1cb06c861549b538545a86964847e07ba0bcd7699008fe569947aabf7d4dc16a")
+        #expect(
+            hex(try typed.domainSeparator()) == "0x1cb06c861549b538545a86964847e07ba0bcd7699008fe569947aabf7d4dc16a")
         #expect(hex(try typed.messageHash()) == "0x846c68fd772c135376b63199d0ebb435b95e3bcb97c98f8fd44f8df193ca2922")
     }
 
     @Test("refused: a 7702 marker without its delegate, a gas limit past 128 bits, an unknown field, no sender")
     func badOperations() throws {
-        #expect(throws: EthereumError.userOpBadField(
-            field: "eip7702Auth", reason: "must name the account's delegate ({address}): it is hashed in place of 0x7702")) {
+        #expect(
+            throws: EthereumError.userOpBadField(
+                field: "eip7702Auth",
+                reason: "must name the account's delegate ({address}): it is hashed in place of 0x7702")
+        ) {
             try viemOp(["factory": "0x7702"])
         }
         #expect(throws: EthereumError.self) { try viemOp(["callGasLimit": "0x" + String(repeating: "f", count: 33)]) }
@@ -72,13 +76,15 @@ struct UserOperationTests {
         #expect(EntryPointVersion.at(a1234) == nil)
     }
 
-    @Test("eth-abi and eth-account agree on 27 random operations for v0.7, v0.8 and v0.9 (paymaster signatures stripped)")
+    @Test(
+        "eth-abi and eth-account agree on 27 random operations for v0.7, v0.8 and v0.9 (paymaster signatures stripped)")
     func againstEthAccount() throws {
         let random = SeededRandom(seed: 4337)
         var lines: [String] = [], mine: [String] = []
         for i in 0..<27 {
             let version = EntryPointVersion.allCases[i % 3]
-            var op = UserOperation(sender: try EthereumAddress(bytes: random.bytes(20)), nonce: UInt256(bigEndian: random.bytes(i % 32))!)
+            var op = UserOperation(
+                sender: try EthereumAddress(bytes: random.bytes(20)), nonce: UInt256(bigEndian: random.bytes(i % 32))!)
             op.callData = random.bytes(i * 3)
             op.callGasLimit = UInt256(bigEndian: random.bytes(i % 16))!
             op.verificationGasLimit = UInt256(bigEndian: random.bytes(15))!
@@ -105,10 +111,13 @@ struct UserOperationTests {
             let entryPoint = version.address
             let chain = UInt256(UInt64([1, 10, 8453][i % 3]))
             lines.append(
-                [version.rawValue, op.sender.checksummed, op.nonce.description, Hex.encode(op.initCode) + "-",
-                 Hex.encode(op.callData) + "-", Hex.encode(op.accountGasLimits), op.preVerificationGas.description,
-                 Hex.encode(op.gasFees), Hex.encode(paymasterAndData) + "-", entryPoint.checksummed, chain.description]
-                    .joined(separator: " "))
+                [
+                    version.rawValue, op.sender.checksummed, op.nonce.description, Hex.encode(op.initCode) + "-",
+                    Hex.encode(op.callData) + "-", Hex.encode(op.accountGasLimits), op.preVerificationGas.description,
+                    Hex.encode(op.gasFees), Hex.encode(paymasterAndData) + "-", entryPoint.checksummed,
+                    chain.description,
+                ]
+                .joined(separator: " "))
             mine.append(hex(op.hash(entryPoint: entryPoint, chainID: chain, version: version)))
         }
         let script = """

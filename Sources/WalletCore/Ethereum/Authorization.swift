@@ -54,14 +54,18 @@ public struct EIP7702Authorization: Sendable, Hashable {
     public static func decodePreimage(_ bytes: [UInt8]) throws(EthereumError) -> EIP7702Authorization {
         guard bytes.first == magic else {
             throw .authBadField(
-                field: "preimage", reason: "must start with 0x05 (EIP-7702's MAGIC), got \(bytes.first.map { "0x" + Hex.encode([$0]) } ?? "nothing")")
+                field: "preimage",
+                reason:
+                    "must start with 0x05 (EIP-7702's MAGIC), got \(bytes.first.map { "0x" + Hex.encode([$0]) } ?? "nothing")"
+            )
         }
         let items: [RLPItem]
         do { items = try RLP.decode(Array(bytes.dropFirst())).asList() } catch {
             throw .authBadField(field: "preimage", reason: "is not an RLP list: \(error.description)")
         }
         guard items.count == 3 else {
-            throw .authBadField(field: "preimage", reason: "must hold 3 fields [chainId, address, nonce], got \(items.count)")
+            throw .authBadField(
+                field: "preimage", reason: "must hold 3 fields [chainId, address, nonce], got \(items.count)")
         }
         var fields = AuthorizationFields(items: items, prefix: "")
         let auth = try fields.unsigned()

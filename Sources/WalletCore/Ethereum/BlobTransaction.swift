@@ -36,7 +36,8 @@ extension SignedEthereumTransaction {
     /// transaction in either network form, whose body is returned with what its sidecar held.
     /// The sidecar must match the body: one blob, commitment and versioned hash per blob, each
     /// hash that of its commitment, and the proofs the wrapper's version requires.
-    public static func decodeNetwork(_ raw: [UInt8]) throws(EthereumError) -> (SignedEthereumTransaction, BlobSidecar?) {
+    public static func decodeNetwork(_ raw: [UInt8]) throws(EthereumError) -> (SignedEthereumTransaction, BlobSidecar?)
+    {
         let (type, items) = try envelope(raw)
         guard type == .blob, case .list(let body)? = items.first else { return (try decode(raw), nil) }
         let version: Int

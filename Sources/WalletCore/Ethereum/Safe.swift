@@ -109,7 +109,8 @@ public struct SafeTransaction: Sendable, Hashable {
     ) throws(EthereumError) {
         for key in fields.keys.sorted() where !Self.fieldNames.contains(key) && !Self.serviceFieldNames.contains(key) {
             throw .safeBadField(
-                field: key, reason: "is not a SafeTx field (expected \(Self.fieldNames.sorted().joined(separator: ", ")))")
+                field: key,
+                reason: "is not a SafeTx field (expected \(Self.fieldNames.sorted().joined(separator: ", ")))")
         }
         func quantity(_ key: String) throws(EthereumError) -> UInt256 {
             guard let raw = fields[key], !(raw is NSNull) else { return .zero }
@@ -132,7 +133,8 @@ public struct SafeTransaction: Sendable, Hashable {
             throw .safeBadField(field: "safe", reason: "is required (--safe ADDR, or the service JSON's \"safe\")")
         }
         if let safe, let given, safe != given {
-            throw .safeBadField(field: "safe", reason: "is \(given.checksummed), not the --safe \(safe.checksummed) given")
+            throw .safeBadField(
+                field: "safe", reason: "is \(given.checksummed), not the --safe \(safe.checksummed) given")
         }
         var data: [UInt8] = []
         if let raw = fields["data"], !(raw is NSNull) {
@@ -197,7 +199,12 @@ public struct SafeTransaction: Sendable, Hashable {
 
     /// Reads a SafeTx back from its EIP-712 document (a co-signer's or a review's view): nil when
     /// the document is not a SafeTx of one of the three version bands.
-    public static func recognise(_ typed: TypedData) -> (safe: EthereumAddress, chainID: UInt256?, operation: SafeOperation, gasPrice: UInt256, refundReceiver: EthereumAddress)? {
+    public static func recognise(
+        _ typed: TypedData
+    ) -> (
+        safe: EthereumAddress, chainID: UInt256?, operation: SafeOperation, gasPrice: UInt256,
+        refundReceiver: EthereumAddress
+    )? {
         guard typed.primaryType == "SafeTx", case .object(let domain) = typed.domain,
             case .string(let v)? = domain["verifyingContract"], let safe = try? EthereumAddress(v),
             case .object(let m) = typed.message
@@ -279,15 +286,20 @@ public struct SafeOwnerSignature: Sendable, Hashable {
                     let key = try? RecoverableSignature(signature: sig, recoveryID: (v - (ethSign ? 31 : 27)))
                         .recoverPublicKey(digest: digest)
                 else { throw .safeBadSignature(index: i, reason: "recovers no owner") }
-                out.append(SafeOwnerSignature(owner: EthereumAddress(publicKey: key), kind: ethSign ? .ethSign : .eip712, staticPart: part))
+                out.append(
+                    SafeOwnerSignature(
+                        owner: EthereumAddress(publicKey: key), kind: ethSign ? .ethSign : .eip712, staticPart: part))
             case 1:
-                guard r.prefix(12).allSatisfy({ $0 == 0 }), let owner = try? EthereumAddress(bytes: Array(r.suffix(20))) else {
+                guard r.prefix(12).allSatisfy({ $0 == 0 }), let owner = try? EthereumAddress(bytes: Array(r.suffix(20)))
+                else {
                     throw .safeBadSignature(index: i, reason: "an approved hash must hold an address in r")
                 }
                 out.append(SafeOwnerSignature(owner: owner, kind: .approvedHash, staticPart: part))
             case 0:
-                guard r.prefix(12).allSatisfy({ $0 == 0 }), let owner = try? EthereumAddress(bytes: Array(r.suffix(20))),
-                    let offset = UInt256(bigEndian: s)?.uint64, offset < UInt64(blob.count), offset + 32 <= UInt64(blob.count)
+                guard r.prefix(12).allSatisfy({ $0 == 0 }),
+                    let owner = try? EthereumAddress(bytes: Array(r.suffix(20))),
+                    let offset = UInt256(bigEndian: s)?.uint64, offset < UInt64(blob.count),
+                    offset + 32 <= UInt64(blob.count)
                 else { throw .safeBadSignature(index: i, reason: "a contract signature's offset is out of bounds") }
                 let start = Int(offset)
                 guard let length = UInt256(bigEndian: Array(blob[start..<(start + 32)]))?.uint64,
@@ -298,7 +310,10 @@ public struct SafeOwnerSignature: Sendable, Hashable {
                 out.append(SafeOwnerSignature(owner: owner, kind: .contract(data: data), staticPart: part))
             case 2:
                 throw .safeBadSignature(
-                    index: i, reason: "v 2 is a passkey (secp256r1) owner, which the Safe contracts kcs knows (≤ 1.5.0) do not accept")
+                    index: i,
+                    reason:
+                        "v 2 is a passkey (secp256r1) owner, which the Safe contracts kcs knows (≤ 1.5.0) do not accept"
+                )
             default:
                 throw .safeBadSignature(index: i, reason: "v must be 0, 1, 27, 28, 31 or 32, got \(v)")
             }

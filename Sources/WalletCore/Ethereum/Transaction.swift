@@ -157,8 +157,10 @@ public struct EthereumTransaction: Sendable, Hashable {
             throw .txBadField(field: "maxFeePerGas", reason: "is only for EIP-1559 (type 2, 3 and 4) transactions")
         }
         if type.hasFeeCaps && fields["gasPrice"] != nil { throw .txGasPriceAndFeeCaps }
-        for (key, only) in [("maxFeePerBlobGas", EthereumTransactionType.blob), ("blobVersionedHashes", .blob),
-                            ("authorizationList", .setCode)]
+        for (key, only) in [
+            ("maxFeePerBlobGas", EthereumTransactionType.blob), ("blobVersionedHashes", .blob),
+            ("authorizationList", .setCode),
+        ]
         where fields[key] != nil && type != only {
             throw .txBadField(field: key, reason: "is only for \(only) (type \(only.rawValue)) transactions")
         }
@@ -288,7 +290,9 @@ public struct EthereumTransaction: Sendable, Hashable {
             guard let map = item as? [String: Any] else {
                 throw .txBadField(
                     field: "authorizationList[\(i)]",
-                    reason: "must be a signed authorization {chainId, address, nonce, yParity, r, s} (sign auth answers one)")
+                    reason:
+                        "must be a signed authorization {chainId, address, nonce, yParity, r, s} (sign auth answers one)"
+                )
             }
             out.append(try SignedAuthorization(fields: map, field: "authorizationList[\(i)]"))
         }
@@ -352,7 +356,8 @@ public struct EthereumTransaction: Sendable, Hashable {
             for (i, h) in blobVersionedHashes.enumerated() where h.first != 0x01 {
                 throw .txBadField(
                     field: "blobVersionedHashes[\(i)]",
-                    reason: "must start with 0x01 (VERSIONED_HASH_VERSION_KZG), got 0x\(Hex.encode(Array(h.prefix(1))))")
+                    reason: "must start with 0x01 (VERSIONED_HASH_VERSION_KZG), got 0x\(Hex.encode(Array(h.prefix(1))))"
+                )
             }
         }
         if type == .setCode {

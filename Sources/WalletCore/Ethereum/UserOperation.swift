@@ -75,7 +75,8 @@ public struct UserOperation: Sendable, Hashable {
     public init(fields: [String: Any]) throws(EthereumError) {
         for key in fields.keys.sorted() where !Self.fieldNames.contains(key) {
             throw .userOpBadField(
-                field: key, reason: "is not a user operation field (expected \(Self.fieldNames.sorted().joined(separator: ", ")))")
+                field: key,
+                reason: "is not a user operation field (expected \(Self.fieldNames.sorted().joined(separator: ", ")))")
         }
         func address(_ key: String, in map: [String: Any] = fields) throws(EthereumError) -> EthereumAddress? {
             guard let raw = map[key], !(raw is NSNull) else { return nil }
@@ -126,7 +127,8 @@ public struct UserOperation: Sendable, Hashable {
         }
         if isEIP7702 && eip7702Delegate == nil {
             throw .userOpBadField(
-                field: "eip7702Auth", reason: "must name the account's delegate ({address}): it is hashed in place of 0x7702")
+                field: "eip7702Auth",
+                reason: "must name the account's delegate ({address}): it is hashed in place of 0x7702")
         }
     }
 
@@ -141,7 +143,8 @@ public struct UserOperation: Sendable, Hashable {
     public var accountGasLimits: [UInt8] { Self.two(verificationGasLimit, callGasLimit) }
     public var gasFees: [UInt8] { Self.two(maxPriorityFeePerGas, maxFeePerGas) }
     public var paymasterAndData: [UInt8] {
-        paymaster.map { $0.bytes + Self.two(paymasterVerificationGasLimit, paymasterPostOpGasLimit) + paymasterData } ?? []
+        paymaster.map { $0.bytes + Self.two(paymasterVerificationGasLimit, paymasterPostOpGasLimit) + paymasterData }
+            ?? []
     }
 
     /// The initCode as hashed: an EIP-7702 account's delegate in place of the marker (v0.8 on).
@@ -169,8 +172,10 @@ public struct UserOperation: Sendable, Hashable {
         let message: [String: Any] = [
             "sender": sender.checksummed, "nonce": nonce.description,
             "initCode": Hex.encodePrefixed(hashedInitCode(version)), "callData": Hex.encodePrefixed(callData),
-            "accountGasLimits": Hex.encodePrefixed(accountGasLimits), "preVerificationGas": preVerificationGas.description,
-            "gasFees": Hex.encodePrefixed(gasFees), "paymasterAndData": Hex.encodePrefixed(hashedPaymasterAndData(version)),
+            "accountGasLimits": Hex.encodePrefixed(accountGasLimits),
+            "preVerificationGas": preVerificationGas.description,
+            "gasFees": Hex.encodePrefixed(gasFees),
+            "paymasterAndData": Hex.encodePrefixed(hashedPaymasterAndData(version)),
         ]
         let document: [String: Any] = [
             "types": [
@@ -181,8 +186,10 @@ public struct UserOperation: Sendable, Hashable {
                 "PackedUserOperation": types.map { ["name": $0.0, "type": $0.1] },
             ],
             "primaryType": "PackedUserOperation",
-            "domain": ["name": "ERC4337", "version": "1", "chainId": chainID.description,
-                       "verifyingContract": entryPoint.checksummed],
+            "domain": [
+                "name": "ERC4337", "version": "1", "chainId": chainID.description,
+                "verifyingContract": entryPoint.checksummed,
+            ],
             "message": message,
         ]
         return Array(try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]))
@@ -191,7 +198,8 @@ public struct UserOperation: Sendable, Hashable {
     /// The userOpHash for `entryPoint` (whose version decides the formula) on `chainID`.
     public func hash(entryPoint: EthereumAddress, chainID: UInt256, version: EntryPointVersion) -> [UInt8] {
         if version.isTypedData {
-            return try! TypedData(json: typedDataJSON(entryPoint: entryPoint, chainID: chainID, version: version)).digest()
+            return try! TypedData(json: typedDataJSON(entryPoint: entryPoint, chainID: chainID, version: version))
+                .digest()
         }
         func word(_ a: EthereumAddress) -> [UInt8] { [UInt8](repeating: 0, count: 12) + a.bytes }
         let inner =
@@ -204,7 +212,10 @@ public struct UserOperation: Sendable, Hashable {
     /// limits) gas × maxFeePerGas; nil past 2^256.
     public var worstCaseFee: UInt256? {
         var gas = UInt256.zero
-        for g in [verificationGasLimit, callGasLimit, preVerificationGas, paymasterVerificationGasLimit, paymasterPostOpGasLimit] {
+        for g in [
+            verificationGasLimit, callGasLimit, preVerificationGas, paymasterVerificationGasLimit,
+            paymasterPostOpGasLimit,
+        ] {
             let (sum, overflow) = gas.addingReportingOverflow(g)
             if overflow { return nil }
             gas = sum

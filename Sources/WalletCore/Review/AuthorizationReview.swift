@@ -72,9 +72,12 @@ extension SigningReview {
             add("#\(i + 1) delegate", auth.delegate.checksummed + (name.map { " (\($0))" } ?? ""), depth: 1)
             add("chain", auth.isAnyChain ? "ALL CHAINS (0)" : EthereumChain.label(auth.chainID), depth: 2)
             add("nonce", "\(auth.nonce)", depth: 2)
-            add("authority", authority?.checksummed ?? "none: the signature does not recover (the tuple is skipped)", depth: 2)
+            add(
+                "authority", authority?.checksummed ?? "none: the signature does not recover (the tuple is skipped)",
+                depth: 2)
             if !auth.isAnyChain && auth.chainID != (tx.chainID ?? .zero) {
-                warnings.append("authorization #\(i + 1) is for chain \(auth.chainID), not this transaction's: it will be skipped")
+                warnings.append(
+                    "authorization #\(i + 1) is for chain \(auth.chainID), not this transaction's: it will be skipped")
             }
             if name == nil {
                 warnings.append(

@@ -20,9 +20,12 @@ extension SigningReview {
         let sequence = UInt256(bigEndian: Array(op.nonce.bigEndianBytes.suffix(8)))!
         review.add("nonce", "\(op.nonce) (key \(key), sequence \(sequence))")
         if op.isEIP7702 {
-            review.add("account code", "EIP-7702 delegate \(op.eip7702Delegate?.checksummed ?? "?") (hashed in place of 0x7702)")
+            review.add(
+                "account code",
+                "EIP-7702 delegate \(op.eip7702Delegate?.checksummed ?? "?") (hashed in place of 0x7702)")
         } else if let factory = op.factory {
-            review.add("factory", "\(factory.checksummed), \(op.factoryData.count) bytes of factory data: deploys the account")
+            review.add(
+                "factory", "\(factory.checksummed), \(op.factoryData.count) bytes of factory data: deploys the account")
         }
         CallData.review(op.callData, to: op.sender, name: name, fullData: false, into: &review)
         review.add("call gas limit", grouped(op.callGasLimit.description))
@@ -34,12 +37,15 @@ extension SigningReview {
             review.add(
                 "paymaster",
                 "\(paymaster.checksummed) (verification gas \(grouped(op.paymasterVerificationGasLimit.description)),"
-                    + " post-op gas \(grouped(op.paymasterPostOpGasLimit.description)), \(op.paymasterData.count) bytes of data)")
+                    + " post-op gas \(grouped(op.paymasterPostOpGasLimit.description)), \(op.paymasterData.count) bytes of data)"
+            )
         } else {
             review.add("paymaster", "none: the account pays")
         }
         if let fee = op.worstCaseFee {
-            review.add("worst-case fee", amount(fee, symbol: symbol) + (op.paymaster == nil ? "" : " (the paymaster may pay it)"))
+            review.add(
+                "worst-case fee",
+                amount(fee, symbol: symbol) + (op.paymaster == nil ? "" : " (the paymaster may pay it)"))
         } else {
             review.add("worst-case fee", "more than 2^256 wei")
         }

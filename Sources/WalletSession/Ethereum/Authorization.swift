@@ -114,7 +114,8 @@ extension Session {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return list }
         let size = (attributes[.size] as? Int) ?? 0
         guard size <= 1 << 20, let data = FileManager.default.contents(atPath: path) else {
-            throw AuthorizationError.delegatesFile(reason: "delegates file \(path): expected at most 1 MiB, got \(size) bytes")
+            throw AuthorizationError.delegatesFile(
+                reason: "delegates file \(path): expected at most 1 MiB, got \(size) bytes")
         }
         do { try list.add(json: Array(data), file: path) } catch {
             throw AuthorizationError.delegatesFile(reason: error.description)
@@ -210,7 +211,8 @@ extension Session {
             }
             if UInt256(auth.nonce) != expected {
                 if authority == sender && next[authority] == nil {
-                    throw AuthorizationError.selfSponsoredNonce(index: i, given: auth.nonce, expected: expected.description)
+                    throw AuthorizationError.selfSponsoredNonce(
+                        index: i, given: auth.nonce, expected: expected.description)
                 }
                 throw AuthorizationError.sponsoredNonce(
                     index: i, authority: authority.checksummed, given: auth.nonce, current: expected.description)

@@ -95,7 +95,9 @@ extension Session {
             }
             all += read
         }
-        return (try SafeOwnerSignature.pack(all), all.sorted { $0.owner.bytes.lexicographicallyPrecedes($1.owner.bytes) })
+        return (
+            try SafeOwnerSignature.pack(all), all.sorted { $0.owner.bytes.lexicographicallyPrecedes($1.owner.bytes) }
+        )
     }
 }
 
