@@ -129,7 +129,7 @@ struct EIP7702Tests {
 
     @Test("refused: type 4 without to, an empty list, yParity 27, a non-minimal nonce, a tuple of 5 fields")
     func badSetCodeTransactions() throws {
-        var fields: [String: Any] = [
+        let fields: [String: Any] = [
             "type": 4, "chainId": 1, "gas": 100_000, "maxFeePerGas": 1, "maxPriorityFeePerGas": 1,
             "to": "0x09616C3d61b3331fc4109a9E41a8BDB7d9776609",
             "authorizationList": [
