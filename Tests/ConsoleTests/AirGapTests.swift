@@ -125,6 +125,32 @@ struct AirGapTests {
         #expect(r.out.contains("\(Self.signer) m/44'/60'/0'/0/0"))
     }
 
+    /// A set-code transaction (type 4) over QR: its tuple already signed (eth-account's docstring
+    /// tuple), the request's review lists it, and eth-account recovers the signer of kcs's answer.
+    @Test func setCodeTransaction_overQR_isSignedAsEthAccountRecovers() throws {
+        var home = try BatchHome()
+        defer { home.remove() }
+        let prepared = try home.run(
+            """
+            let a = sign auth --delegate 0x5ce9454909639D2D17A3F753ce7d93fa0b9aB12E --chain 1 --nonce 1 --key 0x\(String(repeating: "aa", count: 32)) --allow-unknown-delegate
+            print "U", hex((sign tx {"type": 4, "chainId": 1, "nonce": 0, "gas": 100000, "maxFeePerGas": "2 gwei", "maxPriorityFeePerGas": "1 gwei", "to": "0x09616C3d61b3331fc4109a9E41a8BDB7d9776609", "authorizationList": [a.authorization]} --dry-run).unsigned)
+            """, name: "prepare.kcs")
+        #expect(prepared.code == 0, "\(prepared.err)")
+        let unsigned = String(try #require(tagged("U", in: prepared.out).first).dropFirst(2))
+        _ = try request(try Hex.decode(unsigned), .typedTransaction, file: "setcode.png", in: home)
+        let r = try home.run(
+            """
+            import mnemonic "\(Self.abandon)" --name hot
+            use key hot-0
+            let s = qr.sign "setcode.png" --yes
+            print s.answer, s.ur
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let a = answers(r.out)
+        try #require(a.count == 1)
+        #expect(try recovered("tx", unsigned, a[0].answer) == Self.signer)
+    }
+
     @Test func requestsForAnotherKey_orUnconfirmed_signNothing() throws {
         var home = try BatchHome()
         defer { home.remove() }

@@ -3,7 +3,7 @@
 the signed transaction or message is rebuilt from what the request asked and the r, s, v kcs
 returned, and the signer recovered. One command per call, the signer's address on stdout:
 
-  tx UNSIGNED-HEX SIGNATURE-HEX       a legacy (RLP list) or EIP-2718 typed (0x01/0x02 ‖ RLP) transaction;
+  tx UNSIGNED-HEX SIGNATURE-HEX       a legacy (RLP list) or EIP-2718 typed (0x01…0x04 ‖ RLP) transaction;
                                       SIGNATURE = r ‖ s ‖ v as the eth-signature carries it
   message MESSAGE-HEX SIGNATURE-HEX   an EIP-191 personal message
   typed JSON-HEX SIGNATURE-HEX        EIP-712 typed data (the UTF-8 JSON the request carries)
@@ -27,7 +27,7 @@ def main(command, data_hex, signature_hex):
     data, signature = bytes.fromhex(data_hex), bytes.fromhex(signature_hex)
     r, s, v = split(signature)
     if command == "tx":
-        if data[0] in (1, 2):
+        if data[0] in (1, 2, 3, 4):
             items = rlp.decode(data[1:])
             signed = bytes([data[0]]) + rlp.encode(list(items) + [v, r, s])
         else:
