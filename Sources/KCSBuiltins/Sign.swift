@@ -133,6 +133,7 @@ extension Builtins {
                 ),
                 OptionSpec(
                     "dry-run", nil, "show the Domain Hash, Message Hash, EIP-712 Digest and the review without signing"),
+                descriptorOption,
                 OptionSpec(
                     "expect-digest", .oneOf([.string, .bytes]),
                     "sign only if the EIP-712 Digest is this one (computed on another device: ERC-8213)"),
@@ -153,9 +154,7 @@ extension Builtins {
             ]
             if let chainID { shown.append(("chainId", uintValue(UInt256(chainID)))) }
             if args.flag("dry-run") {
-                let names = try args.session().ownKeyNames()
-                return .map(
-                    ValueMap(shown + [("review", reviewText(try SigningReview.typedData(typed, name: names), args))]))
+                return .map(ValueMap(shown + [("review", reviewText(try typedReview(typed, args), args))]))
             }
             var request = SigningRequest(digest: digest, payload: .typed(document), kind: .typed, chainID: chainID)
             request.expected = try expectedDigest(args, "expect-digest", name: Digest.eip712, actual: digest)
@@ -171,6 +170,7 @@ extension Builtins {
                 ),
                 OptionSpec("dry-run", nil, "show the unsigned RLP, the signing hash and the review without signing"),
                 OptionSpec("full-data", nil, "with --dry-run: the review shows the call data in full hex"),
+                descriptorOption,
                 OptionSpec(
                     "allow-no-chain-id", nil,
                     "sign a legacy transaction without chainId (pre-EIP-155: valid on every chain)"),
@@ -340,11 +340,16 @@ extension Builtins {
     /// without a chain id unless `--allow-no-chain-id`.
     static func reviewOrRefuse(_ tx: EthereumTransaction, _ args: CallArguments) throws -> Value? {
         if args.flag("dry-run") {
-            return reviewText(
-                SigningReview.transaction(
-                    tx, name: try args.session().ownKeyNames(), fullData: args.flag("full-data"),
-                    delegates: try args.session().delegateList()),
-                args)
+            let session = try args.session()
+            let names = try session.ownKeyNames()
+            var review = SigningReview.transaction(
+                tx, name: names, fullData: args.flag("full-data"), delegates: try session.delegateList())
+            if let path = args.string("descriptor"), let to = tx.to {
+                let d = try session.clearSigningDescriptor(path)
+                review.addClearSigned(
+                    d.call(tx.data, to: to, chainID: tx.chainID, value: tx.value, from: nil, name: names), descriptor: d)
+            }
+            return reviewText(review, args)
         }
         if tx.chainID == nil && !args.flag("allow-no-chain-id") { throw EthCommandError.noChainID }
         return nil
@@ -383,6 +388,22 @@ extension Builtins {
             review.addSigner(session.signerSummary(choice))
         }
         return .string(review.rendered())
+    }
+
+    /// `--descriptor FILE`: an ERC-7730 descriptor that labels the review (docs/eth-signing.md).
+    static let descriptorOption = OptionSpec(
+        "descriptor", .string, "with --dry-run: an ERC-7730 clear-signing descriptor (JSON) labels the review")
+
+    /// `sign typed --dry-run`'s review, with the descriptor's labels when `--descriptor` is given.
+    static func typedReview(_ typed: TypedData, _ args: CallArguments) throws -> SigningReview {
+        let session = try args.session()
+        let names = try session.ownKeyNames()
+        var review = try SigningReview.typedData(typed, name: names)
+        if let path = args.string("descriptor") {
+            let d = try session.clearSigningDescriptor(path)
+            review.addClearSigned(d.message(typed, name: names), descriptor: d)
+        }
+        return review
     }
 
     /// What `--key` of a signing command takes: a stored key's name, or a key value (an HD key,

@@ -84,6 +84,8 @@ public indirect enum EthereumError: WalletError, Equatable {
     case safeBadSignature(index: Int, reason: String)
     /// A user operation field that cannot be used (ERC-4337).
     case userOpBadField(field: String, reason: String)
+    /// ABI text or call data that cannot be read (ERC-7730 descriptors).
+    case abiBad(reason: String)
 
     /// Stable identifier of the case.
     public var id: String {
@@ -123,6 +125,7 @@ public indirect enum EthereumError: WalletError, Equatable {
         case .safeBadField: "eth.safe.badField"
         case .safeBadSignature: "eth.safe.badSignature"
         case .userOpBadField: "eth.userop.badField"
+        case .abiBad: "eth.abi.bad"
         }
     }
 
@@ -204,6 +207,8 @@ public indirect enum EthereumError: WalletError, Equatable {
             "Safe signature \(index) \(reason)"
         case .userOpBadField(let field, let reason):
             "user operation \(field) \(reason)"
+        case .abiBad(let reason):
+            "ABI: \(reason)"
         }
     }
 }

@@ -236,7 +236,11 @@ extension EthereumUnits {
     /// `wei` as a decimal number of `unit` without trailing zeros: 1500000000000000000 wei in
     /// ether is "1.5", 21000 gwei-wei is "0.000021". An unknown unit formats as wei.
     public static func format(_ wei: UInt256, unit: String) -> String {
-        let decimals = units.first { $0.name == unit }?.decimals ?? 0
+        format(wei, decimals: units.first { $0.name == unit }?.decimals ?? 0)
+    }
+
+    /// `amount` / 10^decimals in decimal, without trailing zeros: (240000000000000000, 18) → 0.24.
+    public static func format(_ wei: UInt256, decimals: Int) -> String {
         let digits = wei.description
         guard decimals > 0 else { return digits }
         let padded = String(repeating: "0", count: max(0, decimals + 1 - digits.count)) + digits

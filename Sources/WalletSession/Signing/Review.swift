@@ -99,3 +99,24 @@ extension Session {
             device: Self.signingDevice(record))
     }
 }
+
+extension Session {
+    /// The ERC-7730 descriptor in `path` with the file its `includes` names (relative to it, one
+    /// level), each at most 1 MiB (docs/eth-signing.md, "ERC-7730").
+    public func clearSigningDescriptor(_ path: String) throws -> ClearSigningDescriptor {
+        func read(_ p: String) throws -> [UInt8] {
+            let size = (try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? Int
+            guard let size, size <= ClearSigningDescriptor.maximumBytes, let data = FileManager.default.contents(atPath: p)
+            else {
+                throw ClearSigningError.malformed(
+                    file: p, reason: "expected a readable file of at most \(ClearSigningDescriptor.maximumBytes) bytes")
+            }
+            return Array(data)
+        }
+        let json = try read(path)
+        let included = try ClearSigningDescriptor.includes(json).map { name in
+            try read(((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name))
+        }
+        return try ClearSigningDescriptor(json: json, file: path, included: included)
+    }
+}
