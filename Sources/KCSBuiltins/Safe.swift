@@ -31,7 +31,7 @@ extension Builtins {
                 "safe.tx {\"to\": \"0x111CEEee040739fD91D29C34C33E6B3E112F2177\", \"data\": 0x0d582f13, \"nonce\": 234} --safe 0x111CEEee040739fD91D29C34C33E6B3E112F2177 --chain 42161"
         ) { args in
             let (tx, confirmations, state) = try safeTransaction(args, signer: nil)
-            let review = try SigningReview.typedData(tx.typedData, name: try args.session().ownKeyNames())
+            let review = try safeReview(tx, state: state, args)
             return .map(
                 ValueMap(
                     safeFields(tx) + safeStateFields(state) + [
@@ -64,7 +64,7 @@ extension Builtins {
         ) { args in
             let (tx, _, _) = try safeTransaction(args, signer: args.flag("dry-run") ? nil : ChosenSigner(args))
             if args.flag("dry-run") {
-                let review = try SigningReview.typedData(tx.typedData, name: try args.session().ownKeyNames())
+                let review = try safeReview(tx, state: nil, args)
                 return .map(ValueMap(safeFields(tx) + [("review", reviewText(review, args))]))
             }
             let hash = tx.safeTxHash
@@ -128,6 +128,16 @@ extension Builtins {
         if state == nil, let node { state = try session.safeState(tx.safe, node: node) }
         if let state { try session.checkSafe(state, tx: tx, signer: try signer?.address()) }
         return (tx, confirmations, state)
+    }
+
+    /// A SafeTx's review: the typed-data review, the Safe's version (and, from a node, its owners).
+    static func safeReview(_ tx: SafeTransaction, state: SafeState?, _ args: CallArguments) throws -> SigningReview {
+        var review = try SigningReview.typedData(tx.typedData, name: try args.session().ownKeyNames())
+        let source =
+            args.string("version") != nil ? "given" : state != nil ? "from the node" : "assumed: give --version"
+        review.add("Safe version", "\(tx.version) (\(source))")
+        if let state { review.add("owners", "\(state.threshold) of \(state.owners.count) must confirm") }
+        return review
     }
 
     /// The Safe's state as the node gave it (nothing without a node).

@@ -347,7 +347,8 @@ extension Builtins {
             if let path = args.string("descriptor"), let to = tx.to {
                 let d = try session.clearSigningDescriptor(path)
                 review.addClearSigned(
-                    d.call(tx.data, to: to, chainID: tx.chainID, value: tx.value, from: nil, name: names), descriptor: d)
+                    d.call(tx.data, to: to, chainID: tx.chainID, value: tx.value, from: nil, name: names), descriptor: d
+                )
             }
             return reviewText(review, args)
         }

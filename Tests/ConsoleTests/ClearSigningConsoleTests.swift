@@ -16,7 +16,8 @@ struct ClearSigningConsoleTests {
             #"{"types": {"EIP712Domain": [{"name": "name", "type": "string"}, {"name": "version", "type": "string"}, {"name": "chainId", "type": "uint256"}, {"name": "verifyingContract", "type": "address"}], "Permit": [{"name": "owner", "type": "address"}, {"name": "spender", "type": "address"}, {"name": "value", "type": "uint256"}, {"name": "nonce", "type": "uint256"}, {"name": "deadline", "type": "uint256"}]}, "primaryType": "Permit", "domain": {"name": "USD Coin", "version": "2", "chainId": 42161, "verifyingContract": "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"}, "message": {"owner": "0x742d35Cc6634C0532925a3b844Bc454e4438f44e", "spender": "0x1111111254EEB25477B68fb85Ed929f73A960582", "value": "250000000", "nonce": "7", "deadline": "1780000000"}}"#,
             to: "permit.json")
         let bad = try home.write("{}", to: "bad.json")
-        let approve = #"{"type": 2, "chainId": CHAIN, "nonce": 21, "gas": 76203, "maxFeePerGas": "23 gwei", "maxPriorityFeePerGas": "1 gwei", "to": "0xae7ab96520DE3A18E5e111B5EaAb095312D7fE84", "data": "0x095ea7b300000000000000000000000040aa958dd87fc8305b97f2ba922cddca374bcd7f0000000000000000000000000000000000000000000000000354a6ba7a180000"}"#
+        let approve =
+            #"{"type": 2, "chainId": CHAIN, "nonce": 21, "gas": 76203, "maxFeePerGas": "23 gwei", "maxPriorityFeePerGas": "1 gwei", "to": "0xae7ab96520DE3A18E5e111B5EaAb095312D7fE84", "data": "0x095ea7b300000000000000000000000040aa958dd87fc8305b97f2ba922cddca374bcd7f0000000000000000000000000000000000000000000000000354a6ba7a180000"}"#
         let steth = folder + "/registry/lido/calldata-stETH.json"
         let r = try home.run(
             """

@@ -50,6 +50,7 @@ struct SafeConsoleTests {
             print "J", a.confirmation
             let all = safe.combine $p.safeTxHash [a, b, c, p.confirmations[0].signature]
             print "N", all.count, len(all.signatures)
+            print "PACKED", hex(all.signatures)
             for o in all.owners { print "O", o.owner, o.kind }
             """)
         #expect(r.code == 0, "\(r.err)")
@@ -71,6 +72,33 @@ struct SafeConsoleTests {
                 "0x9858EfFD232B4033E47d90003D41EC34EcaEda94 EOA (EIP-712)",
                 "0xc6b82bA149CFA113f8f48d5E3b1F78e933e16DfD approved hash",
             ])
+        // safe-eth-py reads the packed signatures — the software key's, the card's, the eth_sign one and
+        // the service's approved hash — as the same owners and kinds.
+        let packed = try #require(tagged("PACKED", in: r.out).first)
+        let p = Process()
+        p.executableURL = TestPaths.root.appendingPathComponent(".build/safe-venv/bin/python")
+        p.arguments = [
+            "-c",
+            """
+            import sys
+            from hexbytes import HexBytes
+            from safe_eth.safe.safe_signature import SafeSignature
+            for s in SafeSignature.parse_signature(HexBytes(sys.argv[1]), HexBytes(sys.argv[2])):
+                print(s.owner, s.signature_type.name)
+            """, packed, mockHash,
+        ]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let parsed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(
+            parsed.split(separator: "\n").map(String.init) == [
+                "0x1563915e194D8CfBA1943570603F7606A3115508 ETH_SIGN",
+                "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A EOA",
+                "0x9858EfFD232B4033E47d90003D41EC34EcaEda94 EOA",
+                "0xc6b82bA149CFA113f8f48d5E3b1F78e933e16DfD APPROVED_HASH",
+            ], "\(parsed)")
         // The same JSON on another chain does not hash to its safeTxHash: refused, nothing signed.
         let wrong = try home.run("sign safe \"\(file)\" --chain 1 --key owner1", name: "wrong.kcs")
         #expect(wrong.code != 0)

@@ -55,13 +55,20 @@ struct ClearSigningTests {
                 "0x02f86e01158477359400852e90edd0008303a98094ae7ab96520de3a18e5e111b5eaab095312d7fe8480b844a9059cbb00000000000000000000000062425cd6bdcb6bfe51558ea465b063486b70dc9f0000000000000000000000000000000000000000000000000e0db2f70f18f532c0",
                 d))
         #expect(transfer.intent == "Transfer stETH")
-        #expect(transfer.fields.map(\.value) == ["0x62425cD6BDcB6bFE51558EA465B063486B70dc9f", "1.012662265408189746 stETH"])
+        #expect(
+            transfer.fields.map(\.value) == [
+                "0x62425cD6BDcB6bFE51558EA465B063486B70dc9f", "1.012662265408189746 stETH",
+            ])
         // Another chain, or another contract: the descriptor does not apply.
         let tx = try EthereumTransaction.decodeUnsigned(
             try Hex.decode(
-                "02f86e01158477359400852e90edd0008303a98094ae7ab96520de3a18e5e111b5eaab095312d7fe8480b844a9059cbb00000000000000000000000062425cd6bdcb6bfe51558ea465b063486b70dc9f0000000000000000000000000000000000000000000000000e0db2f70f18f532c0"))
+                "02f86e01158477359400852e90edd0008303a98094ae7ab96520de3a18e5e111b5eaab095312d7fe8480b844a9059cbb00000000000000000000000062425cd6bdcb6bfe51558ea465b063486b70dc9f0000000000000000000000000000000000000000000000000e0db2f70f18f532c0"
+            ))
         #expect(d.call(tx.data, to: tx.to!, chainID: UInt256(10), value: .zero, from: nil) == nil)
-        #expect(d.call(tx.data, to: try EthereumAddress(bytes: [UInt8](repeating: 1, count: 20)), chainID: UInt256(1), value: .zero, from: nil) == nil)
+        #expect(
+            d.call(
+                tx.data, to: try EthereumAddress(bytes: [UInt8](repeating: 1, count: 20)), chainID: UInt256(1),
+                value: .zero, from: nil) == nil)
     }
 
     @Test("USDC permit on Arbitrum: the included ERC-2612 format, the domain bound, 250 USDC and its deadline")
@@ -103,7 +110,10 @@ struct ClearSigningTests {
     @Test("bad descriptors are named; call data that lies about its lengths is refused, not decoded")
     func badInput() throws {
         #expect(throws: ClearSigningError.self) { try ClearSigningDescriptor(json: Array("[1]".utf8), file: "x.json") }
-        #expect(throws: ClearSigningError.malformed(file: "x.json", reason: "expected display.formats (an ERC-7730 descriptor)")) {
+        #expect(
+            throws: ClearSigningError.malformed(
+                file: "x.json", reason: "expected display.formats (an ERC-7730 descriptor)")
+        ) {
             try ClearSigningDescriptor(json: Array("{}".utf8), file: "x.json")
         }
         let f = try ABIFunction("f(uint256[] xs)")
@@ -111,7 +121,9 @@ struct ClearSigningTests {
         let lying = f.selector + UInt256(32).bigEndianBytes + UInt256(UInt64(1) << 32).bigEndianBytes
         #expect(throws: EthereumError.self) { try f.decode(lying) }
         #expect(throws: EthereumError.self) { try ABIType.parse("uint7") }
-        #expect(try ABIFunction("swap((address a, uint256 b)[] memory legs, bytes data)").signature == "swap((address,uint256)[],bytes)")
+        #expect(
+            try ABIFunction("swap((address a, uint256 b)[] memory legs, bytes data)").signature
+                == "swap((address,uint256)[],bytes)")
     }
 
     @Test("the ABI decoder agrees with eth-abi on 20 random calls with dynamic, nested and array types")

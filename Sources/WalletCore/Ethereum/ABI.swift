@@ -91,7 +91,9 @@ public struct ABIFunction: Sendable, Hashable {
             throw .abiBad(reason: "a function's parameters must be a list in parentheses")
         }
         p.skipSpaces()
-        guard p.done else { throw .abiBad(reason: "unexpected text after the parameters in \(JSONString.quoted(text))") }
+        guard p.done else {
+            throw .abiBad(reason: "unexpected text after the parameters in \(JSONString.quoted(text))")
+        }
         parameters = fields
     }
 
@@ -130,7 +132,10 @@ public indirect enum ABIValue: Sendable, Hashable {
         case .bool(let b): b ? "true" : "false"
         case .uint(let n): n.description
         case .int(let n):
-            n.bigEndianBytes[0] & 0x80 == 0 ? n.description : "-" + (UInt256.max.subtractingReportingOverflow(n).0.addingReportingOverflow(UInt256(1)).0).description
+            n.bigEndianBytes[0] & 0x80 == 0
+                ? n.description
+                : "-"
+                    + (UInt256.max.subtractingReportingOverflow(n).0.addingReportingOverflow(UInt256(1)).0).description
         case .bytes(let b): "0x" + Hex.encode(b)
         case .string(let s): JSONString.quoted(s)
         case .array(let a): "[" + a.map(\.text).joined(separator: ", ") + "]"
@@ -144,7 +149,9 @@ struct ABIDecoder {
     let data: [UInt8]
 
     func word(_ at: Int) throws(EthereumError) -> [UInt8] {
-        guard at >= 0, at + 32 <= data.count else { throw .abiBad(reason: "the call data ends inside a value (at byte \(at))") }
+        guard at >= 0, at + 32 <= data.count else {
+            throw .abiBad(reason: "the call data ends inside a value (at byte \(at))")
+        }
         return Array(data[at..<(at + 32)])
     }
 
@@ -157,7 +164,9 @@ struct ABIDecoder {
 
     /// The value of `type` whose head is at `at`, within the enclosing block starting at `base`.
     func value(_ type: ABIType, at: Int, depth: Int, base: Int = 0) throws(EthereumError) -> ABIValue {
-        guard depth <= ABIType.maximumDepth else { throw .abiBad(reason: "types nest deeper than \(ABIType.maximumDepth)") }
+        guard depth <= ABIType.maximumDepth else {
+            throw .abiBad(reason: "types nest deeper than \(ABIType.maximumDepth)")
+        }
         if type.isDynamic, depth > 0 {
             return try inner(type, at: base + (try small(at, "an offset")), depth: depth)
         }
@@ -168,18 +177,24 @@ struct ABIDecoder {
         switch type {
         case .address:
             let w = try word(at)
-            guard w.prefix(12).allSatisfy({ $0 == 0 }) else { throw .abiBad(reason: "an address at byte \(at) is not 20 bytes") }
+            guard w.prefix(12).allSatisfy({ $0 == 0 }) else {
+                throw .abiBad(reason: "an address at byte \(at) is not 20 bytes")
+            }
             return .address(try! EthereumAddress(bytes: Array(w.suffix(20))))
         case .bool:
             let w = try word(at)
-            guard w.prefix(31).allSatisfy({ $0 == 0 }), w[31] <= 1 else { throw .abiBad(reason: "a bool at byte \(at) is not 0 or 1") }
+            guard w.prefix(31).allSatisfy({ $0 == 0 }), w[31] <= 1 else {
+                throw .abiBad(reason: "a bool at byte \(at) is not 0 or 1")
+            }
             return .bool(w[31] == 1)
         case .uint: return .uint(UInt256(bigEndian: try word(at))!)
         case .int: return .int(UInt256(bigEndian: try word(at))!)
         case .fixedBytes(let n): return .bytes(Array(try word(at).prefix(n)))
         case .bytes, .string:
             let length = try small(at, "a length")
-            guard at + 32 + length <= data.count else { throw .abiBad(reason: "bytes at byte \(at) run past the call data") }
+            guard at + 32 + length <= data.count else {
+                throw .abiBad(reason: "bytes at byte \(at) run past the call data")
+            }
             let b = Array(data[(at + 32)..<(at + 32 + length)])
             if case .string = type { return .string(String(decoding: b, as: UTF8.self)) }
             return .bytes(b)
@@ -190,7 +205,8 @@ struct ABIDecoder {
                 throw .abiBad(reason: "an array of \(count) elements (at most \(ABIType.maximumElements))")
             }
             let start = k == nil ? at + 32 : at
-            return .array(try elements(Array(repeating: element, count: count), start: start, depth: depth).map(\.value))
+            return .array(
+                try elements(Array(repeating: element, count: count), start: start, depth: depth).map(\.value))
         case .tuple(let fields):
             return .tuple(try elements(fields.map(\.type), start: at, depth: depth, names: fields.map(\.name)))
         }
@@ -223,14 +239,18 @@ struct ABIParser {
 
     mutating func word() -> String {
         let start = i
-        while i < text.count, let c = Optional(text[i]), (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x5F || c == 0x24 {
+        while i < text.count, let c = Optional(text[i]),
+            (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x5F || c == 0x24
+        {
             i += 1
         }
         return String(decoding: text[start..<i], as: UTF8.self)
     }
 
     mutating func type(depth: Int) throws(EthereumError) -> ABIType {
-        guard depth <= ABIType.maximumDepth else { throw .abiBad(reason: "types nest deeper than \(ABIType.maximumDepth)") }
+        guard depth <= ABIType.maximumDepth else {
+            throw .abiBad(reason: "types nest deeper than \(ABIType.maximumDepth)")
+        }
         skipSpaces()
         var t: ABIType
         if i < text.count, text[i] == UInt8(ascii: "(") {
@@ -255,7 +275,9 @@ struct ABIParser {
                         i += 1
                         continue
                     }
-                    guard text[i] == UInt8(ascii: ")") else { throw .abiBad(reason: "expected , or ) in a parameter list") }
+                    guard text[i] == UInt8(ascii: ")") else {
+                        throw .abiBad(reason: "expected , or ) in a parameter list")
+                    }
                     i += 1
                     break
                 }
@@ -267,7 +289,9 @@ struct ABIParser {
         while i < text.count, text[i] == UInt8(ascii: "[") {
             i += 1
             let k = word()
-            guard i < text.count, text[i] == UInt8(ascii: "]") else { throw .abiBad(reason: "an array suffix is not closed") }
+            guard i < text.count, text[i] == UInt8(ascii: "]") else {
+                throw .abiBad(reason: "an array suffix is not closed")
+            }
             i += 1
             if k.isEmpty {
                 t = .array(t, count: nil)

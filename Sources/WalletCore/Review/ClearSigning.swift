@@ -30,8 +30,9 @@ public struct ClearSigned: Sendable, Equatable {
     public let fields: [(label: String, value: String)]
 
     public static func == (a: ClearSigned, b: ClearSigned) -> Bool {
-        a.intent == b.intent && a.owner == b.owner && a.fields.map { $0.label + "\u{0}" + $0.value }
-            == b.fields.map { $0.label + "\u{0}" + $0.value }
+        a.intent == b.intent && a.owner == b.owner
+            && a.fields.map { $0.label + "\u{0}" + $0.value }
+                == b.fields.map { $0.label + "\u{0}" + $0.value }
     }
 }
 
@@ -106,14 +107,16 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
         _ data: [UInt8], to: EthereumAddress, chainID: UInt256?, value: UInt256, from: EthereumAddress?,
         name: (EthereumAddress) -> String? = { _ in nil }
     ) -> ClearSigned? {
-        guard let chainID, Self.deployments(context["contract"] as? [String: Any]).contains(where: { $0.0 == chainID && $0.1 == to })
+        guard let chainID,
+            Self.deployments(context["contract"] as? [String: Any]).contains(where: { $0.0 == chainID && $0.1 == to })
         else { return nil }
         for (key, spec) in formats {
             guard let function = try? ABIFunction(key), data.count >= 4, function.selector == Array(data.prefix(4)),
                 let values = try? function.decode(data), let spec = spec as? [String: Any]
             else { continue }
             let container = Container(to: to, from: from, value: value, chainID: chainID)
-            return render(spec, data: .tuple(values.map { ($0.name, Resolved($0.value)) }), container: container, name: name)
+            return render(
+                spec, data: .tuple(values.map { ($0.name, Resolved($0.value)) }), container: container, name: name)
         }
         return nil
     }
@@ -122,7 +125,9 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
 
     /// EIP-712 `typed` as the descriptor shows it; nil when it is not for this domain and deployment.
     public func message(_ typed: TypedData, name: (EthereumAddress) -> String? = { _ in nil }) -> ClearSigned? {
-        guard let eip712 = context["eip712"] as? [String: Any], case .object(let domain) = typed.domain else { return nil }
+        guard let eip712 = context["eip712"] as? [String: Any], case .object(let domain) = typed.domain else {
+            return nil
+        }
         let chain = SigningReview.number(domain["chainId"])
         let verifying = SigningReview.addressText(domain["verifyingContract"]).flatMap { try? EthereumAddress($0) }
         guard let chain, let verifying,
@@ -159,7 +164,8 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
                 if let ref = field["$ref"] as? String, let def = lookup(ref) as? [String: Any] {
                     field = Self.merge(def, over: field)
                 }
-                let path = (field["path"] as? String).map { prefix.isEmpty ? $0 : prefix + "." + Self.strip($0) } ?? prefix
+                let path =
+                    (field["path"] as? String).map { prefix.isEmpty ? $0 : prefix + "." + Self.strip($0) } ?? prefix
                 if let nested = field["fields"] as? [[String: Any]] {
                     walk(nested, prefix: path)
                     continue
@@ -176,9 +182,15 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
             walk(list, prefix: "")
         } else if let map = spec["fields"] as? [String: Any] {
             // v1: an object keyed by path.
-            walk(map.keys.sorted().compactMap { k in (map[k] as? [String: Any]).map { ["path": k].merging($0) { $1 } } }, prefix: "")
+            walk(
+                map.keys.sorted().compactMap { k in (map[k] as? [String: Any]).map { ["path": k].merging($0) { $1 } } },
+                prefix: "")
         }
-        var intent = (spec["intent"] as? String) ?? ((spec["intent"] as? [String: Any]).map { $0.map { "\($0.key): \($0.value)" }.sorted().joined(separator: ", ") }) ?? "(no intent)"
+        var intent =
+            (spec["intent"] as? String)
+            ?? ((spec["intent"] as? [String: Any]).map {
+                $0.map { "\($0.key): \($0.value)" }.sorted().joined(separator: ", ")
+            }) ?? "(no intent)"
         if let template = spec["interpolatedIntent"] as? String, let filled = Self.interpolate(template, byPath) {
             intent = filled
         }
@@ -292,15 +304,21 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
             return SigningReview.amount(n, symbol: symbol)
         case ("tokenAmount", .int(let n)):
             let tokenValue =
-                (params["token"] as? String).map { t in t.hasPrefix("$.") ? lookup(t).map { Resolved(json: $0) } : Resolved(json: t) } ?? nil
+                (params["token"] as? String).map { t in
+                    t.hasPrefix("$.") ? lookup(t).map { Resolved(json: $0) } : Resolved(json: t)
+                } ?? nil
                 ?? (params["tokenPath"] as? String).flatMap { p in resolve(p, data: .tuple([]), container: container) }
             let tokenAddress: EthereumAddress? = if case .address(let a)? = tokenValue { a } else { nil }
-            if let threshold = params["threshold"].flatMap({ t in (t as? String).flatMap { $0.hasPrefix("$.") ? lookup($0) : $0 } ?? t }),
+            if let threshold = params["threshold"].flatMap({ t in
+                (t as? String).flatMap { $0.hasPrefix("$.") ? lookup($0) : $0 } ?? t
+            }),
                 let limit = try? EthereumTransaction.quantity(threshold, field: "threshold"), n >= limit
             {
                 return ((params["message"] as? String) ?? "Unlimited") + " (\(n))"
             }
-            if let a = tokenAddress, let token = KnownToken.find(a, chainID: container.chainID) { return token.format(n) }
+            if let a = tokenAddress, let token = KnownToken.find(a, chainID: container.chainID) {
+                return token.format(n)
+            }
             return "\(n) raw units of token \(tokenAddress?.checksummed ?? "?") (its decimals are not known to kcs)"
         case ("date", .int(let n)):
             return (params["encoding"] as? String) == "blockheight" ? "block \(n)" : SigningReview.date(n)
@@ -315,9 +333,11 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
             return parts.joined(separator: " ")
         case ("unit", .int(let n)):
             let decimals = (params["decimals"] as? Int) ?? 0
-            return SigningReview.grouped(EthereumUnits.format(n, decimals: decimals)) + ((params["base"] as? String).map { " " + $0 } ?? "")
+            return SigningReview.grouped(EthereumUnits.format(n, decimals: decimals))
+                + ((params["base"] as? String).map { " " + $0 } ?? "")
         case ("enum", let v):
-            if let ref = params["$ref"] as? String, let table = lookup(ref) as? [String: Any], let label = table[v.text] {
+            if let ref = params["$ref"] as? String, let table = lookup(ref) as? [String: Any], let label = table[v.text]
+            {
                 return "\(label)"
             }
             return v.text
@@ -326,9 +346,12 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
         case ("addressName", .address(let a)):
             return a.checksummed + (name(a).map { " (your key \($0))" } ?? "")
         case ("calldata", .bytes(let b)):
-            return "\(b.count) bytes of call data" + (b.count >= 4 ? ", selector 0x\(Hex.encode(Array(b.prefix(4))))" : "")
+            return "\(b.count) bytes of call data"
+                + (b.count >= 4 ? ", selector 0x\(Hex.encode(Array(b.prefix(4))))" : "")
         case ("nftName", .int(let n)):
-            let collection = (params["collectionPath"] as? String).flatMap { resolve($0, data: .tuple([]), container: container) }
+            let collection = (params["collectionPath"] as? String).flatMap {
+                resolve($0, data: .tuple([]), container: container)
+            }
             return "#\(n)" + (collection.map { " of collection \($0.text)" } ?? "")
         default:
             return value.text
@@ -399,7 +422,10 @@ extension SigningReview {
     /// Adds what a descriptor makes of the call or message, or says it does not cover it.
     public mutating func addClearSigned(_ clear: ClearSigned?, descriptor: ClearSigningDescriptor) {
         guard let clear else {
-            add("clear signing", "\(descriptor.file) does not cover this \(title.contains("typed") ? "message" : "call"): shown as kcs decodes it")
+            add(
+                "clear signing",
+                "\(descriptor.file) does not cover this \(title.contains("typed") ? "message" : "call"): shown as kcs decodes it"
+            )
             return
         }
         add("clear signing", clear.intent + (clear.owner.map { " (descriptor of \($0))" } ?? ""))

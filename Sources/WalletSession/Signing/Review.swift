@@ -106,7 +106,8 @@ extension Session {
     public func clearSigningDescriptor(_ path: String) throws -> ClearSigningDescriptor {
         func read(_ p: String) throws -> [UInt8] {
             let size = (try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? Int
-            guard let size, size <= ClearSigningDescriptor.maximumBytes, let data = FileManager.default.contents(atPath: p)
+            guard let size, size <= ClearSigningDescriptor.maximumBytes,
+                let data = FileManager.default.contents(atPath: p)
             else {
                 throw ClearSigningError.malformed(
                     file: p, reason: "expected a readable file of at most \(ClearSigningDescriptor.maximumBytes) bytes")
