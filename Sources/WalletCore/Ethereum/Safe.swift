@@ -209,12 +209,7 @@ public struct SafeTransaction: Sendable, Hashable {
             case .string(let v)? = domain["verifyingContract"], let safe = try? EthereumAddress(v),
             case .object(let m) = typed.message
         else { return nil }
-        func number(_ value: TypedDataValue?) -> UInt256? {
-            switch value {
-            case .integer(let s)?, .string(let s)?: try? EthereumUnits.parse(s)
-            default: nil
-            }
-        }
+        let number = SigningReview.number
         guard let op = number(m["operation"]), let small = op.uint64, small <= 1,
             let operation = SafeOperation(rawValue: UInt8(small))
         else { return nil }
