@@ -46,6 +46,41 @@ enum EthBench {
         }
         report("eth_eip712", typedRate)
         report("eth_eip712_raw", keccakRate)
+
+        // Round 3 (docs/eth-signing.md): an EIP-7702 authorization signed and a type-4 transaction
+        // carrying it signed (two ECDSA signatures: the baseline is two raw signs), a Safe's
+        // safeTxHash and an EntryPoint v0.8 userOpHash from their fields (each one EIP-712 digest:
+        // the baseline is the one Keccak-256 of its last step).
+        let delegate = try EthereumAddress("0x4Cd241E8d1510e30b2076397afc7508Ae59C66c9")
+        let setCodeRate = try rate(1000) { i in
+            let auth = EIP7702Authorization(chainID: UInt256(1), delegate: delegate, nonce: UInt64(i + 1))
+            let sig = try EthereumSignature.sign(digest: auth.digest, with: key)
+            var tx = EthereumTransaction(
+                type: .setCode, chainID: UInt256(1), nonce: UInt256(UInt64(i)), maxPriorityFeePerGas: UInt256(1),
+                maxFeePerGas: UInt256(2), gasLimit: UInt256(100_000), to: delegate, value: .zero)
+            tx.authorizationList = [auth.signed(with: sig.signature, yParity: sig.recoveryID)]
+            check &+= try tx.sign(with: key).rawBytes.count
+        }
+        report("eth_tx7702", setCodeRate)
+        report("eth_tx7702_raw", signRate / 2)
+        let safe = try EthereumAddress("0x86D46EcD553d25da0E3b96A9a1B442ac72fa9e9F")
+        let safeRate = rate(2000) { i in
+            let tx = SafeTransaction(
+                safe: safe, chainID: UInt256(1), version: SafeVersion("1.3.0")!, to: delegate,
+                data: [0x09, 0x5E, 0xA7, 0xB3], nonce: UInt256(UInt64(i)))
+            check &+= Int(tx.safeTxHash[0])
+        }
+        report("eth_safetx", safeRate)
+        report("eth_safetx_raw", keccakRate)
+        let entryPoint = EntryPointVersion.v08.address
+        let userOpRate = rate(2000) { i in
+            var op = UserOperation(sender: safe, nonce: UInt256(UInt64(i)))
+            op.callGasLimit = UInt256(100_000)
+            op.maxFeePerGas = UInt256(2_000_000_000)
+            check &+= Int(op.hash(entryPoint: entryPoint, chainID: UInt256(1), version: .v08)[0])
+        }
+        report("eth_userop", userOpRate)
+        report("eth_userop_raw", keccakRate)
         precondition(check != 0)
     }
 }
