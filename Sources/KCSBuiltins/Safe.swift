@@ -114,7 +114,14 @@ extension Builtins {
         default: throw BuiltinError.outOfRange(name: "tx", expected: "a map or a JSON file", got: "nothing")
         }
         let node = args.flag("offline") ? nil : try optionalNode(args)
-        guard let chain = try args.int("chain").map({ UInt256(UInt64($0)) }) ?? node?.chainID() else {
+        let given = args.int("chain").map { UInt256(UInt64($0)) }
+        let nodeChain = try node?.chainID()
+        if let given, let nodeChain, let node, given != nodeChain {
+            // The Safe would be read on another chain than the one its transaction is for.
+            throw EthCommandError.chainMismatch(
+                given: given.description, node: nodeChain.description, endpoint: node.endpoint)
+        }
+        guard let chain = given ?? nodeChain else {
             throw BuiltinError.optionNeeded(option: "--chain", reason: "a Safe transaction is for one chain")
         }
         let safe = try args.value("safe").map(addressArgument)
@@ -135,8 +142,13 @@ extension Builtins {
         var review = try SigningReview.typedData(tx.typedData, name: try args.session().ownKeyNames())
         let source =
             args.string("version") != nil ? "given" : state != nil ? "from the node" : "assumed: give --version"
-        review.add("Safe version", "\(tx.version) (\(source))")
-        if let state { review.add("owners", "\(state.threshold) of \(state.owners.count) must confirm") }
+        // Beside the Safe's address, above the hashes.
+        let at = (review.lines.firstIndex { $0.label == Digest.domain }) ?? review.lines.count
+        var lines = [SigningReview.Line("Safe version", "\(tx.version) (\(source))")]
+        if let state {
+            lines.append(SigningReview.Line("owners", "\(state.threshold) of \(state.owners.count) must confirm"))
+        }
+        review.lines.insert(contentsOf: lines, at: at)
         return review
     }
 

@@ -83,6 +83,7 @@ struct SafeNodeTests {
             try { sign safe \(tx.replacingOccurrences(of: "NONCE", with: "6")) --safe \(safe) --key 0x\(String(repeating: "22", count: 32)) } catch e { print "E1", e.kind, e.message }
             try { sign safe \(tx.replacingOccurrences(of: "NONCE", with: "4")) --safe \(safe) --key demo-0 } catch e { print "E2", e.kind }
             print "H", len((history --kind typed))
+            try { safe.tx \(tx.replacingOccurrences(of: "NONCE", with: "5")) --safe \(safe) --chain 1 } catch e { print "E3", e.kind }
             """)
         #expect(r.code == 0, "\(r.err)")
         #expect(tagged("P", in: r.out) == ["1.1.1 5 2 [\"\(owner)\", \"0x000000000000000000000000000000000000dEaD\"]"])
@@ -93,5 +94,7 @@ struct SafeNodeTests {
                 "eth.safe.notOwner sign.safe: \(stranger) is not an owner of the Safe") == true, "\(r.out)")
         #expect(tagged("E2", in: r.out) == ["eth.safe.nonceUsed"])
         #expect(tagged("H", in: r.out) == ["1"])
+        // A --chain other than the node's: the Safe would be read on the wrong chain.
+        #expect(tagged("E3", in: r.out) == ["eth.command.chainMismatch"])
     }
 }
