@@ -62,7 +62,9 @@ extension Builtins {
             example:
                 "sign safe {\"to\": \"0x7b79995e5f793A07Bc00c21412e50Ecae098E7f9\", \"nonce\": 6} --safe 0x86D46EcD553d25da0E3b96A9a1B442ac72fa9e9F --chain 11155111 --dry-run"
         ) { args in
-            let (tx, _, _) = try safeTransaction(args, signer: args.flag("dry-run") ? nil : ChosenSigner(args))
+            // One signer for the owner check and the signature (a card is asked for its key once).
+            let chosen = args.flag("dry-run") ? nil : ChosenSigner(args)
+            let (tx, _, _) = try safeTransaction(args, signer: chosen)
             if args.flag("dry-run") {
                 let review = try safeReview(tx, state: nil, args)
                 return .map(ValueMap(safeFields(tx) + [("review", reviewText(review, args))]))
@@ -75,7 +77,7 @@ extension Builtins {
                 : SigningRequest(
                     digest: hash, payload: .typed(tx.typedDataJSON), kind: .typed, chainID: tx.chainID.uint64)
             request.expected = try expectedDigest(args, "expect-digest", name: Digest.eip712, actual: hash)
-            let signed = try sign(args, request)
+            let signed = try sign(args, request, with: chosen)
             let encoded = SafeOwnerSignature.encode(signed.signature, ethSign: ethSign)
             return .map(ValueMap(safeFields(tx) + safeSignatureFields(encoded, signed: signed)))
         },

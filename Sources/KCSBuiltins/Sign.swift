@@ -323,15 +323,15 @@ extension Builtins {
         let fields = try jsonMap(args.map("tx"), "tx")
         var tx = try EthereumTransaction(fields: fields)
         var filled: [(String, Value)] = []
-        if !args.flag("offline"), let node = try optionalNode(args) {
+        let node = args.flag("offline") ? nil : try optionalNode(args)
+        if let node {
             filled = try args.session().fill(&tx, given: Set(fields.keys), sender: { try signer.address() }, node: node)
                 .map { ($0.field, uintValue($0.value)) }
         }
         try tx.validate()
         // A set-code transaction's tuples are checked before it is signed (a wrong nonce is skipped silently).
         if tx.type == .setCode && !args.flag("dry-run") {
-            try args.session().checkAuthorizations(
-                of: tx, sender: try signer.address(), node: args.flag("offline") ? nil : try optionalNode(args))
+            try args.session().checkAuthorizations(of: tx, sender: try signer.address(), node: node)
         }
         return (tx, filled)
     }
@@ -347,8 +347,9 @@ extension Builtins {
             if let path = args.string("descriptor"), let to = tx.to {
                 let d = try session.clearSigningDescriptor(path)
                 review.addClearSigned(
-                    d.call(tx.data, to: to, chainID: tx.chainID, value: tx.value, from: nil, name: names), descriptor: d
-                )
+                    d.call(tx.data, to: to, chainID: tx.chainID, value: tx.value, from: nil, name: names),
+                    descriptor: d,
+                    what: "call")
             }
             return reviewText(review, args)
         }
@@ -402,7 +403,7 @@ extension Builtins {
         var review = try SigningReview.typedData(typed, name: names)
         if let path = args.string("descriptor") {
             let d = try session.clearSigningDescriptor(path)
-            review.addClearSigned(d.message(typed, name: names), descriptor: d)
+            review.addClearSigned(d.message(typed, name: names), descriptor: d, what: "message")
         }
         return review
     }

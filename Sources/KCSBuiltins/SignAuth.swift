@@ -45,16 +45,17 @@ extension Builtins {
             let session = try args.session()
             let chosen = ChosenSigner(args)
             let node = args.flag("offline") ? nil : try optionalNode(args)
-            let (auth, review) = try session.prepareAuthorization(
+            let prepared = try session.prepareAuthorization(
                 try authorizationRequest(args), authority: { try chosen.address() }, node: node)
+            let auth = prepared.authorization
             let shown: [(String, Value)] = [
                 ("chainId", uintValue(auth.chainID)), ("address", .string(auth.delegate.checksummed)),
                 ("nonce", uintValue(UInt256(auth.nonce))), ("preimage", .bytes(auth.preimage)),
                 ("digest", .bytes(auth.digest)),
             ]
-            if args.flag("dry-run") { return .map(ValueMap(shown + [("review", reviewText(review, args))])) }
+            if args.flag("dry-run") { return .map(ValueMap(shown + [("review", reviewText(prepared.review, args))])) }
             let (tuple, signed) = try session.signAuthorization(
-                auth, review: review, signer: try chosen.signer(), choice: try signerChoice(args),
+                prepared, signer: try chosen.signer(), choice: try signerChoice(args),
                 allowUnknownDelegate: args.flag("allow-unknown-delegate"))
             return .map(
                 ValueMap(shown + authorizationFields(tuple, authority: signed.signer) + signatureFields(signed)))

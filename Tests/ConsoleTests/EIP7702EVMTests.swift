@@ -81,6 +81,28 @@ struct EIP7702EVMTests {
         #expect(wrong.err.contains("nothing was signed"))
         #expect(try chain.quantity("eth_getTransactionCount", [account0, "latest"]) == 2)
 
+        // Another authority's tuple (key aa…, nonce 0 at the node) with nonce 5, and a tuple whose s is
+        // high (eth-account's docstring tuple with s → n − s): the node would skip both; refused.
+        let aa = "0x" + String(repeating: "aa", count: 32)
+        let others = try home.run(
+            """
+            use key demo-0
+            let a = sign auth --delegate "\(delegate)" --nonce 5 --key \(aa)
+            try { sign tx {"type": 4, "to": "\(account0)", "gas": 200000, "authorizationList": [a.authorization]} } catch e { print "E1", e.kind, e.message }
+            let b = sign auth --delegate "\(delegate)" --key \(aa)
+            print "B", b.nonce, len((sign tx {"type": 4, "to": "\(account0)", "gas": 200000, "authorizationList": [b.authorization]}).raw) > 0
+            let high = {"chainId": 1337, "address": "0x5ce9454909639D2D17A3F753ce7d93fa0b9aB12E", "nonce": 1, "yParity": 0, "r": "0x735375048fc96b87390b5a11c411fc57245d8e55038bf49e659d048a0d1a3f87", "s": "0x80b4c24bb77ba34de87ed0dc394cba151b81bb22608791a816e2250b8eceffd0"}
+            try { sign tx {"type": 4, "chainId": 1337, "to": "\(account0)", "gas": 200000, "authorizationList": [high]} --offline } catch e { print "E2", e.kind }
+            """, name: "others.kcs")
+        #expect(others.code == 0, "\(others.err)")
+        #expect(
+            tagged("E1", in: others.out).first?.hasPrefix(
+                "eth.auth.sponsoredNonce sign.tx: authorizationList[0]'s authority 0x8fd379246834eac74B8419FfdA202CF8051F7A03 has nonce 0 at the node, not 5"
+            ) == true, "\(others.out)")
+        #expect(tagged("B", in: others.out) == ["0 true"])
+        #expect(tagged("E2", in: others.out) == ["eth.auth.noAuthority"])
+        #expect(try chain.quantity("eth_getTransactionCount", [account0, "latest"]) == 2)
+
         let revoke = try home.run(
             """
             use key demo-0

@@ -52,6 +52,7 @@ struct SafeConsoleTests {
             print "N", all.count, len(all.signatures)
             print "PACKED", hex(all.signatures)
             for o in all.owners { print "O", o.owner, o.kind }
+            try { safe.combine $p.safeTxHash [{"owner": c.owner, "signature": a.signature}] } catch e { print "X", e.kind }
             """)
         #expect(r.code == 0, "\(r.err)")
         #expect(
@@ -64,6 +65,8 @@ struct SafeConsoleTests {
         #expect(tagged("C", in: r.out) == ["true"])
         #expect(tagged("J", in: r.out).first?.hasPrefix(#"{"signature": "0x"#) == true)
         #expect(tagged("N", in: r.out) == ["4 260"])
+        // A signature claimed for one owner that recovers to another is not that owner's confirmation.
+        #expect(tagged("X", in: r.out) == ["eth.safe.notForThisHash"])
         // Ascending by owner as 160-bit numbers: 0x1563… (key 22…), 0x19E7… (key 11…), 0x9858… (card), 0xc6b8….
         #expect(
             tagged("O", in: r.out) == [

@@ -100,11 +100,45 @@ struct ClearSigningTests {
         #expect(d.message(try TypedData(json: document(name: "USD Coin", chain: 1))) == nil)
         // In the typed-data review: the intent and the labelled fields, the digests still there.
         var review = try SigningReview.typedData(try TypedData(json: document(name: "USD Coin", chain: 42161)))
-        review.addClearSigned(d.message(try TypedData(json: document(name: "USD Coin", chain: 42161))), descriptor: d)
+        review.addClearSigned(
+            d.message(try TypedData(json: document(name: "USD Coin", chain: 42161))), descriptor: d, what: "message")
         let text = review.rendered(width: 200)
         #expect(text.contains("clear signing"))
         #expect(text.contains("Authorize spending of tokens (descriptor of USDC)"))
         #expect(text.contains("EIP-712 Digest"))
+    }
+
+    @Test("formats: a tokenPath to a parameter, a threshold constant, an enum, a duration, a hidden value")
+    func formats() throws {
+        let contract = "0x1111111111111111111111111111111111111111"
+        let json = """
+            {"context": {"contract": {"deployments": [{"chainId": 1, "address": "\(contract)"}]}},
+             "metadata": {"owner": "Test", "constants": {"max": "0x8000000000000000000000000000000000000000000000000000000000000000"},
+                          "enums": {"kinds": {"0": "savings", "1": "loan"}}},
+             "display": {"formats": {"deposit(address token, uint256 amount, uint8 kind, uint256 lock)": {
+                "intent": "Deposit",
+                "fields": [
+                  {"label": "Amount", "path": "amount", "format": "tokenAmount",
+                   "params": {"tokenPath": "#.token", "threshold": "$.metadata.constants.max"}},
+                  {"label": "Kind", "path": "kind", "format": "enum", "params": {"$ref": "$.metadata.enums.kinds"}},
+                  {"label": "Lock", "path": "lock", "format": "duration", "visible": {"ifNotIn": ["0"]}}]}}}}
+            """
+        let d = try ClearSigningDescriptor(json: Array(json.utf8), file: "test.json")
+        let f = try ABIFunction("deposit(address,uint256,uint8,uint256)")
+        func call(_ amount: UInt256, lock: UInt64) -> [UInt8] {
+            f.selector + [UInt8](repeating: 0, count: 12)
+                + (try! EthereumAddress("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48")).bytes + amount.bigEndianBytes
+                + UInt256(1).bigEndianBytes + UInt256(lock).bigEndianBytes
+        }
+        let to = try EthereumAddress(contract)
+        let usdc = try #require(
+            d.call(call(UInt256(1_000_000_000), lock: 90061), to: to, chainID: UInt256(1), value: .zero, from: nil))
+        #expect(
+            usdc.fields.map { "\($0.label)=\($0.value)" } == ["Amount=1,000 USDC", "Kind=loan", "Lock=1d 1h 1m 1s"])
+        let huge = UInt256.max
+        let unlimited = try #require(d.call(call(huge, lock: 0), to: to, chainID: UInt256(1), value: .zero, from: nil))
+        // At the threshold or above: the message ("Unlimited" by default); a lock of 0 is hidden.
+        #expect(unlimited.fields.map { "\($0.label)=\($0.value)" } == ["Amount=Unlimited (\(huge))", "Kind=loan"])
     }
 
     @Test("bad descriptors are named; call data that lies about its lengths is refused, not decoded")

@@ -57,15 +57,25 @@ public struct DelegateList: Sendable, Equatable {
         entries.first { $0.address == delegate && $0.chainID == chainID }
     }
 
+    /// True when `auth` may be signed without a second question: a revocation, or a delegate
+    /// this list allows on the authorization's chain.
+    public func allows(_ auth: EIP7702Authorization) -> Bool {
+        auth.isRevocation || entry(for: auth.delegate, chainID: auth.chainID) != nil
+    }
+
     /// The delegate's name on any chain (for a review that shows where else it is known).
     public func name(of delegate: EthereumAddress) -> String? {
         entries.first { $0.address == delegate }?.name
     }
 
+    /// The most bytes a delegates file may hold.
+    public static let maximumFileBytes = 1 << 20
+
     /// Reads the person's entries from JSON text — `[{"chainId": 1, "address": "0x…", "name": "…"}]`
-    /// — and adds them; `file` names the file in errors. At most 10,000 entries.
+    /// — and adds them; `file` names the file in errors. At most 10,000 entries; JSON as `JSONText`
+    /// reads it (a key named twice in one entry is refused).
     public mutating func add(json: [UInt8], file: String) throws(DelegateListError) {
-        guard let list = try? JSONSerialization.jsonObject(with: Data(json)) as? [Any] else {
+        guard let list = (try? JSONText.parse(json)) as? [Any] else {
             throw .malformed(file: file, reason: "expected a JSON list of {chainId, address, name}")
         }
         guard list.count <= 10_000 else {

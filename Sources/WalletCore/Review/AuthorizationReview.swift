@@ -23,7 +23,8 @@ extension SigningReview {
         } else if let known = delegates.entry(for: auth.delegate, chainID: auth.chainID) {
             let list = known.source == "kcs" ? "on kcs's allowlist" : "on your allowlist, delegates.json"
             review.add("delegate", "\(auth.delegate.checksummed) (\(known.name), \(list))")
-        } else {
+        }
+        if !delegates.allows(auth) {
             let elsewhere = delegates.name(of: auth.delegate).map { " (\($0) on other chains, not this one)" } ?? ""
             review.add("delegate", auth.delegate.checksummed + elsewhere)
             review.warnings.append(

@@ -173,7 +173,7 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
                 guard !excluded.contains(Self.strip(path)) else { continue }
                 let value = resolve(path, data: data, container: container)
                 guard let value, visible(field["visible"], value) else { continue }
-                let text = format(value, field, container: container, name: name)
+                let text = format(value, field, data: data, container: container, name: name)
                 byPath[Self.strip(path)] = text
                 fields.append(((field["label"] as? String) ?? path, text))
             }
@@ -291,12 +291,23 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
         }
     }
 
+    /// A field's parameter, a `$.` reference followed into the descriptor.
+    func parameter(_ params: [String: Any], _ key: String) -> Any? {
+        guard let v = params[key] else { return nil }
+        if let ref = v as? String, ref.hasPrefix("$.") { return lookup(ref) }
+        return v
+    }
+
+    /// `value` as `field`'s format shows it; `data` is what the field's path parameters
+    /// (`tokenPath`, `collectionPath`) are resolved in, as the field's own path was.
     func format(
-        _ value: Resolved, _ field: [String: Any], container: Container, name: (EthereumAddress) -> String?
+        _ value: Resolved, _ field: [String: Any], data: Resolved, container: Container,
+        name: (EthereumAddress) -> String?
     ) -> String {
         let params = (field["params"] as? [String: Any]) ?? [:]
         if case .list(let items) = value {
-            return items.map { format($0, field, container: container, name: name) }.joined(separator: "; ")
+            return items.map { format($0, field, data: data, container: container, name: name) }
+                .joined(separator: "; ")
         }
         let symbol = EthereumChain.symbol(container.chainID)
         switch (field["format"] as? String, value) {
@@ -304,14 +315,10 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
             return SigningReview.amount(n, symbol: symbol)
         case ("tokenAmount", .int(let n)):
             let tokenValue =
-                (params["token"] as? String).map { t in
-                    t.hasPrefix("$.") ? lookup(t).map { Resolved(json: $0) } : Resolved(json: t)
-                } ?? nil
-                ?? (params["tokenPath"] as? String).flatMap { p in resolve(p, data: .tuple([]), container: container) }
+                parameter(params, "token").map { Resolved(json: $0) }
+                ?? (params["tokenPath"] as? String).flatMap { resolve($0, data: data, container: container) }
             let tokenAddress: EthereumAddress? = if case .address(let a)? = tokenValue { a } else { nil }
-            if let threshold = params["threshold"].flatMap({ t in
-                (t as? String).flatMap { $0.hasPrefix("$.") ? lookup($0) : $0 } ?? t
-            }),
+            if let threshold = parameter(params, "threshold"),
                 let limit = try? EthereumTransaction.quantity(threshold, field: "threshold"), n >= limit
             {
                 return ((params["message"] as? String) ?? "Unlimited") + " (\(n))"
@@ -336,8 +343,7 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
             return SigningReview.grouped(EthereumUnits.format(n, decimals: decimals))
                 + ((params["base"] as? String).map { " " + $0 } ?? "")
         case ("enum", let v):
-            if let ref = params["$ref"] as? String, let table = lookup(ref) as? [String: Any], let label = table[v.text]
-            {
+            if let table = parameter(params, "$ref") as? [String: Any], let label = table[v.text] {
                 return "\(label)"
             }
             return v.text
@@ -350,7 +356,7 @@ public struct ClearSigningDescriptor: @unchecked Sendable {
                 + (b.count >= 4 ? ", selector 0x\(Hex.encode(Array(b.prefix(4))))" : "")
         case ("nftName", .int(let n)):
             let collection = (params["collectionPath"] as? String).flatMap {
-                resolve($0, data: .tuple([]), container: container)
+                resolve($0, data: data, container: container)
             }
             return "#\(n)" + (collection.map { " of collection \($0.text)" } ?? "")
         default:
@@ -420,12 +426,10 @@ indirect enum Resolved {
 
 extension SigningReview {
     /// Adds what a descriptor makes of the call or message, or says it does not cover it.
-    public mutating func addClearSigned(_ clear: ClearSigned?, descriptor: ClearSigningDescriptor) {
+    /// `what` names what a descriptor that does not apply leaves uncovered: `call` or `message`.
+    public mutating func addClearSigned(_ clear: ClearSigned?, descriptor: ClearSigningDescriptor, what: String) {
         guard let clear else {
-            add(
-                "clear signing",
-                "\(descriptor.file) does not cover this \(title.contains("typed") ? "message" : "call"): shown as kcs decodes it"
-            )
+            add("clear signing", "\(descriptor.file) does not cover this \(what): shown as kcs decodes it")
             return
         }
         add("clear signing", clear.intent + (clear.owner.map { " (descriptor of \($0))" } ?? ""))

@@ -173,14 +173,11 @@ extension Session {
         var codes: [ScannedCode] = []
         var pixels = 0
         for file in files {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-                attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int
-            else {
-                throw QRScanError.unreadable(file: file)
-            }
-            guard size <= Self.maximumImageFile else { throw QRScanError.tooLarge(file: file, bytes: size) }
-            guard let data = FileManager.default.contents(atPath: file), data.count <= Self.maximumImageFile else {
-                throw QRScanError.unreadable(file: file)
+            let data: [UInt8]
+            switch BoundedFile.read(file, maximumBytes: Self.maximumImageFile) {
+            case .bytes(let b): data = b
+            case .tooLarge(let size): throw QRScanError.tooLarge(file: file, bytes: size)
+            case .unreadable: throw QRScanError.unreadable(file: file)
             }
             if pixels >= GrayImage.maximumPixelsPerReading {
                 throw QRScanError.image(
@@ -190,7 +187,7 @@ extension Session {
             }
             var found: [[UInt8]] = []
             do {
-                guard let images = try GrayImage.images(file: Array(data)) else { throw QRScanError.notPNG(file: file) }
+                guard let images = try GrayImage.images(file: data) else { throw QRScanError.notPNG(file: file) }
                 for image in images { found += try image.qrCodes() }
                 pixels += images.reduce(0) { $0 + $1.pixelCount }
             } catch let error as QRError {

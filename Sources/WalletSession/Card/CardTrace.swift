@@ -150,15 +150,14 @@ extension Session {
 
     /// `trace.explain FILE`: the exchanges of a saved trace, read back (at most `maximumBytes`).
     public func readCardTrace(_ path: String, maximumBytes: Int = 64 << 20) throws -> [TraceExchange] {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let size = attributes[.size] as? Int
-        else { throw CardTraceError.badTraceFile(path: path, line: 0, reason: "no such file or not readable") }
-        guard size <= maximumBytes else {
+        let data: [UInt8]
+        switch BoundedFile.read(path, maximumBytes: maximumBytes) {
+        case .bytes(let b): data = b
+        case .tooLarge(let size):
             throw CardTraceError.badTraceFile(
                 path: path, line: 0, reason: "\(size) bytes; a trace file is at most \(maximumBytes)")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CardTraceError.badTraceFile(path: path, line: 0, reason: "not readable")
+        case .unreadable:
+            throw CardTraceError.badTraceFile(path: path, line: 0, reason: "no such file or not readable")
         }
         let decoder = JSONDecoder()
         var out: [TraceExchange] = []

@@ -34,6 +34,14 @@ public struct AuthorizationRequest: Sendable {
     }
 }
 
+/// An authorization ready to sign: its review, and whether the allowlist lets it be signed
+/// without a second question (`prepareAuthorization`).
+public struct PreparedAuthorization {
+    public let authorization: EIP7702Authorization
+    public let review: SigningReview
+    public let onAllowlist: Bool
+}
+
 /// Why an authorization, or a set-code transaction's authorization list, was refused.
 public enum AuthorizationError: WalletError, Equatable {
     /// Chain id 0 without `--any-chain`.
@@ -52,8 +60,6 @@ public enum AuthorizationError: WalletError, Equatable {
     case wrongChain(index: Int, chain: String, transaction: String)
     /// A tuple whose signature recovers no authority.
     case noAuthority(index: Int)
-    /// The delegates file.
-    case delegatesFile(reason: String)
 
     public var followsCommandName: Bool { true }
 
@@ -67,7 +73,6 @@ public enum AuthorizationError: WalletError, Equatable {
         case .sponsoredNonce: "eth.auth.sponsoredNonce"
         case .wrongChain: "eth.auth.wrongChain"
         case .noAuthority: "eth.auth.noAuthority"
-        case .delegatesFile: "eth.auth.delegatesFile"
         }
     }
 
@@ -97,7 +102,6 @@ public enum AuthorizationError: WalletError, Equatable {
         case .noAuthority(let index):
             "authorizationList[\(index)]'s signature recovers no authority (or is high-S): the node would skip it; "
                 + "nothing was signed"
-        case .delegatesFile(let reason): reason
         }
     }
 }
@@ -111,14 +115,13 @@ extension Session {
         var list = DelegateList.shipped
         guard let home else { return list }
         let path = (home as NSString).appendingPathComponent(Self.delegatesFileName)
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return list }
-        let size = (attributes[.size] as? Int) ?? 0
-        guard size <= 1 << 20, let data = FileManager.default.contents(atPath: path) else {
-            throw AuthorizationError.delegatesFile(
-                reason: "delegates file \(path): expected at most 1 MiB, got \(size) bytes")
-        }
-        do { try list.add(json: Array(data), file: path) } catch {
-            throw AuthorizationError.delegatesFile(reason: error.description)
+        guard FileManager.default.fileExists(atPath: path) else { return list }
+        switch BoundedFile.read(path, maximumBytes: DelegateList.maximumFileBytes) {
+        case .bytes(let data): try list.add(json: data, file: path)
+        case .tooLarge(let size):
+            throw DelegateListError.malformed(
+                file: path, reason: "expected at most \(DelegateList.maximumFileBytes) bytes, got \(size)")
+        case .unreadable: throw DelegateListError.malformed(file: path, reason: "expected a readable regular file")
         }
         return list
     }
@@ -128,7 +131,7 @@ extension Session {
     /// current code when there is a node). Chain id 0 is refused unless asked for.
     public func prepareAuthorization(
         _ request: AuthorizationRequest, authority: () throws -> EthereumAddress, node: EthereumNode?
-    ) throws -> (authorization: EIP7702Authorization, review: SigningReview) {
+    ) throws -> PreparedAuthorization {
         if request.chainID?.isZero == true && !request.anyChain { throw AuthorizationError.anyChainRefused }
         let chainID: UInt256
         if request.anyChain {
@@ -153,25 +156,24 @@ extension Session {
         guard let nonce else { throw AuthorizationError.needsNonce }
         let auth = EIP7702Authorization(chainID: chainID, delegate: request.delegate, nonce: nonce)
         try auth.validate()
+        let delegates = try delegateList()
         let review = SigningReview.authorization(
-            auth, delegates: try delegateList(), currentCode: code,
+            auth, delegates: delegates, currentCode: code,
             selfSponsored: request.nonce == nil ? request.selfSponsored : nil)
-        return (auth, review)
+        return PreparedAuthorization(authorization: auth, review: review, onAllowlist: delegates.allows(auth))
     }
 
     /// Signs `auth` with `signer` after the delegate check: a revocation or a delegate on the
     /// allowlist signs at once; another is refused in batch unless `allowUnknownDelegate`, and
     /// at a terminal asked twice after the review, naming the risk.
     public func signAuthorization(
-        _ auth: EIP7702Authorization, review: SigningReview, signer: any Signer, choice: SignerChoice,
-        allowUnknownDelegate: Bool
+        _ prepared: PreparedAuthorization, signer: any Signer, choice: SignerChoice, allowUnknownDelegate: Bool
     ) throws -> (SignedAuthorization, Signed) {
-        let delegates = try delegateList()
-        let known = auth.isRevocation || delegates.entry(for: auth.delegate, chainID: auth.chainID) != nil
-        if !known {
+        let auth = prepared.authorization
+        if !prepared.onAllowlist {
             let chain = auth.isAnyChain ? "every chain" : EthereumChain.label(auth.chainID)
             if let prompts, prompts.isInteractive {
-                try confirm(review.rendered() + "\nThe delegate is not on the allowlist. Sign it?", yes: false)
+                try confirm(prepared.review.rendered() + "\nThe delegate is not on the allowlist. Sign it?", yes: false)
                 try confirm(
                     "Its code will control \(try EthereumAddress(publicKey: signer.publicKey()).checksummed) on "
                         + "\(chain), with everything the account holds. Really sign?", yes: false)

@@ -58,10 +58,9 @@ extension Session {
         case .fields(let map):
             return (try SafeTransaction(fields: map, safe: safe, chainID: chainID, version: version), [])
         case .serviceFile(let path):
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-            guard let size = attributes?[.size] as? Int, size <= 4 << 20,
-                let data = FileManager.default.contents(atPath: path),
-                let map = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            // JSONText refuses a key named twice: one reader would hash the first value, another the last.
+            guard case .bytes(let data) = BoundedFile.read(path, maximumBytes: 4 << 20),
+                let map = (try? JSONText.parse(data)) as? [String: Any]
             else {
                 throw SafeCommandError.unreadableFile(path: path, reason: "no JSON object of at most 4 MiB")
             }

@@ -105,14 +105,11 @@ extension Session {
     /// level), each at most 1 MiB (docs/eth-signing.md, "ERC-7730").
     public func clearSigningDescriptor(_ path: String) throws -> ClearSigningDescriptor {
         func read(_ p: String) throws -> [UInt8] {
-            let size = (try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? Int
-            guard let size, size <= ClearSigningDescriptor.maximumBytes,
-                let data = FileManager.default.contents(atPath: p)
-            else {
+            guard case .bytes(let data) = BoundedFile.read(p, maximumBytes: ClearSigningDescriptor.maximumBytes) else {
                 throw ClearSigningError.malformed(
                     file: p, reason: "expected a readable file of at most \(ClearSigningDescriptor.maximumBytes) bytes")
             }
-            return Array(data)
+            return data
         }
         let json = try read(path)
         let included = try ClearSigningDescriptor.includes(json).map { name in
