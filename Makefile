@@ -7,7 +7,7 @@ SWIFT_CLANG = $(dir $(realpath $(shell command -v $(SWIFT))))clang
 DEB_PACKAGES := libedit-dev libstdc++-12-dev libsecp256k1-dev libpcsclite-dev libsqlite3-dev libsodium-dev pcscd vsmartcard-vpcd pkg-config libcurl4 python3 python3-venv strace binutils libssl3 libqrencode-dev libzbar0 libpng-dev libturbojpeg0 libgif-dev zbar-tools
 BENCH_PACKAGES := libssl-dev gcc
 
-.PHONY: deps bench-deps evm-venv keycard-venv qr-venv mpc-venv safe-venv build release run test test-fast bench fuzz fuzz-build format clean static install uninstall install-check
+.PHONY: deps bench-deps evm-venv keycard-venv qr-venv mpc-venv safe-venv btc-venv build release run test test-fast bench fuzz fuzz-build format clean static install uninstall install-check
 
 # Installs only what dpkg says is missing; apt-get update runs once, and only then.
 deps:
@@ -74,6 +74,16 @@ $(SAFE_VENV)/.installed: tools/safe-oracle/requirements.txt tools/safe-oracle/co
 	$(SAFE_VENV)/bin/pip install -q --disable-pip-version-check -r tools/safe-oracle/requirements.txt -c tools/safe-oracle/constraints.txt
 	@touch $@
 
+# The Bitcoin oracle of the tests (tools/btc-oracle): bdk, libbitcoinkernel, hwi and embit, in
+# their own environment, every dependency pinned.
+BTC_VENV := .build/btc-venv
+btc-venv: $(BTC_VENV)/.installed
+$(BTC_VENV)/.installed: tools/btc-oracle/requirements.txt tools/btc-oracle/constraints.txt
+	@rm -rf $(BTC_VENV)
+	python3 -m venv $(BTC_VENV)
+	$(BTC_VENV)/bin/pip install -q --disable-pip-version-check -r tools/btc-oracle/requirements.txt -c tools/btc-oracle/constraints.txt
+	@touch $@
+
 build: deps
 	$(SWIFT) build
 
@@ -94,7 +104,7 @@ test-fast: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(FAST_SKIP)'
 
-test: deps evm-venv keycard-venv qr-venv mpc-venv safe-venv
+test: deps evm-venv keycard-venv qr-venv mpc-venv safe-venv btc-venv
 	$(SWIFT) build --build-tests
 	@set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
 	  echo "=== failing tests (from .build/test.log) ==="; \

@@ -17,6 +17,8 @@ public enum SignatureKind: String, Sendable, Hashable, CaseIterable, Codable, Cu
     case transaction
     /// An EIP-7702 authorization.
     case authorization
+    /// A Bitcoin signature hash (one PSBT input: legacy, BIP-143 or BIP-341).
+    case bitcoin
 
     public var description: String { rawValue }
 
@@ -29,6 +31,7 @@ public enum SignatureKind: String, Sendable, Hashable, CaseIterable, Codable, Cu
         case .typed: "EIP-712 Digest"
         case .transaction: "signing hash"
         case .authorization: "authorization digest"
+        case .bitcoin: "sighash"
         }
     }
 }

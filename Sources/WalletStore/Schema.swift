@@ -342,6 +342,32 @@ enum Schema {
             CREATE INDEX history_by_key_id ON history(key_id);
             """
         ),
+        // Bitcoin signature hashes, one row per PSBT input signed (docs/bitcoin.md).
+        (
+            "v6-history-bitcoin",
+            """
+            CREATE TABLE history_v6 (
+                id         INTEGER PRIMARY KEY,
+                created_at INTEGER NOT NULL,
+                key_id     INTEGER REFERENCES keys(id) ON DELETE SET NULL,
+                key_name   TEXT NOT NULL COLLATE NOCASE,
+                kind       TEXT NOT NULL CHECK (kind IN ('hash', 'message', 'typed', 'transaction', 'authorization', 'bitcoin')),
+                digest     BLOB NOT NULL,
+                signature  BLOB NOT NULL,
+                signer     TEXT NOT NULL,
+                verified   INTEGER NOT NULL CHECK (verified IN (0, 1)),
+                chain_id   INTEGER
+            );
+            INSERT INTO history_v6 (id, created_at, key_id, key_name, kind, digest, signature, signer, verified, chain_id)
+                SELECT id, created_at, key_id, key_name, kind, digest, signature, signer, verified, chain_id FROM history;
+            DROP TABLE history;
+            ALTER TABLE history_v6 RENAME TO history;
+            CREATE INDEX history_by_time ON history(created_at);
+            CREATE INDEX history_by_key ON history(key_name, created_at);
+            CREATE INDEX history_by_kind ON history(kind, created_at);
+            CREATE INDEX history_by_key_id ON history(key_id);
+            """
+        ),
     ]
 
     /// A migrator with every migration registered. Foreign keys are checked after each

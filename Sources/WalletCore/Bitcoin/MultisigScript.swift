@@ -1,0 +1,43 @@
+import WalletCrypto
+
+// `OP_k <key>… OP_n OP_CHECKMULTISIG`: the script of a k-of-n multisig (BIP-11), as P2WSH,
+// P2SH-P2WSH and P2SH wrap it; descriptors' `sortedmulti` orders the keys (BIP-67, BIP-383).
+
+public struct MultisigScript: Sendable, Equatable {
+    public let threshold: Int
+    public let keys: [[UInt8]]
+
+    public init(threshold: Int, keys: [[UInt8]]) {
+        self.threshold = threshold
+        self.keys = keys
+    }
+
+    /// Reads a multisig script; nil for any other script.
+    public init?(_ script: [UInt8]) {
+        guard let ops = try? BitcoinScript.operations(script), ops.count >= 4,
+            ops.last?.opcode == 0xae,
+            let k = Self.smallNumber(ops[0].opcode), let n = Self.smallNumber(ops[ops.count - 2].opcode),
+            n == ops.count - 3, k >= 1, k <= n
+        else { return nil }
+        var keys: [[UInt8]] = []
+        for op in ops[1..<(ops.count - 2)] {
+            guard let d = op.data, d.count == 33 || d.count == 65 else { return nil }
+            keys.append(d)
+        }
+        threshold = k
+        self.keys = keys
+    }
+
+    static func smallNumber(_ op: UInt8) -> Int? { (0x51...0x60).contains(op) ? Int(op) - 0x50 : nil }
+
+    /// The script: OP_k, each key pushed, OP_n, OP_CHECKMULTISIG.
+    public var script: [UInt8] {
+        [UInt8(0x50 + threshold)] + keys.flatMap(BitcoinScript.push) + [UInt8(0x50 + keys.count), 0xae]
+    }
+
+    /// BIP-67's order: the keys sorted by their bytes.
+    public var isSorted: Bool { keys == keys.sorted { $0.lexicographicallyPrecedes($1) } }
+
+    /// `2-of-3`.
+    public var shape: String { "\(threshold)-of-\(keys.count)" }
+}
