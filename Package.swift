@@ -159,7 +159,8 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
-                "KCSConsole", "KCSBuiltins", "KCSErrors", "WalletSession", "CardProtocol", "EthRPC", "KCSTestSupport",
+                "KCSConsole", "KCSBuiltins", "KCSErrors", "WalletSession", "WalletCore", "WalletCrypto", "CardProtocol",
+                "EthRPC", "KCSTestSupport",
             ]),
         .testTarget(
             name: "TranscriptTests", dependencies: ["KCSTestSupport"],

@@ -301,6 +301,7 @@ extension Builtins {
                     ("ours", .bool(!i.ours.isEmpty)), ("willSign", .bool(i.step != nil)),
                     ("prevtxVerified", .bool(i.amountProof == .previousTransaction)),
                     ("sighash", i.sighashType.map { .string(SighashType.name($0)) } ?? .null),
+                    ("digest", i.step.map { .bytes($0.sighash) } ?? .null),
                     ("signatures", .int(i.signatures)), ("finalized", .bool(i.finalized)),
                     ("notes", .list(i.notes.map(Value.string))),
                 ]))

@@ -44,6 +44,8 @@ public enum PSBTSigningError: WalletError, Equatable {
     case feeTooHigh(share: String, limit: String)
     /// A card's signature that does not verify (or a Schnorr answer under another key).
     case badSignature(input: Int, reason: String)
+    /// A Taproot input and a card whose applet has no Schnorr SIGN (before 4.0).
+    case taprootNeedsVersion4(input: Int)
 
     public var id: String {
         switch self {
@@ -51,6 +53,7 @@ public enum PSBTSigningError: WalletError, Equatable {
         case .noKey: "psbt.noKey"
         case .feeTooHigh: "psbt.feeTooHigh"
         case .badSignature: "psbt.badSignature"
+        case .taprootNeedsVersion4: "psbt.taprootNeedsCard4"
         }
     }
 
@@ -63,6 +66,9 @@ public enum PSBTSigningError: WalletError, Equatable {
         case .feeTooHigh(let share, let limit):
             "the fee is \(share) of what is sent, above the \(limit) limit; nothing was signed (--yes signs it, --max-fee-share sets the limit)"
         case .badSignature(let input, let reason): "input \(input): \(reason); nothing was signed"
+        case .taprootNeedsVersion4(let input):
+            "input \(input) is a Taproot key-path spend, which needs a Schnorr signature; this card's applet (before 4.0) "
+                + "signs only ECDSA (SIGN's algorithm byte is ignored by older applets); nothing was signed"
         }
     }
 }
@@ -153,6 +159,11 @@ extension Session {
             throw PSBTSigningError.feeTooHigh(share: PSBT.percent(share), limit: PSBT.percent(policy.maximumFeeShare))
         }
         guard !plan.steps.isEmpty else { return PSBTSigned(psbt: psbt, plan: plan, signed: []) }
+        if case .card(let card) = wallet.source, !card.isVersion4,
+            let taproot = plan.steps.first(where: { if case .schnorr = $0.algorithm { true } else { false } })
+        {
+            throw PSBTSigningError.taprootNeedsVersion4(input: taproot.input)
+        }
         if interactive && !yes {
             var review = SigningReview.psbt(plan)
             review.add("signed by", wallet.device)
