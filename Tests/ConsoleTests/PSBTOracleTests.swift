@@ -126,3 +126,121 @@ struct PSBTOracleTests {
         try judge(signed: signed, extracted: extracted, spent: try spent(kinds), digests: digests, inputs: n)
     }
 }
+
+private let cosignerWords = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+private let thirdWords = "letter advice cage absurd amount doctor acoustic avoid letter advice cage above"
+private let multisigPath = "m/48'/1'/0'/2'/0/0"
+
+/// A P2WSH sortedmulti(2, card, cosigner, third) input spending 100,000 sat, with every key's
+/// origin, paying 99,000 sat to one address: as a coordinator (Sparrow, Core) hands it to each signer.
+private func multisigPSBT() throws -> (psbt: PSBT, witnessScript: [UInt8]) {
+    let path = try DerivationPath(multisigPath)
+    let masters = try [testMnemonic, cosignerWords, thirdWords].map { try ExtendedKey.master(seed: try Mnemonic(phrase: $0).seed()) }
+    let keys = try masters.map { try $0.derive(path).publicKey.compressed }
+    let ms = MultisigScript(threshold: 2, keys: keys.sorted { $0.lexicographicallyPrecedes($1) })
+    let spk = BitcoinScript.p2wsh(Hash.sha256(ms.script))
+    let prev = previousTransaction(paying: spk, amount: 100_000, salt: 0x33)
+    let tx = BitcoinTransaction(
+        inputs: [TxInput(previous: OutPoint(hash: prev.txidHash, index: 0))],
+        outputs: [TxOutput(amount: 99_000, script: BitcoinScript.p2wpkh([UInt8](repeating: 0x77, count: 20)))])
+    var input = PSBTMap([
+        PSBTRecord(type: 0x00, value: prev.serialized),
+        PSBTRecord(type: 0x01, value: TxOutput(amount: 100_000, script: spk).serialized),
+        PSBTRecord(type: 0x05, value: ms.script),
+    ])
+    for (m, k) in zip(masters, keys) {
+        input.set(PSBTRecord(type: 0x06, keyData: k, value: KeyOrigin(fingerprint: m.fingerprint, path: path).serialized))
+    }
+    let psbt = PSBT(
+        version: 0, global: PSBTMap([PSBTRecord(type: 0x00, value: tx.legacySerialized)]), inputs: [input],
+        outputs: [PSBTMap()])
+    return (try PSBT.parse(psbt.serialized), spk)
+}
+
+extension PSBTOracleTests {
+    @Test func p2wsh2of3_cardAndCosigner_combinedAndFinalized_verifiedByCore() throws {
+        let (psbt, spk) = try multisigPSBT()
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run(
+            """
+            \(cardSetup("4.0"))
+            let shown = psbt.show "\(psbt.base64)" --chain test --json
+            print "T", shown.inputs[0].type, shown.inputs[0].path, shown.inputs[0].willSign
+            let a = psbt.sign "\(psbt.base64)" --chain test
+            print "A", a.signed, a.complete
+            let b = psbt.sign "\(psbt.base64)" --chain test --key (hd.master "\(cosignerWords)")
+            print "B", b.signed, b.complete
+            let half = psbt.finalize $a
+            print "I", half.complete, half.incomplete
+            let c = psbt.combine [a, b]
+            let again = psbt.show $c --chain test --json
+            print "G", again.inputs[0].signatures, again.inputs[0].willSign
+            let f = psbt.finalize $c
+            print "F", f.complete, f.finalized
+            print "C", c.psbt
+            print "X", hex((psbt.extract $f).tx)
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("T", in: r.out) == ["p2wsh 2-of-3 multisig \(multisigPath) true"])
+        #expect(tagged("A", in: r.out) == ["[0] false"])
+        #expect(tagged("B", in: r.out) == ["[0] false"])
+        #expect(tagged("I", in: r.out) == ["false [\"input 0: 1 of the 2 signatures a 2-of-3 multisig needs\"]"])
+        #expect(tagged("G", in: r.out) == ["2 false"])
+        #expect(tagged("F", in: r.out) == ["true [0]"])
+        let combined = try #require(tagged("C", in: r.out).first)
+        let extracted = try #require(tagged("X", in: r.out).first).replacingOccurrences(of: "0x", with: "")
+        try judge(
+            signed: combined, extracted: extracted, spent: [["script": Hex.encode(spk), "amount": 100_000]], digests: [],
+            inputs: 1)
+    }
+
+    @Test func v2PSBT_signedAndConvertedByHWI_verifiedByCore() throws {
+        let kinds = ["p2wpkh", "p2tr"]
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run(
+            """
+            let m = hd.master "\(testMnemonic)"
+            let p = psbt.create \(try inputs(kinds)) \(outputs(kinds)) --key $m --chain test --v2 --locktime 840000
+            print "V", p.version, p.locktime
+            import mnemonic "\(testMnemonic)" --name words
+            let s = psbt.sign $p --key words
+            print "S", s.psbt
+            print "X", hex((psbt.extract $s).tx)
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(tagged("V", in: r.out) == ["2 840000"])
+        let signed = try #require(tagged("S", in: r.out).first)
+        let parsed = try BitcoinOracle.run("parse", ["psbt": signed])
+        #expect(parsed["version"] as? Int == 2)
+        #expect(parsed["locktime"] as? Int == 840_000)
+        let extracted = try #require(tagged("X", in: r.out).first).replacingOccurrences(of: "0x", with: "")
+        #expect(try BitcoinTransaction.parse(try Hex.decode(extracted)).lockTime == 840_000)
+        try judge(signed: signed, extracted: extracted, spent: try spent(kinds), digests: [], inputs: 2)
+    }
+
+    @Test func card31_signsECDSA_andRefusesTaprootByName() throws {
+        let home = try BatchHome()
+        defer { home.remove() }
+        let r = try home.run(
+            """
+            let m = hd.master "\(testMnemonic)"
+            let p = psbt.create \(try inputs(["p2wpkh"])) \(outputs(["p2wpkh"])) --key $m --chain test
+            let t = psbt.create \(try inputs(["p2tr"])) \(outputs(["p2tr"])) --key $m --chain test
+            \(cardSetup("3.1.0"))
+            let s = psbt.sign $p --chain test
+            print "S", s.psbt
+            print "X", hex((psbt.extract $s).tx)
+            try { psbt.sign $t --chain test } catch e { print "E", e.kind, e.message }
+            print "H", len((history --kind bitcoin))
+            """)
+        #expect(r.code == 0, "\(r.err)")
+        let e = try #require(tagged("E", in: r.out).first)
+        #expect(e.hasPrefix("psbt.taprootNeedsCard4 psbt.sign: input 0 is a Taproot key-path spend, which needs a Schnorr signature"))
+        #expect(tagged("H", in: r.out) == ["1"])
+        let signed = try #require(tagged("S", in: r.out).first)
+        let extracted = try #require(tagged("X", in: r.out).first).replacingOccurrences(of: "0x", with: "")
+        try judge(signed: signed, extracted: extracted, spent: try spent(["p2wpkh"]), digests: [], inputs: 1)
+    }
+}
