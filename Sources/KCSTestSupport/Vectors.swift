@@ -116,6 +116,12 @@ public enum JSON: Sendable, Hashable, CustomStringConvertible {
         return s
     }
 
+    /// This value as a list.
+    public var arrayValue: [JSON] {
+        guard case .array(let a) = self else { fatalError("vector value is not a list: \(self)") }
+        return a
+    }
+
     /// This value as an integer.
     public var intValue: Int {
         guard case .int(let i) = self else { fatalError("vector value is not an integer: \(self)") }

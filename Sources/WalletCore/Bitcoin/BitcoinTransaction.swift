@@ -127,8 +127,8 @@ public struct BitcoinTransaction: Sendable, Equatable {
     ) throws(BitcoinBytesError) -> BitcoinTransaction {
         let version = Int32(bitPattern: try r.uint32("\(what) version"))
         var segwit = false
-        if r.remaining >= 2, r.bytes[r.offset] == 0x00, r.bytes[r.offset + 1] == 0x01 {
-            guard allowWitness else { throw r.fail(what, "is in the witness serialisation, where none is allowed") }
+        // Without witnesses allowed, 00 01 is read as it is meant there: no inputs, one output.
+        if allowWitness, r.remaining >= 2, r.bytes[r.offset] == 0x00, r.bytes[r.offset + 1] == 0x01 {
             _ = try r.take(2, "\(what) marker")
             segwit = true
         }

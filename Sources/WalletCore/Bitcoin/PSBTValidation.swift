@@ -103,6 +103,14 @@ enum PSBTValidation {
         (try? PSBTFields.witness(v)) == nil ? "is not one witness stack" : nil
     }
 
+    static let publicKeys: Check = { v in
+        guard !v.isEmpty, v.count % 33 == 0 else { return "is \(v.count) bytes, not a list of 33-byte public keys" }
+        for k in stride(from: 0, to: v.count, by: 33) where (try? PublicKey(bytes: Array(v[k..<k + 33]))) == nil {
+            return "holds a participant key that is not a valid public key"
+        }
+        return nil
+    }
+
     static let tapSignature: Check = { v in
         if v.count == 64 { return nil }
         if v.count == 65 { return v[64] == 0 ? "a 65-byte Schnorr signature cannot end in SIGHASH_DEFAULT (00)" : nil }
@@ -154,10 +162,11 @@ enum PSBTValidation {
         0x06: Rule(name: "BIP32_DERIVATION", versions: .both, keyData: [33, 65], value: derivation),
         0x07: Rule(name: "FINAL_SCRIPTSIG", versions: .both, keyData: [0], value: any),
         0x08: Rule(name: "FINAL_SCRIPTWITNESS", versions: .both, keyData: [0], value: witnessStack),
-        0x0a: Rule(name: "RIPEMD160", versions: .both, keyData: [20], value: length(32)),
-        0x0b: Rule(name: "SHA256", versions: .both, keyData: [32], value: length(32)),
-        0x0c: Rule(name: "HASH160", versions: .both, keyData: [20], value: length(32)),
-        0x0d: Rule(name: "HASH256", versions: .both, keyData: [32], value: length(32)),
+        // Preimages: the key data is the hash, the value what hashes to it (checked in checkRecord).
+        0x0a: Rule(name: "RIPEMD160", versions: .both, keyData: [20], value: any),
+        0x0b: Rule(name: "SHA256", versions: .both, keyData: [32], value: any),
+        0x0c: Rule(name: "HASH160", versions: .both, keyData: [20], value: any),
+        0x0d: Rule(name: "HASH256", versions: .both, keyData: [32], value: any),
         0x0e: Rule(name: "PREVIOUS_TXID", versions: .only2, keyData: [0], value: length(32)),
         0x0f: Rule(name: "OUTPUT_INDEX", versions: .only2, keyData: [0], value: length(4)),
         0x10: Rule(name: "SEQUENCE", versions: .only2, keyData: [0], value: length(4)),
@@ -169,6 +178,10 @@ enum PSBTValidation {
         0x16: Rule(name: "TAP_BIP32_DERIVATION", versions: .both, keyData: [32], value: tapDerivation),
         0x17: Rule(name: "TAP_INTERNAL_KEY", versions: .both, keyData: [0], value: length(32)),
         0x18: Rule(name: "TAP_MERKLE_ROOT", versions: .both, keyData: [0], value: length(32)),
+        // BIP-373 (MuSig2): kcs does not take part, but checks and keeps them as Core does.
+        0x1a: Rule(name: "MUSIG2_PARTICIPANT_PUBKEYS", versions: .both, keyData: [33], value: publicKeys),
+        0x1b: Rule(name: "MUSIG2_PUB_NONCE", versions: .both, keyData: [66, 98], value: length(66)),
+        0x1c: Rule(name: "MUSIG2_PARTIAL_SIG", versions: .both, keyData: [66, 98], value: length(32)),
     ]
 
     static let outputRules: [UInt64: Rule] = [
@@ -180,6 +193,7 @@ enum PSBTValidation {
         0x05: Rule(name: "TAP_INTERNAL_KEY", versions: .both, keyData: [0], value: length(32)),
         0x06: Rule(name: "TAP_TREE", versions: .both, keyData: [0], value: tapTree),
         0x07: Rule(name: "TAP_BIP32_DERIVATION", versions: .both, keyData: [32], value: tapDerivation),
+        0x08: Rule(name: "MUSIG2_PARTICIPANT_PUBKEYS", versions: .both, keyData: [33], value: publicKeys),
     ]
 
     static func rules(_ map: PSBTMapName) -> [UInt64: Rule] {
@@ -206,14 +220,29 @@ enum PSBTValidation {
                 throw .field(map: map, key: key, problem: "a control block is 33 + 32m bytes (m ≤ 128), not \(n)", offset: nil)
             }
         }
-        let keyIsPublicKey: Bool
-        switch map {
-        case .global: keyIsPublicKey = false
-        case .input: keyIsPublicKey = record.type == 0x02 || record.type == 0x06
-        case .output: keyIsPublicKey = record.type == 0x02
+        // Which parts of the key data are public keys: the whole (33 or 65 bytes), or MuSig2's
+        // participant and aggregate keys (33 bytes each, a leaf hash after them).
+        let keyParts: [Range<Int>]
+        switch (map, record.type) {
+        case (.input, 0x02), (.input, 0x06), (.output, 0x02), (.input, 0x1a), (.output, 0x08):
+            keyParts = [0..<record.keyData.count]
+        case (.input, 0x1b), (.input, 0x1c): keyParts = [0..<33, 33..<66]
+        default: keyParts = []
         }
-        if keyIsPublicKey, (try? PublicKey(bytes: record.keyData)) == nil {
-            throw .field(map: map, key: key, problem: "\(rule.name)'s key data is not a valid public key", offset: nil)
+        for part in keyParts where (try? PublicKey(bytes: Array(record.keyData[part]))) == nil {
+            throw .field(map: map, key: key, problem: "\(rule.name)'s key data holds a key that is not a valid public key", offset: nil)
+        }
+        if case .input = map, (0x0a...0x0d).contains(record.type) {
+            let hashed: [UInt8] =
+                switch record.type {
+                case 0x0a: Hash.ripemd160(record.value)
+                case 0x0b: Hash.sha256(record.value)
+                case 0x0c: Hash.hash160(record.value)
+                default: Hash.sha256d(record.value)
+                }
+            guard hashed == record.keyData else {
+                throw .field(map: map, key: key, problem: "\(rule.name)'s preimage does not hash to its key", offset: nil)
+            }
         }
         if let problem = rule.value(record.value) {
             throw .field(map: map, key: key, problem: "\(rule.name) \(problem)", offset: nil)
@@ -230,6 +259,25 @@ enum PSBTValidation {
                 guard let rule = rules(name)[r.type] else { continue }
                 let wrong = (rule.versions == .only0 && psbt.version != 0) || (rule.versions == .only2 && psbt.version != 2)
                 if wrong { throw .notInVersion(map: name, key: String(format: "%02x", r.type), version: psbt.version) }
+            }
+        }
+        // Bitcoin Core refuses, when it reads a PSBT, a previous transaction that is not the one
+        // the input spends; so does kcs (and its plan checks again, for PSBTs built in memory).
+        if let tx = psbt.unsignedTransaction {
+            for (i, m) in psbt.inputs.enumerated() {
+                guard let prev = m.nonWitnessUTXO else { continue }
+                let out = tx.inputs[i].previous
+                guard prev.txidHash == out.hash else {
+                    throw .field(
+                        map: .input(i), key: "00",
+                        problem: "NON_WITNESS_UTXO has txid \(prev.txid), not the \(out.txid) the input spends", offset: nil)
+                }
+                guard Int(out.index) < prev.outputs.count else {
+                    throw .field(
+                        map: .input(i), key: "00",
+                        problem: "NON_WITNESS_UTXO has \(prev.outputs.count) outputs, none at the index \(out.index) spent",
+                        offset: nil)
+                }
             }
         }
         guard psbt.version == 2 else { return }

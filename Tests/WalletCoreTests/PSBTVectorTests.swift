@@ -1,0 +1,67 @@
+// PSBTs read, written and completed as Bitcoin Core's own PSBT corpus demands
+// (Vectors/bitcoin/rpc_psbt.json — bitcoin/bitcoin test/functional/data/rpc_psbt.json, a superset
+// of the BIP-174, BIP-370 and BIP-371 test vectors; see Vectors/bitcoin/README.md): every invalid
+// PSBT refused, every valid one read and written back byte for byte, and the finalizer, extractor
+// and combiner vectors reproduced.
+import Foundation
+import KCSTestSupport
+import Testing
+import WalletCore
+import WalletCrypto
+
+private let corpus = Vectors.json("bitcoin/rpc_psbt.json")
+
+@Suite("PSBT vectors (Bitcoin Core's rpc_psbt.json)")
+struct PSBTVectorTests {
+    @Test func everyInvalidPSBT_isRefused() {
+        var accepted: [Int] = []
+        for (n, v) in corpus.array("invalid").enumerated() where (try? PSBT.read(text: v.stringValue)) != nil {
+            accepted.append(n)
+        }
+        #expect(accepted.isEmpty, "invalid PSBTs read without error: \(accepted)")
+        var acceptedWithMessage: [String] = []
+        for v in corpus.array("invalid_with_msg") {
+            let pair = v.arrayValue
+            if (try? PSBT.read(text: pair[0].stringValue)) != nil { acceptedWithMessage.append(pair[1].stringValue) }
+        }
+        #expect(acceptedWithMessage.isEmpty, "invalid PSBTs read without error: \(acceptedWithMessage)")
+    }
+
+    @Test func everyValidPSBT_isRead_andWrittenBackByteForByte() throws {
+        for v in corpus.array("valid") {
+            let text = v.stringValue
+            let psbt = try PSBT.read(text: text)
+            #expect(psbt.base64 == text)
+        }
+    }
+
+    @Test func finalizer_andExtractor_reproduceTheVectors() throws {
+        let f = corpus.array("finalizer")[0]
+        var psbt = try PSBT.read(text: f.string("finalize"))
+        let (done, left) = psbt.finalize()
+        #expect(done == [0, 1])
+        #expect(left.isEmpty)
+        let expected = try PSBT.read(text: f.string("result"))
+        for i in psbt.inputs.indices {
+            #expect(Set(psbt.inputs[i].records.map(\.key)) == Set(expected.inputs[i].records.map(\.key)))
+            for r in expected.inputs[i].records {
+                #expect(psbt.inputs[i].records.first { $0.key == r.key }?.value == r.value)
+            }
+        }
+        let x = corpus.array("extractor")[0]
+        let tx = try PSBT.read(text: x.string("extract")).extract()
+        #expect(Hex.encode(tx.serialized) == x.string("result"))
+    }
+
+    @Test func combiner_mergesEveryRecord() throws {
+        let c = corpus.array("combiner")[0]
+        let parts = try c.array("combine").map { try PSBT.read(text: $0.stringValue) }
+        var combined = parts[0]
+        for p in parts.dropFirst() { combined = try combined.combined(with: p) }
+        let expected = try PSBT.read(text: c.string("result"))
+        #expect(Set(combined.inputs.flatMap { $0.records.map(\.key) }) == Set(expected.inputs.flatMap { $0.records.map(\.key) }))
+        for (a, b) in zip(combined.inputs, expected.inputs) {
+            #expect(Set(a.records.map { $0.key + $0.value }) == Set(b.records.map { $0.key + $0.value }))
+        }
+    }
+}
