@@ -1,10 +1,12 @@
+import WalletCrypto
+
 // Reading and writing Bitcoin's wire encodings (docs/bitcoin.md, "Bytes"): little-endian
 // integers and the compact size (CompactSize, "varint"), which must be minimal wherever kcs
 // reads it (BIP-174 requires it of PSBT key types; Bitcoin Core refuses a non-minimal one in
 // every serialisation it reads).
 
 /// Why bytes could not be read: what was being read, and at which offset of the whole input.
-public struct BitcoinBytesError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct BitcoinBytesError: WalletError, Equatable {
     /// What was being read (`the transaction's input count`).
     public let what: String
     /// 0-based offset into the bytes given.
@@ -12,6 +14,7 @@ public struct BitcoinBytesError: Error, Equatable, Sendable, CustomStringConvert
     /// What went wrong there.
     public let problem: String
 
+    public var id: String { "bitcoin.malformed" }
     public var description: String { "\(what) at byte \(offset): \(problem)" }
 }
 

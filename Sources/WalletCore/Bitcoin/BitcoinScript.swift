@@ -142,6 +142,17 @@ public enum BitcoinChain: String, Sendable, CaseIterable, CustomStringConvertibl
     /// BIP-44 coin type: 0 on main, 1 on every test chain.
     public var coinType: UInt32 { self == .main ? 0 : 1 }
     public var isMainnet: Bool { self == .main }
+
+    /// As a review names it: `Bitcoin mainnet`, `Bitcoin testnet3`, `Bitcoin signet`.
+    public var displayName: String {
+        switch self {
+        case .main: "Bitcoin mainnet"
+        case .test: "Bitcoin testnet3"
+        case .testnet4: "Bitcoin testnet4"
+        case .signet: "Bitcoin signet"
+        case .regtest: "Bitcoin regtest"
+        }
+    }
     public var description: String { rawValue }
 
     /// The chain `name` names: Core's names, and `bitcoin`/`mainnet`/`testnet`/`testnet3`.

@@ -95,12 +95,28 @@ public enum Sighash {
     }
 
     /// Why a Taproot signature hash cannot be computed.
-    public enum TaprootError: Error, Equatable {
+    public enum TaprootError: WalletError, Equatable {
         /// BIP-341 hashes every input's spent output; this one's is not known.
         case missingSpentOutput(input: Int)
         case invalidType(UInt32)
         /// SINGLE at an index with no output.
         case noMatchingOutput(input: Int)
+
+        public var id: String {
+            switch self {
+            case .missingSpentOutput: "bitcoin.taproot.missingSpentOutput"
+            case .invalidType: "bitcoin.taproot.sighashType"
+            case .noMatchingOutput: "bitcoin.taproot.noMatchingOutput"
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .missingSpentOutput(let i): "input \(i)'s spent output is not known, and BIP-341 hashes every input's"
+            case .invalidType(let t): "0x\(String(t, radix: 16)) is not a Taproot sighash type"
+            case .noMatchingOutput(let i): "SIGHASH_SINGLE at input \(i), which has no output of its index"
+            }
+        }
     }
 
     /// BIP-341's SigMsg for a key-path spend of input `index` (ext_flag 0, no annex):

@@ -24,7 +24,7 @@ extension SigningReview {
 
     /// The review of `plan`: title, lines, warnings; the digest line names the unsigned txid.
     public static func psbt(_ plan: PSBTPlan) -> SigningReview {
-        let chainName = plan.chain == .main ? "Bitcoin mainnet" : "Bitcoin \(plan.chain)"
+        let chainName = plan.chain.displayName
         var r = SigningReview(
             title: "Bitcoin transaction (PSBT v\(plan.version), \(chainName))", digest: plan.transaction.txidHash.reversed(),
             digestName: plan.version == 2 ? "txid (unsigned)" : "txid")
