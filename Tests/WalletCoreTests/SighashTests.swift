@@ -67,3 +67,56 @@ struct SighashTests {
         }
     }
 }
+
+private let bip143 = Vectors.json("bitcoin/bip143.json")
+private let bip370 = Vectors.json("bitcoin/bip370_locktime.json")
+
+@Suite("BIP-143 signature hashes, BIP-370 lock times")
+struct SegwitSighashTests {
+    /// BIP-143's examples (Vectors/bitcoin/bip143.json): the preimage and sighash byte for byte,
+    /// the BIP's signature verifying under its key, and kcs's signature verifying too.
+    @Test func bip143Examples_preimageAndSighash() throws {
+        for c in bip143.array("cases") {
+            let tx = try BitcoinTransaction.parse(try Hex.decode(c.string("unsignedTx")))
+            for s in c.array("signatures") {
+                var r = BitcoinReader(try Hex.decode(s.string("scriptCode")))
+                let scriptCode = try r.lengthPrefixed("scriptCode")
+                let args = (index: s.int("inputIndex"), amount: UInt64(s.int("amount")), type: UInt32(s.int("nHashType")))
+                let preimage = Sighash.segwitV0Preimage(tx, index: args.index, scriptCode: scriptCode, amount: args.amount, type: args.type)
+                #expect(Hex.encode(preimage) == s.string("preimage"), "\(c.string("description"))")
+                let hash = Sighash.segwitV0(tx, index: args.index, scriptCode: scriptCode, amount: args.amount, type: args.type)
+                #expect(Hex.encode(hash) == s.string("sigHash"), "\(c.string("description"))")
+                let key = try PrivateKey(bytes: try Hex.decode(s.string("privateKey")))
+                #expect(Hex.encode(key.publicKey.compressed) == s.string("publicKey"))
+                let theirs = try Hex.decode(s.string("signature"))
+                let sig = try ECDSASignature(der: Array(theirs.dropLast()), lenient: true)
+                #expect(Secp256k1.verify(sig.normalized, digest: hash, publicKey: key.publicKey))
+                #expect(Secp256k1.verify(try key.sign(digest: hash).signature, digest: hash, publicKey: key.publicKey))
+            }
+        }
+    }
+
+    @Test func bip370LockTimes_areDetermined_orIndeterminate() throws {
+        for c in bip370.array("locktime") {
+            let psbt = try PSBT.read(text: c.string("psbt"))
+            if c.bool("computable") {
+                #expect(psbt.determinedLockTime == UInt32(c.int("expectedLocktime")), "\(c.string("description"))")
+                #expect(psbt.unsignedTransaction?.lockTime == UInt32(c.int("expectedLocktime")))
+            } else {
+                #expect(psbt.determinedLockTime == nil, "\(c.string("description"))")
+                #expect(psbt.unsignedTransaction == nil)
+            }
+        }
+    }
+
+    @Test func bip370Vectors_invalidRefused_validReadAndWrittenBack() throws {
+        for c in bip370.array("invalid") {
+            #expect(throws: PSBTError.self, "\(c.string("description"))") { try PSBT.read(text: c.string("psbt")) }
+        }
+        for c in bip370.array("valid") {
+            let psbt = try PSBT.read(text: c.string("psbt"))
+            #expect(psbt.version == 2)
+            #expect(psbt.base64 == c.string("psbt"))
+        }
+    }
+}
