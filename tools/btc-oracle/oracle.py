@@ -12,6 +12,8 @@ when the oracle itself fails (bad input it cannot parse, a library exception).
   parse            {"psbt": b64}  -> hwi's reading of the PSBT (v0 or v2), and its v0 form
   embit_sighash    {"psbt": b64}  -> the digest embit would sign for each input
   embit_sign       {"psbt": b64, "xprv": str} -> embit signs with every matching derivation
+  embit_descriptor {"descriptor": str, "network": "main"|"test"|"regtest", "indexes": [int],
+                    "branch": int?} -> embit's checksum and addresses of a descriptor
 """
 import base64
 import io
@@ -192,6 +194,23 @@ def cmd_embit_sign(req):
     return {"psbt": p.to_string(), "signed": n}
 
 
+def cmd_embit_descriptor(req):
+    """embit's reading of a descriptor: its checksum, and its addresses at the indexes asked
+    (on a multipath descriptor, along path `branch`)."""
+    from embit.descriptor import Descriptor
+    from embit.descriptor.checksum import add_checksum
+    from embit.networks import NETWORKS
+    body = req["descriptor"].split("#")[0]
+    d = Descriptor.from_string(body)
+    net = NETWORKS[req.get("network", "main")]
+    branch = req.get("branch")
+    derive = (lambda i: d.derive(i, branch_index=branch)) if branch is not None else d.derive
+    return {
+        "checksum": add_checksum(body).split("#")[1],
+        "addresses": [derive(i).address(net) for i in req.get("indexes", [])],
+    }
+
+
 COMMANDS = {
     "finalize": cmd_finalize,
     "verify": cmd_verify,
@@ -199,6 +218,7 @@ COMMANDS = {
     "parse": cmd_parse,
     "embit_sighash": cmd_embit_sighash,
     "embit_sign": cmd_embit_sign,
+    "embit_descriptor": cmd_embit_descriptor,
 }
 
 
