@@ -63,3 +63,38 @@ struct DescriptorTests {
         #expect(DescriptorChecksum.of("addr(mkmZxiEcEd8ZqjQWVZuC6so5dFMKEFpN2j)") == "02wpgw69")
     }
 }
+
+private let descriptorVectors = Vectors.json("bitcoin/descriptors.json")
+
+/// BIP-380's checksum and key-expression vectors and BIP-386's tr() vectors
+/// (Vectors/bitcoin/descriptors.json; its `_sources` name the BIP texts).
+@Suite("Descriptor vectors (BIP-380, BIP-386)")
+struct DescriptorVectorTests {
+    @Test func bip380Checksums() {
+        for v in descriptorVectors.object("bip380").array("checksum") {
+            #expect(DescriptorChecksum.verify(v.string("expression")) == v.bool("valid"), "\(v.string("description"))")
+        }
+    }
+
+    @Test func bip380KeyExpressions_readInsidePkh_orRefused() {
+        for v in descriptorVectors.object("bip380").array("validKeyExpressions") {
+            #expect((try? Descriptor("pkh(\(v.string("expression")))")) != nil, "\(v.string("description"))")
+        }
+        for v in descriptorVectors.object("bip380").array("invalidKeyExpressions") {
+            #expect((try? Descriptor("pkh(\(v.string("expression")))")) == nil, "\(v.string("description"))")
+        }
+    }
+
+    @Test func bip386KeyPathDescriptors_giveTheirScripts_andInvalidOnesAreRefused() throws {
+        for v in descriptorVectors.object("bip386").array("valid") {
+            let text = v.string("descriptor")
+            guard !text.contains(",") else { continue }  // script trees: kcs reads key-path tr() only
+            let d = try Descriptor(text)
+            let scripts = try v.strings("scriptPubKeys").indices.map { Hex.encode(try d.script(index: UInt32($0))) }
+            #expect(scripts == v.strings("scriptPubKeys"), "\(text)")
+        }
+        for v in descriptorVectors.object("bip386").array("invalid") {
+            #expect((try? Descriptor(v.string("expression"))) == nil, "\(v.string("description"))")
+        }
+    }
+}

@@ -65,6 +65,13 @@ public enum DescriptorChecksum {
 
     /// `text#checksum`.
     public static func adding(to text: String) -> String { text + "#" + (of(text) ?? "") }
+
+    /// True when `text` ends in `#` and the eight characters of its body's checksum.
+    public static func verify(_ text: String) -> Bool {
+        guard let hash = text.lastIndex(of: "#") else { return false }
+        let given = text[text.index(after: hash)...]
+        return given.count == 8 && of(String(text[..<hash])) == String(given)
+    }
 }
 
 /// A key expression: an origin, then a public key, or an extended key with derivation steps.
@@ -182,6 +189,11 @@ public struct DescriptorKey: Sendable, Equatable {
             if bytes.count == 32 { _ = try XOnlyPublicKey(bytes: bytes) } else { _ = try PublicKey(bytes: bytes) }
             return DescriptorKey(origin: origin, publicKey: bytes)
         }
+        if let wif = try? WIF(head) {
+            guard parts.count == 1 else { throw DescriptorError.syntax("a private key takes no derivation steps") }
+            let k = wif.privateKey.publicKey
+            return DescriptorKey(origin: origin, publicKey: wif.isCompressed ? k.compressed : k.uncompressed)
+        }
         let extended: ExtendedKey
         do { extended = try ExtendedKey(head) } catch { throw DescriptorError.key("\(head.prefix(12))…: \(error)") }
         var steps: [[UInt32]] = []
@@ -203,8 +215,9 @@ public struct DescriptorKey: Sendable, Equatable {
     }
 
     static func step(_ s: String) throws -> ChildIndex {
-        let hardened = s.hasSuffix("'") || s.hasSuffix("h") || s.hasSuffix("H")
-        guard let n = UInt32(hardened ? String(s.dropLast()) : s), n < ChildIndex.hardenedOffset else {
+        let hardened = s.hasSuffix("'") || s.hasSuffix("h")
+        let digits = hardened ? String(s.dropLast()) : s
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit), let n = UInt32(digits), n < ChildIndex.hardenedOffset else {
             throw DescriptorError.syntax("\(s) is not a derivation step")
         }
         return ChildIndex(n, hardened: hardened)
@@ -282,6 +295,10 @@ public struct Descriptor: Sendable, Equatable {
         } else {
             throw DescriptorError.syntax("expected pkh, wpkh, sh(wpkh), tr, wsh/sh(wsh)/sh of (sorted)multi: \(body.prefix(24))…")
         }
+        // Segwit and Taproot take compressed keys only (BIP-382, BIP-386).
+        if kind != .pkh, kind != .sh, keys.contains(where: { $0.publicKey?.count == 65 }) {
+            throw DescriptorError.key("an uncompressed key in \(kind.rawValue)(): segwit and Taproot take compressed keys")
+        }
     }
 
     /// The text with its checksum; extended keys in `version` (xpub or tpub).
@@ -327,6 +344,10 @@ public struct Descriptor: Sendable, Equatable {
         default: throw DescriptorError.syntax("no script")
         }
     }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
 
 extension XOnlyPublicKey {
