@@ -40,7 +40,7 @@ public struct BatchHome {
     /// `arguments` (in `directory`, else the folder), as `start(_:stdout:stderr:)` does a script.
     public func start(
         arguments: [String], stdout: String, stderr: String, in directory: URL? = nil,
-        executable: URL = TestPaths.kcsBinary
+        executable: URL = TestPaths.kcsBinary, stdinFile: String = "/dev/null"
     ) throws -> Process {
         let p = Process()
         p.executableURL = executable
@@ -51,19 +51,22 @@ public struct BatchHome {
         _ = FileManager.default.createFile(atPath: stderr, contents: nil)
         p.standardOutput = FileHandle(forWritingAtPath: stdout)
         p.standardError = FileHandle(forWritingAtPath: stderr)
-        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        p.standardInput = FileHandle(forReadingAtPath: stdinFile)
         try p.runWithSignalsUnblocked()
         return p
     }
 
-    /// Runs kcs with `arguments` to the end; returns (exit status, stdout, stderr).
+    /// Runs kcs with `arguments` to the end, `stdin` (when given) on its standard input;
+    /// returns (exit status, stdout, stderr).
     public func run(
         arguments: [String], in directory: URL? = nil,
-        executable: URL = TestPaths.kcsBinary
+        executable: URL = TestPaths.kcsBinary, stdin: String? = nil
     ) throws -> (code: Int32, out: String, err: String) {
         let name = UUID().uuidString
         let out = path(name + ".out"), err = path(name + ".err")
-        let p = try start(arguments: arguments, stdout: out, stderr: err, in: directory, executable: executable)
+        let input = try stdin.map { try write($0, to: name + ".in") } ?? "/dev/null"
+        let p = try start(
+            arguments: arguments, stdout: out, stderr: err, in: directory, executable: executable, stdinFile: input)
         p.waitUntilExit()
         return (
             p.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),

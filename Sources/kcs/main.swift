@@ -17,6 +17,7 @@ struct KCS: ParsableCommand {
             kcs check FILE         report every error without running
             kcs sim attach         a simulated Keycard behind a PC/SC reader
             kcs cosigner serve     a co-signer for two-party keys
+            kcs hwi …              Bitcoin Core's external signer (HWI's commands; docs/bitcoin.md)
 
             Options of the console (kcs console --help has them all):
               -e CODE              run CODE and exit
@@ -286,6 +287,10 @@ struct Parse: ParsableCommand {
 }
 
 CrashReport.install()
+// `kcs hwi …` speaks HWI's command line to Bitcoin Core (HWICommand.swift), not kcs's.
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "hwi" {
+    exit(HWICommand.run(Array(CommandLine.arguments.dropFirst(2))))
+}
 // The common command lines skip the argument parser's reflection (ConsoleCommandLine);
 // KCS_ARGUMENT_PARSER=1 sends every line to the parser (for comparing the two).
 if getenv("KCS_ARGUMENT_PARSER").map({ String(cString: $0) }) != "1",
