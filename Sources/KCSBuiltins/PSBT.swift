@@ -81,6 +81,9 @@ extension Builtins {
             options: psbtPolicyOptions + [
                 OptionSpec("out", .string, "write the signed PSBT here (binary for a .psbt name, else base64)"),
                 OptionSpec("yes", nil, "sign without asking at a terminal, and in a batch run above the fee limit"),
+                OptionSpec(
+                    "ur", .string,
+                    "answer a UR of this type too: crypto-psbt or psbt (a PSBT read from a QR code answers in its own type)"),
             ],
             summary:
                 "Signs every input of a PSBT the active key (or --key) can sign, after every check of psbt.show: {psbt, signed, txid, complete}.",
@@ -98,7 +101,7 @@ extension Builtins {
                     psbtSummary(result.psbt) + [
                         ("signed", .list(result.signed.map { .int($0.input) })),
                         ("complete", .bool(complete)),
-                    ]))
+                    ] + (try psbtUR(result.psbt, args))))
         },
 
         Builtin(
@@ -169,6 +172,19 @@ extension Builtins {
                 name: "psbt", expected: "a PSBT: base64 or hex text, a file, bytes, or a map with a psbt field",
                 got: value?.typeName ?? "nothing")
         }
+    }
+
+    /// The `ur` field of an answer: the PSBT as a UR of the type `--ur` names, else of the type
+    /// the PSBT came in from a QR code (Sparrow reads its answer back only in the type it sent).
+    static func psbtUR(_ psbt: PSBT, _ args: CallArguments) throws -> [(String, Value)] {
+        var type = args.string("ur")
+        if type == nil, case .map(let m)? = args.value("psbt"), case .string(let t)? = m["urType"] { type = t }
+        guard let type else { return [] }
+        guard type == "crypto-psbt" || type == "psbt" else {
+            throw BuiltinError.badChoice(option: "ur", expected: ["crypto-psbt", "psbt"], got: type)
+        }
+        let ur = try UniformResource(type: type, cbor: CBOR.bytes(psbt.serialized).encoded)
+        return [("ur", .string(ur.singlePart))]
     }
 
     static func psbtSummary(_ psbt: PSBT) -> [(String, Value)] {

@@ -460,6 +460,9 @@ extension Builtins {
             fields = [("kind", .string("eth-signature")), ("signature", .bytes(sig.signature))]
             if let id = sig.requestID { fields.append(("requestId", .bytes(id))) }
             if let o = sig.origin { fields.append(("origin", .string(o))) }
+        case .psbt(let p, let type):
+            // The map psbt.show and psbt.sign take; `urType` sends the answer back in the same type.
+            fields = [("kind", .string("psbt")), ("urType", .string(type))] + psbtSummary(p)
         case .resource(let r): fields = [("kind", .string("ur")), ("type", .string(r.type)), ("cbor", .bytes(r.cbor))]
         case .text(let t): fields = [("kind", .string("text")), ("text", .string(t))]
         case .bytes(let b): fields = [("kind", .string("bytes")), ("bytes", .bytes(b))]

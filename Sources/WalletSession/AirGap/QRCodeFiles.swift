@@ -119,6 +119,8 @@ public enum Scanned: Sendable {
     case account(URAccount)
     case signRequest(ETHSignRequest)
     case signature(ETHSignature)
+    /// A PSBT (`ur:crypto-psbt`, `ur:psbt`), and the type it came as (the answer goes back in it).
+    case psbt(PSBT, type: String)
     /// Another UR type.
     case resource(UniformResource)
     case text(String)
@@ -134,6 +136,7 @@ public enum Scanned: Sendable {
         case .account: "an account (crypto-account)"
         case .signRequest: "an Ethereum signing request (eth-sign-request)"
         case .signature: "an Ethereum signature (eth-signature)"
+        case .psbt(_, let type): "a PSBT (\(type))"
         case .resource(let r): "a ur:\(r.type)"
         case .text: "text"
         case .bytes: "binary data"
@@ -250,6 +253,14 @@ extension Session {
         case "crypto-account", "account-descriptor": return .account(try URAccount(cbor: item))
         case "eth-sign-request": return .signRequest(try ETHSignRequest(cbor: item))
         case "eth-signature": return .signature(try ETHSignature(cbor: item))
+        case "crypto-psbt", "psbt":
+            // A byte string (BCR-2020-006); some senders wrap it in its tag (310 or 40310).
+            var inner = item
+            if case .tagged(let t, let wrapped) = item, t == 310 || t == 40310 { inner = wrapped }
+            guard case .bytes(let bytes) = inner else { throw URError.invalidPart("\(r.type): expected a byte string") }
+            do { return .psbt(try PSBT.parse(bytes), type: r.type) } catch {
+                throw URError.invalidPart("\(r.type): \(error)")
+            }
         default: return .resource(r)
         }
     }
