@@ -18,7 +18,7 @@ public enum Builtins {
         (core + input + mnemonic + hd + xkey + path + presets + key + importing + use + vault + keystore + rotation
             + store
             + cardConnection + cardAccess + cardKeys + cardNDEF + cardTrace + apdu + trace + signing + signAuth + safe
-            + userOp + psbt + descriptor + tx + eth + wallet
+            + userOp + psbt + descriptor + bitcoinMessage + tx + eth + wallet
             + qr + qrWallet
             + qrWatchOnly + ur + mpc)
             .map(withQROption)

@@ -133,7 +133,18 @@ enum HWICommand {
                 [ChildIndex(UInt32(purpose), hardened: true), ChildIndex(chain.coinType, hardened: true), ChildIndex(account, hardened: true)])
             return ["xpub": try session.bitcoinWallet(signer.keys).extendedKey(at: path).serialized(version)]
         case "signmessage":
-            throw Failure(message: "kcs hwi does not sign messages yet", code: .notImplemented)
+            // HWI's form: the legacy 65-byte recoverable signature (BIP-137 header), whatever the path.
+            let positional = args.filter { !$0.hasPrefix("-") }
+            guard positional.count >= 2 else {
+                throw Failure(message: "signmessage needs a message and a path", code: .missingArguments)
+            }
+            let path: DerivationPath
+            do { path = try DerivationPath(positional[1].replacingOccurrences(of: "h", with: "'")) } catch {
+                throw Failure(message: "\(positional[1]) is not a derivation path", code: .badArgument)
+            }
+            let signed = try session.signBitcoinMessage(
+                Array(positional[0].utf8), keys: signer.keys, path: path, kind: .p2pkh, chain: chain, yes: true)
+            return ["signature": signed.signature]
         case "setup", "wipe", "restore", "backup", "promptpin", "sendpin", "togglepassphrase", "installudevrules":
             throw Failure(message: "\(verb) is done at the kcs console, not through hwi", code: .unavailableAction)
         default:

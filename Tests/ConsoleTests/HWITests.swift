@@ -83,6 +83,10 @@ struct HWITests {
             #expect(oracle["could_finalize"] as? Bool == true)
             #expect(oracle["inputs"] as? [Bool] == [true, true])
         }
+        // signmessage: the legacy recoverable signature of the key at the path.
+        let m = try home.run(arguments: ["hwi", "--fingerprint", "73c5da0a", "signmessage", "hello", "m/44h/0h/0h/0/0"])
+        let sig = try #require((try json(m.out) as? [String: String])?["signature"])
+        #expect(try BitcoinMessage.verify(address: "1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA", message: Array("hello".utf8), signature: sig, network: .bitcoin))
         // On mainnet the same PSBT (testnet keys) is signed by no input: its keys' coin type is 1'.
         let main = try home.run(arguments: ["hwi", "--stdin", "--fingerprint", "73c5da0a", "--chain", "main"], stdin: "signtx \(unsigned)\n")
         #expect((try json(main.out) as? [String: Any])?["signed"] as? Bool == false)

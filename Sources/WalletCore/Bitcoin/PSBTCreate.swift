@@ -154,7 +154,7 @@ extension PSBT {
 
     /// The key origin records of a key of `kind`: BIP32_DERIVATION (and P2SH-P2WPKH's redeem
     /// script), or for Taproot the internal key and TAP_BIP32_DERIVATION with no leaves.
-    static func addOrigin(_ m: inout PSBTMap, key: PublicKey, origin: KeyOrigin, kind: BitcoinAddressKind, input: Bool) {
+    public static func addOrigin(_ m: inout PSBTMap, key: PublicKey, origin: KeyOrigin, kind: BitcoinAddressKind, input: Bool) {
         let x = key.xOnly.key.bytes
         switch kind {
         case .p2tr:

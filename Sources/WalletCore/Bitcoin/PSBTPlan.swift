@@ -112,6 +112,17 @@ public struct SigningStep: Sendable, Equatable {
     /// The key that signs (before any tweak), and where it is.
     public let publicKey: PublicKey
     public let path: DerivationPath?
+
+    public init(
+        input: Int, algorithm: Algorithm, sighash: [UInt8], sighashType: UInt32, publicKey: PublicKey, path: DerivationPath?
+    ) {
+        self.input = input
+        self.algorithm = algorithm
+        self.sighash = sighash
+        self.sighashType = sighashType
+        self.publicKey = publicKey
+        self.path = path
+    }
 }
 
 public struct PSBTInputPlan: Sendable {
