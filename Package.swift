@@ -94,7 +94,8 @@ let package = Package(
         .target(
             name: "KCSConsole",
             dependencies: [
-                "KCSErrors", "KCSBuiltins", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCrypto", "CEditLine",
+                "KCSErrors", "KCSBuiltins", "KCSRuntime", "KCSSyntax", "WalletSession", "WalletCore", "WalletCrypto",
+                "CEditLine",
             ]),
         .executableTarget(
             name: "kcs",

@@ -4,11 +4,12 @@ import WalletCore
 import WalletSession
 
 // `kcs hwi …`: HWI's command line, as Bitcoin Core's external signer calls it (`-signer="kcs
-// hwi"`, docs/bitcoin.md, "Bitcoin Core"): global options before the command, `--stdin` reading
+// hwi"`, docs/bitcoin.md, "Bitcoin Core"), run by the kcs executable before its own command
+// line is read: global options before the command, `--stdin` reading
 // further words from standard input (the PSBT), exactly one JSON document on standard output,
 // HWI's error objects `{"error", "code"}`, exit status 0. Diagnostics go to standard error.
 
-enum HWICommand {
+public enum HWICommand {
     /// HWI's error codes (hwilib/errors.py).
     enum Code: Int {
         case noDeviceType = -1, missingArguments = -2, deviceConnError = -3, invalidTx = -5, badArgument = -7
@@ -21,7 +22,7 @@ enum HWICommand {
     }
 
     /// Runs `arguments` (the words after `hwi`) and prints the answer; the exit status is 0, as HWI's.
-    static func run(_ arguments: [String], input: FileHandle = .standardInput) -> Int32 {
+    public static func run(_ arguments: [String], input: FileHandle = .standardInput) -> Int32 {
         let answer: Any
         do {
             answer = try respond(to: arguments, input: input)
