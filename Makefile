@@ -129,7 +129,7 @@ fuzz: fuzz-build
 	@find Tests/KCSRuntimeTests/Cases -name '*.kcs' -exec cp {} .build/fuzz/corpus/ \; 2>/dev/null || true
 	set -o pipefail; .build/fuzz/parser -max_total_time=$(FUZZ_SECONDS) -timeout=2 -artifact_prefix=.build/fuzz/ .build/fuzz/corpus 2>&1 | tail -3
 
-bench: bench-deps evm-venv qr-venv
+bench: bench-deps evm-venv qr-venv btc-venv
 	bench/run
 
 # `make install [PREFIX=~/.local]`: the release binary with the Swift runtime linked in (it runs

@@ -1,6 +1,6 @@
 // kcs-bench: throughput figures for `make bench` (bench/run prints them next to the C
 // baseline from bench/c/bench.c, which does the same work straight on the C libraries).
-// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|lang|card|card-pcsc|card4-pcsc|store|eth|discovery|qr|mpc]
+// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|lang|card|card-pcsc|card4-pcsc|store|eth|bitcoin|discovery|qr|mpc]
 // Output: one line per figure, "name ops_per_second" (scrypt-rss: "rss_mib N").
 import Foundation
 import WalletCore
@@ -72,6 +72,7 @@ if all || what == "card" {
 }
 if all || what == "store" { try StoreBench.run() }
 if all || what == "eth" { try EthBench.run() }
+if all || what == "bitcoin" { try BitcoinBench.run() }
 if what == "card4-pcsc" {
     do { try Card4Bench.run(inProcess: false, pcsc: true) } catch {
         FileHandle.standardError.write(Data("card4-pcsc: \(error)\n".utf8))
