@@ -13,7 +13,9 @@ extension Builtins {
         Builtin(
             "bitcoin.sign-message", traits: [.mayOpenVault], params: [ParamSpec("message", .oneOf([.string, .bytes]))],
             options: [
-                OptionSpec("path", pathType, "the key's path (its purpose chooses the address: 44' legacy, 84' P2WPKH, 86' P2TR)"),
+                OptionSpec(
+                    "path", pathType,
+                    "the key's path (its purpose chooses the address: 44' legacy, 84' P2WPKH, 86' P2TR)"),
                 OptionSpec("type", .string, "the address type instead: p2pkh, p2wpkh or p2tr"),
                 chainOption, psbtKeyOption,
                 OptionSpec("yes", nil, "sign without asking at a terminal"),
@@ -64,9 +66,12 @@ extension Builtins {
                 case .string(let s)?: Array(s.utf8)
                 default: []
                 }
-            let network = try args.string("chain").map { try Session.bitcoinChain($0, for: nil).network } ?? addressNetwork(address)
+            let network =
+                try args.string("chain").map { try Session.bitcoinChain($0, for: nil).network }
+                ?? addressNetwork(address)
             return .bool(
-                try BitcoinMessage.verify(address: address, message: message, signature: args.string("signature") ?? "", network: network))
+                try BitcoinMessage.verify(
+                    address: address, message: message, signature: args.string("signature") ?? "", network: network))
         },
     ]
 

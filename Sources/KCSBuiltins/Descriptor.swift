@@ -12,27 +12,32 @@ extension Builtins {
         Builtin(
             "descriptor.export", traits: [.mayOpenVault],
             options: [
-                OptionSpec("account", .int, "the account number (default 0)", in: 0...Int(ChildIndex.hardenedOffset - 1)),
+                OptionSpec(
+                    "account", .int, "the account number (default 0)", in: 0...Int(ChildIndex.hardenedOffset - 1)),
                 chainOption, psbtKeyOption,
             ],
             summary:
                 "The account's descriptors with key origins and checksums — pkh (BIP-44), sh(wpkh) (49), wpkh (84), tr (86, when the signer signs Taproot): {receive, change, multipath, fingerprint}.",
-            example: "descriptor.export --account 0 --chain test --key (hd.master \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\")"
+            example:
+                "descriptor.export --account 0 --chain test --key (hd.master \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\")"
         ) { args in
             let chain = try Session.bitcoinChain(args.string("chain"), for: nil)
             let d = try args.session().accountDescriptors(
                 keys: try bitcoinKeyChoice(args) ?? .active, account: UInt32(args.int("account") ?? 0), chain: chain)
-            let texts = { (list: [Descriptor]) in Value.list(try list.map { .string(try $0.text(version: d.version)) }) }
+            let texts = { (list: [Descriptor]) in Value.list(try list.map { .string(try $0.text(version: d.version)) })
+            }
             return .map(
                 ValueMap([
-                    ("receive", try texts(d.receive)), ("change", try texts(d.change)), ("multipath", try texts(d.multipath)),
+                    ("receive", try texts(d.receive)), ("change", try texts(d.change)),
+                    ("multipath", try texts(d.multipath)),
                 ]))
         },
 
         Builtin(
             "descriptor.addresses", params: [ParamSpec("descriptor", .string)],
             options: [
-                OptionSpec("range", .oneOf([.string, .int]), "indexes: A..B (inclusive), or N for 0..N (default 0..19)"),
+                OptionSpec(
+                    "range", .oneOf([.string, .int]), "indexes: A..B (inclusive), or N for 0..N (default 0..19)"),
                 OptionSpec("change", nil, "a multipath descriptor's second path (…/<0;1>/* → …/1/*)"),
                 chainOption,
                 OptionSpec(
@@ -46,19 +51,23 @@ extension Builtins {
         ) { args in
             let d = try Descriptor(args.string("descriptor") ?? "")
             let session = try args.session()
-            if args.value("key") != nil, let choice = try bitcoinKeyChoice(args) { _ = try session.checkDescriptor(d, keys: choice) }
+            if args.value("key") != nil, let choice = try bitcoinKeyChoice(args) {
+                _ = try session.checkDescriptor(d, keys: choice)
+            }
             let chain = try Session.bitcoinChain(args.string("chain") ?? descriptorChain(d), for: nil)
             let range = try indexRange(args.value("range"))
             let alternative = args.flag("change") ? 1 : 0
             guard alternative < d.pathCount else {
-                throw BuiltinError.optionNotApplicable(option: "change", reason: "the descriptor has one path, not <0;1>")
+                throw BuiltinError.optionNotApplicable(
+                    option: "change", reason: "the descriptor has one path, not <0;1>")
             }
             return .list(
                 try range.map { i in
                     let script = try d.script(index: i, alternative: alternative)
                     return .map(
                         ValueMap([
-                            ("index", .int(Int(i))), ("address", chain.network.address(of: script).map(Value.string) ?? .null),
+                            ("index", .int(Int(i))),
+                            ("address", chain.network.address(of: script).map(Value.string) ?? .null),
                             ("script", .bytes(script)),
                         ]))
                 })
@@ -84,7 +93,8 @@ extension Builtins {
         }
         guard let (a, b) = bounds, a >= 0, b >= a, b < Int(ChildIndex.hardenedOffset), b - a < 10_000 else {
             throw BuiltinError.outOfRange(
-                name: "--range", expected: "A..B with 0 ≤ A ≤ B < 2^31, at most 10000 indexes", got: "\(v.map { "\($0)" } ?? "")")
+                name: "--range", expected: "A..B with 0 ≤ A ≤ B < 2^31, at most 10000 indexes",
+                got: "\(v.map { "\($0)" } ?? "")")
         }
         return (a...b).map(UInt32.init)
     }

@@ -27,7 +27,8 @@ extension Builtins {
         OptionSpec("allow-sighash", nil, "sign with a SIGHASH type other than ALL/DEFAULT that the PSBT asks for"),
         OptionSpec(
             "max-fee-share", .oneOf([.int, .string]),
-            "the fee, as a percentage of what is sent, above which kcs warns (and a batch run refuses without --yes); default 10"),
+            "the fee, as a percentage of what is sent, above which kcs warns (and a batch run refuses without --yes); default 10"
+        ),
     ]
 
     static let psbt: [Builtin] = [
@@ -45,7 +46,9 @@ extension Builtins {
             options: [
                 chainOption, psbtKeyOption,
                 OptionSpec("v2", nil, "a version 2 PSBT (BIP-370) instead of version 0"),
-                OptionSpec("locktime", .int, "the lock time (a block height, or a Unix time from 500000000)", in: 0...Int(UInt32.max)),
+                OptionSpec(
+                    "locktime", .int, "the lock time (a block height, or a Unix time from 500000000)",
+                    in: 0...Int(UInt32.max)),
             ],
             summary:
                 "An unsigned PSBT: inputs [{txid, vout, amount, address|script, prevtx, path, sequence}], outputs [{address|script, amount, path}]; a path fills this wallet's key origin (and the script).",
@@ -83,7 +86,8 @@ extension Builtins {
                 OptionSpec("yes", nil, "sign without asking at a terminal, and in a batch run above the fee limit"),
                 OptionSpec(
                     "ur", .string,
-                    "answer a UR of this type too: crypto-psbt or psbt (a PSBT read from a QR code answers in its own type)"),
+                    "answer a UR of this type too: crypto-psbt or psbt (a PSBT read from a QR code answers in its own type)"
+                ),
             ],
             summary:
                 "Signs every input of a PSBT the active key (or --key) can sign, after every check of psbt.show: {psbt, signed, txid, complete}.",
@@ -92,7 +96,8 @@ extension Builtins {
             let psbt = try psbtArgument(args)
             let session = try args.session()
             let result = try session.signPSBT(
-                psbt, keys: try bitcoinKeyChoice(args) ?? .active, policy: try psbtPolicy(args, psbt), yes: args.flag("yes"))
+                psbt, keys: try bitcoinKeyChoice(args) ?? .active, policy: try psbtPolicy(args, psbt),
+                yes: args.flag("yes"))
             if let out = args.string("out") { try session.writePSBT(result.psbt, to: out) }
             var finalCheck = result.psbt
             let complete = finalCheck.finalize().incomplete.isEmpty
@@ -125,7 +130,8 @@ extension Builtins {
 
         Builtin(
             "psbt.extract", params: [ParamSpec("psbt", psbtType)],
-            summary: "The network transaction of a complete PSBT (finalized first where it can be): {tx, txid, wtxid, vsize}.",
+            summary:
+                "The network transaction of a complete PSBT (finalized first where it can be): {tx, txid, wtxid, vsize}.",
             example: "psbt.extract \"signed.psbt\""
         ) { args in
             var psbt = try psbtArgument(args)
@@ -141,7 +147,8 @@ extension Builtins {
         Builtin(
             "psbt.combine", params: [ParamSpec("psbts", .list)],
             options: [OptionSpec("out", .string, "write the PSBT here (binary for a .psbt name, else base64)")],
-            summary: "One PSBT with the records of several of the same transaction (each cosigner's signatures): {psbt, …}.",
+            summary:
+                "One PSBT with the records of several of the same transaction (each cosigner's signatures): {psbt, …}.",
             example: "psbt.combine [\"a.psbt\", \"b.psbt\"]"
         ) { args in
             let session = try args.session()
@@ -231,7 +238,8 @@ extension Builtins {
                 default: ""
                 }
             guard let percent = Double(text), percent > 0, percent <= 100 else {
-                throw BuiltinError.outOfRange(name: "--max-fee-share", expected: "a percentage above 0, at most 100", got: text)
+                throw BuiltinError.outOfRange(
+                    name: "--max-fee-share", expected: "a percentage above 0, at most 100", got: text)
             }
             policy.maximumFeeShare = percent / 100
         }
@@ -243,7 +251,8 @@ extension Builtins {
     static func satoshis(_ v: Value?, _ what: String) throws -> UInt64? {
         guard let v else { return nil }
         guard case .int(let n) = v, n >= 0, UInt64(n) <= BitcoinTransaction.maxMoney else {
-            throw BuiltinError.outOfRange(name: what, expected: "an amount in satoshis, 0 to 2100000000000000", got: "\(v)")
+            throw BuiltinError.outOfRange(
+                name: what, expected: "an amount in satoshis, 0 to 2100000000000000", got: "\(v)")
         }
         return UInt64(n)
     }
@@ -279,26 +288,34 @@ extension Builtins {
 
     static func psbtInputSpec(_ v: Value, _ i: Int, _ chain: BitcoinChain) throws -> PSBTInputSpec {
         let what = "inputs[\(i)]"
-        guard case .map(let m) = v else { throw BuiltinError.outOfRange(name: what, expected: "a map", got: v.typeName) }
+        guard case .map(let m) = v else {
+            throw BuiltinError.outOfRange(name: what, expected: "a map", got: v.typeName)
+        }
         let prev = try hexField(m["prevtx"], what + ".prevtx").map { b in try BitcoinTransaction.parse(b) }
         let given = try hexField(m["txid"], what + ".txid")
         guard let txid = given ?? prev.map({ Array($0.txidHash.reversed()) }), txid.count == 32 else {
-            throw BuiltinError.outOfRange(name: what + ".txid", expected: "a 32-byte txid (hex, as shown)", got: "\(m["txid"] ?? .null)")
+            throw BuiltinError.outOfRange(
+                name: what + ".txid", expected: "a 32-byte txid (hex, as shown)", got: "\(m["txid"] ?? .null)")
         }
         guard case .int(let vout)? = m["vout"], vout >= 0, vout <= Int(UInt32.max) else {
-            throw BuiltinError.outOfRange(name: what + ".vout", expected: "the output index, 0 or more", got: "\(m["vout"] ?? .null)")
+            throw BuiltinError.outOfRange(
+                name: what + ".vout", expected: "the output index, 0 or more", got: "\(m["vout"] ?? .null)")
         }
         var sequence: UInt32 = 0xffff_fffd
         if case .int(let s)? = m["sequence"], s >= 0, s <= Int(UInt32.max) { sequence = UInt32(s) }
         return PSBTInputSpec(
-            outpoint: OutPoint(hash: txid.reversed(), index: UInt32(vout)), amount: try satoshis(m["amount"], what + ".amount"),
-            script: try scriptField(m, what, chain), previousTransaction: prev, path: try pathField(m["path"], what + ".path"),
+            outpoint: OutPoint(hash: txid.reversed(), index: UInt32(vout)),
+            amount: try satoshis(m["amount"], what + ".amount"),
+            script: try scriptField(m, what, chain), previousTransaction: prev,
+            path: try pathField(m["path"], what + ".path"),
             sequence: sequence)
     }
 
     static func psbtOutputSpec(_ v: Value, _ o: Int, _ chain: BitcoinChain) throws -> PSBTOutputSpec {
         let what = "outputs[\(o)]"
-        guard case .map(let m) = v else { throw BuiltinError.outOfRange(name: what, expected: "a map", got: v.typeName) }
+        guard case .map(let m) = v else {
+            throw BuiltinError.outOfRange(name: what, expected: "a map", got: v.typeName)
+        }
         guard let amount = try satoshis(m["amount"], what + ".amount") else {
             throw BuiltinError.outOfRange(name: what + ".amount", expected: "an amount in satoshis", got: "nothing")
         }
@@ -333,14 +350,16 @@ extension Builtins {
         let int = { (n: UInt64?) in n.map { Value.int(Int($0)) } ?? .null }
         return .map(
             ValueMap([
-                ("network", .string(plan.chain.rawValue)), ("version", .int(Int(plan.version))), ("txid", .string(plan.txid)),
+                ("network", .string(plan.chain.rawValue)), ("version", .int(Int(plan.version))),
+                ("txid", .string(plan.txid)),
                 ("locktime", .int(Int(plan.transaction.lockTime))),
                 ("rbf", .bool(plan.transaction.inputs.contains { $0.sequence < 0xffff_fffe })),
                 ("inputs", .list(inputs)), ("outputs", .list(outputs)),
                 ("spentByUs", int(plan.spentByUs)), ("sentToOthers", int(plan.sentToOthers)), ("fee", int(plan.fee)),
                 ("feeVerified", .bool(plan.feeVerified)), ("vsize", .int(plan.virtualSize)),
                 ("feeRate", plan.feeRate.map { .string(String(format: "%.2f", $0)) } ?? .null),
-                ("warnings", .list(plan.warnings.map(Value.string))), ("refusals", .list(plan.refusals.map(Value.string))),
+                ("warnings", .list(plan.warnings.map(Value.string))),
+                ("refusals", .list(plan.refusals.map(Value.string))),
             ]))
     }
 }

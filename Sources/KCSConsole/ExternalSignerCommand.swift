@@ -33,7 +33,9 @@ public enum HWICommand {
         } catch {
             answer = ["error": "\(error)", "code": Code.unknownError.rawValue]
         }
-        let data = (try? JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
         FileHandle.standardOutput.write(data + Data("\n".utf8))
         return 0
     }
@@ -52,7 +54,9 @@ public enum HWICommand {
         var i = 0
         while i < words.count {
             let w = words[i]
-            let (name, inline) = w.hasPrefix("--") && w.contains("=") ? (String(w.split(separator: "=")[0]), String(w.split(separator: "=", maxSplits: 1)[1])) : (w, nil)
+            let (name, inline) =
+                w.hasPrefix("--") && w.contains("=")
+                ? (String(w.split(separator: "=")[0]), String(w.split(separator: "=", maxSplits: 1)[1])) : (w, nil)
             if command.isEmpty, let takesValue = globalOptions[name] {
                 if takesValue {
                     guard let v = inline ?? (i + 1 < words.count ? words[i + 1] : nil) else {
@@ -72,13 +76,16 @@ public enum HWICommand {
         guard let verb = command.first else { throw Failure(message: "a command is needed", code: .missingArguments) }
         let chainName = options["--chain"] ?? "main"
         guard let chain = BitcoinChain(rawValue: chainName) else {
-            throw Failure(message: "--chain must be main, test, testnet4, signet or regtest, got \(chainName)", code: .badArgument)
+            throw Failure(
+                message: "--chain must be main, test, testnet4, signet or regtest, got \(chainName)", code: .badArgument
+            )
         }
         let session = Session(home: ProcessInfo.processInfo.environment["KCS_HOME"])
         if verb == "enumerate" { return enumerate(session) }
         guard options["--fingerprint"] != nil || options["--device-type"] != nil else {
             throw Failure(
-                message: "You must specify a device type or fingerprint for all commands except enumerate", code: .noDeviceType)
+                message: "You must specify a device type or fingerprint for all commands except enumerate",
+                code: .noDeviceType)
         }
         let signer: (keys: BitcoinKeyChoice, fingerprint: String, model: String)
         do { signer = try session.externalSigner(fingerprint: options["--fingerprint"]) } catch {
@@ -96,14 +103,18 @@ public enum HWICommand {
             ]
         case "displayaddress":
             guard let desc = option("--desc", in: args) else {
-                throw Failure(message: "displayaddress needs --desc (kcs shows addresses of descriptors)", code: .missingArguments)
+                throw Failure(
+                    message: "displayaddress needs --desc (kcs shows addresses of descriptors)", code: .missingArguments
+                )
             }
             return ["address": try session.externalSignerAddress(desc, keys: signer.keys, chain: chain)]
         case "signtx":
             guard var text = args.first(where: { !$0.hasPrefix("-") }) else {
                 throw Failure(message: "signtx needs a PSBT", code: .missingArguments)
             }
-            if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 { text = String(text.dropFirst().dropLast()) }
+            if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 {
+                text = String(text.dropFirst().dropLast())
+            }
             let psbt: PSBT
             do { psbt = try PSBT.read(text: text) } catch { throw Failure(message: "\(error)", code: .invalidTx) }
             let signed: PSBTSigned
@@ -126,12 +137,16 @@ public enum HWICommand {
             let purposes = ["legacy": 44, "sh_wit": 49, "wit": 84, "tap": 86]
             let type = option("--addr-type", in: args) ?? "wit"
             guard let purpose = purposes[type] else {
-                throw Failure(message: "--addr-type must be legacy, sh_wit, wit or tap, got \(type)", code: .badArgument)
+                throw Failure(
+                    message: "--addr-type must be legacy, sh_wit, wit or tap, got \(type)", code: .badArgument)
             }
             let account = try uint(option("--account", in: args) ?? "0", "--account")
             let path = DerivationPath(
                 absolute: true,
-                [ChildIndex(UInt32(purpose), hardened: true), ChildIndex(chain.coinType, hardened: true), ChildIndex(account, hardened: true)])
+                [
+                    ChildIndex(UInt32(purpose), hardened: true), ChildIndex(chain.coinType, hardened: true),
+                    ChildIndex(account, hardened: true),
+                ])
             return ["xpub": try session.bitcoinWallet(signer.keys).extendedKey(at: path).serialized(version)]
         case "signmessage":
             // HWI's form: the legacy 65-byte recoverable signature (BIP-137 header), whatever the path.
@@ -157,20 +172,30 @@ public enum HWICommand {
     static func enumerate(_ session: Session) -> [[String: Any]] {
         do {
             let s = try session.externalSigner(fingerprint: nil)
-            return [[
-                "type": "kcs", "model": s.model, "path": "kcs", "label": "kcs", "needs_pin_sent": false,
-                "needs_passphrase_sent": false, "fingerprint": s.fingerprint,
-            ]]
+            return [
+                [
+                    "type": "kcs", "model": s.model, "path": "kcs", "label": "kcs", "needs_pin_sent": false,
+                    "needs_passphrase_sent": false, "fingerprint": s.fingerprint,
+                ]
+            ]
         } catch ExternalSignerError.notConfigured(let file) {
             FileHandle.standardError.write(Data("kcs hwi: no signer configured (\(file))\n".utf8))
             return []
         } catch {
-            return [["type": "kcs", "model": "kcs", "path": "kcs", "error": "\(error)", "code": Code.deviceConnError.rawValue]]
+            return [
+                [
+                    "type": "kcs", "model": "kcs", "path": "kcs", "error": "\(error)",
+                    "code": Code.deviceConnError.rawValue,
+                ]
+            ]
         }
     }
 
     static func longName(_ short: String) -> String {
-        ["-f": "--fingerprint", "-d": "--device-path", "-t": "--device-type", "-p": "--password", "-i": "--interactive"][short] ?? short
+        [
+            "-f": "--fingerprint", "-d": "--device-path", "-t": "--device-type", "-p": "--password",
+            "-i": "--interactive",
+        ][short] ?? short
     }
 
     /// The value after `name` in `args`.

@@ -30,7 +30,8 @@ public enum BitcoinOracle {
         p.waitUntilExit()
         guard p.terminationStatus == 0, let answer = try JSONSerialization.jsonObject(with: o) as? [String: Any] else {
             throw Failure(
-                description: "oracle.py \(command): " + String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self))
+                description: "oracle.py \(command): " + String(decoding: o, as: UTF8.self)
+                    + String(decoding: e, as: UTF8.self))
         }
         return answer
     }

@@ -30,11 +30,12 @@ struct BitcoinMessageConsoleTests {
         #expect(tagged("V", in: r.out) == ["true", "true", "true"])
         let signed = tagged("S", in: r.out).map { $0.split(separator: " ").map(String.init) }
         // BIP-44/84/86 addresses of the mnemonic (bitcoin/bips bip-0084, bip-0086 test vectors).
-        #expect(signed.map { $0.last(where: { $0.hasPrefix("bc1") || $0.hasPrefix("1") }) } == [
-            "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu",
-            "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr",
-            "1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA",
-        ])
+        #expect(
+            signed.map { $0.last(where: { $0.hasPrefix("bc1") || $0.hasPrefix("1") }) } == [
+                "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu",
+                "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr",
+                "1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA",
+            ])
         for fields in signed.prefix(2) {
             let address = fields[fields.count - 2], signature = fields[fields.count - 1]
             let script = try BitcoinNetwork.bitcoin.script(of: address)
@@ -42,7 +43,8 @@ struct BitcoinMessageConsoleTests {
             let witness = try PSBTFields.witness(Array(try #require(Data(base64Encoded: signature))))
             let toSign = BitcoinMessage.toSign(spend, witness: witness)
             let verdict = try BitcoinOracle.run(
-                "verify", ["tx": Hex.encode(toSign.serialized), "spent": [["script": Hex.encode(script), "amount": 0]]])
+                "verify",
+                ["tx": Hex.encode(toSign.serialized), "spent": [["script": Hex.encode(script), "amount": 0]]])
             #expect(verdict["inputs"] as? [Bool] == [true], "\(address)")
         }
     }

@@ -40,12 +40,16 @@ struct HWITests {
         #expect(devices[0]["fingerprint"] as? String == "73c5da0a")
         #expect(devices[0]["model"] as? String == "kcs software key")
         for chain in ["main", "test", "testnet4", "signet", "regtest"] {
-            let r = try home.run(arguments: ["hwi", "--fingerprint", "73c5da0a", "--chain", chain, "getdescriptors", "--account", "0"])
+            let r = try home.run(arguments: [
+                "hwi", "--fingerprint", "73c5da0a", "--chain", chain, "getdescriptors", "--account", "0",
+            ])
             #expect(r.code == 0)
             let d = try #require(try json(r.out) as? [String: [String]])
             let coin = chain == "main" ? "0h" : "1h"
             #expect(d["receive"]?.count == 4 && d["internal"]?.count == 4)
-            #expect(d["receive"]?[2].hasPrefix("wpkh([73c5da0a/84h/\(coin)/0h]\(chain == "main" ? "xpub" : "tpub")") == true, "\(chain)")
+            #expect(
+                d["receive"]?[2].hasPrefix("wpkh([73c5da0a/84h/\(coin)/0h]\(chain == "main" ? "xpub" : "tpub")")
+                    == true, "\(chain)")
             #expect(d["internal"]?.allSatisfy { $0.contains("/1/*)") } == true)
             for text in d["receive"]! + d["internal"]! { #expect(DescriptorChecksum.verify(text)) }
         }
@@ -53,19 +57,23 @@ struct HWITests {
         let root = try ExtendedKey.master(seed: try Mnemonic(phrase: abandon).seed())
         let key = try root.derive(try DerivationPath("m/84'/0'/0'/0/0")).publicKey
         let desc = DescriptorChecksum.adding(to: "wpkh([73c5da0a/84h/0h/0h/0/0]\(Hex.encode(key.compressed)))")
-        let a = try home.run(arguments: ["hwi", "--fingerprint", "73c5da0a", "--chain", "main", "displayaddress", "--desc", desc])
+        let a = try home.run(arguments: [
+            "hwi", "--fingerprint", "73c5da0a", "--chain", "main", "displayaddress", "--desc", desc,
+        ])
         #expect(try json(a.out) as? [String: String] == ["address": "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"])
         // A key with this fingerprint that is not this wallet's key at the path is refused.
         let other = try root.derive(try DerivationPath("m/84'/0'/0'/0/1")).publicKey
         let wrong = "wpkh([73c5da0a/84h/0h/0h/0/0]\(Hex.encode(other.compressed)))"
-        let w = try json(try home.run(arguments: ["hwi", "--fingerprint", "73c5da0a", "displayaddress", "--desc", wrong]).out)
+        let w = try json(
+            try home.run(arguments: ["hwi", "--fingerprint", "73c5da0a", "displayaddress", "--desc", wrong]).out)
         #expect((w as? [String: Any])?["code"] as? Int == -13)
     }
 
     @Test func signtx_throughStdin_asCoreSendsIt_isVerifiedByCore() throws {
         let home = try configuredHome()
         defer { home.remove() }
-        let funding = "02000000014b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b0000000000fdffffff02a086010000000000160014d0c4a3ef09e997b6e99e397e518fe3e41a118ca150c30000000000002251203b82b2b2a9185315da6f80da5f06d0440d8a5e1457fa93387c2d919c86ec878600000000"
+        let funding =
+            "02000000014b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b0000000000fdffffff02a086010000000000160014d0c4a3ef09e997b6e99e397e518fe3e41a118ca150c30000000000002251203b82b2b2a9185315da6f80da5f06d0440d8a5e1457fa93387c2d919c86ec878600000000"
         let r = try home.run(
             """
             let m = hd.master "\(abandon)"
@@ -74,7 +82,8 @@ struct HWITests {
             """)
         let unsigned = try #require(tagged("P", in: r.out).first)
         for stdin in ["signtx \(unsigned)\n", "signtx \"\(unsigned)\"\n\n"] {
-            let s = try home.run(arguments: ["hwi", "--stdin", "--fingerprint", "73c5da0a", "--chain", "test"], stdin: stdin)
+            let s = try home.run(
+                arguments: ["hwi", "--stdin", "--fingerprint", "73c5da0a", "--chain", "test"], stdin: stdin)
             #expect(s.code == 0)
             let answer = try #require(try json(s.out) as? [String: Any])
             #expect(answer["signed"] as? Bool == true)
@@ -86,9 +95,14 @@ struct HWITests {
         // signmessage: the legacy recoverable signature of the key at the path.
         let m = try home.run(arguments: ["hwi", "--fingerprint", "73c5da0a", "signmessage", "hello", "m/44h/0h/0h/0/0"])
         let sig = try #require((try json(m.out) as? [String: String])?["signature"])
-        #expect(try BitcoinMessage.verify(address: "1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA", message: Array("hello".utf8), signature: sig, network: .bitcoin))
+        #expect(
+            try BitcoinMessage.verify(
+                address: "1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA", message: Array("hello".utf8), signature: sig,
+                network: .bitcoin))
         // On mainnet the same PSBT (testnet keys) is signed by no input: its keys' coin type is 1'.
-        let main = try home.run(arguments: ["hwi", "--stdin", "--fingerprint", "73c5da0a", "--chain", "main"], stdin: "signtx \(unsigned)\n")
+        let main = try home.run(
+            arguments: ["hwi", "--stdin", "--fingerprint", "73c5da0a", "--chain", "main"], stdin: "signtx \(unsigned)\n"
+        )
         #expect((try json(main.out) as? [String: Any])?["signed"] as? Bool == false)
     }
 
@@ -142,10 +156,16 @@ extension HWITests {
         let e = try json(try home.run(arguments: ["hwi", "enumerate"]).out) as? [[String: Any]]
         #expect(e?.first?["fingerprint"] as? String == "73c5da0a")
         #expect(e?.first?["model"] as? String == "keycard")
-        let d = try json(try home.run(arguments: ["hwi", "--fingerprint", "73c5da0a", "--chain", "test", "getdescriptors"]).out)
-        #expect((d as? [String: [String]])?["receive"]?.last?.hasPrefix("tr([73c5da0a/86h/1h/0h]tpubDDfvzhdVV4unsoKt5aE6dcsNsfeWbTgmLZPi8LQDYU2xixrYemMfWJ3BaVneH3u7DBQePdTwhpybaKRU95pi6PMUtLPBJLVQRpzEnjfjZzX/0/*)") == true)
+        let d = try json(
+            try home.run(arguments: ["hwi", "--fingerprint", "73c5da0a", "--chain", "test", "getdescriptors"]).out)
+        #expect(
+            (d as? [String: [String]])?["receive"]?.last?.hasPrefix(
+                "tr([73c5da0a/86h/1h/0h]tpubDDfvzhdVV4unsoKt5aE6dcsNsfeWbTgmLZPi8LQDYU2xixrYemMfWJ3BaVneH3u7DBQePdTwhpybaKRU95pi6PMUtLPBJLVQRpzEnjfjZzX/0/*)"
+            ) == true)
         let unsigned = try #require(tagged("P", in: setup.out).first)
-        let s = try home.run(arguments: ["hwi", "--stdin", "--fingerprint", "73c5da0a", "--chain", "test"], stdin: "signtx \(unsigned)\n")
+        let s = try home.run(
+            arguments: ["hwi", "--stdin", "--fingerprint", "73c5da0a", "--chain", "test"], stdin: "signtx \(unsigned)\n"
+        )
         let signed = try #require((try json(s.out) as? [String: Any])?["psbt"] as? String, "\(s.out) \(s.err)")
         let oracle = try BitcoinOracle.run("finalize_verify", ["psbt": signed])
         #expect(oracle["inputs"] as? [Bool] == [true])

@@ -16,7 +16,10 @@ private let testRoot = try! ExtendedKey.master(seed: try! Mnemonic(phrase: testM
 private func previousTransaction(paying script: [UInt8], amount: UInt64, salt: UInt8) -> BitcoinTransaction {
     BitcoinTransaction(
         version: 2, inputs: [TxInput(previous: OutPoint(hash: [UInt8](repeating: salt, count: 32), index: 1))],
-        outputs: [TxOutput(amount: amount, script: script), TxOutput(amount: 1234, script: BitcoinScript.p2wpkh([UInt8](repeating: salt, count: 20)))])
+        outputs: [
+            TxOutput(amount: amount, script: script),
+            TxOutput(amount: 1234, script: BitcoinScript.p2wpkh([UInt8](repeating: salt, count: 20))),
+        ])
 }
 
 /// The script of `testMnemonic`'s key at `path` for the path's purpose.
@@ -26,14 +29,16 @@ private func script(at path: String) throws -> [UInt8] {
 }
 
 private let paths = [
-    "p2pkh": "m/44'/1'/0'/0/3", "p2sh-p2wpkh": "m/49'/1'/0'/0/3", "p2wpkh": "m/84'/1'/0'/0/3", "p2tr": "m/86'/1'/0'/0/3",
+    "p2pkh": "m/44'/1'/0'/0/3", "p2sh-p2wpkh": "m/49'/1'/0'/0/3", "p2wpkh": "m/84'/1'/0'/0/3",
+    "p2tr": "m/86'/1'/0'/0/3",
 ]
 
 /// `psbt.create`'s inputs for `kinds`, each spending output 0 of its own previous transaction.
 private func inputs(_ kinds: [String]) throws -> String {
     let items = try kinds.enumerated().map { n, kind in
         let path = paths[kind]!
-        let prev = previousTransaction(paying: try script(at: path), amount: 60_000 + UInt64(n) * 1000, salt: UInt8(n + 1))
+        let prev = previousTransaction(
+            paying: try script(at: path), amount: 60_000 + UInt64(n) * 1000, salt: UInt8(n + 1))
         return #"{"prevtx": "\#(Hex.encode(prev.serialized))", "vout": 0, "path": "\#(path)"}"#
     }
     return "[" + items.joined(separator: ", ") + "]"
@@ -62,7 +67,8 @@ private func cardSetup(_ profile: String) -> String {
 
 /// Checks a signed PSBT with the oracles: bdk finalizes it and the kernel accepts every input;
 /// kcs's own extracted transaction is accepted too; embit's sighashes equal kcs's.
-private func judge(signed: String, extracted: String, spent: [[String: Any]], digests: [String?], inputs n: Int) throws {
+private func judge(signed: String, extracted: String, spent: [[String: Any]], digests: [String?], inputs n: Int) throws
+{
     let finalized = try BitcoinOracle.run("finalize_verify", ["psbt": signed])
     #expect(finalized["could_finalize"] as? Bool == true, "\(finalized["errors"] ?? "")")
     #expect(finalized["inputs"] as? [Bool] == Array(repeating: true, count: n))
@@ -97,7 +103,9 @@ private func spent(_ kinds: [String]) throws -> [[String: Any]] {
 
 @Suite("PSBTs kcs signs, judged by bdk, Bitcoin Core's interpreter and embit")
 struct PSBTOracleTests {
-    static let cases: [[String]] = [["p2pkh"], ["p2sh-p2wpkh"], ["p2wpkh"], ["p2tr"], ["p2pkh", "p2sh-p2wpkh", "p2wpkh", "p2tr"]]
+    static let cases: [[String]] = [
+        ["p2pkh"], ["p2sh-p2wpkh"], ["p2wpkh"], ["p2tr"], ["p2pkh", "p2sh-p2wpkh", "p2wpkh", "p2tr"],
+    ]
 
     @Test(arguments: cases, [false, true])
     func signed_byKcs_verifiedByCore(kinds: [String], card: Bool) throws {
@@ -135,7 +143,9 @@ private let multisigPath = "m/48'/1'/0'/2'/0/0"
 /// origin, paying 99,000 sat to one address: as a coordinator (Sparrow, Core) hands it to each signer.
 private func multisigPSBT() throws -> (psbt: PSBT, witnessScript: [UInt8]) {
     let path = try DerivationPath(multisigPath)
-    let masters = try [testMnemonic, cosignerWords, thirdWords].map { try ExtendedKey.master(seed: try Mnemonic(phrase: $0).seed()) }
+    let masters = try [testMnemonic, cosignerWords, thirdWords].map {
+        try ExtendedKey.master(seed: try Mnemonic(phrase: $0).seed())
+    }
     let keys = try masters.map { try $0.derive(path).publicKey.compressed }
     let ms = MultisigScript(threshold: 2, keys: keys.sorted { $0.lexicographicallyPrecedes($1) })
     let spk = BitcoinScript.p2wsh(Hash.sha256(ms.script))
@@ -149,7 +159,8 @@ private func multisigPSBT() throws -> (psbt: PSBT, witnessScript: [UInt8]) {
         PSBTRecord(type: 0x05, value: ms.script),
     ])
     for (m, k) in zip(masters, keys) {
-        input.set(PSBTRecord(type: 0x06, keyData: k, value: KeyOrigin(fingerprint: m.fingerprint, path: path).serialized))
+        input.set(
+            PSBTRecord(type: 0x06, keyData: k, value: KeyOrigin(fingerprint: m.fingerprint, path: path).serialized))
     }
     let psbt = PSBT(
         version: 0, global: PSBTMap([PSBTRecord(type: 0x00, value: tx.legacySerialized)]), inputs: [input],
@@ -191,7 +202,8 @@ extension PSBTOracleTests {
         let combined = try #require(tagged("C", in: r.out).first)
         let extracted = try #require(tagged("X", in: r.out).first).replacingOccurrences(of: "0x", with: "")
         try judge(
-            signed: combined, extracted: extracted, spent: [["script": Hex.encode(spk), "amount": 100_000]], digests: [],
+            signed: combined, extracted: extracted, spent: [["script": Hex.encode(spk), "amount": 100_000]],
+            digests: [],
             inputs: 1)
     }
 
@@ -237,7 +249,10 @@ extension PSBTOracleTests {
             """)
         #expect(r.code == 0, "\(r.err)")
         let e = try #require(tagged("E", in: r.out).first)
-        #expect(e.hasPrefix("psbt.taprootNeedsCard4 psbt.sign: input 0 is a Taproot key-path spend, which needs a Schnorr signature"))
+        #expect(
+            e.hasPrefix(
+                "psbt.taprootNeedsCard4 psbt.sign: input 0 is a Taproot key-path spend, which needs a Schnorr signature"
+            ))
         #expect(tagged("H", in: r.out) == ["1"])
         let signed = try #require(tagged("S", in: r.out).first)
         let extracted = try #require(tagged("X", in: r.out).first).replacingOccurrences(of: "0x", with: "")

@@ -32,7 +32,8 @@ struct PSBTURTests {
         #expect(written.singlePart == bcrUR)
         // Tag-wrapped (#6.310, the old registry's tag) is read too.
         for tag: UInt64 in [310, 40310] {
-            let wrapped = try UniformResource(type: "crypto-psbt", cbor: CBOR.tagged(tag, .bytes(try Hex.decode(bcrPSBT))).encoded)
+            let wrapped = try UniformResource(
+                type: "crypto-psbt", cbor: CBOR.tagged(tag, .bytes(try Hex.decode(bcrPSBT))).encoded)
             guard case .psbt(let p, "crypto-psbt") = try Session.interpret(wrapped) else {
                 Issue.record("tag \(tag) not read")
                 continue
@@ -47,7 +48,8 @@ struct PSBTURTests {
     @Test func cryptoPSBT_overAnimatedQR_signed_andAnsweredInItsType() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let funding = "02000000014b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b0000000000fdffffff02a086010000000000160014d0c4a3ef09e997b6e99e397e518fe3e41a118ca150c30000000000002251203b82b2b2a9185315da6f80da5f06d0440d8a5e1457fa93387c2d919c86ec878600000000"
+        let funding =
+            "02000000014b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b0000000000fdffffff02a086010000000000160014d0c4a3ef09e997b6e99e397e518fe3e41a118ca150c30000000000002251203b82b2b2a9185315da6f80da5f06d0440d8a5e1457fa93387c2d919c86ec878600000000"
         let script = try home.run(
             """
             import mnemonic "\(testMnemonic)" --name w

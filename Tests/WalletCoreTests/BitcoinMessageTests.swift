@@ -23,8 +23,12 @@ struct BitcoinMessageTests {
             #expect(spend.txid == c.string("toSpendTxid"))
             #expect(BitcoinMessage.toSign(spend).txid == c.string("toSignTxid"))
             for s in c.strings("simpleSignatures") {
-                #expect(try BitcoinMessage.verify(address: bip322.string("address"), message: message, signature: s, network: .bitcoin))
-                #expect(try !BitcoinMessage.verify(address: bip322.string("address"), message: message + [0x21], signature: s, network: .bitcoin))
+                #expect(
+                    try BitcoinMessage.verify(
+                        address: bip322.string("address"), message: message, signature: s, network: .bitcoin))
+                #expect(
+                    try !BitcoinMessage.verify(
+                        address: bip322.string("address"), message: message + [0x21], signature: s, network: .bitcoin))
             }
             // RFC 6979 gives the BIP's second signature exactly.
             let key = try WIF(bip322.string("privateKeyWIF")).privateKey
@@ -33,19 +37,25 @@ struct BitcoinMessageTests {
             let step = try #require(try psbt.plan(keys: &ring, policy: PSBTPolicy(chain: .main)).steps.first)
             psbt.add(try key.sign(digest: step.sighash).signature.der + [0x01], for: step)
             psbt.finalize()
-            #expect(BitcoinMessage.simpleSignature(psbt.inputs[0].finalScriptWitness ?? []) == c.strings("simpleSignatures")[1])
+            #expect(
+                BitcoinMessage.simpleSignature(psbt.inputs[0].finalScriptWitness ?? [])
+                    == c.strings("simpleSignatures")[1])
         }
     }
 
     @Test func basicVectors_simpleVerify_andErrorsAreRefused() throws {
         for c in basic.array("simple") where c.string("type") != "p2wsh-multisig-3of3" {
             for s in c.strings("bip322_signatures") {
-                #expect(try BitcoinMessage.verify(address: c.string("address"), message: Array(c.string("message").utf8), signature: s, network: .bitcoin), "\(c.string("type"))")
+                #expect(
+                    try BitcoinMessage.verify(
+                        address: c.string("address"), message: Array(c.string("message").utf8), signature: s,
+                        network: .bitcoin), "\(c.string("type"))")
             }
         }
         for c in basic.array("error") {
             let ok = try? BitcoinMessage.verify(
-                address: c.string("address"), message: Array(c.string("message").utf8), signature: c.string("signature"), network: .bitcoin)
+                address: c.string("address"), message: Array(c.string("message").utf8),
+                signature: c.string("signature"), network: .bitcoin)
             #expect(ok != true, "\(c.string("description"))")
         }
     }
@@ -56,7 +66,13 @@ struct BitcoinMessageTests {
         let signature = try key.sign(digest: BitcoinMessage.legacyDigest(message))
         let expected = "INbVnW4e6PeRmsv2Qgu8NuopvrVjkcxob+sX8OcZG0SALhWybUjzMLPdAsXI46YZGb0KQTRii+wWIQzRpG/U+S0="
         #expect(BitcoinMessage.legacySignature(signature) == expected)
-        #expect(try BitcoinMessage.verify(address: "mpLQjfK79b7CCV4VMJWEWAj5Mpx8Up5zxB", message: message, signature: expected, network: .testnet))
-        #expect(try !BitcoinMessage.verify(address: "mpLQjfK79b7CCV4VMJWEWAj5Mpx8Up5zxB", message: message + [0x2e], signature: expected, network: .testnet))
+        #expect(
+            try BitcoinMessage.verify(
+                address: "mpLQjfK79b7CCV4VMJWEWAj5Mpx8Up5zxB", message: message, signature: expected, network: .testnet)
+        )
+        #expect(
+            try !BitcoinMessage.verify(
+                address: "mpLQjfK79b7CCV4VMJWEWAj5Mpx8Up5zxB", message: message + [0x2e], signature: expected,
+                network: .testnet))
     }
 }

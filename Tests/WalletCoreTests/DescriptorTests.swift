@@ -31,8 +31,12 @@ struct DescriptorTests {
             Descriptor(kind: .shWpkh, key: try account(m, "m/49'/\(c)'/0'")),
             Descriptor(kind: .wpkh, key: try account(m, "m/84'/\(c)'/0'")),
             Descriptor(kind: .tr, key: try account(m, "m/86'/\(c)'/0'")),
-            Descriptor(kind: .wsh, threshold: 2, keys: [try account(m, ms), try account(a, ms), try account(b, ms)], sorted: true),
-            Descriptor(kind: .shWsh, threshold: 2, keys: [try account(m, ms), try account(a, ms), try account(b, ms)], sorted: true),
+            Descriptor(
+                kind: .wsh, threshold: 2, keys: [try account(m, ms), try account(a, ms), try account(b, ms)],
+                sorted: true),
+            Descriptor(
+                kind: .shWsh, threshold: 2, keys: [try account(m, ms), try account(a, ms), try account(b, ms)],
+                sorted: true),
             Descriptor(kind: .sh, threshold: 1, keys: [try account(m, ms), try account(a, ms)], sorted: false),
         ]
         let version: ExtendedKeyVersion = chain == .main ? .xpub : .tpub
@@ -42,9 +46,12 @@ struct DescriptorTests {
             #expect(try Descriptor(text) == d, "\(text)")
             #expect(try Descriptor(text).text(version: version) == text)
             for branch in 0..<2 {
-                let ours = try (0..<3).map { chain.network.address(of: try d.script(index: UInt32($0), alternative: branch)) }
+                let ours = try (0..<3).map {
+                    chain.network.address(of: try d.script(index: UInt32($0), alternative: branch))
+                }
                 let embit = try BitcoinOracle.run(
-                    "embit_descriptor", ["descriptor": text, "network": network, "indexes": [0, 1, 2], "branch": branch])
+                    "embit_descriptor",
+                    ["descriptor": text, "network": network, "indexes": [0, 1, 2], "branch": branch])
                 #expect(embit["checksum"] as? String == String(text.split(separator: "#")[1]), "\(text)")
                 #expect(embit["addresses"] as? [String] == ours.compactMap { $0 }, "\(d.kind) branch \(branch)")
             }

@@ -25,11 +25,16 @@ private func scriptAt(_ path: String) throws -> [UInt8] {
 }
 
 /// A clean PSBT: one input at `path` with its previous transaction, a payment and change.
-private func clean(_ path: String = "m/84'/1'/0'/0/0", version: UInt32 = 0, change: String = "m/84'/1'/0'/1/0") throws -> PSBT {
+private func clean(
+    _ path: String = "m/84'/1'/0'/0/0", version: UInt32 = 0, change: String = "m/84'/1'/0'/1/0"
+) throws -> PSBT {
     var keys = ring()
     let p = prev(try scriptAt(path), 100_000, salt: 7)
     return try PSBT.create(
-        inputs: [PSBTInputSpec(outpoint: OutPoint(hash: p.txidHash, index: 0), previousTransaction: p, path: try DerivationPath(path))],
+        inputs: [
+            PSBTInputSpec(
+                outpoint: OutPoint(hash: p.txidHash, index: 0), previousTransaction: p, path: try DerivationPath(path))
+        ],
         outputs: [
             PSBTOutputSpec(amount: 80_000, script: BitcoinScript.p2wpkh([UInt8](repeating: 0x42, count: 20))),
             PSBTOutputSpec(amount: 19_000, path: try DerivationPath(change)),
@@ -51,7 +56,9 @@ struct PSBTCheckTests {
         #expect(p.fee == 1000)
         #expect(p.feeVerified)
         #expect(p.outputs[1].change == (try DerivationPath("m/84'/1'/0'/1/0")))
-        #expect(p.outputs[0].address == (try SegwitAddress(hrp: "tb", version: 0, program: [UInt8](repeating: 0x42, count: 20))).string)
+        #expect(
+            p.outputs[0].address
+                == (try SegwitAddress(hrp: "tb", version: 0, program: [UInt8](repeating: 0x42, count: 20))).string)
         #expect(p.outputs[0].address?.hasPrefix("tb1qgfpyy") == true)
         #expect(p.spentByUs == 81_000)
         #expect(p.sentToOthers == 80_000)
@@ -63,7 +70,8 @@ struct PSBTCheckTests {
         other.lockTime = 99
         psbt.inputs[0].set(PSBTRecord(type: 0x00, value: other.serialized))
         let p = try plan(psbt)
-        #expect(p.refusals.contains { $0.hasPrefix("input 0: its previous transaction has txid \(other.txid), not the") })
+        #expect(
+            p.refusals.contains { $0.hasPrefix("input 0: its previous transaction has txid \(other.txid), not the") })
     }
 
     @Test func witnessUTXOAmountDifferingFromThePreviousTransaction_isRefused() throws {
@@ -71,7 +79,10 @@ struct PSBTCheckTests {
         let w = psbt.inputs[0].witnessUTXO!
         psbt.inputs[0].set(PSBTRecord(type: 0x01, value: TxOutput(amount: w.amount - 1, script: w.script).serialized))
         let p = try plan(psbt)
-        #expect(p.refusals == ["input 0: WITNESS_UTXO (99999 sat) differs from output 0 of its previous transaction (100000 sat)"])
+        #expect(
+            p.refusals == [
+                "input 0: WITNESS_UTXO (99999 sat) differs from output 0 of its previous transaction (100000 sat)"
+            ])
     }
 
     @Test func missingPreviousTransaction_onSegwitV0_isRefused_unlessAllowed() throws {
@@ -123,7 +134,10 @@ struct PSBTCheckTests {
         psbt.global.set(PSBTRecord(type: 0x00, value: tx.legacySerialized))
         let p = try plan(psbt)
         #expect(p.outputs[1].change == nil)
-        #expect(p.outputs[1].notes == ["this wallet's key at m/84'/1'/0'/1/0 makes a p2wpkh script, not this output's: not change"])
+        #expect(
+            p.outputs[1].notes == [
+                "this wallet's key at m/84'/1'/0'/1/0 makes a p2wpkh script, not this output's: not change"
+            ])
         #expect(p.spentByUs == 100_000)
     }
 
@@ -145,14 +159,22 @@ struct PSBTCheckTests {
         let tr = prev(try scriptAt("m/86'/1'/0'/0/0"), 50_000, salt: 1)
         let psbt = try PSBT.create(
             inputs: [
-                PSBTInputSpec(outpoint: OutPoint(hash: tr.txidHash, index: 0), previousTransaction: tr, path: try DerivationPath("m/86'/1'/0'/0/0")),
-                PSBTInputSpec(outpoint: OutPoint(hash: [UInt8](repeating: 9, count: 32), index: 0), amount: 1, script: [0x51]),
+                PSBTInputSpec(
+                    outpoint: OutPoint(hash: tr.txidHash, index: 0), previousTransaction: tr,
+                    path: try DerivationPath("m/86'/1'/0'/0/0")),
+                PSBTInputSpec(
+                    outpoint: OutPoint(hash: [UInt8](repeating: 9, count: 32), index: 0), amount: 1, script: [0x51]),
             ],
             outputs: [PSBTOutputSpec(amount: 40_000, script: [0x6a])], keys: &keys)
         var stripped = psbt
         stripped.inputs[1].records.removeAll()
         let p = try plan(stripped)
-        #expect(p.refusals.contains { $0.hasPrefix("input 1: its spent output is not in the PSBT, and a Taproot input's signature hashes every input's") })
+        #expect(
+            p.refusals.contains {
+                $0.hasPrefix(
+                    "input 1: its spent output is not in the PSBT, and a Taproot input's signature hashes every input's"
+                )
+            })
     }
 
     @Test func mainnetKey_onATestChain_isNotSigned_andTheReverse() throws {

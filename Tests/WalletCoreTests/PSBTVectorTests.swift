@@ -59,7 +59,9 @@ struct PSBTVectorTests {
         var combined = parts[0]
         for p in parts.dropFirst() { combined = try combined.combined(with: p) }
         let expected = try PSBT.read(text: c.string("result"))
-        #expect(Set(combined.inputs.flatMap { $0.records.map(\.key) }) == Set(expected.inputs.flatMap { $0.records.map(\.key) }))
+        #expect(
+            Set(combined.inputs.flatMap { $0.records.map(\.key) })
+                == Set(expected.inputs.flatMap { $0.records.map(\.key) }))
         for (a, b) in zip(combined.inputs, expected.inputs) {
             #expect(Set(a.records.map { $0.key + $0.value }) == Set(b.records.map { $0.key + $0.value }))
         }

@@ -81,10 +81,14 @@ struct SegwitSighashTests {
             for s in c.array("signatures") {
                 var r = BitcoinReader(try Hex.decode(s.string("scriptCode")))
                 let scriptCode = try r.lengthPrefixed("scriptCode")
-                let args = (index: s.int("inputIndex"), amount: UInt64(s.int("amount")), type: UInt32(s.int("nHashType")))
-                let preimage = Sighash.segwitV0Preimage(tx, index: args.index, scriptCode: scriptCode, amount: args.amount, type: args.type)
+                let args = (
+                    index: s.int("inputIndex"), amount: UInt64(s.int("amount")), type: UInt32(s.int("nHashType"))
+                )
+                let preimage = Sighash.segwitV0Preimage(
+                    tx, index: args.index, scriptCode: scriptCode, amount: args.amount, type: args.type)
                 #expect(Hex.encode(preimage) == s.string("preimage"), "\(c.string("description"))")
-                let hash = Sighash.segwitV0(tx, index: args.index, scriptCode: scriptCode, amount: args.amount, type: args.type)
+                let hash = Sighash.segwitV0(
+                    tx, index: args.index, scriptCode: scriptCode, amount: args.amount, type: args.type)
                 #expect(Hex.encode(hash) == s.string("sigHash"), "\(c.string("description"))")
                 let key = try PrivateKey(bytes: try Hex.decode(s.string("privateKey")))
                 #expect(Hex.encode(key.publicKey.compressed) == s.string("publicKey"))

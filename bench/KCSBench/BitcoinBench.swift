@@ -16,16 +16,22 @@ enum BitcoinBench {
             let prev = BitcoinTransaction(
                 inputs: [TxInput(previous: OutPoint(hash: Hash.sha256(Array("prev \(i)".utf8)), index: 0))],
                 outputs: [TxOutput(amount: 10_000, script: script)])
-            return PSBTInputSpec(outpoint: OutPoint(hash: prev.txidHash, index: 0), previousTransaction: prev, path: path)
+            return PSBTInputSpec(
+                outpoint: OutPoint(hash: prev.txidHash, index: 0), previousTransaction: prev, path: path)
         }
         return try PSBT.create(
             inputs: specs,
-            outputs: [PSBTOutputSpec(amount: UInt64(n) * 10_000 - 2_000, script: BitcoinScript.p2wpkh([UInt8](repeating: 7, count: 20)))],
+            outputs: [
+                PSBTOutputSpec(
+                    amount: UInt64(n) * 10_000 - 2_000, script: BitcoinScript.p2wpkh([UInt8](repeating: 7, count: 20)))
+            ],
             keys: &ring)
     }
 
     static func run() throws {
-        let seed = try Mnemonic(phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about").seed()
+        let seed = try Mnemonic(
+            phrase: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        ).seed()
         let master = try ExtendedKey.master(seed: seed)
         let p = try psbt(inputs: 100, master: master)
         try FileManager.default.createDirectory(atPath: "bench/out", withIntermediateDirectories: true)

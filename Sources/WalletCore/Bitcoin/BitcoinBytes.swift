@@ -67,9 +67,15 @@ public struct BitcoinReader {
         let value: UInt64
         let minimum: UInt64
         switch first {
-        case 0xfd: value = UInt64(try take(2, what).reversed().reduce(0) { $0 << 8 | UInt16($1) }); minimum = 0xfd
-        case 0xfe: value = UInt64(try uint32(what)); minimum = 0x1_0000
-        case 0xff: value = try uint64(what); minimum = 0x1_0000_0000
+        case 0xfd:
+            value = UInt64(try take(2, what).reversed().reduce(0) { $0 << 8 | UInt16($1) })
+            minimum = 0xfd
+        case 0xfe:
+            value = UInt64(try uint32(what))
+            minimum = 0x1_0000
+        case 0xff:
+            value = try uint64(what)
+            minimum = 0x1_0000_0000
         default: return UInt64(first)
         }
         guard value >= minimum else {

@@ -44,7 +44,8 @@ public enum BitcoinMessage {
     /// BIP-322's `to_sign`: spends `to_spend`'s output with `witness`, pays OP_RETURN nothing.
     public static func toSign(_ toSpend: BitcoinTransaction, witness: [[UInt8]] = []) -> BitcoinTransaction {
         BitcoinTransaction(
-            version: 0, inputs: [TxInput(previous: OutPoint(hash: toSpend.txidHash, index: 0), sequence: 0, witness: witness)],
+            version: 0,
+            inputs: [TxInput(previous: OutPoint(hash: toSpend.txidHash, index: 0), sequence: 0, witness: witness)],
             outputs: [TxOutput(amount: 0, script: [0x6a])], lockTime: 0)
     }
 
@@ -65,7 +66,9 @@ public enum BitcoinMessage {
 
     /// The legacy message digest: SHA-256d of `\x18Bitcoin Signed Message:\n` ‖ compact size ‖ message.
     public static func legacyDigest(_ message: [UInt8]) -> [UInt8] {
-        Hash.sha256d(BitcoinWriter.lengthPrefixed(Array("Bitcoin Signed Message:\n".utf8)) + BitcoinWriter.lengthPrefixed(message))
+        Hash.sha256d(
+            BitcoinWriter.lengthPrefixed(Array("Bitcoin Signed Message:\n".utf8))
+                + BitcoinWriter.lengthPrefixed(message))
     }
 
     /// BIP-137's signature: header 31 + recovery id (a compressed key's P2PKH address) ‖ r ‖ s, base64.
@@ -80,11 +83,15 @@ public enum BitcoinMessage {
 
     /// Whether `signature` signs `message` for `address` on `network`: BIP-322 simple for P2WPKH
     /// and P2TR, the legacy form for P2PKH.
-    public static func verify(address: String, message: [UInt8], signature: String, network: BitcoinNetwork) throws -> Bool {
+    public static func verify(
+        address: String, message: [UInt8], signature: String, network: BitcoinNetwork
+    ) throws -> Bool {
         let script = try network.script(of: address)
         var text = signature
         if text.hasPrefix("smp") { text.removeFirst(3) }  // the newer draft's prefix of a simple signature
-        if text.hasPrefix("ful") { throw BitcoinMessageError.malformedSignature("full BIP-322 signatures are not read") }
+        if text.hasPrefix("ful") {
+            throw BitcoinMessageError.malformedSignature("full BIP-322 signatures are not read")
+        }
         guard let raw = Data(base64Encoded: text).map(Array.init) else {
             throw BitcoinMessageError.malformedSignature("not base64")
         }
@@ -96,13 +103,18 @@ public enum BitcoinMessage {
             }
             let recovery = (raw[0] - 27) & 3
             let compressed = raw[0] >= 31
-            guard let sig = try? RecoverableSignature(signature: try ECDSASignature(compact: Array(raw[1...])), recoveryID: recovery),
+            guard
+                let sig = try? RecoverableSignature(
+                    signature: try ECDSASignature(compact: Array(raw[1...])), recoveryID: recovery),
                 let key = try? sig.recoverPublicKey(digest: legacyDigest(message))
             else { return false }
             return Hash.hash160(compressed ? key.compressed : key.uncompressed) == hash
         case .p2wpkh(let hash):
-            guard let witness = try? PSBTFields.witness(raw), witness.count == 2, witness[0].count >= 9 else { return false }
-            guard Hash.hash160(witness[1]) == hash, let key = try? PublicKey(bytes: witness[1]), witness[0].last == 0x01,
+            guard let witness = try? PSBTFields.witness(raw), witness.count == 2, witness[0].count >= 9 else {
+                return false
+            }
+            guard Hash.hash160(witness[1]) == hash, let key = try? PublicKey(bytes: witness[1]),
+                witness[0].last == 0x01,
                 let sig = try? ECDSASignature(der: Array(witness[0].dropLast()))
             else { return false }
             let spend = toSpend(message, script: script)

@@ -96,11 +96,13 @@ public enum BitcoinScript {
             let op = try r.byte("script opcode")
             switch op {
             case 0x01...0x4b: ops.append(Operation(opcode: op, data: try r.take(Int(op), "script push")))
-            case 0x4c: ops.append(Operation(opcode: op, data: try r.take(Int(try r.byte("OP_PUSHDATA1")), "script push")))
+            case 0x4c:
+                ops.append(Operation(opcode: op, data: try r.take(Int(try r.byte("OP_PUSHDATA1")), "script push")))
             case 0x4d:
                 let n = try r.take(2, "OP_PUSHDATA2")
                 ops.append(Operation(opcode: op, data: try r.take(Int(n[0]) | Int(n[1]) << 8, "script push")))
-            case 0x4e: ops.append(Operation(opcode: op, data: try r.take(Int(try r.uint32("OP_PUSHDATA4")), "script push")))
+            case 0x4e:
+                ops.append(Operation(opcode: op, data: try r.take(Int(try r.uint32("OP_PUSHDATA4")), "script push")))
             case 0x00: ops.append(Operation(opcode: op, data: []))
             default: ops.append(Operation(opcode: op, data: nil))
             }
@@ -183,7 +185,9 @@ extension BitcoinNetwork {
         case .p2wpkh(let h), .p2wsh(let h): return segwit(0, h)
         case .p2tr(let k): return segwit(1, k)
         case .opReturn, .other:
-            if script.count >= 4, script.count <= 42, (0x51...0x60).contains(script[0]), Int(script[1]) == script.count - 2 {
+            if script.count >= 4, script.count <= 42, (0x51...0x60).contains(script[0]),
+                Int(script[1]) == script.count - 2
+            {
                 return segwit(script[0] - 0x50, Array(script[2...]))
             }
             return nil

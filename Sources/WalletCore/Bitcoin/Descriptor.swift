@@ -20,7 +20,8 @@ public enum DescriptorError: WalletError, Equatable {
 
     public var description: String {
         switch self {
-        case .checksum(let given, let expected): "the descriptor ends in the checksum #\(given), but its text's checksum is #\(expected)"
+        case .checksum(let given, let expected):
+            "the descriptor ends in the checksum #\(given), but its text's checksum is #\(expected)"
         case .syntax(let what): "not a descriptor kcs reads: \(what)"
         case .key(let what): "a key of the descriptor: \(what)"
         }
@@ -174,12 +175,14 @@ public struct DescriptorKey: Sendable, Equatable {
         var origin: KeyOrigin?
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else { throw DescriptorError.syntax("an origin without ]") }
-            let inside = rest[rest.index(after: rest.startIndex)..<close].split(separator: "/", omittingEmptySubsequences: false)
+            let inside = rest[rest.index(after: rest.startIndex)..<close].split(
+                separator: "/", omittingEmptySubsequences: false)
             guard let fpText = inside.first, fpText.count == 8, let fp = UInt32(fpText, radix: 16) else {
                 throw DescriptorError.syntax("an origin's fingerprint is 8 hex digits")
             }
             origin = KeyOrigin(
-                fingerprint: fp, path: DerivationPath(absolute: true, try inside.dropFirst().map { try step(String($0)) }))
+                fingerprint: fp,
+                path: DerivationPath(absolute: true, try inside.dropFirst().map { try step(String($0)) }))
             rest = rest[rest.index(after: close)...]
         }
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -210,14 +213,17 @@ public struct DescriptorKey: Sendable, Equatable {
                 steps.append([try step(p).raw])
             }
         }
-        guard steps.filter({ $0.count > 1 }).count <= 1 else { throw DescriptorError.syntax("one multipath step at most") }
+        guard steps.filter({ $0.count > 1 }).count <= 1 else {
+            throw DescriptorError.syntax("one multipath step at most")
+        }
         return DescriptorKey(origin: origin, extended: extended, steps: steps, wildcard: wildcard)
     }
 
     static func step(_ s: String) throws -> ChildIndex {
         let hardened = s.hasSuffix("'") || s.hasSuffix("h")
         let digits = hardened ? String(s.dropLast()) : s
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit), let n = UInt32(digits), n < ChildIndex.hardenedOffset else {
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit), let n = UInt32(digits), n < ChildIndex.hardenedOffset
+        else {
             throw DescriptorError.syntax("\(s) is not a derivation step")
         }
         return ChildIndex(n, hardened: hardened)
@@ -276,14 +282,19 @@ public struct Descriptor: Sendable, Equatable {
             }
             return (k, try parts.dropFirst().map { try DescriptorKey.parse($0, xOnly: false) }, sorted)
         }
-        if let k = inner(body, "pkh") { self.init(kind: .pkh, key: try .parse(k, xOnly: false)) }
-        else if let k = inner(body, "wpkh") { self.init(kind: .wpkh, key: try .parse(k, xOnly: false)) }
-        else if let k = inner(body, "tr") {
-            guard !k.contains(",") else { throw DescriptorError.syntax("tr() with a script tree (kcs signs key paths only)") }
+        if let k = inner(body, "pkh") {
+            self.init(kind: .pkh, key: try .parse(k, xOnly: false))
+        } else if let k = inner(body, "wpkh") {
+            self.init(kind: .wpkh, key: try .parse(k, xOnly: false))
+        } else if let k = inner(body, "tr") {
+            guard !k.contains(",") else {
+                throw DescriptorError.syntax("tr() with a script tree (kcs signs key paths only)")
+            }
             self.init(kind: .tr, key: try .parse(k, xOnly: true))
         } else if let s = inner(body, "sh") {
-            if let k = inner(s, "wpkh") { self.init(kind: .shWpkh, key: try .parse(k, xOnly: false)) }
-            else if let w = inner(s, "wsh"), let (t, keys, sorted) = try multi(w) {
+            if let k = inner(s, "wpkh") {
+                self.init(kind: .shWpkh, key: try .parse(k, xOnly: false))
+            } else if let w = inner(s, "wsh"), let (t, keys, sorted) = try multi(w) {
                 self.init(kind: .shWsh, threshold: t, keys: keys, sorted: sorted)
             } else if let (t, keys, sorted) = try multi(s) {
                 self.init(kind: .sh, threshold: t, keys: keys, sorted: sorted)
@@ -293,11 +304,13 @@ public struct Descriptor: Sendable, Equatable {
         } else if let w = inner(body, "wsh"), let (t, keys, sorted) = try multi(w) {
             self.init(kind: .wsh, threshold: t, keys: keys, sorted: sorted)
         } else {
-            throw DescriptorError.syntax("expected pkh, wpkh, sh(wpkh), tr, wsh/sh(wsh)/sh of (sorted)multi: \(body.prefix(24))…")
+            throw DescriptorError.syntax(
+                "expected pkh, wpkh, sh(wpkh), tr, wsh/sh(wsh)/sh of (sorted)multi: \(body.prefix(24))…")
         }
         // Segwit and Taproot take compressed keys only (BIP-382, BIP-386).
         if kind != .pkh, kind != .sh, keys.contains(where: { $0.publicKey?.count == 65 }) {
-            throw DescriptorError.key("an uncompressed key in \(kind.rawValue)(): segwit and Taproot take compressed keys")
+            throw DescriptorError.key(
+                "an uncompressed key in \(kind.rawValue)(): segwit and Taproot take compressed keys")
         }
     }
 
@@ -337,7 +350,8 @@ public struct Descriptor: Sendable, Equatable {
         }
         let key = try keys[0].key(index: index, alternative: alternative)
         switch kind {
-        case .pkh: return BitcoinScript.p2pkh(Hash.hash160(keys[0].publicKey?.count == 65 ? key.uncompressed : key.compressed))
+        case .pkh:
+            return BitcoinScript.p2pkh(Hash.hash160(keys[0].publicKey?.count == 65 ? key.uncompressed : key.compressed))
         case .wpkh: return BitcoinScript.p2wpkh(Hash.hash160(key.compressed))
         case .shWpkh: return BitcoinScript.p2sh(Hash.hash160(BitcoinScript.p2wpkh(Hash.hash160(key.compressed))))
         case .tr: return BitcoinScript.p2tr(try key.xOnly.key.taprootTweaked().bytes)

@@ -103,7 +103,9 @@ public struct PSBT: Sendable, Equatable {
     /// Reads text or bytes: base64, hex, or the binary form (a `.psbt` file).
     public static func read(_ bytes: [UInt8]) throws(PSBTError) -> PSBT {
         if bytes.starts(with: magic) { return try parse(bytes) }
-        guard let text = String(bytes: bytes, encoding: .utf8) else { throw .notPSBT(reason: "neither text nor a PSBT") }
+        guard let text = String(bytes: bytes, encoding: .utf8) else {
+            throw .notPSBT(reason: "neither text nor a PSBT")
+        }
         return try read(text: text)
     }
 
@@ -158,10 +160,13 @@ public struct PSBT: Sendable, Equatable {
         } else {
             guard let ic = global.value(0x04), let oc = global.value(0x05) else {
                 throw .missing(
-                    map: .global, field: global.has(0x04) ? "PSBT_GLOBAL_OUTPUT_COUNT (05)" : "PSBT_GLOBAL_INPUT_COUNT (04)",
+                    map: .global,
+                    field: global.has(0x04) ? "PSBT_GLOBAL_OUTPUT_COUNT (05)" : "PSBT_GLOBAL_INPUT_COUNT (04)",
                     version: 2)
             }
-            (inputCount, outputCount) = (try Self.compactValue(ic, .global, "04"), try Self.compactValue(oc, .global, "05"))
+            (inputCount, outputCount) = (
+                try Self.compactValue(ic, .global, "04"), try Self.compactValue(oc, .global, "05")
+            )
         }
         var inputs: [PSBTMap] = []
         for i in 0..<inputCount {

@@ -14,7 +14,8 @@ public struct PSBTInputSpec: Sendable {
     public var sequence: UInt32
 
     public init(
-        outpoint: OutPoint, amount: UInt64? = nil, script: [UInt8]? = nil, previousTransaction: BitcoinTransaction? = nil,
+        outpoint: OutPoint, amount: UInt64? = nil, script: [UInt8]? = nil,
+        previousTransaction: BitcoinTransaction? = nil,
         path: DerivationPath? = nil, sequence: UInt32 = 0xffff_fffd
     ) {
         self.outpoint = outpoint
@@ -65,10 +66,12 @@ extension PSBT {
             var spent: TxOutput?
             if let prev = spec.previousTransaction {
                 guard prev.txidHash == spec.outpoint.hash else {
-                    throw PSBTError.unusable(reason: "input \(i): its previous transaction has txid \(prev.txid), not \(spec.outpoint.txid)")
+                    throw PSBTError.unusable(
+                        reason: "input \(i): its previous transaction has txid \(prev.txid), not \(spec.outpoint.txid)")
                 }
                 guard Int(spec.outpoint.index) < prev.outputs.count else {
-                    throw PSBTError.unusable(reason: "input \(i): its previous transaction has no output \(spec.outpoint.index)")
+                    throw PSBTError.unusable(
+                        reason: "input \(i): its previous transaction has no output \(spec.outpoint.index)")
                 }
                 spent = prev.outputs[Int(spec.outpoint.index)]
             }
@@ -81,22 +84,32 @@ extension PSBT {
                 let key = try keys.key(at: path)
                 let expected = try BitcoinScript.output(kind, publicKey: key)
                 if let s = script, s != expected {
-                    throw PSBTError.unusable(reason: "input \(i): its script is not the \(kind) script of the key at \(path)")
+                    throw PSBTError.unusable(
+                        reason: "input \(i): its script is not the \(kind) script of the key at \(path)")
                 }
                 script = expected
                 origin = (key, KeyOrigin(fingerprint: fp, path: path), kind)
             }
-            guard let script else { throw PSBTError.unusable(reason: "input \(i): needs a script, an address, a path or its previous transaction") }
+            guard let script else {
+                throw PSBTError.unusable(
+                    reason: "input \(i): needs a script, an address, a path or its previous transaction")
+            }
             guard let amount = spec.amount ?? spent?.amount else {
                 throw PSBTError.unusable(reason: "input \(i): needs its amount or its previous transaction")
             }
             if let spent, spent.amount != amount || spent.script != script {
-                throw PSBTError.unusable(reason: "input \(i): its amount or script differ from its previous transaction's output")
+                throw PSBTError.unusable(
+                    reason: "input \(i): its amount or script differ from its previous transaction's output")
             }
-            if let prev = spec.previousTransaction { m.set(PSBTRecord(type: PSBTInputType.nonWitnessUTXO, value: prev.serialized)) }
+            if let prev = spec.previousTransaction {
+                m.set(PSBTRecord(type: PSBTInputType.nonWitnessUTXO, value: prev.serialized))
+            }
             // A legacy input carries only its previous transaction (BIP-174); segwit ones both.
-            if case .p2pkh = ScriptTemplate(script) {} else {
-                m.set(PSBTRecord(type: PSBTInputType.witnessUTXO, value: TxOutput(amount: amount, script: script).serialized))
+            if case .p2pkh = ScriptTemplate(script) {
+            } else {
+                m.set(
+                    PSBTRecord(
+                        type: PSBTInputType.witnessUTXO, value: TxOutput(amount: amount, script: script).serialized))
             }
             if let (key, o, kind) = origin { Self.addOrigin(&m, key: key, origin: o, kind: kind, input: true) }
             if version == 2 {
@@ -121,12 +134,15 @@ extension PSBT {
                 let key = try keys.key(at: path)
                 let expected = try BitcoinScript.output(kind, publicKey: key)
                 if let s = script, s != expected {
-                    throw PSBTError.unusable(reason: "output \(o): its script is not the \(kind) script of the key at \(path)")
+                    throw PSBTError.unusable(
+                        reason: "output \(o): its script is not the \(kind) script of the key at \(path)")
                 }
                 script = expected
                 Self.addOrigin(&m, key: key, origin: KeyOrigin(fingerprint: fp, path: path), kind: kind, input: false)
             }
-            guard let script else { throw PSBTError.unusable(reason: "output \(o): needs an address, a script or a path") }
+            guard let script else {
+                throw PSBTError.unusable(reason: "output \(o): needs an address, a script or a path")
+            }
             if version == 2 {
                 m.set(PSBTRecord(type: 0x03, value: BitcoinWriter.uint64(spec.amount)))
                 m.set(PSBTRecord(type: 0x04, value: script))
@@ -154,7 +170,9 @@ extension PSBT {
 
     /// The key origin records of a key of `kind`: BIP32_DERIVATION (and P2SH-P2WPKH's redeem
     /// script), or for Taproot the internal key and TAP_BIP32_DERIVATION with no leaves.
-    public static func addOrigin(_ m: inout PSBTMap, key: PublicKey, origin: KeyOrigin, kind: BitcoinAddressKind, input: Bool) {
+    public static func addOrigin(
+        _ m: inout PSBTMap, key: PublicKey, origin: KeyOrigin, kind: BitcoinAddressKind, input: Bool
+    ) {
         let x = key.xOnly.key.bytes
         switch kind {
         case .p2tr:
@@ -165,9 +183,15 @@ extension PSBT {
                     value: PSBTFields.tapDerivationValue(TapKeyOrigin(leafHashes: [], origin: origin))))
         default:
             if kind == .p2shP2wpkh {
-                m.set(PSBTRecord(type: input ? PSBTInputType.redeemScript : 0x00, value: BitcoinScript.p2wpkh(Hash.hash160(key.compressed))))
+                m.set(
+                    PSBTRecord(
+                        type: input ? PSBTInputType.redeemScript : 0x00,
+                        value: BitcoinScript.p2wpkh(Hash.hash160(key.compressed))))
             }
-            m.set(PSBTRecord(type: input ? PSBTInputType.bip32Derivation : 0x02, keyData: key.compressed, value: origin.serialized))
+            m.set(
+                PSBTRecord(
+                    type: input ? PSBTInputType.bip32Derivation : 0x02, keyData: key.compressed,
+                    value: origin.serialized))
         }
     }
 }

@@ -32,7 +32,9 @@ public struct TapKeyOrigin: Sendable, Equatable {
 }
 
 public enum PSBTFields {
-    public static func fingerprintBytes(_ f: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: f >> (24 - 8 * $0)) } }
+    public static func fingerprintBytes(_ f: UInt32) -> [UInt8] {
+        (0..<4).map { UInt8(truncatingIfNeeded: f >> (24 - 8 * $0)) }
+    }
 
     static func origin(_ v: [UInt8]) throws(BitcoinBytesError) -> KeyOrigin {
         guard v.count >= 4, v.count % 4 == 0 else {

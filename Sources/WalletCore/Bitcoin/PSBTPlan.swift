@@ -114,7 +114,8 @@ public struct SigningStep: Sendable, Equatable {
     public let path: DerivationPath?
 
     public init(
-        input: Int, algorithm: Algorithm, sighash: [UInt8], sighashType: UInt32, publicKey: PublicKey, path: DerivationPath?
+        input: Int, algorithm: Algorithm, sighash: [UInt8], sighashType: UInt32, publicKey: PublicKey,
+        path: DerivationPath?
     ) {
         self.input = input
         self.algorithm = algorithm
@@ -214,7 +215,8 @@ extension PSBT {
     /// The plan for signing this PSBT with `keys` under `policy`.
     public func plan(keys: inout BitcoinKeyRing, policy: PSBTPolicy) throws -> PSBTPlan {
         guard let tx = unsignedTransaction else {
-            throw PSBTError.unusable(reason: "the inputs' required lock times conflict (one needs a time, another a height)")
+            throw PSBTError.unusable(
+                reason: "the inputs' required lock times conflict (one needs a time, another a height)")
         }
         var refusals: [String] = []
         var warnings: [String] = []
@@ -231,12 +233,14 @@ extension PSBT {
                         "input \(i): its previous transaction has txid \(prev.txid), not the \(prevout.txid) it spends")
                 } else if Int(prevout.index) >= prev.outputs.count {
                     refusals.append(
-                        "input \(i): its previous transaction has \(prev.outputs.count) outputs, no output \(prevout.index)")
+                        "input \(i): its previous transaction has \(prev.outputs.count) outputs, no output \(prevout.index)"
+                    )
                 } else {
                     proof = .previousTransaction
                     if let w = map.witnessUTXO, w != prev.outputs[Int(prevout.index)] {
                         refusals.append(
-                            "input \(i): WITNESS_UTXO (\(w.amount) sat) differs from output \(prevout.index) of its previous transaction (\(prev.outputs[Int(prevout.index)].amount) sat)")
+                            "input \(i): WITNESS_UTXO (\(w.amount) sat) differs from output \(prevout.index) of its previous transaction (\(prev.outputs[Int(prevout.index)].amount) sat)"
+                        )
                     }
                 }
             } else if map.witnessUTXO != nil {
@@ -247,7 +251,8 @@ extension PSBT {
                 let ok = t == SighashType.all || (kind == .p2trKeyPath && t == SighashType.default)
                 if !ok && !policy.allowSighash && !map.isFinalized {
                     notes.append(
-                        "SIGHASH_\(SighashType.name(t)) leaves \(SighashType.leavesFree(t)) free to change; --allow-sighash signs it")
+                        "SIGHASH_\(SighashType.name(t)) leaves \(SighashType.leavesFree(t)) free to change; --allow-sighash signs it"
+                    )
                 }
             }
             inputPlans.append(
@@ -261,14 +266,19 @@ extension PSBT {
         let hasTaproot = inputPlans.contains { $0.kind == .p2trKeyPath }
         if hasTaproot, let missing = spent.firstIndex(where: { $0 == nil }) {
             refusals.append(
-                "input \(missing): its spent output is not in the PSBT, and a Taproot input's signature hashes every input's (BIP-341)")
+                "input \(missing): its spent output is not in the PSBT, and a Taproot input's signature hashes every input's (BIP-341)"
+            )
         }
-        for i in inputPlans.indices where inputPlans[i].kind.isSegwitV0 && inputPlans[i].amountProof != .previousTransaction {
+        for i in inputPlans.indices
+        where inputPlans[i].kind.isSegwitV0 && inputPlans[i].amountProof != .previousTransaction {
             guard !inputs[i].isFinalized || inputs[i].nonWitnessUTXO == nil else { continue }
             let what =
                 "input \(i): no previous transaction (NON_WITNESS_UTXO), so its amount — and the fee — cannot be verified (the segwit v0 fee attack)"
-            if policy.allowMissingPrevTx { warnings.append(what + "; signed anyway (--allow-missing-prevtx): fee cannot be verified") }
-            else { refusals.append(what + "; --allow-missing-prevtx signs without it") }
+            if policy.allowMissingPrevTx {
+                warnings.append(what + "; signed anyway (--allow-missing-prevtx): fee cannot be verified")
+            } else {
+                refusals.append(what + "; --allow-missing-prevtx signs without it")
+            }
         }
         // Our keys, and what each of our inputs signs.
         for i in inputPlans.indices {
@@ -290,10 +300,14 @@ extension PSBT {
         let fee = inputTotal.flatMap { $0 >= outputTotal ? $0 - outputTotal : nil }
         let allTaproot = inputPlans.allSatisfy { $0.kind == .p2trKeyPath }
         let feeVerified =
-            fee != nil && inputPlans.allSatisfy { $0.amountProof == .previousTransaction || (allTaproot && $0.amountProof == .witnessUTXOOnly) }
+            fee != nil
+            && inputPlans.allSatisfy {
+                $0.amountProof == .previousTransaction || (allTaproot && $0.amountProof == .witnessUTXOOnly)
+            }
         let weight =
             (8 + BitcoinWriter.compactSize(tx.inputs.count).count + BitcoinWriter.compactSize(tx.outputs.count).count
-                + tx.outputs.reduce(0) { $0 + $1.serialized.count }) * 4 + (inputPlans.contains { !$0.kind.isLegacy } ? 2 : 0)
+                + tx.outputs.reduce(0) { $0 + $1.serialized.count }) * 4
+            + (inputPlans.contains { !$0.kind.isLegacy } ? 2 : 0)
             + inputPlans.reduce(0) { $0 + $1.kind.weight }
         var plan = PSBTPlan(
             version: version, chain: policy.chain, txid: uniqueID ?? tx.txid, transaction: tx, inputs: inputPlans,
@@ -301,7 +315,8 @@ extension PSBT {
             virtualSize: (weight + 3) / 4, refusals: refusals, warnings: warnings)
         if let share = plan.feeShare, share > policy.maximumFeeShare {
             plan.warnings.append(
-                "the fee is \(Self.percent(share)) of what is sent to others, above the \(Self.percent(policy.maximumFeeShare)) limit")
+                "the fee is \(Self.percent(share)) of what is sent to others, above the \(Self.percent(policy.maximumFeeShare)) limit"
+            )
         }
         if plan.inputs.allSatisfy({ $0.ours.isEmpty }) {
             plan.warnings.append("no input is this wallet's: nothing to sign")
@@ -342,7 +357,8 @@ extension PSBT {
             case .p2wsh(let wh):
                 guard let ws = map.witnessScript else { return .unknown("p2sh-p2wsh (no witness script)") }
                 guard Hash.sha256(ws) == wh else {
-                    refusals.append("input \(i): its witness script does not hash to the P2WSH program of its redeem script")
+                    refusals.append(
+                        "input \(i): its witness script does not hash to the P2WSH program of its redeem script")
                     return .unknown("p2sh-p2wsh")
                 }
                 return MultisigScript(ws).map { .p2shP2wshMultisig($0) } ?? .unknown("p2sh-p2wsh (not a multisig)")
@@ -375,7 +391,8 @@ extension PSBT {
                     found.append((derived, origin.path))
                 } else {
                     plan.notes.append(
-                        "its derivation \(origin) carries this wallet's fingerprint but names another key than this wallet's at that path: not signed")
+                        "its derivation \(origin) carries this wallet's fingerprint but names another key than this wallet's at that path: not signed"
+                    )
                 }
             } else if let lone = keys.lone, lone.compressed == pk {
                 found.append((lone, nil))
@@ -389,14 +406,20 @@ extension PSBT {
             let h = Hash.hash160(key.compressed)
             let matches: Bool
             switch plan.kind {
-            case .p2pkh: matches = script == BitcoinScript.p2pkh(h) || script == BitcoinScript.p2pkh(Hash.hash160(key.uncompressed))
+            case .p2pkh:
+                matches =
+                    script == BitcoinScript.p2pkh(h) || script == BitcoinScript.p2pkh(Hash.hash160(key.uncompressed))
             case .p2wpkh: matches = script == BitcoinScript.p2wpkh(h)
             case .p2shP2wpkh: matches = map.redeemScript == BitcoinScript.p2wpkh(h)
-            case .p2wshMultisig(let m), .p2shP2wshMultisig(let m), .p2shMultisig(let m): matches = m.keys.contains(key.compressed)
+            case .p2wshMultisig(let m), .p2shP2wshMultisig(let m), .p2shMultisig(let m):
+                matches = m.keys.contains(key.compressed)
             default: matches = false
             }
-            if matches { inScript.append((key, path)) }
-            else if path != nil { plan.notes.append("this wallet's key at \(path!) is not the key input \(i)'s script pays: not signed") }
+            if matches {
+                inScript.append((key, path))
+            } else if path != nil {
+                plan.notes.append("this wallet's key at \(path!) is not the key input \(i)'s script pays: not signed")
+            }
         }
         plan.ours = inScript.map { (key: $0.0, path: $0.1) }
         if let m = plan.kind.multisig {
@@ -408,20 +431,27 @@ extension PSBT {
             return
         }
         let alreadySigned = map.partialSignatures.contains { $0.publicKey == key.compressed }
-        if alreadySigned { plan.notes.append("already signed by this wallet's key"); return }
+        if alreadySigned {
+            plan.notes.append("already signed by this wallet's key")
+            return
+        }
         let type = map.sighashType ?? SighashType.all
-        guard plan.notes.isEmpty || (policy.allowSighash && plan.notes.allSatisfy { $0.hasPrefix("SIGHASH_") }) else { return }
+        guard plan.notes.isEmpty || (policy.allowSighash && plan.notes.allSatisfy { $0.hasPrefix("SIGHASH_") }) else {
+            return
+        }
         let sighash: [UInt8]
         switch plan.kind {
         case .p2pkh:
             guard map.nonWitnessUTXO != nil else {
-                plan.notes.append("a legacy input is signed only with its previous transaction (NON_WITNESS_UTXO), which it lacks")
+                plan.notes.append(
+                    "a legacy input is signed only with its previous transaction (NON_WITNESS_UTXO), which it lacks")
                 return
             }
             sighash = Sighash.legacy(tx, index: i, scriptCode: script, type: type)
         case .p2shMultisig(let m):
             guard map.nonWitnessUTXO != nil else {
-                plan.notes.append("a legacy input is signed only with its previous transaction (NON_WITNESS_UTXO), which it lacks")
+                plan.notes.append(
+                    "a legacy input is signed only with its previous transaction (NON_WITNESS_UTXO), which it lacks")
                 return
             }
             sighash = Sighash.legacy(tx, index: i, scriptCode: m.script, type: type)
@@ -434,7 +464,8 @@ extension PSBT {
             sighash = Sighash.segwitV0(tx, index: i, scriptCode: ws, amount: amount, type: type)
         default: return
         }
-        plan.step = SigningStep(input: i, algorithm: .ecdsa, sighash: sighash, sighashType: type, publicKey: key, path: path)
+        plan.step = SigningStep(
+            input: i, algorithm: .ecdsa, sighash: sighash, sighashType: type, publicKey: key, path: path)
     }
 
     func matchTaproot(
@@ -450,21 +481,26 @@ extension PSBT {
             guard internalKey == nil || internalKey! == x else { continue }
             if let fp = keys.fingerprint, origin.origin.fingerprint == fp {
                 let derived = try keys.key(at: origin.origin.path)
-                if derived.xOnly.key.bytes == x { found = (derived, origin.origin.path) }
-                else {
+                if derived.xOnly.key.bytes == x {
+                    found = (derived, origin.origin.path)
+                } else {
                     plan.notes.append(
-                        "its Taproot derivation \(origin.origin) carries this wallet's fingerprint but names another key than this wallet's at that path: not signed")
+                        "its Taproot derivation \(origin.origin) carries this wallet's fingerprint but names another key than this wallet's at that path: not signed"
+                    )
                 }
             } else if let lone = keys.lone, lone.xOnly.key.bytes == x {
                 found = (lone, nil)
             }
         }
-        if found == nil, let lone = keys.lone, internalKey == nil || internalKey! == lone.xOnly.key.bytes { found = (lone, nil) }
+        if found == nil, let lone = keys.lone, internalKey == nil || internalKey! == lone.xOnly.key.bytes {
+            found = (lone, nil)
+        }
         guard let (key, path) = found else { return }
         let tweak = Sighash.taprootTweak(internalKey: key.xOnly.key.bytes, merkleRoot: root)
         guard let output = try? key.xOnly.key.tweaked(by: tweak), output.bytes == program else {
             if path != nil || keys.lone == nil {
-                plan.notes.append("this wallet's key tweaked (BIP-341) is not the output key input \(i) pays: not signed")
+                plan.notes.append(
+                    "this wallet's key tweaked (BIP-341) is not the output key input \(i) pays: not signed")
             }
             return
         }
@@ -473,8 +509,13 @@ extension PSBT {
             plan.notes.append(problem)
             return
         }
-        if map.value(PSBTInputType.tapKeySig) != nil { plan.notes.append("already signed by this wallet's key"); return }
-        guard plan.notes.isEmpty || (policy.allowSighash && plan.notes.allSatisfy { $0.hasPrefix("SIGHASH_") }) else { return }
+        if map.value(PSBTInputType.tapKeySig) != nil {
+            plan.notes.append("already signed by this wallet's key")
+            return
+        }
+        guard plan.notes.isEmpty || (policy.allowSighash && plan.notes.allSatisfy { $0.hasPrefix("SIGHASH_") }) else {
+            return
+        }
         let type = map.sighashType ?? SighashType.default
         let sighash: [UInt8]
         do { sighash = try Sighash.taproot(tx, index: i, spent: spent, type: type) } catch {
@@ -492,7 +533,8 @@ extension PSBT {
         let c = path.components
         guard c.count >= 2, [44, 49, 84, 86, 48].contains(c[0].index), c[0].hardened, c[1].hardened else { return nil }
         guard c[1].index == 0 || c[1].index == 1, c[1].index != chain.coinType else { return nil }
-        return "its key is at \(path), a \(c[1].index == 0 ? "mainnet" : "test-chain") path (coin type \(c[1].index)'), "
+        return
+            "its key is at \(path), a \(c[1].index == 0 ? "mainnet" : "test-chain") path (coin type \(c[1].index)'), "
             + "and this is \(chain == .main ? "mainnet" : "the \(chain) chain"): not signed (--chain names the chain)"
     }
 
@@ -504,8 +546,12 @@ extension PSBT {
     ) throws -> PSBTOutputPlan {
         var notes: [String] = []
         var change: DerivationPath?
-        var candidates: [([UInt8], KeyOrigin, Bool)] = map.derivations(type: 0x02).map { ($0.publicKey, $0.origin, false) }
-        candidates += map.tapDerivations(type: 0x07).filter { $0.origin.leafHashes.isEmpty }.map { ($0.xOnly, $0.origin.origin, true) }
+        var candidates: [([UInt8], KeyOrigin, Bool)] = map.derivations(type: 0x02).map {
+            ($0.publicKey, $0.origin, false)
+        }
+        candidates += map.tapDerivations(type: 0x07).filter { $0.origin.leafHashes.isEmpty }.map {
+            ($0.xOnly, $0.origin.origin, true)
+        }
         for (pk, origin, taproot) in candidates {
             guard let fp = keys.fingerprint, origin.fingerprint == fp else { continue }
             let derived = try keys.key(at: origin.path)
@@ -527,7 +573,8 @@ extension PSBT {
                 continue
             }
             guard script == out.script else {
-                notes.append("this wallet's key at \(origin.path) makes a \(kind) script, not this output's: not change")
+                notes.append(
+                    "this wallet's key at \(origin.path) makes a \(kind) script, not this output's: not change")
                 continue
             }
             let c = origin.path.components

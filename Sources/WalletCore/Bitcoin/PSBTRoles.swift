@@ -27,7 +27,9 @@ extension PSBT {
     /// The record types the finalizer clears once an input's final fields are written: the
     /// signatures, scripts, derivations and Taproot signing data. UTXOs, the v2 transaction
     /// fields, unknown and proprietary records stay.
-    static let clearedWhenFinal: Set<UInt64> = [0x02, 0x03, 0x04, 0x05, 0x06, 0x0a, 0x0b, 0x0c, 0x0d, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18]
+    static let clearedWhenFinal: Set<UInt64> = [
+        0x02, 0x03, 0x04, 0x05, 0x06, 0x0a, 0x0b, 0x0c, 0x0d, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,
+    ]
 
     /// Finalizes every input that has the signatures it needs; answers the inputs finalized now
     /// and, for each input left, why.
@@ -40,7 +42,8 @@ extension PSBT {
         for i in inputs.indices where !inputs[i].isFinalized {
             let map = inputs[i]
             let kind = Self.spendKind(map, spent: spent[i], index: i, refusals: &unused)
-            let sigs = Dictionary(map.partialSignatures.map { ($0.publicKey, $0.signature) }, uniquingKeysWith: { a, _ in a })
+            let sigs = Dictionary(
+                map.partialSignatures.map { ($0.publicKey, $0.signature) }, uniquingKeysWith: { a, _ in a })
             var scriptSig: [UInt8]?
             var witness: [[UInt8]]?
             switch kind {
@@ -54,12 +57,21 @@ extension PSBT {
                     default: return map.redeemScript == BitcoinScript.p2wpkh(h)
                     }
                 }
-                guard let (pk, sig) = pair else { left.append((i, "no signature by the key it pays")); continue }
-                if kind == .p2pkh { scriptSig = BitcoinScript.push(sig) + BitcoinScript.push(pk) }
-                else { witness = [sig, pk] }
+                guard let (pk, sig) = pair else {
+                    left.append((i, "no signature by the key it pays"))
+                    continue
+                }
+                if kind == .p2pkh {
+                    scriptSig = BitcoinScript.push(sig) + BitcoinScript.push(pk)
+                } else {
+                    witness = [sig, pk]
+                }
                 if kind == .p2shP2wpkh { scriptSig = BitcoinScript.push(map.redeemScript ?? []) }
             case .p2trKeyPath:
-                guard let sig = map.value(PSBTInputType.tapKeySig) else { left.append((i, "no Taproot key-path signature")); continue }
+                guard let sig = map.value(PSBTInputType.tapKeySig) else {
+                    left.append((i, "no Taproot key-path signature"))
+                    continue
+                }
                 witness = [sig]
             case .p2wshMultisig(let m), .p2shP2wshMultisig(let m), .p2shMultisig(let m):
                 let ordered = m.keys.compactMap { sigs[$0] }
@@ -81,7 +93,8 @@ extension PSBT {
             inputs[i].records.removeAll { Self.clearedWhenFinal.contains($0.type) }
             if let scriptSig { inputs[i].set(PSBTRecord(type: PSBTInputType.finalScriptSig, value: scriptSig)) }
             if let witness {
-                inputs[i].set(PSBTRecord(type: PSBTInputType.finalScriptWitness, value: PSBTFields.witnessValue(witness)))
+                inputs[i].set(
+                    PSBTRecord(type: PSBTInputType.finalScriptWitness, value: PSBTFields.witnessValue(witness)))
             }
             done.append(i)
         }
@@ -94,7 +107,8 @@ extension PSBT {
         guard var tx = unsignedTransaction else { throw .unusable(reason: "the PSBT's lock time cannot be determined") }
         for i in inputs.indices {
             guard inputs[i].isFinalized else {
-                throw .unusable(reason: "input \(i) is not finalized (psbt.finalize builds it once its signatures are there)")
+                throw .unusable(
+                    reason: "input \(i) is not finalized (psbt.finalize builds it once its signatures are there)")
             }
             tx.inputs[i].scriptSig = inputs[i].finalScriptSig ?? []
             tx.inputs[i].witness = inputs[i].finalScriptWitness ?? []
@@ -111,7 +125,8 @@ extension PSBT {
         guard let a = uniqueID, let b = other.uniqueID, a == b, inputs.count == other.inputs.count,
             outputs.count == other.outputs.count
         else {
-            throw .unusable(reason: "the PSBTs are of different transactions (\(uniqueID ?? "?") and \(other.uniqueID ?? "?"))")
+            throw .unusable(
+                reason: "the PSBTs are of different transactions (\(uniqueID ?? "?") and \(other.uniqueID ?? "?"))")
         }
         func merge(_ x: PSBTMap, _ y: PSBTMap) -> PSBTMap {
             var m = x
@@ -124,7 +139,9 @@ extension PSBT {
         out.global = merge(global, other.global)
         for i in inputs.indices {
             // A finalized input takes no more signatures.
-            out.inputs[i] = inputs[i].isFinalized ? inputs[i] : other.inputs[i].isFinalized ? other.inputs[i] : merge(inputs[i], other.inputs[i])
+            out.inputs[i] =
+                inputs[i].isFinalized
+                ? inputs[i] : other.inputs[i].isFinalized ? other.inputs[i] : merge(inputs[i], other.inputs[i])
         }
         for o in outputs.indices { out.outputs[o] = merge(outputs[o], other.outputs[o]) }
         return out

@@ -42,7 +42,8 @@ public enum PSBTError: WalletError, Equatable {
             "\(map) has the key \(key) twice (the second at byte \(offset)); BIP-174 requires unique keys"
         case .field(let map, let key, let problem, let offset):
             "\(map), key \(key): \(problem)" + (offset.map { " (record at byte \($0))" } ?? "")
-        case .missing(let map, let field, let version): "\(map) lacks \(field), which a version \(version) PSBT requires"
+        case .missing(let map, let field, let version):
+            "\(map) lacks \(field), which a version \(version) PSBT requires"
         case .notInVersion(let map, let key, let version):
             "\(map) has the key type \(key), which a version \(version) PSBT must not carry"
         case .truncated(let map, let offset): "the PSBT ends at byte \(offset), before \(map)"
@@ -74,14 +75,20 @@ enum PSBTValidation {
     }
 
     static func length(_ n: Int...) -> Check {
-        { v in n.contains(v.count) ? nil : "the value is \(v.count) bytes, not \(n.map(String.init).joined(separator: " or "))" }
+        { v in
+            n.contains(v.count)
+                ? nil : "the value is \(v.count) bytes, not \(n.map(String.init).joined(separator: " or "))"
+        }
     }
 
     static let any: Check = { _ in nil }
 
     static func transaction(allowWitness: Bool) -> Check {
         { v in
-            do { _ = try BitcoinTransaction.parse(v, allowWitness: allowWitness); return nil } catch {
+            do {
+                _ = try BitcoinTransaction.parse(v, allowWitness: allowWitness)
+                return nil
+            } catch {
                 return "the transaction does not parse: \(error)"
             }
         }
@@ -174,7 +181,9 @@ enum PSBTValidation {
         0x12: Rule(name: "REQUIRED_HEIGHT_LOCKTIME", versions: .only2, keyData: [0], value: lockTime(false)),
         0x13: Rule(name: "TAP_KEY_SIG", versions: .both, keyData: [0], value: tapSignature),
         0x14: Rule(name: "TAP_SCRIPT_SIG", versions: .both, keyData: [64], value: tapSignature),
-        0x15: Rule(name: "TAP_LEAF_SCRIPT", versions: .both, keyData: nil, value: { $0.isEmpty ? "a leaf script ends in its leaf version" : nil }),
+        0x15: Rule(
+            name: "TAP_LEAF_SCRIPT", versions: .both, keyData: nil,
+            value: { $0.isEmpty ? "a leaf script ends in its leaf version" : nil }),
         0x16: Rule(name: "TAP_BIP32_DERIVATION", versions: .both, keyData: [32], value: tapDerivation),
         0x17: Rule(name: "TAP_INTERNAL_KEY", versions: .both, keyData: [0], value: length(32)),
         0x18: Rule(name: "TAP_MERKLE_ROOT", versions: .both, keyData: [0], value: length(32)),
@@ -211,13 +220,15 @@ enum PSBTValidation {
         if let sizes = rule.keyData, !sizes.contains(record.keyData.count) {
             throw .field(
                 map: map, key: key,
-                problem: "\(rule.name) takes \(sizes.sorted().map(String.init).joined(separator: " or ")) bytes of key data, "
+                problem:
+                    "\(rule.name) takes \(sizes.sorted().map(String.init).joined(separator: " or ")) bytes of key data, "
                     + "not \(record.keyData.count)", offset: nil)
         }
         if record.type == 0x15 {
             let n = record.keyData.count
             guard n >= 33, (n - 33) % 32 == 0, (n - 33) / 32 <= 128 else {
-                throw .field(map: map, key: key, problem: "a control block is 33 + 32m bytes (m ≤ 128), not \(n)", offset: nil)
+                throw .field(
+                    map: map, key: key, problem: "a control block is 33 + 32m bytes (m ≤ 128), not \(n)", offset: nil)
             }
         }
         // Which parts of the key data are public keys: the whole (33 or 65 bytes), or MuSig2's
@@ -230,7 +241,9 @@ enum PSBTValidation {
         default: keyParts = []
         }
         for part in keyParts where (try? PublicKey(bytes: Array(record.keyData[part]))) == nil {
-            throw .field(map: map, key: key, problem: "\(rule.name)'s key data holds a key that is not a valid public key", offset: nil)
+            throw .field(
+                map: map, key: key, problem: "\(rule.name)'s key data holds a key that is not a valid public key",
+                offset: nil)
         }
         if case .input = map, (0x0a...0x0d).contains(record.type) {
             let hashed: [UInt8] =
@@ -241,7 +254,8 @@ enum PSBTValidation {
                 default: Hash.sha256d(record.value)
                 }
             guard hashed == record.keyData else {
-                throw .field(map: map, key: key, problem: "\(rule.name)'s preimage does not hash to its key", offset: nil)
+                throw .field(
+                    map: map, key: key, problem: "\(rule.name)'s preimage does not hash to its key", offset: nil)
             }
         }
         if let problem = rule.value(record.value) {
@@ -257,7 +271,8 @@ enum PSBTValidation {
         for (name, map) in maps {
             for r in map.records {
                 guard let rule = rules(name)[r.type] else { continue }
-                let wrong = (rule.versions == .only0 && psbt.version != 0) || (rule.versions == .only2 && psbt.version != 2)
+                let wrong =
+                    (rule.versions == .only0 && psbt.version != 0) || (rule.versions == .only2 && psbt.version != 2)
                 if wrong { throw .notInVersion(map: name, key: String(format: "%02x", r.type), version: psbt.version) }
             }
         }
@@ -270,12 +285,14 @@ enum PSBTValidation {
                 guard prev.txidHash == out.hash else {
                     throw .field(
                         map: .input(i), key: "00",
-                        problem: "NON_WITNESS_UTXO has txid \(prev.txid), not the \(out.txid) the input spends", offset: nil)
+                        problem: "NON_WITNESS_UTXO has txid \(prev.txid), not the \(out.txid) the input spends",
+                        offset: nil)
                 }
                 guard Int(out.index) < prev.outputs.count else {
                     throw .field(
                         map: .input(i), key: "00",
-                        problem: "NON_WITNESS_UTXO has \(prev.outputs.count) outputs, none at the index \(out.index) spent",
+                        problem:
+                            "NON_WITNESS_UTXO has \(prev.outputs.count) outputs, none at the index \(out.index) spent",
                         offset: nil)
                 }
             }

@@ -74,7 +74,9 @@ public enum Sighash {
         let base = type & 0x1f
         let anyone = type & SighashType.anyoneCanPay != 0
         let zero = [UInt8](repeating: 0, count: 32)
-        let prevouts = anyone ? zero : Hash.sha256d(tx.inputs.flatMap { $0.previous.hash + BitcoinWriter.uint32($0.previous.index) })
+        let prevouts =
+            anyone
+            ? zero : Hash.sha256d(tx.inputs.flatMap { $0.previous.hash + BitcoinWriter.uint32($0.previous.index) })
         let sequences =
             anyone || base == SighashType.single || base == SighashType.none
             ? zero : Hash.sha256d(tx.inputs.flatMap { BitcoinWriter.uint32($0.sequence) })

@@ -26,7 +26,8 @@ extension SigningReview {
     public static func psbt(_ plan: PSBTPlan) -> SigningReview {
         let chainName = plan.chain.displayName
         var r = SigningReview(
-            title: "Bitcoin transaction (PSBT v\(plan.version), \(chainName))", digest: plan.transaction.txidHash.reversed(),
+            title: "Bitcoin transaction (PSBT v\(plan.version), \(chainName))",
+            digest: plan.transaction.txidHash.reversed(),
             digestName: plan.version == 2 ? "txid (unsigned)" : "txid")
         r.add("network", chainName)
         r.add("version", "\(plan.transaction.version)")
@@ -43,7 +44,8 @@ extension SigningReview {
                 switch input.amountProof {
                 case .previousTransaction: "verified by its previous transaction"
                 case .witnessUTXOOnly:
-                    input.kind == .p2trKeyPath ? "committed by the Taproot signature" : "NOT verified (no previous transaction)"
+                    input.kind == .p2trKeyPath
+                        ? "committed by the Taproot signature" : "NOT verified (no previous transaction)"
                 case .unknown: "unknown"
                 }
             r.add("amount proof", proof, depth: 1)
@@ -55,13 +57,17 @@ extension SigningReview {
                 }
             }
             let status: String
-            if input.finalized { status = "already final" }
-            else if let s = input.step {
+            if input.finalized {
+                status = "already final"
+            } else if let s = input.step {
                 switch s.algorithm {
                 case .ecdsa: status = "will sign (ECDSA, SIGHASH_\(SighashType.name(s.sighashType)))"
-                case .schnorr: status = "will sign (Schnorr, Taproot key path, SIGHASH_\(SighashType.name(s.sighashType)))"
+                case .schnorr:
+                    status = "will sign (Schnorr, Taproot key path, SIGHASH_\(SighashType.name(s.sighashType)))"
                 }
-            } else { status = input.ours.isEmpty ? "not signed (not this wallet's)" : "not signed" }
+            } else {
+                status = input.ours.isEmpty ? "not signed (not this wallet's)" : "not signed"
+            }
             r.add("signing", status, depth: 1)
             for n in input.notes { r.add("note", n, depth: 1) }
         }
@@ -82,7 +88,8 @@ extension SigningReview {
             let rate = plan.feeRate.map { String(format: "%.1f sat/vB", $0) } ?? "?"
             let share = plan.feeShare.map { PSBT.percent($0) + " of what is sent" } ?? ""
             r.add(
-                "fee", bitcoinAmount(fee, chain: plan.chain) + ", \(rate) (≈\(plan.virtualSize) vB), \(share)"
+                "fee",
+                bitcoinAmount(fee, chain: plan.chain) + ", \(rate) (≈\(plan.virtualSize) vB), \(share)"
                     + (plan.feeVerified ? "" : " — NOT verified: fee cannot be verified"))
         } else {
             r.add("fee", "unknown (an input's amount is not in the PSBT)")

@@ -42,7 +42,9 @@ extension BitcoinWallet {
 
 extension Session {
     /// The descriptors of account `account` of the keys `choice` names, on `chain`.
-    public func accountDescriptors(keys choice: BitcoinKeyChoice, account: UInt32, chain: BitcoinChain) throws
+    public func accountDescriptors(
+        keys choice: BitcoinKeyChoice, account: UInt32, chain: BitcoinChain
+    ) throws
         -> AccountDescriptors
     {
         let wallet = try bitcoinWallet(choice)
@@ -57,10 +59,15 @@ extension Session {
         for (purpose, kind) in purposes {
             let path = DerivationPath(
                 absolute: true,
-                [ChildIndex(purpose, hardened: true), ChildIndex(chain.coinType, hardened: true), ChildIndex(account, hardened: true)])
+                [
+                    ChildIndex(purpose, hardened: true), ChildIndex(chain.coinType, hardened: true),
+                    ChildIndex(account, hardened: true),
+                ])
             let xpub = try wallet.extendedKey(at: path)
             let origin = KeyOrigin(fingerprint: fp, path: path)
-            let key = { (steps: [[UInt32]]) in DescriptorKey(origin: origin, extended: xpub, steps: steps, wildcard: .unhardened) }
+            let key = { (steps: [[UInt32]]) in
+                DescriptorKey(origin: origin, extended: xpub, steps: steps, wildcard: .unhardened)
+            }
             receive.append(Descriptor(kind: kind, key: key([[0]])))
             change.append(Descriptor(kind: kind, key: key([[1]])))
             multipath.append(Descriptor(kind: kind, key: key([[0, 1]])))
@@ -85,9 +92,13 @@ extension Session {
                 ours = try ring.key(at: origin.path)
             }
             let theirs = try key.extended?.publicKey ?? (try key.key(index: 0))
-            guard ours.compressed == theirs.compressed || (key.publicKey?.count == 32 && ours.xOnly.key == theirs.xOnly.key) else {
+            guard
+                ours.compressed == theirs.compressed
+                    || (key.publicKey?.count == 32 && ours.xOnly.key == theirs.xOnly.key)
+            else {
                 throw DescriptorError.key(
-                    "its origin [\(origin)] carries this wallet's fingerprint, but the wallet's key at \(origin.path) is another")
+                    "its origin [\(origin)] carries this wallet's fingerprint, but the wallet's key at \(origin.path) is another"
+                )
             }
             checked += 1
         }

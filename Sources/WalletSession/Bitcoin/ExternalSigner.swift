@@ -35,7 +35,8 @@ public struct ExternalSignerConfiguration: Sendable, Equatable {
             }
             source = .card(medium: medium, pinFile: pin, pairingFile: map["pairing-file"] as? String)
         } else {
-            throw ExternalSignerError.configuration(file: file, reason: "expected {\"key\": NAME} or {\"card\": …, \"pin-file\": PATH}")
+            throw ExternalSignerError.configuration(
+                file: file, reason: "expected {\"key\": NAME} or {\"card\": …, \"pin-file\": PATH}")
         }
     }
 }
@@ -85,7 +86,8 @@ extension Session {
             } else if medium == "reader" || medium.hasPrefix("reader:") {
                 choice = .reader(query: medium.hasPrefix("reader:") ? String(medium.dropFirst(7)) : nil, timeout: 5)
             } else {
-                throw ExternalSignerError.configuration(file: file, reason: "\"card\" is sim:NAME, reader or reader:QUERY")
+                throw ExternalSignerError.configuration(
+                    file: file, reason: "\"card\" is sim:NAME, reader or reader:QUERY")
             }
             _ = try connectCard(choice)
             let pin = try Self.firstLine(of: pinFile)
@@ -93,10 +95,15 @@ extension Session {
             _ = try login(
                 pin: pin,
                 CardLoginRequest {
-                    PairingSecret(password: pairing.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) } ?? PairingSecret.defaultPassword)
+                    PairingSecret(
+                        password: pairing.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) }
+                            ?? PairingSecret.defaultPassword)
                 })
             let record = try cardKeys(of: requireLoggedIn()).last
-            guard let record else { throw ExternalSignerError.notOurs("the card's key is not recorded in this home (card.load or card.login at the console first)") }
+            guard let record else {
+                throw ExternalSignerError.notOurs(
+                    "the card's key is not recorded in this home (card.load or card.login at the console first)")
+            }
             return .stored(record.name)
         }
     }
@@ -110,7 +117,9 @@ extension Session {
     }
 
     /// The configured signer: its wallet, fingerprint (8 lower-case hex digits) and a model name.
-    public func externalSigner(fingerprint expected: String?) throws -> (keys: BitcoinKeyChoice, fingerprint: String, model: String) {
+    public func externalSigner(
+        fingerprint expected: String?
+    ) throws -> (keys: BitcoinKeyChoice, fingerprint: String, model: String) {
         let keys = try externalSignerKeys()
         let wallet = try bitcoinWallet(keys)
         guard let fp = wallet.fingerprint else {
@@ -126,7 +135,9 @@ extension Session {
 
     /// `displayaddress --desc D`: the descriptor's first address, once every key in it with this
     /// wallet's fingerprint is checked to be this wallet's (and at least one is).
-    public func externalSignerAddress(_ descriptor: String, keys: BitcoinKeyChoice, chain: BitcoinChain) throws -> String {
+    public func externalSignerAddress(
+        _ descriptor: String, keys: BitcoinKeyChoice, chain: BitcoinChain
+    ) throws -> String {
         let d = try Descriptor(descriptor)
         guard try checkDescriptor(d, keys: keys) > 0 else {
             throw ExternalSignerError.notOurs("no key of the descriptor carries this signer's fingerprint")

@@ -32,12 +32,16 @@ extension Session {
         } else if let lone = wallet.keys.lone {
             key = lone
         } else {
-            throw PSBTSigningError.noKey(name: wallet.keyName, kind: "an HD key, which signs a message only at a --path")
+            throw PSBTSigningError.noKey(
+                name: wallet.keyName, kind: "an HD key, which signs a message only at a --path")
         }
-        guard let kind = given ?? path.flatMap({ PSBT.addressKind(ofPath: $0) }) ?? (wallet.keys.lone != nil ? .p2wpkh : nil),
+        guard
+            let kind = given ?? path.flatMap({ PSBT.addressKind(ofPath: $0) })
+                ?? (wallet.keys.lone != nil ? .p2wpkh : nil),
             kind != .p2shP2wpkh
         else {
-            throw BitcoinMessageError.unsupportedAddress("messages are signed for P2PKH (44'), P2WPKH (84') and P2TR (86') addresses")
+            throw BitcoinMessageError.unsupportedAddress(
+                "messages are signed for P2PKH (44'), P2WPKH (84') and P2TR (86') addresses")
         }
         let script = try BitcoinScript.output(kind, publicKey: key)
         guard let address = chain.network.address(of: script) else {
@@ -51,17 +55,22 @@ extension Session {
         }
         if kind == .p2pkh {
             let digest = BitcoinMessage.legacyDigest(message)
-            let step = SigningStep(input: 0, algorithm: .ecdsa, sighash: digest, sighashType: 1, publicKey: key, path: path)
+            let step = SigningStep(
+                input: 0, algorithm: .ecdsa, sighash: digest, sighashType: 1, publicKey: key, path: path)
             let (_, compact) = try bitcoinSignature(step, wallet: wallet)
-            guard let recoverable = try? RecoverableSignature.matching(try ECDSASignature(compact: compact), digest: digest, publicKey: key)
+            guard
+                let recoverable = try? RecoverableSignature.matching(
+                    try ECDSASignature(compact: compact), digest: digest, publicKey: key)
             else { throw PSBTSigningError.badSignature(input: 0, reason: "the signature does not recover the key") }
             try recordMessage(wallet, digest: digest, compact: compact, address: address)
             return SignedBitcoinMessage(
-                address: address, signature: BitcoinMessage.legacySignature(recoverable), form: "legacy (BIP-137)", path: path)
+                address: address, signature: BitcoinMessage.legacySignature(recoverable), form: "legacy (BIP-137)",
+                path: path)
         }
         var psbt = BitcoinMessage.psbt(message, script: script)
         if let path, let fp = wallet.fingerprint {
-            PSBT.addOrigin(&psbt.inputs[0], key: key, origin: KeyOrigin(fingerprint: fp, path: path), kind: kind, input: true)
+            PSBT.addOrigin(
+                &psbt.inputs[0], key: key, origin: KeyOrigin(fingerprint: fp, path: path), kind: kind, input: true)
         }
         let plan = try psbt.plan(keys: &wallet.keys, policy: PSBTPolicy(chain: chain))
         guard plan.refusals.isEmpty, let step = plan.steps.first else {
@@ -84,7 +93,8 @@ extension Session {
     func recordMessage(_ wallet: BitcoinWallet, digest: [UInt8], compact: [UInt8], address: String) throws {
         _ = try existingStore()?.recordSignature(
             NewHistoryEntry(
-                keyName: wallet.keyName, kind: .bitcoin, digest: digest, signature: compact, signer: address, verified: true,
+                keyName: wallet.keyName, kind: .bitcoin, digest: digest, signature: compact, signer: address,
+                verified: true,
                 keyID: wallet.keyRecord?.id))
     }
 }

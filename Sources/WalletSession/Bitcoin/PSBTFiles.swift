@@ -62,8 +62,13 @@ extension Session {
         guard let psbt else { return .main }
         let maps = psbt.inputs + psbt.outputs
         let paths =
-            maps.flatMap { m in m.derivations(type: 0x06).map(\.origin.path) + m.derivations(type: 0x02).map(\.origin.path) }
-            + maps.flatMap { m in m.tapDerivations(type: 0x16).map(\.origin.origin.path) + m.tapDerivations(type: 0x07).map(\.origin.origin.path) }
+            maps.flatMap { m in
+                m.derivations(type: 0x06).map(\.origin.path) + m.derivations(type: 0x02).map(\.origin.path)
+            }
+            + maps.flatMap { m in
+                m.tapDerivations(type: 0x16).map(\.origin.origin.path)
+                    + m.tapDerivations(type: 0x07).map(\.origin.origin.path)
+            }
         for p in paths {
             let c = p.components
             if c.count >= 2, [44, 49, 84, 86, 48].contains(c[0].index), c[1].hardened, c[1].index <= 1 {

@@ -62,7 +62,8 @@ public enum PSBTSigningError: WalletError, Equatable {
     public var description: String {
         switch self {
         case .refused(let reasons): "nothing was signed: " + reasons.joined(separator: "; ")
-        case .noKey(let name, let kind): "the key \(name) (\(kind)) cannot sign Bitcoin: an HD key, a private key or the card can"
+        case .noKey(let name, let kind):
+            "the key \(name) (\(kind)) cannot sign Bitcoin: an HD key, a private key or the card can"
         case .feeTooHigh(let share, let limit):
             "the fee is \(share) of what is sent, above the \(limit) limit; nothing was signed (--yes signs it, --max-fee-share sets the limit)"
         case .badSignature(let input, let reason): "input \(input): \(reason); nothing was signed"
@@ -110,7 +111,8 @@ extension Session {
                     .derive(try CardKeyPath(source: .master, components: path.components)), kind: .publicKey
                 ).publicKey
             }
-            return BitcoinWallet(source: .card(card), keyName: record.name, keyRecord: record, device: device, keys: ring)
+            return BitcoinWallet(
+                source: .card(card), keyName: record.name, keyRecord: record, device: device, keys: ring)
         }
         if case .twoParty = record.storage { throw PSBTSigningError.noKey(name: record.name, kind: "two-party") }
         let store = try unlockedStore()
@@ -119,7 +121,8 @@ extension Session {
             guard let seed = try store.read({ tx in try Self.masterSeed(of: record, tx)?.seed }) else {
                 throw PSBTSigningError.noKey(name: record.name, kind: record.kind.rawValue)
             }
-            return Self.softwareWallet(try ExtendedKey.master(seed: seed), name: record.name, record: record, device: device)
+            return Self.softwareWallet(
+                try ExtendedKey.master(seed: seed), name: record.name, record: record, device: device)
         case .ecdsa:
             let key = try store.read { tx in try Self.signingKey(record, tx) }
             return BitcoinWallet(
@@ -130,7 +133,8 @@ extension Session {
         }
     }
 
-    static func softwareWallet(_ master: ExtendedKey, name: String, record: KeyRecord?, device: String) -> BitcoinWallet {
+    static func softwareWallet(_ master: ExtendedKey, name: String, record: KeyRecord?, device: String) -> BitcoinWallet
+    {
         BitcoinWallet(
             source: .software(master: master), keyName: name, keyRecord: record, device: device,
             keys: BitcoinKeyRing(fingerprint: master.fingerprint) { path in try master.derive(path).publicKey })
@@ -245,12 +249,16 @@ extension Session {
                 guard signed.outputKey.bytes == outputKey else {
                     throw PSBTSigningError.badSignature(
                         input: step.input,
-                        reason: "the card's tweaked key \(signed.outputKey) is not the output key \(Hex.encode(outputKey)) the input pays")
+                        reason:
+                            "the card's tweaked key \(signed.outputKey) is not the output key \(Hex.encode(outputKey)) the input pays"
+                    )
                 }
                 signature = signed.signature
             }
-            guard let q = try? XOnlyPublicKey(bytes: outputKey), q.verifySchnorr(signature, message: step.sighash) else {
-                throw PSBTSigningError.badSignature(input: step.input, reason: "the Schnorr signature does not verify under the output key")
+            guard let q = try? XOnlyPublicKey(bytes: outputKey), q.verifySchnorr(signature, message: step.sighash)
+            else {
+                throw PSBTSigningError.badSignature(
+                    input: step.input, reason: "the Schnorr signature does not verify under the output key")
             }
             return (step.sighashType == 0 ? signature : signature + [UInt8(step.sighashType)], signature)
         }
@@ -261,7 +269,8 @@ extension Session {
     /// `psbt.create`: a PSBT of the inputs and outputs given, with the key origins of the keys
     /// `choice` names at the paths given (none needed when no path is given).
     public func createPSBT(
-        inputs: [PSBTInputSpec], outputs: [PSBTOutputSpec], version: UInt32, lockTime: UInt32, keys choice: BitcoinKeyChoice?
+        inputs: [PSBTInputSpec], outputs: [PSBTOutputSpec], version: UInt32, lockTime: UInt32,
+        keys choice: BitcoinKeyChoice?
     ) throws -> PSBT {
         let needsKeys = inputs.contains { $0.path != nil } || outputs.contains { $0.path != nil }
         var ring =
