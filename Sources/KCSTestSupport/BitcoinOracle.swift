@@ -8,6 +8,11 @@ public enum BitcoinOracle {
         public let description: String
     }
 
+    /// A made-up funding transaction of "abandon … about": output 0 pays 100,000 sat to its first
+    /// BIP-84 testnet key (m/84'/1'/0'/0/0), output 1 50,000 sat to its first BIP-86 one
+    /// (m/86'/1'/0'/0/0), as examples/bitcoin_psbt.kcs uses it.
+    public static let fundingTransaction = "02000000014b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b0000000000fdffffff02a086010000000000160014d0c4a3ef09e997b6e99e397e518fe3e41a118ca150c30000000000002251203b82b2b2a9185315da6f80da5f06d0440d8a5e1457fa93387c2d919c86ec878600000000"
+
     public static var python: String { TestPaths.root.appendingPathComponent(".build/btc-venv/bin/python").path }
 
     /// Runs `oracle.py COMMAND` with `request` as JSON on its standard input; its JSON answer.

@@ -15,8 +15,7 @@ extension RealPCSCD {
                 defer { home.remove() }
                 let words =
                     "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-                let funding =
-                    "02000000014b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b0000000000fdffffff02a086010000000000160014d0c4a3ef09e997b6e99e397e518fe3e41a118ca150c30000000000002251203b82b2b2a9185315da6f80da5f06d0440d8a5e1457fa93387c2d919c86ec878600000000"
+                let funding = BitcoinOracle.fundingTransaction
                 let r = try home.run(
                     """
                     let c = card.connect pcsc "\(reader)"

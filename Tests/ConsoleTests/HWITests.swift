@@ -72,8 +72,7 @@ struct HWITests {
     @Test func signtx_throughStdin_asCoreSendsIt_isVerifiedByCore() throws {
         let home = try configuredHome()
         defer { home.remove() }
-        let funding =
-            "02000000014b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b0000000000fdffffff02a086010000000000160014d0c4a3ef09e997b6e99e397e518fe3e41a118ca150c30000000000002251203b82b2b2a9185315da6f80da5f06d0440d8a5e1457fa93387c2d919c86ec878600000000"
+        let funding = BitcoinOracle.fundingTransaction
         let r = try home.run(
             """
             let m = hd.master "\(abandon)"
@@ -145,7 +144,7 @@ extension HWITests {
             card.login "123456"
             card.load mnemonic "\(abandon)" --name kc
             let m = hd.master "\(abandon)"
-            let funding = "02000000014b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b0000000000fdffffff02a086010000000000160014d0c4a3ef09e997b6e99e397e518fe3e41a118ca150c30000000000002251203b82b2b2a9185315da6f80da5f06d0440d8a5e1457fa93387c2d919c86ec878600000000"
+            let funding = "\(BitcoinOracle.fundingTransaction)"
             let p = psbt.create [{"prevtx": funding, "vout": 1, "path": "m/86'/1'/0'/0/0"}] [{"address": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx", "amount": 49000}] --key $m --chain test
             print "P", p.psbt
             """)

@@ -85,7 +85,7 @@ private let cardStates: [String: CardState] = [
 private let psbtFile = [
     "import mnemonic \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\" --name btc",
     "use key btc-0",
-    "let p = psbt.create [{\"prevtx\": \"02000000014b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b0000000000fdffffff02a086010000000000160014d0c4a3ef09e997b6e99e397e518fe3e41a118ca150c30000000000002251203b82b2b2a9185315da6f80da5f06d0440d8a5e1457fa93387c2d919c86ec878600000000\", \"vout\": 0, \"path\": \"m/84'/1'/0'/0/0\"}] [{\"address\": \"tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx\", \"amount\": 99000}] --chain test",
+    "let p = psbt.create [{\"prevtx\": \"\(BitcoinOracle.fundingTransaction)\", \"vout\": 0, \"path\": \"m/84'/1'/0'/0/0\"}] [{\"address\": \"tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx\", \"amount\": 99000}] --chain test",
     "psbt.combine [p] --out \"tx.psbt\"",
 ]
 private let signedPSBTFile = psbtFile + ["psbt.sign \"tx.psbt\" --out \"signed.psbt\" --chain test"]

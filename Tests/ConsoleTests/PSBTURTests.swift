@@ -48,8 +48,7 @@ struct PSBTURTests {
     @Test func cryptoPSBT_overAnimatedQR_signed_andAnsweredInItsType() throws {
         let home = try BatchHome()
         defer { home.remove() }
-        let funding =
-            "02000000014b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b4b0000000000fdffffff02a086010000000000160014d0c4a3ef09e997b6e99e397e518fe3e41a118ca150c30000000000002251203b82b2b2a9185315da6f80da5f06d0440d8a5e1457fa93387c2d919c86ec878600000000"
+        let funding = BitcoinOracle.fundingTransaction
         let script = try home.run(
             """
             import mnemonic "\(testMnemonic)" --name w

@@ -76,20 +76,7 @@ extension PSBT {
                 spent = prev.outputs[Int(spec.outpoint.index)]
             }
             var script = spec.script ?? spent?.script
-            var origin: (PublicKey, KeyOrigin, BitcoinAddressKind)?
-            if let path = spec.path {
-                guard let fp = keys.fingerprint, let kind = addressKind(ofPath: path) else {
-                    throw PSBTError.unusable(reason: "input \(i): \(path) is not a BIP-44/49/84/86 path of an HD key")
-                }
-                let key = try keys.key(at: path)
-                let expected = try BitcoinScript.output(kind, publicKey: key)
-                if let s = script, s != expected {
-                    throw PSBTError.unusable(
-                        reason: "input \(i): its script is not the \(kind) script of the key at \(path)")
-                }
-                script = expected
-                origin = (key, KeyOrigin(fingerprint: fp, path: path), kind)
-            }
+            let origin = try spec.path.map { try Self.ownKey(at: $0, script: &script, keys: &keys, what: "input \(i)") }
             guard let script else {
                 throw PSBTError.unusable(
                     reason: "input \(i): needs a script, an address, a path or its previous transaction")
@@ -128,17 +115,8 @@ extension PSBT {
                 throw PSBTError.unusable(reason: "output \(o): \(spec.amount) sat is more than 21 million bitcoin")
             }
             if let path = spec.path {
-                guard let fp = keys.fingerprint, let kind = addressKind(ofPath: path) else {
-                    throw PSBTError.unusable(reason: "output \(o): \(path) is not a BIP-44/49/84/86 path of an HD key")
-                }
-                let key = try keys.key(at: path)
-                let expected = try BitcoinScript.output(kind, publicKey: key)
-                if let s = script, s != expected {
-                    throw PSBTError.unusable(
-                        reason: "output \(o): its script is not the \(kind) script of the key at \(path)")
-                }
-                script = expected
-                Self.addOrigin(&m, key: key, origin: KeyOrigin(fingerprint: fp, path: path), kind: kind, input: false)
+                let (key, origin, kind) = try Self.ownKey(at: path, script: &script, keys: &keys, what: "output \(o)")
+                Self.addOrigin(&m, key: key, origin: origin, kind: kind, input: false)
             }
             guard let script else {
                 throw PSBTError.unusable(reason: "output \(o): needs an address, a script or a path")
@@ -166,6 +144,23 @@ extension PSBT {
         let psbt = PSBT(version: version, global: global, inputs: inMaps, outputs: outMaps)
         // What kcs writes, it reads back: one codec, the same checks.
         return try PSBT.parse(psbt.serialized)
+    }
+
+    /// The wallet's key at `path`, its origin and the script type of the path's purpose; `script`
+    /// becomes the key's script, and one given that is not the key's is refused, naming `what`.
+    static func ownKey(
+        at path: DerivationPath, script: inout [UInt8]?, keys: inout BitcoinKeyRing, what: String
+    ) throws -> (PublicKey, KeyOrigin, BitcoinAddressKind) {
+        guard let fp = keys.fingerprint, let kind = addressKind(ofPath: path) else {
+            throw PSBTError.unusable(reason: "\(what): \(path) is not a BIP-44/49/84/86 path of an HD key")
+        }
+        let key = try keys.key(at: path)
+        let expected = try BitcoinScript.output(kind, publicKey: key)
+        if let s = script, s != expected {
+            throw PSBTError.unusable(reason: "\(what): its script is not the \(kind) script of the key at \(path)")
+        }
+        script = expected
+        return (key, KeyOrigin(fingerprint: fp, path: path), kind)
     }
 
     /// The key origin records of a key of `kind`: BIP32_DERIVATION (and P2SH-P2WPKH's redeem
