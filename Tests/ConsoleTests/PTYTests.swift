@@ -95,6 +95,7 @@ struct PTYTests {
         try t.answer("kcs> ", with: "print \"before\"")
         try t.expect("before")
         try t.expect("kcs> ")
+        #expect(t.waitUntilTheLineEditorReads())
         t.type("\u{04}")
         // kcs ends by itself on Ctrl-D: its input is closed only after that, not raced with it.
         #expect(t.waitForEnd(), "kcs did not end on Ctrl-D: \(t.text.debugDescription.suffix(60))")

@@ -100,6 +100,31 @@ final class TerminalSession: @unchecked Sendable {
         }
     }
 
+    /// Waits (up to `seconds`) until kcs's terminal has left canonical mode: libedit may draw its
+    /// prompt before it takes the terminal (it does so at its first read when input is pending),
+    /// and a Ctrl-D typed in that moment is the tty's own end-of-file, which the mode change then
+    /// drops. The terminal is read through kcs's standard input (/proc/PID/fd/0, the pty `script`
+    /// made). True once the line editor is reading.
+    func waitUntilTheLineEditorReads(seconds: TimeInterval = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let children = (try? String(
+                contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children",
+                encoding: .utf8)) ?? ""
+            for child in children.split(separator: " ") {
+                let fd = open("/proc/\(child)/fd/0", O_RDONLY | O_NOCTTY | O_NONBLOCK)
+                guard fd >= 0 else { continue }
+                var mode = termios()
+                let got = tcgetattr(fd, &mode) == 0
+                close(fd)
+                if got && mode.c_lflag & tcflag_t(ICANON) == 0 { return true }
+            }
+            // The mode changes without output to wait on: look again shortly.
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// Types raw characters (a Tab, a Ctrl-C, half a line) without waiting for anything.
     func type(_ raw: String) { type(bytes: Array(raw.utf8)) }
 
