@@ -141,14 +141,15 @@ private let multisigPath = "m/48'/1'/0'/2'/0/0"
 
 /// A P2WSH sortedmulti(2, card, cosigner, third) input spending 100,000 sat, with every key's
 /// origin, paying 99,000 sat to one address: as a coordinator (Sparrow, Core) hands it to each signer.
-private func multisigPSBT() throws -> (psbt: PSBT, witnessScript: [UInt8]) {
+private func multisigPSBT(nested: Bool = false) throws -> (psbt: PSBT, witnessScript: [UInt8]) {
     let path = try DerivationPath(multisigPath)
     let masters = try [testMnemonic, cosignerWords, thirdWords].map {
         try ExtendedKey.master(seed: try Mnemonic(phrase: $0).seed())
     }
     let keys = try masters.map { try $0.derive(path).publicKey.compressed }
     let ms = MultisigScript(threshold: 2, keys: keys.sorted { $0.lexicographicallyPrecedes($1) })
-    let spk = BitcoinScript.p2wsh(Hash.sha256(ms.script))
+    let program = BitcoinScript.p2wsh(Hash.sha256(ms.script))
+    let spk = nested ? BitcoinScript.p2sh(Hash.hash160(program)) : program
     let prev = previousTransaction(paying: spk, amount: 100_000, salt: 0x33)
     let tx = BitcoinTransaction(
         inputs: [TxInput(previous: OutPoint(hash: prev.txidHash, index: 0))],
@@ -158,6 +159,7 @@ private func multisigPSBT() throws -> (psbt: PSBT, witnessScript: [UInt8]) {
         PSBTRecord(type: 0x01, value: TxOutput(amount: 100_000, script: spk).serialized),
         PSBTRecord(type: 0x05, value: ms.script),
     ])
+    if nested { input.set(PSBTRecord(type: 0x04, value: program)) }
     for (m, k) in zip(masters, keys) {
         input.set(
             PSBTRecord(type: 0x06, keyData: k, value: KeyOrigin(fingerprint: m.fingerprint, path: path).serialized))
@@ -169,8 +171,9 @@ private func multisigPSBT() throws -> (psbt: PSBT, witnessScript: [UInt8]) {
 }
 
 extension PSBTOracleTests {
-    @Test func p2wsh2of3_cardAndCosigner_combinedAndFinalized_verifiedByCore() throws {
-        let (psbt, spk) = try multisigPSBT()
+    @Test(arguments: [false, true])
+    func p2wsh2of3_cardAndCosigner_combinedAndFinalized_verifiedByCore(nested: Bool) throws {
+        let (psbt, spk) = try multisigPSBT(nested: nested)
         let home = try BatchHome()
         defer { home.remove() }
         let r = try home.run(
@@ -193,7 +196,7 @@ extension PSBTOracleTests {
             print "X", hex((psbt.extract $f).tx)
             """)
         #expect(r.code == 0, "\(r.err)")
-        #expect(tagged("T", in: r.out) == ["p2wsh 2-of-3 multisig \(multisigPath) true"])
+        #expect(tagged("T", in: r.out) == ["\(nested ? "p2sh-p2wsh" : "p2wsh") 2-of-3 multisig \(multisigPath) true"])
         #expect(tagged("A", in: r.out) == ["[0] false"])
         #expect(tagged("B", in: r.out) == ["[0] false"])
         #expect(tagged("I", in: r.out) == ["false [\"input 0: 1 of the 2 signatures a 2-of-3 multisig needs\"]"])

@@ -95,3 +95,50 @@ extension PSBTVectorTests {
         }
     }
 }
+
+private let bip174 = Vectors.json("bitcoin/bip174.json")
+private let bip371 = Vectors.json("bitcoin/bip371.json")
+
+/// The BIP texts' own vectors (Vectors/bitcoin/bip174.json and bip371.json, extracted from the
+/// BIPs by script; Core's corpus above holds most of them, three differ in the sources).
+@Suite("PSBT vectors (BIP-174, BIP-371 texts)")
+struct PSBTBIPVectorTests {
+    @Test func invalidRefused_validReadAndWrittenBack() throws {
+        for file in [bip174, bip371] {
+            for v in file.array("invalid") {
+                #expect(throws: PSBTError.self, "\(v.string("description"))") { try PSBT.read(text: v.string("psbt")) }
+            }
+            for v in file.array("valid") {
+                let psbt = try PSBT.read(text: v.string("psbt"))
+                #expect(psbt.base64 == v.string("psbt"), "\(v.string("description"))")
+            }
+        }
+    }
+
+    /// BIP-174's "fails signer checks": each PSBT's first input is not signed by the role chain's
+    /// first signer, with a refusal or a note that names it.
+    @Test func failsSignerChecks_areNotSigned() throws {
+        let keys = try bip174.object("roleChain").object("signer1").array("keys").map {
+            try WIF($0.string("wif")).privateKey
+        }
+        for v in bip174.array("failsSignerChecks") {
+            let psbt = try PSBT.read(text: v.string("psbt"))
+            for key in keys {
+                var ring = BitcoinKeyRing(fingerprint: nil, lone: key.publicKey) { _ in key.publicKey }
+                var policy = PSBTPolicy(chain: .test)
+                policy.allowMissingPrevTx = true
+                let plan = try psbt.plan(keys: &ring, policy: policy)
+                let refused = !plan.refusals.isEmpty || plan.inputs[0].step == nil
+                #expect(refused, "\(v.string("description"))")
+            }
+        }
+    }
+
+    @Test func roleChain_extractorGivesTheBIPsTransaction() throws {
+        let x = bip174.object("roleChain").object("extractor")
+        // Its input is the finalizer's result.
+        let tx = try PSBT.read(text: bip174.object("roleChain").object("finalizer").object("result").string("psbt"))
+            .extract()
+        #expect(Hex.encode(tx.serialized) == x.string("transactionHex"))
+    }
+}
