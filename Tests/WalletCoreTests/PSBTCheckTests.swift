@@ -219,3 +219,21 @@ struct PSBTCheckTests {
         #expect(signed.global.value(0x06) == [0x00])
     }
 }
+
+extension PSBTCheckTests {
+    /// A PSBT's derivation records are the sender's to choose: more than `maximumKeys` keys of
+    /// this wallet asked for is refused before they are all derived (each costs an APDU on a card).
+    @Test func aPSBTAskingForTooManyKeys_isRefused() throws {
+        var psbt = try clean()
+        let anyKey = try master.derive(try DerivationPath("m/1")).publicKey.compressed
+        for i in 0...BitcoinKeyRing.maximumKeys {
+            let origin = KeyOrigin(
+                fingerprint: master.fingerprint, path: DerivationPath(absolute: true, [ChildIndex(UInt32(i))]))
+            var key = anyKey
+            key[32] ^= UInt8(truncatingIfNeeded: i)  // distinct key data; validity is not what is tested
+            psbt.inputs[0].records.append(PSBTRecord(type: 0x06, keyData: key, value: origin.serialized))
+        }
+        var keys = ring()
+        #expect(throws: PSBTError.self) { try psbt.plan(keys: &keys, policy: PSBTPolicy(chain: .test)) }
+    }
+}

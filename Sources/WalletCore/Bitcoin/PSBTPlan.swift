@@ -21,9 +21,22 @@ public struct BitcoinKeyRing {
         self.deriveKey = derive
     }
 
-    /// The key at `path` under the master (each path derived once).
+    /// The most distinct keys one plan derives: a PSBT's derivation records are the sender's to
+    /// choose, and each key costs a derivation (an APDU on the card); a 1,000-input PSBT needs
+    /// about 2,000.
+    public static let maximumKeys = 4096
+
+    /// The key at `path` under the master (each path derived once); a path deeper than BIP-32's
+    /// 255 levels, or more than `maximumKeys` keys, is refused.
     public mutating func key(at path: DerivationPath) throws -> PublicKey {
         if let k = cache[path] { return k }
+        guard path.depth <= DerivationPath.maximumDepth else {
+            throw PSBTError.unusable(reason: "a key origin's path has \(path.depth) levels, more than BIP-32's 255")
+        }
+        guard cache.count < Self.maximumKeys else {
+            throw PSBTError.unusable(
+                reason: "the PSBT asks this wallet for more than \(Self.maximumKeys) keys; nothing was signed")
+        }
         let k = try deriveKey(path)
         cache[path] = k
         return k

@@ -177,6 +177,8 @@ extension Session {
         var out = psbt
         var entries: [NewHistoryEntry] = []
         for step in plan.steps {
+            // Ctrl-C between two signatures ends the command with nothing written or recorded.
+            if prompts?.shouldInterrupt() == true { throw SessionError.cancelled }
             let (value, compact) = try bitcoinSignature(step, wallet: wallet)
             out.add(value, for: step)
             let address =
