@@ -105,3 +105,36 @@ struct DescriptorVectorTests {
         }
     }
 }
+
+private let vectors381to385 = Vectors.json("bitcoin/descriptors_381_385.json")
+
+extension DescriptorVectorTests {
+    /// BIP-381–383's vectors (Vectors/bitcoin/descriptors_381_385.json) of the kinds kcs reads —
+    /// pkh, wpkh, sh(wpkh), and wsh / sh(wsh) / sh of multi and sortedmulti — give their scripts;
+    /// every invalid vector is refused (the kinds kcs does not read, pk, combo, raw, addr and bare
+    /// multi, are refused by name).
+    @Test func bip381to383_scriptsOfTheKindsKcsReads_andInvalidRefused() throws {
+        let read = [
+            "pkh(", "wpkh(", "sh(wpkh(", "wsh(multi(", "wsh(sortedmulti(", "sh(wsh(multi(", "sh(wsh(sortedmulti(",
+            "sh(multi(", "sh(sortedmulti(",
+        ]
+        var checked = 0
+        for bip in ["bip381", "bip382", "bip383", "bip385"] {
+            for v in vectors381to385.object(bip).array("valid") {
+                let text = v.string("descriptor")
+                guard read.contains(where: { text.hasPrefix($0) }) else {
+                    #expect((try? Descriptor(text)) == nil, "\(text) is a kind kcs does not read")
+                    continue
+                }
+                let d = try Descriptor(text)
+                let scripts = try v.strings("scriptPubKeys").indices.map { Hex.encode(try d.script(index: UInt32($0))) }
+                #expect(scripts == v.strings("scriptPubKeys"), "\(text)")
+                checked += 1
+            }
+            for v in vectors381to385.object(bip).array("invalid") {
+                #expect((try? Descriptor(v.string("expression"))) == nil, "\(v.string("description"))")
+            }
+        }
+        #expect(checked >= 15)
+    }
+}

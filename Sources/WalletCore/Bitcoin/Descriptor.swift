@@ -307,6 +307,16 @@ public struct Descriptor: Sendable, Equatable {
             throw DescriptorError.syntax(
                 "expected pkh, wpkh, sh(wpkh), tr, wsh/sh(wsh)/sh of (sorted)multi: \(body.prefix(24))…")
         }
+        // A P2SH redeem script is at most 520 bytes (BIP-383: sh(multi) of too many keys is invalid).
+        if kind == .sh, let threshold {
+            let size =
+                (threshold > 16 ? 2 : 1) + (keys.count > 16 ? 2 : 1) + 1
+                + keys.reduce(0) { $0 + 1 + ($1.publicKey?.count ?? 33) }
+            guard size <= 520 else {
+                throw DescriptorError.syntax(
+                    "sh(multi(\(threshold), …)): a \(size)-byte redeem script, more than P2SH's 520")
+            }
+        }
         // Segwit and Taproot take compressed keys only (BIP-382, BIP-386).
         if kind != .pkh, kind != .sh, keys.contains(where: { $0.publicKey?.count == 65 }) {
             throw DescriptorError.key(

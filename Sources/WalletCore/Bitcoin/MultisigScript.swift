@@ -16,7 +16,7 @@ public struct MultisigScript: Sendable, Equatable {
     public init?(_ script: [UInt8]) {
         guard let ops = try? BitcoinScript.operations(script), ops.count >= 4,
             ops.last?.opcode == 0xae,
-            let k = Self.smallNumber(ops[0].opcode), let n = Self.smallNumber(ops[ops.count - 2].opcode),
+            let k = Self.number(ops[0]), let n = Self.number(ops[ops.count - 2]),
             n == ops.count - 3, k >= 1, k <= n
         else { return nil }
         var keys: [[UInt8]] = []
@@ -28,11 +28,19 @@ public struct MultisigScript: Sendable, Equatable {
         self.keys = keys
     }
 
-    static func smallNumber(_ op: UInt8) -> Int? { (0x51...0x60).contains(op) ? Int(op) - 0x50 : nil }
+    /// A count as CHECKMULTISIG reads it: OP_1…OP_16, or a one-byte push of 17 to 20.
+    static func number(_ op: BitcoinScript.Operation) -> Int? {
+        if (0x51...0x60).contains(op.opcode) { return Int(op.opcode) - 0x50 }
+        if op.opcode == 0x01, let d = op.data, d.count == 1, (17...20).contains(d[0]) { return Int(d[0]) }
+        return nil
+    }
 
-    /// The script: OP_k, each key pushed, OP_n, OP_CHECKMULTISIG.
+    /// OP_n for 1…16; a minimal push of the number above (BIP-62).
+    static func encode(_ n: Int) -> [UInt8] { n <= 16 ? [UInt8(0x50 + n)] : [0x01, UInt8(n)] }
+
+    /// The script: k, each key pushed, n, OP_CHECKMULTISIG.
     public var script: [UInt8] {
-        [UInt8(0x50 + threshold)] + keys.flatMap(BitcoinScript.push) + [UInt8(0x50 + keys.count), 0xae]
+        Self.encode(threshold) + keys.flatMap(BitcoinScript.push) + Self.encode(keys.count) + [0xae]
     }
 
     /// BIP-67's order: the keys sorted by their bytes.
