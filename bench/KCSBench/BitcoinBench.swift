@@ -38,7 +38,7 @@ enum BitcoinBench {
         try (p.base64 + "\n").write(toFile: "bench/out/psbt100.txt", atomically: true, encoding: .utf8)
         let session = Session(home: nil)
         var check = 0
-        let softwareRate = try rate(5) { _ in
+        let softwareRate = try rate(20) { _ in
             let signed = try session.signPSBT(p, keys: .givenHD(master), policy: PSBTPolicy(chain: .test), yes: true)
             check &+= signed.signed.count
         }
@@ -56,8 +56,8 @@ enum BitcoinBench {
             """)()
         let sign = try console.compile("psbt.sign $p --chain test --yes")
         _ = try sign()
-        let cardRate = try rate(5) { _ in _ = try sign() }
+        let cardRate = try rate(20) { _ in _ = try sign() }
         report("btc_card_input_ms", 1000 / cardRate / 10)
-        precondition(check == 500)
+        precondition(check == 2000)
     }
 }

@@ -29,7 +29,7 @@ extension BitcoinWallet {
     /// The extended public key at `path` (an account): derived in software, or exported by the card.
     public func extendedKey(at path: DerivationPath) throws -> ExtendedKey {
         switch source {
-        case .software(let master): return try master.derive(path).neutered
+        case .software(_, let nodes): return try nodes.key(at: path).neutered
         case .card(let card):
             guard let xpub = try card.export(.extendedPublicKey, at: path.components).xpub else {
                 throw PSBTSigningError.noKey(name: keyName, kind: "card without an xpub at \(path)")

@@ -22,7 +22,7 @@ public enum BitcoinKeyChoice {
 /// The wallet that signs a PSBT, once chosen: its keys and how each makes a signature.
 public struct BitcoinWallet {
     enum Source {
-        case software(master: ExtendedKey)
+        case software(master: ExtendedKey, nodes: DerivedNodes)
         case lone(PrivateKey)
         case card(CardLink)
     }
@@ -34,6 +34,25 @@ public struct BitcoinWallet {
     /// What signs, in words (`the Keycard 1a2b3c4d`, `the software key savings`).
     public let device: String
     public var keys: BitcoinKeyRing
+}
+
+/// A software master's keys, each parent derived once: the inputs of one account share every
+/// level but the last, so a PSBT's keys cost one child derivation each instead of a whole path.
+final class DerivedNodes {
+    private let master: ExtendedKey
+    private var parents: [DerivationPath: ExtendedKey] = [:]
+
+    init(_ master: ExtendedKey) { self.master = master }
+
+    func key(at path: DerivationPath) throws -> ExtendedKey {
+        guard let last = path.components.last else { return master }
+        let parentPath = DerivationPath(absolute: true, Array(path.components.dropLast()))
+        if parents[parentPath] == nil {
+            if parents.count >= BitcoinKeyRing.maximumKeys { parents.removeAll() }
+            parents[parentPath] = try master.derive(parentPath)
+        }
+        return try parents[parentPath]!.derive(last)
+    }
 }
 
 /// Why a PSBT was not signed.
@@ -135,9 +154,10 @@ extension Session {
 
     static func softwareWallet(_ master: ExtendedKey, name: String, record: KeyRecord?, device: String) -> BitcoinWallet
     {
-        BitcoinWallet(
-            source: .software(master: master), keyName: name, keyRecord: record, device: device,
-            keys: BitcoinKeyRing(fingerprint: master.fingerprint) { path in try master.derive(path).publicKey })
+        let nodes = DerivedNodes(master)
+        return BitcoinWallet(
+            source: .software(master: master, nodes: nodes), keyName: name, keyRecord: record, device: device,
+            keys: BitcoinKeyRing(fingerprint: master.fingerprint) { path in try nodes.key(at: path).publicKey })
     }
 
     /// The plan of `psbt` for the keys `choice` names (none: no key is matched, every input is
@@ -208,8 +228,8 @@ extension Session {
         case .ecdsa:
             let signature: ECDSASignature
             switch wallet.source {
-            case .software(let master):
-                guard let path = step.path, let key = try master.derive(path).privateKey else {
+            case .software(_, let nodes):
+                guard let path = step.path, let key = try nodes.key(at: path).privateKey else {
                     throw PSBTSigningError.badSignature(input: step.input, reason: "no private key at its path")
                 }
                 signature = try key.sign(digest: step.sighash).signature
@@ -236,8 +256,8 @@ extension Session {
         case .schnorr(let tweak, let outputKey):
             let signature: [UInt8]
             switch wallet.source {
-            case .software(let master):
-                guard let path = step.path, let key = try master.derive(path).privateKey else {
+            case .software(_, let nodes):
+                guard let path = step.path, let key = try nodes.key(at: path).privateKey else {
                     throw PSBTSigningError.badSignature(input: step.input, reason: "no private key at its path")
                 }
                 signature = try key.signSchnorr(message: step.sighash, tweak: tweak, aux: random.bytes(32))
