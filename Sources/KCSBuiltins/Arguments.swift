@@ -29,6 +29,15 @@ extension CallArguments {
     func int(_ name: String) -> Int? { integer(name).flatMap { Int(exactly: $0) } }
 
     /// The list argument `name` (empty when absent).
+    /// A message given as text (its UTF-8 bytes, even when it looks like hex) or as bytes.
+    func textOrBytes(_ name: String) -> [UInt8] {
+        switch value(name) {
+        case .bytes(let b)?: b
+        case .string(let s)?: Array(s.utf8)
+        default: []
+        }
+    }
+
     func list(_ name: String) -> [Value] {
         if case .list(let l) = value(name) { return l }
         return []

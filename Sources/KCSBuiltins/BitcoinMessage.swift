@@ -25,12 +25,7 @@ extension Builtins {
             example:
                 "bitcoin.sign-message \"Hello World\" --path \"m/84'/0'/0'/0/0\" --key (hd.master \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\")"
         ) { args in
-            let message: [UInt8] =
-                switch args["message"] {
-                case .bytes(let b)?: b
-                case .string(let s)?: Array(s.utf8)
-                default: []
-                }
+            let message = args.textOrBytes("message")
             let kind: BitcoinAddressKind? = try args.string("type").map { t in
                 guard let k = BitcoinAddressKind(rawValue: t), k != .p2shP2wpkh else {
                     throw BuiltinError.badChoice(option: "type", expected: ["p2pkh", "p2wpkh", "p2tr"], got: t)
@@ -60,12 +55,7 @@ extension Builtins {
                 "bitcoin.verify-message \"bc1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0l\" \"Hello World\" \"AkcwRAIgZRfIY3p7/DoVTty6YZbWS71bc5Vct9p9Fia83eRmw2QCICK/ENGfwLtptFluMGs2KsqoNSk89pO7F29zJLUx9a/sASECx/EgAxlkQpQ9hYjgGu6EBCPMVPwVIVJqO4XCsMvViHI=\""
         ) { args in
             let address = args.string("address") ?? ""
-            let message: [UInt8] =
-                switch args["message"] {
-                case .bytes(let b)?: b
-                case .string(let s)?: Array(s.utf8)
-                default: []
-                }
+            let message = args.textOrBytes("message")
             let network =
                 try args.string("chain").map { try Session.bitcoinChain($0, for: nil).network }
                 ?? addressNetwork(address)

@@ -246,8 +246,6 @@ extension Builtins {
         return policy
     }
 
-    static func psbtField(_ m: ValueMap, _ key: String, _ what: String) -> Value? { m[key] }
-
     static func satoshis(_ v: Value?, _ what: String) throws -> UInt64? {
         guard let v else { return nil }
         guard case .int(let n) = v, n >= 0, UInt64(n) <= BitcoinTransaction.maxMoney else {

@@ -106,12 +106,7 @@ extension Builtins {
                 "EIP-191 personal_sign of text (a quoted string, even 0x-looking) or bytes (0x…): {prefix, digest, signature, r, s, v, yParity, signer, …}.",
             example: "sign message \"hello\""
         ) { args in
-            let message: [UInt8] =
-                switch args.value("message") {
-                case .bytes(let b)?: b
-                case .string(let s)?: Array(s.utf8)
-                default: []
-                }
+            let message = args.textOrBytes("message")
             let prefix = PersonalMessage.prefix(forLength: message.count)
             let digest = PersonalMessage.digest(message)
             let shown: [(String, Value)] = [

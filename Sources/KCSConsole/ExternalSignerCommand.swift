@@ -129,7 +129,7 @@ public enum HWICommand {
                 throw Failure(message: "getxpub needs a path", code: .missingArguments)
             }
             let path: DerivationPath
-            do { path = try DerivationPath(p.replacingOccurrences(of: "h", with: "'")) } catch {
+            do { path = try DerivationPath(p) } catch {
                 throw Failure(message: "\(p) is not a derivation path", code: .badArgument)
             }
             return ["xpub": try session.bitcoinWallet(signer.keys).extendedKey(at: path).serialized(version)]
@@ -155,7 +155,7 @@ public enum HWICommand {
                 throw Failure(message: "signmessage needs a message and a path", code: .missingArguments)
             }
             let path: DerivationPath
-            do { path = try DerivationPath(positional[1].replacingOccurrences(of: "h", with: "'")) } catch {
+            do { path = try DerivationPath(positional[1]) } catch {
                 throw Failure(message: "\(positional[1]) is not a derivation path", code: .badArgument)
             }
             let signed = try session.signBitcoinMessage(
