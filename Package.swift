@@ -67,7 +67,7 @@ let package = Package(
             name: "WalletSession",
             dependencies: [
                 "KCSErrors", "WalletCore", "WalletCrypto", "WalletStore", "EthRPC", "CardProtocol", "CardSimulator",
-                "CardPCSC", "QRCodes", "WalletMPC", "MPCLink",
+                "CardPCSC", "QRCodes", "WalletMPC", "MPCLink", "LocalRPC",
             ]),
 
         // MARK: - Layer 4: language
@@ -78,6 +78,7 @@ let package = Package(
         .target(name: "EthRPC", dependencies: ["KCSErrors", "WalletCore", "WalletCrypto", "CCurl"]),
         // Layer 3 beside the node: the two-party channel (libsodium) and its sockets.
         .target(name: "MPCLink", dependencies: ["KCSErrors", "WalletCrypto", "WalletMPC"]),
+        .target(name: "LocalRPC", dependencies: ["MPCLink"]),
         // Layer 3: QR codes in the terminal and in PNG/SVG files, and read from images.
         .target(name: "QRCodes", dependencies: ["KCSErrors", "CQR"]),
 
@@ -100,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "kcs",
             dependencies: [
-                "KCSConsole", "KCSErrors", "WalletStore",
+                "KCSConsole", "KCSErrors", "WalletStore", "WalletSession",
                 "WalletCrypto", "CardProtocol", "CardSimulator", "CardPCSC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

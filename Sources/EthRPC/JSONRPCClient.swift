@@ -38,6 +38,19 @@ public final class JSONRPCClient: Sendable {
         return try Self.result(of: response, method: method)
     }
 
+    /// Calls `method` with `params` (a list or an object, as a caller sent them) and returns the
+    /// node's whole response object, its `error` untouched (the local signer forwards reads and
+    /// hands the node's errors back as they are). `eth_sendRawTransaction` is sent once.
+    public func forward(_ method: String, params: Any) throws(RPCError) -> [String: Any] {
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let body = try Self.encode(["jsonrpc": "2.0", "id": id, "method": method, "params": params], method)
+        let answer = try post(body, method: method, retries: method == "eth_sendRawTransaction" ? 0 : readRetries)
+        guard let response = answer as? [String: Any], response["result"] != nil || response["error"] != nil else {
+            throw .badResponse(method: method, reason: "expected a JSON-RPC response object, got \(Self.kind(answer))")
+        }
+        return response
+    }
+
     /// Sends several reads as one JSON-RPC batch; each answer is matched to its call by id.
     public func batch(_ calls: [(method: String, params: [Any])]) throws(RPCError) -> [Result<Any, RPCError>] {
         if calls.isEmpty { return [] }

@@ -103,6 +103,15 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
         return try Terminal.readLine(prompt: prompt, hidden: false)
     }
 
+    /// The local signer's approval: the terminal's pending input dropped, keys in the first
+    /// `ignoring` seconds dropped, the question withdrawn once `settled` (`Terminal.readAnswer`).
+    public func ask(
+        prompt: String, ignoring: Double, until settled: @escaping () -> Bool
+    ) throws(PromptInterrupted) -> String? {
+        guard isInteractive else { return nil }
+        return try Terminal.readAnswer(prompt: prompt, ignoring: ignoring, until: settled)
+    }
+
     /// A progress line on standard error, redrawn in place on a terminal; nil ends it.
     public func progress(_ text: String?) {
         guard isInteractive else { return }
@@ -232,6 +241,48 @@ enum Terminal {
     /// read interrupted by the signal returns EINTR here, where stdio would set the stream's
     /// error flag and every later read of standard input (the line editor's included) would
     /// fail at once.
+    /// One visible line read for a question that may be settled elsewhere: what was typed before
+    /// the prompt is flushed, keys typed within `ignoring` seconds of it are dropped, and nil
+    /// comes back as soon as `settled()` (checked every 100 ms) or at end of input.
+    static func readAnswer(
+        prompt: String, ignoring: Double, until settled: () -> Bool
+    ) throws(PromptInterrupted) -> String? {
+        try Interrupt.routed { () throws(PromptInterrupted) -> String? in
+            tcflush(STDIN_FILENO, TCIFLUSH)
+            _ = Interrupt.take()
+            StandardStreams.err(prompt)
+            let shown = ContinuousClock.now
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while true {
+                switch Interrupt.waitForInput(STDIN_FILENO, until: settled) {
+                case .interrupted:
+                    _ = Interrupt.take()
+                    StandardStreams.err("\n")
+                    throw PromptInterrupted()
+                case .settled:
+                    StandardStreams.err("\n")
+                    return nil
+                case .input:
+                    break
+                }
+                let n = read(STDIN_FILENO, &byte, 1)
+                if n == 1 {
+                    if ContinuousClock.now - shown < .milliseconds(Int(ignoring * 1000)) { continue }
+                    if byte == 0x0A { break }
+                    line.append(byte)
+                } else if n == 0 {
+                    if line.isEmpty { return nil }
+                    break
+                } else if errno != EINTR {
+                    return nil
+                }
+            }
+            if line.last == 0x0D { line.removeLast() }
+            return String(decoding: line, as: UTF8.self)
+        }
+    }
+
     static func readLine(prompt: String, hidden: Bool) throws(PromptInterrupted) -> String? {
         try Interrupt.routed { () throws(PromptInterrupted) -> String? in
             var old = termios()

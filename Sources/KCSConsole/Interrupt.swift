@@ -53,6 +53,20 @@ public enum Interrupt {
         return false
     }
 
+    /// What ended a wait for input that something else may settle.
+    enum Wait { case input, interrupted, settled }
+
+    /// `waitForInput`, also ending once `settled()` (looked at in each 100 ms slice).
+    static func waitForInput(_ fd: Int32, until settled: () -> Bool) -> Wait {
+        while !flag.load(ordering: .relaxed) {
+            if settled() { return .settled }
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&ready, 1, 100)
+            if polled > 0 || (polled < 0 && errno != EINTR) { return .input }
+        }
+        return .interrupted
+    }
+
     /// True once after Ctrl-C.
     public static func take() -> Bool { flag.exchange(false, ordering: .relaxed) }
 

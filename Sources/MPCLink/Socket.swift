@@ -94,6 +94,54 @@ public final class SocketStream: @unchecked Sendable {
 
     /// Closes the connection now (the peer reads end-of-stream).
     public func shutdownNow() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+
+    /// Reads what has come, at most `maximum` bytes, waiting until `deadline`: [] at end of
+    /// stream, nil when the deadline passed with nothing (the local signer's HTTP and socket
+    /// framing, which do not know a message's length before they read it).
+    public func readSome(_ maximum: Int, until deadline: ContinuousClock.Instant) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: maximum)
+        while true {
+            let left = deadline - ContinuousClock.now
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            guard milliseconds > 0 else { return nil }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, Int32(min(milliseconds, Int64(Int32.max))))
+            if ready == 0 { return nil }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return []
+            }
+            let n = out.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, maximum, 0) }
+            if n < 0 && errno == EINTR { continue }
+            return n <= 0 ? [] : Array(out[..<n])
+        }
+    }
+
+    /// Writes all of `bytes`; false when the peer is gone.
+    public func sendAll(_ bytes: [UInt8]) -> Bool {
+        do throws(MPCLinkError) { try write(bytes, what: "an answer") } catch { return false }
+        return true
+    }
+
+    /// True once the peer has closed its side (or the connection broke), without reading what
+    /// it sent: the local signer withdraws a request whose client gave up.
+    public var peerHasClosed: Bool {
+        // POLLRDHUP (Linux, <poll.h> under _GNU_SOURCE, which Swift's Glibc does not define).
+        let rdhup: Int16 = 0x2000
+        var p = pollfd(fd: fd, events: rdhup, revents: 0)
+        guard poll(&p, 1, 0) > 0 else { return false }
+        return p.revents & (rdhup | Int16(POLLHUP) | Int16(POLLERR)) != 0
+    }
+
+    /// The process at the other end of a Unix socket, as the kernel reports it (`SO_PEERCRED`).
+    public var peerCredentials: (pid: Int32, uid: UInt32)? {
+        // struct ucred {pid_t pid; uid_t uid; gid_t gid;} (<sys/socket.h> under _GNU_SOURCE);
+        // SO_PEERCRED is 17 on Linux.
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
+        guard getsockopt(fd, SOL_SOCKET, 17, &credentials, &length) == 0 else { return nil }
+        return (credentials.pid, credentials.uid)
+    }
 }
 
 /// A socket for `endpoint` and `body` run with its address; returns (fd, body's result, reason).
@@ -167,10 +215,15 @@ public final class SocketListener: @unchecked Sendable {
         unlink(path)
     }
 
-    /// Listens on `endpoint` (a Unix socket is created with mode 0600; port 0 picks a free port).
-    public init(_ endpoint: Endpoint) throws(MPCLinkError) {
+    /// Listens on `endpoint` (a Unix socket is created with mode 0600, under umask 077 so it
+    /// never exists with a wider mode; port 0 picks a free port).
+    public init(_ endpoint: Endpoint, backlog: Int32 = 8) throws(MPCLinkError) {
         if case .unix(let path) = endpoint { try Self.removeStaleSocket(path, endpoint: endpoint) }
-        let (fd, ok, why) = withAddress(endpoint) { fd, addr, len in bind(fd, addr, len) == 0 && listen(fd, 8) == 0 }
+        let (fd, ok, why) = withAddress(endpoint) { fd, addr, len in
+            let old = umask(0o077)
+            defer { umask(old) }
+            return bind(fd, addr, len) == 0 && listen(fd, backlog) == 0
+        }
         guard ok else {
             if fd >= 0 { close(fd) }
             throw .cannotListen(address: endpoint.description, reason: why)

@@ -27,9 +27,18 @@ public protocol SessionPrompts: AnyObject {
     func play(_ next: (_ color: Bool) throws -> String?, interval: Double) throws -> Bool
     /// Card trace lines (`card.trace`): standard error, so standard output stays what a script reads.
     func trace(_ text: String)
+    /// A visible answer to a question something else may settle first (the local signer's
+    /// approval: its client gave up, or its time ran out): nil when `settled` became true, when
+    /// it cannot be asked or the input ended. Keys typed before the prompt was drawn, and in the
+    /// `ignoring` seconds after, are not an answer (a keystroke meant for the last question).
+    /// Throws on Ctrl-C.
+    func ask(prompt: String, ignoring: Double, until settled: @escaping () -> Bool) throws -> String?
 }
 
 extension SessionPrompts {
     public func trace(_ text: String) { warn(text) }
+    public func ask(prompt: String, ignoring: Double, until settled: @escaping () -> Bool) throws -> String? {
+        settled() ? nil : try ask(prompt: prompt)
+    }
     public func play(_ next: (_ color: Bool) throws -> String?, interval: Double) throws -> Bool { false }
 }

@@ -368,6 +368,27 @@ enum Schema {
             CREATE INDEX history_by_key_id ON history(key_id);
             """
         ),
+        (
+            "v7-signer-requests",
+            """
+            CREATE TABLE signer_requests (
+                id         INTEGER PRIMARY KEY,
+                created_at INTEGER NOT NULL,
+                method     TEXT NOT NULL CHECK (length(method) BETWEEN 1 AND 64),
+                caller     TEXT NOT NULL,
+                key_name   TEXT NOT NULL COLLATE NOCASE,
+                account    TEXT NOT NULL,
+                outcome    TEXT NOT NULL CHECK (outcome IN ('approved', 'denied', 'expired', 'withdrawn', 'refused', 'failed')),
+                decided_by TEXT NOT NULL,
+                digest     BLOB CHECK (digest IS NULL OR length(digest) = 32),
+                chain_id   INTEGER,
+                value_wei  TEXT NOT NULL DEFAULT '0' CHECK (length(value_wei) BETWEEN 1 AND 78 AND value_wei NOT GLOB '*[^0-9]*'),
+                sent       INTEGER NOT NULL CHECK (sent IN (0, 1)),
+                tx_hash    BLOB CHECK (tx_hash IS NULL OR length(tx_hash) = 32)
+            );
+            CREATE INDEX signer_requests_by_time ON signer_requests(created_at);
+            """
+        ),
     ]
 
     /// A migrator with every migration registered. Foreign keys are checked after each

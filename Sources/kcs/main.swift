@@ -31,7 +31,7 @@ struct KCS: ParsableCommand {
             The language is described in docs/language.md.
             """,
         version: "kcs \(InputLoop.version)",
-        subcommands: [Console.self, Run.self, Check.self, Parse.self, Sim.self, Cosigner.self, Completions.self],
+        subcommands: [Console.self, Run.self, Check.self, Parse.self, Sim.self, Cosigner.self, SignerCommand.self, Completions.self],
         defaultSubcommand: Console.self)
 }
 

@@ -80,32 +80,40 @@ extension Session {
         switch try ExternalSignerConfiguration(json: json, file: file).source {
         case .key(let name): return .stored(name)
         case .card(let medium, let pinFile, let pairingFile):
-            let choice: CardMediumChoice
-            if medium.hasPrefix("sim:") {
-                choice = .simulator(name: String(medium.dropFirst(4)))
-            } else if medium == "reader" || medium.hasPrefix("reader:") {
-                choice = .reader(query: medium.hasPrefix("reader:") ? String(medium.dropFirst(7)) : nil, timeout: 5)
-            } else {
-                throw ExternalSignerError.configuration(
-                    file: file, reason: "\"card\" is sim:NAME, reader or reader:QUERY")
-            }
-            _ = try connectCard(choice)
-            let pin = try Self.firstLine(of: pinFile)
-            let pairing = try pairingFile.map { try Self.firstLine(of: $0) }
-            _ = try login(
-                pin: pin,
-                CardLoginRequest {
-                    PairingSecret(
-                        password: pairing.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) }
-                            ?? PairingSecret.defaultPassword)
-                })
-            let record = try cardKeys(of: requireLoggedIn()).last
-            guard let record else {
-                throw ExternalSignerError.notOurs(
-                    "the card's key is not recorded in this home (card.load or card.login at the console first)")
-            }
-            return .stored(record.name)
+            return .stored(try loginCard(medium: medium, pinFile: pinFile, pairingFile: pairingFile, configuredIn: file))
         }
+    }
+
+    /// Connects the card `medium` names (`sim:NAME`, `reader`, `reader:QUERY`), logs in with the
+    /// PIN in `pinFile` (and a 3.1 card's pairing password in `pairingFile`), and answers the name
+    /// of its current key's record: the signers that run without a person typing a PIN — `kcs
+    /// hwi` and `kcs signer serve --card`. `configuredIn` names where the medium was given.
+    public func loginCard(medium: String, pinFile: String, pairingFile: String?, configuredIn file: String) throws
+        -> String
+    {
+        let choice: CardMediumChoice
+        if medium.hasPrefix("sim:") {
+            choice = .simulator(name: String(medium.dropFirst(4)))
+        } else if medium == "reader" || medium.hasPrefix("reader:") {
+            choice = .reader(query: medium.hasPrefix("reader:") ? String(medium.dropFirst(7)) : nil, timeout: 5)
+        } else {
+            throw ExternalSignerError.configuration(file: file, reason: "\"card\" is sim:NAME, reader or reader:QUERY")
+        }
+        _ = try connectCard(choice)
+        let pin = try Self.firstLine(of: pinFile)
+        let pairing = try pairingFile.map { try Self.firstLine(of: $0) }
+        _ = try login(
+            pin: pin,
+            CardLoginRequest {
+                PairingSecret(
+                    password: pairing.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) }
+                        ?? PairingSecret.defaultPassword)
+            })
+        guard let record = try cardKeys(of: requireLoggedIn()).last else {
+            throw ExternalSignerError.notOurs(
+                "the card's key is not recorded in this home (card.load or card.login at the console first)")
+        }
+        return record.name
     }
 
     static func firstLine(of file: String) throws -> Secret {
