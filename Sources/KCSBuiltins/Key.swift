@@ -325,6 +325,21 @@ extension Builtins {
             ]))
     }
 
+    /// One request to `kcs signer serve` and its outcome (docs/signer.md, "The log").
+    static func signerRequestValue(_ r: SignerRequestRecord) -> Value {
+        let q = r.request
+        return .map(
+            ValueMap([
+                ("id", .int(Int(r.id))), ("time", .string(HistoryExport.timeText(r.date))), ("method", .string(q.method)),
+                ("caller", .string(q.caller)), ("key", .string(q.keyName)), ("account", .string(q.account)),
+                ("outcome", .string(q.outcome.rawValue)), ("decidedBy", .string(q.decidedBy)),
+                ("digest", q.digest.map { .bytes($0) } ?? .null),
+                ("chainId", q.chainID.map { uintValue(UInt256($0)) } ?? .null),
+                ("value", uintValue(UInt256(decimal: q.valueWei) ?? .zero)), ("sent", .bool(q.sent)),
+                ("transactionHash", q.transactionHash.map { .bytes($0) } ?? .null),
+            ]))
+    }
+
     /// `2026-01-31T12:00:00Z` (UTC, whole seconds). A format style, not an `ISO8601DateFormatter`:
     /// it is a value (no shared mutable state) and about a hundred times cheaper than making
     /// a formatter for every history row.

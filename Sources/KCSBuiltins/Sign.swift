@@ -71,20 +71,30 @@ extension Builtins {
                 OptionSpec("key", .string, "only this key's signatures"),
                 OptionSpec("since", .string, "only from this date on (YYYY-MM-DD, or ISO 8601)"),
                 OptionSpec(
-                    "kind", .string, "hash, message, typed, transaction or authorization",
-                    choices: SignatureKind.allCases.map(\.rawValue)),
+                    "kind", .string,
+                    "hash, message, typed, transaction, authorization, bitcoin; signer: the local signer's requests and their outcomes",
+                    choices: SignatureKind.allCases.map(\.rawValue) + ["signer"]),
                 OptionSpec("limit", .int, "at most this many, newest first (default 50)", in: 1...10_000_000),
                 OptionSpec("json", nil, "as JSON text"),
                 OptionSpec("csv", nil, "as CSV text"),
             ],
             summary:
-                "The signing history, newest first: id, time, key, kind, digest, digestName (ERC-8213's name for it), signature, signer, verified, chainId (the same fields in --json and --csv).",
+                "The signing history, newest first: id, time, key, kind, digest, digestName (ERC-8213's name for it), signature, signer, verified, chainId (the same fields in --json and --csv); --kind signer: the local signer's requests (method, caller, outcome, decidedBy, …).",
             example: "history --key savings --since 2026-01-01 --csv"
         ) { args in
             let store = try args.session().store()
             var query = HistoryQuery(keyName: args.string("key"), limit: 50)
             if let n = args.int("limit") { query.limit = n }
             if let since = args.string("since") { query.since = try parseDate(since) }
+            if args.string("kind") == "signer" {
+                if args.flag("csv") {
+                    throw BuiltinError.outOfRange(name: "--csv", expected: "--json with --kind signer", got: "--csv")
+                }
+                let records = try store.signerRequests(since: query.since).filter { r in
+                    query.keyName.map { $0.lowercased() == r.request.keyName.lowercased() } ?? true
+                }.prefix(query.limit ?? .max).map(signerRequestValue)
+                return args.flag("json") ? .string(Value.list(Array(records)).json) : .list(Array(records))
+            }
             query.kind = args.string("kind").flatMap(SignatureKind.init(rawValue:))  // the table declares the choices
             let records = try store.history(query)
             if args.flag("csv") { return .string(HistoryExport.csv(records)) }

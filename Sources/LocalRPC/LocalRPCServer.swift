@@ -167,7 +167,7 @@ public final class LocalRPCServer: @unchecked Sendable {
         var reader = HTTPReader(stream: stream, limits: limits)
         let configuration = GateConfiguration(
             port: port ?? 0, token: token, allowedOrigins: allowedOrigins, maximumBody: limits.body)
-        while !stopped.load(ordering: .relaxed) {
+        requests: while !stopped.load(ordering: .relaxed) {
             let head: HTTPRequest
             let deadline: ContinuousClock.Instant
             do throws(HTTPReadFailure) { (head, deadline) = try reader.readHead() } catch {
@@ -179,7 +179,8 @@ public final class LocalRPCServer: @unchecked Sendable {
             }
             var request = head
             switch Gate.check(request, configuration) {
-            case .answer(let response):
+            case .answer(var response):
+                if request.header("connection")?.lowercased().contains("close") == true { response.close = true }
                 guard stream.sendAll(response.bytes), !response.close else {
                     stream.shutdownNow()
                     return
@@ -198,7 +199,11 @@ public final class LocalRPCServer: @unchecked Sendable {
                 let body = answer(request.body, caller)
                 var headers: [(String, String)] = [("Content-Type", "application/json")]
                 if let cors { headers += Gate.corsHeaders(cors) }
-                guard stream.sendAll(HTTPResponse(status: 200, headers: headers, body: body ?? []).bytes) else { return }
+                // A client that said it closes after this answer is not kept waiting for more.
+                let closing = request.header("connection")?.lowercased().contains("close") == true
+                guard stream.sendAll(HTTPResponse(status: 200, headers: headers, body: body ?? [], close: closing).bytes),
+                    !closing
+                else { break requests }
             }
         }
         stream.shutdownNow()

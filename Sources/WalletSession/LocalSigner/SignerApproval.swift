@@ -66,7 +66,9 @@ extension SignerEndpoint {
             prepared.review = review
             prepared.transaction = tx
             prepared.valueWei = tx.value
-            prepared.subject = .transaction(tx, sends: sends)
+            // geth's account_signTransaction is its eth_sendTransaction (geth sends what kcs signs),
+            // so a rule may approve it and its value counts; eth_signTransaction's never does.
+            prepared.subject = .transaction(tx, sends: sends || !fills)
             prepared.signing = SigningRequest(
                 digest: tx.signingHash, payload: .transaction(payload), kind: .transaction, chainID: chainID,
                 signer: choice)
