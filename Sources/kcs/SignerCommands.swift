@@ -40,6 +40,9 @@ struct SignerCommand: ParsableCommand {
         @Option(name: .long, help: "A file whose first line is a 3.1 card's pairing password.")
         var pairingFile: String?
 
+        @Option(name: .long, help: "The path that signs, from the key's master (a card: default m/44'/60'/0'/0/0).")
+        var path: String?
+
         @Option(name: .long, help: "A browser origin allowed to call (exactly, e.g. http://localhost:5173); repeat for more.")
         var allowOrigin: [String] = []
 
@@ -94,6 +97,7 @@ struct SignerCommand: ParsableCommand {
             options.card = card
             options.pinFile = pinFile
             options.pairingFile = pairingFile
+            options.path = path
             options.allowOrigins = allowOrigin
             options.rulesFile = rules
             options.rulesSHA256 = rulesSha256

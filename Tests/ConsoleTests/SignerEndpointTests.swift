@@ -6,6 +6,7 @@
 // Then the gate's refusals, each asserting the HTTP status, the JSON-RPC code and that the node
 // saw nothing new.
 import Foundation
+import EthRPC
 import KCSTestSupport
 import Testing
 import WalletCore
@@ -53,7 +54,8 @@ struct SignerEndpointTests {
     }
 
     static func requests(_ node: EVMNode) throws -> [String] {
-        let data = try Data(contentsOf: URL(string: node.url + "/requests")!)
+        let (_, data) = try CurlTransport().get(
+            URL(string: node.url + "/requests")!, timeout: 30, method: "GET /requests")
         return try JSONSerialization.jsonObject(with: data) as? [String] ?? []
     }
 
@@ -128,5 +130,182 @@ struct SignerEndpointTests {
             "rule transactions.allow[0]", "rule messages.allow[0]", "rule typedData.allow[0]",
         ]))
         #expect(approved.contains { $0["method"] as? String == "eth_sendTransaction" && $0["sent"] as? Bool == true })
+    }
+
+    @Test func web3py_simulatedCard_sendsAndSigns_withTheCardsAddress() throws {
+        let node = try EVMNode()
+        defer { node.stop() }
+        let (home, rules) = try Self.home()
+        defer { home.remove() }
+        let setup = try home.run(
+            """
+            card.connect --sim signer --profile 4.0
+            card.init --pin "123456" --puk "987654321098" --duress "654321"
+            card.login "123456"
+            card.load mnemonic "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about" --name kc
+            """)
+        #expect(setup.code == 0, "\(setup.err)")
+        let pin = try home.write("123456\n", to: "pin")
+        chmod(pin, 0o600)
+        let server = try home.startSigner(node: node.url, ["--card", "sim:signer", "--pin-file", pin, "--rules", rules])
+        defer { server.stop() }
+        // The card's key at m/44'/60'/0'/0/0 of the test mnemonic.
+        let card = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
+        #expect(server.account == card)
+        let r = try SignerClient.run(["scenario", server.url, server.token, node.url])
+        #expect(r["accounts"] as? [String] == [card])
+        let minimal = try #require(r["minimal"] as? [String: Any])
+        #expect(minimal["status"] as? Int == 1)
+        #expect(minimal["from"] as? String == card)
+        #expect((r["personal"] as? [String: Any])?["recovered"] as? String == card)
+        #expect((r["typed"] as? [String: Any])?["recovered"] as? String == card)
+        #expect((r["typed"] as? [String: Any])?["recoveredString"] as? String == card)
+        let saw = try #require(r["nodeSaw"] as? [String])
+        #expect(saw.filter { $0 == "eth_sendRawTransaction" }.count == 2)
+        #expect(!saw.contains("eth_sendTransaction"))
+        #expect(server.shown.contains("signed by") && server.shown.contains("the Keycard"))
+    }
+
+    /// The gate and the method table: each refusal with its HTTP status and JSON-RPC code, and
+    /// the node's request log unchanged by every one of them.
+    @Test func refusals_statusesAndCodes_andTheNodeSeesNothing() throws {
+        let node = try EVMNode()
+        defer { node.stop() }
+        let (home, rules) = try Self.home()
+        defer { home.remove() }
+        let server = try home.startSigner(
+            node: node.url, ["--key", "test", "--rules", rules, "--allow-origin", "http://localhost:5173"])
+        defer { server.stop() }
+        let port = server.url.split(separator: ":").last!
+        let chainId = #"{"jsonrpc":"2.0","id":7,"method":"eth_chainId","params":[]}"#
+        let before = try Self.requests(node)
+
+        let noToken = try RawHTTP.send(server.url, path: "/", body: chainId)
+        #expect(noToken.status == 401 && noToken.code == 4100)
+        let wrongToken = try RawHTTP.send(server.url, path: "/" + String(server.token.reversed()), body: chainId)
+        #expect(wrongToken.status == 401 && wrongToken.code == 4100)
+        let wrongBearer = try RawHTTP.send(
+            server.url, path: "/", headers: [("Authorization", "Bearer nope")], body: chainId)
+        #expect(wrongBearer.status == 401)
+        let bearer = try RawHTTP.send(
+            server.url, path: "/", headers: [("Authorization", "Bearer " + server.token)], body: chainId)
+        #expect(bearer.status == 200 && bearer.result as? String == "0x776562337079")
+        let evil = try RawHTTP.send(
+            server.url, path: "/" + server.token, headers: [("Origin", "https://evil.example")], body: chainId)
+        #expect(evil.status == 403 && evil.code == 4100 && evil.headers["access-control-allow-origin"] == nil)
+        let nullOrigin = try RawHTTP.send(server.url, path: "/" + server.token, headers: [("Origin", "null")], body: chainId)
+        #expect(nullOrigin.status == 403)
+        let rebind = try RawHTTP.send(
+            server.url, path: "/" + server.token, headers: [("Host", "rebind.evil.example:\(port)")], body: chainId)
+        #expect(rebind.status == 403 && rebind.code == 4100)
+        let preflight = try RawHTTP.send(
+            server.url, method: "OPTIONS", path: "/" + server.token,
+            headers: [("Origin", "http://localhost:5173"), ("Access-Control-Request-Private-Network", "true")])
+        #expect(preflight.status == 204)
+        #expect(preflight.headers["access-control-allow-origin"] == "http://localhost:5173")
+        #expect(preflight.headers["vary"] == "Origin")
+        #expect(preflight.headers["access-control-allow-private-network"] == "true")
+        let get = try RawHTTP.send(server.url, method: "GET", path: "/" + server.token)
+        #expect(get.status == 405)
+        let form = try RawHTTP.send(
+            server.url, path: "/" + server.token, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: "a=1")
+        #expect(form.status == 415)
+        let plain = try RawHTTP.send(server.url, path: "/" + server.token, headers: [("Content-Type", "text/plain")], body: chainId)
+        #expect(plain.status == 415)
+        let big = try RawHTTP.send(server.url, path: "/" + server.token, body: String(repeating: " ", count: 3 << 20))
+        #expect(big.status == 413)
+        let deep = try RawHTTP.send(
+            server.url, path: "/" + server.token, body: String(repeating: "[", count: 100) + String(repeating: "]", count: 100))
+        #expect(deep.status == 200 && deep.code == -32600)
+
+        // An allowed browser origin gets no account until it is connected, and cannot sign.
+        let browser = try RawHTTP.send(
+            server.url, path: "/" + server.token, headers: [("Origin", "http://localhost:5173")],
+            body: #"{"jsonrpc":"2.0","id":1,"method":"eth_accounts","params":[]}"#)
+        #expect(browser.status == 200 && (browser.result as? [Any])?.isEmpty == true)
+        #expect(browser.headers["access-control-allow-origin"] == "http://localhost:5173")
+
+        let ethSign = try Self.call(server, "eth_sign", #"["\#(Self.address)","0x\#(String(repeating: "ab", count: 32))"]"#)
+        #expect(ethSign.status == 200 && ethSign.code == 4200)
+        let v3 = try Self.call(server, "eth_signTypedData_v3", #"["\#(Self.address)","{}"]"#)
+        #expect(v3.code == 4200)
+        let admin = try Self.call(server, "admin_peers", "[]")
+        #expect(admin.status == 200 && admin.code == -32601)
+        let personalUnlock = try Self.call(server, "personal_unlockAccount", #"["\#(Self.address)","",0]"#)
+        #expect(personalUnlock.code == -32601)
+        // The node's own unlocked account: kcs does not expose it, and never forwards the call.
+        let nodeAccount = "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"
+        let foreign = try Self.call(
+            server, "eth_sendTransaction", #"[{"from":"\#(nodeAccount)","to":"\#(Self.beef)","value":"0x1"}]"#)
+        #expect(foreign.status == 200 && foreign.code == 4100)
+        let otherChain = try Self.call(
+            server, "eth_sendTransaction", #"[{"from":"\#(Self.address)","to":"\#(Self.beef)","chainId":"0x1"}]"#)
+        #expect(otherChain.code == -32602)
+        let typed = #"{"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"chainId","type":"uint256"}],"M":[{"name":"a","type":"uint256"}]},"primaryType":"M","domain":{"name":"x","chainId":1},"message":{"a":1}}"#
+        let typedOtherChain = try Self.call(server, "eth_signTypedData_v4", "[\"\(Self.address)\", \(typed)]")
+        #expect(typedOtherChain.code == -32602)
+        let blob = try Self.call(
+            server, "eth_sendTransaction",
+            #"[{"from":"\#(Self.address)","to":"\#(Self.beef)","authorizationList":[]}]"#)
+        #expect(blob.code == 4200)
+        let switchOther = try Self.call(server, "wallet_switchEthereumChain", #"[{"chainId":"0x1"}]"#)
+        #expect(switchOther.code == 4902)
+        let switchSame = try Self.call(server, "wallet_switchEthereumChain", #"[{"chainId":"0x776562337079"}]"#)
+        #expect(switchSame.code == nil && switchSame.result is NSNull)
+        let add = try Self.call(server, "wallet_addEthereumChain", #"[{"chainId":"0x1"}]"#)
+        #expect(add.code == 4200)
+        // Over the rule and no one at a console: denied, with the text ethers reads.
+        let over = try Self.call(
+            server, "eth_sendTransaction", #"[{"from":"\#(Self.address)","to":"\#(Self.beef)","value":"0xde0b6b3a7640000","gas":"0x5208"}]"#)
+        #expect(over.status == 200 && over.code == 4001 && over.message?.hasPrefix("User denied") == true)
+        let unnamed = try Self.call(server, "personal_sign", #"["0x\#(String(repeating: "ab", count: 32))","\#(Self.address)"]"#)
+        #expect(unnamed.code == 4001)  // 32 bytes: never approved by a rule, and nobody to ask
+        let nodeSawRefused = try Self.requests(node)
+        #expect(nodeSawRefused.count - before.count == 0 || !nodeSawRefused.dropFirst(before.count).contains {
+            ["eth_sendTransaction", "eth_sign", "admin_peers", "personal_unlockAccount", "eth_sendRawTransaction"].contains($0)
+        }, "\(nodeSawRefused.dropFirst(before.count))")
+
+        // A batch is answered in order; a notification gets no answer; reads are forwarded.
+        let batch = try RawHTTP.send(
+            server.url, path: "/" + server.token,
+            body: #"[{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]},{"jsonrpc":"2.0","id":2,"method":"eth_accounts","params":[]},{"jsonrpc":"2.0","method":"eth_chainId","params":[]},{"jsonrpc":"2.0","id":3,"method":"eth_blockNumber","params":[]}]"#)
+        let answers = try #require(batch.json as? [[String: Any]])
+        #expect(answers.map { $0["id"] as? Int } == [1, 2, 3])
+        #expect(answers[0]["result"] as? String == "0x776562337079")
+        #expect(answers[1]["result"] as? [String] == [Self.address])
+        #expect((answers[2]["result"] as? String)?.hasPrefix("0x") == true)
+        #expect(try Self.requests(node).last == "eth_blockNumber")
+        let empty = try RawHTTP.send(server.url, path: "/" + server.token, body: "[]")
+        #expect(empty.code == -32600)
+        let tooMany = try RawHTTP.send(
+            server.url, path: "/" + server.token,
+            body: "[" + Array(repeating: #"{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}"#, count: 101).joined(separator: ",") + "]")
+        #expect(tooMany.code == -32600)
+        let garbage = try RawHTTP.send(server.url, path: "/" + server.token, body: "{not json")
+        #expect(garbage.status == 200 && garbage.code == -32700)
+        #expect(try Self.requests(node).filter { $0 == "eth_sendRawTransaction" || $0 == "eth_sendTransaction" }.isEmpty)
+    }
+
+    /// A rules file that cannot be read right is refused at start, naming the line and field.
+    @Test func invalidRulesFile_refusedAtStart_withLineAndField() throws {
+        let node = try EVMNode()
+        defer { node.stop() }
+        let (home, rules) = try Self.home(
+            rules: """
+                {
+                  "kcsRules": 1,
+                  "transactions": {
+                    "allow": [{"to": "0x000000000000000000000000000000000000bEEF", "maxValue": "lots"}]
+                  }
+                }
+                """)
+        defer { home.remove() }
+        let r = try home.run(arguments: ["signer", "serve", "--rpc", node.url, "--listen", "127.0.0.1:0", "--key", "test", "--rules", rules])
+        #expect(r.code != 0)
+        #expect(r.err.contains("rules.json:4: transactions.allow[0].maxValue must be an amount"), "\(r.err)")
+        chmod(rules, 0o666)
+        let open = try home.run(arguments: ["signer", "serve", "--rpc", node.url, "--listen", "127.0.0.1:0", "--key", "test", "--rules", rules])
+        #expect(open.err.contains("not writable by group or others"), "\(open.err)")
     }
 }

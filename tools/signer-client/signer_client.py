@@ -94,6 +94,7 @@ def scenario(url, token, node, value=10**15, fund=True):
         "object": typed_object,
         "string": typed_string,
         "recovered": Account.recover_message(encode_typed_data(full_message=ETHER_MAIL), signature=typed_object),
+        "recoveredString": Account.recover_message(encode_typed_data(full_message=ETHER_MAIL), signature=typed_string),
     }
     out["nodeSaw"] = node_requests(node)[before:]
     return out

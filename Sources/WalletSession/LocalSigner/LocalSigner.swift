@@ -23,6 +23,9 @@ public struct SignerServeOptions: Sendable {
     public var card: String?
     public var pinFile: String?
     public var pairingFile: String?
+    /// The path that signs, from the key's master (an HD key or the card); a card signs at
+    /// m/44'/60'/0'/0/0 when none is given.
+    public var path: String?
     public var allowOrigins: [String] = []
     public var rulesFile: String?
     /// The rules file's SHA-256 this run accepts (hex), when pinned.
@@ -96,7 +99,14 @@ extension Session {
         } else {
             throw SignerServeError.noSigner
         }
-        let signer = try signer(for: SignerChoice(key: .stored(keyName)))
+        let path: DerivationPath?
+        do {
+            path = try (options.path ?? (options.card != nil ? "m/44'/60'/0'/0/0" : nil)).map { try DerivationPath($0) }
+        } catch {
+            throw SignerServeError.options("--path must be a derivation path such as m/44'/60'/0'/0/0: \(error)")
+        }
+        let choice = SignerChoice(key: .stored(keyName), place: path.map { .masterPath($0) } ?? .current)
+        let signer = try signer(for: choice)
         let account = EthereumAddress(publicKey: try signer.publicKey())
         // A software key's vault is opened now, at the console, never for a request.
         let store = try signer.keyRecord.map { record -> WalletStore in
@@ -113,8 +123,8 @@ extension Session {
         let socket = options.socket ?? (runtime as NSString).appendingPathComponent("signer.sock")
 
         let endpoint = SignerEndpoint(
-            session: self, store: store, node: node, chainID: chainID, keyName: keyName, account: account,
-            rules: rules, options: options)
+            session: self, store: store, node: node, chainID: chainID, keyName: keyName, choice: choice,
+            account: account, rules: rules, options: options)
         let server: LocalRPCServer
         do {
             server = try LocalRPCServer(
@@ -203,6 +213,8 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
     let node: EthereumNode
     let chainID: UInt64
     let keyName: String
+    /// The key and the place that sign every request.
+    let choice: SignerChoice
     let account: EthereumAddress
     let rules: SignerRules
     let options: SignerServeOptions
@@ -217,8 +229,9 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
 
     init(
         session: Session, store: WalletStore, node: EthereumNode, chainID: UInt64, keyName: String,
-        account: EthereumAddress, rules: SignerRules, options: SignerServeOptions
+        choice: SignerChoice, account: EthereumAddress, rules: SignerRules, options: SignerServeOptions
     ) {
+        self.choice = choice
         self.session = session
         self.store = store
         self.node = node

@@ -22,8 +22,6 @@ struct PreparedRequest {
 }
 
 extension SignerEndpoint {
-    var choice: SignerChoice { SignerChoice(key: .stored(keyName)) }
-
     func prepare(_ request: PendingRequest) throws -> PreparedRequest {
         var prepared = PreparedRequest()
         let names = (try? session.ownKeyNames()) ?? { _ in nil }
