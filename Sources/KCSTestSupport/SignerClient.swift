@@ -95,7 +95,7 @@ public struct SignerClientFailed: Error, CustomStringConvertible {
 /// One HTTP/1.1 exchange written byte for byte (a replayed client's exact request, or a hostile
 /// one: a rebinding Host, a foreign Origin, a form POST), on a fresh connection.
 public enum RawHTTP {
-    public struct Answer {
+    public struct Answer: Sendable {
         public let status: Int
         /// Header names in lower case.
         public let headers: [String: String]
@@ -111,7 +111,8 @@ public enum RawHTTP {
     /// `url` is `http://127.0.0.1:PORT`; `headers` are sent as given (Host defaults to the URL's,
     /// Content-Type to JSON, Content-Length always).
     public static func send(
-        _ url: String, method: String = "POST", path: String, headers: [(String, String)] = [], body: String = ""
+        _ url: String, method: String = "POST", path: String, headers: [(String, String)] = [], body: String = "",
+        timeout: Int = 120
     ) throws -> Answer {
         let port = UInt16(url.split(separator: ":").last ?? "") ?? 0
         var head = "\(method) \(path) HTTP/1.1\r\n"
@@ -123,8 +124,8 @@ public enum RawHTTP {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTPError(reason: "no socket") }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 120, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var wait = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian

@@ -29,7 +29,7 @@ import Testing
             Call.message("card.init", [], [("puk-tries", .int(2))]) == "card.init: --puk-tries must be 3 to 12, got 2")
         #expect(
             Call.message("history", [], [("kind", .string("x"))])
-                == "history: --kind must be one of hash, message, typed, transaction, authorization, bitcoin, got x")
+                == "history: --kind must be one of hash, message, typed, transaction, authorization, bitcoin, signer, got x")
         do {
             _ = try Call.registry.lookup("card.change")!.bind([.string("bogus")], options: [])
             Issue.record("bound")

@@ -19,7 +19,7 @@ struct OpeningTests {
                 "v1-settings", "v1-vault", "v1-keys", "v1-secrets", "v1-pairings",
                 "v1-history", "v1-rotations", "v1-discovered-addresses",
                 "v2-card-key-checks", "v3-two-party", "v4-two-party-open-sessions", "v5-history-authorizations",
-                "v6-history-bitcoin",
+                "v6-history-bitcoin", "v7-signer-requests",
             ])
         let tables = try store.queue.read { db in
             try String.fetchAll(
@@ -32,7 +32,7 @@ struct OpeningTests {
             tables == [
                 "card_key_checks", "discovered_addresses", "history", "keys", "mpc_identity", "mpc_keys", "mpc_peers",
                 "mpc_sessions",
-                "pairings", "rotations", "secrets", "settings", "vault",
+                "pairings", "rotations", "secrets", "settings", "signer_requests", "vault",
             ])
     }
 

@@ -159,7 +159,7 @@ struct TwoPartyStoreTests {
         try queue.close()
         // Opening runs v3 again over the v2 file.
         let store = try WalletStore.open(home: home, options: testOptions())
-        #expect(try store.appliedMigrations().last == "v6-history-bitcoin")
+        #expect(try store.appliedMigrations().last == "v7-signer-requests")
         try store.unlock(passphrase: Secret(utf8: "vault-pass"))
         let old = try store.read { try $0.key(named: "old") }
         #expect(try store.read { try $0.openSecret(of: old) }.kind == .mnemonic)

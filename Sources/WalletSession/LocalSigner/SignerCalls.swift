@@ -1,4 +1,5 @@
 import Foundation
+import KCSErrors
 import WalletCore
 import WalletCrypto
 
@@ -8,7 +9,9 @@ import WalletCrypto
 // development node holds unlocked accounts that would sign whatever reached them.
 
 /// A JSON-RPC error as the endpoint answers it (EIP-1193 and EIP-1474 codes).
-public struct SignerRPCError: Error, Sendable, Equatable {
+public struct SignerRPCError: WalletError, Sendable, Equatable {
+    public var id: String { "signer.rpc" }
+    public var description: String { "\(message) (JSON-RPC error \(code))" }
     public let code: Int
     public let message: String
     /// A transaction hash a lost send may have reached the node with.
