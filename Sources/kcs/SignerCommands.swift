@@ -50,7 +50,7 @@ struct SignerCommand: ParsableCommand {
         var rules: String?
 
         @Option(name: .long, help: "The rules file's SHA-256 (hex): start only if it matches.")
-        var rulesSha256: String?
+        var rulesHash: String?
 
         @Option(name: .long, help: "The chain id the node must report.")
         var chainId: UInt64?
@@ -100,7 +100,7 @@ struct SignerCommand: ParsableCommand {
             options.path = path
             options.allowOrigins = allowOrigin
             options.rulesFile = rules
-            options.rulesSHA256 = rulesSha256
+            options.rulesSHA256 = rulesHash
             options.chainID = chainId
             options.approvalTimeout = approvalTimeout
             options.maxPending = maxPending

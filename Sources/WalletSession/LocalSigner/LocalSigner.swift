@@ -69,7 +69,7 @@ public enum SignerServeError: WalletError, Equatable {
         case .chainMismatch(let node, let given): "the node reports chain \(node), not the --chain-id \(given) given"
         case .rulesFile(let file, let reason): "\(file): \(reason)"
         case .rulesHash(let file, let actual, let expected):
-            "\(file) has SHA-256 \(actual), not the \(expected) given with --rules-sha256"
+            "\(file) has SHA-256 \(actual), not the \(expected) given with --rules-hash"
         case .cannotListen(let reason): reason
         case .options(let reason): reason
         }

@@ -84,7 +84,7 @@ public struct SignerRules: Sendable {
     var messagePrefixes: [String] = []
     var otherwiseDenies = false
     var overLimitDenies = false
-    /// The SHA-256 of the file, printed at start (`--rules-sha256` pins it).
+    /// The SHA-256 of the file, printed at start (`--rules-hash` pins it).
     public let sha256: String
 
     /// No file: every request is asked at the console.
