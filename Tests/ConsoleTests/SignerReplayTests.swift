@@ -18,11 +18,19 @@ struct SignerReplayTests {
     static func start(_ node: EVMNode) throws -> (BatchHome, SignerServer) {
         let (home, rules) = try E.home()
         let server = try home.startSigner(node: node.url, ["--key", "test", "--rules", rules])
-        // Funds kcs's account from the node's own unlocked account, on the node.
-        let client = JSONRPCClient(url: URL(string: node.url)!, timeout: 30)
-        let accounts = try client.call("eth_accounts") as? [String] ?? []
-        _ = try client.call(
-            "eth_sendTransaction", [["from": accounts[0], "to": E.address, "value": "0xde0b6b3a7640000", "gas": "0x5208"]])
+        // Funds kcs's account from the node's own unlocked account, on the node; a failure
+        // stops the server it started (no kcs is left running after the test).
+        do {
+            let client = JSONRPCClient(url: URL(string: node.url)!, timeout: 30)
+            let accounts = try client.call("eth_accounts") as? [String] ?? []
+            _ = try client.call(
+                "eth_sendTransaction",
+                [["from": accounts[0], "to": E.address, "value": "0xde0b6b3a7640000", "gas": "0x5208"]])
+        } catch {
+            server.stop()
+            home.remove()
+            throw error
+        }
         return (home, server)
     }
 

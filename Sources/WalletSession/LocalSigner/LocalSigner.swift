@@ -219,7 +219,6 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
     let rules: SignerRules
     let options: SignerServeOptions
     let queue: SignerQueue
-    let numbers = Atomic<Int>(1)
     let stopping = Atomic<Bool>(false)
     let connectedOrigins = Mutex<Set<String>>([])
     /// The last nonce this run gave a transaction it filled (console thread only).
@@ -364,10 +363,13 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
         guard !stopping.load(ordering: .relaxed) else {
             return Self.error(id, .denied("the request: kcs signer is stopping"))
         }
-        let request = PendingRequest(
-            number: numbers.add(1, ordering: .relaxed).oldValue, method: method, call: call, caller: caller, id: id,
-            deadline: .now + .milliseconds(Int(options.approvalTimeout * 1000)))
-        guard queue.add(request) else {
+        let deadline = ContinuousClock.now + .milliseconds(Int(options.approvalTimeout * 1000))
+        guard
+            let request = queue.add({ number in
+                PendingRequest(
+                    number: number, method: method, call: call, caller: caller, id: id, deadline: deadline)
+            })
+        else {
             return Self.error(
                 id,
                 SignerRPCError(

@@ -103,39 +103,42 @@ final class PendingRequest: @unchecked Sendable {
     }
 }
 
-/// The FIFO the console works through.
+/// The FIFO the console works through. A request's number is given as it joins the queue, under
+/// the queue's lock, so the console shows #1 before #2 however the clients' threads race.
 final class SignerQueue: @unchecked Sendable {
     let maximum: Int
-    private let items = Mutex<[PendingRequest]>([])
+    private let items = Mutex<(list: [PendingRequest], next: Int)>(([], 1))
     private let arrived = DispatchSemaphore(value: 0)
 
     init(maximum: Int) { self.maximum = maximum }
 
-    /// Adds `request`; false when `maximum` wait already.
-    func add(_ request: PendingRequest) -> Bool {
-        let added: Bool = items.withLock { list in
-            guard list.count < maximum else { return false }
-            list.append(request)
-            return true
+    /// Adds the request `make` builds with its number; nil when `maximum` wait already.
+    func add(_ make: (Int) -> PendingRequest) -> PendingRequest? {
+        let added: PendingRequest? = items.withLock { q in
+            guard q.list.count < maximum else { return nil }
+            let request = make(q.next)
+            q.next += 1
+            q.list.append(request)
+            return request
         }
-        if added { arrived.signal() }
+        if added != nil { arrived.signal() }
         return added
     }
 
     /// The next request, or nil after `seconds` without one.
     func next(seconds: Double) -> PendingRequest? {
         guard arrived.wait(timeout: .now() + seconds) == .success else { return nil }
-        return items.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        return items.withLock { $0.list.isEmpty ? nil : $0.list.removeFirst() }
     }
 
     /// How many wait behind the one shown.
-    var waiting: Int { items.withLock { $0.count } }
+    var waiting: Int { items.withLock { $0.list.count } }
 
     /// Takes every waiting request (the server stops).
     func drain() -> [PendingRequest] {
-        items.withLock { list in
-            defer { list.removeAll() }
-            return list
+        items.withLock { q in
+            defer { q.list.removeAll() }
+            return q.list
         }
     }
 }
