@@ -104,12 +104,12 @@ public final class ConsoleHost: ScriptHost, SessionPrompts {
     }
 
     /// The local signer's approval: the terminal's pending input dropped, keys in the first
-    /// `ignoring` seconds dropped, the question withdrawn once `settled` (`Terminal.readAnswer`).
+    /// `ignoring` seconds dropped, the question withdrawn once `settled` (`Terminal.readLine`).
     public func ask(
         prompt: String, ignoring: Double, until settled: @escaping () -> Bool
     ) throws(PromptInterrupted) -> String? {
         guard isInteractive else { return nil }
-        return try Terminal.readAnswer(prompt: prompt, ignoring: ignoring, until: settled)
+        return try Terminal.readLine(prompt: prompt, hidden: false, ignoring: ignoring, until: settled)
     }
 
     /// A progress line on standard error, redrawn in place on a terminal; nil ends it.
@@ -241,49 +241,13 @@ enum Terminal {
     /// read interrupted by the signal returns EINTR here, where stdio would set the stream's
     /// error flag and every later read of standard input (the line editor's included) would
     /// fail at once.
-    /// One visible line read for a question that may be settled elsewhere: what was typed before
-    /// the prompt is flushed, keys typed within `ignoring` seconds of it are dropped, and nil
-    /// comes back as soon as `settled()` (checked every 100 ms) or at end of input.
-    static func readAnswer(
-        prompt: String, ignoring: Double, until settled: () -> Bool
+    ///
+    /// A question something else may settle (`settled`: the local signer's approval, withdrawn by
+    /// its client or expired) first drops what was typed before the prompt, ignores keys for
+    /// `ignoring` seconds after it, and answers nil once `settled()` (looked at every 100 ms).
+    static func readLine(
+        prompt: String, hidden: Bool, ignoring: Double = 0, until settled: (() -> Bool)? = nil
     ) throws(PromptInterrupted) -> String? {
-        try Interrupt.routed { () throws(PromptInterrupted) -> String? in
-            tcflush(STDIN_FILENO, TCIFLUSH)
-            _ = Interrupt.take()
-            StandardStreams.err(prompt)
-            let shown = ContinuousClock.now
-            var line: [UInt8] = []
-            var byte: UInt8 = 0
-            while true {
-                switch Interrupt.waitForInput(STDIN_FILENO, until: settled) {
-                case .interrupted:
-                    _ = Interrupt.take()
-                    StandardStreams.err("\n")
-                    throw PromptInterrupted()
-                case .settled:
-                    StandardStreams.err("\n")
-                    return nil
-                case .input:
-                    break
-                }
-                let n = read(STDIN_FILENO, &byte, 1)
-                if n == 1 {
-                    if ContinuousClock.now - shown < .milliseconds(Int(ignoring * 1000)) { continue }
-                    if byte == 0x0A { break }
-                    line.append(byte)
-                } else if n == 0 {
-                    if line.isEmpty { return nil }
-                    break
-                } else if errno != EINTR {
-                    return nil
-                }
-            }
-            if line.last == 0x0D { line.removeLast() }
-            return String(decoding: line, as: UTF8.self)
-        }
-    }
-
-    static func readLine(prompt: String, hidden: Bool) throws(PromptInterrupted) -> String? {
         try Interrupt.routed { () throws(PromptInterrupted) -> String? in
             var old = termios()
             let isTTY = hidden && tcgetattr(STDIN_FILENO, &old) == 0
@@ -292,10 +256,12 @@ enum Terminal {
                 quiet.c_lflag &= ~tcflag_t(ECHO)
                 tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
             }
+            if settled != nil { tcflush(STDIN_FILENO, TCIFLUSH) }
             // A Ctrl-C from before the prompt is not an answer to it; one typed the moment the
             // prompt shows is.
             _ = Interrupt.take()
             StandardStreams.err(prompt)
+            let shown = ContinuousClock.now
             defer {
                 if isTTY { tcsetattr(STDIN_FILENO, TCSAFLUSH, &old) }
                 if hidden { StandardStreams.err("\n") }
@@ -304,13 +270,20 @@ enum Terminal {
             defer { line.withUnsafeMutableBufferPointer { $0.initialize(repeating: 0) } }
             var byte: UInt8 = 0
             while true {
-                guard Interrupt.waitForInput() else {
+                switch Interrupt.waitForInput(STDIN_FILENO, until: settled ?? { false }) {
+                case .interrupted:
                     _ = Interrupt.take()
                     if !hidden { StandardStreams.err("\n") }
                     throw PromptInterrupted()
+                case .settled:
+                    if !hidden { StandardStreams.err("\n") }
+                    return nil
+                case .input:
+                    break
                 }
                 let n = read(STDIN_FILENO, &byte, 1)
                 if n == 1 {
+                    if ignoring > 0 && ContinuousClock.now - shown < .milliseconds(Int(ignoring * 1000)) { continue }
                     if byte == 0x0A { break }
                     line.append(byte)
                 } else if n == 0 {

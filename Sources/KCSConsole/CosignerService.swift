@@ -19,11 +19,17 @@ public enum CosignerService {
                 sessions: sessions, pairAny: pairAny, allowRawDigests: allowRawDigests)
             return ExitStatus.ok
         } catch {
-            let identified = error as? any IdentifiableError
-            let style = ErrorStyle.forStandardError(noColorFlag: noColor)
-            StandardStreams.err(
-                style.apply("kcs cosigner serve: error: \(identified?.description ?? String(describing: error))\n"))
-            return ExitStatus.code(for: identified?.exitClass ?? .runtimeError)
+            return failed("kcs cosigner serve", error, noColor: noColor)
         }
+    }
+
+    /// A serving subcommand's failure (`kcs cosigner serve`, `kcs signer serve`): `COMMAND:
+    /// error: sentence` on standard error, and the exit status of the error's class.
+    static func failed(_ command: String, _ error: any Error, noColor: Bool) -> Int32 {
+        let identified = error as? any IdentifiableError
+        let style = ErrorStyle.forStandardError(noColorFlag: noColor)
+        StandardStreams.err(
+            style.apply("\(command): error: \(identified?.description ?? String(describing: error))\n"))
+        return ExitStatus.code(for: identified?.exitClass ?? .runtimeError)
     }
 }

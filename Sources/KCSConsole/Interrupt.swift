@@ -45,12 +45,7 @@ public enum Interrupt {
     /// it would wait for a key. Both prompt readers wait here (`Terminal.readLine`, and the line
     /// editor through `kcs_el_read_char`).
     static func waitForInput(_ fd: Int32 = STDIN_FILENO) -> Bool {
-        while !flag.load(ordering: .relaxed) {
-            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let polled = poll(&ready, 1, 100)
-            if polled > 0 || (polled < 0 && errno != EINTR) { return true }
-        }
-        return false
+        waitForInput(fd, until: { false }) == .input
     }
 
     /// What ended a wait for input that something else may settle.

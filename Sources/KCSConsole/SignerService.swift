@@ -17,11 +17,7 @@ public enum SignerService {
             try host.session.serveSigner(options)
             return ExitStatus.ok
         } catch {
-            let identified = error as? any IdentifiableError
-            let style = ErrorStyle.forStandardError(noColorFlag: noColor)
-            StandardStreams.err(
-                style.apply("kcs signer serve: error: \(identified?.description ?? String(describing: error))\n"))
-            return ExitStatus.code(for: identified?.exitClass ?? .runtimeError)
+            return CosignerService.failed("kcs signer serve", error, noColor: noColor)
         }
     }
 }

@@ -139,7 +139,9 @@ public enum RawHTTP {
         let request = Array(head.utf8) + Array(body.utf8)
         var sent = 0
         while sent < request.count {
-            let n = request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
+            let n = request.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL))
+            }
             if n <= 0 { break }  // the server may refuse before it reads everything
             sent += n
         }
@@ -150,15 +152,18 @@ public enum RawHTTP {
             if n <= 0 { break }
             received += chunk[..<n]
         }
-        guard let end = (0..<max(0, received.count - 3)).first(where: { i in
-            received[i] == 13 && received[i + 1] == 10 && received[i + 2] == 13 && received[i + 3] == 10
-        }) else { throw RawHTTPError(reason: "no HTTP answer (\(received.count) bytes)") }
+        guard
+            let end = (0..<max(0, received.count - 3)).first(where: { i in
+                received[i] == 13 && received[i + 1] == 10 && received[i + 2] == 13 && received[i + 3] == 10
+            })
+        else { throw RawHTTPError(reason: "no HTTP answer (\(received.count) bytes)") }
         let lines = String(decoding: received[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let status = Int(lines[0].split(separator: " ")[1]) ?? 0
         var answerHeaders: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            answerHeaders[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            answerHeaders[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return Answer(status: status, headers: answerHeaders, body: Array(received[(end + 4)...]))
     }

@@ -120,12 +120,18 @@ public enum Gate {
     }
 }
 
-/// The one JSON-RPC error shape the gate and the framing write.
+/// The one JSON-RPC error shape: the gate's and the framing's refusals, and every error the
+/// local signer answers (with `data` when there is some).
 public enum RPCErrorBody {
+    public static func object(id: Any?, code: Int, message: String, data: Any? = nil) -> [String: Any] {
+        var error: [String: Any] = ["code": code, "message": message]
+        if let data { error["data"] = data }
+        return ["jsonrpc": "2.0", "id": id ?? NSNull(), "error": error]
+    }
+
     public static func encode(id: Any?, code: Int, message: String) -> [UInt8] {
-        let object: [String: Any] = [
-            "jsonrpc": "2.0", "id": id ?? NSNull(), "error": ["code": code, "message": message],
-        ]
-        return Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+        Array(
+            (try? JSONSerialization.data(
+                withJSONObject: object(id: id, code: code, message: message), options: [.sortedKeys])) ?? Data())
     }
 }

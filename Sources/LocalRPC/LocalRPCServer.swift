@@ -68,7 +68,6 @@ public enum LocalRPCError: Error, Equatable, CustomStringConvertible {
 
 public final class LocalRPCServer: @unchecked Sendable {
     public static let maximumConnections = 160
-    public static let maximumDepth = 64
 
     let http: SocketListener?
     let unix: SocketListener?
@@ -186,7 +185,8 @@ public final class LocalRPCServer: @unchecked Sendable {
                     return
                 }
             case .pass(let length, let cors):
-                do throws(HTTPReadFailure) { try reader.readBody(of: &request, length: length, until: deadline) } catch {
+                do throws(HTTPReadFailure) { try reader.readBody(of: &request, length: length, until: deadline) } catch
+                {
                     if case .status(let status, let message) = error {
                         _ = stream.sendAll(Gate.refusal(status, code: -32600, message, close: true).bytes)
                     }
@@ -196,26 +196,18 @@ public final class LocalRPCServer: @unchecked Sendable {
                 let caller = Caller(
                     transport: .http(remote: stream.peerHost ?? "127.0.0.1"), origin: cors,
                     userAgent: request.header("user-agent"), gone: { stream.peerHasClosed })
-                let body = answer(request.body, caller)
+                let body = handler.answer(request.body, from: caller)
                 var headers: [(String, String)] = [("Content-Type", "application/json")]
                 if let cors { headers += Gate.corsHeaders(cors) }
                 // A client that said it closes after this answer is not kept waiting for more.
                 let closing = request.header("connection")?.lowercased().contains("close") == true
-                guard stream.sendAll(HTTPResponse(status: 200, headers: headers, body: body ?? [], close: closing).bytes),
+                guard
+                    stream.sendAll(HTTPResponse(status: 200, headers: headers, body: body ?? [], close: closing).bytes),
                     !closing
                 else { break requests }
             }
         }
         stream.shutdownNow()
-    }
-
-    /// The handler's answer, after the nesting bound (a body too deep is answered -32600 unread).
-    func answer(_ body: [UInt8], _ caller: Caller) -> [UInt8]? {
-        if JSONFraming.nestsDeeper(body, than: Self.maximumDepth) {
-            return RPCErrorBody.encode(
-                id: nil, code: -32600, message: "arrays and objects nest deeper than \(Self.maximumDepth) levels")
-        }
-        return handler.answer(body, from: caller)
     }
 
     // MARK: Unix socket
@@ -239,14 +231,13 @@ public final class LocalRPCServer: @unchecked Sendable {
             // may wait for a signature on one id while it reads on another).
             while true {
                 let end: Int?
-                do throws(JSONFramingError) {
-                    end = try JSONFraming.firstValueEnd(buffer, maximumDepth: Self.maximumDepth)
-                } catch {
-                    let message =
-                        error == .notJSON
-                        ? "expected a JSON object or array"
-                        : "arrays and objects nest deeper than \(Self.maximumDepth) levels"
-                    _ = writing.withLock { _ in stream.sendAll(RPCErrorBody.encode(id: nil, code: -32700, message: message) + [0x0A]) }
+                do throws(JSONFramingError) { end = try JSONFraming.firstValueEnd(buffer) } catch {
+                    _ = writing.withLock { _ in
+                        stream.sendAll(
+                            RPCErrorBody.encode(id: nil, code: -32700, message: "expected a JSON object or array") + [
+                                0x0A
+                            ])
+                    }
                     break reading
                 }
                 guard let end else { break }

@@ -79,7 +79,8 @@ extension StoreTransaction {
                 throw .invalidHistory(field: field, reason: "must be 32 bytes, got \(bytes.count)")
             }
         }
-        guard !entry.valueWei.isEmpty, entry.valueWei.utf8.count <= 78, entry.valueWei.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        guard !entry.valueWei.isEmpty, entry.valueWei.utf8.count <= 78,
+            entry.valueWei.utf8.allSatisfy({ (0x30...0x39).contains($0) })
         else {
             throw .invalidHistory(field: "value", reason: "must be a decimal number of wei, got \(entry.valueWei)")
         }

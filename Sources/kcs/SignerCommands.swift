@@ -14,7 +14,8 @@ struct SignerCommand: ParsableCommand {
     struct Serve: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "serve",
-            abstract: "Serve a local JSON-RPC endpoint that signs with this home's key or the card after showing each request.",
+            abstract:
+                "Serve a local JSON-RPC endpoint that signs with this home's key or the card after showing each request.",
             discussion:
                 "Needs a node (--rpc or KCS_RPC_URL): its chain is pinned at start, reads are forwarded to it, and only signed transactions are sent. Ctrl-C stops it; waiting requests are refused."
         )
@@ -43,7 +44,9 @@ struct SignerCommand: ParsableCommand {
         @Option(name: .long, help: "The path that signs, from the key's master (a card: default m/44'/60'/0'/0/0).")
         var path: String?
 
-        @Option(name: .long, help: "A browser origin allowed to call (exactly, e.g. http://localhost:5173); repeat for more.")
+        @Option(
+            name: .long,
+            help: "A browser origin allowed to call (exactly, e.g. http://localhost:5173); repeat for more.")
         var allowOrigin: [String] = []
 
         @Option(name: .long, help: "A JSON rules file that approves or denies requests unattended (docs/signer.md).")
@@ -82,7 +85,8 @@ struct SignerCommand: ParsableCommand {
                 throw ValidationError("--input-delay must be 0 to 10 seconds, got \(inputDelay)")
             }
             for origin in allowOrigin where origin == "null" || origin == "*" || !origin.contains("://") {
-                throw ValidationError("--allow-origin must be an exact origin such as http://localhost:5173, got \(origin)")
+                throw ValidationError(
+                    "--allow-origin must be an exact origin such as http://localhost:5173, got \(origin)")
             }
         }
 

@@ -1,3 +1,4 @@
+import EthRPC
 // `kcs signer serve` judged by clients kcs did not write (docs/signer.md): web3.py 8.0.0's own
 // HTTPProvider and IPCProvider against the project's py-evm node — a minimal EIP-1559
 // send_transaction filled by kcs, signed, sent only as raw bytes and mined with kcs's address as
@@ -6,7 +7,6 @@
 // Then the gate's refusals, each asserting the HTTP status, the JSON-RPC code and that the node
 // saw nothing new.
 import Foundation
-import EthRPC
 import KCSTestSupport
 import Testing
 import WalletCore
@@ -100,16 +100,19 @@ struct SignerEndpointTests {
         // The socket: 0600 in a 0700 folder, and web3.py's IPCProvider.
         var info = stat()
         #expect(lstat(server.socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
-        #expect(lstat((server.socket as NSString).deletingLastPathComponent, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(
+            lstat((server.socket as NSString).deletingLastPathComponent, &info) == 0 && info.st_mode & 0o777 == 0o700)
         let ipc = try SignerClient.run(["ipc", server.socket])
         #expect(ipc["accounts"] as? [String] == [Self.address])
         #expect(ipc["personal"] as? String == Self.personal)
 
         // 0.003 ether approved in the last 24 hours; 0.002 more passes maxValuePer24h (0.004): denied by rule.
         let over = try Self.call(
-            server, "eth_sendTransaction", #"[{"from":"\#(Self.address)","to":"\#(Self.beef)","value":"0x71afd498d0000"}]"#)
+            server, "eth_sendTransaction",
+            #"[{"from":"\#(Self.address)","to":"\#(Self.beef)","value":"0x71afd498d0000"}]"#)
         #expect(over.status == 200 && over.code == 4001)
-        #expect(over.message?.hasPrefix("User denied by rule: the last 24 hours' value") == true, "\(over.message ?? "")")
+        #expect(
+            over.message?.hasPrefix("User denied by rule: the last 24 hours' value") == true, "\(over.message ?? "")")
         #expect(server.stop() == 0)
         #expect(server.shown.contains("kcs signer: stopped"))
 
@@ -117,7 +120,8 @@ struct SignerEndpointTests {
         let again = try home.startSigner(node: node.url, ["--key", "test", "--rules", rules], name: "again")
         defer { again.stop() }
         let still = try Self.call(
-            again, "eth_sendTransaction", #"[{"from":"\#(Self.address)","to":"\#(Self.beef)","value":"0x71afd498d0000"}]"#)
+            again, "eth_sendTransaction",
+            #"[{"from":"\#(Self.address)","to":"\#(Self.beef)","value":"0x71afd498d0000"}]"#)
         #expect(still.code == 4001)
         again.stop()
         let log = try home.run("print (history --kind signer --json)")
@@ -126,9 +130,10 @@ struct SignerEndpointTests {
         let approved = rows.filter { $0["outcome"] as? String == "approved" }
         #expect(approved.count == 6, "\(rows)")  // 2 sends, 3 signatures over HTTP, 1 over the socket
         #expect(rows.filter { $0["outcome"] as? String == "denied" }.count == 2)
-        #expect(Set(approved.compactMap { $0["decidedBy"] as? String }).isSuperset(of: [
-            "rule transactions.allow[0]", "rule messages.allow[0]", "rule typedData.allow[0]",
-        ]))
+        #expect(
+            Set(approved.compactMap { $0["decidedBy"] as? String }).isSuperset(of: [
+                "rule transactions.allow[0]", "rule messages.allow[0]", "rule typedData.allow[0]",
+            ]))
         #expect(approved.contains { $0["method"] as? String == "eth_sendTransaction" && $0["sent"] as? Bool == true })
     }
 
@@ -147,7 +152,8 @@ struct SignerEndpointTests {
         #expect(setup.code == 0, "\(setup.err)")
         let pin = try home.write("123456\n", to: "pin")
         chmod(pin, 0o600)
-        let server = try home.startSigner(node: node.url, ["--card", "sim:signer", "--pin-file", pin, "--rules", rules])
+        let server = try home.startSigner(
+            node: node.url, ["--card", "sim:signer", "--pin-file", pin, "--rules", rules])
         defer { server.stop() }
         // The card's key at m/44'/60'/0'/0/0 of the test mnemonic.
         let card = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
@@ -193,7 +199,8 @@ struct SignerEndpointTests {
         let evil = try RawHTTP.send(
             server.url, path: "/" + server.token, headers: [("Origin", "https://evil.example")], body: chainId)
         #expect(evil.status == 403 && evil.code == 4100 && evil.headers["access-control-allow-origin"] == nil)
-        let nullOrigin = try RawHTTP.send(server.url, path: "/" + server.token, headers: [("Origin", "null")], body: chainId)
+        let nullOrigin = try RawHTTP.send(
+            server.url, path: "/" + server.token, headers: [("Origin", "null")], body: chainId)
         #expect(nullOrigin.status == 403)
         let rebind = try RawHTTP.send(
             server.url, path: "/" + server.token, headers: [("Host", "rebind.evil.example:\(port)")], body: chainId)
@@ -211,12 +218,14 @@ struct SignerEndpointTests {
             server.url, path: "/" + server.token, headers: [("Content-Type", "application/x-www-form-urlencoded")],
             body: "a=1")
         #expect(form.status == 415)
-        let plain = try RawHTTP.send(server.url, path: "/" + server.token, headers: [("Content-Type", "text/plain")], body: chainId)
+        let plain = try RawHTTP.send(
+            server.url, path: "/" + server.token, headers: [("Content-Type", "text/plain")], body: chainId)
         #expect(plain.status == 415)
         let big = try RawHTTP.send(server.url, path: "/" + server.token, body: String(repeating: " ", count: 3 << 20))
         #expect(big.status == 413)
         let deep = try RawHTTP.send(
-            server.url, path: "/" + server.token, body: String(repeating: "[", count: 100) + String(repeating: "]", count: 100))
+            server.url, path: "/" + server.token,
+            body: String(repeating: "[", count: 100) + String(repeating: "]", count: 100))
         #expect(deep.status == 200 && deep.code == -32600)
 
         // An allowed browser origin gets no account until it is connected, and cannot sign.
@@ -226,7 +235,8 @@ struct SignerEndpointTests {
         #expect(browser.status == 200 && (browser.result as? [Any])?.isEmpty == true)
         #expect(browser.headers["access-control-allow-origin"] == "http://localhost:5173")
 
-        let ethSign = try Self.call(server, "eth_sign", #"["\#(Self.address)","0x\#(String(repeating: "ab", count: 32))"]"#)
+        let ethSign = try Self.call(
+            server, "eth_sign", #"["\#(Self.address)","0x\#(String(repeating: "ab", count: 32))"]"#)
         #expect(ethSign.status == 200 && ethSign.code == 4200)
         let v3 = try Self.call(server, "eth_signTypedData_v3", #"["\#(Self.address)","{}"]"#)
         #expect(v3.code == 4200)
@@ -242,7 +252,8 @@ struct SignerEndpointTests {
         let otherChain = try Self.call(
             server, "eth_sendTransaction", #"[{"from":"\#(Self.address)","to":"\#(Self.beef)","chainId":"0x1"}]"#)
         #expect(otherChain.code == -32602)
-        let typed = #"{"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"chainId","type":"uint256"}],"M":[{"name":"a","type":"uint256"}]},"primaryType":"M","domain":{"name":"x","chainId":1},"message":{"a":1}}"#
+        let typed =
+            #"{"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"chainId","type":"uint256"}],"M":[{"name":"a","type":"uint256"}]},"primaryType":"M","domain":{"name":"x","chainId":1},"message":{"a":1}}"#
         let typedOtherChain = try Self.call(server, "eth_signTypedData_v4", "[\"\(Self.address)\", \(typed)]")
         #expect(typedOtherChain.code == -32602)
         let blob = try Self.call(
@@ -257,19 +268,28 @@ struct SignerEndpointTests {
         #expect(add.code == 4200)
         // Over the rule and no one at a console: denied, with the text ethers reads.
         let over = try Self.call(
-            server, "eth_sendTransaction", #"[{"from":"\#(Self.address)","to":"\#(Self.beef)","value":"0xde0b6b3a7640000","gas":"0x5208"}]"#)
+            server, "eth_sendTransaction",
+            #"[{"from":"\#(Self.address)","to":"\#(Self.beef)","value":"0xde0b6b3a7640000","gas":"0x5208"}]"#)
         #expect(over.status == 200 && over.code == 4001 && over.message?.hasPrefix("User denied") == true)
-        let unnamed = try Self.call(server, "personal_sign", #"["0x\#(String(repeating: "ab", count: 32))","\#(Self.address)"]"#)
+        let unnamed = try Self.call(
+            server, "personal_sign", #"["0x\#(String(repeating: "ab", count: 32))","\#(Self.address)"]"#)
         #expect(unnamed.code == 4001)  // 32 bytes: never approved by a rule, and nobody to ask
         let nodeSawRefused = try Self.requests(node)
-        #expect(nodeSawRefused.count - before.count == 0 || !nodeSawRefused.dropFirst(before.count).contains {
-            ["eth_sendTransaction", "eth_sign", "admin_peers", "personal_unlockAccount", "eth_sendRawTransaction"].contains($0)
-        }, "\(nodeSawRefused.dropFirst(before.count))")
+        #expect(
+            nodeSawRefused.count - before.count == 0
+                || !nodeSawRefused.dropFirst(before.count).contains {
+                    [
+                        "eth_sendTransaction", "eth_sign", "admin_peers", "personal_unlockAccount",
+                        "eth_sendRawTransaction",
+                    ].contains($0)
+                }, "\(nodeSawRefused.dropFirst(before.count))")
 
         // A batch is answered in order; a notification gets no answer; reads are forwarded.
         let batch = try RawHTTP.send(
             server.url, path: "/" + server.token,
-            body: #"[{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]},{"jsonrpc":"2.0","id":2,"method":"eth_accounts","params":[]},{"jsonrpc":"2.0","method":"eth_chainId","params":[]},{"jsonrpc":"2.0","id":3,"method":"eth_blockNumber","params":[]}]"#)
+            body:
+                #"[{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]},{"jsonrpc":"2.0","id":2,"method":"eth_accounts","params":[]},{"jsonrpc":"2.0","method":"eth_chainId","params":[]},{"jsonrpc":"2.0","id":3,"method":"eth_blockNumber","params":[]}]"#
+        )
         let answers = try #require(batch.json as? [[String: Any]])
         #expect(answers.map { $0["id"] as? Int } == [1, 2, 3])
         #expect(answers[0]["result"] as? String == "0x776562337079")
@@ -280,11 +300,14 @@ struct SignerEndpointTests {
         #expect(empty.code == -32600)
         let tooMany = try RawHTTP.send(
             server.url, path: "/" + server.token,
-            body: "[" + Array(repeating: #"{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}"#, count: 101).joined(separator: ",") + "]")
+            body: "["
+                + Array(repeating: #"{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}"#, count: 101).joined(
+                    separator: ",") + "]")
         #expect(tooMany.code == -32600)
         let garbage = try RawHTTP.send(server.url, path: "/" + server.token, body: "{not json")
         #expect(garbage.status == 200 && garbage.code == -32700)
-        #expect(try Self.requests(node).filter { $0 == "eth_sendRawTransaction" || $0 == "eth_sendTransaction" }.isEmpty)
+        #expect(
+            try Self.requests(node).filter { $0 == "eth_sendRawTransaction" || $0 == "eth_sendTransaction" }.isEmpty)
     }
 
     /// A rules file that cannot be read right is refused at start, naming the line and field.
@@ -301,11 +324,15 @@ struct SignerEndpointTests {
                 }
                 """)
         defer { home.remove() }
-        let r = try home.run(arguments: ["signer", "serve", "--rpc", node.url, "--listen", "127.0.0.1:0", "--key", "test", "--rules", rules])
+        let r = try home.run(arguments: [
+            "signer", "serve", "--rpc", node.url, "--listen", "127.0.0.1:0", "--key", "test", "--rules", rules,
+        ])
         #expect(r.code != 0)
         #expect(r.err.contains("rules.json:4: transactions.allow[0].maxValue must be an amount"), "\(r.err)")
         chmod(rules, 0o666)
-        let open = try home.run(arguments: ["signer", "serve", "--rpc", node.url, "--listen", "127.0.0.1:0", "--key", "test", "--rules", rules])
+        let open = try home.run(arguments: [
+            "signer", "serve", "--rpc", node.url, "--listen", "127.0.0.1:0", "--key", "test", "--rules", rules,
+        ])
         #expect(open.err.contains("not writable by group or others"), "\(open.err)")
     }
 }

@@ -6,8 +6,8 @@
 // answered as that client expects; what was signed equals docs/signer.md's vectors.
 import EthRPC
 import Foundation
-import Synchronization
 import KCSTestSupport
+import Synchronization
 import Testing
 import WalletCore
 
@@ -42,10 +42,12 @@ struct SignerReplayTests {
         defer { server.stop() }
         // cast send --unlocked --from A BEEF --value 0.002ether: its reads, then every field filled.
         #expect(try E.call(server, "eth_chainId", "[]").result as? String == "0x776562337079")
-        #expect(try E.call(server, "eth_getTransactionCount", #"["\#(E.address)","latest"]"#).result as? String == "0x0")
+        #expect(
+            try E.call(server, "eth_getTransactionCount", #"["\#(E.address)","latest"]"#).result as? String == "0x0")
         let history = try E.call(server, "eth_feeHistory", #"["0xa","latest",[20.0]]"#)
         #expect(history.code == nil && (history.result as? [String: Any])?["baseFeePerGas"] != nil)
-        let tx = #"{"from":"\#(E.address.lowercased())","to":"0x000000000000000000000000000000000000beef","gas":"0x5208","maxFeePerGas":"0xb2d05e00","maxPriorityFeePerGas":"0x3b9aca00","value":"0x71afd498d0000","input":"0x","data":"0x","nonce":"0x0","chainId":"0x776562337079","type":"0x2"}"#
+        let tx =
+            #"{"from":"\#(E.address.lowercased())","to":"0x000000000000000000000000000000000000beef","gas":"0x5208","maxFeePerGas":"0xb2d05e00","maxPriorityFeePerGas":"0x3b9aca00","value":"0x71afd498d0000","input":"0x","data":"0x","nonce":"0x0","chainId":"0x776562337079","type":"0x2"}"#
         #expect(try E.call(server, "eth_estimateGas", "[\(tx)]").result as? String == "0x5208")
         let sent = try E.call(server, "eth_sendTransaction", "[\(tx)]")
         let hash = try #require(sent.result as? String, "\(sent.message ?? "")")
@@ -69,7 +71,8 @@ struct SignerReplayTests {
         }
         let sentHashes = hashes.withLock { $0 }
         #expect(sentHashes.allSatisfy { $0 != nil }, "\(sentHashes)")
-        #expect(try E.call(server, "eth_getTransactionCount", #"["\#(E.address)","latest"]"#).result as? String == "0x6")
+        #expect(
+            try E.call(server, "eth_getTransactionCount", #"["\#(E.address)","latest"]"#).result as? String == "0x6")
         // cast --sync and a subscription are not served.
         #expect(try E.call(server, "eth_sendTransactionSync", "[\(tx)]").code == 4200)
         #expect(try E.call(server, "eth_subscribe", #"["newHeads"]"#).code == 4200)
@@ -84,14 +87,17 @@ struct SignerReplayTests {
         let lower = E.address.lowercased()
         let batch = try RawHTTP.send(
             server.url, path: "/" + server.token,
-            body: #"[{"method":"eth_chainId","params":[],"id":1,"jsonrpc":"2.0"},{"method":"eth_accounts","params":[],"id":2,"jsonrpc":"2.0"},{"method":"eth_blockNumber","params":[],"id":3,"jsonrpc":"2.0"}]"#)
+            body:
+                #"[{"method":"eth_chainId","params":[],"id":1,"jsonrpc":"2.0"},{"method":"eth_accounts","params":[],"id":2,"jsonrpc":"2.0"},{"method":"eth_blockNumber","params":[],"id":3,"jsonrpc":"2.0"}]"#
+        )
         let answers = try #require(batch.json as? [[String: Any]])
         #expect(answers.map { $0["id"] as? Int } == [1, 2, 3])
         #expect(answers[1]["result"] as? [String] == [E.address])
         // signer.sendTransaction({to, value}): lower-case, gas from its estimate, nothing else.
         let sent = try E.call(
             server, "eth_sendTransaction",
-            #"[{"from":"\#(lower)","to":"0x000000000000000000000000000000000000beef","value":"0x38d7ea4c68000","gas":"0x1d8a8"}]"#)
+            #"[{"from":"\#(lower)","to":"0x000000000000000000000000000000000000beef","value":"0x38d7ea4c68000","gas":"0x1d8a8"}]"#
+        )
         #expect(sent.result as? String == E.minimalHash, "\(sent.message ?? "")")
         #expect(try E.call(server, "eth_getTransactionByHash", #"["\#(E.minimalHash)"]"#).code == nil)
         let message = try E.call(server, "personal_sign", #"["0x68656c6c6f2066726f6d20776562332e7079","\#(lower)"]"#)
@@ -100,13 +106,16 @@ struct SignerReplayTests {
         let reversed = try E.call(server, "personal_sign", #"["\#(E.address)","hello from web3.py"]"#)
         #expect(reversed.result as? String == E.personal)
         let typed = try JSONSerialization.data(
-            withJSONObject: [lower, String(decoding: try JSONSerialization.data(withJSONObject: Self.etherMail), as: UTF8.self)])
+            withJSONObject: [
+                lower, String(decoding: try JSONSerialization.data(withJSONObject: Self.etherMail), as: UTF8.self),
+            ])
         let signed = try E.call(server, "eth_signTypedData_v4", String(decoding: typed, as: UTF8.self))
         #expect(signed.result as? String == E.typed, "\(signed.message ?? "")")
         // A node error to the send is passed through with its code and words (ethers reads them).
         let broke = try E.call(
             server, "eth_sendTransaction",
-            #"[{"from":"\#(lower)","to":"0x000000000000000000000000000000000000beef","value":"0x1","gas":"0x5208","nonce":"0x0","maxFeePerGas":"0xb2d05e00","maxPriorityFeePerGas":"0x3b9aca00"}]"#)
+            #"[{"from":"\#(lower)","to":"0x000000000000000000000000000000000000beef","value":"0x1","gas":"0x5208","nonce":"0x0","maxFeePerGas":"0xb2d05e00","maxPriorityFeePerGas":"0x3b9aca00"}]"#
+        )
         #expect(broke.code != nil && broke.code != 4001 && broke.code != -32005, "\(broke.json ?? "")")
     }
 
@@ -119,12 +128,16 @@ struct SignerReplayTests {
         #expect(try E.call(server, "account_version", "[]").result as? String == "6.1.0")
         #expect(try E.call(server, "account_list", "[]").result as? [String] == [E.address])
         // geth's SendTxArgs, filled by geth (the docs/signer.md vector): kcs fills nothing.
-        let args = #"{"from":"\#(E.address)","to":"0x000000000000000000000000000000000000bEEF","gas":"0x5208","maxFeePerGas":"0xb2d05e00","maxPriorityFeePerGas":"0x3b9aca00","value":"0x71afd498d0000","nonce":"0x1","input":"0x","chainId":"0x776562337079","accessList":[]}"#
+        let args =
+            #"{"from":"\#(E.address)","to":"0x000000000000000000000000000000000000bEEF","gas":"0x5208","maxFeePerGas":"0xb2d05e00","maxPriorityFeePerGas":"0x3b9aca00","value":"0x71afd498d0000","nonce":"0x1","input":"0x","chainId":"0x776562337079","accessList":[]}"#
         let signed = try E.call(server, "account_signTransaction", "[\(args)]")
         let result = try #require(signed.result as? [String: Any], "\(signed.message ?? "")")
         #expect(result["raw"] as? String == E.vectorRaw)
         let tx = try #require(result["tx"] as? [String: Any])
-        for field in ["chainId", "nonce", "gas", "maxPriorityFeePerGas", "maxFeePerGas", "value", "input", "r", "s", "v", "yParity", "hash"] {
+        for field in [
+            "chainId", "nonce", "gas", "maxPriorityFeePerGas", "maxFeePerGas", "value", "input", "r", "s", "v",
+            "yParity", "hash",
+        ] {
             #expect(tx[field] is String, "tx has no \(field)")
         }
         #expect(tx["type"] as? String == "0x2")
@@ -134,34 +147,39 @@ struct SignerReplayTests {
         // A transaction without its nonce is not what geth sends: refused, not filled.
         let incomplete = args.replacingOccurrences(of: #""nonce":"0x1","#, with: "")
         #expect(try E.call(server, "account_signTransaction", "[\(incomplete)]").code == -32602)
-        let data = try E.call(server, "account_signData", #"["text/plain","\#(E.address)","0x68656c6c6f2066726f6d20776562332e7079"]"#)
+        let data = try E.call(
+            server, "account_signData", #"["text/plain","\#(E.address)","0x68656c6c6f2066726f6d20776562332e7079"]"#)
         #expect(data.result as? String == E.personal)
-        #expect(try E.call(server, "account_signData", #"["application/x-clique-header","\#(E.address)","0x00"]"#).code == 4200)
+        #expect(
+            try E.call(server, "account_signData", #"["application/x-clique-header","\#(E.address)","0x00"]"#).code
+                == 4200)
         // Nothing geth asked was sent by kcs.
         #expect(!(try E.requests(node)).contains("eth_sendRawTransaction"))
     }
 
-    static var etherMail: [String: Any] { [
-        "types": [
-            "EIP712Domain": [
-                ["name": "name", "type": "string"], ["name": "version", "type": "string"],
-                ["name": "chainId", "type": "uint256"], ["name": "verifyingContract", "type": "address"],
+    static var etherMail: [String: Any] {
+        [
+            "types": [
+                "EIP712Domain": [
+                    ["name": "name", "type": "string"], ["name": "version", "type": "string"],
+                    ["name": "chainId", "type": "uint256"], ["name": "verifyingContract", "type": "address"],
+                ],
+                "Person": [["name": "name", "type": "string"], ["name": "wallet", "type": "address"]],
+                "Mail": [
+                    ["name": "from", "type": "Person"], ["name": "to", "type": "Person"],
+                    ["name": "contents", "type": "string"],
+                ],
             ],
-            "Person": [["name": "name", "type": "string"], ["name": "wallet", "type": "address"]],
-            "Mail": [
-                ["name": "from", "type": "Person"], ["name": "to", "type": "Person"],
-                ["name": "contents", "type": "string"],
+            "primaryType": "Mail",
+            "domain": [
+                "name": "Ether Mail", "version": "1", "chainId": 131_277_322_940_537,
+                "verifyingContract": "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
             ],
-        ],
-        "primaryType": "Mail",
-        "domain": [
-            "name": "Ether Mail", "version": "1", "chainId": 131_277_322_940_537,
-            "verifyingContract": "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
-        ],
-        "message": [
-            "from": ["name": "Cow", "wallet": "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"],
-            "to": ["name": "Bob", "wallet": "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"],
-            "contents": "Hello, Bob!",
-        ],
-    ] }
+            "message": [
+                "from": ["name": "Cow", "wallet": "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"],
+                "to": ["name": "Bob", "wallet": "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"],
+                "contents": "Hello, Bob!",
+            ],
+        ]
+    }
 }

@@ -19,7 +19,7 @@ public enum JSONText {
     /// Parses `bytes` as one JSON value (objects and arrays only at the top, as
     /// `JSONSerialization` by default).
     public static func parse(_ bytes: [UInt8]) throws(ParseError) -> Any {
-        if let offset = tooDeepOffset(bytes) {
+        if let offset = tooDeepOffset(bytes, maximumDepth: maximumDepth) {
             throw ParseError(
                 description: "arrays and objects must nest at most \(maximumDepth) levels deep,"
                     + " got more at \(position(of: offset, in: bytes))")
@@ -47,7 +47,9 @@ public enum JSONText {
     }
 
     /// The offset of the first `[` or `{` that opens level `maximumDepth + 1`, outside strings.
-    private static func tooDeepOffset(_ bytes: [UInt8]) -> Int? {
+    /// The offset of the first `[` or `{` that nests deeper than `maximumDepth`, or nil: a bound
+    /// checked before anything is parsed (the local signer holds requests to 64 levels).
+    public static func tooDeepOffset(_ bytes: [UInt8], maximumDepth: Int) -> Int? {
         var depth = 0, inString = false, escaped = false
         for (i, b) in bytes.enumerated() {
             if inString {

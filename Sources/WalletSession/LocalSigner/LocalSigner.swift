@@ -109,10 +109,11 @@ extension Session {
         let signer = try signer(for: choice)
         let account = EthereumAddress(publicKey: try signer.publicKey())
         // A software key's vault is opened now, at the console, never for a request.
-        let store = try signer.keyRecord.map { record -> WalletStore in
-            if case .software = record.storage { return try unlockedStore() }
-            return try self.store()
-        } ?? self.store()
+        let store =
+            try signer.keyRecord.map { record -> WalletStore in
+                if case .software = record.storage { return try unlockedStore() }
+                return try self.store()
+            } ?? self.store()
         let rules = try loadSignerRules(options)
 
         let runtime = try signerRuntimeDirectory()
@@ -142,7 +143,9 @@ extension Session {
         if let url = server.url { lines.append("  http   \(url)/\(token)   (token also in \(tokenFile))") }
         lines.append("  socket \(socket)")
         lines.append(
-            "  rules  " + (rules.sha256.isEmpty ? "none: every request is asked here" : "\(options.rulesFile!) sha256 \(rules.sha256)"))
+            "  rules  "
+                + (rules.map { "\(options.rulesFile ?? "") sha256 \($0.sha256)" } ?? "none: every request is asked here")
+        )
         lines.append("  Ctrl-C stops; waiting requests are refused. Clients: docs/signer.md (cast --rpc-timeout 600).")
         show(lines.joined(separator: "\n"))
         if let file = environment["KCS_SIGNER_READY_FILE"], !file.isEmpty {
@@ -163,7 +166,8 @@ extension Session {
     /// `$XDG_RUNTIME_DIR/kcs`, else `$KCS_HOME/run`: made 0700, refused when it is someone
     /// else's or open to others.
     func signerRuntimeDirectory() throws -> String {
-        let base = environment.nonEmpty("XDG_RUNTIME_DIR").map { ($0 as NSString).appendingPathComponent("kcs") }
+        let base =
+            environment.nonEmpty("XDG_RUNTIME_DIR").map { ($0 as NSString).appendingPathComponent("kcs") }
             ?? ((home ?? ".") as NSString).appendingPathComponent("run")
         if mkdir(base, 0o700) != 0 && errno != EEXIST {
             throw SignerServeError.options("cannot make \(base): \(String(cString: strerror(errno)))")
@@ -176,8 +180,8 @@ extension Session {
         return base
     }
 
-    func loadSignerRules(_ options: SignerServeOptions) throws -> SignerRules {
-        guard let file = options.rulesFile else { return .none }
+    func loadSignerRules(_ options: SignerServeOptions) throws -> SignerRules? {
+        guard let file = options.rulesFile else { return nil }
         var info = stat()
         guard lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw SignerServeError.rulesFile(file: file, reason: "expected a regular file (not a link)")
@@ -216,7 +220,8 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
     /// The key and the place that sign every request.
     let choice: SignerChoice
     let account: EthereumAddress
-    let rules: SignerRules
+    /// nil: no rules file, every request is asked at the console.
+    let rules: SignerRules?
     let options: SignerServeOptions
     let queue: SignerQueue
     let stopping = Atomic<Bool>(false)
@@ -225,10 +230,12 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
     var lastNonce: UInt256?
 
     static let maximumBatch = 100
+    /// The deepest nesting a request may have (docs/signer.md, "Limits").
+    static let maximumDepth = 64
 
     init(
         session: Session, store: WalletStore, node: EthereumNode, chainID: UInt64, keyName: String,
-        choice: SignerChoice, account: EthereumAddress, rules: SignerRules, options: SignerServeOptions
+        choice: SignerChoice, account: EthereumAddress, rules: SignerRules?, options: SignerServeOptions
     ) {
         self.choice = choice
         self.session = session
@@ -245,6 +252,11 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
     // MARK: The client's thread
 
     func answer(_ body: [UInt8], from caller: Caller) -> [UInt8]? {
+        if JSONText.tooDeepOffset(body, maximumDepth: Self.maximumDepth) != nil {
+            return encode(
+                Self.error(
+                    nil, SignerRPCError(-32600, "arrays and objects nest deeper than \(Self.maximumDepth) levels")))
+        }
         let parsed: Any
         do { parsed = try JSONText.parse(body) } catch {
             return encode(Self.error(nil, SignerRPCError(-32700, "parse error: \(error.description)")))
@@ -267,9 +279,7 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
     }
 
     static func error(_ id: Any?, _ e: SignerRPCError) -> [String: Any] {
-        var error: [String: Any] = ["code": e.code, "message": e.message]
-        if let hash = e.hash { error["data"] = ["hash": hash] }
-        return ["jsonrpc": "2.0", "id": id ?? NSNull(), "error": error]
+        RPCErrorBody.object(id: id, code: e.code, message: e.message, data: e.hash.map { ["hash": $0] })
     }
 
     static func result(_ id: Any, _ result: Any) -> [String: Any] { ["jsonrpc": "2.0", "id": id, "result": result] }
@@ -330,7 +340,9 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
         case "account_version":
             return Self.result(id, "6.1.0")
         case "wallet_switchEthereumChain":
-            let asked = ((params.first as? [String: Any])?["chainId"] as? String).flatMap { try? EthereumUnits.parse($0) }
+            let asked = ((params.first as? [String: Any])?["chainId"] as? String).flatMap {
+                try? EthereumUnits.parse($0)
+            }
             guard asked == UInt256(chainID) else {
                 return Self.error(
                     id, SignerRPCError(4902, "kcs signs for chain \(chainID) only; restart it with another node"))
@@ -355,7 +367,8 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
             response["jsonrpc"] = "2.0"
             return response
         } catch {
-            return Self.error(id, SignerRPCError(4900, "the node at \(node.endpoint) did not answer: \(error.description)"))
+            return Self.error(
+                id, SignerRPCError(4900, "the node at \(node.endpoint) did not answer: \(error.description)"))
         }
     }
 
@@ -375,9 +388,7 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
                 SignerRPCError(
                     -32002, "\(queue.maximum) requests are already waiting for approval at the kcs console; try later"))
         }
-        return request.waitForAnswer(
-            expiredResponse: Self.error(
-                id, .denied("the request: not approved within \(Int(options.approvalTimeout)) s")))
+        return request.waitForAnswer(expiredResponse: expired(id))
     }
 
     // MARK: The console's thread
@@ -409,25 +420,22 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
         }
         do {
             var prepared = try prepare(request)
-            let (approved, by) = try decide(request, &prepared)
-            guard approved else {
-                switch by {
-                case "client":
-                    session.show("  request #\(request.number): withdrawn — the client gave up; nothing was signed")
-                    request.finish(nil)
-                    log(request, prepared, .withdrawn, by: by)
-                case "timeout":
-                    session.show("  request #\(request.number): expired; nothing was signed")
-                    request.finish(Self.error(request.id, .denied(denial(by))))
-                    log(request, prepared, .expired, by: by)
-                default:
-                    session.show("  request #\(request.number): denied (\(by))")
-                    request.finish(Self.error(request.id, .denied(denial(by))))
-                    log(request, prepared, .denied, by: by)
-                }
-                return true
+            switch try decide(request, prepared) {
+            case .approved(let by):
+                try sign(request, &prepared, by: by)
+            case .withdrawn:
+                session.show("  request #\(request.number): withdrawn — the client gave up; nothing was signed")
+                request.finish(nil)
+                log(request, prepared, .withdrawn, by: "client")
+            case .expired:
+                session.show("  request #\(request.number): expired; nothing was signed")
+                request.finish(expired(request.id))
+                log(request, prepared, .expired, by: "timeout")
+            case .denied(let by, let answer):
+                session.show("  request #\(request.number): denied (\(by))")
+                request.finish(Self.error(request.id, .denied(answer)))
+                log(request, prepared, .denied, by: by)
             }
-            try sign(request, &prepared, by: by)
         } catch let e as SignerRPCError {
             session.show("  request #\(request.number): refused — \(e.message)")
             request.finish(Self.error(request.id, e))
@@ -445,12 +453,20 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
         return true
     }
 
-    func denial(_ by: String) -> String {
-        switch by {
-        case "console": "the request at the kcs console"
-        case "timeout": "the request: not approved within \(Int(options.approvalTimeout)) s"
-        case "no console": "the request: nobody can answer at the kcs console (no terminal, and no rule approves it)"
-        default: "by \(by)"
-        }
+    /// The answer to a request not approved within `--approval-timeout`.
+    func expired(_ id: Any) -> [String: Any] {
+        Self.error(id, .denied("the request: not approved within \(Int(options.approvalTimeout)) s"))
     }
+}
+
+/// What a rule or the person decided about one request.
+enum Decision {
+    /// `by`: `console` or `rule NAME`.
+    case approved(by: String)
+    /// `by` is logged; `answer` follows "User denied " in the client's error.
+    case denied(by: String, answer: String)
+    /// The client gave up while it was asked.
+    case withdrawn
+    /// Not answered within `--approval-timeout`.
+    case expired
 }

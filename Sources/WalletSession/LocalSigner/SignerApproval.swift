@@ -18,7 +18,6 @@ struct PreparedRequest {
     var signing: SigningRequest?
     var transaction: EthereumTransaction?
     var subject: RuleSubject.Kind?
-    var valueWei: UInt256 = .zero
 }
 
 extension SignerEndpoint {
@@ -37,7 +36,8 @@ extension SignerEndpoint {
                 } catch let e as RPCError {
                     // The node's own refusal (insufficient funds, say) goes back as it said it.
                     if case .node(_, let code, let message) = e { throw SignerRPCError(code, message) }
-                    throw SignerRPCError(4900, "the node at \(node.endpoint) could not fill the transaction: \(e.description)")
+                    throw SignerRPCError(
+                        4900, "the node at \(node.endpoint) could not fill the transaction: \(e.description)")
                 }
                 // Two requests in a row must not take the same pending nonce from the node.
                 if !given.contains("nonce"), let last = lastNonce, tx.nonce <= last {
@@ -52,7 +52,10 @@ extension SignerEndpoint {
             let payload = tx.signingPayload
             var review = try Session.review(.transaction(payload), digest: tx.signingHash, name: names)
             review.addSigner(session.signerSummary(choice))
-            review.add("filled", filled.isEmpty ? "nothing: the caller gave every field" : filled.joined(separator: ", ") + " (from the node)")
+            review.add(
+                "filled",
+                filled.isEmpty
+                    ? "nothing: the caller gave every field" : filled.joined(separator: ", ") + " (from the node)")
             review.add(
                 "sent",
                 sends
@@ -63,7 +66,6 @@ extension SignerEndpoint {
             }
             prepared.review = review
             prepared.transaction = tx
-            prepared.valueWei = tx.value
             // geth's account_signTransaction is its eth_sendTransaction (geth sends what kcs signs),
             // so a rule may approve it and its value counts; eth_signTransaction's never does.
             prepared.subject = .transaction(tx, sends: sends || !fills)
@@ -113,34 +115,51 @@ extension SignerEndpoint {
         return "\"" + (safe.count > 80 ? String(safe.prefix(79)) + "…" : safe) + "\""
     }
 
-    /// Approved or not, and by whom: `rule R`, `rule: why`, `console`, `timeout`, `client`, `no console`.
-    func decide(_ request: PendingRequest, _ prepared: inout PreparedRequest) throws -> (Bool, String) {
+    /// What the rules, else the person at the console, decide; nobody at a terminal is a denial.
+    func decide(_ request: PendingRequest, _ prepared: PreparedRequest) throws -> Decision {
         if let subject = prepared.subject {
+            guard let rules else {
+                session.show("  rules         no rules file → ask")
+                return try ask(request)
+            }
             let caller: RuleSubject.CallerKind =
-                if let origin = request.caller.origin { .origin(origin) } else if case .socket = request.caller.transport
-                {
+                if let origin = request.caller.origin {
+                    .origin(origin)
+                } else if case .socket = request.caller.transport {
                     .socket
-                } else { .token }
+                } else {
+                    .token
+                }
             let outcome = rules.decide(
-                RuleSubject(kind: subject, chainID: chainID, account: account, caller: caller), window: window())
+                RuleSubject(kind: subject, chainID: chainID, account: account, caller: caller), window: window)
             session.show("  rules         " + SignerRules.describe(outcome))
             switch outcome {
-            case .approve(let rule): return (true, "rule \(rule)")
-            case .deny(let reason): return (false, "rule: \(reason)")
+            case .approve(let rule): return .approved(by: "rule \(rule)")
+            case .deny(let reason): return .denied(by: "rule: \(reason)", answer: "by rule: \(reason)")
             case .ask: break
             }
         }
-        guard let prompts = session.prompts, prompts.isInteractive else { return (false, "no console") }
+        return try ask(request)
+    }
+
+    func ask(_ request: PendingRequest) throws -> Decision {
+        guard let prompts = session.prompts, prompts.isInteractive else {
+            return .denied(
+                by: "no console",
+                answer: "the request: nobody can answer at the kcs console (no terminal, and no rule approves it)")
+        }
         let question =
             if case .connect(let origin) = request.call {
                 "Connect \(TerminalText.safe(origin)) to account \(account.checksummed) for this run? [y/N] "
             } else { "Approve request #\(request.number)? [y/N] " }
         let answer = try prompts.ask(
             prompt: question, ignoring: options.inputDelay, until: { request.withdrawn || request.expired })
-        if request.withdrawn { return (false, "client") }
-        if answer == nil && request.expired { return (false, "timeout") }
-        let yes = ["y", "yes"].contains(answer?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
-        return (yes, "console")
+        if request.withdrawn { return .withdrawn }
+        if answer == nil && request.expired { return .expired }
+        guard ["y", "yes"].contains(answer?.trimmingCharacters(in: .whitespaces).lowercased() ?? "") else {
+            return .denied(by: "console", answer: "the request at the kcs console")
+        }
+        return .approved(by: "console")
     }
 
     /// What was approved through the endpoint in the last 24 hours (from the log, so a restart
@@ -150,7 +169,8 @@ extension SignerEndpoint {
         var window = RuleWindow()
         for record in (try? store.signerRequests(since: since)) ?? []
         where record.request.outcome == .approved && Self.transactionMethods.contains(record.request.method) {
-            window.valueWei = window.valueWei.addingReportingOverflow(UInt256(decimal: record.request.valueWei) ?? .zero).0
+            window.valueWei =
+                window.valueWei.addingReportingOverflow(UInt256(decimal: record.request.valueWei) ?? .zero).0
             window.transactions += 1
         }
         return window
@@ -170,7 +190,8 @@ extension SignerEndpoint {
         // The chain is checked again just before the signature: a node that moved is refused.
         let now = try? node.chainID()
         guard now == UInt256(chainID) else {
-            session.prompts?.warn("the node at \(node.endpoint) now reports chain \(now?.description ?? "nothing"), not \(chainID)")
+            session.prompts?.warn(
+                "the node at \(node.endpoint) now reports chain \(now?.description ?? "nothing"), not \(chainID)")
             throw SignerRPCError(4901, "the node no longer reports chain \(chainID); nothing was signed")
         }
         guard let signing = prepared.signing else { return }
@@ -185,7 +206,8 @@ extension SignerEndpoint {
                 }
                 let stx = tx.signed(with: signed.signature.signature, yParity: signed.signature.recoveryID)
                 guard try stx.sender() == self.account else {
-                    throw SignerRPCError(-32603, "the signed transaction does not recover to \(self.account.checksummed)")
+                    throw SignerRPCError(
+                        -32603, "the signed transaction does not recover to \(self.account.checksummed)")
                 }
                 hash = stx.hash
                 if case .transaction(_, _, let sends, _) = request.call, sends {
@@ -238,7 +260,10 @@ extension SignerEndpoint {
         if tx.type != .legacy {
             json["yParity"] = UInt256(UInt64(stx.yParity)).hexQuantity
             json["accessList"] = tx.accessList.map { e in
-                ["address": Hex.encodePrefixed(e.address.bytes), "storageKeys": e.storageKeys.map { Hex.encodePrefixed($0) }]
+                [
+                    "address": Hex.encodePrefixed(e.address.bytes),
+                    "storageKeys": e.storageKeys.map { Hex.encodePrefixed($0) },
+                ]
                     as [String: Any]
             }
         }
@@ -258,7 +283,8 @@ extension SignerEndpoint {
                 NewSignerRequest(
                     method: request.method, caller: String(caller.prefix(200)), keyName: keyName,
                     account: account.checksummed, outcome: outcome, decidedBy: String(by.prefix(300)),
-                    digest: prepared?.signing?.digest, chainID: chainID, valueWei: (prepared?.valueWei ?? .zero).description,
+                    digest: prepared?.signing?.digest, chainID: chainID,
+                    valueWei: (prepared?.transaction?.value ?? .zero).description,
                     sent: sent, transactionHash: hash))
         } catch {
             session.prompts?.warn("request #\(request.number) was not logged: \(error)")

@@ -70,7 +70,6 @@ public enum SignerRoute: Sendable, Equatable {
         if signingMethods.contains(method) { return .signing }
         if let why = unsupported[method] { return .unsupported(why) }
         if refusedPrefixes.contains(where: method.hasPrefix) { return .refused }
-        if method == "eth_sendTransaction" { return .refused }
         if method.hasPrefix("eth_") || method.hasPrefix("net_") || method.hasPrefix("web3_") { return .forwarded }
         return .refused
     }
@@ -133,7 +132,8 @@ enum SignerCallReader {
                 throw .invalid("expected [address, typed data]")
             }
             if params[1] is [Any] {
-                throw SignerRPCError(4200, "typed data as a list (eth_signTypedData_v1) is not supported; send the v4 object")
+                throw SignerRPCError(
+                    4200, "typed data as a list (eth_signTypedData_v1) is not supported; send the v4 object")
             }
             try expose(address, account)
             return try typed(params[1], chainID: chainID)
@@ -152,7 +152,9 @@ enum SignerCallReader {
     static func messageBytes(_ data: String) throws(SignerRPCError) -> [UInt8] {
         let bytes: [UInt8]
         if data.hasPrefix("0x") {
-            guard let decoded = try? Hex.decode(data) else { throw .invalid("the message is 0x but not even-length hex") }
+            guard let decoded = try? Hex.decode(data) else {
+                throw .invalid("the message is 0x but not even-length hex")
+            }
             bytes = decoded
         } else {
             bytes = Array(data.utf8)
@@ -164,18 +166,24 @@ enum SignerCallReader {
     }
 
     static func typed(_ any: Any, chainID: UInt64) throws(SignerRPCError) -> SignerCall {
+        // ethers sends a JSON string, web3.py an object (kept as JSON text: the payload the
+        // review and the history read).
+        func read(_ body: () throws(EthereumError) -> TypedData) throws(SignerRPCError) -> TypedData {
+            do { return try body() } catch { throw .invalid("typed data: \(error.description)") }
+        }
         let json: [UInt8]
+        let data: TypedData
         if let text = any as? String {
             json = Array(text.utf8)
+            data = try read { () throws(EthereumError) in try TypedData(json: json) }
         } else if let object = any as? [String: Any],
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            let encoded = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         {
-            json = Array(data)
+            json = Array(encoded)
+            data = try read { () throws(EthereumError) in try TypedData(jsonObject: object) }
         } else {
             throw .invalid("expected typed data as an object or a JSON string")
         }
-        let data: TypedData
-        do { data = try TypedData(json: json) } catch { throw .invalid("typed data: \(error.description)") }
         if let given = data.domain["chainId"] {
             guard SignerRules.integer(given) == chainID else {
                 throw .invalid("domain.chainId \(given) is not the chain kcs signs for (\(chainID))")
@@ -194,7 +202,8 @@ enum SignerCallReader {
         var fields = raw
         fields["from"] = nil
         if fields["authorizationList"] != nil || blobFields.contains(where: { fields[$0] != nil }) {
-            throw SignerRPCError(4200, "blob and EIP-7702 transactions are not signed through the endpoint (sign them at the console)")
+            throw SignerRPCError(
+                4200, "blob and EIP-7702 transactions are not signed through the endpoint (sign them at the console)")
         }
         if let type = fields["type"] as? String, ["0x3", "0x4", "0x03", "0x04"].contains(type.lowercased()) {
             throw SignerRPCError(4200, "transaction type \(type) is not signed through the endpoint")
@@ -231,18 +240,11 @@ enum SignerCallReader {
     static func describe(_ any: Any?) -> String {
         switch any {
         case nil: "nothing"
-        case let s as String: JSONStringShort.quote(s)
+        case let s as String: JSONString.quoted(s.count > 60 ? String(s.prefix(59)) + "…" : s)
         case is NSNumber: "a number"
         case is [Any]: "a list"
         case is [String: Any]: "an object"
         default: "null"
         }
-    }
-}
-
-/// A caller's text, quoted and cut: what a client wrote never reaches an error whole.
-enum JSONStringShort {
-    static func quote(_ s: String) -> String {
-        "\"" + (s.count > 60 ? String(s.prefix(57)) + "…" : s) + "\""
     }
 }

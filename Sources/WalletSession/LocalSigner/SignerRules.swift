@@ -87,9 +87,6 @@ public struct SignerRules: Sendable {
     /// The SHA-256 of the file, printed at start (`--rules-hash` pins it).
     public let sha256: String
 
-    /// No file: every request is asked at the console.
-    public static let none = SignerRules(sha256: "")
-
     init(sha256: String) { self.sha256 = sha256 }
 
     /// The sentence a decision is shown with.
@@ -101,8 +98,9 @@ public struct SignerRules: Sendable {
         }
     }
 
-    public func decide(_ subject: RuleSubject, window: RuleWindow) -> RuleOutcome {
-        guard !sha256.isEmpty else { return .ask(reason: "no rules file") }
+    /// The outcome for `subject`; `window` (read from the request log) is asked only when a
+    /// 24-hour cap has to be checked.
+    public func decide(_ subject: RuleSubject, window: () -> RuleWindow) -> RuleOutcome {
         func otherwise(_ why: String) -> RuleOutcome {
             otherwiseDenies ? .deny(reason: why) : .ask(reason: why)
         }
@@ -123,7 +121,9 @@ public struct SignerRules: Sendable {
         case .transaction(let tx, let sends):
             guard sends else { return otherwise("a transaction signed and not sent is never approved by a rule") }
             guard let to = tx.to else { return otherwise("a contract creation is never approved by a rule") }
-            guard tx.type.rawValue <= 2 else { return otherwise("a type \(tx.type.rawValue) transaction is never approved by a rule") }
+            guard tx.type.rawValue <= 2 else {
+                return otherwise("a type \(tx.type.rawValue) transaction is never approved by a rule")
+            }
             let selector = tx.data.count >= 4 ? Array(tx.data[0..<4]) : nil
             guard
                 let (index, rule) = transactions.enumerated().first(where: { _, r in
@@ -131,8 +131,9 @@ public struct SignerRules: Sendable {
                         && (r.selectors.map { list in selector.map { list.contains($0) } ?? false } ?? tx.data.isEmpty)
                 })
             else {
-                return otherwise("no transactions.allow entry matches to \(to.checksummed)"
-                    + (selector.map { " with selector 0x" + Hex.encode($0) } ?? ""))
+                return otherwise(
+                    "no transactions.allow entry matches to \(to.checksummed)"
+                        + (selector.map { " with selector 0x" + Hex.encode($0) } ?? ""))
             }
             let name = "transactions.allow[\(index)]"
             if let cap = rule.maxValue, tx.value > cap { return overLimit("\(name): value above its maxValue") }
@@ -142,11 +143,12 @@ public struct SignerRules: Sendable {
             if let cap = maxFeePerGas, perGas > cap { return overLimit("fee per gas above maxFeePerGas") }
             let (fee, overflow) = perGas.multipliedReportingOverflow(by: tx.gasLimit.uint64 ?? .max)
             if let cap = maxTotalFee, overflow || fee > cap { return overLimit("worst-case fee above maxTotalFee") }
+            let past = maxValuePer24h != nil || maxTxPer24h != nil ? window() : RuleWindow()
             if let cap = maxValuePer24h {
-                let (sum, o) = window.valueWei.addingReportingOverflow(tx.value)
+                let (sum, o) = past.valueWei.addingReportingOverflow(tx.value)
                 if o || sum > cap { return overLimit("the last 24 hours' value would pass maxValuePer24h") }
             }
-            if let cap = maxTxPer24h, window.transactions + 1 > cap {
+            if let cap = maxTxPer24h, past.transactions + 1 > cap {
                 return overLimit("the last 24 hours' transactions would pass maxTxPer24h")
             }
             return .approve(rule: name)
@@ -240,7 +242,9 @@ extension SignerRules {
         }
         func address(_ any: Any?, _ path: [String]) throws(SignerRulesError) -> EthereumAddress? {
             guard let text = try string(any, path) else { return nil }
-            do { return try EthereumAddress(text) } catch { throw fail(path, "must be an address: \(error.description)") }
+            do { return try EthereumAddress(text) } catch {
+                throw fail(path, "must be an address: \(error.description)")
+            }
         }
         func amount(_ any: Any?, _ path: [String]) throws(SignerRulesError) -> UInt256? {
             guard let any else { return nil }
@@ -261,9 +265,15 @@ extension SignerRules {
             return text == "deny"
         }
         try keys(
-            root, ["kcsRules", "chains", "accounts", "callers", "transactions", "typedData", "messages", "otherwise", "overLimit"],
+            root,
+            [
+                "kcsRules", "chains", "accounts", "callers", "transactions", "typedData", "messages", "otherwise",
+                "overLimit",
+            ],
             [])
-        guard (root["kcsRules"] as? NSNumber)?.intValue == 1 else { throw fail(["kcsRules"], "must be 1 (the format's version)") }
+        guard (root["kcsRules"] as? NSNumber)?.intValue == 1 else {
+            throw fail(["kcsRules"], "must be 1 (the format's version)")
+        }
         if let chains = try list(root["chains"], ["chains"]) {
             self.chains = try chains.enumerated().map { i, c throws(SignerRulesError) in
                 try count(c, ["chains[\(i)]"])!
