@@ -335,4 +335,42 @@ struct SignerEndpointTests {
         ])
         #expect(open.err.contains("not writable by group or others"), "\(open.err)")
     }
+
+    /// What stops the server before it listens, each named: a wrong PIN in --pin-file (the card
+    /// keeps its tries for the right one), no node, a rules file whose hash is not the one pinned,
+    /// a path that is not one.
+    @Test func startRefusals_wrongPIN_noNode_rulesHash_badPath() throws {
+        let node = try EVMNode()
+        defer { node.stop() }
+        let (home, rules) = try Self.home()
+        defer { home.remove() }
+        let setup = try home.run(
+            """
+            card.connect --sim pin --profile 4.0
+            card.init --pin "123456" --puk "987654321098" --duress "654321"
+            card.login "123456"
+            card.load mnemonic "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about" --name kc
+            """)
+        #expect(setup.code == 0, "\(setup.err)")
+        let wrong = try home.write("111111\n", to: "wrong-pin")
+        let serve = ["signer", "serve", "--listen", "127.0.0.1:0"]
+        let r = try home.run(arguments: serve + ["--rpc", node.url, "--card", "sim:pin", "--pin-file", wrong])
+        #expect(r.code != 0)
+        #expect(r.err.contains("kcs signer serve: error:") && r.err.lowercased().contains("pin"), "\(r.err)")
+        let right = try home.run("card.connect --sim pin\ncard.login \"123456\"\nprint \"IN\"")
+        #expect(right.code == 0 && right.out.contains("IN"), "\(right.err)")
+
+        let noNode = try home.run(arguments: serve + ["--rpc", "http://127.0.0.1:9", "--key", "test"])
+        #expect(noNode.code != 0 && noNode.err.contains("127.0.0.1:9"), "\(noNode.err)")
+        let pinned = try home.run(
+            arguments: serve + [
+                "--rpc", node.url, "--key", "test", "--rules", rules, "--rules-hash", String(repeating: "0", count: 64),
+            ])
+        #expect(pinned.code != 0 && pinned.err.contains("not the 0000"), "\(pinned.err)")
+        let path = try home.run(
+            arguments: serve + ["--rpc", node.url, "--card", "sim:pin", "--pin-file", wrong, "--path", "m/x"])
+        #expect(path.code != 0 && path.err.contains("--path must be a derivation path"), "\(path.err)")
+        let chain = try home.run(arguments: serve + ["--rpc", node.url, "--key", "test", "--chain-id", "1"])
+        #expect(chain.code != 0 && chain.err.contains("not the --chain-id 1 given"), "\(chain.err)")
+    }
 }

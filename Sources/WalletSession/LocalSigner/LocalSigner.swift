@@ -79,6 +79,14 @@ public enum SignerServeError: WalletError, Equatable {
 extension Session {
     /// Serves until Ctrl-C: every queued request is then refused and the listeners closed.
     public func serveSigner(_ options: SignerServeOptions) throws {
+        // What the options say is checked before the node is asked or the card sees a PIN.
+        let path: DerivationPath?
+        do {
+            path = try (options.path ?? (options.card != nil ? "m/44'/60'/0'/0/0" : nil)).map { try DerivationPath($0) }
+        } catch {
+            throw SignerServeError.options("--path must be a derivation path such as m/44'/60'/0'/0/0: \(error)")
+        }
+        let rules = try loadSignerRules(options)
         let node = try node()
         let reported = try node.chainID()
         guard let chainID = reported.uint64, chainID <= EthereumTransaction.maximumChainID else {
@@ -99,12 +107,6 @@ extension Session {
         } else {
             throw SignerServeError.noSigner
         }
-        let path: DerivationPath?
-        do {
-            path = try (options.path ?? (options.card != nil ? "m/44'/60'/0'/0/0" : nil)).map { try DerivationPath($0) }
-        } catch {
-            throw SignerServeError.options("--path must be a derivation path such as m/44'/60'/0'/0/0: \(error)")
-        }
         let choice = SignerChoice(key: .stored(keyName), place: path.map { .masterPath($0) } ?? .current)
         let signer = try signer(for: choice)
         let account = EthereumAddress(publicKey: try signer.publicKey())
@@ -114,7 +116,6 @@ extension Session {
                 if case .software = record.storage { return try unlockedStore() }
                 return try self.store()
             } ?? self.store()
-        let rules = try loadSignerRules(options)
 
         let runtime = try signerRuntimeDirectory()
         let token = Base64URL.encode(random.bytes(32))
