@@ -1,6 +1,6 @@
 // kcs-bench: throughput figures for `make bench` (bench/run prints them next to the C
 // baseline from bench/c/bench.c, which does the same work straight on the C libraries).
-// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|lang|card|card-pcsc|card4-pcsc|store|eth|bitcoin|discovery|qr|mpc]
+// Usage: kcs-bench [all|addresses|ecdsa|seed|scrypt|scrypt-rss|lang|card|card-pcsc|card4-pcsc|store|eth|bitcoin|discovery|signer|qr|mpc]
 // Output: one line per figure, "name ops_per_second" (scrypt-rss: "rss_mib N").
 import Foundation
 import WalletCore
@@ -109,3 +109,4 @@ if what == "scrypt-rss" {
 }
 
 if all || what == "discovery" { try DiscoveryBench.run() }
+if all || what == "signer" { try SignerBench.run() }
