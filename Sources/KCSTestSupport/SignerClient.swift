@@ -121,21 +121,11 @@ public enum RawHTTP {
         if !names.contains("content-type") { head += "Content-Type: application/json\r\n" }
         for (k, v) in headers { head += "\(k): \(v)\r\n" }
         head += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RawHTTPError(reason: "no socket") }
+        let fd = connectLocal(port: port)
+        guard fd >= 0 else { throw RawHTTPError(reason: "cannot connect to \(url)") }
         defer { close(fd) }
         var wait = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw RawHTTPError(reason: "cannot connect to \(url)") }
         let request = Array(head.utf8) + Array(body.utf8)
         var sent = 0
         while sent < request.count {
@@ -166,6 +156,27 @@ public enum RawHTTP {
                 in: .whitespaces)
         }
         return Answer(status: status, headers: answerHeaders, body: Array(received[(end + 4)...]))
+    }
+}
+
+extension RawHTTP {
+    /// A TCP connection to 127.0.0.1:`port`: its descriptor, or -1.
+    public static func connectLocal(port: UInt16) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard fd >= 0, connected == 0 else {
+            if fd >= 0 { close(fd) }
+            return -1
+        }
+        return fd
     }
 }
 

@@ -53,6 +53,18 @@ struct SignerEndpointTests {
         return (home, file)
     }
 
+    /// A simulated 4.0 card `sim` in `home`, PIN 123456, with the test mnemonic loaded.
+    static func loadCard(_ home: BatchHome, sim: String) throws {
+        let setup = try home.run(
+            """
+            card.connect --sim \(sim) --profile 4.0
+            card.init --pin "123456" --puk "987654321098" --duress "654321"
+            card.login "123456"
+            card.load mnemonic "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about" --name kc
+            """)
+        #expect(setup.code == 0, "\(setup.err)")
+    }
+
     static func requests(_ node: EVMNode) throws -> [String] {
         let (_, data) = try CurlTransport().get(
             URL(string: node.url + "/requests")!, timeout: 30, method: "GET /requests")
@@ -142,14 +154,7 @@ struct SignerEndpointTests {
         defer { node.stop() }
         let (home, rules) = try Self.home()
         defer { home.remove() }
-        let setup = try home.run(
-            """
-            card.connect --sim signer --profile 4.0
-            card.init --pin "123456" --puk "987654321098" --duress "654321"
-            card.login "123456"
-            card.load mnemonic "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about" --name kc
-            """)
-        #expect(setup.code == 0, "\(setup.err)")
+        try Self.loadCard(home, sim: "signer")
         let pin = try home.write("123456\n", to: "pin")
         chmod(pin, 0o600)
         let server = try home.startSigner(
@@ -344,14 +349,7 @@ struct SignerEndpointTests {
         defer { node.stop() }
         let (home, rules) = try Self.home()
         defer { home.remove() }
-        let setup = try home.run(
-            """
-            card.connect --sim pin --profile 4.0
-            card.init --pin "123456" --puk "987654321098" --duress "654321"
-            card.login "123456"
-            card.load mnemonic "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about" --name kc
-            """)
-        #expect(setup.code == 0, "\(setup.err)")
+        try Self.loadCard(home, sim: "pin")
         let wrong = try home.write("111111\n", to: "wrong-pin")
         let serve = ["signer", "serve", "--listen", "127.0.0.1:0"]
         let r = try home.run(arguments: serve + ["--rpc", node.url, "--card", "sim:pin", "--pin-file", wrong])

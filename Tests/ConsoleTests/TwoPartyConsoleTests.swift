@@ -457,7 +457,7 @@ struct TwoPartyConsoleTests {
         }
         for t in tricklers { try t.waitConnected() }
         // The fifth: the co-signer accepts in order, so it meets four open connections.
-        let fd = Trickle.connectLocal(port: port)
+        let fd = RawHTTP.connectLocal(port: port)
         defer { close(fd) }
         #expect(fd >= 0)
         var byte: UInt8 = 0
@@ -515,7 +515,7 @@ final class Trickle: @unchecked Sendable {
     init(port: UInt16, stop: Flag) {
         let thread = Thread { [self] in
             defer { done.signal() }
-            let fd = Trickle.connectLocal(port: port)
+            let fd = RawHTTP.connectLocal(port: port)
             defer { if fd >= 0 { close(fd) } }
             let ok = fd >= 0
             if !ok { failure = "cannot connect: \(errno)" }
@@ -528,25 +528,6 @@ final class Trickle: @unchecked Sendable {
             stop.wait()
         }
         thread.start()
-    }
-
-    /// A TCP connection to 127.0.0.1:`port`: its descriptor, or -1.
-    static func connectLocal(port: UInt16) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard fd >= 0, connected == 0 else {
-            if fd >= 0 { close(fd) }
-            return -1
-        }
-        return fd
     }
 
     func waitConnected() throws {
