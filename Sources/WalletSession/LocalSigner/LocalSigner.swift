@@ -220,6 +220,10 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
     let keyName: String
     /// The key and the place that sign every request.
     let choice: SignerChoice
+    /// The signer as every review names it, and the person's own addresses by key name: read
+    /// from the store once, at start (nothing else changes them while kcs serves).
+    let signerSummary: SignerSummary?
+    let ownKeyNames: (EthereumAddress) -> String?
     let account: EthereumAddress
     /// nil: no rules file, every request is asked at the console.
     let rules: SignerRules?
@@ -239,6 +243,8 @@ final class SignerEndpoint: LocalRPCHandler, @unchecked Sendable {
         choice: SignerChoice, account: EthereumAddress, rules: SignerRules?, options: SignerServeOptions
     ) {
         self.choice = choice
+        self.signerSummary = session.signerSummary(choice)
+        self.ownKeyNames = (try? session.ownKeyNames()) ?? { _ in nil }
         self.session = session
         self.store = store
         self.node = node

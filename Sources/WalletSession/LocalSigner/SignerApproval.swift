@@ -14,7 +14,6 @@ import WalletStore
 
 /// A request made ready to show and sign.
 struct PreparedRequest {
-    var review: SigningReview?
     var signing: SigningRequest?
     var transaction: EthereumTransaction?
     var subject: RuleSubject.Kind?
@@ -23,7 +22,7 @@ struct PreparedRequest {
 extension SignerEndpoint {
     func prepare(_ request: PendingRequest) throws -> PreparedRequest {
         var prepared = PreparedRequest()
-        let names = (try? session.ownKeyNames()) ?? { _ in nil }
+        var review: SigningReview
         switch request.call {
         case .connect(let origin):
             show(request, ["  connect  \(TerminalText.safe(origin)) asks to see account \(account.checksummed)"])
@@ -50,8 +49,7 @@ extension SignerEndpoint {
             }
             do { try tx.validate() } catch { throw SignerRPCError.invalid(error.description) }
             let payload = tx.signingPayload
-            var review = try Session.review(.transaction(payload), digest: tx.signingHash, name: names)
-            review.addSigner(session.signerSummary(choice))
+            review = try Session.review(.transaction(payload), digest: tx.signingHash, name: ownKeyNames)
             review.add(
                 "filled",
                 filled.isEmpty
@@ -64,7 +62,6 @@ extension SignerEndpoint {
             if tx.to == nil && tx.data.isEmpty {
                 review.warnings.append("CRITICAL: a contract creation with no code")
             }
-            prepared.review = review
             prepared.transaction = tx
             // geth's account_signTransaction is its eth_sendTransaction (geth sends what kcs signs),
             // so a rule may approve it and its value counts; eth_signTransaction's never does.
@@ -74,23 +71,20 @@ extension SignerEndpoint {
                 signer: choice)
         case .message(let bytes, let swapped):
             let digest = PersonalMessage.digest(bytes)
-            var review = SigningReview.message(bytes)
-            review.addSigner(session.signerSummary(choice))
+            review = SigningReview.message(bytes)
             if swapped { review.warnings.append("the caller sent [address, data]; read as [data, address]") }
-            prepared.review = review
             prepared.subject = .message(bytes)
             prepared.signing = SigningRequest(digest: digest, payload: .message(bytes), kind: .message, signer: choice)
         case .typed(let data, let json):
             let digest = try data.digest()
-            var review = try Session.review(.typed(json), digest: digest, name: names)
-            review.addSigner(session.signerSummary(choice))
+            review = try Session.review(.typed(json), digest: digest, name: ownKeyNames)
             if data.domain["chainId"] == nil { review.warnings.append("the domain is not bound to a chain") }
-            prepared.review = review
             prepared.subject = .typed(data)
             prepared.signing = SigningRequest(
                 digest: digest, payload: .typed(json), kind: .typed, chainID: chainID, signer: choice)
         }
-        var text = prepared.review!.rendered(width: 100).split(separator: "\n").map { "  " + $0 }
+        review.addSigner(signerSummary)
+        var text = review.rendered(width: 100).split(separator: "\n").map { "  " + $0 }
         text.append("  chain pinned  \(EthereumChain.label(UInt256(chainID))), node \(node.endpoint) (pinned at start)")
         show(request, text)
         return prepared
